@@ -1,0 +1,30 @@
+import { settingsOf } from '../../shared/connections/configuration';
+import { connectionResponse } from '../../shared/connections/response';
+import { connectionStore, secretContext } from '../../shared/connections/store';
+import { assertWithin, GCS_BUCKETS, parseBucketLocation, S3_BUCKETS } from '../../shared/connectors/bucket-location';
+import { testConnection } from '../../shared/connectors/testing';
+import { validateConfiguration } from '../../shared/connectors/validation';
+import { validationError } from '../../shared/errors/app-error';
+import { httpHandler } from '../../shared/http/handler';
+import { open } from '../../shared/secrets/envelope';
+import { connectionRoutes } from './routes';
+
+export const handler = httpHandler(connectionRoutes.testStored, async ({ params, body, principal }) => {
+  const current = await connectionStore.get(principal.tenantId, params.connection_id);
+  const { data } = current;
+  if (body.type !== data.type) throw validationError({ type: `must be ${data.type}, the type of connection ${current.id}` });
+
+  // Overrides replace stored settings for this one test; a path restriction may only narrow.
+  const overrides = Object.fromEntries(Object.entries(settingsOf(data.type, body)).filter(([, value]) => value !== null));
+  const settings = { ...data.settings, ...overrides };
+  const rules = data.type === 'object_store' ? S3_BUCKETS : GCS_BUCKETS;
+  if (overrides.path_restriction && data.settings.path_restriction) {
+    assertWithin(parseBucketLocation(overrides.path_restriction, rules), parseBucketLocation(data.settings.path_restriction, rules), rules);
+  }
+
+  const secret = await open(data.secret, secretContext(principal.tenantId, current.id));
+  const configuration = { type: data.type, auth: data.auth, secret, settings };
+  validateConfiguration(configuration);
+  await testConnection(configuration);
+  return { body: connectionResponse(current) };
+});

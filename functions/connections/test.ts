@@ -1,0 +1,13 @@
+import { configurationOf } from '../../shared/connections/configuration';
+import { testResult } from '../../shared/connections/response';
+import { testConnection } from '../../shared/connectors/testing';
+import { validateConfiguration } from '../../shared/connectors/validation';
+import { httpHandler } from '../../shared/http/handler';
+import { connectionRoutes } from './routes';
+
+export const handler = httpHandler(connectionRoutes.test, async ({ body }) => {
+  const configuration = configurationOf(body);
+  const derived = validateConfiguration(configuration);
+  await testConnection({ ...configuration, secret: configuration.secret ?? '' });
+  return { body: testResult(configuration, derived, { read: body.read ?? true, write: body.write ?? body.type === 'pricing_dim' }) };
+});

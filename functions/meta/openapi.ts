@@ -1,0 +1,11 @@
+import { buildOpenApiDocument } from '../../shared/http/openapi';
+import { httpHandler } from '../../shared/http/handler';
+import { API_INFO, routes } from '../routes';
+import { metaRoutes } from './routes';
+
+let document: Record<string, unknown> | undefined;
+
+export const handler = httpHandler(metaRoutes.openapi, async () => {
+  document ??= buildOpenApiDocument(routes, API_INFO);
+  return { body: document, headers: { 'cache-control': 'public, max-age=300' } };
+});

@@ -1,0 +1,23 @@
+import type { RouteSpec } from '../shared/http/route';
+import { authRoutes } from './auth/routes';
+import { connectionRoutes } from './connections/routes';
+import { metaRoutes } from './meta/routes';
+
+/**
+ * The route table: every operation of the API. CDK deploys a function and an API route for
+ * each entry, the local twin serves them, and GET /openapi.json documents them.
+ */
+export const routes: readonly RouteSpec[] = [...Object.values(authRoutes), ...Object.values(metaRoutes), ...Object.values(connectionRoutes)];
+
+/** Answers requests no route matches (API Gateway's $default route): 404, or 405 for a wrong method. */
+export const FALLBACK_HANDLER = 'meta/not-found';
+
+/** The API's Lambda authorizer, run before every route whose permission is not null. */
+export const AUTHORIZER_HANDLER = 'auth/authorizer';
+
+export const API_INFO = {
+  title: 'Data Preparation Service',
+  version: '1.0.0',
+  description:
+    'Connect data systems, import versioned tables, build SQL recipes and transformation graphs, and export results. Every failure is an RFC 7807 problem with a catalogue code.',
+};

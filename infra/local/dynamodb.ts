@@ -1,0 +1,285 @@
+/**
+ * Local DynamoDB: dynalite's storage, validation and expression engine behind a small HTTP
+ * front that also answers TransactWriteItems, which dynalite lacks.
+ *
+ * Why this exists: uniqueness and "in use" rules are enforced with conditional transactions
+ * (DESIGN §4). dynalite evaluates conditions and applies writes per item; a transaction
+ * needs all-or-nothing over several items. This front serialises writes with one lock,
+ * checks every condition of a transaction against the current items, then applies them, and
+ * restores the earlier items should an apply step fail. Reads take the lock shared, so no
+ * read observes half a transaction. Throughput is that of one writer, which is what a local
+ * twin needs.
+ *
+ * dynalite's internals (db, validations, actions) are used directly; the version is pinned
+ * exactly in package.json for that reason.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+
+const require = createRequire(import.meta.url);
+
+type Callback<T> = (error: DynaliteError | null, result?: T) => void;
+interface DynaliteError extends Error {
+  statusCode?: number;
+  body?: Record<string, unknown>;
+}
+type AttributeMap = Record<string, unknown>;
+interface Table {
+  TableName: string;
+}
+interface ItemDb {
+  get(key: string, cb: (error: Error | null, item?: AttributeMap) => void): void;
+}
+interface Store {
+  getTable(name: string, cb: Callback<Table>): void;
+  getItemDb(name: string): ItemDb;
+  lifecycleManager: { gracefulClose(cb: (error?: Error | null) => void): void };
+}
+type Action = (store: Store, data: Record<string, unknown>, cb: Callback<Record<string, unknown>>) => void;
+interface ActionValidation {
+  types: Record<string, unknown>;
+  custom?: (data: Record<string, unknown>, store: Store) => string | undefined;
+}
+
+const dynaliteDb = require('dynalite/db') as {
+  create(options: Record<string, unknown>): Store;
+  createKey(item: AttributeMap, table: Table): string;
+  checkConditional(data: Record<string, unknown>, item: AttributeMap | undefined): DynaliteError | null;
+};
+const validations = require('dynalite/validations') as {
+  checkTypes(data: unknown, types: Record<string, unknown>): Record<string, unknown>;
+  checkValidations(data: Record<string, unknown>, types: Record<string, unknown>, custom: unknown, store: Store): void;
+};
+
+const READ_OPERATIONS = ['BatchGetItem', 'DescribeTable', 'DescribeTimeToLive', 'GetItem', 'ListTables', 'ListTagsOfResource', 'Query', 'Scan'];
+const WRITE_OPERATIONS = ['BatchWriteItem', 'CreateTable', 'DeleteItem', 'DeleteTable', 'PutItem', 'TagResource', 'UntagResource', 'UpdateItem', 'UpdateTable'];
+
+function lowerFirst(name: string): string {
+  return name.charAt(0).toLowerCase() + name.slice(1);
+}
+
+const actions = new Map<string, { run: Action; validation: ActionValidation }>();
+for (const operation of [...READ_OPERATIONS, ...WRITE_OPERATIONS]) {
+  const name = lowerFirst(operation);
+  actions.set(operation, {
+    run: require(`dynalite/actions/${name}`) as Action,
+    validation: require(`dynalite/validations/${name}`) as ActionValidation,
+  });
+}
+
+/** Many readers or one writer; writers queue in arrival order. */
+class ReadWriteLock {
+  private readers = 0;
+  private writing = false;
+  private readonly queue: { write: boolean; start: () => void }[] = [];
+
+  async run<T>(write: boolean, work: () => Promise<T>): Promise<T> {
+    await new Promise<void>((resolve) => {
+      this.queue.push({ write, start: resolve });
+      this.drain();
+    });
+    try {
+      return await work();
+    } finally {
+      if (write) this.writing = false;
+      else this.readers -= 1;
+      this.drain();
+    }
+  }
+
+  private drain(): void {
+    while (this.queue.length > 0 && !this.writing) {
+      const next = this.queue[0]!;
+      if (next.write && this.readers > 0) return;
+      this.queue.shift();
+      if (next.write) this.writing = true;
+      else this.readers += 1;
+      next.start();
+      if (next.write) return;
+    }
+  }
+}
+
+function awsError(type: string, message: string, extra: Record<string, unknown> = {}): DynaliteError {
+  const error: DynaliteError = new Error(message);
+  error.statusCode = 400;
+  error.body = { __type: type, message, ...extra };
+  return error;
+}
+
+function validate(operation: string, input: unknown, store: Store): Record<string, unknown> {
+  const { validation } = actions.get(operation)!;
+  const data = validations.checkTypes(structuredClone(input), validation.types);
+  validations.checkValidations(data, validation.types, validation.custom, store);
+  return data;
+}
+
+function call<T>(fn: (cb: Callback<T>) => void): Promise<T> {
+  return new Promise((resolve, reject) => fn((error, result) => (error ? reject(error) : resolve(result as T))));
+}
+
+const TRANSACTION_KINDS = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'DeleteItem' } as const;
+type TransactionKind = keyof typeof TRANSACTION_KINDS;
+
+interface PreparedWrite {
+  kind: TransactionKind;
+  data: Record<string, unknown>;
+  table: Table;
+  key: string;
+  keyAttributes: AttributeMap;
+  returnOldOnFailure: boolean;
+  before?: AttributeMap;
+}
+
+async function prepareTransaction(request: Record<string, unknown>, store: Store): Promise<PreparedWrite[]> {
+  const items = request.TransactItems;
+  if (!Array.isArray(items) || items.length === 0 || items.length > 100) {
+    throw awsError('com.amazon.coral.validate#ValidationException', 'TransactItems must hold between 1 and 100 items');
+  }
+  const prepared: PreparedWrite[] = [];
+  const seen = new Set<string>();
+  for (const entry of items as Record<string, Record<string, unknown>>[]) {
+    const kinds = Object.keys(entry) as TransactionKind[];
+    const kind = kinds[0];
+    if (kinds.length !== 1 || kind === undefined || !(kind in TRANSACTION_KINDS)) {
+      throw awsError('com.amazon.coral.validate#ValidationException', 'Each TransactItem must hold exactly one of Put, Update, Delete, ConditionCheck');
+    }
+    const input = entry[kind]!;
+    if (kind === 'ConditionCheck' && typeof input.ConditionExpression !== 'string') {
+      throw awsError('com.amazon.coral.validate#ValidationException', 'ConditionCheck requires a ConditionExpression');
+    }
+    const data = validate(TRANSACTION_KINDS[kind], input, store);
+    const table = await call<Table>((cb) => store.getTable(String(data.TableName), cb));
+    const keyAttributes = (kind === 'Put' ? data.Item : data.Key) as AttributeMap;
+    const key = dynaliteDb.createKey(keyAttributes, table);
+    const identity = `${table.TableName}\u0000${key}`;
+    if (seen.has(identity)) {
+      throw awsError('com.amazon.coral.validate#ValidationException', 'Transaction request cannot include multiple operations on one item');
+    }
+    seen.add(identity);
+    prepared.push({ kind, data, table, key, keyAttributes, returnOldOnFailure: input.ReturnValuesOnConditionCheckFailure === 'ALL_OLD' });
+  }
+  return prepared;
+}
+
+async function transactWriteItems(request: Record<string, unknown>, store: Store): Promise<Record<string, unknown>> {
+  const writes = await prepareTransaction(request, store);
+  for (const write of writes) {
+    write.before = await call<AttributeMap | undefined>((cb) =>
+      store.getItemDb(write.table.TableName).get(write.key, (error, item) => {
+        if (error && error.name !== 'NotFoundError') cb(error as DynaliteError);
+        else cb(null, item);
+      }),
+    );
+  }
+  const reasons = writes.map((write) => {
+    const failure = dynaliteDb.checkConditional(write.data, write.before);
+    if (!failure) return { Code: 'None' };
+    return {
+      Code: 'ConditionalCheckFailed',
+      Message: 'The conditional request failed',
+      ...(write.returnOldOnFailure && write.before ? { Item: write.before } : {}),
+    };
+  });
+  if (reasons.some((reason) => reason.Code !== 'None')) {
+    const summary = reasons.map((reason) => reason.Code).join(', ');
+    throw awsError(
+      'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
+      `Transaction cancelled, please refer cancellation reasons for specific reasons [${summary}]`,
+      { CancellationReasons: reasons },
+    );
+  }
+  const applied: PreparedWrite[] = [];
+  try {
+    for (const write of writes) {
+      if (write.kind === 'ConditionCheck') continue;
+      await call((cb) => actions.get(TRANSACTION_KINDS[write.kind])!.run(store, write.data, cb));
+      applied.push(write);
+    }
+  } catch (error) {
+    for (const write of applied.reverse()) {
+      const TableName = write.table.TableName;
+      if (write.before) {
+        await call((cb) => actions.get('PutItem')!.run(store, validate('PutItem', { TableName, Item: write.before }, store), cb));
+      } else {
+        await call((cb) => actions.get('DeleteItem')!.run(store, validate('DeleteItem', { TableName, Key: write.keyAttributes }, store), cb));
+      }
+    }
+    throw error;
+  }
+  return {};
+}
+
+export interface LocalDynamoDb {
+  readonly endpoint: string;
+  close(): Promise<void>;
+}
+
+export interface LocalDynamoDbOptions {
+  /** LevelDB folder; in memory when omitted. */
+  readonly path?: string;
+  readonly port?: number;
+}
+
+export async function startLocalDynamoDb(options: LocalDynamoDbOptions = {}): Promise<LocalDynamoDb> {
+  const store = dynaliteDb.create({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const lock = new ReadWriteLock();
+
+  async function execute(operation: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+    if (operation === 'TransactWriteItems') return lock.run(true, () => transactWriteItems(body, store));
+    const action = actions.get(operation);
+    if (!action) throw awsError('com.amazon.coral.service#UnknownOperationException', `operation ${operation} is not supported`);
+    const data = validate(operation, body, store);
+    return lock.run(WRITE_OPERATIONS.includes(operation), () => call((cb) => action.run(store, data, cb)));
+  }
+
+  function send(res: ServerResponse, status: number, payload: unknown): void {
+    const text = JSON.stringify(payload);
+    res.writeHead(status, {
+      'content-type': 'application/x-amz-json-1.0',
+      'content-length': Buffer.byteLength(text),
+      'x-amzn-requestid': randomBytes(20).toString('hex'),
+    });
+    res.end(text);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const target = String(req.headers['x-amz-target'] ?? '');
+    const operation = target.startsWith('DynamoDB_20120810.') ? target.slice('DynamoDB_20120810.'.length) : '';
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
+    } catch {
+      send(res, 400, { __type: 'com.amazon.coral.service#SerializationException' });
+      return;
+    }
+    try {
+      send(res, 200, await execute(operation, body));
+    } catch (error) {
+      const failure = error as DynaliteError;
+      if (failure.statusCode && failure.body) send(res, failure.statusCode, failure.body);
+      else send(res, 500, { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: String(failure.message) });
+    }
+  }
+
+  const server: Server = createServer((req, res) => {
+    void handle(req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve, reject) => store.lifecycleManager.gracefulClose((error) => (error ? reject(error) : resolve())));
+    },
+  };
+}

@@ -1,0 +1,139 @@
+/**
+ * The local twin: every AWS part the service uses, stood in by a real protocol
+ * implementation on 127.0.0.1, plus the HTTP API, in one process. Functions reach the
+ * stand-ins through the SDK's own endpoint settings (AWS_ENDPOINT_URL_<SERVICE>), exactly as
+ * they reach AWS when deployed.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import { createClient, type IssuedCredentials } from '../../shared/auth/clients';
+import { API_BASE_PATH } from '../../shared/config';
+import { TABLE_SCHEMA } from '../../shared/db/table-schema';
+import { workers as defaultWorkers, type WorkerSpec } from '../../functions/workers';
+import { stateMachineArnVariable } from '../state-machines';
+import { startLocalDynamoDb } from './dynamodb';
+import { startLocalHttpApi } from './http-api';
+import { startLocalKms } from './kms';
+import { startLocalS3, type LocalS3 } from './s3';
+import { startLocalStepFunctions, type WorkerFunction } from './stepfunctions';
+
+export const LOCAL_TENANT = 'local';
+const TABLE_NAME = 'dps-local';
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+export interface TwinOptions {
+  /** Folder that keeps state across restarts; in memory (and a temporary folder for S3) when omitted. */
+  readonly dataDir?: string;
+  /** Port of the HTTP API; a free one when 0 or omitted. */
+  readonly port?: number;
+  /** Port of the local S3; a free one when 0 or omitted. */
+  readonly s3Port?: number;
+  readonly buckets?: readonly string[];
+  readonly stateMachinesDir?: string;
+  readonly workers?: readonly WorkerSpec[];
+  readonly loadWorker?: (worker: WorkerSpec) => Promise<WorkerFunction>;
+  /** Further OUTBOUND_ALLOW_LIST entries, e.g. the protocol fakes of a test. */
+  readonly allowOutbound?: readonly string[];
+  /** Further environment for the functions, e.g. CONNECTOR_TIMEOUT_MS. */
+  readonly environment?: Readonly<Record<string, string>>;
+}
+
+export interface Twin {
+  /** Base URL of the API, ending in /api/data/v1. */
+  readonly apiUrl: string;
+  readonly s3: LocalS3;
+  /** The admin client of tenant "local", created on first start. */
+  readonly admin: IssuedCredentials & { readonly tenant_id: string };
+  close(): Promise<void>;
+}
+
+async function ensureTable(endpoint: string): Promise<void> {
+  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: TABLE_NAME,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [
+          { AttributeName: TABLE_SCHEMA.partitionKey, AttributeType: 'S' },
+          { AttributeName: TABLE_SCHEMA.sortKey, AttributeType: 'S' },
+        ],
+        KeySchema: [
+          { AttributeName: TABLE_SCHEMA.partitionKey, KeyType: 'HASH' },
+          { AttributeName: TABLE_SCHEMA.sortKey, KeyType: 'RANGE' },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  } finally {
+    client.destroy();
+  }
+}
+
+/** The bootstrap admin: kept in the data folder so every start prints the same credential. */
+async function bootstrapAdmin(dataDir: string | undefined): Promise<Twin['admin']> {
+  const file = dataDir === undefined ? undefined : join(dataDir, 'bootstrap-admin.json');
+  if (file !== undefined && existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Twin['admin'];
+  const credentials = await createClient({ tenantId: LOCAL_TENANT, roles: ['admin'], description: 'bootstrap admin of the local twin' });
+  const admin = { tenant_id: LOCAL_TENANT, ...credentials };
+  if (file !== undefined) writeFileSync(file, JSON.stringify(admin, null, 2), { mode: 0o600 });
+  return admin;
+}
+
+export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
+  const { dataDir } = options;
+  if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true });
+  const closers: (() => Promise<void>)[] = [];
+  const previousEnvironment = { ...process.env };
+  try {
+    const dynamo = await startLocalDynamoDb({ path: dataDir && join(dataDir, 'dynamodb') });
+    closers.push(() => dynamo.close());
+    const kms = await startLocalKms({ keyFile: dataDir && join(dataDir, 'kms-keys.json') });
+    closers.push(() => kms.close());
+    const s3 = await startLocalS3({ directory: dataDir && join(dataDir, 's3'), port: options.s3Port, buckets: options.buckets });
+    closers.push(() => s3.close());
+    const stepFunctions = await startLocalStepFunctions({
+      directory: options.stateMachinesDir,
+      workers: options.workers ?? defaultWorkers,
+      loadWorker: options.loadWorker,
+    });
+    closers.push(() => stepFunctions.close());
+
+    Object.assign(process.env, {
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      AWS_ENDPOINT_URL_KMS: kms.endpoint,
+      AWS_ENDPOINT_URL_S3: s3.endpoint,
+      AWS_ENDPOINT_URL_SFN: stepFunctions.endpoint,
+      TABLE_NAME,
+      DATA_KEY_ID: kms.dataKeyId,
+      SIGNING_KEY_ID: kms.signingKeyId,
+      OUTBOUND_ALLOW_LIST: [`127.0.0.1:${s3.port}`, `localhost:${s3.port}`, ...(options.allowOutbound ?? [])].join(','),
+      ...Object.fromEntries(Object.entries(stepFunctions.machines).map(([name, arn]) => [stateMachineArnVariable(name), arn])),
+      ...options.environment,
+    });
+    await ensureTable(dynamo.endpoint);
+    const admin = await bootstrapAdmin(dataDir);
+
+    const api = await startLocalHttpApi(options.port ?? 0);
+    closers.push(() => api.close());
+    return {
+      apiUrl: `${api.url}${API_BASE_PATH}`,
+      s3,
+      admin,
+      async close() {
+        for (const close of closers.reverse()) await close();
+        for (const name of Object.keys(process.env)) if (!(name in previousEnvironment)) delete process.env[name];
+        Object.assign(process.env, previousEnvironment);
+      },
+    };
+  } catch (error) {
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    throw error;
+  }
+}

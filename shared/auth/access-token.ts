@@ -1,0 +1,136 @@
+import { createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
+import { GetPublicKeyCommand, SignCommand } from '@aws-sdk/client-kms';
+import { errors as joseErrors, jwtVerify } from 'jose';
+import { z } from 'zod';
+import { kmsClient } from '../aws/clients';
+import { config } from '../config';
+import { TENANT_ID_PATTERN } from '../db/keys';
+import { PERMISSIONS, ROLE_NAMES } from './permissions';
+import type { Principal } from './principal';
+
+/**
+ * Short-lived ES256 access tokens. The private key lives in KMS (asymmetric ECC_NIST_P256
+ * key, SIGN_VERIFY) and never reaches a function: issuing asks KMS to sign, verifying uses
+ * the public key, fetched once per warm function.
+ */
+const Claims = z.object({
+  sub: z.string().min(1),
+  tid: z.string().regex(TENANT_ID_PATTERN),
+  name: z.string().nullable().optional(),
+  roles: z.array(z.enum(ROLE_NAMES)),
+  perms: z.array(z.string()),
+});
+
+export interface AccessToken {
+  readonly access_token: string;
+  readonly token_type: 'Bearer';
+  readonly expires_in: number;
+}
+
+const encode = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+export async function issueAccessToken(principal: Principal, now = new Date()): Promise<AccessToken> {
+  const keyId = config.signingKeyId;
+  const issuedAt = Math.floor(now.getTime() / 1000);
+  const ttl = config.tokenTtlSeconds;
+  const header = { alg: 'ES256', typ: 'JWT', kid: keyId };
+  const payload = {
+    iss: config.tokenIssuer,
+    aud: config.tokenAudience,
+    sub: principal.clientId,
+    tid: principal.tenantId,
+    name: principal.name,
+    roles: principal.roles,
+    perms: principal.permissions,
+    iat: issuedAt,
+    nbf: issuedAt,
+    exp: issuedAt + ttl,
+    jti: randomUUID(),
+  };
+  const signingInput = `${encode(header)}.${encode(payload)}`;
+  const { Signature } = await kmsClient().send(
+    new SignCommand({ KeyId: keyId, Message: Buffer.from(signingInput), MessageType: 'RAW', SigningAlgorithm: 'ECDSA_SHA_256' }),
+  );
+  if (!Signature) throw new Error('KMS returned no signature');
+  return {
+    access_token: `${signingInput}.${derToJose(Buffer.from(Signature)).toString('base64url')}`,
+    token_type: 'Bearer',
+    expires_in: ttl,
+  };
+}
+
+/**
+ * Why a presented token was not accepted; never more specific than the caller needs.
+ * `verification_unavailable` means the verifier itself failed (KMS), which is our fault.
+ */
+export type TokenRejection = 'missing_token' | 'invalid_token' | 'expired_token' | 'verification_unavailable';
+
+export class TokenRejected extends Error {
+  constructor(readonly reason: TokenRejection) {
+    super(reason);
+  }
+}
+
+const publicKeys = new Map<string, Promise<KeyObject>>();
+
+function publicKey(keyId: string): Promise<KeyObject> {
+  let key = publicKeys.get(keyId);
+  if (!key) {
+    key = kmsClient()
+      .send(new GetPublicKeyCommand({ KeyId: keyId }))
+      .then(({ PublicKey }) => {
+        if (!PublicKey) throw new Error('KMS returned no public key');
+        return createPublicKey({ key: Buffer.from(PublicKey), format: 'der', type: 'spki' });
+      });
+    key.catch(() => publicKeys.delete(keyId));
+    publicKeys.set(keyId, key);
+  }
+  return key;
+}
+
+export async function verifyAccessToken(token: string): Promise<Principal> {
+  let payload: unknown;
+  try {
+    ({ payload } = await jwtVerify(token, await publicKey(config.signingKeyId), {
+      algorithms: ['ES256'],
+      issuer: config.tokenIssuer,
+      audience: config.tokenAudience,
+      requiredClaims: ['sub', 'exp', 'iat'],
+    }));
+  } catch (error) {
+    if (error instanceof joseErrors.JWTExpired) throw new TokenRejected('expired_token');
+    if (error instanceof joseErrors.JOSEError) throw new TokenRejected('invalid_token');
+    throw error;
+  }
+  const claims = Claims.safeParse(payload);
+  if (!claims.success) throw new TokenRejected('invalid_token');
+  const known = new Set<string>(PERMISSIONS);
+  return {
+    tenantId: claims.data.tid,
+    clientId: claims.data.sub,
+    name: claims.data.name ?? null,
+    roles: claims.data.roles,
+    permissions: claims.data.perms.filter((permission): permission is Principal['permissions'][number] => known.has(permission)),
+  };
+}
+
+/** KMS returns an ASN.1 DER ECDSA signature; JWS wants r || s, 32 bytes each (RFC 7518 §3.4). */
+export function derToJose(der: Buffer): Buffer {
+  const fail = (): never => {
+    throw new Error('malformed DER ECDSA signature');
+  };
+  let offset = 0;
+  if (der[offset++] !== 0x30) fail();
+  let length = der[offset++] ?? fail();
+  if (length & 0x80) offset += length & 0x7f;
+  const integer = (): Buffer => {
+    if (der[offset++] !== 0x02) fail();
+    length = der[offset++] ?? fail();
+    const value = der.subarray(offset, offset + length);
+    offset += length;
+    const trimmed = value.subarray(Math.max(0, value.length - 32));
+    if (value.length > 33 || value.subarray(0, value.length - trimmed.length).some((byte) => byte !== 0)) fail();
+    return Buffer.concat([Buffer.alloc(32 - trimmed.length), trimmed]);
+  };
+  return Buffer.concat([integer(), integer()]);
+}

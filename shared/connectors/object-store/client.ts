@@ -1,0 +1,34 @@
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { S3Client } from '@aws-sdk/client-s3';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { guardedLookup, portOf } from '../outbound-guard';
+import type { ObjectStoreEndpoint } from './endpoint';
+
+export interface ObjectStoreCredentials {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly sessionToken?: string;
+}
+
+/**
+ * An S3 client for a user's store: path-style addressing (what S3-compatible stores
+ * support), every connection through the outbound guard, and each request bounded by the
+ * connector timeout.
+ */
+export function objectStoreClient(endpoint: ObjectStoreEndpoint, credentials: ObjectStoreCredentials, timeoutMs: number): S3Client {
+  const lookup = guardedLookup(portOf(endpoint.url));
+  return new S3Client({
+    endpoint: endpoint.url.origin,
+    region: endpoint.region,
+    forcePathStyle: true,
+    credentials,
+    maxAttempts: 2,
+    requestHandler: new NodeHttpHandler({
+      connectionTimeout: timeoutMs,
+      requestTimeout: timeoutMs,
+      httpAgent: new HttpAgent({ lookup }),
+      httpsAgent: new HttpsAgent({ lookup }),
+    }),
+  });
+}

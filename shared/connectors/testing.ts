@@ -1,0 +1,23 @@
+import type { ConnectionConfiguration } from '../connections/configuration';
+import { AppError } from '../errors/app-error';
+import { testObjectStore } from './object-store/test';
+
+/**
+ * Calls the external system of a validated configuration (secret in clear) and maps its
+ * failures to the type's codes. Types whose connector is not built yet say so with 10-1501
+ * (feature flag connector.<type>); they never report a success they did not check.
+ */
+export async function testConnection(configuration: ConnectionConfiguration & { readonly secret: string }): Promise<void> {
+  const { auth, settings } = configuration;
+  switch (configuration.type) {
+    case 'object_store':
+      return testObjectStore({
+        endpoint: auth.endpoint ?? '',
+        accessKeyId: auth.access_key_id ?? '',
+        secretAccessKey: configuration.secret,
+        pathRestriction: settings.path_restriction,
+      });
+    default:
+      throw new AppError('10-1501', { params: [`connector.${configuration.type}`] });
+  }
+}

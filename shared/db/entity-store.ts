@@ -1,0 +1,359 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { dynamoDocumentClient } from '../aws/clients';
+import { config } from '../config';
+import { AppError, notFound, validationError } from '../errors/app-error';
+import { keys, normaliseName, type EntityKind } from './keys';
+import { failedAt, transactWrite, type TransactItem } from './transactions';
+
+/** Who did something: the authenticated client. */
+export interface Actor {
+  readonly id: string;
+  readonly name?: string | null;
+}
+
+export interface Entity<D> {
+  readonly id: number;
+  readonly lock_version: number;
+  readonly data: D;
+  /** In-use counters, e.g. how many data sources reference a connection. */
+  readonly refs: Readonly<Record<string, number>>;
+  readonly created_by: Actor;
+  readonly created_date: string;
+  readonly last_modified_by: Actor;
+  readonly last_modified_date: string;
+}
+
+/** A write on another item that must commit together with this store's write. */
+export interface RelatedWrite {
+  readonly item: TransactItem;
+  /** The error to raise when this write's condition does not hold. */
+  readonly onConditionFailure: () => AppError;
+}
+
+export interface EntityStoreConfig<R extends string> {
+  readonly kind: EntityKind;
+  /** Entity name in error messages ("entity {0} with ID {1} not found"). */
+  readonly label: string;
+  /** In-use counters: while one is above zero, delete fails with its error. */
+  readonly references: { readonly [K in R]: (id: number) => AppError };
+}
+
+export interface IdempotentRequest {
+  /** The caller's Idempotency-Key header. */
+  readonly key: string;
+  /** Digest of the request; a key reused with another request is refused. */
+  readonly fingerprint: string;
+}
+
+export interface Created<D> {
+  readonly entity: Entity<D>;
+  /** True when an earlier request with the same Idempotency-Key already created it. */
+  readonly replayed: boolean;
+}
+
+const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+const DELETE_ATTEMPTS = 3;
+
+const refAttribute = (ref: string): string => `ref_${ref}`;
+
+/**
+ * The repository of one kind of top-level entity: per-tenant integer ids from an atomic
+ * counter, names unique per tenant (case-insensitive) through name-claim items, optimistic
+ * locking on lock_version, reference counters for "in use" rules, and idempotent creates.
+ * Every write is conditional; every multi-item write is one transaction.
+ */
+export class EntityStore<D extends { readonly name: string }, R extends string = never> {
+  constructor(private readonly settings: EntityStoreConfig<R>) {}
+
+  get label(): string {
+    return this.settings.label;
+  }
+
+  async create(
+    tenantId: string,
+    actor: Actor,
+    build: (id: number) => Promise<D> | D,
+    options: { readonly idempotency?: IdempotentRequest; readonly related?: readonly RelatedWrite[] } = {},
+  ): Promise<Created<D>> {
+    const { idempotency, related = [] } = options;
+    if (idempotency) {
+      const replay = await this.replayOf(tenantId, idempotency);
+      if (replay) return { entity: replay, replayed: true };
+    }
+    const id = await this.allocateId(tenantId);
+    const data = await build(id);
+    const now = new Date().toISOString();
+    const item = {
+      ...keys.entity(tenantId, this.settings.kind, id),
+      kind: this.settings.kind,
+      tenant_id: tenantId,
+      id,
+      lock_version: 0,
+      name_key: normaliseName(data.name),
+      data,
+      created_by: actor,
+      created_date: now,
+      last_modified_by: actor,
+      last_modified_date: now,
+    };
+    const TableName = config.tableName;
+    const writes: TransactItem[] = [
+      { Put: { TableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+      this.claimName(tenantId, data.name, id),
+      ...related.map((write) => write.item),
+    ];
+    if (idempotency) {
+      writes.push({
+        Put: {
+          TableName,
+          Item: {
+            ...keys.idempotency(tenantId, this.settings.kind, idempotency.key),
+            fingerprint: idempotency.fingerprint,
+            entity_id: id,
+            expires_at: Math.floor(Date.now() / 1000) + IDEMPOTENCY_TTL_SECONDS,
+          },
+          ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now',
+          ExpressionAttributeValues: { ':now': Math.floor(Date.now() / 1000) },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      });
+    }
+    const outcome = await transactWrite(writes);
+    if (outcome.committed) return { entity: toEntity<D>(item), replayed: false };
+
+    if (idempotency) {
+      const racedReplay = failedAt(outcome, writes.length - 1);
+      if (racedReplay) return { entity: await this.replayed(tenantId, idempotency, racedReplay.item), replayed: true };
+    }
+    if (failedAt(outcome, 1)) throw new AppError('10-409', { params: [this.settings.label, 'name'] });
+    related.forEach((write, index) => {
+      if (failedAt(outcome, 2 + index)) throw write.onConditionFailure();
+    });
+    throw new Error(`${this.settings.label} ${id}: create cancelled for an unexpected reason`);
+  }
+
+  async find(tenantId: string, id: number): Promise<Entity<D> | undefined> {
+    const result = await dynamoDocumentClient().send(
+      new GetCommand({ TableName: config.tableName, Key: keys.entity(tenantId, this.settings.kind, id), ConsistentRead: true }),
+    );
+    return result.Item ? toEntity<D>(result.Item) : undefined;
+  }
+
+  async get(tenantId: string, id: number): Promise<Entity<D>> {
+    const entity = await this.find(tenantId, id);
+    if (!entity) throw notFound(this.settings.label, id);
+    return entity;
+  }
+
+  /** Every entity of the tenant, in id order; ListQuery paging happens over this. */
+  async list(tenantId: string): Promise<Entity<D>[]> {
+    const entities: Entity<D>[] = [];
+    let cursor: QueryCommandOutput['LastEvaluatedKey'];
+    do {
+      const page = await dynamoDocumentClient().send(
+        new QueryCommand({
+          TableName: config.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': keys.entityPartition(tenantId, this.settings.kind) },
+          ConsistentRead: true,
+          ExclusiveStartKey: cursor,
+        }),
+      );
+      for (const item of page.Items ?? []) entities.push(toEntity<D>(item));
+      cursor = page.LastEvaluatedKey;
+    } while (cursor);
+    return entities;
+  }
+
+  /**
+   * Replaces the entity's data if lock_version still equals `expectedLockVersion`; the caller
+   * read `current` and derived `next` from it.
+   */
+  async replace(tenantId: string, actor: Actor, current: Entity<D>, expectedLockVersion: number, next: D): Promise<Entity<D>> {
+    if (expectedLockVersion !== current.lock_version) throw new AppError('10-1006');
+    const now = new Date().toISOString();
+    const TableName = config.tableName;
+    const Key = keys.entity(tenantId, this.settings.kind, current.id);
+    const update = {
+      TableName,
+      Key,
+      UpdateExpression: 'SET #data = :data, lock_version = :next, name_key = :nameKey, last_modified_by = :actor, last_modified_date = :now',
+      ConditionExpression: 'lock_version = :expected',
+      ExpressionAttributeNames: { '#data': 'data' },
+      ExpressionAttributeValues: {
+        ':data': next,
+        ':next': expectedLockVersion + 1,
+        ':nameKey': normaliseName(next.name),
+        ':actor': actor,
+        ':now': now,
+        ':expected': expectedLockVersion,
+      },
+    };
+    const renamed = normaliseName(next.name) !== normaliseName(current.data.name);
+    if (!renamed) {
+      try {
+        await dynamoDocumentClient().send(new UpdateCommand(update));
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        throw (await this.find(tenantId, current.id)) ? new AppError('10-1006') : notFound(this.settings.label, current.id);
+      }
+    } else {
+      const outcome = await transactWrite([
+        { Update: { ...update, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
+        {
+          Delete: {
+            TableName,
+            Key: keys.nameClaim(tenantId, this.settings.kind, current.data.name),
+            ConditionExpression: 'entity_id = :id',
+            ExpressionAttributeValues: { ':id': current.id },
+          },
+        },
+        this.claimName(tenantId, next.name, current.id),
+      ]);
+      const stale = failedAt(outcome, 0);
+      if (stale) throw stale.item ? new AppError('10-1006') : notFound(this.settings.label, current.id);
+      if (failedAt(outcome, 2)) throw new AppError('10-409', { params: [this.settings.label, 'name'] });
+      if (!outcome.committed) throw new Error(`${this.settings.label} ${current.id}: rename cancelled for an unexpected reason`);
+    }
+    return {
+      ...current,
+      data: next,
+      lock_version: expectedLockVersion + 1,
+      last_modified_by: actor,
+      last_modified_date: now,
+    };
+  }
+
+  /**
+   * Deletes the entity unless a reference counter says it is in use. With
+   * `expectedLockVersion`, a stale view is refused (10-1006); without it, a concurrent
+   * change (a rename, say) is simply re-read and the delete retried.
+   */
+  async delete(tenantId: string, id: number, options: { readonly expectedLockVersion?: number } = {}): Promise<void> {
+    const TableName = config.tableName;
+    const refs = Object.keys(this.settings.references) as R[];
+    for (let attempt = 1; attempt <= DELETE_ATTEMPTS; attempt += 1) {
+      const current = await this.get(tenantId, id);
+      if (options.expectedLockVersion !== undefined && options.expectedLockVersion !== current.lock_version) {
+        throw new AppError('10-1006');
+      }
+      this.assertNotInUse(current);
+      const names: Record<string, string> = {};
+      const conditions = ['lock_version = :current'];
+      refs.forEach((ref, index) => {
+        names[`#ref${index}`] = refAttribute(ref);
+        conditions.push(`(attribute_not_exists(#ref${index}) OR #ref${index} = :zero)`);
+      });
+      const outcome = await transactWrite([
+        {
+          Delete: {
+            TableName,
+            Key: keys.entity(tenantId, this.settings.kind, id),
+            ConditionExpression: conditions.join(' AND '),
+            ...(refs.length > 0 ? { ExpressionAttributeNames: names } : {}),
+            ExpressionAttributeValues: { ':current': current.lock_version, ...(refs.length > 0 ? { ':zero': 0 } : {}) },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+        {
+          Delete: {
+            TableName,
+            Key: keys.nameClaim(tenantId, this.settings.kind, current.data.name),
+            ConditionExpression: 'entity_id = :id',
+            ExpressionAttributeValues: { ':id': id },
+          },
+        },
+      ]);
+      if (outcome.committed) return;
+      const changed = failedAt(outcome, 0);
+      if (changed && !changed.item) throw notFound(this.settings.label, id);
+      if (changed?.item) this.assertNotInUse(toEntity<D>(changed.item));
+      if (options.expectedLockVersion !== undefined) throw new AppError('10-1006');
+    }
+    throw new AppError('10-1006');
+  }
+
+  /**
+   * A counter change on this entity that commits with another resource's write: +1 when the
+   * other resource starts referencing it (the entity must exist), -1 when it stops.
+   */
+  reference(tenantId: string, id: number, ref: R, delta: 1 | -1): RelatedWrite {
+    return {
+      item: {
+        Update: {
+          TableName: config.tableName,
+          Key: keys.entity(tenantId, this.settings.kind, id),
+          UpdateExpression: 'ADD #ref :delta',
+          ConditionExpression: delta > 0 ? 'attribute_exists(pk)' : '#ref >= :one',
+          ExpressionAttributeNames: { '#ref': refAttribute(ref) },
+          ExpressionAttributeValues: { ':delta': delta, ...(delta > 0 ? {} : { ':one': 1 }) },
+        },
+      },
+      onConditionFailure: () => notFound(this.settings.label, id),
+    };
+  }
+
+  private assertNotInUse(entity: Entity<D>): void {
+    for (const ref of Object.keys(this.settings.references) as R[]) {
+      if ((entity.refs[ref] ?? 0) > 0) throw this.settings.references[ref](entity.id);
+    }
+  }
+
+  private claimName(tenantId: string, name: string, id: number): TransactItem {
+    return {
+      Put: {
+        TableName: config.tableName,
+        Item: { ...keys.nameClaim(tenantId, this.settings.kind, name), entity_id: id },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    };
+  }
+
+  private async allocateId(tenantId: string): Promise<number> {
+    const result = await dynamoDocumentClient().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.counter(tenantId, this.settings.kind),
+        UpdateExpression: 'ADD #value :one',
+        ExpressionAttributeNames: { '#value': 'value' },
+        ExpressionAttributeValues: { ':one': 1 },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return Number(result.Attributes?.value);
+  }
+
+  private async replayOf(tenantId: string, request: IdempotentRequest): Promise<Entity<D> | undefined> {
+    const result = await dynamoDocumentClient().send(
+      new GetCommand({ TableName: config.tableName, Key: keys.idempotency(tenantId, this.settings.kind, request.key), ConsistentRead: true }),
+    );
+    const record = result.Item;
+    if (!record || Number(record.expires_at) < Math.floor(Date.now() / 1000)) return undefined;
+    return this.replayed(tenantId, request, record);
+  }
+
+  private async replayed(tenantId: string, request: IdempotentRequest, record: Record<string, unknown> | undefined): Promise<Entity<D>> {
+    if (!record || record.fingerprint !== request.fingerprint) {
+      throw validationError({ 'Idempotency-Key': 'already used with a different request' });
+    }
+    return this.get(tenantId, Number(record.entity_id));
+  }
+}
+
+function toEntity<D>(item: Record<string, unknown>): Entity<D> {
+  const refs: Record<string, number> = {};
+  for (const [attribute, value] of Object.entries(item)) {
+    if (attribute.startsWith('ref_')) refs[attribute.slice('ref_'.length)] = Number(value);
+  }
+  return {
+    id: Number(item.id),
+    lock_version: Number(item.lock_version),
+    data: item.data as D,
+    refs,
+    created_by: item.created_by as Actor,
+    created_date: String(item.created_date),
+    last_modified_by: item.last_modified_by as Actor,
+    last_modified_date: String(item.last_modified_date),
+  };
+}

@@ -1,0 +1,98 @@
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { principalFromContext } from '../auth/authorizer-context';
+import type { Permission } from '../auth/permissions';
+import type { Principal } from '../auth/principal';
+import { config } from '../config';
+import { AppError, isAppError } from '../errors/app-error';
+import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem';
+import { logger } from '../log';
+import { parseRequest } from './request';
+import type { RouteRequest, RouteResult, RouteSpec } from './route';
+
+export type ApiEvent = APIGatewayProxyEventV2 & {
+  readonly requestContext: APIGatewayProxyEventV2['requestContext'] & { readonly authorizer?: { readonly lambda?: unknown } };
+};
+export type ApiResult = APIGatewayProxyStructuredResultV2;
+export type ApiHandler = (event: ApiEvent, context: Context) => Promise<ApiResult>;
+
+function traceIdOf(event: ApiEvent): string {
+  return event.requestContext.requestId;
+}
+
+/** The RFC 7807 answer to an error; anything that is not an AppError becomes 10-500. */
+export function problemResult(error: unknown, event: ApiEvent): ApiResult {
+  const failure = isAppError(error) ? error : new AppError('10-500', { cause: error });
+  const traceId = traceIdOf(event);
+  const problem = toProblem(failure, { instance: event.rawPath, traceId, errorBase: config.errorBase });
+  const headers: Record<string, string> = { 'content-type': PROBLEM_CONTENT_TYPE, 'x-trace-id': traceId };
+  if (failure.status === 401) headers['www-authenticate'] = 'Bearer realm="data-preparation", error="invalid_token"';
+  if (failure.status === 405 && failure.extraDetails?.allow) headers.allow = String(failure.extraDetails.allow);
+  return { statusCode: failure.status, headers, body: JSON.stringify(problem) };
+}
+
+/**
+ * Access log line and error translation for every function behind the API. The trace id is
+ * API Gateway's request id: it is in the problem body, the x-trace-id header and the log.
+ */
+export function observed(operationId: string): MiddlewareObj<ApiEvent, ApiResult> {
+  const started = new WeakMap<object, number>();
+  const line = (event: ApiEvent, status: number) => ({
+    traceId: traceIdOf(event),
+    operationId,
+    method: event.requestContext.http.method,
+    path: event.rawPath,
+    status,
+    durationMs: Math.round((performance.now() - (started.get(event) ?? performance.now())) * 10) / 10,
+  });
+  return {
+    before: (request) => {
+      started.set(request.event, performance.now());
+    },
+    after: (request) => {
+      logger.info('request', line(request.event, request.response?.statusCode ?? 200));
+    },
+    onError: (request) => {
+      const error = request.error;
+      request.response = problemResult(error, request.event);
+      const status = request.response.statusCode ?? 500;
+      if (status >= 500) {
+        logger.error('request failed', { ...line(request.event, status), error: error as Error });
+      } else {
+        logger.info('request refused', { ...line(request.event, status), code: isAppError(error) ? error.code : undefined });
+      }
+    },
+  };
+}
+
+function authorize(event: ApiEvent, permission: Permission): Principal {
+  const outcome = principalFromContext(event.requestContext.authorizer?.lambda);
+  if (outcome === 'verification_unavailable') throw new AppError('10-500', { cause: new Error('token verification unavailable') });
+  if (typeof outcome === 'string') throw new AppError('10-401', { extraDetails: { reason: outcome } });
+  if (!outcome.permissions.includes(permission)) throw new AppError('10-403', { extraDetails: { required_permission: permission } });
+  return outcome;
+}
+
+function respond<R extends RouteSpec>(route: R, result: RouteResult<R>, event: ApiEvent): ApiResult {
+  const statusCode = result.status ?? route.response.status;
+  const headers = { 'x-trace-id': traceIdOf(event), ...result.headers };
+  if (!route.response.body || statusCode === 204) return { statusCode, headers };
+  // The response schema is an allow-list: fields it does not name never leave the service.
+  const body = route.response.body.parse(result.body);
+  return { statusCode, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
+}
+
+/**
+ * The Lambda handler of one route: authorization by the route's permission, validation by
+ * its schemas, the implementation, then the response through the response schema.
+ */
+export function httpHandler<R extends RouteSpec>(route: R, implementation: (request: RouteRequest<R>) => Promise<RouteResult<R>>): ApiHandler {
+  return middy<ApiEvent, ApiResult>()
+    .use(observed(route.operationId))
+    .handler(async (event) => {
+      const principal = route.permission === null ? undefined : authorize(event, route.permission);
+      const parsed = parseRequest(route, event);
+      const request = { ...parsed, principal, traceId: traceIdOf(event) } as RouteRequest<R>;
+      return respond(route, await implementation(request), event);
+    });
+}

@@ -1,0 +1,92 @@
+import type { z } from 'zod';
+import type { Permission } from '../auth/permissions';
+import type { Principal } from '../auth/principal';
+import type { ErrorCode } from '../errors/catalogue';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Request body media types a route accepts. */
+export type BodyType = 'json' | 'merge-patch' | 'form';
+
+/**
+ * What a route's function may touch in AWS. CDK grants exactly this (least privilege), so a
+ * handler that needs more must say so here.
+ */
+export interface ResourceAccess {
+  readonly table?: 'read' | 'write';
+  /** Envelope encryption of secrets: generate data keys (encrypt) and/or decrypt them. */
+  readonly dataKey?: readonly ('encrypt' | 'decrypt')[];
+  /** Access tokens: sign (issue) or read the public key (verify). */
+  readonly signingKey?: 'sign' | 'verify';
+}
+
+/**
+ * One entry of the route table. The table drives the CDK API (a function per route), the
+ * local HTTP server and the OpenAPI document; the handler validates with the same schemas.
+ */
+export interface RouteSpec {
+  readonly operationId: string;
+  readonly method: HttpMethod;
+  /** Under /api/data/v1, with {name} path parameters (OpenAPI and API Gateway syntax). */
+  readonly path: `/${string}`;
+  readonly summary: string;
+  readonly description?: string;
+  /** Domain of the route: the OpenAPI tag and the CDK nested stack. */
+  readonly tag: string;
+  /** Handler module under functions/, without extension; it exports `handler`. */
+  readonly handler: string;
+  /** The permission the caller's token must carry; null for public routes. */
+  readonly permission: Permission | null;
+  readonly request: {
+    readonly params?: z.ZodObject;
+    readonly query?: z.ZodObject;
+    readonly body?: z.ZodType;
+    /** Accepted body media types; JSON when omitted. */
+    readonly bodyTypes?: readonly BodyType[];
+    /** The route honours an Idempotency-Key header (creates). */
+    readonly idempotent?: boolean;
+  };
+  readonly response: {
+    readonly status: 200 | 201 | 202 | 204;
+    readonly description: string;
+    readonly body?: z.ZodType;
+  };
+  /** Catalogue codes this route can answer with, besides the generic 400/401/403/500 ones. */
+  readonly errors: readonly ErrorCode[];
+  readonly access: ResourceAccess;
+}
+
+export function defineRoute<const T extends RouteSpec>(spec: T): T {
+  return spec;
+}
+
+type Output<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface RouteRequest<R extends RouteSpec> {
+  readonly params: Output<R['request']['params']>;
+  readonly query: Output<R['request']['query']>;
+  readonly body: Output<R['request']['body']>;
+  /** The authenticated caller; absent only on public routes. */
+  readonly principal: R['permission'] extends Permission ? Principal : undefined;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  readonly idempotencyKey: string | undefined;
+  readonly traceId: string;
+}
+
+export interface RouteResult<R extends RouteSpec> {
+  readonly status?: number;
+  readonly body: R['response']['body'] extends z.ZodType ? z.input<R['response']['body']> : undefined;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** API Gateway path template → regular expression with named groups. */
+export function pathPattern(path: string): RegExp {
+  const source = path
+    .split('/')
+    .map((segment) => {
+      const parameter = /^\{([a-z_][a-z0-9_]*)\}$/.exec(segment);
+      return parameter ? `(?<${parameter[1]}>[^/]+)` : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    })
+    .join('/');
+  return new RegExp(`^${source}$`);
+}
