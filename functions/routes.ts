@@ -15,6 +15,13 @@ export const FALLBACK_HANDLER = 'meta/not-found';
 /** The API's Lambda authorizer, run before every route whose permission is not null. */
 export const AUTHORIZER_HANDLER = 'auth/authorizer';
 
+/** The domains of the API: OpenAPI tags, and one nested CDK stack each. */
+export const API_TAGS: Readonly<Record<string, string>> = {
+  auth: 'Client credentials exchange for access tokens',
+  connections: 'Connections to external data systems; secrets are write-only',
+  meta: 'The API describing itself: OpenAPI document and error types',
+};
+
 export const API_INFO = {
   title: 'Data Preparation Service',
   version: '1.0.0',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ErrorCode } from '../../shared/errors/catalogue';
 import { defineRoute } from '../../shared/http/route';
-import { ListQuery, LockVersion } from '../../shared/model/common';
+import { ListQuery, integerText } from '../../shared/model/common';
 import {
   ConnectionCreateRequest,
   ConnectionIdParams,
@@ -125,7 +125,7 @@ export const connectionRoutes = {
     permission: 'connection:write',
     request: {
       params: ConnectionIdParams,
-      query: z.strictObject({ lock_version: z.coerce.number({ error: 'must be an integer' }).pipe(LockVersion).optional() }),
+      query: z.strictObject({ lock_version: integerText('must be an integer', 0).optional().describe('Current lock_version; refused if the connection changed since') }),
     },
     response: { status: 204, description: 'Deleted' },
     errors: ['10-404', '10-1006', '30-1507', '30-1508'],

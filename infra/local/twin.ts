@@ -43,6 +43,8 @@ export interface Twin {
   /** Base URL of the API, ending in /api/data/v1. */
   readonly apiUrl: string;
   readonly s3: LocalS3;
+  /** The local DynamoDB endpoint, for tests and benchmarks that measure the raw store. */
+  readonly dynamoEndpoint: string;
   /** The admin client of tenant "local", created on first start. */
   readonly admin: IssuedCredentials & { readonly tenant_id: string };
   close(): Promise<void>;
@@ -125,6 +127,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     return {
       apiUrl: `${api.url}${API_BASE_PATH}`,
       s3,
+      dynamoEndpoint: dynamo.endpoint,
       admin,
       async close() {
         for (const close of closers.reverse()) await close();

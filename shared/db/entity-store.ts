@@ -226,11 +226,17 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
   }
 
   /**
-   * Deletes the entity unless a reference counter says it is in use. With
+   * Deletes the entity unless a reference counter says it is in use; `related` writes (a
+   * referenced entity's counter going down) commit with it. With
    * `expectedLockVersion`, a stale view is refused (10-1006); without it, a concurrent
    * change (a rename, say) is simply re-read and the delete retried.
    */
-  async delete(tenantId: string, id: number, options: { readonly expectedLockVersion?: number } = {}): Promise<void> {
+  async delete(
+    tenantId: string,
+    id: number,
+    options: { readonly expectedLockVersion?: number; readonly related?: readonly RelatedWrite[] } = {},
+  ): Promise<void> {
+    const { related = [] } = options;
     const TableName = config.tableName;
     const refs = Object.keys(this.settings.references) as R[];
     for (let attempt = 1; attempt <= DELETE_ATTEMPTS; attempt += 1) {
@@ -264,8 +270,12 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
             ExpressionAttributeValues: { ':id': id },
           },
         },
+        ...related.map((write) => write.item),
       ]);
       if (outcome.committed) return;
+      related.forEach((write, index) => {
+        if (failedAt(outcome, 2 + index)) throw write.onConditionFailure();
+      });
       const changed = failedAt(outcome, 0);
       if (changed && !changed.item) throw notFound(this.settings.label, id);
       if (changed?.item) this.assertNotInUse(toEntity<D>(changed.item));

@@ -140,7 +140,11 @@ function operation(registry: ComponentRegistry, route: RouteSpec): JsonSchema {
   };
 }
 
-export function buildOpenApiDocument(routes: readonly RouteSpec[], info: { title: string; version: string; description: string }): JsonSchema {
+export function buildOpenApiDocument(
+  routes: readonly RouteSpec[],
+  info: { title: string; version: string; description: string },
+  tagDescriptions: Readonly<Record<string, string>>,
+): JsonSchema {
   const registry = new ComponentRegistry();
   registry.add(Problem, 'output');
   const paths: Record<string, Record<string, JsonSchema>> = {};
@@ -148,7 +152,11 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], info: { title
     paths[route.path] ??= {};
     paths[route.path]![route.method.toLowerCase()] = operation(registry, route);
   }
-  const tags = [...new Set(routes.map((route) => route.tag))].sort().map((name) => ({ name }));
+  const tags = [...new Set(routes.map((route) => route.tag))].sort().map((name) => {
+    const description = tagDescriptions[name];
+    if (description === undefined) throw new Error(`route tag ${name} has no description`);
+    return { name, description };
+  });
   return {
     openapi: '3.1.0',
     info: { ...info, license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } },

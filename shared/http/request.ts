@@ -37,10 +37,12 @@ function badRequest(reason: string): AppError {
  * 10-400.
  */
 export function parseRequest(route: RouteSpec, event: APIGatewayProxyEventV2): ParsedRequest {
-  const problems: Record<string, string> = {};
+  const problems = Object.create(null) as Record<string, string>;
+  let invalid = false;
   const check = (schema: z.ZodType, value: unknown): unknown => {
     const result = schema.safeParse(value, { reportInput: true });
     if (result.success) return result.data;
+    invalid = true;
     Object.assign(problems, describeIssues(result.error.issues));
     return undefined;
   };
@@ -50,19 +52,24 @@ export function parseRequest(route: RouteSpec, event: APIGatewayProxyEventV2): P
   let body: unknown;
   if (route.request.body) {
     const raw = readBody(route, event);
-    if (raw === undefined) problems.body = 'is required';
-    else body = check(route.request.body, raw);
+    if (raw === undefined) {
+      invalid = true;
+      problems.body = 'is required';
+    } else {
+      body = check(route.request.body, raw);
+    }
   }
 
   let idempotencyKey: string | undefined;
   if (route.request.idempotent) {
     idempotencyKey = event.headers['idempotency-key'];
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+      invalid = true;
       problems['Idempotency-Key'] = 'must be 1 to 255 visible ASCII characters';
     }
   }
 
-  if (Object.keys(problems).length > 0) throw validationError(problems);
+  if (invalid) throw validationError(problems);
   return { params, query, body, headers: event.headers, idempotencyKey };
 }
 

@@ -5,7 +5,8 @@ import type { z } from 'zod';
  * Rules describe what is expected and never repeat the value sent (it may be a secret).
  */
 export function describeIssues(issues: readonly z.core.$ZodIssue[], prefix = ''): Record<string, string> {
-  const fields: Record<string, string> = {};
+  // No prototype: a field named "__proto__" must be reported like any other.
+  const fields = Object.create(null) as Record<string, string>;
   const add = (path: string, rule: string): void => {
     const key = path === '' ? prefix || 'body' : prefix ? `${prefix}.${path}` : path;
     fields[key] = fields[key] && fields[key] !== rule ? `${fields[key]}; ${rule}` : rule;
@@ -73,8 +74,10 @@ function rule(issue: z.core.$ZodIssue): string {
         default:
           return `must be a valid ${issue.format}`;
       }
-    case 'invalid_value':
-      return issue.values.length === 1 ? `must be ${JSON.stringify(issue.values[0])}` : `must be one of: ${issue.values.join(', ')}`;
+    case 'invalid_value': {
+      const expected = issue.values.length === 1 ? `must be ${JSON.stringify(issue.values[0])}` : `must be one of: ${issue.values.join(', ')}`;
+      return issue.input === undefined ? `is required; ${expected}` : expected;
+    }
     case 'invalid_union': {
       const options = (issue as { options?: unknown[] }).options;
       if (Array.isArray(options) && options.length > 0) {

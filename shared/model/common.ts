@@ -7,10 +7,17 @@ import { z } from 'zod';
 export const EntityId = z.int().min(1).max(Number.MAX_SAFE_INTEGER);
 export const LockVersion = z.int().min(0).max(Number.MAX_SAFE_INTEGER).describe('Optimistic-lock counter; send the current value');
 
+/** An integer sent as text (path segment, query parameter): digits only, then range-checked. */
+export function integerText(rule: string, min: number, max = Number.MAX_SAFE_INTEGER) {
+  return z
+    .string()
+    .regex(/^-?\d{1,16}$/, { error: rule })
+    .transform(Number)
+    .pipe(z.int().min(min).max(max));
+}
+
 /** A path segment that must be a positive integer id. */
-export const IdParameter = z.coerce
-  .number({ error: 'must be a positive integer' })
-  .pipe(z.int({ error: 'must be a positive integer' }).min(1, { error: 'must be a positive integer' }).max(Number.MAX_SAFE_INTEGER));
+export const IdParameter = integerText('must be a positive integer', 1).describe('Positive integer id');
 
 export const Name = z.string().trim().min(1).max(255);
 export const Description = z.string().max(4000).nullable().optional();
@@ -44,11 +51,7 @@ export const EchoedAuditFields = {
   last_modified_date: z.unknown().optional(),
 };
 
-const queryInteger = (fallback: number, min: number, max: number) =>
-  z.coerce
-    .number({ error: 'must be an integer' })
-    .pipe(z.int({ error: 'must be an integer' }).min(min).max(max))
-    .default(fallback);
+const queryInteger = (fallback: number, min: number, max: number) => integerText('must be an integer', min, max).optional().default(fallback);
 
 export const ListQuery = z.strictObject({
   offset: queryInteger(0, 0, Number.MAX_SAFE_INTEGER).describe('Records to skip'),

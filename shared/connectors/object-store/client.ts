@@ -27,6 +27,7 @@ export function objectStoreClient(endpoint: ObjectStoreEndpoint, credentials: Ob
     requestHandler: new NodeHttpHandler({
       connectionTimeout: timeoutMs,
       requestTimeout: timeoutMs,
+      throwOnRequestTimeout: true,
       httpAgent: new HttpAgent({ lookup }),
       httpsAgent: new HttpsAgent({ lookup }),
     }),

@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectionStore } from '../../../shared/connections/store';
+import { EntityStore } from '../../../shared/db/entity-store';
+import { connectionCases } from '../../support/connections';
+import { startTestTwin, type ApiClient, type TestTwin } from '../../support/harness';
+
+let env: TestTwin;
+let api: ApiClient;
+const TENANT = 'concurrency';
+
+beforeAll(async () => {
+  env = await startTestTwin();
+  api = await env.clientFor(TENANT, ['editor']);
+});
+afterAll(() => env?.close());
+
+let sequence = 0;
+async function createConnection(name = `conn ${++sequence}`) {
+  const [objectStore] = connectionCases(env.twin.s3.endpoint);
+  const response = await api.post('/connections', { ...objectStore!.request, name });
+  expect(response.status).toBe(201);
+  return response.body as { id: number };
+}
+
+/**
+ * Stand-ins for the resources that will reference connections (data sources, targets): they
+ * use the same repository mechanism, a counter change on the connection committed in the
+ * same transaction as their own write.
+ */
+interface Referrer {
+  readonly name: string;
+  readonly connection_id: number;
+}
+const dataSources = new EntityStore<Referrer>({ kind: 'TEST_DATA_SOURCE', label: 'data source', references: {} });
+const targets = new EntityStore<Referrer>({ kind: 'TEST_TARGET', label: 'target', references: {} });
+const actor = { id: 'test' };
+
+function addDataSource(connectionId: number, name = `ds ${++sequence}`) {
+  return dataSources.create(TENANT, actor, () => ({ name, connection_id: connectionId }), {
+    related: [connectionStore.reference(TENANT, connectionId, 'data_sources', 1)],
+  });
+}
+
+describe('optimistic locking under concurrency', () => {
+  it('lets exactly one of 24 parallel PATCHes with the same lock_version win', async () => {
+    const { id } = await createConnection();
+    const responses = await Promise.all(
+      Array.from({ length: 24 }, (_, index) => api.patch(`/connections/${id}`, { id, lock_version: 0, type: 'object_store', description: `writer ${index}` })),
+    );
+    const winners = responses.filter((response) => response.status === 200);
+    const losers = responses.filter((response) => response.status !== 200);
+    expect(winners).toHaveLength(1);
+    expect(losers).toHaveLength(23);
+    for (const loser of losers) expect(loser.body).toMatchObject({ status: 409, code: '10-1006' });
+    const final = await api.get(`/connections/${id}`);
+    expect(final.body).toMatchObject({ lock_version: 1, description: winners[0]!.body.description });
+  });
+
+  it('applies 20 sequential PATCHes that each carry the current lock_version', async () => {
+    const { id } = await createConnection();
+    for (let version = 0; version < 20; version += 1) {
+      const response = await api.patch(`/connections/${id}`, { id, lock_version: version, type: 'object_store', tags: [`v${version}`] });
+      expect(response.body.lock_version).toBe(version + 1);
+    }
+  });
+});
+
+describe('name uniqueness under concurrency', () => {
+  it('creates exactly one of 20 parallel creates with the same name', async () => {
+    const [objectStore] = connectionCases(env.twin.s3.endpoint);
+    const responses = await Promise.all(Array.from({ length: 20 }, () => api.post('/connections', { ...objectStore!.request, name: 'Contended' })));
+    expect(responses.filter((response) => response.status === 201)).toHaveLength(1);
+    for (const response of responses.filter((r) => r.status !== 201)) expect(response.body.code).toBe('10-409');
+    const listed = await api.get(`/connections?filter=${encodeURIComponent("name eq 'Contended'")}`);
+    expect(listed.body.total).toBe(1);
+  });
+
+  it('lets exactly one of parallel renames take a free name', async () => {
+    const ids = await Promise.all(Array.from({ length: 10 }, () => createConnection()));
+    const responses = await Promise.all(ids.map(({ id }) => api.patch(`/connections/${id}`, { id, lock_version: 0, type: 'object_store', name: 'Taken once' })));
+    expect(responses.filter((response) => response.status === 200)).toHaveLength(1);
+    expect(responses.filter((response) => response.status === 409).every((response) => response.body.code === '10-409')).toBe(true);
+  });
+});
+
+describe('"in use" through reference counters', () => {
+  it('refuses to delete a connection a data source uses (30-1507) until that reference goes', async () => {
+    const { id } = await createConnection();
+    const { entity: dataSource } = await addDataSource(id);
+    expect((await connectionStore.get(TENANT, id)).refs).toEqual({ data_sources: 1 });
+
+    const refused = await api.delete(`/connections/${id}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ code: '30-1507', detail: `Connection ${id} is in use by active tables` });
+
+    await dataSources.delete(TENANT, dataSource.id, { related: [connectionStore.reference(TENANT, id, 'data_sources', -1)] });
+    expect((await connectionStore.get(TENANT, id)).refs).toEqual({ data_sources: 0 });
+    expect((await api.delete(`/connections/${id}`)).status).toBe(204);
+  });
+
+  it('refuses to delete a connection a target uses (30-1508)', async () => {
+    const { id } = await createConnection();
+    await targets.create(TENANT, actor, () => ({ name: 'target', connection_id: id }), { related: [connectionStore.reference(TENANT, id, 'targets', 1)] });
+    const refused = await api.delete(`/connections/${id}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ code: '30-1508', detail: `Connection ${id} is in use by targets` });
+  });
+
+  it('refuses a reference to a connection that does not exist, and writes nothing', async () => {
+    await expect(addDataSource(987654, 'orphan')).rejects.toMatchObject({ code: '10-404', message: 'Entity connection with ID 987654 not found' });
+    expect((await dataSources.list(TENANT)).some((source) => source.data.name === 'orphan')).toBe(false);
+  });
+
+  it('keeps delete and new references consistent when they race', async () => {
+    for (let round = 0; round < 5; round += 1) {
+      const { id } = await createConnection();
+      const [deletion, ...references] = await Promise.allSettled([api.delete(`/connections/${id}`), ...Array.from({ length: 6 }, () => addDataSource(id))]);
+      const referenced = references.filter((result) => result.status === 'fulfilled').length;
+      const deleted = deletion.status === 'fulfilled' && deletion.value.status === 204;
+      if (deleted) {
+        // Every reference committed after the delete found no connection.
+        expect(referenced).toBe(0);
+        for (const result of references) expect(result).toMatchObject({ status: 'rejected', reason: { code: '10-404' } });
+        expect((await api.get(`/connections/${id}`)).status).toBe(404);
+      } else {
+        expect(deletion).toMatchObject({ status: 'fulfilled', value: { status: 409, body: { code: '30-1507' } } });
+        expect(referenced).toBeGreaterThan(0);
+        expect((await connectionStore.get(TENANT, id)).refs.data_sources).toBe(referenced);
+      }
+    }
+  });
+
+  it('keeps references per tenant', async () => {
+    const { id } = await createConnection();
+    const other = new EntityStore<Referrer>({ kind: 'TEST_DATA_SOURCE', label: 'data source', references: {} });
+    await expect(
+      other.create('someone-else', actor, () => ({ name: 'cross', connection_id: id }), { related: [connectionStore.reference('someone-else', id, 'data_sources', 1)] }),
+    ).rejects.toMatchObject({ code: '10-404' });
+    expect((await connectionStore.get(TENANT, id)).refs).toEqual({});
+  });
+});
