@@ -114,23 +114,29 @@ export async function verifyAccessToken(token: string): Promise<Principal> {
   };
 }
 
-/** KMS returns an ASN.1 DER ECDSA signature; JWS wants r || s, 32 bytes each (RFC 7518 §3.4). */
+/**
+ * KMS returns an ASN.1 DER ECDSA signature, SEQUENCE { INTEGER r, INTEGER s }; JWS wants
+ * r || s, 32 bytes each (RFC 7518 §3.4). Anything but exactly that structure is refused.
+ */
 export function derToJose(der: Buffer): Buffer {
   const fail = (): never => {
     throw new Error('malformed DER ECDSA signature');
   };
-  let offset = 0;
-  if (der[offset++] !== 0x30) fail();
-  let length = der[offset++] ?? fail();
-  if (length & 0x80) offset += length & 0x7f;
+  // Short-form lengths only: a P-256 signature is at most 72 bytes.
+  if (der.length < 8 || der[0] !== 0x30 || der[1] !== der.length - 2) fail();
+  let offset = 2;
   const integer = (): Buffer => {
-    if (der[offset++] !== 0x02) fail();
-    length = der[offset++] ?? fail();
-    const value = der.subarray(offset, offset + length);
-    offset += length;
-    const trimmed = value.subarray(Math.max(0, value.length - 32));
-    if (value.length > 33 || value.subarray(0, value.length - trimmed.length).some((byte) => byte !== 0)) fail();
-    return Buffer.concat([Buffer.alloc(32 - trimmed.length), trimmed]);
+    if (der[offset] !== 0x02) fail();
+    const length = der[offset + 1] ?? fail();
+    if (length < 1 || length > 33 || offset + 2 + length > der.length) fail();
+    const value = der.subarray(offset + 2, offset + 2 + length);
+    offset += 2 + length;
+    const significant = value.subarray(value.length > 32 ? value.length - 32 : 0);
+    if (value.length > 32 && value[0] !== 0) fail();
+    return Buffer.concat([Buffer.alloc(32 - significant.length), significant]);
   };
-  return Buffer.concat([integer(), integer()]);
+  const r = integer();
+  const s = integer();
+  if (offset !== der.length) fail();
+  return Buffer.concat([r, s]);
 }

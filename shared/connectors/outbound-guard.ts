@@ -84,9 +84,9 @@ export function blockedDestination(host: string): AppError {
   return new AppError('30-1130', { extraDetails: { host } });
 }
 
-/** Hostname of a URL without IPv6 brackets. */
+/** Hostname of a URL without IPv6 brackets or the root label's trailing dot ("localhost." is localhost). */
 export function hostOf(url: URL): string {
-  return url.hostname.replace(/^\[|\]$/g, '');
+  return url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
 }
 
 export function portOf(url: URL): number {

@@ -111,6 +111,11 @@ function describe(token: Token | undefined): string {
   return `'${text}' at position ${token.at + 1}`;
 }
 
+/** Field by name; only the resource's own fields, never Object.prototype members such as "constructor". */
+function fieldNamed<T>(fields: ListFields<T>, name: string): ListField<T> | undefined {
+  return Object.hasOwn(fields, name) ? fields[name] : undefined;
+}
+
 function isWord(token: Token | undefined, word: string): boolean {
   return token?.kind === 'word' && token.text.toLowerCase() === word;
 }
@@ -159,7 +164,7 @@ function compileFilter<T>(source: string, fields: ListFields<T>): Predicate<T> {
   const parseComparison = (): Predicate<T> => {
     const fieldToken = tokens[position];
     if (fieldToken?.kind !== 'word') throw new FilterSyntaxError(`expected a field name but found ${describe(fieldToken)}`);
-    const field = fields[fieldToken.text];
+    const field = fieldNamed(fields, fieldToken.text);
     if (!field) throw new FilterSyntaxError(`unknown field '${fieldToken.text}'; filterable fields: ${Object.keys(fields).join(', ')}`);
     const operatorToken = tokens[++position];
     const operator = operatorToken?.kind === 'word' ? (operatorToken.text.toLowerCase() as Operator) : undefined;
@@ -210,7 +215,7 @@ function comparison<T>(name: string, field: ListField<T>, operator: Operator, va
       if (Number.isNaN(time)) mismatch("an ISO 8601 date-time in quotes");
       return (record) => {
         const own = field.value(record);
-        return typeof own === 'string' && ordered(Date.parse(own), time, operator);
+        return typeof own === 'string' ? ordered(Date.parse(own), time, operator) : operator === 'ne';
       };
     }
     case 'string-list': {
@@ -275,12 +280,17 @@ function compareValues(a: unknown, b: unknown): number {
   return String(a).localeCompare(String(b));
 }
 
+function instant(value: unknown): number | undefined {
+  const time = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  return Number.isNaN(time) ? undefined : time;
+}
+
 function compileSort<T>(source: string, fields: ListFields<T>): (a: T, b: T) => number {
   const keys = source.split(',').map((part) => part.trim());
   if (keys.length > MAX_SORT_KEYS) throw validationError({ sort: `at most ${MAX_SORT_KEYS} sort keys` });
   const comparators = keys.map((key) => {
     const match = /^([+-]?)([A-Za-z_][A-Za-z0-9_]*)$/.exec(key);
-    const field = match ? fields[match[2]!] : undefined;
+    const field = match ? fieldNamed(fields, match[2]!) : undefined;
     if (!match || !field || field.type === 'string-list') {
       const sortable = Object.entries(fields)
         .filter(([, candidate]) => candidate.type !== 'string-list')
@@ -288,7 +298,9 @@ function compileSort<T>(source: string, fields: ListFields<T>): (a: T, b: T) => 
       throw validationError({ sort: `'${key}' is not a sort key; use [-]field with one of: ${sortable.join(', ')}` });
     }
     const direction = match[1] === '-' ? -1 : 1;
-    return (a: T, b: T) => direction * compareValues(field.value(a), field.value(b));
+    // Date-times order by instant, whatever offset their text carries.
+    const value = field.type === 'datetime' ? (record: T) => instant(field.value(record)) : field.value;
+    return (a: T, b: T) => direction * compareValues(value(a), value(b));
   });
   return (a, b) => {
     for (const comparator of comparators) {

@@ -79,10 +79,12 @@ function rule(issue: z.core.$ZodIssue): string {
       return issue.input === undefined ? `is required; ${expected}` : expected;
     }
     case 'invalid_union': {
-      const options = (issue as { options?: unknown[] }).options;
+      const { options, discriminator } = issue as { options?: unknown[]; discriminator?: string };
       if (Array.isArray(options) && options.length > 0) {
-        const prefix = issue.input === undefined ? 'is required; ' : '';
-        return `${prefix}must be one of: ${options.join(', ')}`;
+        // The issue sits on the discriminator's path but carries the object that lacks it.
+        const input = issue.input;
+        const missing = input === undefined || (typeof input === 'object' && input !== null && discriminator !== undefined && !(discriminator in input));
+        return `${missing ? 'is required; ' : ''}must be one of: ${options.join(', ')}`;
       }
       return 'does not match any of the allowed shapes';
     }

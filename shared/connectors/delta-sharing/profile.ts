@@ -1,5 +1,5 @@
 import { AppError } from '../../errors/app-error';
-import { assertDestinationAllowed } from '../outbound-guard';
+import { serviceUrl } from '../endpoint';
 
 /**
  * Delta Sharing profile files (delta-io PROTOCOL.md). Version 1: endpoint, bearerToken,
@@ -41,18 +41,13 @@ export function parseDeltaSharingProfile(content: string): DeltaSharingProfile {
 
   const version = profile.shareCredentialsVersion;
   if (version === undefined || version === null) throw new AppError('30-3014');
-  if (version !== 1 && version !== 2) throw new AppError('30-3016', { params: [String(version)] });
+  if (version !== 1 && version !== 2) throw new AppError('30-3016', { params: [JSON.stringify(version)] });
 
   if (isBlank(profile.endpoint)) throw new AppError('30-3008');
   const endpoint = String(profile.endpoint);
-  let url: URL;
-  try {
-    url = new URL(endpoint);
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('scheme');
-  } catch {
-    throw new AppError('30-3004', { params: [endpoint] });
-  }
-  assertDestinationAllowed(url);
+  if (!URL.canParse(endpoint) || !/^https?:$/.test(new URL(endpoint).protocol)) throw new AppError('30-3004', { params: [endpoint] });
+  // The bearer token travels to this endpoint: https only, and never to a forbidden host.
+  serviceUrl(endpoint, 'auth.delta_sharing_profile_content.endpoint');
 
   const type = version === 1 ? 'bearer_token' : profile.type;
   if (type === 'bearer_token') {

@@ -14,7 +14,8 @@ export function parseObjectStoreEndpoint(raw: string): ObjectStoreEndpoint {
   const url = serviceUrl(raw, 'auth.endpoint');
   const host = url.hostname.toLowerCase();
   if (!AWS_HOST.test(host)) return { url, region: 'us-east-1' };
-  if (host === 's3.amazonaws.com') return { url, region: 'us-east-1' };
+  // The global endpoint and its legacy names sign for us-east-1.
+  if (/(?:^|\.)s3(?:-external-1)?\.amazonaws\.com$/.test(host)) return { url, region: 'us-east-1' };
   const region = AWS_REGIONAL_HOST.exec(host)?.[1];
   if (!region) throw new AppError('30-1111', { extraDetails: { endpoint: url.origin } });
   return { url, region };

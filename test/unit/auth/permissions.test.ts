@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { PERMISSIONS, ROLE_NAMES, isRoleName, permissionsOf } from '../../../shared/auth/permissions';
+
+describe('permissions of roles', () => {
+  it('lets a viewer read and nothing else', () => {
+    expect(permissionsOf(['viewer'])).toEqual(['connection:read']);
+  });
+
+  it('lets an editor read, write and test', () => {
+    expect(permissionsOf(['editor'])).toEqual(['connection:read', 'connection:test', 'connection:write']);
+  });
+
+  it('grants every current permission to editor, schema-analyst, admin and system-admin', () => {
+    for (const role of ['editor', 'schema-analyst', 'admin', 'system-admin'] as const) {
+      expect(permissionsOf([role]), role).toEqual([...PERMISSIONS].sort());
+    }
+  });
+
+  it('unites the permissions of several roles without duplicates, sorted', () => {
+    expect(permissionsOf(['viewer', 'editor', 'viewer'])).toEqual(['connection:read', 'connection:test', 'connection:write']);
+  });
+
+  it('grants nothing without roles', () => {
+    expect(permissionsOf([])).toEqual([]);
+  });
+
+  it('knows exactly the five roles', () => {
+    expect([...ROLE_NAMES].sort()).toEqual(['admin', 'editor', 'schema-analyst', 'system-admin', 'viewer']);
+  });
+
+  it('recognises role names and nothing else', () => {
+    for (const role of ROLE_NAMES) expect(isRoleName(role)).toBe(true);
+    for (const name of ['root', 'Viewer', '', 'toString', 'constructor', '__proto__', 'hasOwnProperty']) {
+      expect(isRoleName(name), name).toBe(false);
+    }
+  });
+});
