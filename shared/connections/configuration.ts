@@ -1,4 +1,4 @@
-import { AUTH_VARIANTS, SETTING_NAMES, type AuthType, type ConnectionType } from '../model/connection';
+import { AUTH_VARIANTS, SETTING_NAMES, type AuthFields, type AuthType, type ConnectionType } from '../model/connection';
 
 /** Auth fields that may be shown: everything but the variant's secret. */
 export type PublicAuth = { readonly auth_type: AuthType } & { readonly [field: string]: string | null | undefined };
@@ -14,13 +14,11 @@ export interface ConnectionConfiguration {
   readonly settings: Settings;
 }
 
-type AuthInput = { readonly auth_type: AuthType } & { readonly [field: string]: unknown };
-
 export function secretFieldOf(authType: AuthType): string {
   return AUTH_VARIANTS[authType].secretField;
 }
 
-export function splitAuth(auth: AuthInput): { auth: PublicAuth; secret: string | undefined } {
+export function splitAuth(auth: AuthFields): { auth: PublicAuth; secret: string | undefined } {
   const secretField = secretFieldOf(auth.auth_type);
   const visible: Record<string, string | null> = {};
   for (const [field, value] of Object.entries(auth)) {
@@ -34,6 +32,6 @@ export function settingsOf(type: ConnectionType, source: Readonly<Record<string,
   return Object.fromEntries(SETTING_NAMES[type].map((name) => [name, (source[name] as string | null | undefined) ?? null]));
 }
 
-export function configurationOf(request: { readonly type: ConnectionType; readonly auth: AuthInput } & Readonly<Record<string, unknown>>): ConnectionConfiguration {
+export function configurationOf(request: { readonly type: ConnectionType; readonly auth: AuthFields } & Readonly<Record<string, unknown>>): ConnectionConfiguration {
   return { type: request.type, ...splitAuth(request.auth), settings: settingsOf(request.type, request) };
 }

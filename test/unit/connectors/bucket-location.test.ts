@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../../shared/errors/app-error';
 import { GCS_BUCKETS, S3_BUCKETS, assertWithin, formatLocation, parseBucketLocation, type BucketRules } from '../../../shared/connectors/bucket-location';
-
-function refusal(run: () => unknown): AppError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AppError);
-    return error as AppError;
-  }
-  throw new Error('expected a refusal');
-}
+import { refusal } from '../../support/refusal';
 
 describe('S3 bucket names', () => {
   it.each(['abc', 'my-bucket', 'my.bucket.name', 'bucket123', '123bucket', 'a'.repeat(63), 'a-b.c-d', '1.2.3'])('accepts %s', (name) => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AppError } from '../../../shared/errors/app-error';
 import { serviceHost, serviceUrl } from '../../../shared/connectors/endpoint';
+import { refusal } from '../../support/refusal';
 
 const savedAllowList = process.env.OUTBOUND_ALLOW_LIST;
 beforeEach(() => {
@@ -10,16 +10,6 @@ afterEach(() => {
   if (savedAllowList === undefined) delete process.env.OUTBOUND_ALLOW_LIST;
   else process.env.OUTBOUND_ALLOW_LIST = savedAllowList;
 });
-
-function refusal(run: () => unknown): AppError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AppError);
-    return error as AppError;
-  }
-  throw new Error('expected a refusal');
-}
 
 function invalid(raw: string, field = 'auth.endpoint'): string {
   const error = refusal(() => serviceUrl(raw, field));

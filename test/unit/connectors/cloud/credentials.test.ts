@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../../../shared/errors/app-error';
 import { checkWorkloadIdentity, parseServiceAccountKey } from '../../../../shared/connectors/cloud/credentials';
+import { refusal } from '../../../support/refusal';
 
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const PRIVATE_KEY_PEM = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
@@ -15,16 +15,6 @@ const key = {
   client_id: '1234567890',
   token_uri: 'https://oauth2.googleapis.com/token',
 };
-
-function refusal(run: () => unknown): AppError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AppError);
-    return error as AppError;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe.each(['30-1320', '30-1415'] as const)('parseServiceAccountKey (%s)', (code) => {
   const rule = (json: string): string => {
