@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ErrorCode } from '../../shared/errors/catalogue';
 import { defineRoute } from '../../shared/http/route';
 import { ListQuery, integerText } from '../../shared/model/common';

@@ -1,7 +1,7 @@
 import { createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
 import { GetPublicKeyCommand, SignCommand } from '@aws-sdk/client-kms';
 import { errors as joseErrors, jwtVerify } from 'jose';
-import { z } from 'zod';
+import * as z from 'zod';
 import { kmsClient } from '../aws/clients';
 import { config } from '../config';
 import { TENANT_ID_PATTERN } from '../db/keys';

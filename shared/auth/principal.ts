@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { TENANT_ID_PATTERN } from '../db/keys';
 import { PERMISSIONS, ROLE_NAMES } from './permissions';
 

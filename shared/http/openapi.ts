@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { z } from 'zod';
+import * as z from 'zod';
 import { API_BASE_PATH } from '../config';
 import { errorCatalogue, type ErrorCode } from '../errors/catalogue';
 import { PROBLEM_CONTENT_TYPE } from '../errors/problem';

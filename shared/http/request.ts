@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { config } from '../config';
 import { AppError, validationError } from '../errors/app-error';
 import type { BodyType, RouteSpec } from './route';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Fields shared by most resources (spec 2.2). Bounds the specification leaves open are

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AuditFields, Description, EchoedAuditFields, EntityId, IdParameter, LockVersion, Name, Tags, listEnvelope } from './common';
 
 /**

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** RFC 7807 problem details, the body of every failed call (spec 7.1). */
 export const Problem = z

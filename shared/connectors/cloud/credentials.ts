@@ -1,5 +1,5 @@
 import { createPrivateKey } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AppError } from '../../errors/app-error';
 import type { ErrorCode } from '../../errors/catalogue';
 import { serviceUrl } from '../endpoint';

@@ -1,7 +1,6 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { S3Client } from '@aws-sdk/client-s3';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { guardedLookup, portOf } from '../outbound-guard';
 import type { ObjectStoreEndpoint } from './endpoint';
 
@@ -24,12 +23,14 @@ export function objectStoreClient(endpoint: ObjectStoreEndpoint, credentials: Ob
     forcePathStyle: true,
     credentials,
     maxAttempts: 2,
-    requestHandler: new NodeHttpHandler({
+    // Options rather than a handler instance: the SDK builds its own Node handler, so the
+    // bundle does not carry a second copy of @smithy/node-http-handler.
+    requestHandler: {
       connectionTimeout: timeoutMs,
       requestTimeout: timeoutMs,
       throwOnRequestTimeout: true,
       httpAgent: new HttpAgent({ lookup }),
       httpsAgent: new HttpsAgent({ lookup }),
-    }),
+    },
   });
 }

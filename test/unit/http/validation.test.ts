@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { describeIssues, fieldPath } from '../../../shared/http/validation';
 
 /** What a route reports for a value: the schema is parsed as the request layer does (reportInput). */

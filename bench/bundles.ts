@@ -1,0 +1,105 @@
+/**
+ * Bundle size of every connection handler, built the way CDK's NodejsFunction builds it
+ * (esbuild --bundle --platform=node --format=esm --minify --target --external --banner),
+ * from the shared settings in infra/bundling.ts.
+ */
+import { readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { build, type Metafile } from 'esbuild';
+import { ESM_BANNER, EXTERNAL_MODULES, FORBIDDEN_IN_API_BUNDLES, LAMBDA_TARGET } from '../infra/bundling';
+
+export const MAX_BUNDLE_BYTES = 300 * 1024;
+const HANDLER_DIR = 'functions/connections';
+
+export interface Contributor {
+  readonly name: string;
+  readonly bytes: number;
+}
+
+export interface BundleReport {
+  readonly handler: string;
+  /** As deployed: the AWS SDK left to the Lambda runtime. */
+  readonly bytes: number;
+  /** For reference: everything bundled, the AWS SDK included. */
+  readonly bytesWithSdk: number;
+  readonly top: readonly Contributor[];
+  /** Inputs (or external imports) that belong to a forbidden package. */
+  readonly forbidden: readonly string[];
+}
+
+/** The package an input path belongs to (the last node_modules segment wins), or the project folder. */
+function ownerOf(path: string): string {
+  const segments = path.split('/');
+  const at = segments.lastIndexOf('node_modules');
+  if (at < 0) return `(project) ${segments.length > 1 ? segments[0] : path}/`;
+  const first = segments[at + 1] ?? '';
+  return first.startsWith('@') ? `${first}/${segments[at + 2] ?? ''}` : first;
+}
+
+function isForbidden(path: string): boolean {
+  // A forbidden entry names a package (or a scope when it ends in '/'); match it as a whole path segment.
+  const packagePaths = [path, ...path.split('node_modules/').slice(1)];
+  return FORBIDDEN_IN_API_BUNDLES.some((entry) =>
+    packagePaths.some((candidate) => (entry.endsWith('/') ? candidate.startsWith(entry) : candidate === entry || candidate.startsWith(`${entry}/`))),
+  );
+}
+
+async function bundle(entry: string, external: readonly string[]): Promise<{ bytes: number; metafile: Metafile }> {
+  const result = await build({
+    entryPoints: [entry],
+    outfile: 'index.mjs',
+    write: false,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: LAMBDA_TARGET,
+    minify: true,
+    sourcemap: false,
+    external: [...external],
+    banner: { js: ESM_BANNER },
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const output = result.outputFiles[0];
+  if (!output) throw new Error(`esbuild produced no output for ${entry}`);
+  return { bytes: output.contents.byteLength, metafile: result.metafile };
+}
+
+function topContributors(metafile: Metafile, count: number): Contributor[] {
+  const totals = new Map<string, number>();
+  for (const output of Object.values(metafile.outputs)) {
+    for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
+      totals.set(ownerOf(path), (totals.get(ownerOf(path)) ?? 0) + bytesInOutput);
+    }
+  }
+  return [...totals].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes).slice(0, count);
+}
+
+function forbiddenIn(metafile: Metafile): string[] {
+  const paths = Object.entries(metafile.inputs).flatMap(([path, input]) => [path, ...input.imports.filter((i) => i.external).map((i) => i.path)]);
+  return [...new Set(paths.filter(isForbidden))];
+}
+
+export function connectionHandlers(): string[] {
+  return readdirSync(HANDLER_DIR)
+    .filter((file) => file.endsWith('.ts') && file !== 'routes.ts')
+    .sort()
+    .map((file) => join(HANDLER_DIR, file));
+}
+
+export async function measureBundles(): Promise<BundleReport[]> {
+  // Sequential on purpose: esbuild is multi-threaded already and the machine has 2 cores.
+  const reports: BundleReport[] = [];
+  for (const entry of connectionHandlers()) {
+    const deployed = await bundle(entry, EXTERNAL_MODULES);
+    const withSdk = await bundle(entry, []);
+    reports.push({
+      handler: basename(entry, '.ts'),
+      bytes: deployed.bytes,
+      bytesWithSdk: withSdk.bytes,
+      top: topContributors(deployed.metafile, 3),
+      forbidden: [...new Set([...forbiddenIn(deployed.metafile), ...forbiddenIn(withSdk.metafile)])],
+    });
+  }
+  return reports;
+}

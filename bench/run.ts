@@ -1,0 +1,136 @@
+/**
+ * `npm run bench`: bundle sizes of the connection handlers as deployed, and API latency as a
+ * ratio to the raw local store in the same run. Prints a markdown report to stdout.
+ * Exits non-zero when a handler bundle breaks the rule (over 300 KB or a forbidden package),
+ * or when a latency phase had failed requests (its numbers would mean nothing).
+ */
+import { cpus } from 'node:os';
+import { MAX_BUNDLE_BYTES, measureBundles, type BundleReport } from './bundles';
+import { measureLatency, type LatencyReport, type PhaseResult } from './latency';
+
+// Before anything loads the twin (the child process inherits them).
+process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
+const kb = (bytes: number): string => (bytes / 1024).toFixed(1);
+const ms = (value: number): string => value.toFixed(2);
+const times = (value: number): string => `${value.toFixed(2)}×`;
+
+function bundleSection(bundles: readonly BundleReport[]): string[] {
+  const lines = [
+    `## Connection handler bundles`,
+    '',
+    `esbuild as CDK deploys them (infra/bundling.ts): bundle, minify, esm, platform node, target node22, \`@aws-sdk/*\` external, ESM banner, no source map. Limit ${kb(MAX_BUNDLE_BYTES)} KB.`,
+    '',
+    '| handler | deployed KB | with AWS SDK KB | ≤ 300 KB | forbidden packages | top 3 contributors (deployed, KB) |',
+    '|---|--:|--:|:-:|---|---|',
+  ];
+  for (const bundle of bundles) {
+    const top = bundle.top.map((contributor) => `${contributor.name} ${kb(contributor.bytes)}`).join(', ');
+    const forbidden = bundle.forbidden.length === 0 ? 'none' : bundle.forbidden.join(', ');
+    lines.push(`| ${bundle.handler} | ${kb(bundle.bytes)} | ${kb(bundle.bytesWithSdk)} | ${bundle.bytes <= MAX_BUNDLE_BYTES ? 'yes' : '**NO**'} | ${forbidden} | ${top} |`);
+  }
+  return lines;
+}
+
+function outboundPerRequest({ server }: PhaseResult): string {
+  if (server.apiRequests === 0) return '–';
+  return server.outbound
+    .map((call) => `${call.operation} ×${(call.count / server.apiRequests).toFixed(2)} (${ms(call.meanMs)} ms)`)
+    .join('<br>');
+}
+
+function latencySection({ settings, comparisons }: LatencyReport): string[] {
+  const lines = [
+    `## Latency: API vs raw local DynamoDB`,
+    '',
+    `autocannon, ${settings.connections} connections, pipelining 1, ${settings.seconds} s per phase after a discarded ${settings.warmupSeconds} s warm-up; identical settings for API and raw.`,
+    'Fairness on 2 cores: the twin (API emulation + handlers + local DynamoDB/KMS/S3, one event loop) runs in a child process started',
+    'with startTwin(); autocannon runs in the bench process, so load generator and server each have a core. Phases alternate API, raw.',
+    'Latencies are per-response hrtime values from autocannon (fractional ms), 2xx only. CPU % is of one core, taken with',
+    'process.cpuUsage() in each process over the measured run (it can pass 100%: GC and libuv threads); twin near 100% with',
+    'autocannon well below means the server is the bottleneck, not the load generator.',
+    '',
+    '| request | side | p50 ms | p99 ms | req/s | ok | failed | twin CPU ms/req | twin CPU % | autocannon CPU % |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|',
+  ];
+  for (const phase of comparisons.flatMap(({ api, raw }) => [api, raw])) {
+    lines.push(
+      `| ${phase.name} | ${phase.side} | ${ms(phase.p50)} | ${ms(phase.p99)} | ${phase.requestsPerSecond.toFixed(0)} | ${phase.ok} | ${phase.failed} | ` +
+        `${ms(phase.serverCpuMsPerRequest)} | ${phase.serverCpuPercent.toFixed(0)} | ${phase.loadCpuPercent.toFixed(0)} |`,
+    );
+  }
+  lines.push('', '### Ratios API / raw', '', '| comparison | p50 | p99 | req/s | twin CPU per request |', '|---|--:|--:|--:|--:|');
+  for (const { api, raw } of comparisons) {
+    lines.push(
+      `| ${api.name} / ${raw.name} | ${times(api.p50 / raw.p50)} | ${times(api.p99 / raw.p99)} | ${times(api.requestsPerSecond / raw.requestsPerSecond)} | ` +
+        `${times(api.serverCpuMsPerRequest / raw.serverCpuMsPerRequest)} |`,
+    );
+  }
+  lines.push(
+    '',
+    '### Where the API time goes (server side, means over the phase)',
+    '',
+    'Held = time the API server holds a request (received → response finished). Outbound = SDK calls the authorizer and handler make',
+    'per API request, with mean time to response headers; under load that includes waiting for the shared event loop.',
+    '',
+    '| request | client p50 ms | held mean ms | outbound calls per request |',
+    '|---|--:|--:|---|',
+  );
+  for (const { api } of comparisons) {
+    lines.push(`| ${api.name} | ${ms(api.p50)} | ${ms(api.server.apiMeanMs)} | ${outboundPerRequest(api)} |`);
+  }
+  return lines;
+}
+
+/** Share of all cores busy over one second, from os.cpus() counters (the load average lags by minutes). */
+async function machineBusy(): Promise<number> {
+  const total = () => cpus().reduce((sum, { times: t }) => ({ idle: sum.idle + t.idle, all: sum.all + t.user + t.nice + t.sys + t.irq + t.idle }), { idle: 0, all: 0 });
+  const before = total();
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const after = total();
+  return 1 - (after.idle - before.idle) / (after.all - before.all);
+}
+
+async function main(): Promise<number> {
+  // Taken before the bench loads the machine itself: other work on the 2 cores skews the numbers (the ratios less so).
+  const busyBefore = await machineBusy();
+  const bundles = await measureBundles();
+  const latency = await measureLatency({ connections: 10, seconds: 5, warmupSeconds: 1 });
+
+  const oversized = bundles.filter((bundle) => bundle.bytes > MAX_BUNDLE_BYTES).map((bundle) => bundle.handler);
+  const forbidden = bundles.filter((bundle) => bundle.forbidden.length > 0).map((bundle) => bundle.handler);
+  const failedPhases = latency.comparisons.flatMap(({ api, raw }) => [api, raw]).filter((phase) => phase.failed > 0).map((phase) => phase.name);
+  const verdict = [
+    oversized.length > 0 ? `FAIL: over ${kb(MAX_BUNDLE_BYTES)} KB as deployed: ${oversized.join(', ')}` : `ok: every handler ≤ ${kb(MAX_BUNDLE_BYTES)} KB as deployed`,
+    forbidden.length > 0 ? `FAIL: forbidden packages in: ${forbidden.join(', ')}` : 'ok: no forbidden package in any bundle',
+    failedPhases.length > 0 ? `FAIL: failed requests in: ${failedPhases.join(', ')}` : 'ok: no failed request in any latency phase',
+  ];
+
+  const report = [
+    '# Data Preparation Service – bench',
+    '',
+    `${new Date().toISOString()} · Node ${process.version} · ${cpus().length} cores · CPU busy in the second before the run: ${(busyBefore * 100).toFixed(0)}%` +
+      (busyBefore > 0.1 ? ' (**other work on the machine: expect noisy absolute numbers**)' : ''),
+    '',
+    ...bundleSection(bundles),
+    '',
+    ...latencySection(latency),
+    '',
+    '## Verdict',
+    '',
+    ...verdict.map((line) => `- ${line}`),
+  ];
+  console.log(report.join('\n'));
+  return oversized.length + forbidden.length + failedPhases.length > 0 ? 1 : 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  },
+);

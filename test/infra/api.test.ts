@@ -1,0 +1,354 @@
+/**
+ * The stage as `cdk synth -c stage=...` builds it from the real route table: API, functions,
+ * storage, keys and least-privilege IAM. Synthesized once (with cdk-nag) for the whole file.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Match } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUTHORIZER_HANDLER, FALLBACK_HANDLER, routes } from '../../functions/routes';
+import { ESM_BANNER } from '../../infra/bundling';
+import { API_BASE_PATH } from '../../shared/config';
+import {
+  actionsOf,
+  allResourcesOfType,
+  bundleDir,
+  functionOf,
+  grants,
+  rootKeys,
+  sameTarget,
+  synthesize,
+  targetOf,
+  type FunctionInfo,
+  type SynthesizedStage,
+  type Target,
+} from './synth';
+
+const DYNAMODB_READ = ['dynamodb:GetItem', 'dynamodb:Query'];
+const DYNAMODB_WRITE = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem'];
+
+let stage: SynthesizedStage;
+let keys: ReturnType<typeof rootKeys>;
+
+beforeAll(() => {
+  stage = synthesize({ stage: 'test', nag: true });
+  keys = rootKeys(stage);
+});
+afterAll(() => stage?.close());
+
+const routeFunction = (route: (typeof routes)[number]): FunctionInfo =>
+  functionOf(stage, route.handler, (fn) => fn.description.startsWith(`${route.method} ${API_BASE_PATH}${route.path} (`));
+
+const apiRoutes = () => allResourcesOfType(stage, 'AWS::ApiGatewayV2::Route');
+
+/** The function an API route's integration invokes. */
+function integratedFunction(route: { view: SynthesizedStage['root']; resource: any }): Target | undefined {
+  const target = route.resource.Properties.Target['Fn::Join'][1][1];
+  const integration = targetOf(route.view, target)!;
+  const properties = integration.view.json.Resources[integration.logicalId].Properties;
+  expect(properties.IntegrationType).toBe('AWS_PROXY');
+  expect(properties.PayloadFormatVersion).toBe('2.0');
+  return targetOf(integration.view, properties.IntegrationUri);
+}
+
+const asTarget = (fn: FunctionInfo): Target => ({ view: fn.view, logicalId: fn.logicalId, attribute: undefined });
+
+/** Grants on a key: actions, each checked to be the only resource of its statement's grant. */
+const actionsOnKey = (fn: FunctionInfo, key: Target): string[] => grants(fn).filter((grant) => sameTarget(grant.target, key)).map((grant) => grant.action);
+
+describe('API routes', () => {
+  it('the route table is not empty and has public and protected routes', () => {
+    expect(routes.length).toBeGreaterThan(5);
+    expect(routes.some((route) => route.permission === null)).toBe(true);
+    expect(routes.some((route) => route.permission !== null)).toBe(true);
+  });
+
+  it.each(routes.map((route) => [`${route.method} ${route.path}`, route] as const))('%s has exactly one function and one API route to it', (_, route) => {
+    const fn = routeFunction(route);
+    const matching = apiRoutes().filter(({ resource }) => resource.Properties.RouteKey === `${route.method} ${API_BASE_PATH}${route.path}`);
+    expect(matching).toHaveLength(1);
+    expect(sameTarget(integratedFunction(matching[0]!), asTarget(fn))).toBe(true);
+    // The route lives in its domain's nested stack.
+    expect(fn.view.name).toBe(`${route.tag.replace(/(^|-)([a-z0-9])/g, (_, __, letter: string) => letter.toUpperCase())}Routes`);
+  });
+
+  it('has no API route the route table does not declare, besides $default', () => {
+    const declared = new Set(routes.map((route) => `${route.method} ${API_BASE_PATH}${route.path}`));
+    const keys = apiRoutes().map(({ resource }) => resource.Properties.RouteKey as string);
+    expect(keys.filter((key) => !declared.has(key))).toEqual(['$default']);
+    expect(keys).toHaveLength(routes.length + 1);
+  });
+
+  it('protected routes run the authorizer; public routes (permission null) do not', () => {
+    const [[authorizerId]] = stage.root.template.findResources('AWS::ApiGatewayV2::Authorizer') ? Object.entries(stage.root.template.findResources('AWS::ApiGatewayV2::Authorizer')) : [];
+    expect(authorizerId).toBeDefined();
+    for (const route of routes) {
+      const [apiRoute] = apiRoutes().filter(({ resource }) => resource.Properties.RouteKey === `${route.method} ${API_BASE_PATH}${route.path}`);
+      const properties = apiRoute!.resource.Properties;
+      if (route.permission === null) {
+        expect(properties.AuthorizationType ?? 'NONE', route.operationId).toBe('NONE');
+        expect(properties.AuthorizerId, route.operationId).toBeUndefined();
+      } else {
+        expect(properties.AuthorizationType, route.operationId).toBe('CUSTOM');
+        expect(targetOf(apiRoute!.view, properties.AuthorizerId)?.logicalId, route.operationId).toBe(authorizerId);
+      }
+    }
+  });
+
+  it('the authorizer is a REQUEST (Lambda) authorizer with simple responses, no identity source and no caching', () => {
+    const authorizers = stage.root.template.findResources('AWS::ApiGatewayV2::Authorizer');
+    expect(Object.keys(authorizers)).toHaveLength(1);
+    const properties = Object.values(authorizers)[0].Properties;
+    expect(properties).toMatchObject({ AuthorizerType: 'REQUEST', EnableSimpleResponses: true, AuthorizerPayloadFormatVersion: '2.0', AuthorizerResultTtlInSeconds: 0 });
+    expect(properties.IdentitySource).toBeUndefined();
+    const uri = JSON.stringify(properties.AuthorizerUri);
+    const authorizer = functionOf(stage, AUTHORIZER_HANDLER);
+    expect(uri).toContain(`"${authorizer.logicalId}"`);
+    // API Gateway may invoke it, only as this API's authorizer.
+    stage.root.template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      Principal: 'apigateway.amazonaws.com',
+      FunctionName: { 'Fn::GetAtt': [authorizer.logicalId, 'Arn'] },
+      SourceArn: { 'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('/authorizers/')])] },
+    });
+  });
+
+  it('the $default route sends unmatched requests to the fallback function without the authorizer', () => {
+    const defaults = apiRoutes().filter(({ resource }) => resource.Properties.RouteKey === '$default');
+    expect(defaults).toHaveLength(1);
+    expect(defaults[0]!.resource.Properties.AuthorizationType ?? 'NONE').toBe('NONE');
+    expect(sameTarget(integratedFunction(defaults[0]!), asTarget(functionOf(stage, FALLBACK_HANDLER)))).toBe(true);
+  });
+
+  it('has a $default stage with auto deploy and JSON access logs', () => {
+    stage.root.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('\\$context.requestId') },
+    });
+  });
+
+  it('outputs the API URL under the base path', () => {
+    const outputs = stage.root.template.findOutputs('ApiUrl');
+    expect(JSON.stringify(outputs.ApiUrl?.Value)).toContain(API_BASE_PATH);
+    expect(JSON.stringify(outputs.ApiUrl?.Value)).toContain('ApiEndpoint');
+  });
+});
+
+describe('functions', () => {
+  it('one per route plus the authorizer and the fallback', () => {
+    expect(stage.functions).toHaveLength(routes.length + 2);
+  });
+
+  it('all run nodejs22.x on arm64 with source maps enabled and a log group of their own', () => {
+    const logGroups = new Set<string>();
+    for (const fn of stage.functions) {
+      expect(fn.properties.Runtime, fn.description).toBe('nodejs22.x');
+      expect(fn.properties.Architectures, fn.description).toEqual(['arm64']);
+      expect(fn.properties.Handler).toBe('index.handler');
+      expect(fn.environment.NODE_OPTIONS).toBe('--enable-source-maps');
+      expect(fn.environment.POWERTOOLS_SERVICE_NAME).toBe('data-preparation');
+      const logGroup = targetOf(fn.view, fn.properties.LoggingConfig.LogGroup)!;
+      expect(logGroup.view.json.Resources[logGroup.logicalId].Type).toBe('AWS::Logs::LogGroup');
+      logGroups.add(`${logGroup.view.name}/${logGroup.logicalId}`);
+    }
+    expect(logGroups.size).toBe(stage.functions.length);
+  });
+
+  it('are bundled as minified ESM with the banner and a source map', () => {
+    for (const fn of [functionOf(stage, 'connections/get'), functionOf(stage, AUTHORIZER_HANDLER)]) {
+      const dir = bundleDir(stage, fn);
+      const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
+      expect(code.startsWith(ESM_BANNER)).toBe(true);
+      expect(code).toMatch(/export\s*\{[^}]*as handler\s*\}/);
+      // Minified: a handful of long lines, not formatted source.
+      expect(code.split('\n').length).toBeLessThan(50);
+      expect(code).toContain('//# sourceMappingURL=index.mjs.map');
+      expect(existsSync(join(dir, 'index.mjs.map'))).toBe(true);
+      // The AWS SDK v3 comes with the runtime.
+      expect(code).not.toContain('@aws-sdk/client-dynamodb/package.json');
+    }
+  });
+});
+
+describe('storage and keys', () => {
+  it('the table: pk/sk strings, on demand, PITR, customer-managed KMS key, TTL on expires_at, retained', () => {
+    const tables = stage.root.template.findResources('AWS::DynamoDB::Table');
+    expect(Object.keys(tables)).toHaveLength(1);
+    const table = Object.values(tables)[0];
+    expect(table.DeletionPolicy).toBe('Retain');
+    expect(table.UpdateReplacePolicy).toBe('Retain');
+    expect(table.Properties).toMatchObject({
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      AttributeDefinitions: expect.arrayContaining([
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ]),
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true, SSEType: 'KMS' },
+      TimeToLiveSpecification: { AttributeName: 'expires_at', Enabled: true },
+    });
+    expect(stage.root.json.Resources[keys.table.logicalId].Properties.EnableKeyRotation).toBe(true);
+  });
+
+  it('the data bucket: KMS encryption, versioned, public access blocked, retained, TLS only', () => {
+    const bucket = stage.root.json.Resources[
+      Object.entries(stage.root.template.findResources('AWS::S3::Bucket')).find(([, resource]) =>
+        JSON.stringify(resource.Properties.BucketEncryption).includes('aws:kms'),
+      )![0]
+    ];
+    expect(bucket.DeletionPolicy).toBe('Retain');
+    expect(bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('aws:kms');
+    expect(stage.root.json.Resources[keys.bucket.logicalId].Properties.EnableKeyRotation).toBe(true);
+    expect(bucket.Properties.VersioningConfiguration).toEqual({ Status: 'Enabled' });
+    expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(bucket.Properties.LoggingConfiguration?.DestinationBucketName).toBeDefined();
+  });
+
+  it('every bucket denies requests without TLS', () => {
+    const buckets = Object.keys(stage.root.template.findResources('AWS::S3::Bucket'));
+    expect(buckets.length).toBeGreaterThan(0);
+    for (const bucket of buckets) {
+      const policies = Object.values(stage.root.template.findResources('AWS::S3::BucketPolicy')).filter((policy) => policy.Properties.Bucket.Ref === bucket);
+      expect(policies, bucket).toHaveLength(1);
+      expect(policies[0].Properties.PolicyDocument.Statement).toContainEqual(
+        expect.objectContaining({ Effect: 'Deny', Action: 's3:*', Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      );
+    }
+  });
+
+  it('the data key is a symmetric key with rotation; the signing key is ECC_NIST_P256 SIGN_VERIFY', () => {
+    const data = stage.root.json.Resources[keys.data.logicalId];
+    expect(data.Properties.KeySpec ?? 'SYMMETRIC_DEFAULT').toBe('SYMMETRIC_DEFAULT');
+    expect(data.Properties.KeyUsage ?? 'ENCRYPT_DECRYPT').toBe('ENCRYPT_DECRYPT');
+    expect(data.Properties.EnableKeyRotation).toBe(true);
+    const signing = stage.root.json.Resources[keys.signing.logicalId];
+    expect(signing.Properties).toMatchObject({ KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' });
+    for (const key of Object.values(keys)) expect(stage.root.json.Resources[key.logicalId].DeletionPolicy).toBe('Retain');
+  });
+});
+
+describe('least privilege', () => {
+  it('no function role has an AWS managed policy; each may write only to its own log group', () => {
+    for (const fn of stage.functions) {
+      expect(fn.role.Properties.ManagedPolicyArns, fn.description).toBeUndefined();
+      const logGrants = grants(fn).filter((grant) => grant.action.startsWith('logs:'));
+      expect(new Set(logGrants.map((grant) => grant.action))).toEqual(new Set(['logs:CreateLogStream', 'logs:PutLogEvents']));
+      const ownLogGroup = targetOf(fn.view, fn.properties.LoggingConfig.LogGroup);
+      for (const grant of logGrants) expect(sameTarget(grant.target, ownLogGroup), fn.description).toBe(true);
+    }
+  });
+
+  it('no statement allows a wildcard action or resource', () => {
+    for (const fn of stage.functions) {
+      for (const grant of grants(fn)) {
+        expect(grant.action, fn.description).not.toContain('*');
+        expect(grant.resource, fn.description).not.toBe('*');
+      }
+    }
+  });
+
+  it.each(routes.map((route) => [route.handler, route] as const))('%s gets exactly what its access declares', (_, route) => {
+    const fn = routeFunction(route);
+    const actions = actionsOf(fn);
+    const dynamodb = [...actions].filter((action) => action.startsWith('dynamodb:'));
+    const { access } = route;
+    if (access.table === undefined) expect(dynamodb).toEqual([]);
+    if (access.table !== undefined) for (const action of DYNAMODB_READ) expect(actions).toContain(action);
+    for (const action of DYNAMODB_WRITE) expect(actions.has(action), action).toBe(access.table === 'write');
+    // Table actions are on the table only.
+    const [table] = Object.keys(stage.root.template.findResources('AWS::DynamoDB::Table'));
+    for (const grant of grants(fn).filter((grant) => grant.action.startsWith('dynamodb:'))) expect(grant.target?.logicalId).toBe(table);
+    // KMS on the table key only through DynamoDB.
+    for (const grant of grants(fn).filter((grant) => sameTarget(grant.target, keys.table))) {
+      expect(grant.condition?.StringEquals?.['kms:ViaService']).toBeDefined();
+    }
+    expect(actionsOnKey(fn, keys.table).length > 0).toBe(access.table !== undefined);
+    expect(actionsOnKey(fn, keys.bucket)).toEqual([]);
+    const expectedDataKey = (access.dataKey ?? []).map((use) => (use === 'encrypt' ? 'kms:GenerateDataKey' : 'kms:Decrypt')).sort();
+    expect(actionsOnKey(fn, keys.data).sort()).toEqual(expectedDataKey);
+    const expectedSigning = access.signingKey === 'sign' ? ['kms:Sign'] : access.signingKey === 'verify' ? ['kms:GetPublicKey'] : [];
+    expect(actionsOnKey(fn, keys.signing)).toEqual(expectedSigning);
+    // Nothing else: every non-log grant is on the table or a key named above.
+    const known = [keys.table, keys.data, keys.signing];
+    for (const grant of grants(fn).filter((grant) => !grant.action.startsWith('logs:'))) {
+      expect(grant.target?.logicalId === table || known.some((key) => sameTarget(grant.target, key)), `${grant.action} on ${JSON.stringify(grant.resource)}`).toBe(true);
+    }
+    // Resource names reach a function only with the access to use them.
+    expect('TABLE_NAME' in fn.environment).toBe(access.table !== undefined);
+    expect('DATA_KEY_ID' in fn.environment).toBe((access.dataKey ?? []).length > 0);
+    expect('SIGNING_KEY_ID' in fn.environment).toBe(access.signingKey !== undefined);
+  });
+
+  it('connections/get reads the table and has no write and no KMS key of its own', () => {
+    const fn = functionOf(stage, 'connections/get');
+    const actions = actionsOf(fn);
+    expect(actions).toContain('dynamodb:GetItem');
+    expect(actions).toContain('dynamodb:Query');
+    for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) expect(actions).not.toContain(action);
+    expect(actionsOnKey(fn, keys.data)).toEqual([]);
+    expect(actionsOnKey(fn, keys.signing)).toEqual([]);
+    // Its only KMS use is DynamoDB decrypting the table on its behalf.
+    const kms = grants(fn).filter((grant) => grant.action.startsWith('kms:'));
+    expect(kms.every((grant) => sameTarget(grant.target, keys.table) && grant.condition?.StringEquals?.['kms:ViaService'])).toBe(true);
+    expect(new Set(kms.map((grant) => grant.action))).toEqual(new Set(['kms:Decrypt', 'kms:DescribeKey']));
+  });
+
+  it('connections/test-stored may decrypt data keys but not generate them', () => {
+    const fn = functionOf(stage, 'connections/test-stored');
+    expect(actionsOnKey(fn, keys.data)).toEqual(['kms:Decrypt']);
+    expect(actionsOf(fn)).not.toContain('kms:GenerateDataKey');
+    // Only with a tenant in the encryption context.
+    const grant = grants(fn).find((candidate) => sameTarget(candidate.target, keys.data))!;
+    expect(grant.condition).toEqual({ Null: { 'kms:EncryptionContext:tenant_id': 'false' } });
+  });
+
+  it('connections/create generates data keys and cannot decrypt them', () => {
+    const fn = functionOf(stage, 'connections/create');
+    expect(actionsOnKey(fn, keys.data)).toEqual(['kms:GenerateDataKey']);
+    expect(actionsOf(fn)).toContain('dynamodb:PutItem');
+  });
+
+  it('auth/token signs with the signing key (ES256 only) and cannot read its public key', () => {
+    const fn = functionOf(stage, 'auth/token');
+    expect(actionsOnKey(fn, keys.signing)).toEqual(['kms:Sign']);
+    const grant = grants(fn).find((candidate) => candidate.action === 'kms:Sign')!;
+    expect(grant.condition).toEqual({ StringEquals: { 'kms:SigningAlgorithm': 'ECDSA_SHA_256' } });
+    expect(fn.environment.SIGNING_KEY_ID).toBeDefined();
+  });
+
+  it('the authorizer may only read the public key', () => {
+    const fn = functionOf(stage, AUTHORIZER_HANDLER);
+    const nonLog = grants(fn).filter((grant) => !grant.action.startsWith('logs:'));
+    expect(nonLog.map((grant) => grant.action)).toEqual(['kms:GetPublicKey']);
+    expect(sameTarget(nonLog[0]!.target, keys.signing)).toBe(true);
+    expect(Object.keys(fn.environment).sort()).toEqual(['NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME', 'SIGNING_KEY_ID']);
+  });
+
+  it.each(['meta/openapi', 'connections/test', FALLBACK_HANDLER])('%s has no DynamoDB or KMS access', (handler) => {
+    const fn = functionOf(stage, handler, (candidate) => !candidate.description.startsWith('worker '));
+    const actions = [...actionsOf(fn)];
+    expect(actions.filter((action) => action.startsWith('dynamodb:') || action.startsWith('kms:'))).toEqual([]);
+    expect(actions.sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+  });
+});
+
+describe('cdk-nag', () => {
+  it('AWS Solutions checks pass (synthesis would have thrown), and every acknowledgment gives a reason', () => {
+    const metadata = stage.stack.node
+      .findAll()
+      .flatMap((construct) => construct.node.metadata.filter((entry) => entry.type === 'aws:cdk:acknowledged-rules').map((entry) => entry.data));
+    expect(metadata.length).toBeGreaterThan(0);
+    for (const entry of metadata.flat() as { id: string; reason: string }[]) expect(entry.reason?.length, entry.id).toBeGreaterThan(20);
+    expect(existsSync(join(stage.assemblyDir, 'validation-report.json'))).toBe(true);
+  });
+});

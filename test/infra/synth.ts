@@ -1,0 +1,229 @@
+/**
+ * Synthesizes a stage once per test file (bundling every function with esbuild, as `cdk synth`
+ * does) into a temporary cloud assembly, and gives the tests a view over the root and nested
+ * templates: functions with their effective IAM statements, references followed through
+ * nested-stack parameters back to the root stack's resources.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, NestedStack, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { DataPreparationStack, type DataPreparationStackProps } from '../../infra/stacks/data-preparation-stack';
+import { PROJECT_ROOT } from '../../infra/stacks/service-function';
+import { stackName } from '../../infra/stacks/stage';
+
+/** The feature flags and settings of cdk.json, so tests synthesize what the CLI synthesizes. */
+export const CDK_CONTEXT = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
+
+export const FIXTURES_DIR = join(PROJECT_ROOT, 'test', 'infra', 'fixtures');
+
+type Json = any;
+
+export interface TemplateView {
+  /** The root stack's artifact id, or the nested stack's construct id. */
+  readonly name: string;
+  readonly template: Template;
+  readonly json: Json;
+  readonly parent: TemplateView | undefined;
+  /** Nested stacks: the values the parent passes for their parameters. */
+  readonly parameterValues: Readonly<Record<string, Json>>;
+}
+
+/** A resource an intrinsic points at, after following nested-stack parameters. */
+export interface Target {
+  readonly view: TemplateView;
+  readonly logicalId: string;
+  readonly attribute: string | undefined;
+}
+
+export interface Statement {
+  readonly effect: string;
+  readonly actions: readonly string[];
+  readonly resources: readonly Json[];
+  readonly condition: Json;
+  readonly sid: string | undefined;
+}
+
+export interface FunctionInfo {
+  readonly view: TemplateView;
+  readonly logicalId: string;
+  readonly properties: Json;
+  readonly description: string;
+  readonly environment: Readonly<Record<string, Json>>;
+  readonly roleLogicalId: string;
+  readonly role: Json;
+  /** Every statement of the role's inline and attached policies. */
+  readonly statements: readonly Statement[];
+}
+
+export interface SynthesizedStage {
+  readonly app: App;
+  readonly stack: DataPreparationStack;
+  readonly assemblyDir: string;
+  readonly root: TemplateView;
+  readonly nested: readonly TemplateView[];
+  readonly views: readonly TemplateView[];
+  readonly functions: readonly FunctionInfo[];
+  close(): void;
+}
+
+export interface SynthesizeOptions extends Partial<DataPreparationStackProps> {
+  /** Run cdk-nag's AWS Solutions checks (synthesis throws on an unacknowledged finding). */
+  readonly nag?: boolean;
+}
+
+const asArray = <T>(value: T | readonly T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? [...(value as T[])] : [value as T]);
+
+export function synthesize(options: SynthesizeOptions = {}): SynthesizedStage {
+  const { nag = false, ...props } = options;
+  const stage = props.stage ?? 'test';
+  const assemblyDir = mkdtempSync(join(tmpdir(), 'dps-infra-'));
+  const app = new App({ outdir: assemblyDir, context: CDK_CONTEXT, analyticsReporting: false });
+  const stack = new DataPreparationStack(app, stackName(stage), { ...props, stage });
+  if (nag) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+
+  const rootJson = Template.fromStack(stack).toJSON();
+  const root: TemplateView = { name: stack.artifactId, template: Template.fromJSON(rootJson), json: rootJson, parent: undefined, parameterValues: {} };
+  const nested = stack.node
+    .findAll()
+    .filter((construct): construct is NestedStack => NestedStack.isNestedStack(construct))
+    .map((nestedStack): TemplateView => {
+      const json = Template.fromStack(nestedStack).toJSON();
+      const resource = nestedStack.nestedStackResource!;
+      const logicalId = Stack.of(resource).resolve((resource as CfnElement).logicalId) as string;
+      return {
+        name: nestedStack.node.id,
+        template: Template.fromJSON(json),
+        json,
+        parent: root,
+        parameterValues: root.json.Resources[logicalId].Properties.Parameters ?? {},
+      };
+    });
+  const views = [root, ...nested];
+  return {
+    app,
+    stack,
+    assemblyDir,
+    root,
+    nested,
+    views,
+    functions: views.flatMap(functionsOf),
+    close: () => rmSync(assemblyDir, { recursive: true, force: true }),
+  };
+}
+
+/** Follows Ref / Fn::GetAtt (through nested-stack parameters) to the resource it names. */
+export function targetOf(view: TemplateView, value: Json): Target | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  if (typeof value.Ref === 'string') {
+    if (value.Ref in view.parameterValues && view.parent) return targetOf(view.parent, view.parameterValues[value.Ref]);
+    if (value.Ref in (view.json.Resources ?? {})) return { view, logicalId: value.Ref, attribute: undefined };
+    return undefined;
+  }
+  if (Array.isArray(value['Fn::GetAtt'])) {
+    const [logicalId, attribute] = value['Fn::GetAtt'] as [string, string];
+    return { view, logicalId, attribute };
+  }
+  return undefined;
+}
+
+export function sameTarget(a: Target | undefined, b: Target | undefined): boolean {
+  return a !== undefined && b !== undefined && a.view === b.view && a.logicalId === b.logicalId;
+}
+
+export function resourcesOfType(view: TemplateView, type: string): [string, Json][] {
+  return Object.entries(view.json.Resources ?? {}).filter(([, resource]) => (resource as Json).Type === type) as [string, Json][];
+}
+
+export function allResourcesOfType(synthesized: SynthesizedStage, type: string): { view: TemplateView; logicalId: string; resource: Json }[] {
+  return synthesized.views.flatMap((view) => resourcesOfType(view, type).map(([logicalId, resource]) => ({ view, logicalId, resource })));
+}
+
+function functionsOf(view: TemplateView): FunctionInfo[] {
+  return resourcesOfType(view, 'AWS::Lambda::Function').map(([logicalId, resource]) => {
+    const properties = resource.Properties;
+    const roleLogicalId = (properties.Role['Fn::GetAtt'] as [string, string])[0];
+    const role = view.json.Resources[roleLogicalId];
+    const attached = resourcesOfType(view, 'AWS::IAM::Policy').filter(([, policy]) =>
+      asArray<Json>(policy.Properties.Roles).some((ref: Json) => ref?.Ref === roleLogicalId),
+    );
+    const documents = [...asArray<Json>(role.Properties.Policies).map((policy: Json) => policy.PolicyDocument), ...attached.map(([, policy]) => policy.Properties.PolicyDocument)];
+    const statements = documents.flatMap((document: Json) =>
+      asArray<Json>(document.Statement).map(
+        (statement: Json): Statement => ({
+          effect: statement.Effect,
+          actions: asArray<string>(statement.Action),
+          resources: asArray<Json>(statement.Resource),
+          condition: statement.Condition,
+          sid: statement.Sid,
+        }),
+      ),
+    );
+    return {
+      view,
+      logicalId,
+      properties,
+      description: properties.Description ?? '',
+      environment: properties.Environment?.Variables ?? {},
+      roleLogicalId,
+      role,
+      statements,
+    };
+  });
+}
+
+/** The one function whose description names functions/<handler>.ts (and matches `where`). */
+export function functionOf(synthesized: SynthesizedStage, handler: string, where: (fn: FunctionInfo) => boolean = () => true): FunctionInfo {
+  const found = synthesized.functions.filter((fn) => fn.description.includes(`functions/${handler}.ts)`) && where(fn));
+  if (found.length !== 1) throw new Error(`expected one function for ${handler}, found ${found.length}`);
+  return found[0]!;
+}
+
+/** Allowed actions of a function, each with the resources it applies to. */
+export function grants(fn: FunctionInfo): { action: string; resource: Json; target: Target | undefined; condition: Json }[] {
+  return fn.statements
+    .filter((statement) => statement.effect === 'Allow')
+    .flatMap((statement) =>
+      statement.actions.flatMap((action) =>
+        statement.resources.map((resource) => ({ action, resource, target: targetOf(fn.view, resource), condition: statement.condition })),
+      ),
+    );
+}
+
+export function actionsOf(fn: FunctionInfo): Set<string> {
+  return new Set(grants(fn).map((grant) => grant.action));
+}
+
+/** The root stack's KMS keys, told apart by what uses them. */
+export function rootKeys(synthesized: SynthesizedStage): { table: Target; bucket: Target; data: Target; signing: Target } {
+  const { root } = synthesized;
+  const keys = resourcesOfType(root, 'AWS::KMS::Key');
+  const [[tableId, table]] = resourcesOfType(root, 'AWS::DynamoDB::Table') as [[string, Json]];
+  void tableId;
+  const tableKey = targetOf(root, table.Properties.SSESpecification.KMSMasterKeyId)!;
+  const bucketKeys = resourcesOfType(root, 'AWS::S3::Bucket')
+    .map(([, bucket]) => bucket.Properties.BucketEncryption?.ServerSideEncryptionConfiguration?.[0]?.ServerSideEncryptionByDefault?.KMSMasterKeyID)
+    .filter((key: Json) => key !== undefined)
+    .map((key: Json) => targetOf(root, key)!);
+  if (bucketKeys.length !== 1) throw new Error(`expected one KMS-encrypted bucket, found ${bucketKeys.length}`);
+  const signing = keys.filter(([, key]) => key.Properties.KeySpec === 'ECC_NIST_P256');
+  if (signing.length !== 1) throw new Error('expected one ECC_NIST_P256 key');
+  const signingKey: Target = { view: root, logicalId: signing[0]![0], attribute: undefined };
+  const used = new Set([tableKey.logicalId, bucketKeys[0]!.logicalId, signingKey.logicalId]);
+  const others = keys.filter(([logicalId]) => !used.has(logicalId));
+  if (others.length !== 1) throw new Error(`expected exactly one more key (the data key), found ${others.length}`);
+  return { table: tableKey, bucket: bucketKeys[0]!, data: { view: root, logicalId: others[0]![0], attribute: undefined }, signing: signingKey };
+}
+
+/** The directory of a function's bundle in the cloud assembly. */
+export function bundleDir(synthesized: SynthesizedStage, fn: FunctionInfo): string {
+  const key = fn.properties.Code.S3Key as string;
+  return join(synthesized.assemblyDir, `asset.${key.replace(/\.zip$/, '')}`);
+}
+
+/** The text of a file asset (e.g. a state machine definition uploaded with DefinitionBody.fromFile). */
+export function fileAsset(synthesized: SynthesizedStage, s3Key: string): string {
+  return readFileSync(join(synthesized.assemblyDir, `asset.${s3Key}`), 'utf8');
+}
