@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, NestedStack, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { DataPreparationStack, type DataPreparationStackProps } from '../../infra/stacks/data-preparation-stack';
 import { PROJECT_ROOT } from '../../infra/stacks/service-function';
@@ -29,6 +30,8 @@ export interface TemplateView {
   readonly parent: TemplateView | undefined;
   /** Nested stacks: the values the parent passes for their parameters. */
   readonly parameterValues: Readonly<Record<string, Json>>;
+  /** Nested stacks by the logical id of their AWS::CloudFormation::Stack resource here. */
+  readonly children: Map<string, TemplateView>;
 }
 
 /** A resource an intrinsic points at, after following nested-stack parameters. */
@@ -72,20 +75,39 @@ export interface SynthesizedStage {
 export interface SynthesizeOptions extends Partial<DataPreparationStackProps> {
   /** Run cdk-nag's AWS Solutions checks (synthesis throws on an unacknowledged finding). */
   readonly nag?: boolean;
+  /** Bundle the functions (default); tests of names and wiring only may skip it. */
+  readonly bundle?: boolean;
 }
 
 const asArray = <T>(value: T | readonly T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? [...(value as T[])] : [value as T]);
 
 export function synthesize(options: SynthesizeOptions = {}): SynthesizedStage {
-  const { nag = false, ...props } = options;
+  const { nag = false, bundle = true, ...props } = options;
   const stage = props.stage ?? 'test';
   const assemblyDir = mkdtempSync(join(tmpdir(), 'dps-infra-'));
-  const app = new App({ outdir: assemblyDir, context: CDK_CONTEXT, analyticsReporting: false });
-  const stack = new DataPreparationStack(app, stackName(stage), { ...props, stage });
+  const context = bundle ? CDK_CONTEXT : { ...CDK_CONTEXT, [BUNDLING_STACKS]: [] };
+  try {
+    return synthesizeInto(assemblyDir, context, nag, { ...props, stage });
+  } catch (error) {
+    rmSync(assemblyDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+function synthesizeInto(assemblyDir: string, context: Record<string, unknown>, nag: boolean, props: DataPreparationStackProps): SynthesizedStage {
+  const app = new App({ outdir: assemblyDir, context, analyticsReporting: false });
+  const stack = new DataPreparationStack(app, stackName(props.stage), props);
   if (nag) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
 
   const rootJson = Template.fromStack(stack).toJSON();
-  const root: TemplateView = { name: stack.artifactId, template: Template.fromJSON(rootJson), json: rootJson, parent: undefined, parameterValues: {} };
+  const root: TemplateView = {
+    name: stack.artifactId,
+    template: Template.fromJSON(rootJson),
+    json: rootJson,
+    parent: undefined,
+    parameterValues: {},
+    children: new Map(),
+  };
   const nested = stack.node
     .findAll()
     .filter((construct): construct is NestedStack => NestedStack.isNestedStack(construct))
@@ -93,13 +115,16 @@ export function synthesize(options: SynthesizeOptions = {}): SynthesizedStage {
       const json = Template.fromStack(nestedStack).toJSON();
       const resource = nestedStack.nestedStackResource!;
       const logicalId = Stack.of(resource).resolve((resource as CfnElement).logicalId) as string;
-      return {
+      const view: TemplateView = {
         name: nestedStack.node.id,
         template: Template.fromJSON(json),
         json,
         parent: root,
         parameterValues: root.json.Resources[logicalId].Properties.Parameters ?? {},
+        children: new Map(),
       };
+      root.children.set(logicalId, view);
+      return view;
     });
   const views = [root, ...nested];
   return {
@@ -114,6 +139,20 @@ export function synthesize(options: SynthesizeOptions = {}): SynthesizedStage {
   };
 }
 
+const scratchDirs: string[] = [];
+
+/** An app for a test that builds stacks itself, in a temporary directory (see removeScratchApps). */
+export function scratchApp(options: { bundle?: boolean } = {}): App {
+  const outdir = mkdtempSync(join(tmpdir(), 'dps-infra-'));
+  scratchDirs.push(outdir);
+  const context = options.bundle === false ? { ...CDK_CONTEXT, [BUNDLING_STACKS]: [] } : CDK_CONTEXT;
+  return new App({ outdir, context, analyticsReporting: false });
+}
+
+export function removeScratchApps(): void {
+  for (const dir of scratchDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
 /** Follows Ref / Fn::GetAtt (through nested-stack parameters) to the resource it names. */
 export function targetOf(view: TemplateView, value: Json): Target | undefined {
   if (value === null || typeof value !== 'object') return undefined;
@@ -124,6 +163,9 @@ export function targetOf(view: TemplateView, value: Json): Target | undefined {
   }
   if (Array.isArray(value['Fn::GetAtt'])) {
     const [logicalId, attribute] = value['Fn::GetAtt'] as [string, string];
+    // An output of a nested stack: follow it into that stack.
+    const child = view.children.get(logicalId);
+    if (child && attribute.startsWith('Outputs.')) return targetOf(child, child.json.Outputs?.[attribute.slice('Outputs.'.length)]?.Value);
     return { view, logicalId, attribute };
   }
   return undefined;
@@ -200,8 +242,9 @@ export function actionsOf(fn: FunctionInfo): Set<string> {
 export function rootKeys(synthesized: SynthesizedStage): { table: Target; bucket: Target; data: Target; signing: Target } {
   const { root } = synthesized;
   const keys = resourcesOfType(root, 'AWS::KMS::Key');
-  const [[tableId, table]] = resourcesOfType(root, 'AWS::DynamoDB::Table') as [[string, Json]];
-  void tableId;
+  const tables = resourcesOfType(root, 'AWS::DynamoDB::Table');
+  if (tables.length !== 1) throw new Error(`expected one table, found ${tables.length}`);
+  const table = tables[0]![1];
   const tableKey = targetOf(root, table.Properties.SSESpecification.KMSMasterKeyId)!;
   const bucketKeys = resourcesOfType(root, 'AWS::S3::Bucket')
     .map(([, bucket]) => bucket.Properties.BucketEncryption?.ServerSideEncryptionConfiguration?.[0]?.ServerSideEncryptionByDefault?.KMSMasterKeyID)

@@ -1,0 +1,278 @@
+/**
+ * One stage of the Data Preparation Service: the stateful resources (KMS keys, table, data
+ * bucket), the HTTP API with its authorizer and fallback route, a nested stack per API domain
+ * (route tag) and a nested stack for job workers and state machines.
+ *
+ * Everything is derived from the route table (functions/routes.ts), the worker list
+ * (functions/workers.ts) and statemachines/*.asl.json; tests pass their own workers and state
+ * machine directory through the props.
+ */
+import { CfnOutput, Duration, RemovalPolicy, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import {
+  AuthorizerPayloadVersion,
+  type CfnAuthorizer,
+  HttpApi,
+  HttpAuthorizer,
+  HttpAuthorizerType,
+  HttpNoneAuthorizer,
+  HttpRoute,
+  HttpRouteKey,
+  HttpStage,
+  LogGroupLogDestination,
+} from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import type { Construct } from 'constructs';
+import { AUTHORIZER_HANDLER, FALLBACK_HANDLER, routes as routeTable } from '../../functions/routes';
+import { workers as workerList, type WorkerSpec } from '../../functions/workers';
+import { API_BASE_PATH } from '../../shared/config';
+import { TABLE_SCHEMA } from '../../shared/db/table-schema';
+import type { RouteSpec } from '../../shared/http/route';
+import { STATE_MACHINES_DIR, stateMachineArnVariable, stateMachineFiles } from '../state-machines';
+import type { AccessTargets } from './access';
+import { ApiDomainStack } from './api-domain-stack';
+import { checkPlaceholders, JobsStack } from './jobs-stack';
+import { LOG_RETENTION, ServiceFunction } from './service-function';
+import type { Settings } from './settings';
+import { pascalCase, validateStage } from './stage';
+
+export interface DataPreparationStackProps extends StackProps {
+  readonly stage: string;
+  /** The route table; functions/routes.ts by default. */
+  readonly routes?: readonly RouteSpec[];
+  /** Job workers; functions/workers.ts by default. */
+  readonly workers?: readonly WorkerSpec[];
+  /** Where the *.asl.json state machines are; statemachines/ by default. */
+  readonly stateMachinesDir?: string;
+  /** Setting overrides for every function (see settings.ts). */
+  readonly settings?: Settings;
+}
+
+const AUTHORIZER_TIMEOUT = Duration.seconds(10);
+const FALLBACK_TIMEOUT = Duration.seconds(10);
+const PLATFORM_MEMORY_MB = 1024;
+
+/** What the API's access log records per request (HTTP API $context variables). */
+const ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  requestTime: '$context.requestTime',
+  sourceIp: '$context.identity.sourceIp',
+  userAgent: '$context.identity.userAgent',
+  method: '$context.httpMethod',
+  path: '$context.path',
+  routeKey: '$context.routeKey',
+  status: '$context.status',
+  protocol: '$context.protocol',
+  responseLength: '$context.responseLength',
+  responseLatency: '$context.responseLatency',
+  integrationLatency: '$context.integrationLatency',
+  integrationError: '$context.integrationErrorMessage',
+  authorizerError: '$context.authorizer.error',
+};
+
+export class DataPreparationStack extends Stack {
+  readonly stage: string;
+  readonly api: HttpApi;
+  readonly table: Table;
+  readonly dataBucket: Bucket;
+  readonly keys: { readonly table: Key; readonly bucket: Key; readonly data: Key; readonly signing: Key };
+  readonly authorizer: ServiceFunction;
+  readonly fallback: ServiceFunction;
+  /** By domain (route tag). */
+  readonly domains = new Map<string, ApiDomainStack>();
+  readonly jobs: JobsStack | undefined;
+
+  constructor(scope: Construct, id: string, props: DataPreparationStackProps) {
+    const stage = validateStage(props.stage);
+    super(scope, id, { description: `Data Preparation Service, stage ${stage}`, terminationProtection: stage === 'prod', ...props });
+    this.stage = stage;
+    const routes = props.routes ?? routeTable;
+    const workers = props.workers ?? workerList;
+    const stateMachines = stateMachineFiles(props.stateMachinesDir ?? STATE_MACHINES_DIR);
+    // Configuration errors first, before any bundling.
+    checkPlaceholders(stateMachines, workers);
+    checkRoutes(routes);
+    Tags.of(this).add('service', 'data-preparation');
+    Tags.of(this).add('stage', stage);
+
+    // ---- Keys -------------------------------------------------------------------------------
+    const symmetricKey = (keyId: string, alias: string, purpose: string) =>
+      new Key(this, keyId, {
+        description: `Data Preparation ${stage}: ${purpose}`,
+        alias: `alias/data-preparation/${stage}/${alias}`,
+        enableKeyRotation: true,
+        removalPolicy: RemovalPolicy.RETAIN,
+      });
+    // Separate keys per purpose: a function that may read the table cannot open secrets.
+    this.keys = {
+      table: symmetricKey('TableKey', 'table', 'table encryption at rest'),
+      bucket: symmetricKey('BucketKey', 'bucket', 'data bucket encryption at rest'),
+      data: symmetricKey('DataKey', 'data', 'envelope encryption of connection secrets'),
+      signing: new Key(this, 'SigningKey', {
+        description: `Data Preparation ${stage}: signing access tokens (ES256)`,
+        alias: `alias/data-preparation/${stage}/signing`,
+        keySpec: KeySpec.ECC_NIST_P256,
+        keyUsage: KeyUsage.SIGN_VERIFY,
+        // KMS does not rotate asymmetric keys.
+        enableKeyRotation: false,
+        removalPolicy: RemovalPolicy.RETAIN,
+      }),
+    };
+
+    // ---- Table ------------------------------------------------------------------------------
+    this.table = new Table(this, 'Table', {
+      partitionKey: { name: TABLE_SCHEMA.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: TABLE_SCHEMA.sortKey, type: AttributeType.STRING },
+      timeToLiveAttribute: TABLE_SCHEMA.timeToLiveAttribute,
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      encryption: TableEncryption.CUSTOMER_MANAGED,
+      encryptionKey: this.keys.table,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    // ---- Buckets ----------------------------------------------------------------------------
+    const accessLogsBucket = new Bucket(this, 'AccessLogsBucket', {
+      // Server access logs of the data bucket. S3 delivers them only to SSE-S3 buckets, and a
+      // log bucket does not log itself.
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      minimumTLSVersion: 1.2,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      versioned: true,
+      lifecycleRules: [{ expiration: Duration.days(365), noncurrentVersionExpiration: Duration.days(30) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.dataBucket = new Bucket(this, 'DataBucket', {
+      encryption: BucketEncryption.KMS,
+      encryptionKey: this.keys.bucket,
+      bucketKeyEnabled: true,
+      enforceSSL: true,
+      minimumTLSVersion: 1.2,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      versioned: true,
+      serverAccessLogsBucket: accessLogsBucket,
+      serverAccessLogsPrefix: 'data-bucket/',
+      lifecycleRules: [{ abortIncompleteMultipartUploadAfter: Duration.days(7), noncurrentVersionExpiration: Duration.days(30) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    const targets: AccessTargets = { table: this.table, tableKey: this.keys.table, dataKey: this.keys.data, signingKey: this.keys.signing };
+    const settings: Record<string, string> = { ...props.settings };
+
+    // ---- Jobs -------------------------------------------------------------------------------
+    this.jobs =
+      workers.length > 0 || stateMachines.length > 0
+        ? new JobsStack(this, 'Jobs', { workers, stateMachines, targets, environment: settings })
+        : undefined;
+    const stateMachineArns = Object.fromEntries(
+      [...(this.jobs?.stateMachines ?? [])].map(([name, machine]) => [stateMachineArnVariable(name), machine.stateMachineArn]),
+    );
+
+    // ---- HTTP API ---------------------------------------------------------------------------
+    this.api = new HttpApi(this, 'Api', {
+      apiName: `data-preparation-${stage}`,
+      description: `Data Preparation Service API, stage ${stage}`,
+      createDefaultStage: false,
+    });
+    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: LOG_RETENTION, removalPolicy: RemovalPolicy.RETAIN });
+    new HttpStage(this, 'DefaultStage', {
+      httpApi: this.api,
+      stageName: '$default',
+      autoDeploy: true,
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+      },
+    });
+
+    // The authorizer always lets the request through with its verdict in the context; the
+    // route answers 401/403 as RFC 7807 problems. Without an identity source (a missing
+    // Authorization header must still reach the route) results cannot be cached.
+    this.authorizer = new ServiceFunction(this, 'Authorizer', {
+      handler: AUTHORIZER_HANDLER,
+      description: `API authorizer (functions/${AUTHORIZER_HANDLER}.ts)`,
+      access: { signingKey: 'verify' },
+      targets,
+      environment: settings,
+      timeout: AUTHORIZER_TIMEOUT,
+      memorySize: PLATFORM_MEMORY_MB,
+    });
+    const authorizer = new HttpAuthorizer(this, 'ApiAuthorizer', {
+      httpApi: this.api,
+      authorizerName: 'access-token',
+      type: HttpAuthorizerType.LAMBDA,
+      authorizerUri: `arn:${this.partition}:apigateway:${this.region}:lambda:path/2015-03-31/functions/${this.authorizer.function.functionArn}/invocations`,
+      payloadFormatVersion: AuthorizerPayloadVersion.VERSION_2_0,
+      enableSimpleResponses: true,
+      identitySource: [],
+      resultsCacheTtl: Duration.seconds(0),
+    });
+    (authorizer.node.defaultChild as CfnAuthorizer).addPropertyDeletionOverride('IdentitySource');
+    this.authorizer.function.addPermission('ApiGatewayInvoke', {
+      principal: new ServicePrincipal('apigateway.amazonaws.com'),
+      sourceArn: this.formatArn({ service: 'execute-api', resource: this.api.apiId, resourceName: `authorizers/${authorizer.authorizerId}` }),
+    });
+
+    // $default: requests no route matches get the contract's 404/405 problem.
+    this.fallback = new ServiceFunction(this, 'Fallback', {
+      handler: FALLBACK_HANDLER,
+      description: `$default route: 404/405 for unmatched requests (functions/${FALLBACK_HANDLER}.ts)`,
+      access: {},
+      targets,
+      environment: settings,
+      timeout: FALLBACK_TIMEOUT,
+      memorySize: PLATFORM_MEMORY_MB,
+    });
+    const defaultRoute = new HttpRoute(this, 'DefaultRoute', {
+      httpApi: this.api,
+      routeKey: HttpRouteKey.DEFAULT,
+      integration: new HttpLambdaIntegration('FallbackIntegration', this.fallback.function),
+      authorizer: new HttpNoneAuthorizer(),
+    });
+    Validations.of(defaultRoute).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-APIG4',
+      reason: 'The $default route only answers 404/405 problems for unmatched requests; its function has no access to any data.',
+    });
+
+    // ---- Routes, a nested stack per domain ---------------------------------------------------
+    const domains = [...new Set(routes.map((route) => route.tag))];
+    for (const domain of domains) {
+      const stack = new ApiDomainStack(this, `${pascalCase(domain)}Routes`, {
+        domain,
+        routes: routes.filter((route) => route.tag === domain),
+        httpApi: this.api,
+        authorizerId: authorizer.authorizerId,
+        targets,
+        environment: { ...settings, ...stateMachineArns },
+      });
+      this.domains.set(domain, stack);
+    }
+
+    new CfnOutput(this, 'ApiUrl', { value: `${this.api.apiEndpoint}${API_BASE_PATH}`, description: 'Base URL of the API' });
+    new CfnOutput(this, 'TableName', { value: this.table.tableName });
+    new CfnOutput(this, 'DataBucketName', { value: this.dataBucket.bucketName });
+  }
+}
+
+/** One function and one API route per entry: operation ids and method+path pairs must be unique. */
+function checkRoutes(routes: readonly RouteSpec[]): void {
+  const operations = new Set<string>();
+  const keys = new Set<string>();
+  for (const route of routes) {
+    const key = `${route.method} ${route.path}`;
+    if (operations.has(route.operationId)) throw new Error(`route table: operationId ${route.operationId} is used twice`);
+    if (keys.has(key)) throw new Error(`route table: ${key} is declared twice`);
+    if (!/^[a-z0-9-]+$/.test(route.tag)) throw new Error(`route table: tag ${route.tag} of ${route.operationId} is not kebab-case`);
+    operations.add(route.operationId);
+    keys.add(key);
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * One Lambda function of the service: a handler module under functions/, bundled locally with
+ * esbuild exactly as infra/bundling.ts describes (what the bundle benchmark measures), with its
+ * own log group and its own role that can write to that log group and do what its
+ * ResourceAccess declares, and nothing else (no AWS managed policy).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { ResourceAccess } from '../../shared/http/route';
+import { ESM_BANNER, EXTERNAL_MODULES, LAMBDA_TARGET } from '../bundling';
+import { accessStatements, type AccessTargets } from './access';
+
+export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const FUNCTIONS_DIR = join(PROJECT_ROOT, 'functions');
+
+export const RUNTIME = Runtime.NODEJS_22_X;
+export const ARCHITECTURE = Architecture.ARM_64;
+export const LOG_RETENTION = RetentionDays.THREE_MONTHS;
+
+/** The Powertools logger's service name (shared/log.ts). */
+export const SERVICE_NAME = 'data-preparation';
+
+export function handlerEntry(handler: string): string {
+  const entry = join(FUNCTIONS_DIR, `${handler}.ts`);
+  if (!existsSync(entry)) throw new Error(`handler module functions/${handler}.ts does not exist`);
+  return entry;
+}
+
+export interface ServiceFunctionProps {
+  /** Module under functions/ (without extension) that exports `handler`. */
+  readonly handler: string;
+  readonly description: string;
+  readonly access: ResourceAccess;
+  readonly targets: AccessTargets;
+  /** Environment beyond what `access` implies (settings, state machine ARNs). */
+  readonly environment: Readonly<Record<string, string>>;
+  readonly timeout: Duration;
+  readonly memorySize: number;
+}
+
+export class ServiceFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+    this.logGroup = new LogGroup(this, 'Logs', { retention: LOG_RETENTION, removalPolicy: RemovalPolicy.RETAIN });
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `${props.handler}: its own log group and its declared access only`,
+    });
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({ sid: 'OwnLogGroup', actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [this.logGroup.logGroupArn] }),
+    );
+    for (const statement of accessStatements(props.access, props.targets)) this.role.addToPrincipalPolicy(statement);
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: handlerEntry(props.handler),
+      handler: 'handler',
+      description: props.description,
+      runtime: RUNTIME,
+      architecture: ARCHITECTURE,
+      memorySize: props.memorySize,
+      timeout: props.timeout,
+      role: this.role,
+      logGroup: this.logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      environment: { ...resourceEnvironment(props.access, props.targets), ...props.environment },
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      bundling: {
+        format: OutputFormat.ESM,
+        target: LAMBDA_TARGET,
+        externalModules: [...EXTERNAL_MODULES],
+        banner: ESM_BANNER,
+        minify: true,
+        sourceMap: true,
+        // Stack traces only need the mappings; leaving the sources out keeps the zip small.
+        sourcesContent: false,
+        logLevel: LogLevel.WARNING,
+      },
+    });
+    Validations.of(this.function).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-L1',
+      reason: 'nodejs22.x is the runtime the service is built and tested for (bundles target node22); moving to a newer runtime is a deliberate upgrade, not a side effect of a CDK release.',
+    });
+  }
+}
+
+/**
+ * Environment variables that name resources: only those the function may use, so a handler
+ * reaching for an undeclared resource fails with "TABLE_NAME is not set" rather than an
+ * access denied deep in the SDK.
+ */
+function resourceEnvironment(access: ResourceAccess, targets: AccessTargets): Record<string, string> {
+  const environment: Record<string, string> = {
+    POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+    NODE_OPTIONS: '--enable-source-maps',
+  };
+  if (access.table !== undefined) environment.TABLE_NAME = targets.table.tableName;
+  if ((access.dataKey ?? []).length > 0) environment.DATA_KEY_ID = targets.dataKey.keyId;
+  if (access.signingKey !== undefined) environment.SIGNING_KEY_ID = targets.signingKey.keyId;
+  return environment;
+}

@@ -1,0 +1,102 @@
+/**
+ * Stages: names, validation, one stack per stage, settings. These tests check names and wiring
+ * only, so they synthesize without bundling (CDK's aws:cdk:bundling-stacks context, as
+ * `cdk synth --exclusively` uses it).
+ */
+import { Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DataPreparationStack } from '../../infra/stacks/data-preparation-stack';
+import { parseSettings } from '../../infra/stacks/settings';
+import { stackName, validateStage } from '../../infra/stacks/stage';
+import { removeScratchApps, scratchApp, synthesize, type SynthesizedStage } from './synth';
+
+afterAll(removeScratchApps);
+
+describe('stage names', () => {
+  it.each(['dev', 'prod', 'acme-prod', 'pr-1234', '01', 'a'.repeat(32)])('accepts %s', (stage) => {
+    expect(validateStage(stage)).toBe(stage);
+  });
+
+  it.each([undefined, '', 'Dev', 'dev_1', 'dev.1', '-dev', 'dev-', 'a--b', 'dev 1', 'a'.repeat(33), 42])('rejects %s', (stage) => {
+    expect(() => validateStage(stage)).toThrow(stage === undefined || stage === '' ? /no stage given.*-c stage=/ : /invalid stage/);
+  });
+
+  it('a stage has the stack DataPreparation-<stage>', () => {
+    expect(stackName('acme-prod')).toBe('DataPreparation-acme-prod');
+    expect(() => stackName('Acme')).toThrow(/invalid stage/);
+  });
+
+  it('the stack refuses an invalid stage', () => {
+    expect(() => new DataPreparationStack(scratchApp(), 'DataPreparation-x', { stage: 'Bad_Stage' })).toThrow(/invalid stage/);
+  });
+});
+
+describe('settings', () => {
+  it('accepts known settings as strings, numbers or lists', () => {
+    expect(parseSettings(undefined)).toEqual({});
+    expect(parseSettings({ TOKEN_TTL_SECONDS: 600, OUTBOUND_ALLOW_LIST: ['10.0.0.0/8', 'db.internal:5432'], TOKEN_ISSUER: 'acme' })).toEqual({
+      TOKEN_TTL_SECONDS: '600',
+      OUTBOUND_ALLOW_LIST: '10.0.0.0/8,db.internal:5432',
+      TOKEN_ISSUER: 'acme',
+    });
+    expect(parseSettings('{"MAX_BODY_BYTES": 1024}')).toEqual({ MAX_BODY_BYTES: '1024' });
+  });
+
+  it('refuses unknown settings and resource names', () => {
+    expect(() => parseSettings({ TABLE_NAME: 'x' })).toThrow(/unknown setting TABLE_NAME/);
+    expect(() => parseSettings(['TOKEN_TTL_SECONDS'])).toThrow(/must be an object/);
+    expect(() => parseSettings({ TOKEN_TTL_SECONDS: { value: 1 } })).toThrow(/must be a string/);
+  });
+});
+
+describe('one stack per stage', () => {
+  let stage: SynthesizedStage;
+  beforeAll(() => {
+    stage = synthesize({ stage: 'acme-qa', bundle: false, settings: { TOKEN_TTL_SECONDS: '600', OUTBOUND_ALLOW_LIST: '10.1.2.3:443' } });
+  });
+  afterAll(() => stage?.close());
+
+  it('is named per stage', () => {
+    expect(stage.stack.stackName).toBe('DataPreparation-acme-qa');
+    expect(stage.app.synth().getStackByName('DataPreparation-acme-qa').stackName).toBe('DataPreparation-acme-qa');
+    expect(stage.stack.terminationProtection).toBe(false);
+  });
+
+  it('names and tags its resources with the stage', () => {
+    stage.root.template.hasResourceProperties('AWS::ApiGatewayV2::Api', { Name: 'data-preparation-acme-qa' });
+    const aliases = Object.values(stage.root.template.findResources('AWS::KMS::Alias')).map((alias) => alias.Properties.AliasName as string);
+    expect(aliases.length).toBe(4);
+    for (const alias of aliases) expect(alias).toMatch(/^alias\/data-preparation\/acme-qa\//);
+    stage.root.template.hasResourceProperties('AWS::DynamoDB::Table', { Tags: [{ Key: 'service', Value: 'data-preparation' }, { Key: 'stage', Value: 'acme-qa' }] });
+  });
+
+  it('nests a stack per route domain', () => {
+    expect(stage.nested.map((view) => view.name).sort()).toEqual(['AuthRoutes', 'ConnectionsRoutes', 'MetaRoutes']);
+    expect(Object.keys(stage.root.template.findResources('AWS::CloudFormation::Stack'))).toHaveLength(3);
+    // Without workers or state machines there is no jobs stack.
+    expect(stage.stack.jobs).toBeUndefined();
+    for (const view of stage.views) expect(Object.keys(view.json.Resources).length).toBeLessThan(500);
+  });
+
+  it('passes settings to every function', () => {
+    expect(stage.functions.length).toBeGreaterThan(0);
+    for (const fn of stage.functions) {
+      expect(fn.environment.TOKEN_TTL_SECONDS, fn.description).toBe('600');
+      expect(fn.environment.OUTBOUND_ALLOW_LIST, fn.description).toBe('10.1.2.3:443');
+    }
+  });
+
+  it('two stages in one app are independent stacks; prod is protected from deletion', () => {
+    const app = scratchApp({ bundle: false });
+    const qa = new DataPreparationStack(app, stackName('qa'), { stage: 'qa' });
+    const prod = new DataPreparationStack(app, stackName('prod'), { stage: 'prod' });
+    const assembly = app.synth();
+    expect(assembly.stacks.map((stack) => stack.stackName).sort()).toEqual(['DataPreparation-prod', 'DataPreparation-qa']);
+    expect(prod.terminationProtection).toBe(true);
+    expect(qa.terminationProtection).toBe(false);
+    const aliases = (stack: DataPreparationStack) =>
+      Object.values(Template.fromStack(stack).findResources('AWS::KMS::Alias')).map((alias) => alias.Properties.AliasName as string);
+    const shared = aliases(qa).filter((alias) => aliases(prod).includes(alias));
+    expect(shared).toEqual([]);
+  });
+});
