@@ -1,14 +1,14 @@
 /**
  * Bundle size of every connection handler, built the way CDK's NodejsFunction builds it
  * (esbuild --bundle --platform=node --format=esm --minify --target --external --banner),
- * from the shared settings in infra/bundling.ts.
+ * through the shared bundleFunction of infra/bundling.ts.
  */
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { build, type Metafile } from 'esbuild';
-import { ESM_BANNER, EXTERNAL_MODULES, FORBIDDEN_IN_API_BUNDLES, LAMBDA_TARGET } from '../infra/bundling';
+import type { Metafile } from 'esbuild';
+import { bundleFunction, EXTERNAL_MODULES, forbiddenPackagesIn, MAX_API_BUNDLE_BYTES } from '../infra/bundling';
 
-export const MAX_BUNDLE_BYTES = 300 * 1024;
+export const MAX_BUNDLE_BYTES = MAX_API_BUNDLE_BYTES;
 const HANDLER_DIR = 'functions/connections';
 
 export interface Contributor {
@@ -36,35 +36,6 @@ function ownerOf(path: string): string {
   return first.startsWith('@') ? `${first}/${segments[at + 2] ?? ''}` : first;
 }
 
-function isForbidden(path: string): boolean {
-  // A forbidden entry names a package (or a scope when it ends in '/'); match it as a whole path segment.
-  const packagePaths = [path, ...path.split('node_modules/').slice(1)];
-  return FORBIDDEN_IN_API_BUNDLES.some((entry) =>
-    packagePaths.some((candidate) => (entry.endsWith('/') ? candidate.startsWith(entry) : candidate === entry || candidate.startsWith(`${entry}/`))),
-  );
-}
-
-async function bundle(entry: string, external: readonly string[]): Promise<{ bytes: number; metafile: Metafile }> {
-  const result = await build({
-    entryPoints: [entry],
-    outfile: 'index.mjs',
-    write: false,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: LAMBDA_TARGET,
-    minify: true,
-    sourcemap: false,
-    external: [...external],
-    banner: { js: ESM_BANNER },
-    metafile: true,
-    logLevel: 'silent',
-  });
-  const output = result.outputFiles[0];
-  if (!output) throw new Error(`esbuild produced no output for ${entry}`);
-  return { bytes: output.contents.byteLength, metafile: result.metafile };
-}
-
 function topContributors(metafile: Metafile, count: number): Contributor[] {
   const totals = new Map<string, number>();
   for (const output of Object.values(metafile.outputs)) {
@@ -73,11 +44,6 @@ function topContributors(metafile: Metafile, count: number): Contributor[] {
     }
   }
   return [...totals].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes).slice(0, count);
-}
-
-function forbiddenIn(metafile: Metafile): string[] {
-  const paths = Object.entries(metafile.inputs).flatMap(([path, input]) => [path, ...input.imports.filter((i) => i.external).map((i) => i.path)]);
-  return [...new Set(paths.filter(isForbidden))];
 }
 
 export function connectionHandlers(): string[] {
@@ -91,14 +57,14 @@ export async function measureBundles(): Promise<BundleReport[]> {
   // Sequential on purpose: esbuild is multi-threaded already and the machine has 2 cores.
   const reports: BundleReport[] = [];
   for (const entry of connectionHandlers()) {
-    const deployed = await bundle(entry, EXTERNAL_MODULES);
-    const withSdk = await bundle(entry, []);
+    const deployed = await bundleFunction(entry, EXTERNAL_MODULES);
+    const withSdk = await bundleFunction(entry, []);
     reports.push({
       handler: basename(entry, '.ts'),
       bytes: deployed.bytes,
       bytesWithSdk: withSdk.bytes,
       top: topContributors(deployed.metafile, 3),
-      forbidden: [...new Set([...forbiddenIn(deployed.metafile), ...forbiddenIn(withSdk.metafile)])],
+      forbidden: [...new Set([...forbiddenPackagesIn(deployed.metafile), ...forbiddenPackagesIn(withSdk.metafile)])],
     });
   }
   return reports;

@@ -15,6 +15,7 @@ import type { Principal } from './principal';
  */
 const Claims = z.object({
   sub: z.string().min(1),
+  exp: z.number(),
   tid: z.string().regex(TENANT_ID_PATTERN),
   name: z.string().nullable().optional(),
   roles: z.array(z.enum(ROLE_NAMES)),
@@ -88,7 +89,29 @@ function publicKey(keyId: string): Promise<KeyObject> {
   return key;
 }
 
-export async function verifyAccessToken(token: string): Promise<Principal> {
+/**
+ * Tokens this warm function has verified, with their expiry: a token is immutable, so a repeat
+ * needs only its expiry checked. Bounded; the oldest entry goes first.
+ */
+const VERIFIED_CACHE_SIZE = 1000;
+const verified = new Map<string, { principal: Principal; expiresAt: number }>();
+
+export async function verifyAccessToken(token: string, now = Date.now()): Promise<Principal> {
+  const known = verified.get(token);
+  if (known) {
+    if (known.expiresAt * 1000 <= now) {
+      verified.delete(token);
+      throw new TokenRejected('expired_token');
+    }
+    return known.principal;
+  }
+  const { principal, expiresAt } = await verifySignedToken(token);
+  if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
+  verified.set(token, { principal, expiresAt });
+  return principal;
+}
+
+async function verifySignedToken(token: string): Promise<{ principal: Principal; expiresAt: number }> {
   let payload: unknown;
   try {
     ({ payload } = await jwtVerify(token, await publicKey(config.signingKeyId), {
@@ -106,11 +129,14 @@ export async function verifyAccessToken(token: string): Promise<Principal> {
   if (!claims.success) throw new TokenRejected('invalid_token');
   const known = new Set<string>(PERMISSIONS);
   return {
-    tenantId: claims.data.tid,
-    clientId: claims.data.sub,
-    name: claims.data.name ?? null,
-    roles: claims.data.roles,
-    permissions: claims.data.perms.filter((permission): permission is Principal['permissions'][number] => known.has(permission)),
+    principal: {
+      tenantId: claims.data.tid,
+      clientId: claims.data.sub,
+      name: claims.data.name ?? null,
+      roles: claims.data.roles,
+      permissions: claims.data.perms.filter((permission): permission is Principal['permissions'][number] => known.has(permission)),
+    },
+    expiresAt: claims.data.exp,
   };
 }
 
