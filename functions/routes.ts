@@ -1,13 +1,15 @@
 import type { RouteSpec } from '../shared/http/route';
 import { authRoutes } from './auth/routes';
 import { connectionRoutes } from './connections/routes';
+import { dataSourceRoutes } from './data-sources/routes';
+import { dataTableRoutes } from './data-tables/routes';
 import { metaRoutes } from './meta/routes';
 
 /**
  * The route table: every operation of the API. CDK deploys a function and an API route for
  * each entry, the local twin serves them, and GET /openapi.json documents them.
  */
-export const routes: readonly RouteSpec[] = [...Object.values(authRoutes), ...Object.values(metaRoutes), ...Object.values(connectionRoutes)];
+export const routes: readonly RouteSpec[] = [...Object.values(authRoutes), ...Object.values(metaRoutes), ...Object.values(connectionRoutes), ...Object.values(dataSourceRoutes), ...Object.values(dataTableRoutes)];
 
 /** Answers requests no route matches (API Gateway's $default route): 404, or 405 for a wrong method. */
 export const FALLBACK_HANDLER = 'meta/not-found';
@@ -19,6 +21,8 @@ export const AUTHORIZER_HANDLER = 'auth/authorizer';
 export const API_TAGS: Readonly<Record<string, string>> = {
   auth: 'Client credentials exchange for access tokens',
   connections: 'Connections to external data systems; secrets are write-only',
+  'data-sources': 'Data sources: what to read through a connection (a bucket path, a query, a shared table or a table reference)',
+  'data-tables': 'Data tables, their versioned imports, previews, samples and schema analyses',
   meta: 'The API describing itself: OpenAPI document and error types',
 };
 

@@ -11,6 +11,12 @@ export const LAMBDA_TARGET = 'node22';
 export const EXTERNAL_MODULES = ['@aws-sdk/*'];
 
 /**
+ * Engine workers also leave DuckDB out: its native binding cannot be bundled, and the one for
+ * Lambda's platform comes with the DuckDB layer (infra/layers/duckdb-layer.ts).
+ */
+export const ENGINE_EXTERNAL_MODULES = [...EXTERNAL_MODULES, '@duckdb/*'];
+
+/**
  * ESM output needs `require` for the few CommonJS dependencies esbuild leaves as calls,
  * and __dirname/__filename for code that reads them.
  */

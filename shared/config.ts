@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+
 /**
  * Service configuration, read from the environment when first needed, so a function only
  * requires the variables it uses. CDK sets them on every function; the local twin sets them
@@ -58,6 +60,22 @@ export const config = {
   /** Upper bound of one call to an external system. */
   get connectorTimeoutMs(): number {
     return positiveInteger('CONNECTOR_TIMEOUT_MS', 10_000);
+  },
+  /** The service's data bucket: data versions, samples and analyses as Parquet and JSON. */
+  get dataBucket(): string {
+    return required('DATA_BUCKET');
+  },
+  /** ARN of a state machine of statemachines/, by its variable (IMPORT_STATE_MACHINE_ARN). */
+  stateMachineArn(variable: string): string {
+    return required(variable);
+  },
+  /** A running job that reports no progress for this long is stopped with 10-1047. */
+  get jobInactivitySeconds(): number {
+    return positiveInteger('JOB_INACTIVITY_SECONDS', 120);
+  },
+  /** Folder for a worker's scratch files (Lambda: /tmp). */
+  get workDirectory(): string {
+    return process.env.WORK_DIRECTORY ?? tmpdir();
   },
   /** Largest request body a JSON route accepts. */
   get maxBodyBytes(): number {

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { ErrorCode } from '../../shared/errors/catalogue';
 import { defineRoute } from '../../shared/http/route';
+import { BrowseRequest, BrowseResponse } from '../../shared/model/browse';
 import { ListQuery, integerText } from '../../shared/model/common';
 import {
   ConnectionCreateRequest,
@@ -156,6 +157,22 @@ export const connectionRoutes = {
     request: { params: ConnectionIdParams, body: ConnectionTestStoredRequest },
     response: { status: 200, description: 'The stored connection works', body: ConnectionResponse },
     errors: ['10-404', '30-1106', '30-1306', ...CONFIGURATION_ERRORS, ...CONNECTOR_ERRORS],
+    access: { table: 'read', dataKey: ['decrypt'] },
+  }),
+  browse: defineRoute({
+    operationId: 'browseConnection',
+    method: 'POST',
+    path: '/connections/{connection_id}/browse',
+    summary: 'Browse the folders and files of a bucket connection',
+    description:
+      'One folder level per call, inside the connection path restriction, in pages of at most max_items folders and files; send metadata.next_continuation_token for the next page.',
+    tag,
+    handler: 'connections/browse',
+    // Browsing reads the user's store with the stored secret: a step of defining data sources.
+    permission: 'data:write',
+    request: { params: ConnectionIdParams, body: BrowseRequest },
+    response: { status: 200, description: 'One page of the folder', body: BrowseResponse },
+    errors: ['10-404', '10-1043', '10-1008', '30-1106', '30-1111', '30-1113', '30-1115', '30-1130', ...CONNECTOR_ERRORS],
     access: { table: 'read', dataKey: ['decrypt'] },
   }),
   updateTypeMapping: defineRoute({

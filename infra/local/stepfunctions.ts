@@ -33,6 +33,10 @@ export interface LocalStepFunctionsOptions {
   /** How a worker's handler is loaded; from functions/ by default. */
   readonly loadWorker?: (worker: WorkerSpec) => Promise<WorkerFunction>;
   readonly port?: number;
+  /** Wait between retries of every state, instead of the definition's backoff (tests). */
+  readonly retryIntervalMs?: number;
+  /** TimeoutSeconds of every Task that has one, instead of the definition's (tests of timeouts). */
+  readonly taskTimeoutSeconds?: number;
 }
 
 export interface LocalStepFunctions {
@@ -65,12 +69,20 @@ class SfnError extends Error {
   }
 }
 
-const defaultLoader = async (worker: WorkerSpec): Promise<WorkerFunction> => {
+/** Loads a worker's handler from functions/, as deployed. */
+export const loadWorkerHandler = async (worker: WorkerSpec): Promise<WorkerFunction> => {
   const module = (await import(new URL(`../../functions/${worker.handler}.ts`, import.meta.url).href)) as { handler: WorkerFunction };
   return module.handler;
 };
 
-type StateDefinition = { Type?: string; Resource?: string; Parameters?: { FunctionName?: string }; States?: Record<string, StateDefinition> } & {
+type StateDefinition = {
+  Type?: string;
+  Resource?: string;
+  Parameters?: { FunctionName?: string };
+  Retry?: unknown[];
+  TimeoutSeconds?: number;
+  States?: Record<string, StateDefinition>;
+} & {
   Iterator?: { States?: Record<string, StateDefinition> };
   ItemProcessor?: { States?: Record<string, StateDefinition> };
   Branches?: { States?: Record<string, StateDefinition> }[];
@@ -88,7 +100,7 @@ function taskStates(states: Record<string, StateDefinition> | undefined, found: 
 }
 
 export async function startLocalStepFunctions(options: LocalStepFunctionsOptions): Promise<LocalStepFunctions> {
-  const load = options.loadWorker ?? defaultLoader;
+  const load = options.loadWorker ?? loadWorkerHandler;
   const byArn = new Map<string, WorkerSpec>();
   const placeholders: Record<string, string> = {};
   for (const worker of options.workers) {
@@ -97,11 +109,17 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
     placeholders[workerPlaceholder(worker)] = arn;
   }
 
-  const machines = new Map<string, { definition: StateMachineDefinition; handlers: Record<string, (input: unknown) => Promise<unknown>> }>();
+  const machines = new Map<
+    string,
+    { definition: StateMachineDefinition; handlers: Record<string, (input: unknown) => Promise<unknown>>; retryIntervals: Record<string, number> }
+  >();
   for (const file of stateMachineFiles(options.directory)) {
     const definition = JSON.parse(substitute(readFileSync(file.path, 'utf8'), placeholders)) as StateMachineDefinition & { States: Record<string, StateDefinition> };
     const handlers: Record<string, (input: unknown) => Promise<unknown>> = {};
+    const retryIntervals: Record<string, number> = {};
     for (const [stateName, state] of taskStates(definition.States)) {
+      if (options.retryIntervalMs !== undefined && state.Retry) retryIntervals[stateName] = options.retryIntervalMs;
+      if (options.taskTimeoutSeconds !== undefined && state.TimeoutSeconds !== undefined) state.TimeoutSeconds = options.taskTimeoutSeconds;
       const invoke = state.Resource === LAMBDA_INVOKE;
       const worker = byArn.get(invoke ? String(state.Parameters?.FunctionName) : String(state.Resource));
       if (!worker) throw new Error(`state ${stateName} of ${file.name} calls ${state.Resource}, which is not a known worker`);
@@ -112,7 +130,7 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
         return invoke ? { Payload: result, StatusCode: 200 } : result;
       };
     }
-    machines.set(`arn:aws:states:${REGION_ACCOUNT}:stateMachine:${file.name}`, { definition, handlers });
+    machines.set(`arn:aws:states:${REGION_ACCOUNT}:stateMachine:${file.name}`, { definition, handlers, retryIntervals });
   }
 
   const executions = new Map<string, Execution>();
@@ -130,7 +148,9 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
       if (existing.input === text && existing.status === 'RUNNING') return { executionArn, startDate: existing.startDate };
       throw new SfnError('ExecutionAlreadyExists', `Execution already exists: ${executionArn}`);
     }
-    const run = new StateMachine(machine.definition).run(JSON.parse(text), { overrides: { taskResourceLocalHandlers: machine.handlers as TaskHandlers } });
+    const run = new StateMachine(machine.definition).run(JSON.parse(text), {
+      overrides: { taskResourceLocalHandlers: machine.handlers as TaskHandlers, retryIntervalOverrides: machine.retryIntervals },
+    });
     const execution: Execution = { executionArn, stateMachineArn, name, input: text, startDate: now(), status: 'RUNNING', abort: run.abort };
     executions.set(executionArn, execution);
     run.result.then(

@@ -15,12 +15,15 @@ import { stateMachineArnVariable } from '../state-machines';
 import { startLocalDynamoDb } from './dynamodb';
 import { startLocalHttpApi } from './http-api';
 import { startLocalKms } from './kms';
-import { startLocalS3, type LocalS3 } from './s3';
+import { LOCAL_S3_CREDENTIALS, startLocalS3, type LocalS3 } from './s3';
 import { startLocalStepFunctions, type WorkerFunction } from './stepfunctions';
 
 export const LOCAL_TENANT = 'local';
 const TABLE_NAME = 'dps-local';
-const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+/** The service's own data bucket (data versions, samples, analyses) in the local S3. */
+export const DATA_BUCKET = 'dps-data-local';
+// s3rver checks signatures against its one key pair; the other stand-ins accept any.
+const LOCAL_CREDENTIALS = LOCAL_S3_CREDENTIALS;
 
 export interface TwinOptions {
   /** Folder that keeps state across restarts; in memory (and a temporary folder for S3) when omitted. */
@@ -37,6 +40,10 @@ export interface TwinOptions {
   readonly allowOutbound?: readonly string[];
   /** Further environment for the functions, e.g. CONNECTOR_TIMEOUT_MS. */
   readonly environment?: Readonly<Record<string, string>>;
+  /** Wait between retries of job steps instead of the definitions' backoff (tests). */
+  readonly retryIntervalMs?: number;
+  /** Timeout of every job step instead of the definitions' (tests of timeouts). */
+  readonly taskTimeoutSeconds?: number;
 }
 
 export interface Twin {
@@ -94,12 +101,14 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     closers.push(() => dynamo.close());
     const kms = await startLocalKms({ keyFile: dataDir && join(dataDir, 'kms-keys.json') });
     closers.push(() => kms.close());
-    const s3 = await startLocalS3({ directory: dataDir && join(dataDir, 's3'), port: options.s3Port, buckets: options.buckets });
+    const s3 = await startLocalS3({ directory: dataDir && join(dataDir, 's3'), port: options.s3Port, buckets: [DATA_BUCKET, ...(options.buckets ?? [])] });
     closers.push(() => s3.close());
     const stepFunctions = await startLocalStepFunctions({
       directory: options.stateMachinesDir,
       workers: options.workers ?? defaultWorkers,
       loadWorker: options.loadWorker,
+      retryIntervalMs: options.retryIntervalMs,
+      taskTimeoutSeconds: options.taskTimeoutSeconds,
     });
     closers.push(() => stepFunctions.close());
 
@@ -113,6 +122,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       AWS_ENDPOINT_URL_S3: s3.endpoint,
       AWS_ENDPOINT_URL_SFN: stepFunctions.endpoint,
       TABLE_NAME,
+      DATA_BUCKET,
       DATA_KEY_ID: kms.dataKeyId,
       SIGNING_KEY_ID: kms.signingKeyId,
       OUTBOUND_ALLOW_LIST: [`127.0.0.1:${s3.port}`, `localhost:${s3.port}`, ...(options.allowOutbound ?? [])].join(','),

@@ -1,13 +1,17 @@
 /**
  * Least privilege: the IAM statements a function gets are derived from its declared
  * ResourceAccess (route table or worker list) and nothing else. A function with empty access
- * gets no table or KMS permission at all.
+ * gets no table, bucket, KMS or Step Functions permission at all.
  */
-import { Aws } from 'aws-cdk-lib';
+import { Aws, CfnParameter, NestedStack, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Effect, PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import type { Construct } from 'constructs';
 import type { ResourceAccess } from '../../shared/http/route';
+import { pascalCase } from './stage';
 
 /** The resources a ResourceAccess can name. */
 export interface AccessTargets {
@@ -18,6 +22,12 @@ export interface AccessTargets {
   readonly dataKey: IKey;
   /** ECC_NIST_P256 SIGN_VERIFY key of access tokens. */
   readonly signingKey: IKey;
+  /** The service's data bucket (data versions, samples, analyses). */
+  readonly dataBucket: IBucket;
+  /** The customer-managed key that encrypts the data bucket at rest. */
+  readonly bucketKey: IKey;
+  /** By name (statemachines/<name>.asl.json); empty for workers, which never start jobs. */
+  readonly stateMachines: ReadonlyMap<string, IStateMachine>;
 }
 
 /** Item reads; TransactGetItems is authorized as GetItem. */
@@ -47,6 +57,32 @@ export const TABLE_KEY_WRITE_ACTIONS = [
   'kms:GenerateDataKeyWithoutPlaintext',
 ] as const;
 
+/**
+ * Objects of the data bucket. ListObjectsV2 is authorized as s3:ListBucket on the bucket,
+ * DeleteObjects per key as s3:DeleteObject; AbortMultipartUpload lets a failed large upload
+ * clean up after itself.
+ */
+export const BUCKET_LIST_ACTION = 's3:ListBucket';
+export const BUCKET_READ_ACTIONS = ['s3:GetObject'] as const;
+export const BUCKET_WRITE_ACTIONS = [...BUCKET_READ_ACTIONS, 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'] as const;
+
+/**
+ * What S3 asks of the caller's identity for SSE-KMS objects: decrypt to read (and to complete
+ * multipart uploads), a data key to write; only through S3 (kms:ViaService).
+ */
+export const BUCKET_KEY_READ_ACTIONS = ['kms:Decrypt'] as const;
+export const BUCKET_KEY_WRITE_ACTIONS = [...BUCKET_KEY_READ_ACTIONS, 'kms:GenerateDataKey'] as const;
+
+export const START_JOB_ACTION = 'states:StartExecution';
+
+/**
+ * A nested stack receives the data bucket's ARN as this parameter rather than through CDK's
+ * generated reference, whose name carries the stage and a hash: the cdk-nag finding on the
+ * objects' ARN (`<DataBucketArn>/*`) then has one id that can be acknowledged.
+ */
+export const DATA_BUCKET_ARN_PARAMETER = 'DataBucketArn';
+export const DATA_BUCKET_OBJECTS_FINDING = `AwsSolutions::AwsSolutions-IAM5[Resource::<${DATA_BUCKET_ARN_PARAMETER}>/*]`;
+
 export const DATA_KEY_ACTIONS = { encrypt: 'kms:GenerateDataKey', decrypt: 'kms:Decrypt' } as const;
 export const SIGNING_KEY_ACTIONS = { sign: 'kms:Sign', verify: 'kms:GetPublicKey' } as const;
 
@@ -59,7 +95,19 @@ export const DATA_KEY_REQUIRED_CONTEXT = 'tenant_id';
 /** Access tokens are ES256 JWTs. */
 export const SIGNING_ALGORITHM = 'ECDSA_SHA_256';
 
-export function accessStatements(access: ResourceAccess, targets: AccessTargets): PolicyStatement[] {
+/** Grants the role what `access` declares, and acknowledges the cdk-nag findings that implies. */
+export function grantAccess(role: Role, access: ResourceAccess, targets: AccessTargets): void {
+  for (const statement of accessStatements(role, access, targets)) role.addToPrincipalPolicy(statement);
+  if (access.dataBucket !== undefined) {
+    Validations.of(role).acknowledge({
+      id: DATA_BUCKET_OBJECTS_FINDING,
+      reason:
+        "Object actions on the service's own data bucket: object keys are per tenant and data version, created at run time; the tenant is enforced by the handler, which builds every key from the caller's tenant.",
+    });
+  }
+}
+
+function accessStatements(scope: Construct, access: ResourceAccess, targets: AccessTargets): PolicyStatement[] {
   const statements: PolicyStatement[] = [];
   if (access.table !== undefined) {
     const write = access.table === 'write';
@@ -111,5 +159,60 @@ export function accessStatements(access: ResourceAccess, targets: AccessTargets)
       }),
     );
   }
+  if (access.dataBucket !== undefined) statements.push(...dataBucketStatements(scope, access.dataBucket, targets));
+  for (const name of [...new Set(access.startsJobs ?? [])].sort()) {
+    statements.push(
+      new PolicyStatement({
+        sid: `StartJob${pascalCase(name)}`,
+        effect: Effect.ALLOW,
+        actions: [START_JOB_ACTION],
+        resources: [stateMachineOf(targets, name).stateMachineArn],
+      }),
+    );
+  }
   return statements;
+}
+
+function dataBucketStatements(scope: Construct, use: 'read' | 'write', targets: AccessTargets): PolicyStatement[] {
+  const write = use === 'write';
+  const bucketArn = dataBucketArnIn(scope, targets.dataBucket);
+  return [
+    new PolicyStatement({ sid: 'DataBucketList', effect: Effect.ALLOW, actions: [BUCKET_LIST_ACTION], resources: [bucketArn] }),
+    new PolicyStatement({
+      sid: write ? 'DataBucketObjectsReadWrite' : 'DataBucketObjectsRead',
+      effect: Effect.ALLOW,
+      actions: write ? [...BUCKET_WRITE_ACTIONS] : [...BUCKET_READ_ACTIONS],
+      resources: [`${bucketArn}/*`],
+    }),
+    new PolicyStatement({
+      sid: 'BucketKeyThroughS3',
+      effect: Effect.ALLOW,
+      actions: write ? [...BUCKET_KEY_WRITE_ACTIONS] : [...BUCKET_KEY_READ_ACTIONS],
+      resources: [targets.bucketKey.keyArn],
+      conditions: { StringEquals: { 'kms:ViaService': `s3.${Aws.REGION}.amazonaws.com` } },
+    }),
+  ];
+}
+
+/** The data bucket's ARN as the parameter DATA_BUCKET_ARN_PARAMETER of the function's nested stack. */
+function dataBucketArnIn(scope: Construct, bucket: IBucket): string {
+  const stack = Stack.of(scope);
+  if (!NestedStack.isNestedStack(stack)) {
+    throw new Error(`${scope.node.path}: data bucket access is granted to functions of nested stacks (route domains, jobs) only`);
+  }
+  const existing = stack.node.tryFindChild(DATA_BUCKET_ARN_PARAMETER);
+  if (existing instanceof CfnParameter) return existing.valueAsString;
+  const parameter = new CfnParameter(stack, DATA_BUCKET_ARN_PARAMETER, { type: 'String', description: 'ARN of the data bucket' });
+  stack.setParameter(DATA_BUCKET_ARN_PARAMETER, bucket.bucketArn);
+  return parameter.valueAsString;
+}
+
+/** The machine of statemachines/<name>.asl.json; an unknown name is a configuration error. */
+export function stateMachineOf(targets: AccessTargets, name: string): IStateMachine {
+  const machine = targets.stateMachines.get(name);
+  if (machine === undefined) {
+    const known = [...targets.stateMachines.keys()].join(', ') || 'none';
+    throw new Error(`no state machine "${name}" (statemachines/${name}.asl.json) to start jobs on; state machines: ${known}`);
+  }
+  return machine;
 }

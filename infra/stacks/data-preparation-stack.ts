@@ -33,10 +33,10 @@ import { workers as workerList, type WorkerSpec } from '../../functions/workers'
 import { API_BASE_PATH } from '../../shared/config';
 import { TABLE_SCHEMA } from '../../shared/db/table-schema';
 import type { RouteSpec } from '../../shared/http/route';
-import { STATE_MACHINES_DIR, stateMachineArnVariable, stateMachineFiles } from '../state-machines';
+import { STATE_MACHINES_DIR, stateMachineFiles } from '../state-machines';
 import type { AccessTargets } from './access';
 import { ApiDomainStack } from './api-domain-stack';
-import { checkPlaceholders, JobsStack } from './jobs-stack';
+import { checkJobStarts, checkPlaceholders, JobsStack } from './jobs-stack';
 import { LOG_RETENTION, ServiceFunction } from './service-function';
 import type { Settings } from './settings';
 import { pascalCase, validateStage } from './stage';
@@ -93,9 +93,11 @@ export class DataPreparationStack extends Stack {
     this.stage = stage;
     const routes = props.routes ?? routeTable;
     const workers = props.workers ?? workerList;
-    const stateMachines = stateMachineFiles(props.stateMachinesDir ?? STATE_MACHINES_DIR);
+    const stateMachinesDir = props.stateMachinesDir ?? STATE_MACHINES_DIR;
+    const stateMachines = stateMachineFiles(stateMachinesDir);
     // Configuration errors first, before any bundling.
     checkPlaceholders(stateMachines, workers);
+    checkJobStarts(routes, workers, stateMachines, stateMachinesDir);
     checkRoutes(routes);
     Tags.of(this).add('service', 'data-preparation');
     Tags.of(this).add('stage', stage);
@@ -165,17 +167,23 @@ export class DataPreparationStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    const targets: AccessTargets = { table: this.table, tableKey: this.keys.table, dataKey: this.keys.data, signingKey: this.keys.signing };
+    const resources = {
+      table: this.table,
+      tableKey: this.keys.table,
+      dataKey: this.keys.data,
+      signingKey: this.keys.signing,
+      dataBucket: this.dataBucket,
+      bucketKey: this.keys.bucket,
+    };
     const settings: Record<string, string> = { ...props.settings };
 
     // ---- Jobs -------------------------------------------------------------------------------
+    // Before the routes: a route that starts a job names its machine's ARN.
     this.jobs =
       workers.length > 0 || stateMachines.length > 0
-        ? new JobsStack(this, 'Jobs', { workers, stateMachines, targets, environment: settings })
+        ? new JobsStack(this, 'Jobs', { workers, stateMachines, targets: resources, environment: settings })
         : undefined;
-    const stateMachineArns = Object.fromEntries(
-      [...(this.jobs?.stateMachines ?? [])].map(([name, machine]) => [stateMachineArnVariable(name), machine.stateMachineArn]),
-    );
+    const targets: AccessTargets = { ...resources, stateMachines: this.jobs?.stateMachines ?? new Map() };
 
     // ---- HTTP API ---------------------------------------------------------------------------
     this.api = new HttpApi(this, 'Api', {
@@ -252,7 +260,7 @@ export class DataPreparationStack extends Stack {
         httpApi: this.api,
         authorizerId: authorizer.authorizerId,
         targets,
-        environment: { ...settings, ...stateMachineArns },
+        environment: settings,
       });
       this.domains.set(domain, stack);
     }

@@ -3,22 +3,35 @@
  * state machines of statemachines/*.asl.json, loaded with DefinitionBody.fromFile (the very
  * files the local twin runs). Every `${<Worker>FunctionArn}` placeholder is filled with that
  * worker's ARN; each machine's role may invoke exactly the workers its definition names.
+ * Engine workers get DuckDB from a layer and scratch space for the data they load.
  */
-import { Duration, NestedStack, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { relative } from 'node:path';
+import { Duration, NestedStack, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { LayerVersion } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { DefinitionBody, LogLevel, StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import { workerPlaceholder, type WorkerSpec } from '../../functions/workers';
+import type { RouteSpec } from '../../shared/http/route';
+import { ENGINE_EXTERNAL_MODULES } from '../bundling';
+import { duckDbLayer } from '../layers/duckdb-layer';
 import type { StateMachineFile } from '../state-machines';
 import type { AccessTargets } from './access';
-import { LOG_RETENTION, ServiceFunction } from './service-function';
+import { LOG_RETENTION, PROJECT_ROOT, ServiceFunction, type ServiceFunctionProps } from './service-function';
 import { pascalCase } from './stage';
+
+/**
+ * /tmp of an engine worker, Lambda's largest: an import holds the source files, DuckDB's
+ * spill files and the Parquet it writes at the same time.
+ */
+export const ENGINE_EPHEMERAL_STORAGE = Size.mebibytes(10_240);
 
 export interface JobsStackProps {
   readonly workers: readonly WorkerSpec[];
   readonly stateMachines: readonly StateMachineFile[];
-  readonly targets: AccessTargets;
+  /** Without state machines: workers never start jobs (see checkJobStarts). */
+  readonly targets: Omit<AccessTargets, 'stateMachines'>;
   readonly environment: Readonly<Record<string, string>>;
 }
 
@@ -44,26 +57,51 @@ export function checkPlaceholders(stateMachines: readonly StateMachineFile[], wo
   }
 }
 
+/**
+ * Fails unless every job a route starts has its statemachines/<name>.asl.json, and no worker
+ * declares one: machines are built after the workers they invoke, so a worker cannot name one.
+ */
+export function checkJobStarts(routes: readonly RouteSpec[], workers: readonly WorkerSpec[], stateMachines: readonly StateMachineFile[], directory: string): void {
+  const known = new Set(stateMachines.map((machine) => machine.name));
+  for (const route of routes) {
+    for (const name of route.access.startsJobs ?? []) {
+      if (!known.has(name)) {
+        throw new Error(
+          `route ${route.operationId} starts jobs on "${name}", but there is no ${relative(PROJECT_ROOT, directory) || '.'}/${name}.asl.json; ` +
+            `state machines: ${[...known].join(', ') || 'none'}`,
+        );
+      }
+    }
+  }
+  for (const worker of workers) {
+    if ((worker.access.startsJobs ?? []).length > 0) throw new Error(`worker ${worker.name} declares startsJobs; workers never start jobs, routes do`);
+  }
+}
+
 export class JobsStack extends NestedStack {
   /** By worker name. */
   readonly workers = new Map<string, ServiceFunction>();
   /** By state machine name (file name without .asl.json). */
   readonly stateMachines = new Map<string, StateMachine>();
+  /** DuckDB for engine workers; created with the first of them. */
+  private duckDbLayer: LayerVersion | undefined;
 
   constructor(scope: Construct, id: string, props: JobsStackProps) {
     super(scope, id, { description: 'Data Preparation Service: job workers and state machines' });
     checkPlaceholders(props.stateMachines, props.workers);
 
+    const targets: AccessTargets = { ...props.targets, stateMachines: new Map() };
     const byPlaceholder = new Map<string, ServiceFunction>();
     for (const worker of props.workers) {
       const fn = new ServiceFunction(this, `${pascalCase(worker.name)}Worker`, {
         handler: worker.handler,
         description: `worker ${worker.name} (functions/${worker.handler}.ts)`,
         access: worker.access,
-        targets: props.targets,
+        targets,
         environment: props.environment,
         timeout: Duration.seconds(worker.timeoutSeconds),
         memorySize: worker.memoryMb,
+        ...(worker.engine ? this.engineOptions() : {}),
       });
       this.workers.set(worker.name, fn);
       byPlaceholder.set(workerPlaceholder(worker), fn);
@@ -104,5 +142,11 @@ export class JobsStack extends NestedStack {
       );
       this.stateMachines.set(file.name, machine);
     }
+  }
+
+  /** What an engine worker differs in: DuckDB from the layer rather than the bundle, and a large /tmp. */
+  private engineOptions(): Pick<ServiceFunctionProps, 'externalModules' | 'layers' | 'ephemeralStorageSize'> {
+    this.duckDbLayer ??= duckDbLayer(this, 'DuckDbLayer');
+    return { externalModules: ENGINE_EXTERNAL_MODULES, layers: [this.duckDbLayer], ephemeralStorageSize: ENGINE_EPHEMERAL_STORAGE };
   }
 }

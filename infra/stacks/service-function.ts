@@ -7,15 +7,16 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, type Size, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, type ILayerVersion, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { ResourceAccess } from '../../shared/http/route';
 import { ESM_BANNER, EXTERNAL_MODULES, LAMBDA_TARGET } from '../bundling';
-import { accessStatements, type AccessTargets } from './access';
+import { stateMachineArnVariable } from '../state-machines';
+import { grantAccess, stateMachineOf, type AccessTargets } from './access';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const FUNCTIONS_DIR = join(PROJECT_ROOT, 'functions');
@@ -39,10 +40,16 @@ export interface ServiceFunctionProps {
   readonly description: string;
   readonly access: ResourceAccess;
   readonly targets: AccessTargets;
-  /** Environment beyond what `access` implies (settings, state machine ARNs). */
+  /** Environment beyond what `access` implies (settings). */
   readonly environment: Readonly<Record<string, string>>;
   readonly timeout: Duration;
   readonly memorySize: number;
+  /** Modules left out of the bundle; what the runtime provides (EXTERNAL_MODULES) by default. */
+  readonly externalModules?: readonly string[];
+  /** Layers that provide the external modules the runtime does not. */
+  readonly layers?: readonly ILayerVersion[];
+  /** /tmp; Lambda's default (512 MiB) when omitted. */
+  readonly ephemeralStorageSize?: Size;
 }
 
 export class ServiceFunction extends Construct {
@@ -60,7 +67,7 @@ export class ServiceFunction extends Construct {
     this.role.addToPrincipalPolicy(
       new PolicyStatement({ sid: 'OwnLogGroup', actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [this.logGroup.logGroupArn] }),
     );
-    for (const statement of accessStatements(props.access, props.targets)) this.role.addToPrincipalPolicy(statement);
+    grantAccess(this.role, props.access, props.targets);
 
     this.function = new NodejsFunction(this, 'Function', {
       entry: handlerEntry(props.handler),
@@ -69,7 +76,9 @@ export class ServiceFunction extends Construct {
       runtime: RUNTIME,
       architecture: ARCHITECTURE,
       memorySize: props.memorySize,
+      ephemeralStorageSize: props.ephemeralStorageSize,
       timeout: props.timeout,
+      layers: props.layers ? [...props.layers] : undefined,
       role: this.role,
       logGroup: this.logGroup,
       loggingFormat: LoggingFormat.JSON,
@@ -79,7 +88,7 @@ export class ServiceFunction extends Construct {
       bundling: {
         format: OutputFormat.ESM,
         target: LAMBDA_TARGET,
-        externalModules: [...EXTERNAL_MODULES],
+        externalModules: [...(props.externalModules ?? EXTERNAL_MODULES)],
         banner: ESM_BANNER,
         minify: true,
         sourceMap: true,
@@ -108,5 +117,7 @@ function resourceEnvironment(access: ResourceAccess, targets: AccessTargets): Re
   if (access.table !== undefined) environment.TABLE_NAME = targets.table.tableName;
   if ((access.dataKey ?? []).length > 0) environment.DATA_KEY_ID = targets.dataKey.keyId;
   if (access.signingKey !== undefined) environment.SIGNING_KEY_ID = targets.signingKey.keyId;
+  if (access.dataBucket !== undefined) environment.DATA_BUCKET = targets.dataBucket.bucketName;
+  for (const name of access.startsJobs ?? []) environment[stateMachineArnVariable(name)] = stateMachineOf(targets, name).stateMachineArn;
   return environment;
 }

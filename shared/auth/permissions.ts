@@ -5,21 +5,32 @@
  * New capabilities add their permissions here and grant them to roles; a route names exactly
  * one permission (or none, for the public routes).
  */
-export const PERMISSIONS = ['connection:read', 'connection:write', 'connection:test'] as const;
+export const PERMISSIONS = [
+  'connection:read',
+  'connection:write',
+  'connection:test',
+  /** Read data sources, data tables, versions, previews, samples and schema analyses. */
+  'data:read',
+  /** Define data sources and data tables, browse sources, import and delete versions, run SHALLOW analyses. */
+  'data:write',
+  /** "Analyze recipe schema" (spec 5.2): request a FULL schema analysis. */
+  'schema:analyze',
+] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
-const VIEWER: readonly Permission[] = ['connection:read'];
-const EDITOR: readonly Permission[] = [...VIEWER, 'connection:write', 'connection:test'];
+const VIEWER: readonly Permission[] = ['connection:read', 'data:read'];
+const EDITOR: readonly Permission[] = [...VIEWER, 'connection:write', 'connection:test', 'data:write'];
+const ANALYST: readonly Permission[] = [...EDITOR, 'schema:analyze'];
 
 export const ROLES = {
   viewer: VIEWER,
   editor: EDITOR,
-  /** Editor plus FULL schema analysis, which arrives with schema analysis. */
-  'schema-analyst': EDITOR,
+  /** Editor plus FULL schema analysis. */
+  'schema-analyst': ANALYST,
   /** Everything inside the tenant, including token management once it exists. */
-  admin: EDITOR,
+  admin: ANALYST,
   /** Cross-tenant administration (feature toggles, tenants) once it exists. */
-  'system-admin': EDITOR,
+  'system-admin': ANALYST,
 } as const satisfies Record<string, readonly Permission[]>;
 
 export type RoleName = keyof typeof ROLES;

@@ -168,9 +168,18 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
 
   /**
    * Replaces the entity's data if lock_version still equals `expectedLockVersion`; the caller
-   * read `current` and derived `next` from it.
+   * read `current` and derived `next` from it. `related` writes (say, a reference moving from
+   * one connection to another) commit with it or not at all.
    */
-  async replace(tenantId: string, actor: Actor, current: Entity<D>, expectedLockVersion: number, next: D): Promise<Entity<D>> {
+  async replace(
+    tenantId: string,
+    actor: Actor,
+    current: Entity<D>,
+    expectedLockVersion: number,
+    next: D,
+    options: { readonly related?: readonly RelatedWrite[] } = {},
+  ): Promise<Entity<D>> {
+    const { related = [] } = options;
     if (expectedLockVersion !== current.lock_version) throw new AppError('10-1006');
     const now = new Date().toISOString();
     const TableName = config.tableName;
@@ -191,7 +200,7 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
       },
     };
     const renamed = normaliseName(next.name) !== normaliseName(current.data.name);
-    if (!renamed) {
+    if (!renamed && related.length === 0) {
       try {
         await dynamoDocumentClient().send(new UpdateCommand(update));
       } catch (error) {
@@ -199,22 +208,32 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
         throw (await this.find(tenantId, current.id)) ? new AppError('10-1006') : notFound(this.settings.label, current.id);
       }
     } else {
+      // A rename moves the name claim; related writes (references moving) commit with it.
+      const claims: TransactItem[] = renamed
+        ? [
+            {
+              Delete: {
+                TableName,
+                Key: keys.nameClaim(tenantId, this.settings.kind, current.data.name),
+                ConditionExpression: 'entity_id = :id',
+                ExpressionAttributeValues: { ':id': current.id },
+              },
+            },
+            this.claimName(tenantId, next.name, current.id),
+          ]
+        : [];
       const outcome = await transactWrite([
         { Update: { ...update, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
-        {
-          Delete: {
-            TableName,
-            Key: keys.nameClaim(tenantId, this.settings.kind, current.data.name),
-            ConditionExpression: 'entity_id = :id',
-            ExpressionAttributeValues: { ':id': current.id },
-          },
-        },
-        this.claimName(tenantId, next.name, current.id),
+        ...claims,
+        ...related.map((write) => write.item),
       ]);
       const stale = failedAt(outcome, 0);
       if (stale) throw stale.item ? new AppError('10-1006') : notFound(this.settings.label, current.id);
-      if (failedAt(outcome, 2)) throw new AppError('10-409', { params: [this.settings.label, 'name'] });
-      if (!outcome.committed) throw new Error(`${this.settings.label} ${current.id}: rename cancelled for an unexpected reason`);
+      if (renamed && failedAt(outcome, 2)) throw new AppError('10-409', { params: [this.settings.label, 'name'] });
+      related.forEach((write, index) => {
+        if (failedAt(outcome, 1 + claims.length + index)) throw write.onConditionFailure();
+      });
+      if (!outcome.committed) throw new Error(`${this.settings.label} ${current.id}: update cancelled for an unexpected reason`);
     }
     return {
       ...current,
@@ -234,9 +253,12 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
   async delete(
     tenantId: string,
     id: number,
-    options: { readonly expectedLockVersion?: number; readonly related?: readonly RelatedWrite[] } = {},
+    options: {
+      readonly expectedLockVersion?: number;
+      /** Writes that commit with the delete, derived from the entity as it is being deleted. */
+      readonly related?: readonly RelatedWrite[] | ((current: Entity<D>) => readonly RelatedWrite[]);
+    } = {},
   ): Promise<void> {
-    const { related = [] } = options;
     const TableName = config.tableName;
     const refs = Object.keys(this.settings.references) as R[];
     for (let attempt = 1; attempt <= DELETE_ATTEMPTS; attempt += 1) {
@@ -245,6 +267,7 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
         throw new AppError('10-1006');
       }
       this.assertNotInUse(current);
+      const related = typeof options.related === 'function' ? options.related(current) : (options.related ?? []);
       const names: Record<string, string> = {};
       const conditions = ['lock_version = :current'];
       refs.forEach((ref, index) => {

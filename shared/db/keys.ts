@@ -7,6 +7,8 @@
  *   id counter       pk T#<t>#COUNTER              sk <KIND>
  *   idempotency      pk T#<t>#<KIND>#IDEMPOTENCY   sk <Idempotency-Key>
  *   client secret    pk T#<t>#CLIENT               sk <client id>
+ *   child collection pk T#<t>#<KIND>#<id>          sk #HEAD (bookkeeping) | V#<n, zero-padded> (versions)
+ *   usage counter    pk T#<t>#USAGE                sk <metric>#<period>
  */
 export type EntityKind = `${Uppercase<string>}`;
 
@@ -46,4 +48,13 @@ export const keys = {
     sk: key,
   }),
   client: (tenantId: string, clientId: string): ItemKey => ({ pk: `${tenantPrefix(tenantId)}#CLIENT`, sk: clientId }),
+  /** The item collection of an entity's children (a data table's versions), next to its head. */
+  children: (tenantId: string, kind: EntityKind, id: number): string => `${tenantPrefix(tenantId)}#${kind}#${String(id).padStart(ID_WIDTH, '0')}`,
+  childrenHead: (tenantId: string, kind: EntityKind, id: number): ItemKey => ({ pk: keys.children(tenantId, kind, id), sk: '#HEAD' }),
+  VERSION_PREFIX: 'V#',
+  version: (tenantId: string, kind: EntityKind, id: number, versionNumber: number): ItemKey => ({
+    pk: keys.children(tenantId, kind, id),
+    sk: `V#${String(versionNumber).padStart(ID_WIDTH, '0')}`,
+  }),
+  usage: (tenantId: string, metric: string, period: string): ItemKey => ({ pk: `${tenantPrefix(tenantId)}#USAGE`, sk: `${metric}#${period}` }),
 };

@@ -18,6 +18,10 @@ export interface ResourceAccess {
   readonly dataKey?: readonly ('encrypt' | 'decrypt')[];
   /** Access tokens: sign (issue) or read the public key (verify). */
   readonly signingKey?: 'sign' | 'verify';
+  /** The service's data bucket (data versions, samples, analyses). */
+  readonly dataBucket?: 'read' | 'write';
+  /** State machines (statemachines/<name>.asl.json) the function starts jobs on. */
+  readonly startsJobs?: readonly string[];
 }
 
 /**

@@ -6,19 +6,25 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CfnElement } from 'aws-cdk-lib';
 import { AUTHORIZER_HANDLER, FALLBACK_HANDLER, routes } from '../../functions/routes';
+import { workers } from '../../functions/workers';
 import { ESM_BANNER } from '../../infra/bundling';
+import { stateMachineArnVariable } from '../../infra/state-machines';
 import { API_BASE_PATH } from '../../shared/config';
+import type { ResourceAccess } from '../../shared/http/route';
 import {
   actionsOf,
   allResourcesOfType,
   bundleDir,
+  dataBucket,
   functionOf,
   grants,
   rootKeys,
   sameTarget,
   synthesize,
   targetOf,
+  workerOf,
   type FunctionInfo,
   type SynthesizedStage,
   type Target,
@@ -53,8 +59,34 @@ function integratedFunction(route: { view: SynthesizedStage['root']; resource: a
 
 const asTarget = (fn: FunctionInfo): Target => ({ view: fn.view, logicalId: fn.logicalId, attribute: undefined });
 
-/** Grants on a key: actions, each checked to be the only resource of its statement's grant. */
-const actionsOnKey = (fn: FunctionInfo, key: Target): string[] => grants(fn).filter((grant) => sameTarget(grant.target, key)).map((grant) => grant.action);
+/** Actions granted on a resource (a key, the bucket, a state machine). */
+const actionsOnTarget = (fn: FunctionInfo, target: Target): string[] => grants(fn).filter((grant) => sameTarget(grant.target, target)).map((grant) => grant.action);
+const actionsOnKey = actionsOnTarget;
+/** Actions granted on a bucket's objects (`<arn>/*`). */
+const actionsOnObjects = (fn: FunctionInfo, bucket: Target): string[] =>
+  grants(fn)
+    .filter((grant) => sameTarget(grant.objectsOf, bucket))
+    .map((grant) => grant.action)
+    .sort();
+
+/** What each kind of data bucket access amounts to, spelled out independently of infra/stacks/access.ts. */
+const BUCKET_GRANTS = {
+  none: { bucket: [], objects: [], key: [] },
+  read: { bucket: ['s3:ListBucket'], objects: ['s3:GetObject'], key: ['kms:Decrypt'] },
+  write: {
+    bucket: ['s3:ListBucket'],
+    objects: ['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject'],
+    key: ['kms:Decrypt', 'kms:GenerateDataKey'],
+  },
+} as const satisfies Record<string, { bucket: readonly string[]; objects: readonly string[]; key: readonly string[] }>;
+
+/** A deployed state machine by name (statemachines/<name>.asl.json). */
+function stateMachine(name: string): Target {
+  const machine = stage.stack.jobs?.stateMachines.get(name);
+  if (machine === undefined) throw new Error(`no state machine ${name}`);
+  const logicalId = stage.stack.jobs!.resolve((machine.node.defaultChild as CfnElement).logicalId) as string;
+  return { view: stage.nested.find((view) => view.name === 'Jobs')!, logicalId, attribute: undefined };
+}
 
 describe('API routes', () => {
   it('the route table is not empty and has public and protected routes', () => {
@@ -137,8 +169,8 @@ describe('API routes', () => {
 });
 
 describe('functions', () => {
-  it('one per route plus the authorizer and the fallback', () => {
-    expect(stage.functions).toHaveLength(routes.length + 2);
+  it('one per route and per job worker, plus the authorizer and the fallback', () => {
+    expect(stage.functions).toHaveLength(routes.length + workers.length + 2);
   });
 
   it('all run nodejs22.x on arm64 with source maps enabled and a log group of their own', () => {
@@ -258,36 +290,60 @@ describe('least privilege', () => {
     }
   });
 
-  it.each(routes.map((route) => [route.handler, route] as const))('%s gets exactly what its access declares', (_, route) => {
-    const fn = routeFunction(route);
+  /** Every function of the stage with what it declares: routes and job workers. */
+  const declared: readonly (readonly [string, ResourceAccess, () => FunctionInfo])[] = [
+    ...routes.map((route) => [route.handler, route.access, () => routeFunction(route)] as const),
+    ...workers.map((worker) => [`worker ${worker.name}`, worker.access, () => workerOf(stage, worker.name)] as const),
+  ];
+
+  it.each(declared)('%s gets exactly what its access declares', (_, access, functionInfo) => {
+    const fn = functionInfo();
     const actions = actionsOf(fn);
     const dynamodb = [...actions].filter((action) => action.startsWith('dynamodb:'));
-    const { access } = route;
     if (access.table === undefined) expect(dynamodb).toEqual([]);
     if (access.table !== undefined) for (const action of DYNAMODB_READ) expect(actions).toContain(action);
     for (const action of DYNAMODB_WRITE) expect(actions.has(action), action).toBe(access.table === 'write');
     // Table actions are on the table only.
     const [table] = Object.keys(stage.root.template.findResources('AWS::DynamoDB::Table'));
     for (const grant of grants(fn).filter((grant) => grant.action.startsWith('dynamodb:'))) expect(grant.target?.logicalId).toBe(table);
-    // KMS on the table key only through DynamoDB.
+    // KMS on the table key only through DynamoDB, on the bucket key only through S3.
     for (const grant of grants(fn).filter((grant) => sameTarget(grant.target, keys.table))) {
-      expect(grant.condition?.StringEquals?.['kms:ViaService']).toBeDefined();
+      expect(grant.condition?.StringEquals?.['kms:ViaService']).toEqual({ 'Fn::Join': ['', ['dynamodb.', { Ref: 'AWS::Region' }, '.amazonaws.com']] });
+    }
+    for (const grant of grants(fn).filter((grant) => sameTarget(grant.target, keys.bucket))) {
+      expect(grant.condition?.StringEquals?.['kms:ViaService']).toEqual({ 'Fn::Join': ['', ['s3.', { Ref: 'AWS::Region' }, '.amazonaws.com']] });
     }
     expect(actionsOnKey(fn, keys.table).length > 0).toBe(access.table !== undefined);
-    expect(actionsOnKey(fn, keys.bucket)).toEqual([]);
     const expectedDataKey = (access.dataKey ?? []).map((use) => (use === 'encrypt' ? 'kms:GenerateDataKey' : 'kms:Decrypt')).sort();
     expect(actionsOnKey(fn, keys.data).sort()).toEqual(expectedDataKey);
     const expectedSigning = access.signingKey === 'sign' ? ['kms:Sign'] : access.signingKey === 'verify' ? ['kms:GetPublicKey'] : [];
     expect(actionsOnKey(fn, keys.signing)).toEqual(expectedSigning);
-    // Nothing else: every non-log grant is on the table or a key named above.
-    const known = [keys.table, keys.data, keys.signing];
+    // The data bucket: list the bucket, objects by use, the bucket key to match.
+    const bucket = dataBucket(stage);
+    const expectedBucket = BUCKET_GRANTS[access.dataBucket ?? 'none'];
+    expect(actionsOnTarget(fn, bucket)).toEqual(expectedBucket.bucket);
+    expect(actionsOnObjects(fn, bucket)).toEqual(expectedBucket.objects);
+    expect(actionsOnKey(fn, keys.bucket).sort()).toEqual(expectedBucket.key);
+    // Jobs: StartExecution on exactly the machines it starts.
+    const started = (access.startsJobs ?? []).map((name) => stateMachine(name));
+    const starts = grants(fn).filter((grant) => grant.action.startsWith('states:'));
+    expect(starts.map((grant) => grant.action)).toEqual(started.map(() => 'states:StartExecution'));
+    for (const machine of started) expect(starts.some((grant) => sameTarget(grant.target, machine))).toBe(true);
+    // Nothing else: every non-log grant is on the table, a key, the bucket or a started machine.
+    const known = [keys.table, keys.data, keys.signing, keys.bucket, bucket, ...started];
     for (const grant of grants(fn).filter((grant) => !grant.action.startsWith('logs:'))) {
-      expect(grant.target?.logicalId === table || known.some((key) => sameTarget(grant.target, key)), `${grant.action} on ${JSON.stringify(grant.resource)}`).toBe(true);
+      const on = grant.target ?? grant.objectsOf;
+      expect(on?.logicalId === table || known.some((target) => sameTarget(on, target)), `${grant.action} on ${JSON.stringify(grant.resource)}`).toBe(true);
     }
     // Resource names reach a function only with the access to use them.
     expect('TABLE_NAME' in fn.environment).toBe(access.table !== undefined);
     expect('DATA_KEY_ID' in fn.environment).toBe((access.dataKey ?? []).length > 0);
     expect('SIGNING_KEY_ID' in fn.environment).toBe(access.signingKey !== undefined);
+    expect('DATA_BUCKET' in fn.environment).toBe(access.dataBucket !== undefined);
+    if (access.dataBucket !== undefined) expect(sameTarget(targetOf(fn.view, fn.environment.DATA_BUCKET), bucket)).toBe(true);
+    const machineVariables = Object.keys(fn.environment).filter((name) => name.endsWith('_STATE_MACHINE_ARN'));
+    expect(machineVariables.sort()).toEqual((access.startsJobs ?? []).map(stateMachineArnVariable).sort());
+    for (const name of access.startsJobs ?? []) expect(sameTarget(targetOf(fn.view, fn.environment[stateMachineArnVariable(name)]), stateMachine(name))).toBe(true);
   });
 
   it('connections/get reads the table and has no write and no KMS key of its own', () => {
@@ -357,8 +413,15 @@ describe('cdk-nag', () => {
     const nag = report.pluginReports.find((plugin: any) => plugin.pluginName === 'AwsSolutions');
     expect(nag.conclusion).toBe('success');
     expect(nag.violations).toEqual([]);
-    // Acknowledged: the runtime pin and the public routes.
-    expect(new Set(nag.suppressedViolations.map((violation: any) => violation.ruleName))).toEqual(new Set(['AwsSolutions-L1', 'AwsSolutions-APIG4']));
+    // Acknowledged: the runtime pin, the public routes, the data bucket's objects and the state
+    // machines' logging (no X-Ray, log delivery actions on '*').
+    expect(new Set(nag.suppressedViolations.map((violation: any) => violation.ruleName))).toEqual(
+      new Set(['AwsSolutions-L1', 'AwsSolutions-APIG4', 'AwsSolutions-IAM5[Resource::<DataBucketArn>/*]', 'AwsSolutions-IAM5[Resource::*]', 'AwsSolutions-SF2']),
+    );
+    // The objects acknowledgment is on exactly the functions that declare data bucket access.
+    const objects = nag.suppressedViolations.filter((violation: any) => violation.ruleName === 'AwsSolutions-IAM5[Resource::<DataBucketArn>/*]');
+    const withBucket = [...routes, ...workers].filter((subject) => subject.access.dataBucket !== undefined);
+    expect(objects.flatMap((violation: any) => violation.violatingConstructs)).toHaveLength(withBucket.length);
     const publicRoutes = nag.suppressedViolations.filter((violation: any) => violation.ruleName === 'AwsSolutions-APIG4');
     expect(publicRoutes.flatMap((violation: any) => violation.violatingConstructs)).toHaveLength(routes.filter((route) => route.permission === null).length + 1);
   });

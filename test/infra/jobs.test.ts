@@ -1,7 +1,9 @@
 /**
- * Job workers and state machines, with a fixture definition (test/infra/fixtures/statemachines)
- * and fixture workers, since statemachines/ and functions/workers.ts are still empty. The
- * workers' handler module is irrelevant to infra; they reuse a small existing one.
+ * How the stack wires any job: a fixture definition (test/infra/fixtures/statemachines),
+ * fixture workers and a fixture route that starts it, so the wiring rules are seen apart from
+ * the real jobs (job-machines.test.ts): placeholders, the invoke policy, the ARN reaching only
+ * the functions that start the job, and the configuration errors. The handler modules are
+ * irrelevant to infra; they reuse a small existing one.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,19 +11,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes';
 import { workerPlaceholder, type WorkerSpec } from '../../functions/workers';
 import { DataPreparationStack } from '../../infra/stacks/data-preparation-stack';
-import { stateMachineArnVariable, stateMachineFiles, substitute } from '../../infra/state-machines';
+import { stateMachineArnVariable, stateMachineFiles } from '../../infra/state-machines';
+import type { RouteSpec } from '../../shared/http/route';
 import {
   actionsOf,
   allResourcesOfType,
+  deployedDefinition,
   fileAsset,
   FIXTURES_DIR,
+  functionMarker,
   grants,
   removeScratchApps,
+  roleStatements,
   rootKeys,
   sameTarget,
   scratchApp,
   synthesize,
   targetOf,
+  workerOf,
   type FunctionInfo,
   type SynthesizedStage,
 } from './synth';
@@ -36,8 +43,11 @@ const WORKERS: readonly WorkerSpec[] = [
   { name: 'export-worker', handler: FIXTURE_HANDLER, timeoutSeconds: 600, memoryMb: 2048, access: { table: 'read' } },
 ];
 
-// The meta routes are enough to see state machine ARNs reach route functions.
-const ROUTES = routes.filter((route) => route.tag === 'meta');
+// The meta routes, one of them starting the fixture job: enough to see the machine's ARN and
+// StartExecution reach exactly the function that starts it.
+const META_ROUTES = routes.filter((route) => route.tag === 'meta');
+const STARTER: RouteSpec = { ...META_ROUTES[0]!, operationId: 'startFixtureImport', path: '/fixture-imports', method: 'POST', access: { startsJobs: ['import'] } };
+const ROUTES: readonly RouteSpec[] = [...META_ROUTES, STARTER];
 
 let stage: SynthesizedStage;
 
@@ -49,30 +59,13 @@ afterAll(() => {
   removeScratchApps();
 });
 
-const worker = (name: string): FunctionInfo => {
-  const found = stage.functions.filter((fn) => fn.description.startsWith(`worker ${name} (`));
-  expect(found).toHaveLength(1);
-  return found[0]!;
-};
+const worker = (name: string): FunctionInfo => workerOf(stage, name);
 
 const stateMachine = () => {
   const machines = allResourcesOfType(stage, 'AWS::StepFunctions::StateMachine');
   expect(machines).toHaveLength(1);
   return machines[0]!;
 };
-
-/** What CloudFormation deploys: the uploaded definition with DefinitionSubstitutions applied. */
-function deployedDefinition(): { text: string; definition: any; markers: Record<string, string> } {
-  const { view, resource } = stateMachine();
-  const markers = Object.fromEntries(
-    Object.entries(resource.Properties.DefinitionSubstitutions as Record<string, unknown>).map(([key, value]) => {
-      const target = targetOf(view, value);
-      return [key, `arn:aws:lambda:region:account:function:${target?.logicalId}`];
-    }),
-  );
-  const text = substitute(fileAsset(stage, resource.Properties.DefinitionS3Location.Key), markers);
-  return { text, definition: JSON.parse(text), markers };
-}
 
 describe('fixture', () => {
   it('the fixture definition names two of the three workers', () => {
@@ -127,14 +120,14 @@ describe('state machine', () => {
       expect(value['Fn::GetAtt']?.[1]).toBe('Arn');
       expect(sameTarget(targetOf(view, value), { view: worker(name).view, logicalId: worker(name).logicalId, attribute: undefined })).toBe(true);
     }
-    const { text, definition, markers } = deployedDefinition();
+    const { text, definition } = deployedDefinition(stage, stateMachine());
     expect(text).not.toMatch(/\$\{/);
-    expect(definition.States.RunImport.Parameters.FunctionName).toBe(markers.ImportWorkerFunctionArn);
-    expect(definition.States.RecordFailure.Parameters.FunctionName).toBe(markers.RecordFailureFunctionArn);
+    expect(definition.States.RunImport.Parameters.FunctionName).toBe(functionMarker(worker('import-worker')));
+    expect(definition.States.RecordFailure.Parameters.FunctionName).toBe(functionMarker(worker('record-failure')));
   });
 
   it('keeps retries with backoff, the catch and the timeouts', () => {
-    const { definition } = deployedDefinition();
+    const { definition } = deployedDefinition(stage, stateMachine());
     const run = definition.States.RunImport;
     expect(run.TimeoutSeconds).toBe(900);
     expect(run.HeartbeatSeconds).toBe(120);
@@ -161,9 +154,7 @@ describe('state machine', () => {
     const { view, resource } = stateMachine();
     const roleId = targetOf(view, resource.Properties.RoleArn)!.logicalId;
     expect(view.json.Resources[roleId].Properties.AssumeRolePolicyDocument.Statement[0].Principal).toEqual({ Service: 'states.amazonaws.com' });
-    const statements = Object.values(view.template.findResources('AWS::IAM::Policy'))
-      .filter((policy) => policy.Properties.Roles.some((role: any) => role.Ref === roleId))
-      .flatMap((policy) => policy.Properties.PolicyDocument.Statement);
+    const statements = roleStatements(view, resource.Properties.RoleArn);
     const lambda = statements.filter((statement: any) => [statement.Action].flat().some((action: string) => action.startsWith('lambda:')));
     expect(lambda).toHaveLength(1);
     expect(lambda[0].Action).toBe('lambda:InvokeFunction');
@@ -176,15 +167,26 @@ describe('state machine', () => {
     }
   });
 
-  it('route functions learn its ARN as IMPORT_STATE_MACHINE_ARN', () => {
+  it('only the route that starts it learns its ARN and may start it', () => {
     const machine = stateMachine();
+    const asMachine = { view: machine.view, logicalId: machine.logicalId, attribute: undefined };
     const routeFunctions = stage.functions.filter((fn) => ROUTES.some((route) => fn.description.includes(`(${route.operationId},`)));
     expect(routeFunctions).toHaveLength(ROUTES.length);
     for (const fn of routeFunctions) {
+      const starts = fn.description.includes(`(${STARTER.operationId},`);
       const value = fn.environment[stateMachineArnVariable('import')];
-      expect(value, fn.description).toBeDefined();
-      expect(sameTarget(targetOf(fn.view, value), { view: machine.view, logicalId: machine.logicalId, attribute: undefined })).toBe(true);
+      const startGrants = grants(fn).filter((grant) => grant.action.startsWith('states:'));
+      if (starts) {
+        expect(sameTarget(targetOf(fn.view, value), asMachine)).toBe(true);
+        expect(startGrants.map((grant) => grant.action)).toEqual(['states:StartExecution']);
+        expect(sameTarget(startGrants[0]!.target, asMachine)).toBe(true);
+      } else {
+        expect(value, fn.description).toBeUndefined();
+        expect(startGrants, fn.description).toEqual([]);
+      }
     }
+    // Workers never start jobs.
+    for (const spec of WORKERS) expect(Object.keys(worker(spec.name).environment).filter((name) => name.endsWith('_STATE_MACHINE_ARN'))).toEqual([]);
   });
 
   it('passes the AWS Solutions checks with its acknowledged findings', () => {
@@ -199,10 +201,10 @@ describe('state machine', () => {
 });
 
 describe('configuration errors fail synthesis before any bundling', () => {
-  const attempt = (workers: readonly WorkerSpec[]) => () =>
+  const attempt = (workers: readonly WorkerSpec[], routeTable: readonly RouteSpec[] = ROUTES) => () =>
     new DataPreparationStack(scratchApp(), 'DataPreparation-broken', {
       stage: 'broken',
-      routes: ROUTES,
+      routes: routeTable,
       workers,
       stateMachinesDir: STATE_MACHINES,
     });
@@ -217,5 +219,15 @@ describe('configuration errors fail synthesis before any bundling', () => {
 
   it('a worker declared twice', () => {
     expect(attempt([...WORKERS, WORKERS[0]!])).toThrow(/import-worker is declared twice/);
+  });
+
+  it('a route that starts a job without a state machine', () => {
+    const typo: RouteSpec = { ...STARTER, access: { startsJobs: ['imports'] } };
+    expect(attempt(WORKERS, [...META_ROUTES, typo])).toThrow(/route startFixtureImport starts jobs on "imports", but there is no test\/infra\/fixtures\/statemachines\/imports\.asl\.json; state machines: import/);
+  });
+
+  it('a worker that starts jobs', () => {
+    const starter: WorkerSpec = { ...WORKERS[2]!, access: { table: 'read', startsJobs: ['import'] } };
+    expect(attempt([...WORKERS.slice(0, 2), starter])).toThrow(/worker export-worker declares startsJobs; workers never start jobs/);
   });
 });

@@ -7,8 +7,9 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataPreparationStack } from '../../infra/stacks/data-preparation-stack';
 import { parseSettings } from '../../infra/stacks/settings';
-import { stackName, validateStage } from '../../infra/stacks/stage';
-import { removeScratchApps, scratchApp, synthesize, type SynthesizedStage } from './synth';
+import { routes } from '../../functions/routes';
+import { pascalCase, stackName, validateStage } from '../../infra/stacks/stage';
+import { FIXTURES_DIR, removeScratchApps, scratchApp, synthesize, type SynthesizedStage } from './synth';
 
 afterAll(removeScratchApps);
 
@@ -70,12 +71,23 @@ describe('one stack per stage', () => {
     stage.root.template.hasResourceProperties('AWS::DynamoDB::Table', { Tags: [{ Key: 'service', Value: 'data-preparation' }, { Key: 'stage', Value: 'acme-qa' }] });
   });
 
-  it('nests a stack per route domain', () => {
-    expect(stage.nested.map((view) => view.name).sort()).toEqual(['AuthRoutes', 'ConnectionsRoutes', 'MetaRoutes']);
-    expect(Object.keys(stage.root.template.findResources('AWS::CloudFormation::Stack'))).toHaveLength(3);
-    // Without workers or state machines there is no jobs stack.
-    expect(stage.stack.jobs).toBeUndefined();
+  it('nests a stack per route domain and one for jobs', () => {
+    const domains = [...new Set(routes.map((route) => `${pascalCase(route.tag)}Routes`))];
+    expect(stage.nested.map((view) => view.name).sort()).toEqual([...domains, 'Jobs'].sort());
+    expect(Object.keys(stage.root.template.findResources('AWS::CloudFormation::Stack'))).toHaveLength(domains.length + 1);
     for (const view of stage.views) expect(Object.keys(view.json.Resources).length).toBeLessThan(500);
+  });
+
+  it('has no jobs stack without workers or state machines', () => {
+    const app = scratchApp({ bundle: false });
+    const stack = new DataPreparationStack(app, stackName('bare'), {
+      stage: 'bare',
+      routes: routes.filter((route) => route.tag === 'meta'),
+      workers: [],
+      // A folder without any *.asl.json.
+      stateMachinesDir: FIXTURES_DIR,
+    });
+    expect(stack.jobs).toBeUndefined();
   });
 
   it('passes settings to every function', () => {

@@ -14,6 +14,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { DataPreparationStack, type DataPreparationStackProps } from '../../infra/stacks/data-preparation-stack';
 import { PROJECT_ROOT } from '../../infra/stacks/service-function';
 import { stackName } from '../../infra/stacks/stage';
+import { substitute } from '../../infra/state-machines';
 
 /** The feature flags and settings of cdk.json, so tests synthesize what the CLI synthesizes. */
 export const CDK_CONTEXT = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
@@ -171,6 +172,13 @@ export function targetOf(view: TemplateView, value: Json): Target | undefined {
   return undefined;
 }
 
+/** `<arn>/*` (a Fn::Join of a reference and "/*"): the resource whose objects it names. */
+export function objectsTargetOf(view: TemplateView, value: Json): Target | undefined {
+  const join = value?.['Fn::Join'];
+  if (!Array.isArray(join) || join[0] !== '' || join[1]?.length !== 2 || join[1][1] !== '/*') return undefined;
+  return targetOf(view, join[1][0]);
+}
+
 export function sameTarget(a: Target | undefined, b: Target | undefined): boolean {
   return a !== undefined && b !== undefined && a.view === b.view && a.logicalId === b.logicalId;
 }
@@ -223,13 +231,29 @@ export function functionOf(synthesized: SynthesizedStage, handler: string, where
   return found[0]!;
 }
 
+export interface Grant {
+  readonly action: string;
+  readonly resource: Json;
+  /** The resource the grant names, or undefined for `<arn>/*` (see objectsOf) and literals. */
+  readonly target: Target | undefined;
+  /** For `<arn>/*`: the resource whose objects (S3 keys) the grant names. */
+  readonly objectsOf: Target | undefined;
+  readonly condition: Json;
+}
+
 /** Allowed actions of a function, each with the resources it applies to. */
-export function grants(fn: FunctionInfo): { action: string; resource: Json; target: Target | undefined; condition: Json }[] {
+export function grants(fn: FunctionInfo): Grant[] {
   return fn.statements
     .filter((statement) => statement.effect === 'Allow')
     .flatMap((statement) =>
       statement.actions.flatMap((action) =>
-        statement.resources.map((resource) => ({ action, resource, target: targetOf(fn.view, resource), condition: statement.condition })),
+        statement.resources.map((resource) => ({
+          action,
+          resource,
+          target: targetOf(fn.view, resource),
+          objectsOf: objectsTargetOf(fn.view, resource),
+          condition: statement.condition,
+        })),
       ),
     );
 }
@@ -260,10 +284,55 @@ export function rootKeys(synthesized: SynthesizedStage): { table: Target; bucket
   return { table: tableKey, bucket: bucketKeys[0]!, data: { view: root, logicalId: others[0]![0], attribute: undefined }, signing: signingKey };
 }
 
+/** The root stack's KMS-encrypted bucket: the data bucket. */
+export function dataBucket(synthesized: SynthesizedStage): Target {
+  const encrypted = resourcesOfType(synthesized.root, 'AWS::S3::Bucket').filter(([, bucket]) => JSON.stringify(bucket.Properties.BucketEncryption ?? {}).includes('aws:kms'));
+  if (encrypted.length !== 1) throw new Error(`expected one KMS-encrypted bucket, found ${encrypted.length}`);
+  return { view: synthesized.root, logicalId: encrypted[0]![0], attribute: undefined };
+}
+
+/** The job workers (functions/workers.ts) by name, from their descriptions. */
+export function workerOf(synthesized: SynthesizedStage, name: string): FunctionInfo {
+  const found = synthesized.functions.filter((fn) => fn.description.startsWith(`worker ${name} (`));
+  if (found.length !== 1) throw new Error(`expected one worker ${name}, found ${found.length}`);
+  return found[0]!;
+}
+
+/** The directory of a zipped asset (a bundle, a layer) in the cloud assembly, by its S3 key. */
+export function assetDir(synthesized: SynthesizedStage, s3Key: string): string {
+  return join(synthesized.assemblyDir, `asset.${s3Key.replace(/\.zip$/, '')}`);
+}
+
 /** The directory of a function's bundle in the cloud assembly. */
 export function bundleDir(synthesized: SynthesizedStage, fn: FunctionInfo): string {
-  const key = fn.properties.Code.S3Key as string;
-  return join(synthesized.assemblyDir, `asset.${key.replace(/\.zip$/, '')}`);
+  return assetDir(synthesized, fn.properties.Code.S3Key as string);
+}
+
+/** Stands for a function's ARN in a deployed definition (see deployedDefinition). */
+export function functionMarker(fn: Pick<FunctionInfo, 'logicalId'>): string {
+  return `arn:aws:lambda:region:account:function:${fn.logicalId}`;
+}
+
+/**
+ * What CloudFormation deploys for a state machine: the uploaded definition with its
+ * DefinitionSubstitutions applied, each reference replaced by functionMarker of its target.
+ */
+export function deployedDefinition(synthesized: SynthesizedStage, machine: { view: TemplateView; resource: Json }): { text: string; definition: Json } {
+  const substitutions = Object.entries(machine.resource.Properties.DefinitionSubstitutions as Record<string, Json>).map(([key, value]) => {
+    const target = targetOf(machine.view, value);
+    if (target === undefined) throw new Error(`substitution ${key} names no resource`);
+    return [key, functionMarker(target)] as const;
+  });
+  const text = substitute(fileAsset(synthesized, machine.resource.Properties.DefinitionS3Location.Key), Object.fromEntries(substitutions));
+  return { text, definition: JSON.parse(text) };
+}
+
+/** Statements of the policies attached to the role a RoleArn value names. */
+export function roleStatements(view: TemplateView, roleArn: Json): Json[] {
+  const roleId = targetOf(view, roleArn)!.logicalId;
+  return resourcesOfType(view, 'AWS::IAM::Policy')
+    .filter(([, policy]) => asArray<Json>(policy.Properties.Roles).some((role: Json) => role?.Ref === roleId))
+    .flatMap(([, policy]) => asArray<Json>(policy.Properties.PolicyDocument.Statement));
 }
 
 /** The text of a file asset (e.g. a state machine definition uploaded with DefinitionBody.fromFile). */

@@ -26,7 +26,7 @@ describe('POST /oauth/token', () => {
     expect(response.body).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 900 });
     expect(decodeProtectedHeader(response.body.access_token)).toMatchObject({ alg: 'ES256', typ: 'JWT' });
     const claims = decodeJwt(response.body.access_token);
-    expect(claims).toMatchObject({ sub: credentials.client_id, tid: 'acme', roles: ['viewer'], perms: ['connection:read'], name: 'reporting job' });
+    expect(claims).toMatchObject({ sub: credentials.client_id, tid: 'acme', roles: ['viewer'], perms: ['connection:read', 'data:read'], name: 'reporting job' });
     expect(claims.exp! - claims.iat!).toBe(900);
     // It works: the viewer may list, in its own tenant.
     const listed = await env.anonymous.get('/connections', { token: response.body.access_token });

@@ -54,6 +54,8 @@ function bodyFor(operationId: string, connection: { id: number; lock_version: nu
       return { id: connection.id, lock_version: connection.lock_version, type: connection.type, description: 'patched by someone' };
     case 'testStoredConnection':
       return { type: connection.type };
+    case 'browseConnection':
+      return { path: 'demo/' };
     case 'updateConnectionTypeMapping':
       return { id: connection.id, lock_version: connection.lock_version, type_mapping: '{"A":"string"}' };
     case 'createConnection':
@@ -70,7 +72,7 @@ describe('tenant isolation', () => {
     const created = (await owner.post('/connections', dim.request)).body;
     const idRoutes = connectionRoutes.filter((route) => route.path.includes('{connection_id}'));
     expect(idRoutes.map((route) => route.operationId).sort()).toEqual(
-      ['deleteConnection', 'getConnection', 'mergeConnection', 'testStoredConnection', 'updateConnection', 'updateConnectionTypeMapping'].sort(),
+      ['browseConnection', 'deleteConnection', 'getConnection', 'mergeConnection', 'testStoredConnection', 'updateConnection', 'updateConnectionTypeMapping'].sort(),
     );
     for (const route of idRoutes) {
       const response = await intruder.request(route.method, path(route.path, created.id), { body: bodyFor(route.operationId, created), contentType: route.method === 'PATCH' ? 'application/merge-patch+json' : undefined });

@@ -3,21 +3,21 @@ import { PERMISSIONS, ROLE_NAMES, isRoleName, permissionsOf } from '../../../sha
 
 describe('permissions of roles', () => {
   it('lets a viewer read and nothing else', () => {
-    expect(permissionsOf(['viewer'])).toEqual(['connection:read']);
+    expect(permissionsOf(['viewer'])).toEqual(['connection:read', 'data:read']);
   });
 
-  it('lets an editor read, write and test', () => {
-    expect(permissionsOf(['editor'])).toEqual(['connection:read', 'connection:test', 'connection:write']);
+  it('lets an editor read, write and test, but not request FULL schema analyses', () => {
+    expect(permissionsOf(['editor'])).toEqual(['connection:read', 'connection:test', 'connection:write', 'data:read', 'data:write']);
   });
 
-  it('grants every current permission to editor, schema-analyst, admin and system-admin', () => {
-    for (const role of ['editor', 'schema-analyst', 'admin', 'system-admin'] as const) {
+  it('grants every current permission to schema-analyst, admin and system-admin', () => {
+    for (const role of ['schema-analyst', 'admin', 'system-admin'] as const) {
       expect(permissionsOf([role]), role).toEqual([...PERMISSIONS].sort());
     }
   });
 
   it('unites the permissions of several roles without duplicates, sorted', () => {
-    expect(permissionsOf(['viewer', 'editor', 'viewer'])).toEqual(['connection:read', 'connection:test', 'connection:write']);
+    expect(permissionsOf(['viewer', 'editor', 'viewer'])).toEqual(['connection:read', 'connection:test', 'connection:write', 'data:read', 'data:write']);
   });
 
   it('grants nothing without roles', () => {

@@ -1,0 +1,21 @@
+import { analysisStatus } from '../../shared/data-tables/response';
+import type { SchemaAnalysisParams } from '../../shared/data-tables/job-params';
+import { analyses, dataVersions } from '../../shared/data-tables/versions';
+import { AppError } from '../../shared/errors/app-error';
+import { httpHandler } from '../../shared/http/handler';
+import { startJob } from '../../shared/jobs/start';
+import { dataTableRoutes } from './routes';
+
+export const handler = httpHandler(dataTableRoutes.analyse, async ({ params, body, principal }) => {
+  const { tenantId } = principal;
+  const { data_table_id: tableId, version_number: versionNumber } = params;
+  // FULL analysis is its own permission, "Analyze recipe schema" (spec 5.2).
+  if (body.depth === 'FULL' && !principal.permissions.includes('schema:analyze')) {
+    throw new AppError('10-403', { extraDetails: { required_permission: 'schema:analyze' } });
+  }
+  const job = await analyses.begin(tenantId, tableId, versionNumber, body.depth);
+  const jobParams: SchemaAnalysisParams = { data_table_id: tableId, version_number: versionNumber, depth: body.depth };
+  await startJob(job, jobParams);
+  const status = analysisStatus(await dataVersions.get(tenantId, tableId, versionNumber));
+  return { status: 202, body: status! };
+});

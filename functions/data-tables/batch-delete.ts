@@ -1,0 +1,28 @@
+import { deletePrefix } from '../../shared/aws/data-bucket';
+import { batchItemError } from '../../shared/data-tables/batch';
+import { versionPrefix } from '../../shared/data-tables/storage';
+import { dataTableStore } from '../../shared/data-tables/store';
+import { dataVersions } from '../../shared/data-tables/versions';
+import { AppError } from '../../shared/errors/app-error';
+import { httpHandler } from '../../shared/http/handler';
+import { dataTableRoutes } from './routes';
+
+/** Deletes versions of one table, each on its own; the others and their numbers stay as they are. */
+export const handler = httpHandler(dataTableRoutes.batchDelete, async ({ body, principal }) => {
+  const { tenantId } = principal;
+  const tables = new Set(body.data_versions.map((version) => version.data_table_id));
+  if (tables.size > 1) throw new AppError('20-1001');
+  const [dataTableId] = tables;
+  await dataTableStore.get(tenantId, dataTableId!);
+  const results = [];
+  for (const { data_table_id, version_number } of body.data_versions) {
+    try {
+      await dataVersions.remove(tenantId, data_table_id, version_number);
+      await deletePrefix(versionPrefix(tenantId, data_table_id, version_number));
+      results.push({ data_table_id, version_number, status: 'DELETED' as const });
+    } catch (error) {
+      results.push({ data_table_id, version_number, status: 'REJECTED' as const, error: batchItemError(error) });
+    }
+  }
+  return { body: { results } };
+});

@@ -1,0 +1,27 @@
+import { API_BASE_PATH } from '../../shared/config';
+import { actorOf } from '../../shared/connections/store';
+import { dataSourceStore } from '../../shared/data-sources/store';
+import { dataTableStore } from '../../shared/data-tables/store';
+import { DataTableViews } from '../../shared/data-tables/views';
+import { fingerprint } from '../../shared/http/fingerprint';
+import { httpHandler } from '../../shared/http/handler';
+import { dataTableRoutes } from './routes';
+
+export const handler = httpHandler(dataTableRoutes.create, async ({ body, principal, idempotencyKey }) => {
+  const { tenantId } = principal;
+  const { entity, replayed } = await dataTableStore.create(
+    tenantId,
+    actorOf(principal),
+    () => ({ name: body.name, description: body.description ?? null, tags: body.tags ?? null, data_source_id: body.data_source_id }),
+    {
+      // The table is a use of its data source (30-1707 while it exists); a missing source is 10-404.
+      related: [dataSourceStore.reference(tenantId, body.data_source_id, 'data_tables', 1)],
+      ...(idempotencyKey === undefined ? {} : { idempotency: { key: idempotencyKey, fingerprint: fingerprint(body) } }),
+    },
+  );
+  return {
+    status: 201,
+    body: await new DataTableViews(tenantId).of(entity),
+    headers: { location: `${API_BASE_PATH}/data-tables/${entity.id}`, ...(replayed ? { 'idempotent-replayed': 'true' } : {}) },
+  };
+});

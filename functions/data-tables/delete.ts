@@ -1,0 +1,24 @@
+import { deletePrefix } from '../../shared/aws/data-bucket';
+import { dataSourceStore } from '../../shared/data-sources/store';
+import { tablePrefix } from '../../shared/data-tables/storage';
+import { dataTableStore } from '../../shared/data-tables/store';
+import { dataVersions } from '../../shared/data-tables/versions';
+import { AppError } from '../../shared/errors/app-error';
+import { httpHandler } from '../../shared/http/handler';
+import { dataTableRoutes } from './routes';
+
+export const handler = httpHandler(dataTableRoutes.delete, async ({ params, query, principal }) => {
+  const { tenantId } = principal;
+  const id = params.data_table_id;
+  await dataTableStore.delete(tenantId, id, {
+    expectedLockVersion: query.lock_version,
+    related: (current) => [
+      dataSourceStore.reference(tenantId, current.data.data_source_id, 'data_tables', -1),
+      { item: dataVersions.noActiveCreation(tenantId, id), onConditionFailure: () => new AppError('20-1029') },
+    ],
+  });
+  // The table is gone for callers; its versions and files follow.
+  await dataVersions.purge(tenantId, id);
+  await deletePrefix(tablePrefix(tenantId, id));
+  return { body: undefined };
+});

@@ -1,0 +1,29 @@
+import { applyListQuery, type ListFields } from '../../shared/db/list-query';
+import { versionResponse } from '../../shared/data-tables/response';
+import { dataTableStore } from '../../shared/data-tables/store';
+import { dataVersions, type StoredVersion } from '../../shared/data-tables/versions';
+import { httpHandler } from '../../shared/http/handler';
+import { dataTableRoutes } from './routes';
+
+/** Versions keyed by their number, which is their id within the table. */
+interface Listed {
+  readonly id: number;
+  readonly version: StoredVersion;
+}
+
+const FIELDS: ListFields<Listed> = {
+  version_number: { type: 'integer', value: ({ version }) => version.version_number },
+  status: { type: 'string', value: ({ version }) => version.execution.status },
+  created_date: { type: 'datetime', value: ({ version }) => version.created_date },
+};
+
+export const handler = httpHandler(dataTableRoutes.listVersions, async ({ params, query, principal }) => {
+  await dataTableStore.get(principal.tenantId, params.data_table_id);
+  const versions = await dataVersions.list(principal.tenantId, params.data_table_id);
+  const page = applyListQuery(
+    versions.map((version) => ({ id: version.version_number, version })),
+    query,
+    FIELDS,
+  );
+  return { body: { ...page, items: page.items.map(({ version }) => versionResponse(version)) } };
+});

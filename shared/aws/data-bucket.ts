@@ -1,0 +1,63 @@
+import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, NoSuchKey } from '@aws-sdk/client-s3';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { config } from '../config';
+
+/**
+ * The service's own data bucket (data versions, samples, analyses), reached with the
+ * function's role. Kept apart from shared/aws/clients.ts so functions that never touch data
+ * do not load the S3 client at cold start. Locally AWS_ENDPOINT_URL_S3 points at s3rver,
+ * which needs path-style addressing.
+ */
+let client: S3Client | undefined;
+
+function s3(): S3Client {
+  client ??= new S3Client({
+    forcePathStyle: process.env.AWS_ENDPOINT_URL_S3 !== undefined,
+    // Checksums only where S3 requires them: a streamed upload with a default checksum goes
+    // out aws-chunked with a trailer, which S3-compatible stores such as s3rver store verbatim.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  return client;
+}
+
+export async function putFile(key: string, path: string, contentType: string): Promise<void> {
+  const { size } = await stat(path);
+  await s3().send(
+    new PutObjectCommand({ Bucket: config.dataBucket, Key: key, Body: createReadStream(path), ContentLength: size, ContentType: contentType }),
+  );
+}
+
+export async function putJson(key: string, value: unknown): Promise<void> {
+  await s3().send(new PutObjectCommand({ Bucket: config.dataBucket, Key: key, Body: JSON.stringify(value), ContentType: 'application/json' }));
+}
+
+/** The object's text, or undefined when it does not exist. */
+export async function getText(key: string): Promise<string | undefined> {
+  try {
+    const result = await s3().send(new GetObjectCommand({ Bucket: config.dataBucket, Key: key }));
+    return await result.Body!.transformToString('utf8');
+  } catch (error) {
+    if (error instanceof NoSuchKey) return undefined;
+    throw error;
+  }
+}
+
+export async function downloadFile(key: string, path: string): Promise<void> {
+  const result = await s3().send(new GetObjectCommand({ Bucket: config.dataBucket, Key: key }));
+  await pipeline(result.Body as Readable, createWriteStream(path));
+}
+
+/** Deletes every object under the prefix (a data version's folder). */
+export async function deletePrefix(prefix: string): Promise<void> {
+  let token: string | undefined;
+  do {
+    const page = await s3().send(new ListObjectsV2Command({ Bucket: config.dataBucket, Prefix: prefix, ContinuationToken: token }));
+    const objects = (page.Contents ?? []).map((object) => ({ Key: object.Key! }));
+    if (objects.length > 0) await s3().send(new DeleteObjectsCommand({ Bucket: config.dataBucket, Delete: { Objects: objects, Quiet: true } }));
+    token = page.NextContinuationToken;
+  } while (token);
+}

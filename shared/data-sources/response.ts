@@ -1,0 +1,26 @@
+import type { Entity } from '../db/entity-store';
+import { KIND_FIELD_NAMES, type DataSourceResponse } from '../model/data-source';
+import type { DataSourceData } from './store';
+
+/** The kind's own fields of a stored data source; the other kinds' (null) fields stay out. */
+export function kindFieldsOf(data: DataSourceData): Record<string, string | null> {
+  return Object.fromEntries(KIND_FIELD_NAMES[data.type].map((field) => [field, data[field] as string | null]));
+}
+
+export function dataSourceResponse(entity: Entity<DataSourceData>): DataSourceResponse {
+  const { data } = entity;
+  return {
+    id: entity.id,
+    lock_version: entity.lock_version,
+    type: data.type,
+    name: data.name,
+    description: data.description,
+    tags: data.tags ? [...data.tags] : null,
+    connection_id: data.connection_id,
+    ...kindFieldsOf(data),
+    created_by: entity.created_by,
+    created_date: entity.created_date,
+    last_modified_by: entity.last_modified_by,
+    last_modified_date: entity.last_modified_date,
+  } as DataSourceResponse;
+}

@@ -1,0 +1,65 @@
+import type { ConnectionData } from '../connections/store';
+import type { DataSourceData } from '../data-sources/store';
+import type { Entity } from '../db/entity-store';
+import { config } from '../config';
+import { executionView } from '../jobs/view';
+import type { ConnectionDetails, DataTableResponse, DataVersion, SchemaAnalysisStatus } from '../model/data-table';
+import type { z } from 'zod';
+import type { DataTableData } from './store';
+import type { StoredVersion } from './versions';
+
+export function versionResponse(version: StoredVersion, now = Date.now()): z.input<typeof DataVersion> {
+  const execution = executionView(version.execution, now, config.jobInactivitySeconds);
+  return {
+    data_table_id: version.data_table_id,
+    version_number: version.version_number,
+    version_display_name: version.version_display_name,
+    execution,
+    metadata: version.metadata ?? null,
+    expiration_date: null,
+    created_by: version.created_by,
+    created_date: version.created_date,
+    last_modified_by: version.created_by,
+    last_modified_date: execution.ended_date ?? version.created_date,
+  };
+}
+
+export function analysisStatus(version: StoredVersion): z.input<typeof SchemaAnalysisStatus> | undefined {
+  if (!version.analysis_execution || !version.analysis_requested_depth) return undefined;
+  return {
+    execution: executionView(version.analysis_execution, Date.now(), config.jobInactivitySeconds),
+    ...(version.analysis_depth ? { depth: version.analysis_depth } : {}),
+    requested_depth: version.analysis_requested_depth,
+  };
+}
+
+export function connectionDetails(
+  source: Entity<DataSourceData> | undefined,
+  connection: Entity<ConnectionData> | undefined,
+): z.input<typeof ConnectionDetails> | null {
+  if (!source || !connection) return null;
+  return { connection_id: connection.id, connection_name: connection.data.name, connection_type: connection.data.type, data_source_type: source.data.type };
+}
+
+export function dataTableResponse(
+  entity: Entity<DataTableData>,
+  latest: StoredVersion | undefined,
+  details: z.input<typeof ConnectionDetails> | null,
+): z.input<typeof DataTableResponse> {
+  const { data } = entity;
+  return {
+    id: entity.id,
+    lock_version: entity.lock_version,
+    name: data.name,
+    description: data.description,
+    tags: data.tags ? [...data.tags] : null,
+    data_source_id: data.data_source_id,
+    data_version_exist: latest !== undefined,
+    latest_data_version: latest ? versionResponse(latest) : null,
+    connection_details: details,
+    created_by: entity.created_by,
+    created_date: entity.created_date,
+    last_modified_by: entity.last_modified_by,
+    last_modified_date: entity.last_modified_date,
+  };
+}

@@ -1,0 +1,85 @@
+import { isAppError } from '../errors/app-error';
+import { AppError } from '../errors/app-error';
+import type { ErrorCode } from '../errors/catalogue';
+import type { JobError } from '../model/job';
+
+/**
+ * How a worker's failure travels through Step Functions to the execution's error. The
+ * worker throws a JobFailure whose name is the ASL error (Retry matches Job.Transient) and
+ * whose message is the JobError as JSON; the Catch hands {Error, Cause} to the recorder,
+ * which turns it back into a JobError. Failures Step Functions itself raises (timeouts)
+ * become 10-1047; anything unexpected becomes 10-500.
+ */
+export const JOB_FAILED = 'Job.Failed';
+export const JOB_TRANSIENT = 'Job.Transient';
+
+/** Failures worth another attempt: timeouts, throttling, provider hiccups. */
+const TRANSIENT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['30-1100', '30-1110', '30-1303', '30-1307', '30-1005', '30-1002', '30-1413']);
+
+/** Step Functions' own errors for a step that ran too long or went silent. */
+const INACTIVITY_ERRORS = new Set(['States.Timeout', 'States.HeartbeatTimeout', 'Sandbox.Timedout']);
+
+const MAX_CAUSE_LENGTH = 1000;
+
+export class JobFailure extends Error {
+  constructor(
+    readonly jobError: JobError,
+    transient: boolean,
+  ) {
+    super(JSON.stringify(jobError));
+    this.name = transient ? JOB_TRANSIENT : JOB_FAILED;
+  }
+}
+
+function causeOf(error: AppError): string | undefined {
+  const stated = error.extraDetails?.cause;
+  if (typeof stated === 'string') return stated.slice(0, MAX_CAUSE_LENGTH);
+  const root = error.cause;
+  return root instanceof Error ? `${root.name}: ${root.message}`.slice(0, MAX_CAUSE_LENGTH) : undefined;
+}
+
+export function jobErrorOf(error: AppError): JobError {
+  const cause = causeOf(error);
+  return { code: error.code, message: error.message, ...(cause ? { cause } : {}) };
+}
+
+/** What a worker throws for any error: catalogue errors keep their code, the rest is 10-500. */
+export function jobFailureOf(error: unknown): Error {
+  if (error instanceof JobFailure) return error;
+  if (isAppError(error)) return new JobFailure(jobErrorOf(error), TRANSIENT_CODES.has(error.code));
+  const root = error instanceof Error ? error : new Error(String(error));
+  if (root.name === 'Job.Superseded') return root;
+  return new JobFailure(jobErrorOf(new AppError('10-500', { cause: root })), false);
+}
+
+function parseJson(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function asJobError(value: unknown): JobError | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { code, message, cause } = value as Record<string, unknown>;
+  if (typeof code !== 'string' || typeof message !== 'string') return undefined;
+  return { code, message, ...(typeof cause === 'string' ? { cause } : {}) };
+}
+
+/**
+ * The JobError of a caught state failure. Deployed, a Lambda error's Cause is the runtime's
+ * JSON ({errorType, errorMessage, trace}); locally it is the message itself.
+ */
+export function jobErrorFromState(failure: { readonly Error?: string; readonly Cause?: string }): JobError {
+  const name = failure.Error ?? 'States.Runtime';
+  if (INACTIVITY_ERRORS.has(name)) return jobErrorOf(new AppError('10-1047', { extraDetails: { cause: name } }));
+  if (name === JOB_FAILED || name === JOB_TRANSIENT) {
+    const cause = parseJson(failure.Cause);
+    const message = typeof cause === 'object' && cause !== null && 'errorMessage' in cause ? parseJson(String(cause.errorMessage)) : cause;
+    const recorded = asJobError(message);
+    if (recorded) return recorded;
+  }
+  return jobErrorOf(new AppError('10-500', { extraDetails: { cause: name } }));
+}

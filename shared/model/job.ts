@@ -1,0 +1,41 @@
+import * as z from 'zod';
+
+/**
+ * The one shape of every asynchronous job's status (imports, schema analyses, and later
+ * recipe runs, exports, transfers). A failed job never fails the HTTP call that reads it:
+ * the failure is in `error`, with a code of the catalogue.
+ */
+export const JOB_STATUSES = ['PENDING', 'IN_PROGRESS', 'COMPLETED', 'FAILED', 'ABORTED'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+export const JobError = z
+  .object({
+    code: z.string().describe('Catalogue code, e.g. 30-1118'),
+    message: z.string(),
+    cause: z.string().optional().describe('Technical root cause, when one is known'),
+  })
+  .meta({ id: 'JobError' });
+export type JobError = z.infer<typeof JobError>;
+
+export const JobProgress = z
+  .object({
+    stage: z.string().describe('QUEUED, READING, LOADING, WRITING, ANALYSING or DONE'),
+    percent: z.number().min(0).max(100),
+    bytes_read: z.int().min(0).optional(),
+    rows: z.int().min(0).optional(),
+  })
+  .meta({ id: 'JobProgress' });
+export type JobProgress = z.infer<typeof JobProgress>;
+
+export const JobExecution = z
+  .object({
+    job_id: z.string(),
+    status: z.enum(JOB_STATUSES),
+    progress: JobProgress,
+    started_date: z.iso.datetime().nullable().describe('When a worker first picked the job up'),
+    ended_date: z.iso.datetime().nullable(),
+    heartbeat_date: z.iso.datetime().describe('Last sign of life of the job; a job silent for too long fails with 10-1047'),
+    error: JobError.optional(),
+  })
+  .meta({ id: 'JobExecution' });
+export type JobExecution = z.infer<typeof JobExecution>;

@@ -1,0 +1,27 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamoDocumentClient } from './aws/clients';
+import { config } from './config';
+import { keys } from './db/keys';
+
+/**
+ * Per-tenant usage counters by calendar month (UTC), for the data-transfer quota: an atomic
+ * ADD, so concurrent jobs never lose a count.
+ */
+export type UsageMetric = 'DATA_READ_BYTES';
+
+export function usagePeriod(date = new Date()): string {
+  return date.toISOString().slice(0, 7);
+}
+
+export async function recordUsage(tenantId: string, metric: UsageMetric, amount: number): Promise<void> {
+  if (amount <= 0) return;
+  await dynamoDocumentClient().send(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: keys.usage(tenantId, metric, usagePeriod()),
+      UpdateExpression: 'ADD #value :amount',
+      ExpressionAttributeNames: { '#value': 'value' },
+      ExpressionAttributeValues: { ':amount': amount },
+    }),
+  );
+}

@@ -1,0 +1,320 @@
+/**
+ * The real jobs as deployed: statemachines/*.asl.json with the workers of functions/workers.ts
+ * and the routes that start them and read what they write (the data-tables domain of the real
+ * route table; api.test.ts checks every route's grants generically). One synthesis, with
+ * cdk-nag and bundling (the DuckDB layer included), for the whole file.
+ */
+import { existsSync, openSync, readdirSync, readFileSync, readSync, closeSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '../../functions/routes';
+import { workers } from '../../functions/workers';
+import { duckDbVersion } from '../../infra/layers/duckdb-layer';
+import { installForLambda } from '../../infra/layers/lambda-packages';
+import { PROJECT_ROOT } from '../../infra/stacks/service-function';
+import { stateMachineArnVariable, stateMachineFiles } from '../../infra/state-machines';
+import {
+  actionsOf,
+  allResourcesOfType,
+  assetDir,
+  bundleDir,
+  dataBucket,
+  deployedDefinition,
+  functionMarker,
+  functionOf,
+  grants,
+  roleStatements,
+  rootKeys,
+  sameTarget,
+  synthesize,
+  targetOf,
+  workerOf,
+  type FunctionInfo,
+  type SynthesizedStage,
+  type Target,
+} from './synth';
+
+const DOMAIN_ROUTES = routes.filter((route) => route.tag === 'data-tables');
+
+/** Each job: its file, its work state, the worker that state runs. */
+const JOBS = [
+  { machine: 'import', workState: 'Import', worker: 'import-data-version' },
+  { machine: 'schema-analysis', workState: 'Analyse', worker: 'analyse-schema' },
+] as const;
+const FAILURE_RECORDER = 'record-job-failure';
+const ENGINE_WORKERS = ['import-data-version', 'analyse-schema'];
+
+const LAMBDA_TRANSIENT_ERRORS = ['Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException', 'Lambda.TooManyRequestsException'];
+
+let stage: SynthesizedStage;
+
+beforeAll(() => {
+  stage = synthesize({ stage: 'real-jobs', routes: DOMAIN_ROUTES, nag: true });
+});
+afterAll(() => stage?.close());
+
+const routeFunction = (operationId: string): FunctionInfo => {
+  const route = DOMAIN_ROUTES.find((candidate) => candidate.operationId === operationId);
+  if (route === undefined) throw new Error(`no route ${operationId}`);
+  return functionOf(stage, route.handler, (fn) => fn.description.includes(`(${operationId},`));
+};
+const worker = (name: string): FunctionInfo => workerOf(stage, name);
+const asTarget = (fn: FunctionInfo): Target => ({ view: fn.view, logicalId: fn.logicalId, attribute: undefined });
+
+function machine(name: string): { view: SynthesizedStage['root']; logicalId: string; resource: any } {
+  const found = allResourcesOfType(stage, 'AWS::StepFunctions::StateMachine').filter(({ logicalId }) => logicalId.startsWith(`${pascal(name)}StateMachine`));
+  expect(found, name).toHaveLength(1);
+  return found[0]!;
+}
+const pascal = (name: string) => name.replace(/(^|-)([a-z0-9])/g, (_, __, letter: string) => letter.toUpperCase());
+const machineTarget = (name: string): Target => {
+  const { view, logicalId } = machine(name);
+  return { view, logicalId, attribute: undefined };
+};
+
+const objectActions = (fn: FunctionInfo): string[] => {
+  const bucket = dataBucket(stage);
+  return grants(fn)
+    .filter((grant) => sameTarget(grant.objectsOf, bucket))
+    .map((grant) => grant.action)
+    .sort();
+};
+const keyActions = (fn: FunctionInfo, key: Target): string[] =>
+  grants(fn)
+    .filter((grant) => sameTarget(grant.target, key))
+    .map((grant) => grant.action)
+    .sort();
+const machineVariables = (fn: FunctionInfo): string[] => Object.keys(fn.environment).filter((name) => name.endsWith('_STATE_MACHINE_ARN'));
+
+describe('state machines', () => {
+  it('one per statemachines/*.asl.json, and the jobs here are all of them', () => {
+    const names = stateMachineFiles().map((file) => file.name);
+    expect(names.sort()).toEqual(JOBS.map((job) => job.machine).sort());
+    expect(allResourcesOfType(stage, 'AWS::StepFunctions::StateMachine')).toHaveLength(names.length);
+  });
+
+  describe.each(JOBS)('$machine', (job) => {
+    const definition = () => deployedDefinition(stage, machine(job.machine)).definition;
+
+    it(`runs ${job.worker} and hands failures to ${FAILURE_RECORDER}`, () => {
+      const { text } = deployedDefinition(stage, machine(job.machine));
+      expect(text).not.toMatch(/\$\{/);
+      const states = definition().States as Record<string, any>;
+      expect(states[job.workState].Parameters.FunctionName).toBe(functionMarker(worker(job.worker)));
+      expect(states.RecordFailure.Parameters.FunctionName).toBe(functionMarker(worker(FAILURE_RECORDER)));
+      const invoked = Object.values(states)
+        .filter((state) => state.Type === 'Task')
+        .map((state) => state.Parameters.FunctionName);
+      expect(new Set(invoked)).toEqual(new Set([functionMarker(worker(job.worker)), functionMarker(worker(FAILURE_RECORDER))]));
+    });
+
+    it('times the work step out before its Lambda does, and retries transient failures with backoff and jitter', () => {
+      const work = definition().States[job.workState];
+      // Below the worker's own timeout: an overrun is States.Timeout (10-1047), not a killed sandbox.
+      expect(work.TimeoutSeconds).toBeGreaterThan(0);
+      expect(work.TimeoutSeconds).toBeLessThan(workers.find((spec) => spec.name === job.worker)!.timeoutSeconds);
+      const retried = work.Retry.flatMap((retry: any) => retry.ErrorEquals);
+      for (const error of ['Job.Transient', ...LAMBDA_TRANSIENT_ERRORS]) expect(retried, error).toContain(error);
+      expect(retried).not.toContain('States.ALL');
+      for (const retry of work.Retry) {
+        expect(retry.BackoffRate).toBeGreaterThan(1);
+        expect(retry.IntervalSeconds).toBeGreaterThan(0);
+        expect(retry.MaxAttempts).toBeGreaterThan(0);
+        expect(retry.MaxDelaySeconds).toBeGreaterThan(0);
+        expect(retry.JitterStrategy).toBe('FULL');
+      }
+    });
+
+    it('catches everything else into RecordFailure, which is retried itself and ends the execution as failed', () => {
+      const { States: states } = definition();
+      expect(states[job.workState].Catch).toEqual([expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: 'RecordFailure' })]);
+      const recorder = states.RecordFailure;
+      expect(recorder.Type).toBe('Task');
+      expect(recorder.Retry.length).toBeGreaterThan(0);
+      expect(recorder.Retry.flatMap((retry: any) => retry.ErrorEquals)).toContain('States.ALL');
+      expect(recorder.TimeoutSeconds).toBeGreaterThan(0);
+      expect(states[recorder.Next].Type).toBe('Fail');
+    });
+
+    it('has a machine-level timeout that leaves room for a full work step', () => {
+      const timeout = definition().TimeoutSeconds;
+      expect(Number.isInteger(timeout)).toBe(true);
+      expect(timeout).toBeGreaterThanOrEqual(workers.find((spec) => spec.name === job.worker)!.timeoutSeconds);
+    });
+
+    it('its role may invoke exactly its own workers', () => {
+      const { view, resource } = machine(job.machine);
+      const lambda = roleStatements(view, resource.Properties.RoleArn).filter((statement) =>
+        [statement.Action].flat().some((action: string) => action.startsWith('lambda:')),
+      );
+      expect(lambda).toHaveLength(1);
+      expect(lambda[0].Action).toBe('lambda:InvokeFunction');
+      const invoked = [lambda[0].Resource].flat().map((arn: unknown) => targetOf(view, arn));
+      expect(invoked).toHaveLength(2);
+      for (const name of [job.worker, FAILURE_RECORDER]) expect(invoked.some((target) => sameTarget(target, asTarget(worker(name)))), name).toBe(true);
+    });
+
+    it('logs every event, without execution data', () => {
+      const logging = machine(job.machine).resource.Properties.LoggingConfiguration;
+      expect(logging).toMatchObject({ Level: 'ALL', IncludeExecutionData: false });
+    });
+  });
+});
+
+describe('starting jobs', () => {
+  it.each([
+    ['batchCreateDataVersions', 'import'],
+    ['analyseDataVersionSchema', 'schema-analysis'],
+  ])('%s may start only the %s machine and learns only its ARN', (operationId, name) => {
+    const fn = routeFunction(operationId);
+    const starts = grants(fn).filter((grant) => grant.action.startsWith('states:'));
+    expect(starts.map((grant) => grant.action)).toEqual(['states:StartExecution']);
+    expect(sameTarget(starts[0]!.target, machineTarget(name))).toBe(true);
+    expect(machineVariables(fn)).toEqual([stateMachineArnVariable(name)]);
+    expect(sameTarget(targetOf(fn.view, fn.environment[stateMachineArnVariable(name)]), machineTarget(name))).toBe(true);
+  });
+
+  it('no other function may start a job or learns a machine ARN; workers never do', () => {
+    const starters = new Set([routeFunction('batchCreateDataVersions').logicalId, routeFunction('analyseDataVersionSchema').logicalId]);
+    for (const fn of stage.functions.filter((candidate) => !starters.has(candidate.logicalId))) {
+      expect([...actionsOf(fn)].filter((action) => action.startsWith('states:')), fn.description).toEqual([]);
+      expect(machineVariables(fn), fn.description).toEqual([]);
+    }
+  });
+});
+
+describe('the data bucket', () => {
+  it.each(['previewDataVersion', 'sampleDataVersion'])('%s may read objects, never write or delete them', (operationId) => {
+    const fn = routeFunction(operationId);
+    expect(objectActions(fn)).toEqual(['s3:GetObject']);
+    expect(keyActions(fn, rootKeys(stage).bucket)).toEqual(['kms:Decrypt']);
+    expect(sameTarget(targetOf(fn.view, fn.environment.DATA_BUCKET), dataBucket(stage))).toBe(true);
+  });
+
+  it.each(['deleteDataTable', 'batchDeleteDataVersions'])('%s may delete objects', (operationId) => {
+    expect(objectActions(routeFunction(operationId))).toContain('s3:DeleteObject');
+  });
+
+  it('the bucket key only through S3', () => {
+    const key = rootKeys(stage).bucket;
+    const keyGrants = stage.functions.flatMap((fn) => grants(fn).filter((grant) => sameTarget(grant.target, key)));
+    expect(keyGrants.length).toBeGreaterThan(0);
+    for (const grant of keyGrants) {
+      expect(grant.condition).toEqual({ StringEquals: { 'kms:ViaService': { 'Fn::Join': ['', ['s3.', { Ref: 'AWS::Region' }, '.amazonaws.com']] } } });
+    }
+  });
+
+  it('functions that do not declare it get nothing of it, not even its name', () => {
+    const declaring = new Set([
+      ...DOMAIN_ROUTES.filter((route) => route.access.dataBucket !== undefined).map((route) => routeFunction(route.operationId).logicalId),
+      ...workers.filter((spec) => spec.access.dataBucket !== undefined).map((spec) => worker(spec.name).logicalId),
+    ]);
+    const others = stage.functions.filter((fn) => !declaring.has(fn.logicalId));
+    expect(others.length).toBeGreaterThan(0);
+    for (const fn of others) {
+      expect([...actionsOf(fn)].filter((action) => action.startsWith('s3:')), fn.description).toEqual([]);
+      expect(keyActions(fn, rootKeys(stage).bucket), fn.description).toEqual([]);
+      expect(fn.environment.DATA_BUCKET, fn.description).toBeUndefined();
+    }
+  });
+});
+
+describe('workers', () => {
+  it.each(ENGINE_WORKERS)('%s: DuckDB from the layer, 10 GiB of /tmp, and write access to the bucket', (name) => {
+    const fn = worker(name);
+    const spec = workers.find((candidate) => candidate.name === name)!;
+    expect(spec.engine).toBe(true);
+    expect(fn.properties).toMatchObject({ Timeout: spec.timeoutSeconds, MemorySize: spec.memoryMb, EphemeralStorage: { Size: 10_240 } });
+    expect(fn.properties.Layers).toHaveLength(1);
+    expect(targetOf(fn.view, fn.properties.Layers[0])?.logicalId).toBe(duckDbLayer().logicalId);
+    expect(objectActions(fn)).toEqual(['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject']);
+    expect(keyActions(fn, rootKeys(stage).bucket)).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
+    expect(fn.environment.DATA_BUCKET).toBeDefined();
+    // The bundle imports DuckDB from the runtime's module path and carries none of it.
+    const code = readFileSync(join(bundleDir(stage, fn), 'index.mjs'), 'utf8');
+    expect(code).toMatch(/from\s*"@duckdb\/node-api"/);
+    expect(code).not.toContain('node-bindings');
+    expect(code).not.toContain('duckdb.node');
+  });
+
+  it(`${FAILURE_RECORDER}: no layer, no bucket, default /tmp`, () => {
+    const fn = worker(FAILURE_RECORDER);
+    expect(fn.properties.Layers).toBeUndefined();
+    expect(fn.properties.EphemeralStorage).toBeUndefined();
+    expect(objectActions(fn)).toEqual([]);
+    expect([...actionsOf(fn)].filter((action) => action.startsWith('s3:'))).toEqual([]);
+    expect(fn.environment.DATA_BUCKET).toBeUndefined();
+    expect(readFileSync(join(bundleDir(stage, fn), 'index.mjs'), 'utf8')).not.toContain('@duckdb');
+  });
+
+  it('only functions that declare it may decrypt with the data key', () => {
+    const key = rootKeys(stage).data;
+    const declared = new Set([
+      ...DOMAIN_ROUTES.filter((route) => route.access.dataKey?.includes('decrypt')).map((route) => routeFunction(route.operationId).logicalId),
+      ...workers.filter((spec) => spec.access.dataKey?.includes('decrypt')).map((spec) => worker(spec.name).logicalId),
+    ]);
+    expect(declared.has(worker('import-data-version').logicalId)).toBe(true);
+    for (const fn of stage.functions) {
+      const decrypts = grants(fn).some((grant) => grant.action === 'kms:Decrypt' && sameTarget(grant.target, key));
+      expect(decrypts, fn.description).toBe(declared.has(fn.logicalId));
+    }
+  });
+});
+
+function duckDbLayer(): { logicalId: string; properties: any; view: SynthesizedStage['root'] } {
+  const layers = allResourcesOfType(stage, 'AWS::Lambda::LayerVersion');
+  expect(layers).toHaveLength(1);
+  const [{ logicalId, resource, view }] = layers as [(typeof layers)[number]];
+  return { logicalId, properties: resource.Properties, view };
+}
+
+describe('the DuckDB layer', () => {
+  it('is for the functions’ runtime and architecture', () => {
+    const { properties } = duckDbLayer();
+    const fn = worker('import-data-version');
+    expect(properties.CompatibleRuntimes).toEqual([fn.properties.Runtime]);
+    expect(properties.CompatibleArchitectures).toEqual(fn.properties.Architectures);
+    expect(properties.CompatibleArchitectures).toEqual(['arm64']);
+  });
+
+  it('carries the pinned @duckdb/node-api with the linux-arm64 (glibc) binding only, where Node.js layers are found', () => {
+    const nodeModules = join(assetDir(stage, duckDbLayer().properties.Content.S3Key), 'nodejs', 'node_modules');
+    const version = (path: string) => (JSON.parse(readFileSync(join(nodeModules, path, 'package.json'), 'utf8')) as { version: string }).version;
+    expect(version('@duckdb/node-api')).toBe(duckDbVersion());
+    expect(readdirSync(join(nodeModules, '@duckdb')).sort()).toEqual(['node-api', 'node-bindings', 'node-bindings-linux-arm64']);
+    expect(version('@duckdb/node-bindings-linux-arm64')).toBe(version('@duckdb/node-bindings'));
+    // The binding is an ELF shared object for AArch64 (e_machine 183).
+    const header = Buffer.alloc(20);
+    const fd = openSync(join(nodeModules, '@duckdb', 'node-bindings-linux-arm64', 'duckdb.node'), 'r');
+    readSync(fd, header, 0, 20, 0);
+    closeSync(fd);
+    expect(header.subarray(0, 4).toString('latin1')).toBe('\x7fELF');
+    expect(header.readUInt16LE(18)).toBe(183);
+  });
+
+  it('is the DuckDB the project runs locally', () => {
+    const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(duckDbVersion()).toBe(manifest.dependencies['@duckdb/node-api']);
+    const local = join(PROJECT_ROOT, 'node_modules', '@duckdb', 'node-api', 'package.json');
+    expect(existsSync(local)).toBe(true);
+    expect((JSON.parse(readFileSync(local, 'utf8')) as { version: string }).version).toBe(duckDbVersion());
+  });
+
+  it('refuses a version range: the layer must be reproducible', () => {
+    expect(() => installForLambda({ name: '@duckdb/node-api', version: '^1.5.5', verify: () => undefined }, join(PROJECT_ROOT, 'node_modules', '.cache'))).toThrow(
+      /not an exact version/,
+    );
+  });
+});
+
+describe('cdk-nag', () => {
+  it('AWS Solutions checks pass; the data bucket objects are acknowledged on the functions that use them', () => {
+    const report = JSON.parse(readFileSync(join(stage.assemblyDir, 'validation-report.json'), 'utf8'));
+    const nag = report.pluginReports.find((plugin: any) => plugin.pluginName === 'AwsSolutions');
+    expect(nag.conclusion).toBe('success');
+    expect(nag.violations).toEqual([]);
+    const objects = nag.suppressedViolations.filter((violation: any) => violation.ruleName === 'AwsSolutions-IAM5[Resource::<DataBucketArn>/*]');
+    const users = [...DOMAIN_ROUTES, ...workers].filter((subject) => subject.access.dataBucket !== undefined);
+    expect(objects.flatMap((violation: any) => violation.violatingConstructs)).toHaveLength(users.length);
+  });
+});
