@@ -2,7 +2,12 @@
  * Data tables and their versions as resources: CRUD, in-use rules, batch delete, tenant
  * isolation and permissions.
  */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dynamoDocumentClient } from '../../../shared/aws/clients';
+import { dataTableStore } from '../../../shared/data-tables/store';
+import { keys } from '../../../shared/db/keys';
+import { transactWrite } from '../../../shared/db/transactions';
 import { startTestTwin, type ApiClient, type TestTwin } from '../../support/harness';
 import { createBucketSource, createObjectStoreConnection, createTable, importAndWait, putObjects, tableOver } from '../../support/imports';
 
@@ -123,6 +128,44 @@ describe('data table CRUD', () => {
     const names = list.body.items.map((item: { name: string }) => item.name);
     expect([...names].sort().reverse()).toEqual(names);
     expect((await api.get('/data-tables?sort=bogus')).body.code).toBe('10-1400');
+  });
+});
+
+describe('in use by datasets (the mechanism; datasets come later)', () => {
+  it('a table a dataset uses cannot be deleted (20-1023) until the use ends', async () => {
+    const tableId = await createTable(api, sourceId);
+    const use = (delta: 1 | -1) => transactWrite([dataTableStore.reference('local', tableId, 'datasets', delta).item]);
+    expect((await use(1)).committed).toBe(true);
+    const refused = await api.delete(`/data-tables/${tableId}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ code: '20-1023' });
+    expect(refused.body.detail).toContain(String(tableId));
+    expect((await use(-1)).committed).toBe(true);
+    expect((await api.delete(`/data-tables/${tableId}`)).status).toBe(204);
+  });
+
+  it('a version a dataset uses cannot be deleted (20-1024); the others can', async () => {
+    const tableId = await createTable(api, sourceId);
+    await importAndWait(api, tableId);
+    await importAndWait(api, tableId);
+    await dynamoDocumentClient().send(
+      new UpdateCommand({
+        TableName: process.env.TABLE_NAME,
+        Key: keys.version('local', 'DATA_TABLE', tableId, 1),
+        UpdateExpression: 'SET ref_datasets = :one',
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
+    );
+    const response = await api.post('/data-versions/batch-delete', {
+      data_versions: [
+        { data_table_id: tableId, version_number: 1 },
+        { data_table_id: tableId, version_number: 2 },
+      ],
+    });
+    const byVersion = new Map(response.body.results.map((result: { version_number: number }) => [result.version_number, result]));
+    expect(byVersion.get(1)).toMatchObject({ status: 'REJECTED', error: { code: '20-1024', status: 409 } });
+    expect(byVersion.get(2)).toMatchObject({ status: 'DELETED' });
+    expect((await api.get(`/data-tables/${tableId}/versions/1/preview`)).status).toBe(200);
   });
 });
 
