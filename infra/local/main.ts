@@ -35,8 +35,9 @@ async function seedDemoBucket(s3: LocalS3): Promise<void> {
 
 async function main(): Promise<void> {
   process.env.POWERTOOLS_LOG_LEVEL ??= 'INFO';
+  const dataDir = process.env.DATA_DIR ?? '.local';
   const twin = await startTwin({
-    dataDir: process.env.DATA_DIR ?? '.local',
+    dataDir,
     port: portSetting('PORT', 3000),
     s3Port: portSetting('S3_PORT', 4569),
     buckets: [DEMO_BUCKET],
@@ -52,7 +53,7 @@ async function main(): Promise<void> {
       `            client_id     ${twin.admin.client_id}`,
       `            client_secret ${twin.admin.client_secret}`,
       `  Local S3  ${twin.s3.endpoint}  (access key ${LOCAL_S3_CREDENTIALS.accessKeyId}, secret ${LOCAL_S3_CREDENTIALS.secretAccessKey}, bucket ${DEMO_BUCKET})`,
-      '  State is kept in .local/. Press Ctrl-C to stop.',
+      `  State is kept in ${dataDir}/. Press Ctrl-C to stop.`,
       '',
       '',
     ].join('\n'),

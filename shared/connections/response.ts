@@ -1,4 +1,4 @@
-import type { Entity } from '../db/entity-store';
+import { auditFieldsOf, type Entity } from '../db/entity-store';
 import type { ConnectionResponse, ConnectionTestResult } from '../model/connection';
 import type { ConnectionConfiguration, PublicAuth } from './configuration';
 import type { ConnectionData } from './store';
@@ -26,10 +26,7 @@ export function connectionResponse(entity: Entity<ConnectionData>): ConnectionRe
     auth: visibleAuth(data.auth, data.derived),
     ...data.settings,
     ...(PRICING_TYPES.has(data.type) ? { type_mapping: data.type_mapping, type_mapping_name: data.type_mapping_name } : {}),
-    created_by: entity.created_by,
-    created_date: entity.created_date,
-    last_modified_by: entity.last_modified_by,
-    last_modified_date: entity.last_modified_date,
+    ...auditFieldsOf(entity),
   } as ConnectionResponse;
 }
 

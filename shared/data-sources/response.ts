@@ -1,4 +1,4 @@
-import type { Entity } from '../db/entity-store';
+import { auditFieldsOf, type Entity } from '../db/entity-store';
 import { KIND_FIELD_NAMES, type DataSourceResponse } from '../model/data-source';
 import type { DataSourceData } from './store';
 
@@ -18,9 +18,6 @@ export function dataSourceResponse(entity: Entity<DataSourceData>): DataSourceRe
     tags: data.tags ? [...data.tags] : null,
     connection_id: data.connection_id,
     ...kindFieldsOf(data),
-    created_by: entity.created_by,
-    created_date: entity.created_date,
-    last_modified_by: entity.last_modified_by,
-    last_modified_date: entity.last_modified_date,
+    ...auditFieldsOf(entity),
   } as DataSourceResponse;
 }

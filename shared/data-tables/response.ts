@@ -1,6 +1,6 @@
 import type { ConnectionData } from '../connections/store';
 import type { DataSourceData } from '../data-sources/store';
-import type { Entity } from '../db/entity-store';
+import { auditFieldsOf, type Entity } from '../db/entity-store';
 import { config } from '../config';
 import { executionView } from '../jobs/view';
 import type { ConnectionDetails, DataTableResponse, DataVersion, SchemaAnalysisStatus } from '../model/data-table';
@@ -57,9 +57,6 @@ export function dataTableResponse(
     data_version_exist: latest !== undefined,
     latest_data_version: latest ? versionResponse(latest) : null,
     connection_details: details,
-    created_by: entity.created_by,
-    created_date: entity.created_date,
-    last_modified_by: entity.last_modified_by,
-    last_modified_date: entity.last_modified_date,
+    ...auditFieldsOf(entity),
   };
 }

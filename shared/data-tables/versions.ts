@@ -83,6 +83,28 @@ function toVersion(item: Record<string, unknown>): StoredVersion {
   return version as unknown as StoredVersion;
 }
 
+/** Versions of a table in number order, all pages (or the first `limit`). */
+async function queryVersions(tenantId: string, dataTableId: number, options: { newestFirst: boolean; limit?: number }): Promise<StoredVersion[]> {
+  const versions: StoredVersion[] = [];
+  let cursor: QueryCommandOutput['LastEvaluatedKey'];
+  do {
+    const page = await dynamoDocumentClient().send(
+      new QueryCommand({
+        TableName: config.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.children(tenantId, KIND, dataTableId), ':prefix': keys.VERSION_PREFIX },
+        ConsistentRead: true,
+        ScanIndexForward: !options.newestFirst,
+        Limit: options.limit,
+        ExclusiveStartKey: cursor,
+      }),
+    );
+    for (const item of page.Items ?? []) versions.push(toVersion(item));
+    cursor = options.limit !== undefined && versions.length >= options.limit ? undefined : page.LastEvaluatedKey;
+  } while (cursor);
+  return versions;
+}
+
 async function readHead(tenantId: string, dataTableId: number): Promise<Head> {
   const result = await dynamoDocumentClient().send(
     new GetCommand({ TableName: config.tableName, Key: keys.childrenHead(tenantId, KIND, dataTableId), ConsistentRead: true }),
@@ -106,37 +128,12 @@ export const dataVersions = {
 
   /** Every version of the table, oldest first. */
   async list(tenantId: string, dataTableId: number): Promise<StoredVersion[]> {
-    const versions: StoredVersion[] = [];
-    let cursor: QueryCommandOutput['LastEvaluatedKey'];
-    do {
-      const page = await dynamoDocumentClient().send(
-        new QueryCommand({
-          TableName: config.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': keys.children(tenantId, KIND, dataTableId), ':prefix': keys.VERSION_PREFIX },
-          ConsistentRead: true,
-          ExclusiveStartKey: cursor,
-        }),
-      );
-      for (const item of page.Items ?? []) versions.push(toVersion(item));
-      cursor = page.LastEvaluatedKey;
-    } while (cursor);
-    return versions;
+    return queryVersions(tenantId, dataTableId, { newestFirst: false });
   },
 
   async latest(tenantId: string, dataTableId: number): Promise<StoredVersion | undefined> {
-    const page = await dynamoDocumentClient().send(
-      new QueryCommand({
-        TableName: config.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.children(tenantId, KIND, dataTableId), ':prefix': keys.VERSION_PREFIX },
-        ConsistentRead: true,
-        ScanIndexForward: false,
-        Limit: 1,
-      }),
-    );
-    const item = page.Items?.[0];
-    return item ? toVersion(item) : undefined;
+    const [newest] = await queryVersions(tenantId, dataTableId, { newestFirst: true, limit: 1 });
+    return newest;
   },
 
   /**

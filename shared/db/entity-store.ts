@@ -24,6 +24,16 @@ export interface Entity<D> {
   readonly last_modified_date: string;
 }
 
+/** The audit fields every response shows (spec 2.2). */
+export function auditFieldsOf(entity: Entity<unknown>): Pick<Entity<unknown>, 'created_by' | 'created_date' | 'last_modified_by' | 'last_modified_date'> {
+  return {
+    created_by: entity.created_by,
+    created_date: entity.created_date,
+    last_modified_by: entity.last_modified_by,
+    last_modified_date: entity.last_modified_date,
+  };
+}
+
 /** A write on another item that must commit together with this store's write. */
 export interface RelatedWrite {
   readonly item: TransactItem;
