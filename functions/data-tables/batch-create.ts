@@ -1,5 +1,9 @@
 import { API_BASE_PATH } from '../../shared/config';
+import { idempotentResponse } from '../../shared/db/idempotent-responses';
+import { AppError } from '../../shared/errors/app-error';
+import { fingerprint } from '../../shared/http/fingerprint';
 import { actorOf } from '../../shared/connections/store';
+import type { Actor } from '../../shared/db/entity-store';
 import { batchItemError } from '../../shared/data-tables/batch';
 import { versionResponse } from '../../shared/data-tables/response';
 import { dataTableStore } from '../../shared/data-tables/store';
@@ -9,31 +13,40 @@ import { httpHandler } from '../../shared/http/handler';
 import type { ImportParams } from '../../shared/data-tables/job-params';
 import { dataTableRoutes } from './routes';
 
+/** Starts the import of one table: its new version and job, or that table's refusal. */
+async function startImport(tenantId: string, actor: Actor, dataTableId: number) {
+  try {
+    const table = await dataTableStore.get(tenantId, dataTableId);
+    const { version, job } = await dataVersions.begin(tenantId, actor, dataTableId);
+    const params: ImportParams = { data_table_id: dataTableId, version_number: version.version_number, data_source_id: table.data.data_source_id };
+    await startJob(job, params);
+    const current = (await dataVersions.find(tenantId, dataTableId, version.version_number)) ?? version;
+    return {
+      data_table_id: dataTableId,
+      status: 'ACCEPTED' as const,
+      data_version: versionResponse(current),
+      job: { job_id: job.job_id, status_url: `${API_BASE_PATH}/data-tables/${dataTableId}/versions/${version.version_number}` },
+    };
+  } catch (error) {
+    return { data_table_id: dataTableId, status: 'REJECTED' as const, error: batchItemError(error) };
+  }
+}
+
 /**
  * Starts one import per table. Each table succeeds or fails on its own: an unknown table or
  * one whose previous import still runs (20-1029) is refused in its result, the others start.
+ * With an Idempotency-Key, a retry gets the first answer instead of a second set of imports.
  */
-export const handler = httpHandler(dataTableRoutes.batchCreate, async ({ body, principal }) => {
+export const handler = httpHandler(dataTableRoutes.batchCreate, async ({ body, principal, idempotencyKey }) => {
   const { tenantId } = principal;
   const actor = actorOf(principal);
-  const results = await Promise.all(
-    body.data_table_ids.map(async (dataTableId) => {
-      try {
-        const table = await dataTableStore.get(tenantId, dataTableId);
-        const { version, job } = await dataVersions.begin(tenantId, actor, dataTableId);
-        const params: ImportParams = { data_table_id: dataTableId, version_number: version.version_number, data_source_id: table.data.data_source_id };
-        await startJob(job, params);
-        const current = (await dataVersions.find(tenantId, dataTableId, version.version_number)) ?? version;
-        return {
-          data_table_id: dataTableId,
-          status: 'ACCEPTED' as const,
-          data_version: versionResponse(current),
-          job: { job_id: job.job_id, status_url: `${API_BASE_PATH}/data-tables/${dataTableId}/versions/${version.version_number}` },
-        };
-      } catch (error) {
-        return { data_table_id: dataTableId, status: 'REJECTED' as const, error: batchItemError(error) };
-      }
-    }),
+  const { body: response, replayed } = await idempotentResponse(
+    tenantId,
+    'DATA_VERSION_BATCH_CREATE',
+    idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: fingerprint(body) },
+    () => new AppError('20-1029'),
+    async () => ({ results: await Promise.all(body.data_table_ids.map((dataTableId) => startImport(tenantId, actor, dataTableId))) }),
   );
-  return { body: { results } };
+  const headers: Record<string, string> = replayed ? { 'idempotent-replayed': 'true' } : {};
+  return { body: response, headers };
 });

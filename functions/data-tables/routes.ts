@@ -130,13 +130,13 @@ export const dataTableRoutes = {
     path: '/data-versions/batch-create',
     summary: 'Import a new version of each data table',
     description:
-      'One result per requested table: the new version (PENDING) with its job, or the refusal for that table. Poll the version (status_url) until COMPLETED or FAILED.',
+      'One result per requested table: the new version (PENDING) with its job, or the refusal for that table. Poll the version (status_url) until COMPLETED or FAILED. Send an Idempotency-Key header to make retries safe.',
     tag,
     handler: 'data-tables/batch-create',
     permission: 'data:write',
-    request: { body: BatchCreateRequest },
+    request: { body: BatchCreateRequest, idempotent: true },
     response: { status: 202, description: 'Imports started', body: BatchCreateResponse },
-    errors: [],
+    errors: ['20-1029'],
     access: { table: 'write', startsJobs: ['import'] },
   }),
   batchDelete: defineRoute({

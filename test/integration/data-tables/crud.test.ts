@@ -9,7 +9,7 @@ import { dataTableStore } from '../../../shared/data-tables/store';
 import { keys } from '../../../shared/db/keys';
 import { transactWrite } from '../../../shared/db/transactions';
 import { startTestTwin, type ApiClient, type TestTwin } from '../../support/harness';
-import { createBucketSource, createObjectStoreConnection, createTable, importAndWait, putObjects, tableOver } from '../../support/imports';
+import { createBucketSource, createObjectStoreConnection, createTable, importAndWait, putObjects, tableOver, waitForJob } from '../../support/imports';
 
 let env: TestTwin;
 let api: ApiClient;
@@ -180,6 +180,23 @@ describe('batch create and delete of versions', () => {
     const duplicate = await api.post('/data-versions/batch-create', { data_table_ids: [tableId, tableId] });
     expect(duplicate.status).toBe(400);
     expect(duplicate.body.code).toBe('10-1400');
+  });
+
+  it('a retried batch create with the same Idempotency-Key gets the first answer, not a second import', async () => {
+    const tableId = await createTable(api, sourceId);
+    const request = { data_table_ids: [tableId] };
+    const headers = { 'idempotency-key': `batch-${tableId}` };
+    const first = await api.post('/data-versions/batch-create', request, { headers });
+    expect(first.status).toBe(202);
+    await waitForJob(api, first.body.results[0].job.status_url.replace('/api/data/v1', ''));
+    const retry = await api.post('/data-versions/batch-create', request, { headers });
+    expect(retry.status).toBe(202);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body.results[0].job.job_id).toBe(first.body.results[0].job.job_id);
+    expect((await api.get(`/data-tables/${tableId}/versions`)).body.total).toBe(1);
+    const reused = await api.post('/data-versions/batch-create', { data_table_ids: [tableId, 999_999] }, { headers });
+    expect(reused.status).toBe(400);
+    expect(reused.body.extraDetails).toHaveProperty('Idempotency-Key');
   });
 
   it('deletes versions one by one; numbers are never reused', async () => {

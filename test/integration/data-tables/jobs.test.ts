@@ -4,7 +4,11 @@
  * and a source that stops sending data recorded as 10-1047. The worker is the real one,
  * wrapped per table to misbehave on purpose.
  */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dynamoDocumentClient } from '../../../shared/aws/clients';
+import { dataVersions, importJobRef } from '../../../shared/data-tables/versions';
+import { markCompleted, markFailed, markRunning } from '../../../shared/jobs/status';
 import type { WorkerSpec } from '../../../functions/workers';
 import { loadWorkerHandler, type WorkerFunction } from '../../../infra/local/stepfunctions';
 import { AppError } from '../../../shared/errors/app-error';
@@ -97,5 +101,50 @@ describe('the import job', () => {
     const tableId = await tableOver(api, env, 'landing/jobs/', { endpoint: hanging.endpoint });
     const version = await importAndWait(api, tableId);
     expect(version.execution).toMatchObject({ status: 'FAILED', error: { code: '10-1047' } });
+  });
+});
+
+describe('status writes', () => {
+  it('a job that was failed cannot be completed or restarted by a late worker', async () => {
+    const tableId = await tableOver(api, env, 'landing/jobs/');
+    // A creation whose state machine never started: only the status writes act on it.
+    const { version, job } = await dataVersions.begin('local', { id: 'test' }, tableId);
+    await markRunning(job, { stage: 'READING', percent: 10 });
+    expect(await markFailed(job, { code: '30-1110', message: 'Object-storage operation timed out' })).toBe(true);
+    expect(await markFailed(job, { code: '10-500', message: 'again' })).toBe(false);
+    await expect(markCompleted(job, { stage: 'DONE', percent: 100 }, {})).rejects.toMatchObject({ name: 'Job.Superseded' });
+    await expect(markRunning(job, { stage: 'READING', percent: 0 })).rejects.toMatchObject({ name: 'Job.Superseded' });
+    const stored = (await api.get(`/data-tables/${tableId}/versions/${version.version_number}`)).body;
+    expect(stored.execution).toMatchObject({ status: 'FAILED', error: { code: '30-1110' } });
+    // The failure released the table: the next import starts.
+    expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
+  });
+
+  it('a creation whose worker went silent reads as FAILED 10-1047 and is taken over by the next import', async () => {
+    const tableId = await tableOver(api, env, 'landing/jobs/');
+    const { version, job } = await dataVersions.begin('local', { id: 'test' }, tableId);
+    const path = `/data-tables/${tableId}/versions/${version.version_number}`;
+    expect((await api.get(path)).body.execution.status).toBe('PENDING');
+    expect((await api.post('/data-versions/batch-create', { data_table_ids: [tableId] })).body.results[0].error.code).toBe('20-1029');
+
+    // The worker's last sign of life was an hour ago.
+    await dynamoDocumentClient().send(
+      new UpdateCommand({
+        TableName: process.env.TABLE_NAME,
+        Key: job.subject,
+        UpdateExpression: 'SET #execution.heartbeat_date = :old',
+        ExpressionAttributeNames: { '#execution': 'execution' },
+        ExpressionAttributeValues: { ':old': new Date(Date.now() - 3_600_000).toISOString() },
+      }),
+    );
+    expect((await api.get(path)).body.execution).toMatchObject({ status: 'FAILED', error: { code: '10-1047' } });
+
+    const next = await importAndWait(api, tableId);
+    expect(next).toMatchObject({ version_number: version.version_number + 1, execution: { status: 'COMPLETED' } });
+    expect((await api.get(path)).body.execution).toMatchObject({ status: 'FAILED', error: { code: '10-1047' } });
+    // The stale job can no longer write.
+    await expect(markRunning(importJobRef('local', tableId, version.version_number, job.job_id), { stage: 'READING', percent: 1 })).rejects.toMatchObject({
+      name: 'Job.Superseded',
+    });
   });
 });
