@@ -1,11 +1,17 @@
 /**
- * `npm run bench`: bundle sizes of the connection handlers as deployed, and API latency as a
- * ratio to the raw local store in the same run. Prints a markdown report to stdout.
+ * `npm run bench`: bundle sizes of the connection handlers as deployed, API latency as a
+ * ratio to the raw local store, and import throughput as a ratio to a bare script, in the same
+ * run. Prints a markdown report to stdout.
  * Exits non-zero when a handler bundle breaks the rule (over 300 KB or a forbidden package),
- * or when a latency phase had failed requests (its numbers would mean nothing).
+ * when a latency phase had failed requests, or when the import measurement failed (its numbers
+ * would mean nothing). The import ratio's target is reported, not enforced.
+ *
+ * `npm run bench -- import` (or `bundles`, `latency`, several) runs only those sections.
+ * BENCH_IMPORT_ROWS (1000000) and BENCH_IMPORT_RUNS (3) change the import measurement.
  */
 import { cpus } from 'node:os';
 import { MAX_BUNDLE_BYTES, measureBundles, type BundleReport } from './bundles';
+import { PIPELINE_TARGET, importRatios, importSection, measureImportThroughput, type ImportReport } from './import-throughput';
 import { measureLatency, type LatencyReport, type PhaseResult } from './latency';
 
 // Before anything loads the twin (the child process inherits them).
@@ -92,19 +98,63 @@ async function machineBusy(): Promise<number> {
   return 1 - (after.idle - before.idle) / (after.all - before.all);
 }
 
+const SECTIONS = ['bundles', 'latency', 'import'] as const;
+type Section = (typeof SECTIONS)[number];
+
+function selectedSections(args: readonly string[]): ReadonlySet<Section> {
+  const unknown = args.filter((arg) => !(SECTIONS as readonly string[]).includes(arg));
+  if (unknown.length > 0) throw new Error(`unknown bench section(s): ${unknown.join(', ')} (known: ${SECTIONS.join(', ')})`);
+  return new Set(args.length === 0 ? SECTIONS : (args as Section[]));
+}
+
+function positiveSetting(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
+  return value;
+}
+
+/** The import report, or why the measurement failed (the other sections still print). */
+async function measureImport(): Promise<ImportReport | Error> {
+  try {
+    return await measureImportThroughput({ rows: positiveSetting('BENCH_IMPORT_ROWS', 1_000_000), runs: positiveSetting('BENCH_IMPORT_RUNS', 3) });
+  } catch (error) {
+    console.error(error);
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+function importVerdict(imported: ImportReport | Error): string {
+  if (imported instanceof Error) return `FAIL: the import measurement failed: ${imported.message}`;
+  const { pipelineVsBare, bareVsDuckDb } = importRatios(imported);
+  const numbers =
+    `${pipelineVsBare.median.toFixed(2)} of the bare script's (medians; best runs ${pipelineVsBare.best.toFixed(2)}, per round ${pipelineVsBare.perRound.toFixed(2)}); ` +
+    `bare script ${bareVsDuckDb.median.toFixed(2)} of DuckDB alone`;
+  return pipelineVsBare.median >= PIPELINE_TARGET
+    ? `ok: import pipeline throughput ${numbers} – target ≥ ${PIPELINE_TARGET.toFixed(2)} met`
+    : `below target (not enforced): import pipeline throughput ${numbers} – target ≥ ${PIPELINE_TARGET.toFixed(2)}`;
+}
+
 async function main(): Promise<number> {
+  const sections = selectedSections(process.argv.slice(2));
   // Taken before the bench loads the machine itself: other work on the 2 cores skews the numbers (the ratios less so).
   const busyBefore = await machineBusy();
-  const bundles = await measureBundles();
-  const latency = await measureLatency({ connections: 10, seconds: 5, warmupSeconds: 1 });
+  const bundles = sections.has('bundles') ? await measureBundles() : undefined;
+  const latency = sections.has('latency') ? await measureLatency({ connections: 10, seconds: 5, warmupSeconds: 1 }) : undefined;
+  const imported = sections.has('import') ? await measureImport() : undefined;
 
-  const oversized = bundles.filter((bundle) => bundle.bytes > MAX_BUNDLE_BYTES).map((bundle) => bundle.handler);
-  const forbidden = bundles.filter((bundle) => bundle.forbidden.length > 0).map((bundle) => bundle.handler);
-  const failedPhases = latency.comparisons.flatMap(({ api, raw }) => [api, raw]).filter((phase) => phase.failed > 0).map((phase) => phase.name);
+  const oversized = (bundles ?? []).filter((bundle) => bundle.bytes > MAX_BUNDLE_BYTES).map((bundle) => bundle.handler);
+  const forbidden = (bundles ?? []).filter((bundle) => bundle.forbidden.length > 0).map((bundle) => bundle.handler);
+  const failedPhases = (latency?.comparisons ?? []).flatMap(({ api, raw }) => [api, raw]).filter((phase) => phase.failed > 0).map((phase) => phase.name);
+  const importFailed = imported instanceof Error ? 1 : 0;
   const verdict = [
-    oversized.length > 0 ? `FAIL: over ${kb(MAX_BUNDLE_BYTES)} KB as deployed: ${oversized.join(', ')}` : `ok: every handler ≤ ${kb(MAX_BUNDLE_BYTES)} KB as deployed`,
-    forbidden.length > 0 ? `FAIL: forbidden packages in: ${forbidden.join(', ')}` : 'ok: no forbidden package in any bundle',
-    failedPhases.length > 0 ? `FAIL: failed requests in: ${failedPhases.join(', ')}` : 'ok: no failed request in any latency phase',
+    ...(bundles
+      ? [
+          oversized.length > 0 ? `FAIL: over ${kb(MAX_BUNDLE_BYTES)} KB as deployed: ${oversized.join(', ')}` : `ok: every handler ≤ ${kb(MAX_BUNDLE_BYTES)} KB as deployed`,
+          forbidden.length > 0 ? `FAIL: forbidden packages in: ${forbidden.join(', ')}` : 'ok: no forbidden package in any bundle',
+        ]
+      : []),
+    ...(latency ? [failedPhases.length > 0 ? `FAIL: failed requests in: ${failedPhases.join(', ')}` : 'ok: no failed request in any latency phase'] : []),
+    ...(imported ? [importVerdict(imported)] : []),
   ];
 
   const report = [
@@ -113,16 +163,16 @@ async function main(): Promise<number> {
     `${new Date().toISOString()} · Node ${process.version} · ${cpus().length} cores · CPU busy in the second before the run: ${(busyBefore * 100).toFixed(0)}%` +
       (busyBefore > 0.1 ? ' (**other work on the machine: expect noisy absolute numbers**)' : ''),
     '',
-    ...bundleSection(bundles),
-    '',
-    ...latencySection(latency),
-    '',
+    ...(bundles ? [...bundleSection(bundles), ''] : []),
+    ...(latency ? [...latencySection(latency), ''] : []),
+    ...(imported instanceof Error ? ['## Import throughput', '', `The measurement failed: ${imported.message}`, ''] : []),
+    ...(imported && !(imported instanceof Error) ? [...importSection(imported), ''] : []),
     '## Verdict',
     '',
     ...verdict.map((line) => `- ${line}`),
   ];
   console.log(report.join('\n'));
-  return oversized.length + forbidden.length + failedPhases.length > 0 ? 1 : 0;
+  return oversized.length + forbidden.length + failedPhases.length + importFailed > 0 ? 1 : 0;
 }
 
 main().then(

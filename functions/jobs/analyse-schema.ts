@@ -32,7 +32,7 @@ async function runAnalysis({ job, limits, params }: JobInput<SchemaAnalysisParam
   try {
     const dataPath = join(workDir, VERSION_FILES.data);
     await downloadFile(prefix + VERSION_FILES.data, dataPath);
-    pulse.progress({ stage: 'ANALYSING', percent: 30 });
+    await pulse.stage({ stage: 'ANALYSING', percent: 30 });
     const result = await analyseParquet(dataPath, params.depth, { workDir });
     pulse.throwIfAborted();
     await putJson(prefix + VERSION_FILES.analysis(params.depth), result);

@@ -58,16 +58,14 @@ async function runImport({ job, limits, params }: JobInput<ImportParams>): Promi
     pulse.throwIfAborted();
     await recordUsage(tenantId, 'DATA_READ_BYTES', fetched.bytesRead);
 
-    pulse.progress({ stage: 'LOADING', percent: 40, bytes_read: fetched.bytesRead });
+    await pulse.stage({ stage: 'LOADING', percent: 40, bytes_read: fetched.bytesRead });
     const outDir = join(workDir, 'out');
     await mkdir(outDir);
     const table = await importCsvFiles(
       fetched.files.map((file) => ({ localPath: file.localPath, source: file.source })),
       { outDir, sampleRows: DEFAULT_SAMPLE_ROWS, previewRows: DEFAULT_PREVIEW_ROWS },
     );
-    pulse.throwIfAborted();
-
-    pulse.progress({ stage: 'WRITING', percent: 80, bytes_read: fetched.bytesRead, rows: table.rowCount });
+    await pulse.stage({ stage: 'WRITING', percent: 80, bytes_read: fetched.bytesRead, rows: table.rowCount });
     await Promise.all([
       putFile(prefix + VERSION_FILES.data, table.dataPath, 'application/vnd.apache.parquet'),
       putFile(prefix + VERSION_FILES.sample, table.samplePath, 'application/vnd.apache.parquet'),

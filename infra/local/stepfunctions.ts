@@ -111,7 +111,7 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
 
   const machines = new Map<
     string,
-    { definition: StateMachineDefinition; handlers: Record<string, (input: unknown) => Promise<unknown>>; retryIntervals: Record<string, number> }
+    { machine: StateMachine; handlers: Record<string, (input: unknown) => Promise<unknown>>; retryIntervals: Record<string, number> }
   >();
   for (const file of stateMachineFiles(options.directory)) {
     const definition = JSON.parse(substitute(readFileSync(file.path, 'utf8'), placeholders)) as StateMachineDefinition & { States: Record<string, StateDefinition> };
@@ -130,7 +130,8 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
         return invoke ? { Payload: result, StatusCode: 200 } : result;
       };
     }
-    machines.set(`arn:aws:states:${REGION_ACCOUNT}:stateMachine:${file.name}`, { definition, handlers, retryIntervals });
+    // Validating a definition takes 100+ ms; it is done once here, and every execution reuses it.
+    machines.set(`arn:aws:states:${REGION_ACCOUNT}:stateMachine:${file.name}`, { machine: new StateMachine(definition), handlers, retryIntervals });
   }
 
   const executions = new Map<string, Execution>();
@@ -148,7 +149,7 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
       if (existing.input === text && existing.status === 'RUNNING') return { executionArn, startDate: existing.startDate };
       throw new SfnError('ExecutionAlreadyExists', `Execution already exists: ${executionArn}`);
     }
-    const run = new StateMachine(machine.definition).run(JSON.parse(text), {
+    const run = machine.machine.run(JSON.parse(text), {
       overrides: { taskResourceLocalHandlers: machine.handlers as TaskHandlers, retryIntervalOverrides: machine.retryIntervals },
     });
     const execution: Execution = { executionArn, stateMachineArn, name, input: text, startDate: now(), status: 'RUNNING', abort: run.abort };

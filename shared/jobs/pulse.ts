@@ -38,6 +38,13 @@ export class JobPulse {
     this.lastActivity = Date.now();
   }
 
+  /** A new stage begins: written at once, so even a short job shows its stages. */
+  async stage(progress: JobProgress): Promise<void> {
+    this.progress(progress);
+    await this.beat();
+    this.throwIfAborted();
+  }
+
   /** Only while watched must data keep flowing (reading a source); engine work is not watched. */
   watch(watching: boolean): void {
     this.watching = watching;

@@ -1,0 +1,54 @@
+/** What bench/import-throughput.ts and bench/import-twin-process.ts (the twin under import load) say to each other over IPC. */
+
+/** Bucket of the twin's S3 that holds the bench's source CSV (the twin creates it next to its own data bucket). */
+export const SOURCE_BUCKET = 'bench-source';
+
+export interface ImportTwinReady {
+  readonly type: 'ready';
+  readonly apiUrl: string;
+  readonly s3Endpoint: string;
+  /** The twin's own data bucket, where imports write their versions. */
+  readonly dataBucket: string;
+  /** The bootstrap admin's client credentials: the bench gets its token over HTTP like any client. */
+  readonly clientId: string;
+  readonly clientSecret: string;
+}
+
+/**
+ * Something the twin process did while a job ran, in epoch milliseconds with sub-millisecond
+ * precision (performance.timeOrigin + performance.now(), comparable across the two processes).
+ */
+export interface Span {
+  readonly kind: 'worker' | 'S3' | 'DynamoDB' | 'KMS' | 'SFN' | 'DuckDB' | 'other';
+  /** e.g. "GetObject bench-source/import/data.csv", "UpdateItem", "COPY csv → parquet". */
+  readonly label: string;
+  readonly start: number;
+  /** Outbound HTTP calls: when the response headers arrived. */
+  readonly headers?: number;
+  /** Outbound HTTP calls: when the response body ended (or the socket closed). */
+  readonly end: number;
+  /** Outbound HTTP calls: content-length of the request (uploads) or of the response (downloads). */
+  readonly requestBytes?: number;
+  readonly responseBytes?: number;
+}
+
+/** The twin's view of one import, from the last reset. */
+export interface ImportProfile {
+  readonly type: 'profile';
+  /** CPU time (user + system, all threads, DuckDB's included) of the twin process. */
+  readonly cpuMs: number;
+  /** Share of wall time the twin's event loop was busy (performance.eventLoopUtilization). */
+  readonly eventLoopUtilization: number;
+  /** Longest event-loop delay seen (ms), from monitorEventLoopDelay: a blocked loop delays every stream on it. */
+  readonly eventLoopMaxDelayMs: number;
+  /** Requests the API server answered (the bench's polls among them) and the time it held them in total. */
+  readonly apiRequests: number;
+  readonly apiHeldMs: number;
+  readonly spans: readonly Span[];
+}
+
+export type ImportParentMessage = { readonly type: 'reset' } | { readonly type: 'profile' } | { readonly type: 'close' };
+export type ImportChildMessage = ImportTwinReady | ImportProfile | { readonly type: 'reset-done' };
+
+/** Epoch milliseconds with sub-millisecond precision. */
+export const now = (): number => performance.timeOrigin + performance.now();

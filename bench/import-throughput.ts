@@ -1,0 +1,643 @@
+/**
+ * Import throughput: one large CSV imported through the whole service, next to the same work
+ * done by a bare script and by DuckDB alone, in the same run.
+ *
+ * - pipeline: the twin in a child process (bench/import-twin-process.ts), the CSV in its S3;
+ *   over HTTP as a client would: token, connection, data source, data table, then the time from
+ *   POST /data-versions/batch-create until GET of the version (every 25 ms) reads COMPLETED.
+ * - bare: a script with nothing of ours around it – S3 GetObject of the same object from the
+ *   same s3rver streamed to a local file, DuckDB COPY of read_csv to Parquet, S3 PutObject of
+ *   the Parquet file back to s3rver.
+ * - duckdb: the same COPY on the local file, nothing else.
+ *
+ * Runs alternate pipeline, bare, duckdb so drift affects all three alike. The CSV is
+ * generated once (not timed) and kept under os.tmpdir(), keyed by row count; everything else
+ * lives in a temporary folder removed at the end, the twin's own temporary files included
+ * (its TMPDIR points there), even if the child had to be killed.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { createReadStream, createWriteStream, existsSync, rmSync } from 'node:fs';
+import { mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  SOURCE_BUCKET,
+  now,
+  type ImportChildMessage,
+  type ImportParentMessage,
+  type ImportProfile,
+  type ImportTwinReady,
+  type Span,
+} from './import-protocol';
+
+export interface ImportSettings {
+  readonly rows: number;
+  readonly runs: number;
+  /** Wait between two polls of the version (25 ms unless set; a profiling knob). */
+  readonly pollIntervalMs?: number;
+  /** Rounds run first and discarded (1 unless set): the first import of a fresh twin also pays JIT warm-up. */
+  readonly warmupRounds?: number;
+}
+
+/** One timed run; `stages` are the parts of it that were timed separately (ms). */
+export interface RunResult {
+  readonly ms: number;
+  readonly stages: Readonly<Record<string, number>>;
+}
+
+export interface PipelineRun extends RunResult {
+  readonly versionNumber: number;
+  readonly polls: number;
+  /** Distinct (status, stage, percent) the polls saw, at ms from the POST. */
+  readonly seen: readonly { readonly atMs: number; readonly status: string; readonly stage: string; readonly percent: number }[];
+  /** What the twin process saw, with times made relative to the POST. */
+  readonly profile: ImportProfile;
+  readonly postedAt: number;
+}
+
+export interface ImportReport {
+  readonly settings: ImportSettings;
+  readonly csvPath: string;
+  readonly csvBytes: number;
+  readonly csvReused: boolean;
+  readonly parquetBytes: number;
+  readonly pipeline: readonly PipelineRun[];
+  readonly bare: readonly RunResult[];
+  readonly duckdb: readonly RunResult[];
+}
+
+const LOCAL_S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
+const SOURCE_FOLDER = 'import';
+const SOURCE_KEY = `${SOURCE_FOLDER}/data.csv`;
+const POLL_INTERVAL_MS = 25;
+
+/** Bounds: the child's start, one HTTP call, one S3 transfer, one DuckDB COPY, one whole import. */
+const CHILD_READY_MS = 120_000;
+const CHILD_CLOSE_MS = 15_000;
+const HTTP_MS = 15_000;
+const TRANSFER_MS = 300_000;
+const COPY_MS = 300_000;
+const IMPORT_MS = 600_000;
+
+// ---------------------------------------------------------------------------------------------
+// The CSV
+
+/** mulberry32: a small deterministic generator, so every cached file of a row count is the same file. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const FIRST = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Donald', 'Margaret', 'Ken', 'Dennis', 'Frances', 'John', 'Radia', 'Tim', 'Linus', 'Sophie', 'Niklaus'];
+const LAST = ['Lovelace', 'Hopper', 'Turing', 'Dijkstra', 'Liskov', 'Knuth', 'Hamilton', 'Thompson', 'Ritchie', 'Allen', 'McCarthy', 'Perlman', 'Berners-Lee', 'Wirth'];
+const CATEGORIES = ['books', 'electronics', 'garden', 'grocery', 'health', 'home', 'kitchen', 'music', 'office', 'outdoor', 'sports', 'toys'];
+const WORDS = ['delivered', 'late', 'on time', 'customer', 'called', 'about', 'the', 'invoice', 'refund', 'pending', 'gift', 'wrapped', 'priority', 'returned', 'item'];
+const HEADER = 'id,name,amount,day,flag,category,comment';
+
+function csvRow(id: number, next: () => number, days: readonly string[]): string {
+  const name = `${FIRST[Math.floor(next() * FIRST.length)]} ${LAST[Math.floor(next() * LAST.length)]}`;
+  const amount = ((next() - 0.2) * 10_000).toFixed(2);
+  const day = days[Math.floor(next() * days.length)];
+  const flag = next() < 0.5 ? 'true' : 'false';
+  const category = CATEGORIES[Math.floor(next() * CATEGORIES.length)];
+  const kind = next();
+  let comment = '';
+  // 40% empty (unquoted: NULL), 10% quoted with a delimiter inside, the rest a few words.
+  if (kind >= 0.4) {
+    const words = Array.from({ length: 2 + Math.floor(next() * 5) }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ');
+    comment = kind < 0.5 ? `"${words}, see note ${id % 997}"` : words;
+  }
+  return `${id},${name},${amount},${day},${flag},${category},${comment}\n`;
+}
+
+/** The bench CSV of `rows` rows under os.tmpdir(), generated once; written under a temporary name, so a partial file is never reused. */
+async function ensureCsv(rows: number): Promise<{ path: string; bytes: number; reused: boolean }> {
+  const path = join(tmpdir(), `dps-bench-import-${rows}.csv`);
+  if (existsSync(path)) return { path, bytes: (await stat(path)).size, reused: true };
+  const partial = `${path}.${process.pid}.partial`;
+  const next = random(rows);
+  const start = Date.UTC(2020, 0, 1);
+  const days = Array.from({ length: 5 * 365 }, (_, index) => new Date(start + index * 86_400_000).toISOString().slice(0, 10));
+  const out = createWriteStream(partial);
+  try {
+    const chunks = async function* () {
+      yield `${HEADER}\n`;
+      for (let from = 1; from <= rows; from += 10_000) {
+        let chunk = '';
+        for (let id = from; id < Math.min(rows + 1, from + 10_000); id++) chunk += csvRow(id, next, days);
+        yield chunk;
+      }
+    };
+    await pipeline(chunks, out);
+    await rename(partial, path);
+  } catch (error) {
+    await rm(partial, { force: true });
+    throw error;
+  }
+  return { path, bytes: (await stat(path)).size, reused: false };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bounds and the child process
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string, onTimeout?: () => void): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onTimeout?.();
+      reject(new Error(`${what} took longer than ${ms / 1000} s`));
+    }, ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function nextMessage<T extends ImportChildMessage['type']>(child: ChildProcess, type: T, ms: number): Promise<Extract<ImportChildMessage, { type: T }>> {
+  let cleanup = (): void => undefined;
+  const answer = new Promise<Extract<ImportChildMessage, { type: T }>>((resolve, reject) => {
+    const onMessage = (message: unknown): void => {
+      if ((message as ImportChildMessage).type !== type) return;
+      cleanup();
+      resolve(message as Extract<ImportChildMessage, { type: T }>);
+    };
+    const onExit = (code: number | null): void => {
+      cleanup();
+      reject(new Error(`the twin process exited (code ${code}) before sending "${type}"`));
+    };
+    cleanup = () => {
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+    };
+    child.on('message', onMessage);
+    child.on('exit', onExit);
+  });
+  return withTimeout(answer, ms, `waiting for "${type}" from the twin process`, () => cleanup());
+}
+
+function ask<T extends 'reset-done' | 'profile'>(child: ChildProcess, message: ImportParentMessage, answer: T) {
+  const reply = nextMessage(child, answer, HTTP_MS);
+  child.send(message);
+  return reply;
+}
+
+/** Starts the twin process; its temporary files (s3rver's folder, the worker's scratch folders) go under `tmp`. */
+function startChild(tmp: string): { child: ChildProcess; exited: Promise<number | null> } {
+  const child = fork(fileURLToPath(new URL('./import-twin-process.ts', import.meta.url)), [], {
+    // BENCH_CPU_PROF=<folder> writes a V8 CPU profile of the twin (open it in Chrome DevTools).
+    execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
+    env: { ...process.env, TMPDIR: tmp, TMP: tmp, TEMP: tmp },
+    // The twin's output goes to stderr so that stdout carries only the report.
+    stdio: ['ignore', 2, 2, 'ipc'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { child, exited };
+}
+
+/** Asks the child to close its twin; kills it if it does not exit in time. Never throws. */
+async function stopChild(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    if (child.connected) child.send({ type: 'close' } satisfies ImportParentMessage);
+    else child.kill('SIGTERM');
+  }
+  const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_CLOSE_MS);
+  const code = await exited;
+  clearTimeout(timer);
+  if (code !== 0) console.error(`import twin process exited with code ${code ?? child.signalCode}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The API, as a client
+
+class Api {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly token: string,
+  ) {}
+
+  async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: any }> {
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(HTTP_MS),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
+  }
+
+  async create(path: string, body: unknown): Promise<number> {
+    const response = await this.call('POST', path, body);
+    if (response.status !== 201) throw new Error(`POST ${path}: ${response.status} ${JSON.stringify(response.body)}`);
+    return (response.body as { id: number }).id;
+  }
+}
+
+async function clientToken(ready: ImportTwinReady): Promise<string> {
+  const response = await fetch(`${ready.apiUrl}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: ready.clientId, client_secret: ready.clientSecret }),
+    signal: AbortSignal.timeout(HTTP_MS),
+  });
+  if (response.status !== 200) throw new Error(`token exchange failed: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+/** Connection, data source over the CSV's folder, data table: the table id. */
+async function tableOverSource(api: Api, ready: ImportTwinReady): Promise<number> {
+  const connectionId = await api.create('/connections', {
+    name: 'bench import source',
+    type: 'object_store',
+    auth: { auth_type: 'secret_key', access_key_id: LOCAL_S3_CREDENTIALS.accessKeyId, secret_access_key: LOCAL_S3_CREDENTIALS.secretAccessKey, endpoint: ready.s3Endpoint },
+  });
+  const dataSourceId = await api.create('/data-sources', {
+    name: 'bench import source',
+    type: 'bucket',
+    connection_id: connectionId,
+    path: `${SOURCE_BUCKET}/${SOURCE_FOLDER}/`,
+  });
+  return api.create('/data-tables', { name: 'bench import', data_source_id: dataSourceId });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function pipelineRun(api: Api, child: ChildProcess, tableId: number, rows: number, pollIntervalMs: number): Promise<PipelineRun> {
+  await ask(child, { type: 'reset' }, 'reset-done');
+  const postedAt = now();
+  const started = await api.call('POST', '/data-versions/batch-create', { data_table_ids: [tableId] });
+  const acceptedAt = now();
+  const result = (started.body as { results?: { status: string; data_version?: { version_number: number } }[] } | undefined)?.results?.[0];
+  if (started.status !== 202 || result?.status !== 'ACCEPTED' || !result.data_version) {
+    throw new Error(`batch-create: ${started.status} ${JSON.stringify(started.body)}`);
+  }
+  const versionNumber = result.data_version.version_number;
+  const path = `/data-tables/${tableId}/versions/${versionNumber}`;
+  const seen: PipelineRun['seen'][number][] = [];
+  const deadline = postedAt + IMPORT_MS;
+  let polls = 0;
+  let last = '';
+  for (;;) {
+    const pollStart = now();
+    const response = await api.call('GET', path);
+    const at = now();
+    polls += 1;
+    if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${JSON.stringify(response.body)}`);
+    const execution = (response.body as { execution: { status: string; progress?: { stage: string; percent: number }; error?: unknown } }).execution;
+    const key = `${execution.status} ${execution.progress?.stage} ${execution.progress?.percent}`;
+    if (key !== last) {
+      seen.push({ atMs: at - postedAt, status: execution.status, stage: execution.progress?.stage ?? '', percent: execution.progress?.percent ?? 0 });
+      last = key;
+    }
+    if (execution.status === 'COMPLETED') {
+      const rowCount = (response.body as { metadata?: { row_count?: number } }).metadata?.row_count;
+      if (rowCount !== rows) throw new Error(`version ${versionNumber} COMPLETED with metadata.row_count ${rowCount}, expected ${rows}`);
+      const profile = await ask(child, { type: 'profile' }, 'profile');
+      return { ms: at - postedAt, stages: { accepted: acceptedAt - postedAt }, versionNumber, polls, seen, profile, postedAt };
+    }
+    if (execution.status === 'FAILED' || execution.status === 'ABORTED') {
+      throw new Error(`import of version ${versionNumber} ended ${execution.status}: ${JSON.stringify(execution.error)}`);
+    }
+    if (at > deadline) throw new Error(`import of version ${versionNumber} still ${execution.status} after ${IMPORT_MS / 1000} s`);
+    await sleep(Math.max(0, pollStart + pollIntervalMs - now()));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bare script and DuckDB alone
+
+function s3Client(endpoint: string): S3Client {
+  return new S3Client({
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: LOCAL_S3_CREDENTIALS,
+    // s3rver stores an aws-chunked body (what a streamed upload with the default checksum becomes) verbatim.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+}
+
+async function upload(s3: S3Client, bucket: string, key: string, path: string, contentType: string): Promise<void> {
+  const { size } = await stat(path);
+  await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: createReadStream(path), ContentLength: size, ContentType: contentType }), {
+    abortSignal: AbortSignal.timeout(TRANSFER_MS),
+  });
+}
+
+/** DuckDB's COPY of the CSV to Parquet in a fresh in-memory instance with its defaults; the rows written. Interrupted when over time. */
+async function duckDbCopy(csvPath: string, parquetPath: string): Promise<number> {
+  // Loaded on first use, so the other bench sections run without DuckDB's native library in this process.
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const instance = await DuckDBInstance.create(':memory:');
+  try {
+    const connection = await instance.connect();
+    try {
+      const literal = (path: string) => `'${path.replaceAll("'", "''")}'`;
+      const copy = connection.run(`COPY (SELECT * FROM read_csv(${literal(csvPath)})) TO ${literal(parquetPath)} (FORMAT parquet)`);
+      return (await withTimeout(copy, COPY_MS, 'DuckDB COPY', () => connection.interrupt())).rowsChanged;
+    } finally {
+      connection.closeSync();
+    }
+  } finally {
+    instance.closeSync();
+  }
+}
+
+async function bareRun(s3: S3Client, dir: string, index: number, rows: number): Promise<RunResult> {
+  const csvPath = join(dir, `bare-${index}.csv`);
+  const parquetPath = join(dir, `bare-${index}.parquet`);
+  try {
+    const begin = now();
+    const { Body: body } = await s3.send(new GetObjectCommand({ Bucket: SOURCE_BUCKET, Key: SOURCE_KEY }), { abortSignal: AbortSignal.timeout(TRANSFER_MS) });
+    await pipeline(body as Readable, createWriteStream(csvPath), { signal: AbortSignal.timeout(TRANSFER_MS) });
+    const downloaded = now();
+    const written = await duckDbCopy(csvPath, parquetPath);
+    const copied = now();
+    await upload(s3, SOURCE_BUCKET, `bare/out-${index}.parquet`, parquetPath, 'application/vnd.apache.parquet');
+    const end = now();
+    if (written !== rows) throw new Error(`bare script: COPY wrote ${written} rows, expected ${rows}`);
+    return { ms: end - begin, stages: { download: downloaded - begin, copy: copied - downloaded, upload: end - copied } };
+  } finally {
+    await Promise.all([rm(csvPath, { force: true }), rm(parquetPath, { force: true })]);
+  }
+}
+
+async function duckDbRun(csvPath: string, dir: string, index: number, rows: number): Promise<RunResult & { parquetBytes: number }> {
+  const parquetPath = join(dir, `duckdb-${index}.parquet`);
+  try {
+    const begin = now();
+    const written = await duckDbCopy(csvPath, parquetPath);
+    const end = now();
+    if (written !== rows) throw new Error(`DuckDB alone: COPY wrote ${written} rows, expected ${rows}`);
+    return { ms: end - begin, stages: {}, parquetBytes: (await stat(parquetPath)).size };
+  } finally {
+    await rm(parquetPath, { force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export async function measureImportThroughput(settings: ImportSettings): Promise<ImportReport> {
+  const csv = await ensureCsv(settings.rows);
+  const dir = await mkdtemp(join(tmpdir(), 'dps-bench-import-'));
+  const twinTmp = join(dir, 'twin-tmp');
+  await mkdir(twinTmp);
+  const { child, exited } = startChild(twinTmp);
+  // Should the bench exit or be interrupted on the way, the twin and the temporary files go with it.
+  const abandon = () => {
+    child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const interrupted = () => {
+    abandon();
+    process.exit(130);
+  };
+  process.once('exit', abandon);
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  let s3: S3Client | undefined;
+  try {
+    const ready = await nextMessage(child, 'ready', CHILD_READY_MS);
+    s3 = s3Client(ready.s3Endpoint);
+    // Not timed: the source object is in the twin's S3 before anything is measured.
+    await upload(s3, SOURCE_BUCKET, SOURCE_KEY, csv.path, 'text/csv');
+    const api = new Api(ready.apiUrl, await clientToken(ready));
+    const tableId = await tableOverSource(api, ready);
+
+    const pipelineRuns: PipelineRun[] = [];
+    const bareRuns: RunResult[] = [];
+    const duckDbRuns: RunResult[] = [];
+    let parquetBytes = 0;
+    const warmup = settings.warmupRounds ?? 1;
+    for (let index = 0; index < warmup + settings.runs; index++) {
+      const pipelineResult = await pipelineRun(api, child, tableId, settings.rows, settings.pollIntervalMs ?? POLL_INTERVAL_MS);
+      const bareResult = await bareRun(s3, dir, index, settings.rows);
+      const duckResult = await duckDbRun(csv.path, dir, index, settings.rows);
+      if (index < warmup) continue;
+      pipelineRuns.push(pipelineResult);
+      bareRuns.push(bareResult);
+      duckDbRuns.push(duckResult);
+      parquetBytes = duckResult.parquetBytes;
+    }
+    return { settings, csvPath: csv.path, csvBytes: csv.bytes, csvReused: csv.reused, parquetBytes, pipeline: pipelineRuns, bare: bareRuns, duckdb: duckDbRuns };
+  } finally {
+    s3?.destroy();
+    await stopChild(child, exited);
+    process.off('exit', abandon);
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Summaries for the report
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+export const minimum = (values: readonly number[]): number => Math.min(...values);
+
+/** Where one import's time went, from the twin's spans (ms, consecutive, adding up to the run's time). */
+export interface PhaseBreakdown {
+  readonly phases: readonly { readonly name: string; readonly ms: number }[];
+  /** MB/s of the source download inside the worker. */
+  readonly downloadMBps: number;
+  /** The worker's source GetObject alone (ms, request → end of body). */
+  readonly downloadMs: number;
+  /** The worker's COPY read_csv → parquet alone (ms). */
+  readonly copyMs: number;
+  /** From the COMPLETED write to the handler's return (ms): not in the client's time, but the worker's. */
+  readonly workerTailMs: number;
+  readonly dynamoCalls: number;
+}
+
+export function phasesOf(run: PipelineRun): PhaseBreakdown | undefined {
+  const spans = run.profile.spans;
+  const at = (time: number) => time - run.postedAt;
+  const workers = spans.filter((span) => span.kind === 'worker' && span.label === 'import-data-version');
+  const download = spans.find((span) => span.kind === 'S3' && span.label.startsWith(`GetObject ${SOURCE_BUCKET}/`));
+  const duck = spans.filter((span) => span.kind === 'DuckDB');
+  const copy = duck.find((span) => span.label.startsWith('COPY read_csv'));
+  const puts = spans.filter((span) => span.kind === 'S3' && span.label.startsWith('PutObject '));
+  if (workers.length === 0 || !download || duck.length === 0 || !copy || puts.length === 0) return undefined;
+  const workerStart = at(Math.min(...workers.map((span) => span.start)));
+  const workerEnd = at(Math.max(...workers.map((span) => span.end)));
+  const engineStart = at(Math.min(...duck.map((span) => span.start)));
+  const engineEnd = at(Math.max(...duck.map((span) => span.end)));
+  const uploadEnd = at(Math.max(...puts.map((span) => span.end)));
+  // markCompleted: the transaction that ends the job and releases the table's lock, after the uploads.
+  const completedWrite = spans.find((span) => span.kind === 'DynamoDB' && span.label === 'TransactWriteItems' && at(span.start) >= uploadEnd);
+  const completedAt = completedWrite ? at(completedWrite.end) : workerEnd;
+  const points: [string, number][] = [
+    ['POST → worker starts (API, Step Functions start)', workerStart],
+    ['worker start → source GetObject (status write, reads, KMS, listing)', at(download.start)],
+    ['source download (GetObject → local file)', at(download.end)],
+    ['download → DuckDB (usage write, CSV checks)', engineStart],
+    ['DuckDB instance + COPY read_csv → parquet', at(copy.end)],
+    ['rest of DuckDB (describe, sample, JSON lines, preview)', engineEnd],
+    ['DuckDB closed, 5 uploads to the data bucket in parallel', uploadEnd],
+    ['uploads → COMPLETED written (stat, transaction)', completedAt],
+    ['COMPLETED written → a poll reads it', run.ms],
+  ];
+  let previous = 0;
+  const phases = points.map(([name, end]) => {
+    const ms = end - previous;
+    previous = end;
+    return { name, ms };
+  });
+  const downloadMs = download.end - download.start;
+  return {
+    phases,
+    downloadMBps: (download.responseBytes ?? 0) / 1e6 / (downloadMs / 1000),
+    downloadMs,
+    copyMs: copy.end - copy.start,
+    workerTailMs: workerEnd - completedAt,
+    dynamoCalls: spans.filter((span) => span.kind === 'DynamoDB').length,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The report section
+
+/** The pipeline's throughput as a share of the bare script's (bare time / pipeline time): the target. */
+export const PIPELINE_TARGET = 0.8;
+
+const ms0 = (value: number): string => value.toFixed(0);
+const ratio = (value: number): string => value.toFixed(2);
+const perSecond = (rows: number, ms: number): string => Math.round(rows / (ms / 1000)).toLocaleString('en-US');
+
+export interface ImportRatios {
+  /** bare time / pipeline time: of the medians, of the best runs, and the median of the rounds' own ratios (adjacent runs, so less drift). */
+  readonly pipelineVsBare: Ratio;
+  /** DuckDB-alone time / bare time, likewise. */
+  readonly bareVsDuckDb: Ratio;
+}
+
+export interface Ratio {
+  readonly median: number;
+  readonly best: number;
+  readonly perRound: number;
+}
+
+/** How much throughput `slower` keeps of `faster`'s: time of faster / time of slower. */
+function throughputRatio(slower: readonly RunResult[], faster: readonly RunResult[]): Ratio {
+  const [a, b] = [slower.map((run) => run.ms), faster.map((run) => run.ms)];
+  return { median: median(b) / median(a), best: minimum(b) / minimum(a), perRound: median(a.map((time, index) => b[index]! / time)) };
+}
+
+export function importRatios(report: ImportReport): ImportRatios {
+  return { pipelineVsBare: throughputRatio(report.pipeline, report.bare), bareVsDuckDb: throughputRatio(report.bare, report.duckdb) };
+}
+
+export function importSection(report: ImportReport): string[] {
+  const { rows, runs } = report.settings;
+  const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
+  const ratios = importRatios(report);
+  const lines = [
+    `## Import throughput: pipeline vs bare script vs DuckDB alone`,
+    '',
+    `One CSV of ${rows.toLocaleString('en-US')} rows, ${mb(report.csvBytes)} MB, 7 columns (BIGINT, VARCHAR, DOUBLE, DATE, BOOLEAN, VARCHAR, VARCHAR 40% empty/10% quoted),`,
+    `${report.csvReused ? 'reused from' : 'generated into'} ${report.csvPath} (not timed); Parquet ${mb(report.parquetBytes)} MB. ${runs} runs of each, alternating pipeline, bare, DuckDB,`,
+    `after ${report.settings.warmupRounds ?? 1} discarded warm-up round(s) (a fresh twin's first import also pays JIT warm-up; the bare side its first S3 call and DuckDB instance).`,
+    '- **pipeline**: the twin in a child process (as `npm start`: API, Step Functions, worker, DuckDB, s3rver in one process); over HTTP, from',
+    `  POST /data-versions/batch-create until GET of the version (every ${report.settings.pollIntervalMs ?? POLL_INTERVAL_MS} ms) reads COMPLETED with metadata.row_count = ${rows.toLocaleString('en-US')}.`,
+    '- **bare**: in the bench process, nothing of ours: S3 GetObject from the same s3rver streamed to a file, DuckDB (defaults, fresh in-memory',
+    '  instance) `COPY (SELECT * FROM read_csv(file)) TO file.parquet (FORMAT parquet)`, S3 PutObject of the Parquet file to the same s3rver.',
+    '- **DuckDB alone**: the same COPY on the local file (fresh in-memory instance included).',
+    '',
+    '| measurement | runs ms | median ms | min ms | rows/s (median) | rows/s (best) | CSV MB/s (median) |',
+    '|---|---|--:|--:|--:|--:|--:|',
+  ];
+  const row = (name: string, results: readonly RunResult[]) => {
+    const times = results.map((result) => result.ms);
+    const mid = median(times);
+    lines.push(
+      `| ${name} | ${times.map(ms0).join(', ')} | ${ms0(mid)} | ${ms0(minimum(times))} | ${perSecond(rows, mid)} | ${perSecond(rows, minimum(times))} | ` +
+        `${(report.csvBytes / 1e6 / (mid / 1000)).toFixed(0)} |`,
+    );
+  };
+  row('pipeline (HTTP → Step Functions → worker → data bucket)', report.pipeline);
+  row('bare script (GetObject → file, COPY, PutObject)', report.bare);
+  row('DuckDB alone (COPY on the local file)', report.duckdb);
+
+  const meets = ratios.pipelineVsBare.median >= PIPELINE_TARGET;
+  lines.push(
+    '',
+    '### Ratios (throughput ratio X / Y = time of Y / time of X)',
+    '',
+    '| comparison | of the medians | of the best runs | median of the rounds\' ratios | target (on the medians) |',
+    '|---|--:|--:|--:|---|',
+    `| pipeline / bare | ${ratio(ratios.pipelineVsBare.median)} | ${ratio(ratios.pipelineVsBare.best)} | ${ratio(ratios.pipelineVsBare.perRound)} | ≥ ${ratio(PIPELINE_TARGET)}: ${meets ? 'met' : '**NOT met**'} |`,
+    `| bare / DuckDB alone | ${ratio(ratios.bareVsDuckDb.median)} | ${ratio(ratios.bareVsDuckDb.best)} | ${ratio(ratios.bareVsDuckDb.perRound)} | – |`,
+  );
+
+  // Where the pipeline's time goes, next to the bare script's stages.
+  const breakdowns = report.pipeline.map(phasesOf);
+  const complete = breakdowns.filter((breakdown): breakdown is PhaseBreakdown => breakdown !== undefined);
+  const bareStage = (name: string) => ms0(median(report.bare.map((run) => run.stages[name] ?? Number.NaN)));
+  const bareCounterpart: Record<string, string> = {
+    'source download (GetObject → local file)': `${bareStage('download')} (GetObject → file)`,
+    'DuckDB instance + COPY read_csv → parquet': `${bareStage('copy')} (instance + COPY)`,
+    'DuckDB closed, 5 uploads to the data bucket in parallel': `${bareStage('upload')} (PutObject, one file)`,
+  };
+  lines.push(
+    '',
+    '### Where the pipeline time goes (twin-side timestamps, relative to the POST)',
+    '',
+    'Consecutive phases adding up to the client\'s time, from timing hooks in the twin process (bench/import-twin-process.ts): the worker\'s',
+    'invocation, outbound HTTP calls (diagnostics channels; an upload\'s call is seen from the end of its body), DuckDB statements.',
+    '',
+    `| phase | ${report.pipeline.map((_, index) => `run ${index + 1} ms`).join(' | ')} | median ms | bare script, median ms |`,
+    `|---|${report.pipeline.map(() => '--:|').join('')}--:|--:|`,
+  );
+  if (complete.length === breakdowns.length && complete.length > 0) {
+    for (const [index, { name }] of complete[0]!.phases.entries()) {
+      const values = complete.map((breakdown) => breakdown.phases[index]!.ms);
+      lines.push(`| ${name} | ${values.map(ms0).join(' | ')} | ${ms0(median(values))} | ${bareCounterpart[name] ?? ''} |`);
+    }
+    const totals = report.pipeline.map((run) => run.ms);
+    const bareMedian = median(report.bare.map((run) => run.ms));
+    lines.push(`| **total** | ${totals.map(ms0).join(' | ')} | ${ms0(median(totals))} | ${ms0(bareMedian)} |`);
+    // What the pipeline does that the bare script does not: every phase but the three they share.
+    const overheads = complete.map((breakdown) => breakdown.phases.filter(({ name }) => !(name in bareCounterpart)).reduce((sum, { ms }) => sum + ms, 0));
+    lines.push(
+      '',
+      `Pipeline-only work (every phase but download, COPY and upload): ${overheads.map(ms0).join(', ')} ms, median ${ms0(median(overheads))} ms. Were the shared`,
+      `stages as fast as in the bare script, the pipeline/bare ratio would be ${ratio(bareMedian / (bareMedian + median(overheads)))} (bare median / (bare median + that overhead));`,
+      'the worker downloads from s3rver inside the same process, the bare script across two processes, which is not the same work.',
+    );
+  } else {
+    lines.push(`| (a run's spans were incomplete: no breakdown) | ${report.pipeline.map(() => '').join(' | ')} | | |`);
+  }
+
+  const spansOf = (run: PipelineRun, kind: Span['kind'], label: string) => run.profile.spans.filter((span) => span.kind === kind && span.label === label);
+  const startExecution = report.pipeline.flatMap((run) => spansOf(run, 'SFN', 'StartExecution').map((span) => span.end - span.start));
+  const accepted = report.pipeline.map((run) => run.stages.accepted ?? Number.NaN);
+  const pick = <T>(get: (run: PipelineRun) => T) => report.pipeline.map(get);
+  lines.push(
+    '',
+    `- POST batch-create answered 202 after ${accepted.map(ms0).join(', ')} ms; of that, the local Step Functions' StartExecution took ${startExecution.map(ms0).join(', ')} ms.`,
+    `- Worker, inside: source download ${pick((run) => phasesOf(run)?.downloadMBps.toFixed(0) ?? '?').join(', ')} MB/s; its COPY read_csv → parquet ${complete.map((b) => ms0(b.copyMs)).join(', ')} ms ` +
+      `(bare script's instance + COPY: ${report.bare.map((run) => ms0(run.stages.copy ?? Number.NaN)).join(', ')} ms); handler returned ${complete.map((b) => ms0(b.workerTailMs)).join(', ')} ms after the COMPLETED write.`,
+    `- Twin process per import: CPU ${pick((run) => ms0(run.profile.cpuMs)).join(', ')} ms (all threads, DuckDB's included); event loop busy ` +
+      `${pick((run) => (run.profile.eventLoopUtilization * 100).toFixed(0)).join(', ')}%, longest event-loop delay ${pick((run) => ms0(run.profile.eventLoopMaxDelayMs)).join(', ')} ms; ` +
+      `${pick((run) => run.profile.apiRequests).join(', ')} API requests (${pick((run) => run.polls).join(', ')} polls); ${complete.map((b) => b.dynamoCalls).join(', ')} DynamoDB calls (polls' reads included).`,
+    `- Progress the polls saw (ms from the POST): ${report.pipeline
+      .map((run, index) => `run ${index + 1}: ${run.seen.map((seen) => `${ms0(seen.atMs)} ${seen.status}${seen.stage ? `/${seen.stage} ${seen.percent}%` : ''}`).join(' → ')}`)
+      .join('; ')}. The worker writes progress at every stage change and with its heartbeat.`,
+  );
+  return lines;
+}

@@ -1,0 +1,219 @@
+/**
+ * The server side of the import-throughput bench, run as a child process (started by
+ * bench/import-throughput.ts): the local twin with a bucket for the source CSV, as `npm start`
+ * runs it – API, local DynamoDB/KMS/S3/Step Functions and the import worker with DuckDB, all
+ * in this one process.
+ *
+ * It watches the work without changing it, so the bench can say where an import's time goes:
+ * - the worker's invocation (a wrapper around the twin's own worker loader);
+ * - every outbound HTTP call (S3, DynamoDB, KMS, Step Functions) from Node's HTTP diagnostics
+ *   channels: start, response headers, end of the response body;
+ * - every DuckDB statement and instance creation (the @duckdb/node-api classes are shared with
+ *   the worker, so timing wrappers on their methods see the worker's SQL);
+ * - the process's CPU time, event-loop utilisation and longest event-loop delay.
+ */
+import { subscribe } from 'node:diagnostics_channel';
+import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { monitorEventLoopDelay, performance, type EventLoopUtilization } from 'node:perf_hooks';
+import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { workers } from '../functions/workers';
+import { loadWorkerHandler, type WorkerFunction } from '../infra/local/stepfunctions';
+import { DATA_BUCKET, startTwin } from '../infra/local/twin';
+import { SOURCE_BUCKET, now, type ImportChildMessage, type ImportParentMessage, type Span } from './import-protocol';
+
+function send(message: ImportChildMessage): void {
+  if (!process.send) throw new Error('bench/import-twin-process.ts is started by bench/import-throughput.ts (it needs an IPC channel)');
+  process.send(message);
+}
+
+let spans: Span[] = [];
+const record = (span: Span): void => {
+  spans.push(span);
+};
+
+/** A short name for a statement: the worker's SQL holds local paths, which say nothing here. */
+function statementLabel(sql: string): string {
+  const text = sql.replace(/\s+/g, ' ').trim();
+  if (/^COPY \(SELECT \* FROM read_csv\(/i.test(text)) return 'COPY read_csv → parquet (all rows)';
+  if (/^COPY \(SELECT \* FROM read_parquet\(.*\) LIMIT/i.test(text)) return 'COPY parquet → sample parquet';
+  if (/^COPY .*FORMAT json/i.test(text)) return 'COPY sample → JSON lines';
+  if (/^DESCRIBE /i.test(text)) return 'DESCRIBE parquet';
+  if (/^SELECT .* LIMIT \d+$/i.test(text)) return 'SELECT preview rows';
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}
+
+function instrumentDuckDb(): void {
+  const run = DuckDBConnection.prototype.run;
+  DuckDBConnection.prototype.run = async function timedRun(this: DuckDBConnection, ...args: Parameters<DuckDBConnection['run']>) {
+    const start = now();
+    try {
+      return await run.apply(this, args);
+    } finally {
+      record({ kind: 'DuckDB', label: statementLabel(args[0]), start, end: now() });
+    }
+  };
+  const create = DuckDBInstance.create.bind(DuckDBInstance);
+  DuckDBInstance.create = async (...args: Parameters<typeof DuckDBInstance.create>) => {
+    const start = now();
+    try {
+      return await create(...args);
+    } finally {
+      record({ kind: 'DuckDB', label: 'DuckDBInstance.create', start, end: now() });
+    }
+  };
+}
+
+/** Worker invocations still running: the version reads COMPLETED a moment before the handler returns. */
+const inFlight = new Set<Promise<unknown>>();
+
+/** The worker's invocations, timed around the twin's own loader (the handler itself is untouched). */
+async function timedWorkerLoader(worker: (typeof workers)[number]): Promise<WorkerFunction> {
+  const handler = await loadWorkerHandler(worker);
+  return (input, context) => {
+    const start = now();
+    const invocation = handler(input, context).finally(() => {
+      record({ kind: 'worker', label: worker.name, start, end: now() });
+      inFlight.delete(invocation);
+    });
+    inFlight.add(invocation);
+    return invocation;
+  };
+}
+
+/** Waits (at most `ms`) for the running worker invocations to return, so the profile holds their spans. */
+async function settleWorkers(ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.allSettled([...inFlight]), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+function s3Label(request: ClientRequest): string {
+  const url = new URL(request.path, 'http://s3');
+  const target = decodeURIComponent(url.pathname.slice(1));
+  const operation = url.searchParams.get('x-id') ?? (url.searchParams.has('list-type') ? 'ListObjectsV2' : request.method);
+  return `${operation} ${target}${url.searchParams.has('prefix') ? ` prefix=${url.searchParams.get('prefix')}` : ''}`;
+}
+
+/** Outbound calls and API requests, from Node's HTTP diagnostics channels. */
+function watchHttp(ports: { api: number; s3: number; dynamo: number; sfn: number }) {
+  const apiStarted = new WeakMap<ServerResponse, number>();
+  let apiRequests = 0;
+  let apiHeldMs = 0;
+  const outbound = new WeakMap<ClientRequest, { start: number; headers?: number }>();
+
+  subscribe('http.server.request.start', (message) => {
+    const { socket, response } = message as { socket: Socket; response: ServerResponse };
+    if (socket.localPort === ports.api) apiStarted.set(response, now());
+  });
+  subscribe('http.server.response.finish', (message) => {
+    const begin = apiStarted.get((message as { response: ServerResponse }).response);
+    if (begin === undefined) return;
+    apiRequests += 1;
+    apiHeldMs += now() - begin;
+  });
+  subscribe('http.client.request.start', (message) => {
+    outbound.set((message as { request: ClientRequest }).request, { start: now() });
+  });
+  subscribe('http.client.response.finish', (message) => {
+    const { request, response } = message as { request: ClientRequest; response: IncomingMessage };
+    const timing = outbound.get(request);
+    if (!timing) return;
+    const headers = now();
+    const port = Number(String(request.getHeader('host') ?? '').split(':')[1]);
+    const target = String(request.getHeader('x-amz-target') ?? '');
+    const operation = target.slice(target.indexOf('.') + 1);
+    let kind: Span['kind'] = 'other';
+    let label = `${request.method} ${request.host}:${port}${request.path}`;
+    if (port === ports.s3) [kind, label] = ['S3', s3Label(request)];
+    else if (port === ports.dynamo) [kind, label] = ['DynamoDB', operation];
+    else if (port === ports.sfn) [kind, label] = ['SFN', operation];
+    else if (target.startsWith('TrentService.')) [kind, label] = ['KMS', operation];
+    const requestBytes = Number(request.getHeader('content-length') ?? 0) || undefined;
+    const responseBytes = Number(response.headers['content-length'] ?? 0) || undefined;
+    let done = false;
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      record({ kind, label, start: timing.start, headers, end: now(), requestBytes, responseBytes });
+    };
+    // Listening for 'end' does not put the stream in flowing mode: the SDK still reads the body itself.
+    response.once('end', finish);
+    response.once('close', finish);
+  });
+
+  return {
+    reset(): void {
+      apiRequests = 0;
+      apiHeldMs = 0;
+    },
+    totals: () => ({ apiRequests, apiHeldMs }),
+  };
+}
+
+async function main(): Promise<void> {
+  instrumentDuckDb();
+  const twin = await startTwin({ buckets: [SOURCE_BUCKET], loadWorker: timedWorkerLoader });
+  const port = (url: string | undefined) => Number(new URL(url ?? 'http://x:0').port);
+  const http = watchHttp({
+    api: port(twin.apiUrl),
+    s3: twin.s3.port,
+    dynamo: port(twin.dynamoEndpoint),
+    sfn: port(process.env.AWS_ENDPOINT_URL_SFN),
+  });
+  // The worker module (and DuckDB's native binding) loaded now, so the first import does not pay tsx's compile of its import graph.
+  const importWorker = workers.find((worker) => worker.name === 'import-data-version');
+  if (!importWorker) throw new Error('no import-data-version worker in functions/workers.ts');
+  await loadWorkerHandler(importWorker);
+
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+  let cpu = process.cpuUsage();
+  let loop: EventLoopUtilization = performance.eventLoopUtilization();
+
+  let closing = false;
+  const close = (code: number): void => {
+    if (closing) return;
+    closing = true;
+    twin.close().then(
+      () => process.exit(code),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  // The bench went away without saying close (crash, kill): do not outlive it.
+  process.on('disconnect', () => close(1));
+  process.on('message', (received: unknown) => {
+    const message = received as ImportParentMessage;
+    if (message.type === 'reset') {
+      spans = [];
+      http.reset();
+      loopDelay.reset();
+      cpu = process.cpuUsage();
+      loop = performance.eventLoopUtilization();
+      send({ type: 'reset-done' });
+    } else if (message.type === 'profile') {
+      const { user, system } = process.cpuUsage(cpu);
+      const eventLoopUtilization = performance.eventLoopUtilization(loop).utilization;
+      const eventLoopMaxDelayMs = loopDelay.max / 1e6;
+      const totals = http.totals();
+      void settleWorkers(5_000).then(() => send({ type: 'profile', cpuMs: (user + system) / 1000, eventLoopUtilization, eventLoopMaxDelayMs, ...totals, spans }));
+    } else close(0);
+  });
+
+  send({
+    type: 'ready',
+    apiUrl: twin.apiUrl,
+    s3Endpoint: twin.s3.endpoint,
+    dataBucket: DATA_BUCKET,
+    clientId: twin.admin.client_id,
+    clientSecret: twin.admin.client_secret,
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
