@@ -123,7 +123,8 @@ async function finish(ref: JobRef, status: 'COMPLETED' | 'FAILED', fromStatuses:
   ]);
   if (outcome.committed) return true;
   if (failedAt(outcome, 0)) return false;
-  // The subject moved but the lock was already released (a recovered job): end it anyway.
+  // The job still owned its execution but not its lock: the two are written together, so
+  // this is a broken invariant, not a race.
   throw new Error(`job ${ref.job_id}: lock release refused`);
 }
 

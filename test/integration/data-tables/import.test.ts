@@ -54,6 +54,10 @@ beforeAll(async () => {
     'empty-folder/readme.txt': 'no CSV here',
     'broken/ragged.csv': `${HEADER}\n1,a,2,2024-01-01,true,,EU\n2,b\n3,"unterminated\n`,
     'binary/data.csv': new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0, 0, 0, 1, 2, 3, 0, 0, 255, 254]),
+    'corrupt/c.csv': Buffer.concat([Buffer.from('a,b\n1,'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('\n')]),
+    'empty/e.csv': '',
+    'header-only/h.csv': `${HEADER}\n`,
+    'bad-header/h.csv': 'id,"first\nname",amount\n1,a,2\n',
   });
 });
 
@@ -189,6 +193,10 @@ describe('imports that fail', () => {
     ['a bucket that does not exist', 'nowhere/sales/', '30-1108'],
     ['a file with ragged rows', 'landing/broken/', '10-1002'],
     ['a file that is not text', 'landing/binary/', '10-1000'],
+    ['a file that is not valid UTF-8', 'landing/corrupt/', '10-1003'],
+    ['an empty file', 'landing/empty/', '10-1005'],
+    ['a file with a header and no rows', 'landing/header-only/', '10-1005'],
+    ['a header the schema cannot hold', 'landing/bad-header/', '10-1009'],
   ])('%s ends FAILED with %s and leaves no files', async (_, path, code) => {
     const { tableId, version } = await failedImportOf(path);
     expect(version.execution.error).toMatchObject({ code });
