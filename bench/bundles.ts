@@ -1,15 +1,13 @@
 /**
- * Bundle size of every connection handler, built the way CDK's NodejsFunction builds it
+ * Bundle size of every route handler of the route table, built the way CDK's NodejsFunction builds it
  * (esbuild --bundle --platform=node --format=esm --minify --target --external --banner),
  * through the shared bundleFunction of infra/bundling.ts.
  */
-import { readdirSync } from 'node:fs';
-import { basename, join } from 'node:path';
 import type { Metafile } from 'esbuild';
+import { routes } from '../functions/routes';
 import { bundleFunction, EXTERNAL_MODULES, forbiddenPackagesIn, MAX_API_BUNDLE_BYTES } from '../infra/bundling';
 
 export const MAX_BUNDLE_BYTES = MAX_API_BUNDLE_BYTES;
-const HANDLER_DIR = 'functions/connections';
 
 export interface Contributor {
   readonly name: string;
@@ -46,21 +44,20 @@ function topContributors(metafile: Metafile, count: number): Contributor[] {
   return [...totals].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes).slice(0, count);
 }
 
-export function connectionHandlers(): string[] {
-  return readdirSync(HANDLER_DIR)
-    .filter((file) => file.endsWith('.ts') && file !== 'routes.ts')
-    .sort()
-    .map((file) => join(HANDLER_DIR, file));
+/** Handler modules of the route table ("connections/create"), each once. */
+export function routeHandlers(): string[] {
+  return [...new Set(routes.map((route) => route.handler))].sort();
 }
 
 export async function measureBundles(): Promise<BundleReport[]> {
   // Sequential on purpose: esbuild is multi-threaded already and the machine has 2 cores.
   const reports: BundleReport[] = [];
-  for (const entry of connectionHandlers()) {
+  for (const handler of routeHandlers()) {
+    const entry = `functions/${handler}.ts`;
     const deployed = await bundleFunction(entry, EXTERNAL_MODULES);
     const withSdk = await bundleFunction(entry, []);
     reports.push({
-      handler: basename(entry, '.ts'),
+      handler,
       bytes: deployed.bytes,
       bytesWithSdk: withSdk.bytes,
       top: topContributors(deployed.metafile, 3),

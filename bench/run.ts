@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: bundle sizes of the connection handlers as deployed, API latency as a
+ * `npm run bench`: bundle sizes of the route handlers as deployed, API latency as a
  * ratio to the raw local store, and import throughput as a ratio to a bare script, in the same
  * run. Prints a markdown report to stdout.
  * Exits non-zero when a handler bundle breaks the rule (over 300 KB or a forbidden package),
@@ -24,7 +24,7 @@ const times = (value: number): string => `${value.toFixed(2)}×`;
 
 function bundleSection(bundles: readonly BundleReport[]): string[] {
   const lines = [
-    `## Connection handler bundles`,
+    `## Route handler bundles`,
     '',
     `esbuild as CDK deploys them (infra/bundling.ts): bundle, minify, esm, platform node, target node22, \`@aws-sdk/*\` external, ESM banner, no source map. Limit ${kb(MAX_BUNDLE_BYTES)} KB.`,
     '',
