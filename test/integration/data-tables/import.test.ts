@@ -11,6 +11,7 @@ import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATA_BUCKET } from '../../../infra/local/twin';
 import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
+import { connectionCases } from '../../support/connections';
 import { startTestTwin, type ApiClient, type TestTwin } from '../../support/harness';
 import { createBucketSource, createObjectStoreConnection, createTable, importAndWait, putObjects, startImport, waitForJob } from '../../support/imports';
 
@@ -226,6 +227,18 @@ describe('imports that fail', () => {
     expect(v1.status).toBe(200);
     expect(v1.body.row_count).toBe(60);
     expect((await api.get(`/data-tables/${tableId}`)).body.latest_data_version).toMatchObject({ version_number: 2, execution: { status: 'FAILED' } });
+  });
+
+  it('a data source whose connector is not built yet ends FAILED with 10-1501', async () => {
+    const warehouse = connectionCases(env.twin.s3.endpoint, ' import').find((c) => c.label === 'warehouse/password')!;
+    const connection = await api.post('/connections', warehouse.request);
+    expect(connection.status, connection.text).toBe(201);
+    const source = await api.post('/data-sources', { name: 'orders query', type: 'rdbms', connection_id: connection.body.id, query: 'SELECT * FROM orders' });
+    expect(source.status, source.text).toBe(201);
+    const tableId = await createTable(api, source.body.id);
+    const version = await importAndWait(api, tableId);
+    expect(version.execution).toMatchObject({ status: 'FAILED', error: { code: '10-1501' } });
+    expect(version.execution.error.message).toContain('connector.warehouse');
   });
 
   it('refuses schema analysis of a failed version', async () => {
