@@ -8,7 +8,7 @@ import { failedAt, transactWrite, type TransactItem } from '../db/transactions';
 import { AppError } from '../errors/app-error';
 import type { JobRef } from '../jobs/job-ref';
 import { markFailed, pendingExecution, type StoredExecution } from '../jobs/status';
-import { abandonedAfterSeconds, executionView, isAbandoned } from '../jobs/view';
+import { abandonedAfterSeconds, executionView, isAbandoned, isRunning } from '../jobs/view';
 import type { ColumnSchema, SchemaAnalysisDepth } from '../model/columns';
 
 /**
@@ -223,8 +223,8 @@ export const dataVersions = {
    */
   async remove(tenantId: string, dataTableId: number, versionNumber: number): Promise<void> {
     const version = await dataVersions.get(tenantId, dataTableId, versionNumber);
-    const running = version.execution.status === 'PENDING' || version.execution.status === 'IN_PROGRESS';
-    if (running && !isAbandoned(version.execution, now(), inactivity())) throw new AppError('20-1029');
+    if (isRunning(version.execution, now(), inactivity())) throw new AppError('20-1029');
+    const abandoned = isAbandoned(version.execution, now(), inactivity());
     if ((version.ref_datasets ?? 0) > 0) throw new AppError('20-1024', { params: [dataTableId, versionNumber] });
     const TableName = config.tableName;
     const writes: TransactItem[] = [
@@ -238,7 +238,7 @@ export const dataVersions = {
         },
       },
     ];
-    if (running) {
+    if (abandoned) {
       // An abandoned creation: its claim on the table goes with it.
       writes.push({
         Update: {
@@ -328,7 +328,7 @@ export const analyses = {
 };
 
 /** A version without data to read: still being created (20-1029) or failed (20-1059). */
-export function notReady(dataTableId: number, version: StoredVersion): AppError {
+function notReady(dataTableId: number, version: StoredVersion): AppError {
   const creating = version.execution.status === 'PENDING' || version.execution.status === 'IN_PROGRESS';
   return creating ? new AppError('20-1029') : new AppError('20-1059', { params: [dataTableId, version.version_number] });
 }

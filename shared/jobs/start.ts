@@ -14,7 +14,7 @@ const MACHINE_VARIABLES = {
   'schema-analysis': 'SCHEMA_ANALYSIS_STATE_MACHINE_ARN',
 } as const;
 
-export function jobLimits(): JobInput<never>['limits'] {
+function jobLimits(): JobInput<never>['limits'] {
   return { inactivity_seconds: config.jobInactivitySeconds };
 }
 
