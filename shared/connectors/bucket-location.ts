@@ -64,9 +64,21 @@ export function formatLocation(location: BucketLocation): string {
   return `${location.bucket}/${location.prefix}`;
 }
 
-/** Refuses a location outside the connection's restriction (same bucket, folder at or below). */
-export function assertWithin(requested: BucketLocation, restriction: BucketLocation, rules: BucketRules): void {
+/**
+ * How a data-source path names itself in messages: a folder as "<bucket>/<folder>/", a path
+ * without a trailing slash (a file, or a folder of that name) as "<bucket>/<key>".
+ */
+export function shownPath(raw: string, location: BucketLocation): string {
+  const named = raw.trim().replace(/^\/+/, '');
+  return location.prefix === '' || named.endsWith('/') ? formatLocation(location) : `${location.bucket}/${location.prefix.slice(0, -1)}`;
+}
+
+/**
+ * Refuses a location outside the connection's restriction (same bucket, folder at or below).
+ * `shown` names the requested path in the message when it is not a folder (a file's path).
+ */
+export function assertWithin(requested: BucketLocation, restriction: BucketLocation, rules: BucketRules, shown = formatLocation(requested)): void {
   if (requested.bucket !== restriction.bucket || !requested.prefix.startsWith(restriction.prefix)) {
-    throw rules.outOfBounds(formatLocation(requested), formatLocation(restriction));
+    throw rules.outOfBounds(shown, formatLocation(restriction));
   }
 }

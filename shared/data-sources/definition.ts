@@ -1,5 +1,5 @@
 import type { ConnectionData } from '../connections/store';
-import { assertWithin, GCS_BUCKETS, parseBucketLocation, S3_BUCKETS } from '../connectors/bucket-location';
+import { assertWithin, GCS_BUCKETS, parseBucketLocation, S3_BUCKETS, shownPath } from '../connectors/bucket-location';
 import type { Entity } from '../db/entity-store';
 import { AppError } from '../errors/app-error';
 import type { ConnectionType } from '../model/connection';
@@ -33,7 +33,7 @@ function checkBucketPath(path: string, connection: Connection): void {
   const rules = connection.data.type === 'object_store' ? S3_BUCKETS : GCS_BUCKETS;
   const location = parseBucketLocation(path, rules);
   const restriction = connection.data.settings.path_restriction;
-  if (restriction) assertWithin(location, parseBucketLocation(restriction, rules), rules);
+  if (restriction) assertWithin(location, parseBucketLocation(restriction, rules), rules, shownPath(path, location));
 }
 
 /**

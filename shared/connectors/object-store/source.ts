@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { config } from '../../config';
 import { AppError } from '../../errors/app-error';
-import { S3_BUCKETS, formatLocation, parseBucketLocation } from '../bucket-location';
+import { S3_BUCKETS, assertWithin, parseBucketLocation, shownPath } from '../bucket-location';
 import type { FetchedFile, FetchedSource, FetchOptions, FetchProgress } from '../source';
 import { objectStoreClient } from './client';
 import { parseObjectStoreEndpoint } from './endpoint';
@@ -39,13 +39,10 @@ interface Target {
 function targetOf(path: string, pathRestriction: string | null | undefined): Target {
   const location = parseBucketLocation(path, S3_BUCKETS);
   const key = location.prefix === '' || path.trim().endsWith('/') ? undefined : location.prefix.slice(0, -1);
-  const shown = key === undefined ? formatLocation(location) : `${location.bucket}/${key}`;
+  const shown = shownPath(path, location);
   if (!pathRestriction) return { bucket: location.bucket, folder: location.prefix, key, shown };
-  // Not assertWithin: its message would show a file's path with a folder's trailing slash.
   const restriction = parseBucketLocation(pathRestriction, S3_BUCKETS);
-  if (location.bucket !== restriction.bucket || !location.prefix.startsWith(restriction.prefix)) {
-    throw S3_BUCKETS.outOfBounds(shown, formatLocation(restriction));
-  }
+  assertWithin(location, restriction, S3_BUCKETS, shown);
   // "demo/sales" under the restriction "demo/sales/" can only mean that folder: an object
   // with the key "sales" lies outside it.
   return { bucket: location.bucket, folder: location.prefix, key: key?.startsWith(restriction.prefix) ? key : undefined, shown };
