@@ -41,8 +41,12 @@ export async function applyUpdate(principal: Principal, current: Entity<DataSour
   const previous = current.data.connection_id;
   const related: RelatedWrite[] =
     previous === next.connection_id
-      ? []
-      : [connectionStore.reference(tenantId, previous, 'data_sources', -1), connectionStore.reference(tenantId, next.connection_id, 'data_sources', 1)];
+      ? [connectionStore.unchanged(tenantId, previous, connection.lock_version)]
+      : [
+          connectionStore.reference(tenantId, previous, 'data_sources', -1),
+          // Validated against the connection as read: it must not have changed since (10-1006).
+          connectionStore.reference(tenantId, next.connection_id, 'data_sources', 1, { seenLockVersion: connection.lock_version }),
+        ];
   return dataSourceStore.replace(tenantId, actorOf(principal), current, document.lock_version, next, { related });
 }
 

@@ -37,8 +37,8 @@ export function auditFieldsOf(entity: Entity<unknown>): Pick<Entity<unknown>, 'c
 /** A write on another item that must commit together with this store's write. */
 export interface RelatedWrite {
   readonly item: TransactItem;
-  /** The error to raise when this write's condition does not hold. */
-  readonly onConditionFailure: () => AppError;
+  /** The error to raise when this write's condition does not hold, given the item as it was. */
+  readonly onConditionFailure: (current: Record<string, unknown> | undefined) => AppError;
 }
 
 export interface EntityStoreConfig<R extends string> {
@@ -138,7 +138,8 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
     }
     if (failedAt(outcome, 1)) throw new AppError('10-409', { params: [this.settings.label, 'name'] });
     related.forEach((write, index) => {
-      if (failedAt(outcome, 2 + index)) throw write.onConditionFailure();
+      const failed = failedAt(outcome, 2 + index);
+      if (failed) throw write.onConditionFailure(failed.item);
     });
     throw new Error(`${this.settings.label} ${id}: create cancelled for an unexpected reason`);
   }
@@ -241,7 +242,8 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
       if (stale) throw stale.item ? new AppError('10-1006') : notFound(this.settings.label, current.id);
       if (renamed && failedAt(outcome, 2)) throw new AppError('10-409', { params: [this.settings.label, 'name'] });
       related.forEach((write, index) => {
-        if (failedAt(outcome, 1 + claims.length + index)) throw write.onConditionFailure();
+        const failed = failedAt(outcome, 1 + claims.length + index);
+        if (failed) throw write.onConditionFailure(failed.item);
       });
       if (!outcome.committed) throw new Error(`${this.settings.label} ${current.id}: update cancelled for an unexpected reason`);
     }
@@ -307,7 +309,8 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
       ]);
       if (outcome.committed) return;
       related.forEach((write, index) => {
-        if (failedAt(outcome, 2 + index)) throw write.onConditionFailure();
+        const failed = failedAt(outcome, 2 + index);
+        if (failed) throw write.onConditionFailure(failed.item);
       });
       const changed = failedAt(outcome, 0);
       if (changed && !changed.item) throw notFound(this.settings.label, id);
@@ -319,21 +322,47 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
 
   /**
    * A counter change on this entity that commits with another resource's write: +1 when the
-   * other resource starts referencing it (the entity must exist), -1 when it stops.
+   * other resource starts referencing it (the entity must exist), -1 when it stops. With
+   * `seenLockVersion`, the +1 also requires the entity to be as the caller read it: a
+   * reference validated against the entity (a data source against its connection's read
+   * permission and path restriction) cannot commit after the entity changed (10-1006).
    */
-  reference(tenantId: string, id: number, ref: R, delta: 1 | -1): RelatedWrite {
+  reference(tenantId: string, id: number, ref: R, delta: 1 | -1, options: { readonly seenLockVersion?: number } = {}): RelatedWrite {
+    const { seenLockVersion } = options;
+    const condition = delta < 0 ? '#ref >= :one' : seenLockVersion === undefined ? 'attribute_exists(pk)' : 'lock_version = :seen';
     return {
       item: {
         Update: {
           TableName: config.tableName,
           Key: keys.entity(tenantId, this.settings.kind, id),
           UpdateExpression: 'ADD #ref :delta',
-          ConditionExpression: delta > 0 ? 'attribute_exists(pk)' : '#ref >= :one',
+          ConditionExpression: condition,
           ExpressionAttributeNames: { '#ref': refAttribute(ref) },
-          ExpressionAttributeValues: { ':delta': delta, ...(delta > 0 ? {} : { ':one': 1 }) },
+          ExpressionAttributeValues: {
+            ':delta': delta,
+            ...(delta < 0 ? { ':one': 1 } : {}),
+            ...(delta > 0 && seenLockVersion !== undefined ? { ':seen': seenLockVersion } : {}),
+          },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },
-      onConditionFailure: () => notFound(this.settings.label, id),
+      onConditionFailure: (current) => (current && seenLockVersion !== undefined ? new AppError('10-1006') : notFound(this.settings.label, id)),
+    };
+  }
+
+  /** A check that commits with another resource's write: the entity is still as read (10-1006). */
+  unchanged(tenantId: string, id: number, seenLockVersion: number): RelatedWrite {
+    return {
+      item: {
+        ConditionCheck: {
+          TableName: config.tableName,
+          Key: keys.entity(tenantId, this.settings.kind, id),
+          ConditionExpression: 'lock_version = :seen',
+          ExpressionAttributeValues: { ':seen': seenLockVersion },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      onConditionFailure: (current) => (current ? new AppError('10-1006') : notFound(this.settings.label, id)),
     };
   }
 

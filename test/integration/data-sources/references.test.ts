@@ -151,3 +151,28 @@ describe('races', () => {
     expect(uses[0]).toBe(0);
   });
 });
+
+describe('a data source is validated against its connection as read', () => {
+  it('a reference or check made against a connection that changed since is refused with 10-1006', async () => {
+    const connection = await createConnection(api, s3(), 'object_store/secret_key');
+    const stale = connection.lock_version;
+    const renamed = await api.patch(`/connections/${connection.id}`, { id: connection.id, lock_version: stale, type: connection.type, description: 'changed' });
+    expect(renamed.status, renamed.text).toBe(200);
+
+    for (const write of [
+      connectionStore.reference(TENANT, connection.id, 'data_sources', 1, { seenLockVersion: stale }),
+      connectionStore.unchanged(TENANT, connection.id, stale),
+    ]) {
+      const outcome = await transactWrite([write.item]);
+      expect(outcome.committed).toBe(false);
+      const reason = outcome.committed ? undefined : outcome.reasons[0];
+      expect(write.onConditionFailure(reason?.item).code).toBe('10-1006');
+    }
+    expect(await usesOf(connection.id)).toBe(0);
+
+    const fresh = connectionStore.reference(TENANT, connection.id, 'data_sources', 1, { seenLockVersion: stale + 1 });
+    expect((await transactWrite([fresh.item])).committed).toBe(true);
+    expect(await usesOf(connection.id)).toBe(1);
+    expect((await transactWrite([connectionStore.reference(TENANT, connection.id, 'data_sources', -1).item])).committed).toBe(true);
+  });
+});
