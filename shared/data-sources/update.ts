@@ -6,7 +6,7 @@ import { mergePatch, type Json } from '../http/merge-patch';
 import { describeIssues } from '../http/validation';
 import { DataSourceUpdateRequest } from '../model/data-source';
 import { dataSourceData } from './definition';
-import { kindFieldsOf } from './response';
+import { dataSourceResponse } from './response';
 import { dataSourceStore, type DataSourceData } from './store';
 
 /** 20-1004 unless the id in the URL and the id in the body agree. */
@@ -50,19 +50,11 @@ export async function applyUpdate(principal: Principal, current: Entity<DataSour
   return dataSourceStore.replace(tenantId, actorOf(principal), current, document.lock_version, next, { related });
 }
 
-/** The stored data source as an update document: the base a merge patch applies to. */
+/** The stored data source as an update document (its response without the audit fields): the base a merge patch applies to. */
 function updateDocumentOf(current: Entity<DataSourceData>): Json {
-  const { data } = current;
-  return {
-    id: current.id,
-    lock_version: current.lock_version,
-    type: data.type,
-    name: data.name,
-    description: data.description,
-    tags: data.tags ? [...data.tags] : null,
-    connection_id: data.connection_id,
-    ...kindFieldsOf(data),
-  };
+  const { created_by: _createdBy, created_date: _createdDate, last_modified_by: _modifiedBy, last_modified_date: _modifiedDate, ...document } =
+    dataSourceResponse(current);
+  return document as Json;
 }
 
 /** Merge (RFC 7396) of a patch into the stored data source, validated as a full update. */
