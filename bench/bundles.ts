@@ -5,7 +5,7 @@
  */
 import type { Metafile } from 'esbuild';
 import { routes } from '../functions/routes';
-import { bundleFunction, EXTERNAL_MODULES, forbiddenPackagesIn, MAX_API_BUNDLE_BYTES } from '../infra/bundling';
+import { bundleFunction, forbiddenInRoute, MAX_API_BUNDLE_BYTES, routeExternalModules } from '../infra/bundling';
 
 export const MAX_BUNDLE_BYTES = MAX_API_BUNDLE_BYTES;
 
@@ -41,7 +41,10 @@ function topContributors(metafile: Metafile, count: number): Contributor[] {
       totals.set(ownerOf(path), (totals.get(ownerOf(path)) ?? 0) + bytesInOutput);
     }
   }
-  return [...totals].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes).slice(0, count);
+  return [...totals]
+    .map(([name, bytes]) => ({ name, bytes }))
+    .sort((a, b) => b.bytes - a.bytes)
+    .slice(0, count);
 }
 
 /** Handler modules of the route table ("connections/create"), each once. */
@@ -50,18 +53,21 @@ export function routeHandlers(): string[] {
 }
 
 export async function measureBundles(): Promise<BundleReport[]> {
+  const engineHandlers = new Set(routes.filter((route) => route.engine).map((route) => route.handler));
   // Sequential on purpose: esbuild is multi-threaded already and the machine has 2 cores.
   const reports: BundleReport[] = [];
   for (const handler of routeHandlers()) {
     const entry = `functions/${handler}.ts`;
-    const deployed = await bundleFunction(entry, EXTERNAL_MODULES);
-    const withSdk = await bundleFunction(entry, []);
+    const engine = engineHandlers.has(handler);
+    const deployed = await bundleFunction(entry, routeExternalModules(engine));
+    // An engine route's DuckDB comes from the layer, with or without the SDK.
+    const withSdk = await bundleFunction(entry, engine ? ['@duckdb/*'] : []);
     reports.push({
       handler,
       bytes: deployed.bytes,
       bytesWithSdk: withSdk.bytes,
       top: topContributors(deployed.metafile, 3),
-      forbidden: [...new Set([...forbiddenPackagesIn(deployed.metafile), ...forbiddenPackagesIn(withSdk.metafile)])],
+      forbidden: [...new Set([...forbiddenInRoute(deployed.metafile, engine), ...forbiddenInRoute(withSdk.metafile, engine)])],
     });
   }
   return reports;

@@ -24,15 +24,9 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import {
-  SOURCE_BUCKET,
-  now,
-  type ImportChildMessage,
-  type ImportParentMessage,
-  type ImportProfile,
-  type ImportTwinReady,
-  type Span,
-} from './import-protocol';
+import { ApiClient, type ApiResponse } from '../test/support/api-client';
+import { exchangeToken } from '../test/support/harness';
+import { SOURCE_BUCKET, now, type ImportChildMessage, type ImportParentMessage, type ImportProfile, type ImportTwinReady, type Span } from './import-protocol';
 
 export interface ImportSettings {
   readonly rows: number;
@@ -217,88 +211,62 @@ async function stopChild(child: ChildProcess, exited: Promise<number | null>): P
 // ---------------------------------------------------------------------------------------------
 // The API, as a client
 
-class Api {
-  constructor(
-    private readonly baseUrl: string,
-    private readonly token: string,
-  ) {}
-
-  async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: any }> {
-    const response = await fetch(`${this.baseUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(HTTP_MS),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
-  }
-
-  async create(path: string, body: unknown): Promise<number> {
-    const response = await this.call('POST', path, body);
-    if (response.status !== 201) throw new Error(`POST ${path}: ${response.status} ${JSON.stringify(response.body)}`);
-    return (response.body as { id: number }).id;
-  }
-}
-
-async function clientToken(ready: ImportTwinReady): Promise<string> {
-  const response = await fetch(`${ready.apiUrl}/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: ready.clientId, client_secret: ready.clientSecret }),
-    signal: AbortSignal.timeout(HTTP_MS),
-  });
-  if (response.status !== 200) throw new Error(`token exchange failed: ${response.status} ${await response.text()}`);
-  return ((await response.json()) as { access_token: string }).access_token;
+/** The id of a created resource; fails on any other answer. */
+async function createdId(what: string, call: Promise<ApiResponse<{ readonly id: number }>>): Promise<number> {
+  const response = await withTimeout(call, HTTP_MS, what);
+  if (response.status !== 201) throw new Error(`${what}: ${response.status} ${response.text}`);
+  return response.body.id;
 }
 
 /** Connection, data source over the CSV's folder, data table: the table id. */
-async function tableOverSource(api: Api, ready: ImportTwinReady): Promise<number> {
-  const connectionId = await api.create('/connections', {
-    name: 'bench import source',
-    type: 'object_store',
-    auth: { auth_type: 'secret_key', access_key_id: LOCAL_S3_CREDENTIALS.accessKeyId, secret_access_key: LOCAL_S3_CREDENTIALS.secretAccessKey, endpoint: ready.s3Endpoint },
-  });
-  const dataSourceId = await api.create('/data-sources', {
-    name: 'bench import source',
-    type: 'bucket',
-    connection_id: connectionId,
-    path: `${SOURCE_BUCKET}/${SOURCE_FOLDER}/`,
-  });
-  return api.create('/data-tables', { name: 'bench import', data_source_id: dataSourceId });
+async function tableOverSource(api: ApiClient, ready: ImportTwinReady): Promise<number> {
+  const connectionId = await createdId(
+    'createConnection',
+    api.call('createConnection', {
+      body: {
+        name: 'bench import source',
+        type: 'object_store',
+        auth: { auth_type: 'secret_key', access_key_id: LOCAL_S3_CREDENTIALS.accessKeyId, secret_access_key: LOCAL_S3_CREDENTIALS.secretAccessKey, endpoint: ready.s3Endpoint },
+      },
+    }),
+  );
+  const dataSourceId = await createdId(
+    'createDataSource',
+    api.call('createDataSource', { body: { name: 'bench import source', type: 'bucket', connection_id: connectionId, path: `${SOURCE_BUCKET}/${SOURCE_FOLDER}/` } }),
+  );
+  return createdId('createDataTable', api.call('createDataTable', { body: { name: 'bench import', data_source_id: dataSourceId } }));
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function pipelineRun(api: Api, child: ChildProcess, tableId: number, rows: number, pollIntervalMs: number): Promise<PipelineRun> {
+async function pipelineRun(api: ApiClient, child: ChildProcess, tableId: number, rows: number, pollIntervalMs: number): Promise<PipelineRun> {
   await ask(child, { type: 'reset' }, 'reset-done');
   const postedAt = now();
-  const started = await api.call('POST', '/data-versions/batch-create', { data_table_ids: [tableId] });
+  const started = await withTimeout(api.call('batchCreateDataVersions', { body: { data_table_ids: [tableId] } }), HTTP_MS, 'batchCreateDataVersions');
   const acceptedAt = now();
-  const result = (started.body as { results?: { status: string; data_version?: { version_number: number } }[] } | undefined)?.results?.[0];
-  if (started.status !== 202 || result?.status !== 'ACCEPTED' || !result.data_version) {
-    throw new Error(`batch-create: ${started.status} ${JSON.stringify(started.body)}`);
-  }
+  const result = started.status === 202 ? started.body.results[0] : undefined;
+  if (result?.status !== 'ACCEPTED' || !result.data_version) throw new Error(`batch-create: ${started.status} ${started.text}`);
   const versionNumber = result.data_version.version_number;
-  const path = `/data-tables/${tableId}/versions/${versionNumber}`;
+  const params = { data_table_id: tableId, version_number: versionNumber };
   const seen: PipelineRun['seen'][number][] = [];
   const deadline = postedAt + IMPORT_MS;
   let polls = 0;
   let last = '';
   for (;;) {
     const pollStart = now();
-    const response = await api.call('GET', path);
+    const response = await withTimeout(api.call('getDataVersion', { params }), HTTP_MS, 'getDataVersion');
     const at = now();
     polls += 1;
-    if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${JSON.stringify(response.body)}`);
-    const execution = (response.body as { execution: { status: string; progress?: { stage: string; percent: number }; error?: unknown } }).execution;
-    const key = `${execution.status} ${execution.progress?.stage} ${execution.progress?.percent}`;
+    if (response.status !== 200) throw new Error(`getDataVersion ${tableId}/${versionNumber}: ${response.status} ${response.text}`);
+    const { execution, metadata } = response.body;
+    const { stage, percent } = execution.progress;
+    const key = `${execution.status} ${stage} ${percent}`;
     if (key !== last) {
-      seen.push({ atMs: at - postedAt, status: execution.status, stage: execution.progress?.stage ?? '', percent: execution.progress?.percent ?? 0 });
+      seen.push({ atMs: at - postedAt, status: execution.status, stage, percent });
       last = key;
     }
     if (execution.status === 'COMPLETED') {
-      const rowCount = (response.body as { metadata?: { row_count?: number } }).metadata?.row_count;
+      const rowCount = metadata?.row_count;
       if (rowCount !== rows) throw new Error(`version ${versionNumber} COMPLETED with metadata.row_count ${rowCount}, expected ${rows}`);
       const profile = await ask(child, { type: 'profile' }, 'profile');
       return { ms: at - postedAt, stages: { accepted: acceptedAt - postedAt }, versionNumber, polls, seen, profile, postedAt };
@@ -410,7 +378,7 @@ export async function measureImportThroughput(settings: ImportSettings): Promise
     s3 = s3Client(ready.s3Endpoint);
     // Not timed: the source object is in the twin's S3 before anything is measured.
     await upload(s3, SOURCE_BUCKET, SOURCE_KEY, csv.path, 'text/csv');
-    const api = new Api(ready.apiUrl, await clientToken(ready));
+    const api = new ApiClient(ready.apiUrl, await withTimeout(exchangeToken(ready.apiUrl, ready.clientId, ready.clientSecret), HTTP_MS, 'token exchange'));
     const tableId = await tableOverSource(api, ready);
 
     const pipelineRuns: PipelineRun[] = [];
@@ -578,7 +546,7 @@ export function importSection(report: ImportReport): string[] {
     '',
     '### Ratios (throughput ratio X / Y = time of Y / time of X)',
     '',
-    '| comparison | of the medians | of the best runs | median of the rounds\' ratios | target (on the medians) |',
+    "| comparison | of the medians | of the best runs | median of the rounds' ratios | target (on the medians) |",
     '|---|--:|--:|--:|---|',
     `| pipeline / bare | ${ratio(ratios.pipelineVsBare.median)} | ${ratio(ratios.pipelineVsBare.best)} | ${ratio(ratios.pipelineVsBare.perRound)} | ≥ ${ratio(PIPELINE_TARGET)}: ${meets ? 'met' : '**NOT met**'} |`,
     `| bare / DuckDB alone | ${ratio(ratios.bareVsDuckDb.median)} | ${ratio(ratios.bareVsDuckDb.best)} | ${ratio(ratios.bareVsDuckDb.perRound)} | – |`,
@@ -597,8 +565,8 @@ export function importSection(report: ImportReport): string[] {
     '',
     '### Where the pipeline time goes (twin-side timestamps, relative to the POST)',
     '',
-    'Consecutive phases adding up to the client\'s time, from timing hooks in the twin process (bench/import-twin-process.ts): the worker\'s',
-    'invocation, outbound HTTP calls (diagnostics channels; an upload\'s call is seen from the end of its body), DuckDB statements.',
+    "Consecutive phases adding up to the client's time, from timing hooks in the twin process (bench/import-twin-process.ts): the worker's",
+    "invocation, outbound HTTP calls (diagnostics channels; an upload's call is seen from the end of its body), DuckDB statements.",
     '',
     `| phase | ${report.pipeline.map((_, index) => `run ${index + 1} ms`).join(' | ')} | median ms | bare script, median ms |`,
     `|---|${report.pipeline.map(() => '--:|').join('')}--:|--:|`,

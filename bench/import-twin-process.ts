@@ -17,7 +17,8 @@ import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { monitorEventLoopDelay, performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { workers } from '../functions/workers';
+import { importJob } from '../shared/data-tables/jobs';
+import type { WorkerSpec } from '../shared/jobs/define-job';
 import { loadWorkerHandler, type WorkerFunction } from '../infra/local/stepfunctions';
 import { DATA_BUCKET, startTwin } from '../infra/local/twin';
 import { SOURCE_BUCKET, now, type ImportChildMessage, type ImportParentMessage, type Span } from './import-protocol';
@@ -68,7 +69,7 @@ function instrumentDuckDb(): void {
 const inFlight = new Set<Promise<unknown>>();
 
 /** The worker's invocations, timed around the twin's own loader (the handler itself is untouched). */
-async function timedWorkerLoader(worker: (typeof workers)[number]): Promise<WorkerFunction> {
+async function timedWorkerLoader(worker: WorkerSpec): Promise<WorkerFunction> {
   const handler = await loadWorkerHandler(worker);
   return (input, context) => {
     const start = now();
@@ -162,9 +163,7 @@ async function main(): Promise<void> {
     sfn: port(process.env.AWS_ENDPOINT_URL_SFN),
   });
   // The worker module (and DuckDB's native binding) loaded now, so the first import does not pay tsx's compile of its import graph.
-  const importWorker = workers.find((worker) => worker.name === 'import-data-version');
-  if (!importWorker) throw new Error('no import-data-version worker in functions/workers.ts');
-  await loadWorkerHandler(importWorker);
+  await loadWorkerHandler(importJob.worker);
 
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();

@@ -11,10 +11,16 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { routeTable, type OperationId } from '../functions/routes';
+import type { HttpMethod } from '../shared/http/route';
+import { ApiClient, type RequestDescription } from '../test/support/api-client';
 import { connectionRequest, type ChildMessage, type ParentMessage, type PhaseStats, type TwinReady } from './protocol';
 
 export interface LatencySettings {
+  /** Concurrent clients of the latency phases (a GET, a create, and their raw counterparts). */
   readonly connections: number;
+  /** Concurrent clients of the throughput phases: the GET and its raw GetItem again, under this load. */
+  readonly loadConnections: number;
   readonly seconds: number;
   readonly warmupSeconds: number;
 }
@@ -22,6 +28,8 @@ export interface LatencySettings {
 export interface PhaseResult {
   readonly name: string;
   readonly side: 'API' | 'raw';
+  /** Concurrent clients (autocannon connections). */
+  readonly connections: number;
   readonly p50: number;
   readonly p99: number;
   readonly requestsPerSecond: number;
@@ -50,7 +58,7 @@ export interface LatencyReport {
 interface Phase {
   readonly name: string;
   readonly side: 'API' | 'raw';
-  readonly options: autocannon.Options;
+  readonly options: autocannon.Options & { readonly connections: number };
 }
 
 function nextMessage<T extends ChildMessage['type']>(child: ChildProcess, type: T): Promise<Extract<ChildMessage, { type: T }>> {
@@ -74,7 +82,7 @@ function nextMessage<T extends ChildMessage['type']>(child: ChildProcess, type: 
 }
 
 /** Sends a reset or stats request and waits for the twin's stats answer. */
-function ask(child: ChildProcess, message: ParentMessage & { type: 'reset' | 'stats' }): Promise<PhaseStats> {
+function ask(child: ChildProcess, message: Extract<ParentMessage, { type: 'reset' | 'stats' }>): Promise<PhaseStats> {
   const answer = nextMessage(child, 'stats');
   child.send(message);
   return answer;
@@ -112,10 +120,19 @@ async function rawItem(ready: TwinReady): Promise<Record<string, unknown>> {
   return Item;
 }
 
-/** The four phases, in run order: each API phase right before its raw counterpart. */
+/** A phase's name for an API operation: its method and path template in the route table. */
+const routeName = (operationId: OperationId): string => `${routeTable[operationId].method} ${routeTable[operationId].path}`;
+
+/**
+ * The six phases, in run order, each API phase right before its raw counterpart: the GET at
+ * the latency load and at the throughput load (before the creates grow the table), then the
+ * create.
+ */
 async function phases(ready: TwinReady, settings: LatencySettings): Promise<Phase[]> {
   const common = { connections: settings.connections, pipelining: 1, timeout: 10 };
-  const api = { ...common, headers: { authorization: `Bearer ${ready.token}`, 'content-type': 'application/json' } };
+  // API requests are the typed test client's (route table method and path, its headers and body), sent by autocannon.
+  const client = new ApiClient(ready.apiUrl, ready.token);
+  const api = ({ method, path, headers, body }: RequestDescription<HttpMethod>) => ({ ...common, url: `${ready.apiUrl}${path}`, method, headers, body });
   const raw = (operation: string) => ({
     ...common,
     url: `${ready.dynamoEndpoint}/`,
@@ -125,25 +142,37 @@ async function phases(ready: TwinReady, settings: LatencySettings): Promise<Phas
   // The PutItem writes a copy of the connection's own item (same size) under unique keys in a bench-only partition.
   const item = await rawItem(ready);
   let sequence = 0;
-  return [
-    { name: 'GET /connections/{id}', side: 'API', options: { ...api, url: `${ready.apiUrl}/connections/${ready.connectionId}` } },
+  const reads = (connections: number): Phase[] => [
+    {
+      name: routeName('getConnection'),
+      side: 'API',
+      options: { ...api(client.requestOf('getConnection', { params: { connection_id: ready.connectionId } })), connections },
+    },
     {
       name: 'DynamoDB GetItem (same item)',
       side: 'raw',
       options: {
         ...raw('GetItem'),
+        connections,
         // ConsistentRead, as the API's read is.
         body: JSON.stringify({ TableName: ready.tableName, Key: { pk: { S: ready.connectionKey.pk }, sk: { S: ready.connectionKey.sk } }, ConsistentRead: true }),
       },
     },
+  ];
+  return [
+    ...reads(settings.connections),
+    ...reads(settings.loadConnections),
     {
-      name: 'POST /connections',
+      name: routeName('createConnection'),
       side: 'API',
       options: {
-        ...api,
-        url: `${ready.apiUrl}/connections`,
-        method: 'POST',
-        requests: [{ setupRequest: (request) => ({ ...request, body: connectionRequest(`bench-${++sequence}`, ready.s3Endpoint) }) }],
+        ...api(client.requestOf('createConnection', { body: connectionRequest('bench', ready.s3Endpoint) })),
+        // A new name per request: names are unique per tenant.
+        requests: [
+          {
+            setupRequest: (request) => ({ ...request, body: client.requestOf('createConnection', { body: connectionRequest(`bench-${++sequence}`, ready.s3Endpoint) }).body }),
+          },
+        ],
       },
     },
     {
@@ -164,9 +193,12 @@ async function phases(ready: TwinReady, settings: LatencySettings): Promise<Phas
   ];
 }
 
-async function runPhase(child: ChildProcess, phase: Phase, settings: LatencySettings): Promise<PhaseResult> {
+/** A phase's CPU profile file name (BENCH_CPU_PROF): its order, side, name and load, in characters any file system takes. */
+const profileName = (index: number, phase: Phase): string => `${index + 1}-${phase.side}-${phase.name.replace(/[^\w]+/g, '_').replace(/^_|_$/g, '')}-${phase.options.connections}c`;
+
+async function runPhase(child: ChildProcess, phase: Phase, index: number, settings: LatencySettings): Promise<PhaseResult> {
   await cannon({ ...phase.options, duration: settings.warmupSeconds });
-  await ask(child, { type: 'reset' });
+  await ask(child, { type: 'reset', ...(process.env.BENCH_CPU_PROF ? { profile: profileName(index, phase) } : {}) });
   const loadCpu = process.cpuUsage();
   const { times, failed, seconds } = await cannon({ ...phase.options, duration: settings.seconds });
   const { user, system } = process.cpuUsage(loadCpu);
@@ -174,6 +206,7 @@ async function runPhase(child: ChildProcess, phase: Phase, settings: LatencySett
   return {
     name: phase.name,
     side: phase.side,
+    connections: phase.options.connections,
     p50: percentile(times, 50),
     p99: percentile(times, 99),
     requestsPerSecond: times.length / seconds,
@@ -188,8 +221,8 @@ async function runPhase(child: ChildProcess, phase: Phase, settings: LatencySett
 
 export async function measureLatency(settings: LatencySettings): Promise<LatencyReport> {
   const child = fork(fileURLToPath(new URL('./twin-process.ts', import.meta.url)), [], {
-    // BENCH_CPU_PROF=<folder> writes a V8 CPU profile of the twin (open it in Chrome DevTools) to see where its time goes.
-    execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
+    // BENCH_CPU_PROF=<folder> (inherited) makes the twin write a V8 CPU profile of each measured phase there (twin-process.ts).
+    execArgv: ['--import', 'tsx'],
     // The twin's output goes to stderr so that stdout carries only the report.
     stdio: ['ignore', 2, 2, 'ipc'],
   });
@@ -197,7 +230,7 @@ export async function measureLatency(settings: LatencySettings): Promise<Latency
   try {
     const ready = await nextMessage(child, 'ready');
     const results: PhaseResult[] = [];
-    for (const phase of await phases(ready, settings)) results.push(await runPhase(child, phase, settings));
+    for (const [index, phase] of (await phases(ready, settings)).entries()) results.push(await runPhase(child, phase, index, settings));
     const comparisons: Comparison[] = [];
     for (let index = 0; index + 1 < results.length; index += 2) comparisons.push({ api: results[index]!, raw: results[index + 1]! });
     return { settings, comparisons };

@@ -1,5 +1,6 @@
 /** What bench/latency.ts (the load generator) and bench/twin-process.ts (the server side) say to each other over IPC. */
 import type { ItemKey } from '../shared/db/keys';
+import type { RequestBody } from '../test/support/api-client';
 
 export interface TwinReady {
   readonly type: 'ready';
@@ -24,14 +25,18 @@ export interface PhaseStats {
   readonly outbound: readonly { readonly operation: string; readonly count: number; readonly meanMs: number }[];
 }
 
-export type ParentMessage = { readonly type: 'reset' } | { readonly type: 'stats' } | { readonly type: 'close' };
+/**
+ * `reset` starts a phase (`profile`: also start a V8 CPU profile of the twin, written under that
+ * file name when the phase's `stats` are asked for); `stats` ends it.
+ */
+export type ParentMessage = { readonly type: 'reset'; readonly profile?: string } | { readonly type: 'stats' } | { readonly type: 'close' };
 export type ChildMessage = TwinReady | PhaseStats;
 
-/** The body of POST /connections the bench sends: an object_store connection on the twin's S3. */
-export function connectionRequest(name: string, s3Endpoint: string): string {
-  return JSON.stringify({
+/** The body of createConnection the bench sends: an object_store connection on the twin's S3. */
+export function connectionRequest(name: string, s3Endpoint: string): RequestBody<'createConnection'> {
+  return {
     name,
     type: 'object_store',
     auth: { auth_type: 'secret_key', access_key_id: 'S3RVER', secret_access_key: 'S3RVER', endpoint: s3Endpoint },
-  });
+  };
 }

@@ -8,10 +8,14 @@
  * (DynamoDB, KMS, S3 – all served by this same process).
  */
 import { subscribe } from 'node:diagnostics_channel';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import type { ClientRequest, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { dirname, join } from 'node:path';
 import { startTwin } from '../infra/local/twin';
 import { keys } from '../shared/db/keys';
+import { ApiClient } from '../test/support/api-client';
 import { exchangeToken } from '../test/support/harness';
 import { connectionRequest, type ChildMessage, type ParentMessage } from './protocol';
 
@@ -76,16 +80,43 @@ function watchHttp(apiPort: number, serviceByPort: ReadonlyMap<number, string>) 
   };
 }
 
+/**
+ * V8 CPU profiles of single phases (BENCH_CPU_PROF=<folder>; open them in Chrome DevTools):
+ * a profile of the whole process would mix phases, set-up and idle time.
+ */
+function phaseProfiler(folder: string | undefined) {
+  const session = new Session();
+  let connected = false;
+  /** The running profile's file. */
+  let file: string | undefined;
+  return {
+    async start(name: string | undefined): Promise<void> {
+      if (folder === undefined || name === undefined) return;
+      if (!connected) {
+        session.connect();
+        connected = true;
+        await session.post('Profiler.enable');
+      }
+      file = join(folder, `${name}.cpuprofile`);
+      await session.post('Profiler.start');
+    },
+    async stop(): Promise<void> {
+      const target = file;
+      if (target === undefined) return;
+      file = undefined;
+      const { profile } = await session.post('Profiler.stop');
+      await mkdir(dirname(target), { recursive: true });
+      await writeFile(target, JSON.stringify(profile));
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const twin = await startTwin();
   const token = await exchangeToken(twin.apiUrl, twin.admin.client_id, twin.admin.client_secret);
-  const response = await fetch(`${twin.apiUrl}/connections`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: connectionRequest('bench', twin.s3.endpoint),
-  });
-  if (response.status !== 201) throw new Error(`creating the bench connection failed: ${response.status} ${await response.text()}`);
-  const { id } = (await response.json()) as { id: number };
+  const response = await new ApiClient(twin.apiUrl, token).call('createConnection', { body: connectionRequest('bench', twin.s3.endpoint) });
+  if (response.status !== 201) throw new Error(`creating the bench connection failed: ${response.status} ${response.text}`);
+  const { id } = response.body;
 
   const watcher = watchHttp(
     Number(new URL(twin.apiUrl).port),
@@ -94,19 +125,25 @@ async function main(): Promise<void> {
       [twin.s3.port, 'S3'],
     ]),
   );
+  const profiler = phaseProfiler(process.env.BENCH_CPU_PROF);
+  const fail = (error: unknown): void => {
+    console.error(error);
+    process.exit(1);
+  };
   process.on('message', (received: unknown) => {
     const message = received as ParentMessage;
-    if (message.type === 'reset') watcher.reset();
     // Both are answered with the stats, so the parent knows the reset happened before it starts the load.
-    if (message.type === 'reset' || message.type === 'stats') send(watcher.stats());
-    else {
-      twin.close().then(
-        () => process.exit(0),
-        (error: unknown) => {
-          console.error(error);
-          process.exit(1);
-        },
-      );
+    if (message.type === 'reset') {
+      profiler.start(message.profile).then(() => {
+        watcher.reset();
+        send(watcher.stats());
+      }, fail);
+    } else if (message.type === 'stats') {
+      // Taken before the profile is written, which is not the phase's work.
+      const stats = watcher.stats();
+      profiler.stop().then(() => send(stats), fail);
+    } else {
+      twin.close().then(() => process.exit(0), fail);
     }
   });
 

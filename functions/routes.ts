@@ -3,13 +3,28 @@ import { authRoutes } from './auth/routes';
 import { connectionRoutes } from './connections/routes';
 import { dataSourceRoutes } from './data-sources/routes';
 import { dataTableRoutes } from './data-tables/routes';
+import { datasetRoutes } from './datasets/routes';
 import { metaRoutes } from './meta/routes';
+import { recipeRoutes } from './recipes/routes';
 
 /**
  * The route table: every operation of the API. CDK deploys a function and an API route for
  * each entry, the local twin serves them, and GET /openapi.json documents them.
  */
-export const routes: readonly RouteSpec[] = [...Object.values(authRoutes), ...Object.values(metaRoutes), ...Object.values(connectionRoutes), ...Object.values(dataSourceRoutes), ...Object.values(dataTableRoutes)];
+const domains = [authRoutes, metaRoutes, connectionRoutes, dataSourceRoutes, dataTableRoutes, recipeRoutes, datasetRoutes] as const;
+
+export const routes: readonly RouteSpec[] = domains.flatMap((domain) => Object.values(domain));
+
+/** Every route with its literal types (schemas, method, path), by operationId. */
+export type RouteTable = { [R in RouteOf<(typeof domains)[number]> as R['operationId']]: R };
+
+/** The routes of one domain object, distributed over a union of domains. */
+type RouteOf<D> = D extends unknown ? D[keyof D] : never;
+
+/** The route table by operationId, with each route's literal types: typed clients are derived from it. */
+export const routeTable = Object.fromEntries(routes.map((route) => [route.operationId, route])) as RouteTable;
+
+export type OperationId = keyof RouteTable;
 
 /** Answers requests no route matches (API Gateway's $default route): 404, or 405 for a wrong method. */
 export const FALLBACK_HANDLER = 'meta/not-found';
@@ -23,7 +38,9 @@ export const API_TAGS: Readonly<Record<string, string>> = {
   connections: 'Connections to external data systems; secrets are write-only',
   'data-sources': 'Data sources: what to read through a connection (a bucket path, a query, a shared table or a table reference)',
   'data-tables': 'Data tables, their versioned imports, previews, samples and schema analyses',
+  datasets: 'Datasets: versioned transformation graphs of data table and recipe nodes',
   meta: 'The API describing itself: OpenAPI document and error types',
+  recipes: 'Recipes: versioned SQL transformations (DuckDB SQL) over aliased tables, checked by the SQL analyzer',
 };
 
 export const API_INFO = {

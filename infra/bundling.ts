@@ -26,11 +26,48 @@ export const ESM_BANNER =
 /** Packages an API function must never carry: the engine and warehouse SDKs belong to workers. */
 export const FORBIDDEN_IN_API_BUNDLES = ['@duckdb/', 'duckdb', 'snowflake-sdk', '@google-cloud/bigquery', '@google-cloud/storage'];
 
+/**
+ * The exceptions, by handler: functions that call a user's system while answering a request
+ * carry that system's SDK (loaded on demand by the connector dispatch, so their other calls
+ * do not load it). A connection test and a stored connection's test log in to the warehouse
+ * and list a cloud store; the rdbms query test has the warehouse compile the query; browsing
+ * lists a cloud store.
+ */
+export const CONNECTOR_SDKS_BY_HANDLER: Readonly<Record<string, readonly string[]>> = {
+  'connections/test': ['snowflake-sdk', '@google-cloud/storage', '@google-cloud/bigquery'],
+  'connections/test-stored': ['snowflake-sdk', '@google-cloud/storage', '@google-cloud/bigquery'],
+  'connections/browse': ['@google-cloud/storage'],
+  'data-sources/test-query': ['snowflake-sdk'],
+};
+
 /** What an API function's bundle may weigh, as deployed. */
 export const MAX_API_BUNDLE_BYTES = 300 * 1024;
 
+/**
+ * Functions allowed more, each with its reason. meta/docs-script serves the API reference
+ * page's renderer, Redoc's standalone bundle (1.1 MB; 1.2 MB bundled), which the page needs whole; it
+ * runs only when someone opens the page, and no API call loads it. The functions that carry
+ * snowflake-sdk (CONNECTOR_SDKS_BY_HANDLER) weigh about 3.4 MB more: the driver's entry module
+ * loads moment-timezone's zone data (0.7 MB), the Azure and Google clients of its file
+ * transfers and workload identity, axios and winston. @google-cloud/storage adds about 0.8 MB
+ * (its own google-auth-library, gaxios, teeny-request and node-fetch, fast-xml-parser);
+ * @google-cloud/bigquery (analytics_db connection tests) under 0.1 MB more, sharing those.
+ */
+export const LARGER_BUNDLE_BUDGETS: Readonly<Record<string, number>> = {
+  'meta/docs-script': 1536 * 1024,
+  'connections/test': 4352 * 1024,
+  'connections/test-stored': 4352 * 1024,
+  'connections/browse': 1152 * 1024,
+  'data-sources/test-query': 3840 * 1024,
+};
+
+/** The budget of the function whose handler module is `handler` (under functions/, no extension). */
+export function bundleBudget(handler: string): number {
+  return LARGER_BUNDLE_BUDGETS[handler] ?? MAX_API_BUNDLE_BYTES;
+}
+
 /** Bundles one handler module as NodejsFunction does (no source map), in memory. */
-export async function bundleFunction(entry: string, external: readonly string[] = EXTERNAL_MODULES): Promise<{ bytes: number; metafile: Metafile }> {
+export async function bundleFunction(entry: string, external: readonly string[] = EXTERNAL_MODULES): Promise<{ bytes: number; metafile: Metafile; code: string }> {
   const result = await build({
     entryPoints: [entry],
     outfile: 'index.mjs',
@@ -48,19 +85,48 @@ export async function bundleFunction(entry: string, external: readonly string[] 
   });
   const output = result.outputFiles[0];
   if (!output) throw new Error(`esbuild produced no output for ${entry}`);
-  return { bytes: output.contents.byteLength, metafile: result.metafile };
+  return { bytes: output.contents.byteLength, metafile: result.metafile, code: output.text };
 }
 
-function isForbidden(path: string): boolean {
+function isForbidden(path: string, allowed: readonly string[]): boolean {
   // A forbidden entry names a package (or a scope when it ends in '/'); match it as a whole path segment.
   const packagePaths = [path, ...path.split('node_modules/').slice(1)];
-  return FORBIDDEN_IN_API_BUNDLES.some((entry) =>
-    packagePaths.some((candidate) => (entry.endsWith('/') ? candidate.startsWith(entry) : candidate === entry || candidate.startsWith(`${entry}/`))),
+  return FORBIDDEN_IN_API_BUNDLES.some(
+    (entry) =>
+      !allowed.includes(entry) && packagePaths.some((candidate) => (entry.endsWith('/') ? candidate.startsWith(entry) : candidate === entry || candidate.startsWith(`${entry}/`))),
   );
+}
+
+/** The connector SDKs the bundled function may carry, found by its entry point (functions/<handler>.ts). */
+function allowedIn(metafile: Metafile): readonly string[] {
+  const entry = Object.values(metafile.outputs).find((output) => output.entryPoint !== undefined)?.entryPoint;
+  const handler = /^functions\/(.+)\.ts$/.exec(entry ?? '')?.[1];
+  return (handler && CONNECTOR_SDKS_BY_HANDLER[handler]) || [];
 }
 
 /** Inputs, or imports left external, that belong to a package an API function must not carry. */
 export function forbiddenPackagesIn(metafile: Metafile): string[] {
+  const allowed = allowedIn(metafile);
   const paths = Object.entries(metafile.inputs).flatMap(([path, input]) => [path, ...input.imports.filter((i) => i.external).map((i) => i.path)]);
-  return [...new Set(paths.filter(isForbidden))];
+  return [...new Set(paths.filter((path) => isForbidden(path, allowed)))];
+}
+
+/** What a route's function leaves out of its bundle: DuckDB too when the route declares `engine`. */
+export const routeExternalModules = (engine: boolean | undefined): readonly string[] => (engine ? ENGINE_EXTERNAL_MODULES : EXTERNAL_MODULES);
+
+/**
+ * forbiddenPackagesIn for a route's function, where a route that declares `engine` may import
+ * DuckDB, left external for its layer to provide, but never carry it in the bundle.
+ */
+export function forbiddenInRoute(metafile: Metafile, engine: boolean | undefined): string[] {
+  const forbidden = forbiddenPackagesIn(metafile);
+  if (!engine) return forbidden;
+  const fromLayer = new Set(duckDbImportsIn(metafile));
+  return forbidden.filter((path) => !fromLayer.has(path));
+}
+
+/** DuckDB imports the bundle leaves external (for the layer). */
+export function duckDbImportsIn(metafile: Metafile): string[] {
+  const imports = Object.values(metafile.inputs).flatMap((input) => input.imports.filter((i) => i.external && i.path.startsWith('@duckdb/')).map((i) => i.path));
+  return [...new Set(imports)];
 }

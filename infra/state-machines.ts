@@ -1,47 +1,81 @@
 /**
- * The state machines of statemachines/*.asl.json, as both CDK and the local twin see them:
- * a name from the file name, the environment variable through which functions learn the
- * machine's ARN, and the placeholders (`${...}`) the definition expects to be filled.
+ * The state machines of the jobs (functions/jobs.ts), as both CDK and the local twin see
+ * them: each job's definition, rendered from its own ASL file or the single-step template,
+ * with its job-local names replaced by the global placeholders (`${<Worker>FunctionArn}`)
+ * that CDK fills with deployed ARNs and the twin with its own handlers.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { RECORD_JOB_FAILURE } from '../functions/jobs';
+import { workerPlaceholder, type JobDeclaration, type WorkerSpec } from '../shared/jobs/define-job';
 
 export const STATE_MACHINES_DIR = fileURLToPath(new URL('../statemachines', import.meta.url));
+/** The shape of a job that is one worker step with retries and a recorded failure. */
+export const SINGLE_STEP_TEMPLATE = join(STATE_MACHINES_DIR, 'templates', 'single-step.asl.json');
 
-export interface StateMachineFile {
-  /** kebab-case name: the file name without .asl.json. */
+export interface JobMachine {
+  /** The job's name: the machine's name, and its ARN variable's stem. */
   readonly name: string;
-  readonly path: string;
+  /** Where the definition comes from (for messages). */
+  readonly source: string;
+  /** The ASL JSON text with global `${...}` placeholders. */
+  readonly definition: string;
   readonly placeholders: readonly string[];
 }
 
-export function stateMachineFiles(directory = STATE_MACHINES_DIR): StateMachineFile[] {
-  let entries: string[];
-  try {
-    entries = readdirSync(directory);
-  } catch {
-    return [];
-  }
-  return entries
-    .filter((file) => file.endsWith('.asl.json'))
-    .sort()
-    .map((file) => {
-      const path = join(directory, file);
-      const text = readFileSync(path, 'utf8');
-      const placeholders = [...new Set([...text.matchAll(/\$\{([A-Za-z0-9]+)\}/g)].map((match) => match[1]!))];
-      return { name: basename(file, '.asl.json'), path, placeholders };
-    });
+const PLACEHOLDER = /\$\{([A-Za-z0-9]+)\}/g;
+
+/** The job-local names an ASL file of a job may use, and what they stand for. */
+function jobLocalValues(job: JobDeclaration): Record<string, string> {
+  return {
+    WorkerFunctionArn: `\${${workerPlaceholder(job.worker)}}`,
+    RecordJobFailureFunctionArn: `\${${workerPlaceholder(RECORD_JOB_FAILURE)}}`,
+    Description: JSON.stringify(job.description).slice(1, -1),
+  };
 }
 
-/** IMPORT_STATE_MACHINE_ARN for import.asl.json. */
-export function stateMachineArnVariable(name: string): string {
-  return `${name.toUpperCase().replace(/-/g, '_')}_STATE_MACHINE_ARN`;
+/** The definition of one job's state machine. */
+export function jobMachine(job: JobDeclaration): JobMachine {
+  const source = job.definitionFile === undefined ? SINGLE_STEP_TEMPLATE : resolve(STATE_MACHINES_DIR, job.definitionFile);
+  const local = jobLocalValues(job);
+  const definition = readFileSync(source, 'utf8').replace(PLACEHOLDER, (text, key: string) => local[key] ?? text);
+  const placeholders = [...new Set([...definition.matchAll(PLACEHOLDER)].map((match) => match[1]!))];
+  return { name: job.name, source, definition, placeholders };
+}
+
+/**
+ * The machines of the jobs, checked: job names are unique, and every placeholder names one of
+ * the workers, so a definition cannot deploy with an unfilled `${...}`.
+ */
+export function jobMachines(jobs: readonly JobDeclaration[], workers: readonly WorkerSpec[]): JobMachine[] {
+  const names = new Set<string>();
+  for (const job of jobs) {
+    if (names.has(job.name)) throw new Error(`job ${job.name} is declared twice`);
+    names.add(job.name);
+  }
+  const workerNames = new Set<string>();
+  for (const worker of workers) {
+    if (workerNames.has(worker.name)) throw new Error(`worker ${worker.name} is declared twice`);
+    workerNames.add(worker.name);
+  }
+  const known = new Set(workers.map(workerPlaceholder));
+  return jobs.map((job) => {
+    const machine = jobMachine(job);
+    const missing = machine.placeholders.filter((placeholder) => !known.has(placeholder));
+    if (missing.length > 0) {
+      throw new Error(
+        `state machine ${machine.name} (${machine.source}) has placeholders no worker fills: ${missing.map((name) => `\${${name}}`).join(', ')}; ` +
+          `workers provide: ${[...known].map((name) => `\${${name}}`).join(', ') || 'nothing (no workers)'}`,
+      );
+    }
+    return machine;
+  });
 }
 
 /** Fills `${Key}` placeholders; a placeholder without a value is a configuration error. */
 export function substitute(definition: string, values: Readonly<Record<string, string>>): string {
-  return definition.replace(/\$\{([A-Za-z0-9]+)\}/g, (_, key: string) => {
+  return definition.replace(PLACEHOLDER, (_, key: string) => {
     const value = values[key];
     if (value === undefined) throw new Error(`state machine placeholder \${${key}} has no value`);
     return value;

@@ -1,32 +1,138 @@
-import { tmpdir } from 'node:os';
-
 /**
  * Service configuration, read from the environment when first needed, so a function only
  * requires the variables it uses. CDK sets them on every function; the local twin sets them
- * in its own process. Nothing here knows which of the two is running.
+ * in its own process. Nothing here knows which of the two is running. This module is in every
+ * function's bundle: it imports nothing but node:os.
  */
+import { tmpdir } from 'node:os';
+
+export const API_BASE_PATH = '/api/data/v1';
+
+/** A resource identifier the stack sets (TABLE_NAME, key ids, ARNs): it has no default. */
 function required(name: string): string {
   const value = process.env[name];
   if (value === undefined || value === '') throw new Error(`environment variable ${name} is not set`);
   return value;
 }
 
-function positiveInteger(name: string, fallback: number): number {
+/** A setting a stage may override, with its default and how its variable is read. */
+export interface Setting<T> {
+  /** What it governs; README's Configuration table says the same in its own words. */
+  readonly description: string;
+  /** The value while the variable is unset. */
+  readonly fallback: () => T;
+  /** The value of a set variable; throws an Error whose message is the rule the text breaks. */
+  readonly parse: (text: string) => T;
+}
+
+function text(fallback: string | (() => string), description: string): Setting<string> {
+  return { description, fallback: typeof fallback === 'string' ? () => fallback : fallback, parse: (value) => value };
+}
+
+function positiveInteger(fallback: number, description: string): Setting<number> {
+  return {
+    description,
+    fallback: () => fallback,
+    // An empty number means "not set": CDK and shells leave variables empty that way.
+    parse: (value) => {
+      if (value === '') return fallback;
+      const number = Number(value);
+      if (!Number.isSafeInteger(number) || number <= 0) throw new Error('must be a positive integer');
+      return number;
+    },
+  };
+}
+
+function list(description: string): Setting<string[]> {
+  return {
+    description,
+    fallback: () => [],
+    parse: (value) =>
+      value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== ''),
+  };
+}
+
+/**
+ * The address of a service this deployment calls (not one a user names): an absolute http(s)
+ * URL without credentials, query or fragment. The connector's outbound guard still checks it.
+ */
+function serviceRoot(fallback: string, description: string): Setting<string> {
+  return {
+    description,
+    fallback: () => fallback,
+    parse: (value) => {
+      let url: URL;
+      try {
+        url = new URL(value);
+      } catch {
+        throw new Error('must be an absolute http(s) URL');
+      }
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('must be an absolute http(s) URL');
+      if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') throw new Error('must not carry credentials, a query or a fragment');
+      return value;
+    },
+  };
+}
+
+/** The levels of the Powertools logger, which reads POWERTOOLS_LOG_LEVEL itself, in any case. */
+const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
+type LogLevel = (typeof LOG_LEVELS)[number];
+
+function logLevel(fallback: LogLevel, description: string): Setting<LogLevel> {
+  const isLevel = (value: string): value is LogLevel => (LOG_LEVELS as readonly string[]).includes(value);
+  return {
+    description,
+    fallback: () => fallback,
+    parse: (value) => {
+      const level = value.toUpperCase();
+      if (!isLevel(level)) throw new Error(`must be one of ${LOG_LEVELS.join(', ')}`);
+      return level;
+    },
+  };
+}
+
+/**
+ * The one list of settings a stage may override: config reads them from here, and
+ * infra/stacks/settings.ts refuses any other name, and any value the setting's parser refuses,
+ * when a stage sets one. Resource identifiers (TABLE_NAME, key ids, ARNs) are not settings:
+ * the stack sets them from the resources it creates.
+ */
+export const SETTINGS = {
+  TOKEN_ISSUER: text('data-preparation-service', 'the `iss` claim of access tokens'),
+  TOKEN_AUDIENCE: text('data-preparation-api', 'the `aud` claim of access tokens'),
+  TOKEN_TTL_SECONDS: positiveInteger(900, 'access token lifetime'),
+  ERROR_BASE_URL: text(API_BASE_PATH, 'prefix of RFC 7807 `type` URIs; by default relative to the API, where GET /errors/{code} answers'),
+  OUTBOUND_ALLOW_LIST: list('outbound destinations allowed although private or loopback: `host:port` or CIDR entries'),
+  CONNECTOR_TIMEOUT_MS: positiveInteger(10_000, 'upper bound of one call to an external system'),
+  MAX_BODY_BYTES: positiveInteger(256 * 1024, 'largest request body a JSON route accepts'),
+  JOB_INACTIVITY_SECONDS: positiveInteger(120, 'a running job that reports no progress for this long is stopped with 10-1047'),
+  WORK_DIRECTORY: text(tmpdir, "folder for a worker's scratch files (Lambda: /tmp)"),
+  POWERTOOLS_LOG_LEVEL: logLevel('INFO', 'level of the JSON logs; the logger (shared/log.ts) reads it itself'),
+  GCS_API_ENDPOINT: serviceRoot('https://storage.googleapis.com', 'Google Cloud Storage JSON API root (cloud_store connections)'),
+  BIGQUERY_API_ENDPOINT: serviceRoot('https://bigquery.googleapis.com', 'BigQuery REST API root (analytics_db connections)'),
+  GOOGLE_STS_ENDPOINT: serviceRoot('https://sts.googleapis.com/v1/token', 'Google Security Token Service token URL (workload identity federation)'),
+  GOOGLE_IAM_CREDENTIALS_ENDPOINT: serviceRoot('https://iamcredentials.googleapis.com', 'Google IAM Credentials API root (service-account impersonation)'),
+} as const;
+export type SettingName = keyof typeof SETTINGS;
+type SettingValue<N extends SettingName> = ReturnType<(typeof SETTINGS)[N]['fallback']>;
+
+// SETTINGS again, typed so that TypeScript ties SETTINGS[name] to the value type of that name.
+const declared: { readonly [N in SettingName]: Setting<SettingValue<N>> } = SETTINGS;
+
+/** A setting's value: its variable parsed, or its fallback while the variable is unset. */
+function setting<N extends SettingName>(name: N): SettingValue<N> {
+  const { fallback, parse } = declared[name];
   const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`environment variable ${name} must be a positive integer`);
-  return value;
+  if (raw === undefined) return fallback();
+  try {
+    return parse(raw);
+  } catch (error) {
+    throw new Error(`environment variable ${name} ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
 }
-
-function list(name: string): string[] {
-  return (process.env[name] ?? '')
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== '');
-}
-
-export const API_BASE_PATH = '/api/data/v1';
 
 export const config = {
   get tableName(): string {
@@ -41,25 +147,22 @@ export const config = {
     return required('SIGNING_KEY_ID');
   },
   get tokenIssuer(): string {
-    return process.env.TOKEN_ISSUER ?? 'data-preparation-service';
+    return setting('TOKEN_ISSUER');
   },
   get tokenAudience(): string {
-    return process.env.TOKEN_AUDIENCE ?? 'data-preparation-api';
+    return setting('TOKEN_AUDIENCE');
   },
   get tokenTtlSeconds(): number {
-    return positiveInteger('TOKEN_TTL_SECONDS', 900);
+    return setting('TOKEN_TTL_SECONDS');
   },
-  /** Prefix of RFC 7807 `type` URIs; by default relative to the API, where GET /errors/{code} answers. */
   get errorBase(): string {
-    return process.env.ERROR_BASE_URL ?? API_BASE_PATH;
+    return setting('ERROR_BASE_URL');
   },
-  /** Outbound destinations allowed although private or loopback: `host:port` or CIDR entries. */
   get outboundAllowList(): string[] {
-    return list('OUTBOUND_ALLOW_LIST');
+    return setting('OUTBOUND_ALLOW_LIST');
   },
-  /** Upper bound of one call to an external system. */
   get connectorTimeoutMs(): number {
-    return positiveInteger('CONNECTOR_TIMEOUT_MS', 10_000);
+    return setting('CONNECTOR_TIMEOUT_MS');
   },
   /** The service's data bucket: data versions, samples and analyses as Parquet and JSON. */
   get dataBucket(): string {
@@ -69,16 +172,25 @@ export const config = {
   stateMachineArn(variable: string): string {
     return required(variable);
   },
-  /** A running job that reports no progress for this long is stopped with 10-1047. */
   get jobInactivitySeconds(): number {
-    return positiveInteger('JOB_INACTIVITY_SECONDS', 120);
+    return setting('JOB_INACTIVITY_SECONDS');
   },
-  /** Folder for a worker's scratch files (Lambda: /tmp). */
   get workDirectory(): string {
-    return process.env.WORK_DIRECTORY ?? tmpdir();
+    return setting('WORK_DIRECTORY');
   },
-  /** Largest request body a JSON route accepts. */
   get maxBodyBytes(): number {
-    return positiveInteger('MAX_BODY_BYTES', 256 * 1024);
+    return setting('MAX_BODY_BYTES');
+  },
+  get gcsApiEndpoint(): string {
+    return setting('GCS_API_ENDPOINT');
+  },
+  get bigqueryApiEndpoint(): string {
+    return setting('BIGQUERY_API_ENDPOINT');
+  },
+  get googleStsEndpoint(): string {
+    return setting('GOOGLE_STS_ENDPOINT');
+  },
+  get googleIamCredentialsEndpoint(): string {
+    return setting('GOOGLE_IAM_CREDENTIALS_ENDPOINT');
   },
 };

@@ -1,6 +1,7 @@
 import { configurationOf } from '../../shared/connections/configuration';
 import { connectionResponse } from '../../shared/connections/response';
-import { actorOf, connectionStore, secretContext } from '../../shared/connections/store';
+import { connectionStore, secretContext } from '../../shared/connections/store';
+import { actorOf } from '../../shared/db/actor';
 import { validateConfiguration } from '../../shared/connectors/validation';
 import { API_BASE_PATH } from '../../shared/config';
 import { validationError } from '../../shared/errors/app-error';

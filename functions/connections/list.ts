@@ -1,12 +1,13 @@
 import { connectionResponse } from '../../shared/connections/response';
 import { connectionStore, type ConnectionData } from '../../shared/connections/store';
 import type { Entity } from '../../shared/db/entity-store';
-import { applyListQuery, type ListFields } from '../../shared/db/list-query';
+import { applyListQuery, type ListFields } from '../../shared/http/list-query';
+import type { CONNECTION_LIST_FIELDS } from '../../shared/model/list-fields';
 import { httpHandler } from '../../shared/http/handler';
 import { connectionRoutes } from './routes';
 
 /** What a connection list can be filtered and sorted by (docs/list-query.md). */
-const FIELDS: ListFields<Entity<ConnectionData>> = {
+const FIELDS: ListFields<Entity<ConnectionData>, typeof CONNECTION_LIST_FIELDS> = {
   id: { type: 'integer', value: (entity) => entity.id },
   name: { type: 'string', value: (entity) => entity.data.name },
   description: { type: 'string', value: (entity) => entity.data.description },

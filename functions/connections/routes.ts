@@ -1,8 +1,10 @@
 import * as z from 'zod';
+import { WAREHOUSE_ERRORS } from '../../shared/connectors/warehouse/errors';
 import type { ErrorCode } from '../../shared/errors/catalogue';
 import { defineRoute } from '../../shared/http/route';
 import { BrowseRequest, BrowseResponse } from '../../shared/model/browse';
-import { ListQuery, integerText } from '../../shared/model/common';
+import { integerText, listQuery } from '../../shared/model/common';
+import { CONNECTION_LIST_FIELDS } from '../../shared/model/list-fields';
 import {
   ConnectionCreateRequest,
   ConnectionIdParams,
@@ -68,7 +70,7 @@ export const connectionRoutes = {
     tag,
     handler: 'connections/list',
     permission: 'connection:read',
-    request: { query: ListQuery },
+    request: { query: listQuery(CONNECTION_LIST_FIELDS) },
     response: { status: 200, description: 'A page of connections', body: ConnectionList },
     errors: [],
     access: { table: 'read' },
@@ -91,8 +93,7 @@ export const connectionRoutes = {
     method: 'PUT',
     path: '/connections/{connection_id}',
     summary: 'Update a connection',
-    description:
-      'Full update. Absent optional fields are cleared, except read and write (kept) and auth (kept). Within the same auth_type an absent secret keeps the stored one.',
+    description: 'Full update. Absent optional fields are cleared, except read and write (kept) and auth (kept). Within the same auth_type an absent secret keeps the stored one.',
     tag,
     handler: 'connections/update',
     permission: 'connection:write',
@@ -142,7 +143,7 @@ export const connectionRoutes = {
     permission: 'connection:test',
     request: { body: ConnectionTestRequest },
     response: { status: 200, description: 'The configuration works; secrets omitted', body: ConnectionTestResult },
-    errors: [...CONFIGURATION_ERRORS, ...CONNECTOR_ERRORS],
+    errors: [...CONFIGURATION_ERRORS, ...CONNECTOR_ERRORS, ...WAREHOUSE_ERRORS],
     access: {},
   }),
   testStored: defineRoute({
@@ -156,7 +157,7 @@ export const connectionRoutes = {
     permission: 'connection:test',
     request: { params: ConnectionIdParams, body: ConnectionTestStoredRequest },
     response: { status: 200, description: 'The stored connection works', body: ConnectionResponse },
-    errors: ['10-404', '30-1106', '30-1306', ...CONFIGURATION_ERRORS, ...CONNECTOR_ERRORS],
+    errors: ['10-404', '30-1106', '30-1306', ...CONFIGURATION_ERRORS, ...CONNECTOR_ERRORS, ...WAREHOUSE_ERRORS],
     access: { table: 'read', dataKey: ['decrypt'] },
   }),
   browse: defineRoute({

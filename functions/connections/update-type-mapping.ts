@@ -1,5 +1,6 @@
 import { connectionResponse } from '../../shared/connections/response';
-import { actorOf, connectionStore } from '../../shared/connections/store';
+import { connectionStore } from '../../shared/connections/store';
+import { actorOf } from '../../shared/db/actor';
 import { assertSameId } from '../../shared/connections/update';
 import { AppError } from '../../shared/errors/app-error';
 import { httpHandler } from '../../shared/http/handler';

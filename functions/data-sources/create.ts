@@ -1,4 +1,5 @@
-import { actorOf, connectionStore } from '../../shared/connections/store';
+import { connectionStore } from '../../shared/connections/store';
+import { actorOf } from '../../shared/db/actor';
 import { API_BASE_PATH } from '../../shared/config';
 import { dataSourceData } from '../../shared/data-sources/definition';
 import { dataSourceResponse } from '../../shared/data-sources/response';

@@ -1,12 +1,13 @@
 import { dataSourceResponse } from '../../shared/data-sources/response';
 import { dataSourceStore, type DataSourceData } from '../../shared/data-sources/store';
 import type { Entity } from '../../shared/db/entity-store';
-import { applyListQuery, type ListFields } from '../../shared/db/list-query';
+import { applyListQuery, type ListFields } from '../../shared/http/list-query';
+import type { DATA_SOURCE_LIST_FIELDS } from '../../shared/model/list-fields';
 import { httpHandler } from '../../shared/http/handler';
 import { dataSourceRoutes } from './routes';
 
 /** What a data source list can be filtered and sorted by (docs/list-query.md). */
-const FIELDS: ListFields<Entity<DataSourceData>> = {
+const FIELDS: ListFields<Entity<DataSourceData>, typeof DATA_SOURCE_LIST_FIELDS> = {
   id: { type: 'integer', value: (entity) => entity.id },
   name: { type: 'string', value: (entity) => entity.data.name },
   description: { type: 'string', value: (entity) => entity.data.description },

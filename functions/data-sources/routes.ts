@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import type { ErrorCode } from '../../shared/errors/catalogue';
+import { WAREHOUSE_ERRORS } from '../../shared/connectors/warehouse/errors';
 import { defineRoute } from '../../shared/http/route';
-import { ListQuery, integerText } from '../../shared/model/common';
+import { integerText, listQuery } from '../../shared/model/common';
+import { DATA_SOURCE_LIST_FIELDS } from '../../shared/model/list-fields';
 import { ConnectionIdParams } from '../../shared/model/connection';
 import {
   DataSourceCreateRequest,
@@ -61,7 +63,7 @@ export const dataSourceRoutes = {
     tag,
     handler: 'data-sources/list',
     permission: 'data:read',
-    request: { query: ListQuery },
+    request: { query: listQuery(DATA_SOURCE_LIST_FIELDS) },
     response: { status: 200, description: 'A page of data sources', body: DataSourceList },
     errors: [],
     access: { table: 'read' },
@@ -130,13 +132,13 @@ export const dataSourceRoutes = {
     path: '/connections/{connection_id}/test-query',
     summary: 'Test an rdbms data source query through a warehouse connection',
     description:
-      'The query must be one read-only statement; that is checked locally before the warehouse is called. The warehouse connector is not built yet, so a query that passes answers 501 (10-1501, connector.warehouse).',
+      'The query must be one read-only statement; that is checked locally before the warehouse is called. The warehouse then compiles it without running it (nothing is billed): its syntax and every object and column it names are checked against the account, with the warehouse given here or the connection’s.',
     tag,
     handler: 'data-sources/test-query',
     permission: 'data:write',
     request: { params: ConnectionIdParams, body: RdbmsTestQueryRequest },
-    response: { status: 200, description: 'The query runs (not produced until the warehouse connector exists)', body: RdbmsTestQueryResult },
-    errors: ['10-404', '10-1501', ...QUERY_ERRORS],
-    access: { table: 'read' },
+    response: { status: 200, description: 'The warehouse accepts the query', body: RdbmsTestQueryResult },
+    errors: ['10-404', '10-1008', '30-1130', ...QUERY_ERRORS, ...WAREHOUSE_ERRORS],
+    access: { table: 'read', dataKey: ['decrypt'] },
   }),
 };

@@ -1,5 +1,5 @@
 import { analysisStatus } from '../../shared/data-tables/response';
-import type { SchemaAnalysisParams } from '../../shared/data-tables/job-params';
+import { schemaAnalysisJob } from '../../shared/data-tables/jobs';
 import { analyses, dataVersions } from '../../shared/data-tables/versions';
 import { AppError } from '../../shared/errors/app-error';
 import { httpHandler } from '../../shared/http/handler';
@@ -14,8 +14,7 @@ export const handler = httpHandler(dataTableRoutes.analyse, async ({ params, bod
     throw new AppError('10-403', { extraDetails: { required_permission: 'schema:analyze' } });
   }
   const job = await analyses.begin(tenantId, tableId, versionNumber, body.depth);
-  const jobParams: SchemaAnalysisParams = { data_table_id: tableId, version_number: versionNumber, depth: body.depth };
-  await startJob(job, jobParams);
+  await startJob(schemaAnalysisJob, job, { data_table_id: tableId, version_number: versionNumber, depth: body.depth });
   const status = analysisStatus(await dataVersions.get(tenantId, tableId, versionNumber));
   return { status: 202, body: status! };
 });

@@ -2,15 +2,14 @@ import { API_BASE_PATH } from '../../shared/config';
 import { idempotentResponse } from '../../shared/db/idempotent-responses';
 import { AppError } from '../../shared/errors/app-error';
 import { fingerprint } from '../../shared/http/fingerprint';
-import { actorOf } from '../../shared/connections/store';
-import type { Actor } from '../../shared/db/entity-store';
-import { batchItemError } from '../../shared/data-tables/batch';
+import { actorOf, type Actor } from '../../shared/db/actor';
+import { batchItemError } from '../../shared/errors/problem';
 import { versionResponse } from '../../shared/data-tables/response';
+import { importJob } from '../../shared/data-tables/jobs';
 import { dataTableStore } from '../../shared/data-tables/store';
 import { dataVersions } from '../../shared/data-tables/versions';
 import { startJob } from '../../shared/jobs/start';
 import { httpHandler } from '../../shared/http/handler';
-import type { ImportParams } from '../../shared/data-tables/job-params';
 import { dataTableRoutes } from './routes';
 
 /** Starts the import of one table: its new version and job, or that table's refusal. */
@@ -18,8 +17,7 @@ async function startImport(tenantId: string, actor: Actor, dataTableId: number) 
   try {
     const table = await dataTableStore.get(tenantId, dataTableId);
     const { version, job } = await dataVersions.begin(tenantId, actor, dataTableId);
-    const params: ImportParams = { data_table_id: dataTableId, version_number: version.version_number, data_source_id: table.data.data_source_id };
-    await startJob(job, params);
+    await startJob(importJob, job, { data_table_id: dataTableId, version_number: version.version_number, data_source_id: table.data.data_source_id });
     const current = (await dataVersions.find(tenantId, dataTableId, version.version_number)) ?? version;
     return {
       data_table_id: dataTableId,
@@ -43,6 +41,7 @@ export const handler = httpHandler(dataTableRoutes.batchCreate, async ({ body, p
   const { body: response, replayed } = await idempotentResponse(
     tenantId,
     'DATA_VERSION_BATCH_CREATE',
+    dataTableRoutes.batchCreate.response.body,
     idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: fingerprint(body) },
     () => new AppError('20-1029'),
     async () => ({ results: await Promise.all(body.data_table_ids.map((dataTableId) => startImport(tenantId, actor, dataTableId))) }),

@@ -1,5 +1,5 @@
 import { deletePrefix } from '../../shared/aws/data-bucket';
-import { batchItemError } from '../../shared/data-tables/batch';
+import { batchItemError } from '../../shared/errors/problem';
 import { versionPrefix } from '../../shared/data-tables/storage';
 import { dataTableStore } from '../../shared/data-tables/store';
 import { dataVersions } from '../../shared/data-tables/versions';

@@ -1,5 +1,5 @@
 import { API_BASE_PATH } from '../../shared/config';
-import { actorOf } from '../../shared/connections/store';
+import { actorOf } from '../../shared/db/actor';
 import { dataSourceStore } from '../../shared/data-sources/store';
 import { dataTableStore } from '../../shared/data-tables/store';
 import { DataTableViews } from '../../shared/data-tables/views';

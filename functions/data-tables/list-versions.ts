@@ -1,4 +1,5 @@
-import { applyListQuery, type ListFields } from '../../shared/db/list-query';
+import { applyListQuery, type ListFields } from '../../shared/http/list-query';
+import type { DATA_VERSION_LIST_FIELDS } from '../../shared/model/list-fields';
 import { versionResponse } from '../../shared/data-tables/response';
 import { dataTableStore } from '../../shared/data-tables/store';
 import { dataVersions, type StoredVersion } from '../../shared/data-tables/versions';
@@ -11,7 +12,7 @@ interface Listed {
   readonly version: StoredVersion;
 }
 
-const FIELDS: ListFields<Listed> = {
+const FIELDS: ListFields<Listed, typeof DATA_VERSION_LIST_FIELDS> = {
   version_number: { type: 'integer', value: ({ version }) => version.version_number },
   status: { type: 'string', value: ({ version }) => version.execution.status },
   created_date: { type: 'datetime', value: ({ version }) => version.created_date },

@@ -1,12 +1,12 @@
-import type { Entity } from '../../shared/db/entity-store';
-import { applyListQuery, type ListFields } from '../../shared/db/list-query';
-import { dataTableStore, type DataTableData } from '../../shared/data-tables/store';
+import { applyListQuery, type ListFields } from '../../shared/http/list-query';
+import type { DATA_TABLE_LIST_FIELDS } from '../../shared/model/list-fields';
+import { dataTableStore, type DataTableEntity } from '../../shared/data-tables/store';
 import { DataTableViews } from '../../shared/data-tables/views';
 import { httpHandler } from '../../shared/http/handler';
 import { dataTableRoutes } from './routes';
 
 /** What a data table list can be filtered and sorted by (docs/list-query.md). */
-const FIELDS: ListFields<Entity<DataTableData>> = {
+const FIELDS: ListFields<DataTableEntity, typeof DATA_TABLE_LIST_FIELDS> = {
   id: { type: 'integer', value: (entity) => entity.id },
   name: { type: 'string', value: (entity) => entity.data.name },
   description: { type: 'string', value: (entity) => entity.data.description },
@@ -16,8 +16,8 @@ const FIELDS: ListFields<Entity<DataTableData>> = {
   last_modified_date: { type: 'datetime', value: (entity) => entity.last_modified_date },
 };
 
+/** One Query for the tables (each carries its latest version), then batches for what they show of their sources. */
 export const handler = httpHandler(dataTableRoutes.list, async ({ query, principal }) => {
   const page = applyListQuery(await dataTableStore.list(principal.tenantId), query, FIELDS);
-  const views = new DataTableViews(principal.tenantId);
-  return { body: { ...page, items: await Promise.all(page.items.map((entity) => views.of(entity))) } };
+  return { body: { ...page, items: await new DataTableViews(principal.tenantId).ofMany(page.items) } };
 });

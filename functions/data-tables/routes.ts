@@ -1,6 +1,8 @@
 import * as z from 'zod';
+import { importJob, schemaAnalysisJob } from '../../shared/data-tables/jobs';
 import { defineRoute } from '../../shared/http/route';
-import { ListQuery, integerText } from '../../shared/model/common';
+import { integerText, listQuery } from '../../shared/model/common';
+import { DATA_TABLE_LIST_FIELDS, DATA_VERSION_LIST_FIELDS } from '../../shared/model/list-fields';
 import { SchemaAnalysisResult } from '../../shared/model/columns';
 import {
   BatchCreateRequest,
@@ -49,7 +51,7 @@ export const dataTableRoutes = {
     tag,
     handler: 'data-tables/list',
     permission: 'data:read',
-    request: { query: ListQuery },
+    request: { query: listQuery(DATA_TABLE_LIST_FIELDS) },
     response: { status: 200, description: 'A page of data tables', body: DataTableList },
     errors: [],
     access: { table: 'read' },
@@ -106,7 +108,7 @@ export const dataTableRoutes = {
     tag,
     handler: 'data-tables/list-versions',
     permission: 'data:read',
-    request: { params: DataTableIdParams, query: ListQuery },
+    request: { params: DataTableIdParams, query: listQuery(DATA_VERSION_LIST_FIELDS) },
     response: { status: 200, description: 'A page of versions', body: DataVersionList },
     errors: ['10-404'],
     access: { table: 'read' },
@@ -137,7 +139,7 @@ export const dataTableRoutes = {
     request: { body: BatchCreateRequest, idempotent: true },
     response: { status: 202, description: 'Imports started', body: BatchCreateResponse },
     errors: ['20-1029'],
-    access: { table: 'write', startsJobs: ['import'] },
+    access: { table: 'write', startsJobs: [importJob] },
   }),
   batchDelete: defineRoute({
     operationId: 'batchDeleteDataVersions',
@@ -192,7 +194,7 @@ export const dataTableRoutes = {
     request: { params: VersionParams, body: SchemaAnalysisRequest },
     response: { status: 202, description: 'Analysis started', body: SchemaAnalysisStatus },
     errors: ['10-404', '20-1029', '20-1059', '20-1065', '20-1066'],
-    access: { table: 'write', startsJobs: ['schema-analysis'] },
+    access: { table: 'write', startsJobs: [schemaAnalysisJob] },
   }),
   analysisStatus: defineRoute({
     operationId: 'getSchemaAnalysisStatus',

@@ -1,4 +1,4 @@
-import { actorOf } from '../../shared/connections/store';
+import { actorOf } from '../../shared/db/actor';
 import { dataSourceStore } from '../../shared/data-sources/store';
 import { dataTableStore } from '../../shared/data-tables/store';
 import { DataTableViews } from '../../shared/data-tables/views';

@@ -1,95 +1,87 @@
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import type * as z from 'zod';
+import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deletePrefix, putFile, putJson } from '../../shared/aws/data-bucket';
-import { config } from '../../shared/config';
 import { connectionStore, secretContext } from '../../shared/connections/store';
 import { fetchSource } from '../../shared/connectors/source';
 import { dataSourceStore } from '../../shared/data-sources/store';
-import type { ImportParams } from '../../shared/data-tables/job-params';
+import { importJob } from '../../shared/data-tables/jobs';
 import { VERSION_FILES, versionPrefix } from '../../shared/data-tables/storage';
 import type { VersionMetadata } from '../../shared/data-tables/versions';
-import { DEFAULT_PREVIEW_ROWS, DEFAULT_SAMPLE_ROWS, importCsvFiles } from '../../shared/engine/csv-import';
+import { DEFAULT_PREVIEW_ROWS, DEFAULT_SAMPLE_ROWS } from '../../shared/engine/csv-import';
+import { importFiles } from '../../shared/engine/file-import';
 import { AppError } from '../../shared/errors/app-error';
-import { jobFailureOf } from '../../shared/jobs/failure';
-import type { JobInput } from '../../shared/jobs/job-ref';
-import { JobPulse } from '../../shared/jobs/pulse';
-import { markCompleted, markRunning } from '../../shared/jobs/status';
-import { logger } from '../../shared/log';
+import type { JobPulse } from '../../shared/jobs/pulse';
+import { jobWorker, type JobOutcome } from '../../shared/jobs/worker-step';
 import { open } from '../../shared/secrets/envelope';
 import { recordUsage } from '../../shared/usage';
 
 /**
- * The import step: reads every CSV of the data source through its connector into a scratch
+ * The import step: reads every data file (CSV, Parquet or JSON Lines) of the data source through its connector into a scratch
  * folder, loads them with DuckDB, writes the version's files to the data bucket, and only
- * then marks the version COMPLETED. Any failure removes what was written, so a version
+ * then is the version marked COMPLETED. Any failure removes what was written, so a version
  * never reads as ready without its data, and earlier versions are never touched.
  */
-export async function handler(input: JobInput<ImportParams>): Promise<{ readonly row_count: number }> {
-  try {
-    return await runImport(input);
-  } catch (error) {
-    logger.info('import failed', { jobId: input.job.job_id, error: error as Error });
-    throw jobFailureOf(error);
-  }
+export const handler = jobWorker(
+  importJob,
+  { stage: 'READING', percent: 0 },
+  ({ job, params, pulse, workDir }) => importVersion(job.tenant_id, params, pulse, workDir, prefixOf(job.tenant_id, params)),
+  { onFailure: ({ job, params }) => deletePrefix(prefixOf(job.tenant_id, params)) },
+);
+
+type ImportParams = z.output<typeof importJob.params>;
+
+function prefixOf(tenantId: string, params: ImportParams): string {
+  return versionPrefix(tenantId, params.data_table_id, params.version_number);
 }
 
-async function runImport({ job, limits, params }: JobInput<ImportParams>): Promise<{ readonly row_count: number }> {
-  const tenantId = job.tenant_id;
-  await markRunning(job, { stage: 'READING', percent: 0 });
-  const pulse = new JobPulse(job, limits.inactivity_seconds, { stage: 'READING', percent: 0 });
-  const workDir = await mkdtemp(join(config.workDirectory, 'import-'));
-  const prefix = versionPrefix(tenantId, params.data_table_id, params.version_number);
-  try {
-    const source = await dataSourceStore.get(tenantId, params.data_source_id);
-    const connection = await connectionStore.get(tenantId, source.data.connection_id);
-    if (!connection.data.read) throw new AppError('30-1708', { params: [source.id] });
-    const secret = await open(connection.data.secret, secretContext(tenantId, connection.id));
+async function importVersion(tenantId: string, params: ImportParams, pulse: JobPulse, workDir: string, prefix: string): Promise<JobOutcome<{ readonly row_count: number }>> {
+  const source = await dataSourceStore.get(tenantId, params.data_source_id);
+  const connection = await connectionStore.get(tenantId, source.data.connection_id);
+  if (!connection.data.read) throw new AppError('30-1708', { params: [source.id] });
+  const secret = await open(connection.data.secret, secretContext(tenantId, connection.id));
 
-    const sourceDir = join(workDir, 'source');
-    await mkdir(sourceDir);
-    pulse.watch(true);
-    const fetched = await fetchSource({ type: connection.data.type, auth: connection.data.auth, secret, settings: connection.data.settings }, source.data, {
-      workDir: sourceDir,
-      signal: pulse.signal,
-      onProgress: ({ bytesRead, filesDone, filesTotal }) =>
-        pulse.progress({ stage: 'READING', percent: Math.floor((40 * filesDone) / Math.max(1, filesTotal)), bytes_read: bytesRead }),
-    });
-    pulse.watch(false);
-    pulse.throwIfAborted();
-    await recordUsage(tenantId, 'DATA_READ_BYTES', fetched.bytesRead);
+  const sourceDir = join(workDir, 'source');
+  await mkdir(sourceDir);
+  pulse.watch(true);
+  const fetched = await fetchSource({ type: connection.data.type, auth: connection.data.auth, secret, settings: connection.data.settings }, source.data, {
+    workDir: sourceDir,
+    signal: pulse.signal,
+    onProgress: ({ bytesRead, filesDone, filesTotal }) =>
+      pulse.progress({ stage: 'READING', percent: Math.floor((40 * filesDone) / Math.max(1, filesTotal)), bytes_read: bytesRead }),
+  });
+  pulse.watch(false);
+  pulse.throwIfAborted();
+  await recordUsage(tenantId, 'DATA_READ_BYTES', fetched.bytesRead);
 
-    await pulse.stage({ stage: 'LOADING', percent: 40, bytes_read: fetched.bytesRead });
-    const outDir = join(workDir, 'out');
-    await mkdir(outDir);
-    const table = await importCsvFiles(
-      fetched.files.map((file) => ({ localPath: file.localPath, source: file.source })),
-      { outDir, sampleRows: DEFAULT_SAMPLE_ROWS, previewRows: DEFAULT_PREVIEW_ROWS },
-    );
-    await pulse.stage({ stage: 'WRITING', percent: 80, bytes_read: fetched.bytesRead, rows: table.rowCount });
-    await Promise.all([
-      putFile(prefix + VERSION_FILES.data, table.dataPath, 'application/vnd.apache.parquet'),
-      putFile(prefix + VERSION_FILES.sample, table.samplePath, 'application/vnd.apache.parquet'),
-      putFile(prefix + VERSION_FILES.sampleJson, table.sampleJsonPath, 'application/x-ndjson'),
-      putJson(prefix + VERSION_FILES.preview, table.previewRows),
-      putJson(prefix + VERSION_FILES.schema, table.columns),
-    ]);
-    pulse.throwIfAborted();
+  await pulse.stage({ stage: 'LOADING', percent: 40, bytes_read: fetched.bytesRead });
+  const outDir = join(workDir, 'out');
+  await mkdir(outDir);
+  const table = await importFiles(
+    fetched.files.map((file) => ({ localPath: file.localPath, source: file.source })),
+    { outDir, sampleRows: DEFAULT_SAMPLE_ROWS, previewRows: DEFAULT_PREVIEW_ROWS },
+  );
+  await pulse.stage({ stage: 'WRITING', percent: 80, bytes_read: fetched.bytesRead, rows: table.rowCount });
+  await Promise.all([
+    putFile(prefix + VERSION_FILES.data, table.dataPath, 'application/vnd.apache.parquet'),
+    putFile(prefix + VERSION_FILES.sample, table.samplePath, 'application/vnd.apache.parquet'),
+    putFile(prefix + VERSION_FILES.sampleJson, table.sampleJsonPath, 'application/x-ndjson'),
+    putJson(prefix + VERSION_FILES.preview, table.previewRows),
+    putJson(prefix + VERSION_FILES.schema, table.columns),
+  ]);
+  pulse.throwIfAborted();
 
-    const metadata: VersionMetadata = {
-      row_count: table.rowCount,
-      column_count: table.columns.length,
-      columns: table.columns,
-      source_files: fetched.files.length,
-      bytes_read: fetched.bytesRead,
-      data_bytes: (await stat(table.dataPath)).size,
-    };
-    await markCompleted(job, { stage: 'DONE', percent: 100, bytes_read: fetched.bytesRead, rows: table.rowCount }, { metadata });
-    return { row_count: table.rowCount };
-  } catch (error) {
-    await deletePrefix(prefix).catch((cleanup: unknown) => logger.warn('cleanup of a failed import failed', { prefix, error: cleanup as Error }));
-    throw error;
-  } finally {
-    pulse.stop();
-    await rm(workDir, { recursive: true, force: true });
-  }
+  const metadata: VersionMetadata = {
+    row_count: table.rowCount,
+    column_count: table.columns.length,
+    columns: table.columns,
+    source_files: fetched.files.length,
+    bytes_read: fetched.bytesRead,
+    data_bytes: (await stat(table.dataPath)).size,
+  };
+  return {
+    progress: { stage: 'DONE', percent: 100, bytes_read: fetched.bytesRead, rows: table.rowCount },
+    fields: { metadata },
+    output: { row_count: table.rowCount },
+  };
 }

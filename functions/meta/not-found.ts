@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import { API_BASE_PATH } from '../../shared/config';
-import { AppError, notFound } from '../../shared/errors/app-error';
+import { notFound } from '../../shared/errors/app-error';
+import { methodNotAllowed } from '../../shared/http/form-refusals';
 import { observed, type ApiEvent, type ApiResult } from '../../shared/http/handler';
 import { pathPattern } from '../../shared/http/route';
 import { routes } from '../routes';
@@ -13,10 +14,7 @@ export const handler = middy<ApiEvent, ApiResult>()
     const path = event.rawPath;
     const allowed = patterns.filter(({ pattern }) => pattern.test(path)).map(({ method }) => method);
     if (allowed.length > 0) {
-      throw new AppError('10-400', {
-        status: 405,
-        extraDetails: { reason: `method ${event.requestContext.http.method} is not allowed here`, allow: allowed.join(', ') },
-      });
+      throw methodNotAllowed(event.requestContext.http.method, allowed);
     }
     throw notFound('route', path);
   });

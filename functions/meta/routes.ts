@@ -37,4 +37,33 @@ export const metaRoutes = {
     errors: ['10-404'],
     access: {},
   }),
+  apiReference: defineRoute({
+    operationId: 'getApiReference',
+    method: 'GET',
+    path: '/docs',
+    summary: 'This API as a reference page to read in a browser (HTML)',
+    description:
+      'Renders the OpenAPI document with Redoc. The page loads only GET /docs/redoc.standalone.js and GET /openapi.json from this service, nothing from elsewhere, so it works offline.',
+    tag: 'meta',
+    handler: 'meta/docs',
+    permission: null,
+    request: {},
+    // Its body is HTML (text/html), not JSON, so the route declares no body schema.
+    response: { status: 200, description: 'The reference page (text/html)' },
+    errors: [],
+    access: {},
+  }),
+  apiReferenceScript: defineRoute({
+    operationId: 'getApiReferenceScript',
+    method: 'GET',
+    path: '/docs/redoc.standalone.js',
+    summary: 'The script that renders the reference page: Redoc’s standalone bundle (JavaScript)',
+    tag: 'meta',
+    handler: 'meta/docs-script',
+    permission: null,
+    request: {},
+    response: { status: 200, description: 'Redoc’s standalone bundle (text/javascript), at the version the service pins' },
+    errors: [],
+    access: {},
+  }),
 };

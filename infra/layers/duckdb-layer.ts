@@ -6,6 +6,7 @@
  *
  * The asset is produced by local bundling (no Docker): an npm install for the Lambda platform,
  * cached under node_modules/.cache (lambda-packages.ts) and copied into the asset folder.
+ * `npm ci` fills that cache once (postinstall), so nothing after it needs the network.
  */
 import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -53,13 +54,21 @@ function verifyDuckDb(version: string): LambdaPackage['verify'] {
   };
 }
 
+/**
+ * The folder of the layer's installation for Lambda, installed into the cache when it holds
+ * none. `npm ci` fills the cache (the postinstall script, infra/layers/prefetch.ts), so synth
+ * and the infrastructure tests need no network afterwards.
+ */
+export function installDuckDbForLambda(version = duckDbVersion()): string {
+  return installForLambda({ name: DUCKDB_PACKAGE, version, verify: verifyDuckDb(version) }, CACHE_ROOT);
+}
+
 /** Fills the asset folder from the cached installation; never falls back to Docker. */
 class DuckDbLocalBundling implements ILocalBundling {
   constructor(private readonly version: string) {}
 
   tryBundle(outputDir: string): boolean {
-    const installation = installForLambda({ name: DUCKDB_PACKAGE, version: this.version, verify: verifyDuckDb(this.version) }, CACHE_ROOT);
-    cpSync(join(installation, 'nodejs'), join(outputDir, 'nodejs'), { recursive: true });
+    cpSync(join(installDuckDbForLambda(this.version), 'nodejs'), join(outputDir, 'nodejs'), { recursive: true });
     return true;
   }
 }

@@ -24,6 +24,9 @@ export interface LambdaPackage {
   readonly verify: (nodeModules: string) => void;
 }
 
+/** Bound of one installation: a registry that does not answer fails it rather than hanging npm ci. */
+const INSTALL_TIMEOUT_MS = 4 * 60_000;
+
 const EXACT_VERSION = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/;
 
 /** Name of the cache folder of an installation: duckdb-node-api-1.5.5-r.5-linux-arm64. */
@@ -88,12 +91,16 @@ function npmInstall(pkg: LambdaPackage, prefix: string): void {
     '--no-audit',
     '--no-fund',
     '--loglevel=error',
+    // Without the registry npm would wait minutes per request (its defaults: 5 min, 2 retries).
+    '--fetch-timeout=60000',
+    '--fetch-retries=1',
   ];
   mkdirSync(prefix, { recursive: true });
   try {
-    execFileSync('npm', args, { cwd: prefix, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+    execFileSync('npm', args, { cwd: prefix, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', timeout: INSTALL_TIMEOUT_MS });
   } catch (error) {
-    const { stderr, message } = error as { stderr?: string; message: string };
-    throw new Error(`npm ${args.join(' ')} failed (the npm registry must be reachable): ${stderr?.trim() || message}`);
+    const { stderr, message, code } = error as { stderr?: string; message: string; code?: string };
+    const reason = code === 'ETIMEDOUT' ? `no answer within ${INSTALL_TIMEOUT_MS / 60_000} minutes` : stderr?.trim() || message;
+    throw new Error(`npm install of ${pkg.name}@${pkg.version} for Lambda failed (the npm registry must be reachable): ${reason}`, { cause: error });
   }
 }

@@ -13,10 +13,8 @@
  * dynalite's internals (db, validations, actions) are used directly; the version is pinned
  * exactly in package.json for that reason.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import { JsonProtocolError, startJsonProtocolServer, type JsonObject, type JsonOperation } from './json-protocol';
 
 const require = createRequire(import.meta.url);
 
@@ -102,11 +100,16 @@ class ReadWriteLock {
   }
 }
 
-function awsError(type: string, message: string, extra: Record<string, unknown> = {}): DynaliteError {
-  const error: DynaliteError = new Error(message);
-  error.statusCode = 400;
-  error.body = { __type: type, message, ...extra };
-  return error;
+function awsError(type: string, message: string, fields: JsonObject = {}): JsonProtocolError {
+  return new JsonProtocolError(type, message, { fields });
+}
+
+/** dynalite's own failures carry their answer as statusCode and body; anything else stays as it is. */
+function protocolError(error: unknown): unknown {
+  const { statusCode, body, message } = error as DynaliteError;
+  if (!statusCode || !body) return error;
+  const { __type, message: bodyMessage, ...fields } = body;
+  return new JsonProtocolError(String(__type), typeof bodyMessage === 'string' ? bodyMessage : message, { status: statusCode, fields });
 }
 
 function validate(operation: string, input: unknown, store: Store): Record<string, unknown> {
@@ -185,11 +188,9 @@ async function transactWriteItems(request: Record<string, unknown>, store: Store
   });
   if (reasons.some((reason) => reason.Code !== 'None')) {
     const summary = reasons.map((reason) => reason.Code).join(', ');
-    throw awsError(
-      'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
-      `Transaction cancelled, please refer cancellation reasons for specific reasons [${summary}]`,
-      { CancellationReasons: reasons },
-    );
+    throw awsError('com.amazonaws.dynamodb.v20120810#TransactionCanceledException', `Transaction cancelled, please refer cancellation reasons for specific reasons [${summary}]`, {
+      CancellationReasons: reasons,
+    });
   }
   const applied: PreparedWrite[] = [];
   try {
@@ -227,58 +228,37 @@ export async function startLocalDynamoDb(options: LocalDynamoDbOptions = {}): Pr
   const store = dynaliteDb.create({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   const lock = new ReadWriteLock();
 
-  async function execute(operation: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
-    if (operation === 'TransactWriteItems') return lock.run(true, () => transactWriteItems(body, store));
-    const action = actions.get(operation);
-    if (!action) throw awsError('com.amazon.coral.service#UnknownOperationException', `operation ${operation} is not supported`);
-    const data = validate(operation, body, store);
-    return lock.run(WRITE_OPERATIONS.includes(operation), () => call((cb) => action.run(store, data, cb)));
-  }
-
-  function send(res: ServerResponse, status: number, payload: unknown): void {
-    const text = JSON.stringify(payload);
-    res.writeHead(status, {
-      'content-type': 'application/x-amz-json-1.0',
-      'content-length': Buffer.byteLength(text),
-      'x-amzn-requestid': randomBytes(20).toString('hex'),
+  const withDynaliteErrors =
+    (run: JsonOperation): JsonOperation =>
+    async (input) => {
+      try {
+        return await run(input);
+      } catch (error) {
+        throw protocolError(error);
+      }
+    };
+  const operations: Record<string, JsonOperation> = {
+    TransactWriteItems: withDynaliteErrors((input) => lock.run(true, () => transactWriteItems(input, store))),
+  };
+  for (const [operation, action] of actions) {
+    operations[operation] = withDynaliteErrors((input) => {
+      const data = validate(operation, input, store);
+      return lock.run(WRITE_OPERATIONS.includes(operation), () => call((cb) => action.run(store, data, cb)));
     });
-    res.end(text);
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const target = String(req.headers['x-amz-target'] ?? '');
-    const operation = target.startsWith('DynamoDB_20120810.') ? target.slice('DynamoDB_20120810.'.length) : '';
-    let body: Record<string, unknown>;
-    try {
-      body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
-    } catch {
-      send(res, 400, { __type: 'com.amazon.coral.service#SerializationException' });
-      return;
-    }
-    try {
-      send(res, 200, await execute(operation, body));
-    } catch (error) {
-      const failure = error as DynaliteError;
-      if (failure.statusCode && failure.body) send(res, failure.statusCode, failure.body);
-      else send(res, 500, { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: String(failure.message) });
-    }
-  }
-
-  const server: Server = createServer((req, res) => {
-    void handle(req, res);
+  const server = await startJsonProtocolServer({
+    name: 'DynamoDB',
+    targetPrefix: 'DynamoDB_20120810',
+    jsonVersion: '1.0',
+    operations,
+    internalErrorType: 'com.amazonaws.dynamodb.v20120810#InternalServerError',
+    port: options.port,
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: server.endpoint,
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.close();
       await new Promise<void>((resolve, reject) => store.lifecycleManager.gracefulClose((error) => (error ? reject(error) : resolve())));
     },
   };

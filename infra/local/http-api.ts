@@ -10,8 +10,10 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
 import { AUTHORIZER_HANDLER, FALLBACK_HANDLER, routes } from '../../functions/routes';
 import { API_BASE_PATH } from '../../shared/config';
-import type { ApiEvent, ApiHandler, ApiResult } from '../../shared/http/handler';
-import { pathPattern, type RouteSpec } from '../../shared/http/route';
+import { validationError } from '../../shared/errors/app-error';
+import { problemResult, type ApiEvent, type ApiHandler, type ApiResult } from '../../shared/http/handler';
+import type { RouteSpec } from '../../shared/http/route';
+import { decodeStrict, routeMatcher } from './route-match';
 
 /** API Gateway's payload limit. */
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
@@ -29,35 +31,65 @@ function loadHandler<T>(name: string): Promise<T> {
   return module.then((loaded) => loaded.handler as T);
 }
 
-const compiled = routes.map((route) => ({ route, pattern: pathPattern(`${API_BASE_PATH}${route.path}`) }));
+const match = routeMatcher(routes.map((spec) => ({ method: spec.method, path: `${API_BASE_PATH}${spec.path}`, spec })));
 
-function match(method: string, path: string): { route: RouteSpec; params: Record<string, string> } | undefined {
-  for (const { route, pattern } of compiled) {
-    if (route.method !== method) continue;
-    const found = pattern.exec(path);
-    if (!found) continue;
-    const params = Object.fromEntries(Object.entries(found.groups ?? {}).map(([name, value]) => [name, decodeURIComponent(value)]));
-    return { route, params };
+/** What API Gateway's percent-decoding cannot read: refused before any function runs. */
+const NOT_PERCENT_ENCODED = 'must be valid percent-encoded UTF-8';
+
+/**
+ * The query string decoded as API Gateway passes it on (repeated names joined by commas),
+ * or the names of the parameters whose percent-encoding is not valid UTF-8.
+ */
+function parseQuery(rawQuery: string): { readonly query: Record<string, string>; readonly invalid: readonly string[] } {
+  // No prototype: "__proto__" or "constructor" are names like any other.
+  const query = Object.create(null) as Record<string, string>;
+  const invalid: string[] = [];
+  for (const pair of rawQuery.split('&')) {
+    if (pair === '') continue;
+    const separator = pair.indexOf('=');
+    const rawName = separator === -1 ? pair : pair.slice(0, separator);
+    const rawValue = separator === -1 ? '' : pair.slice(separator + 1);
+    const name = decodeStrict(rawName.replace(/\+/g, ' '));
+    const value = decodeStrict(rawValue.replace(/\+/g, ' '));
+    // A name that cannot be decoded is not quoted back: the refusal names the query string.
+    if (name === undefined) invalid.push('query');
+    else if (value === undefined) invalid.push(name);
+    else query[name] = Object.hasOwn(query, name) ? `${query[name]},${value}` : value;
   }
-  return undefined;
+  return { query, invalid };
 }
 
-function lambdaContext(functionName: string, requestId: string): Context {
-  const deadline = Date.now() + 30_000;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${functionName}`,
-    memoryLimitInMB: '1024',
-    awsRequestId: requestId,
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
+/** The Lambda context of one invocation; its methods are the class's, not closures made per request. */
+class LocalContext implements Context {
+  readonly callbackWaitsForEmptyEventLoop = false;
+  readonly functionVersion = '$LATEST';
+  readonly memoryLimitInMB = '1024';
+  readonly logStreamName = 'local';
+  readonly invokedFunctionArn: string;
+  readonly logGroupName: string;
+  private readonly deadline = Date.now() + 30_000;
+
+  constructor(
+    readonly functionName: string,
+    readonly awsRequestId: string,
+  ) {
+    this.invokedFunctionArn = `arn:aws:lambda:us-east-1:000000000000:function:${functionName}`;
+    this.logGroupName = `/aws/lambda/${functionName}`;
+  }
+
+  getRemainingTimeInMillis(): number {
+    return Math.max(0, this.deadline - Date.now());
+  }
+  done(): void {}
+  fail(): void {}
+  succeed(): void {}
+}
+
+const NO_BODY = Buffer.alloc(0);
+
+/** Whether the request has a body to read: one with neither Content-Length (or 0) nor Transfer-Encoding has none (RFC 9112 §6.3). */
+function announcesBody({ headers }: IncomingMessage): boolean {
+  return headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer | 'too large'> {
@@ -88,11 +120,12 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
   }
-  const query: Record<string, string> = {};
-  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+  const rawQueryString = url.search.replace(/^\?/, '');
+  const { query, invalid: invalidQuery } = parseQuery(rawQueryString);
 
-  const matched = match(method, url.pathname);
-  const routeKey = matched ? `${method} ${API_BASE_PATH}${matched.route.path}` : '$default';
+  const found = match(method, url.pathname);
+  const route: RouteSpec | undefined = found?.route.spec;
+  const routeKey = route ? `${method} ${API_BASE_PATH}${route.path}` : '$default';
   const now = Date.now();
   const requestContext = {
     accountId: '000000000000',
@@ -107,7 +140,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     timeEpoch: now,
   };
 
-  const raw = await readBody(req);
+  // Reading a stream that holds nothing still costs an iterator and several ticks.
+  const raw = announcesBody(req) ? await readBody(req) : NO_BODY;
   if (raw === 'too large') {
     return send(res, { statusCode: 413, headers: { 'content-type': 'application/json' }, body: '{"message":"Request Entity Too Large"}' });
   }
@@ -115,20 +149,29 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     version: '2.0',
     routeKey,
     rawPath: url.pathname,
-    rawQueryString: url.search.replace(/^\?/, ''),
+    rawQueryString,
     headers,
     ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
   };
 
+  // API Gateway decodes parameters before any function runs; what it cannot decode never
+  // reaches one. The twin refuses it with the service's own problem body (docs/decisions.md).
+  const undecodable = [...(found?.kind === 'badEncoding' ? found.parameters : []), ...invalidQuery];
+  if (undecodable.length > 0) {
+    const fields = Object.fromEntries(undecodable.map((name) => [name, NOT_PERCENT_ENCODED]));
+    return send(res, problemResult(validationError(fields), { ...base, requestContext } as unknown as ApiEvent));
+  }
+  const params = found?.kind === 'matched' ? found.params : {};
+
   let authorizer: { lambda: unknown } | undefined;
-  if (matched && matched.route.permission !== null) {
+  if (route && route.permission !== null) {
     const authorize = await loadHandler<Authorizer>(AUTHORIZER_HANDLER);
     const verdict = await authorize({
       ...base,
       type: 'REQUEST',
       routeArn: `arn:aws:execute-api:us-east-1:000000000000:local/$default/${method}${url.pathname}`,
       identitySource: [],
-      pathParameters: matched.params,
+      pathParameters: params,
       requestContext,
     } as unknown as APIGatewayRequestAuthorizerEventV2);
     if (!verdict.isAuthorized) return send(res, { statusCode: 403, headers: { 'content-type': 'application/json' }, body: '{"message":"Forbidden"}' });
@@ -138,15 +181,15 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   const textual = TEXT_TYPES.test(headers['content-type'] ?? 'text/plain');
   const event = {
     ...base,
-    ...(matched && Object.keys(matched.params).length > 0 ? { pathParameters: matched.params } : {}),
+    ...(Object.keys(params).length > 0 ? { pathParameters: params } : {}),
     requestContext: { ...requestContext, ...(authorizer ? { authorizer } : {}) },
     ...(raw.length > 0 ? { body: textual ? raw.toString('utf8') : raw.toString('base64'), isBase64Encoded: !textual } : { isBase64Encoded: false }),
   } as unknown as ApiEvent;
 
-  const handlerName = matched?.route.handler ?? FALLBACK_HANDLER;
+  const handlerName = route?.handler ?? FALLBACK_HANDLER;
   const handler = await loadHandler<ApiHandler>(handlerName);
   try {
-    send(res, await handler(event, lambdaContext(handlerName.replace('/', '-'), requestId)));
+    send(res, await handler(event, new LocalContext(handlerName.replace('/', '-'), requestId)));
   } catch {
     send(res, { statusCode: 500, headers: { 'content-type': 'application/json' }, body: '{"message":"Internal Server Error"}' });
   }

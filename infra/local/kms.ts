@@ -8,8 +8,7 @@
 import { createCipheriv, createDecipheriv, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { JsonProtocolError, startJsonProtocolServer, type JsonOperation } from './json-protocol';
 
 interface KeyMaterial {
   readonly spec: 'SYMMETRIC_DEFAULT' | 'ECC_NIST_P256';
@@ -58,15 +57,6 @@ function loadKeyFile(path: string | undefined): KeyFile {
   return created;
 }
 
-class KmsError extends Error {
-  constructor(
-    readonly type: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 function additionalData(context: unknown): Buffer {
   const entries = Object.entries((context ?? {}) as Record<string, string>).sort(([a], [b]) => a.localeCompare(b));
   return Buffer.from(JSON.stringify(entries));
@@ -80,14 +70,14 @@ export async function startLocalKms(options: { keyFile?: string; port?: number }
     const alias = raw.includes(':alias/') ? raw.slice(raw.indexOf(':alias/') + 1) : raw;
     const id = file.aliases[alias] ?? (raw.includes(':key/') ? raw.slice(raw.indexOf(':key/') + 5) : raw);
     const key = file.keys[id];
-    if (!key) throw new KmsError('NotFoundException', `Key '${raw}' does not exist`);
+    if (!key) throw new JsonProtocolError('NotFoundException', `Key '${raw}' does not exist`);
     return { id, key };
   };
   const arn = (id: string) => `${ACCOUNT_ARN}:key/${id}`;
 
   const symmetric = (keyId: unknown) => {
     const resolved = resolve(keyId);
-    if (resolved.key.spec !== 'SYMMETRIC_DEFAULT') throw new KmsError('InvalidKeyUsageException', 'key is not a symmetric encryption key');
+    if (resolved.key.spec !== 'SYMMETRIC_DEFAULT') throw new JsonProtocolError('InvalidKeyUsageException', 'key is not a symmetric encryption key');
     return { id: resolved.id, material: Buffer.from(resolved.key.material, 'base64') };
   };
 
@@ -113,17 +103,17 @@ export async function startLocalKms(options: { keyFile?: string; port?: number }
       decipher.setAuthTag(rest.subarray(12, 28));
       return { id, plaintext: Buffer.concat([decipher.update(rest.subarray(28)), decipher.final()]) };
     } catch {
-      throw new KmsError('InvalidCiphertextException', 'The ciphertext or its encryption context is invalid');
+      throw new JsonProtocolError('InvalidCiphertextException', 'The ciphertext or its encryption context is invalid');
     }
   };
 
   const signingKey = (keyId: unknown) => {
     const resolved = resolve(keyId);
-    if (resolved.key.spec !== 'ECC_NIST_P256') throw new KmsError('InvalidKeyUsageException', 'key is not a signing key');
+    if (resolved.key.spec !== 'ECC_NIST_P256') throw new JsonProtocolError('InvalidKeyUsageException', 'key is not a signing key');
     return { id: resolved.id, privateKey: createPrivateKey(resolved.key.material) };
   };
 
-  const operations: Record<string, (input: Record<string, unknown>) => Record<string, unknown>> = {
+  const operations: Record<string, JsonOperation> = {
     GenerateDataKey: (input) => {
       const size = input.KeySpec === 'AES_128' ? 16 : input.KeySpec === 'AES_256' ? 32 : Number(input.NumberOfBytes ?? 32);
       const plaintext = randomBytes(size);
@@ -139,13 +129,11 @@ export async function startLocalKms(options: { keyFile?: string; port?: number }
       return { KeyId: arn(id), Plaintext: plaintext.toString('base64'), EncryptionAlgorithm: 'SYMMETRIC_DEFAULT' };
     },
     Sign: (input) => {
-      if (input.SigningAlgorithm !== 'ECDSA_SHA_256') throw new KmsError('UnsupportedOperationException', 'only ECDSA_SHA_256 is supported');
+      if (input.SigningAlgorithm !== 'ECDSA_SHA_256') throw new JsonProtocolError('UnsupportedOperationException', 'only ECDSA_SHA_256 is supported');
       const { id, privateKey } = signingKey(input.KeyId);
       const message = Buffer.from(String(input.Message), 'base64');
       const signature =
-        input.MessageType === 'DIGEST'
-          ? sign(null, message, { key: privateKey, dsaEncoding: 'der' })
-          : sign('sha256', message, { key: privateKey, dsaEncoding: 'der' });
+        input.MessageType === 'DIGEST' ? sign(null, message, { key: privateKey, dsaEncoding: 'der' }) : sign('sha256', message, { key: privateKey, dsaEncoding: 'der' });
       return { KeyId: arn(id), Signature: signature.toString('base64'), SigningAlgorithm: 'ECDSA_SHA_256' };
     },
     GetPublicKey: (input) => {
@@ -161,37 +149,13 @@ export async function startLocalKms(options: { keyFile?: string; port?: number }
     },
   };
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const operation = String(req.headers['x-amz-target'] ?? '').replace(/^TrentService\./, '');
-    const reply = (status: number, payload: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
-      res.end(JSON.stringify(payload));
-    };
-    try {
-      const run = operations[operation];
-      if (!run) throw new KmsError('UnsupportedOperationException', `${operation} is not supported by the local KMS`);
-      reply(200, run(JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>));
-    } catch (error) {
-      if (error instanceof KmsError) reply(400, { __type: error.type, message: error.message });
-      else reply(500, { __type: 'KMSInternalException', message: 'internal error' });
-    }
-  }
-
-  const server = createServer((req, res) => void handle(req, res));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  const server = await startJsonProtocolServer({
+    name: 'KMS',
+    targetPrefix: 'TrentService',
+    jsonVersion: '1.1',
+    operations,
+    internalErrorType: 'KMSInternalException',
+    port: options.port,
   });
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    dataKeyId: DATA_ALIAS,
-    signingKeyId: SIGNING_ALIAS,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return { endpoint: server.endpoint, dataKeyId: DATA_ALIAS, signingKeyId: SIGNING_ALIAS, close: () => server.close() };
 }

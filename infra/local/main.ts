@@ -1,69 +1,172 @@
 /**
  * `npm start`: the whole service on this machine, no AWS account and no network. State is
- * kept under .local/ (git-ignored), so connections and credentials survive a restart.
+ * kept under .local/ (git-ignored), so connections and credentials survive a restart; the
+ * endpoints of the running stack are in .local/endpoints.json while it runs.
  *
- *   PORT         HTTP API port (default 3000)
- *   S3_PORT      local S3 port (default 4569)
- *   DATA_DIR     state folder (default .local)
+ *   npm start -- [--port 3000] [--s3-port 4569] [--dynamodb-port 4570] [--kms-port 4571]
+ *                [--stepfunctions-port 4572] [--data-dir .local]
+ *
+ * Each option has an environment setting (PORT, S3_PORT, DYNAMODB_PORT, KMS_PORT,
+ * STEPFUNCTIONS_PORT, DATA_DIR); an option given on the command line wins. Port 0 takes a
+ * free port. The ports are fixed by default so that a restart keeps every endpoint: stored
+ * connections name the S3 endpoint, and AWS CLI profiles or scripts name the others.
  */
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { LOCAL_S3_CREDENTIALS, type LocalS3 } from './s3';
-import { startTwin } from './twin';
+import { createServer } from 'node:net';
+import { parseArgs } from 'node:util';
+import { DEMO_BUCKET, DEMO_OBJECTS, seedDemoBucket } from './demo';
+import { removeEndpointsFile, writeEndpointsFile, type LocalEndpoints } from './endpoints-file';
+import { LOCAL_S3_CREDENTIALS } from './s3';
+import { DATA_BUCKET, startTwin, TABLE_NAME, type Twin } from './twin';
 
-const DEMO_BUCKET = 'demo';
+const REGION = 'us-east-1';
 
-function portSetting(name: string, fallback: number): number {
-  const raw = process.env[name];
-  const port = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`${name} must be a port number, not ${raw}`);
-  return port;
+/** Every port the stack listens on: its option, its environment setting and its default. */
+const PORTS = {
+  api: { option: 'port', variable: 'PORT', fallback: 3000, serves: 'the HTTP API' },
+  s3: { option: 's3-port', variable: 'S3_PORT', fallback: 4569, serves: 'the local S3' },
+  dynamodb: { option: 'dynamodb-port', variable: 'DYNAMODB_PORT', fallback: 4570, serves: 'the local DynamoDB' },
+  kms: { option: 'kms-port', variable: 'KMS_PORT', fallback: 4571, serves: 'the local KMS' },
+  stepFunctions: { option: 'stepfunctions-port', variable: 'STEPFUNCTIONS_PORT', fallback: 4572, serves: 'the local Step Functions' },
+} as const;
+type PortName = keyof typeof PORTS;
+
+/** A mistake the user can fix from the message alone: printed as one line, no stack trace. */
+class StartError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
 }
 
-/** A small CSV in the demo bucket, so the README's walkthrough has something to find. */
-async function seedDemoBucket(s3: LocalS3): Promise<void> {
-  const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: LOCAL_S3_CREDENTIALS });
-  await client.send(
-    new PutObjectCommand({
-      Bucket: DEMO_BUCKET,
-      Key: 'sales/2024-01.csv',
-      ContentType: 'text/csv',
-      Body: 'order_id,region,amount\n1,north,120.50\n2,south,80.00\n3,north,42.25\n',
-    }),
+function settings(): { readonly dataDir: string; readonly ports: Record<PortName, number> } {
+  let values: Record<string, string | undefined>;
+  try {
+    ({ values } = parseArgs({
+      options: { ...Object.fromEntries(Object.values(PORTS).map(({ option }) => [option, { type: 'string' }] as const)), 'data-dir': { type: 'string' } },
+      strict: true,
+    }));
+  } catch (error) {
+    throw new StartError(
+      `${(error as Error).message}; options are ${Object.values(PORTS)
+        .map(({ option }) => `--${option}`)
+        .join(', ')}, --data-dir`,
+      2,
+    );
+  }
+  const port = (name: PortName): number => {
+    const { option, variable, fallback } = PORTS[name];
+    const fromOption = values[option];
+    const raw = fromOption ?? process.env[variable];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || value > 65_535) {
+      throw new StartError(`${fromOption === undefined ? variable : `--${option}`} must be a port number from 0 to 65535, not "${raw}"`, 2);
+    }
+    return value;
+  };
+  const ports = Object.fromEntries(Object.keys(PORTS).map((name) => [name, port(name as PortName)])) as Record<PortName, number>;
+  return { dataDir: values['data-dir'] ?? process.env.DATA_DIR ?? '.local', ports };
+}
+
+/** A listen error for a taken port, as the one line that says which port and how to change it. */
+function portInUse(error: unknown, ports: Record<PortName, number>): StartError | undefined {
+  const { code, port } = error as { code?: unknown; port?: unknown };
+  if (code !== 'EADDRINUSE') return undefined;
+  const name = (Object.keys(PORTS) as PortName[]).find((candidate) => ports[candidate] === port);
+  if (name === undefined) return new StartError(`port ${String(port)} is already in use; stop what holds it`, 1);
+  const { option, variable, serves } = PORTS[name];
+  return new StartError(
+    `port ${ports[name]} (${serves}) is already in use: stop what holds it, or start on another with npm start -- --${option} <port> (or ${variable}=<port>)`,
+    1,
   );
-  client.destroy();
+}
+
+/**
+ * Rejects with the listen error when `port` is taken. Checked before anything starts, because
+ * s3rver does not report a taken port: the error escapes it and ends the process with a stack
+ * trace. The other stand-ins report theirs, which covers a port taken in between.
+ */
+async function assertFree(port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve()));
+  });
+}
+
+function endpointsOf(twin: Twin): LocalEndpoints {
+  return {
+    pid: process.pid,
+    api: twin.apiUrl,
+    apiReference: `${twin.apiUrl}/docs`,
+    openApi: `${twin.apiUrl}/openapi.json`,
+    ...twin.endpoints,
+    region: REGION,
+    accessKeyId: LOCAL_S3_CREDENTIALS.accessKeyId,
+    secretAccessKey: LOCAL_S3_CREDENTIALS.secretAccessKey,
+    tableName: TABLE_NAME,
+    dataBucket: DATA_BUCKET,
+  };
+}
+
+function banner(twin: Twin, endpoints: LocalEndpoints, dataDir: string, endpointsFile: string): string {
+  const demo = Object.keys(DEMO_OBJECTS).join(', ');
+  return [
+    '',
+    'Data Preparation Service — local twin',
+    '',
+    `  API             ${endpoints.api}`,
+    `  API reference   ${endpoints.apiReference}   (OpenAPI document: ${endpoints.openApi})`,
+    '',
+    `  Admin of tenant "${twin.admin.tenant_id}" (the README's walkthrough takes these two lines as they are):`,
+    `    CLIENT_ID=${twin.admin.client_id}`,
+    `    CLIENT_SECRET=${twin.admin.client_secret}`,
+    '  Another tenant: npm run create-client -- --local --tenant acme --roles admin',
+    '',
+    `  AWS stand-ins (region ${endpoints.region}, access key ${endpoints.accessKeyId}, secret ${endpoints.secretAccessKey}):`,
+    `    S3              ${endpoints.s3}   (bucket ${DEMO_BUCKET}: ${demo}; data bucket ${endpoints.dataBucket})`,
+    `    DynamoDB        ${endpoints.dynamodb}   (table ${endpoints.tableName})`,
+    `    KMS             ${endpoints.kms}`,
+    `    Step Functions  ${endpoints.stepFunctions}`,
+    `    e.g. AWS_ACCESS_KEY_ID=${endpoints.accessKeyId} AWS_SECRET_ACCESS_KEY=${endpoints.secretAccessKey} aws --region ${endpoints.region} --endpoint-url ${endpoints.dynamodb} dynamodb scan --table-name ${endpoints.tableName}`,
+    '',
+    `  Jobs resumed    ${twin.resumedJobs}${twin.resumedJobs > 0 ? ' (interrupted by the previous stop; each runs again from its start)' : ''}`,
+    `  State is kept in ${dataDir}/; these endpoints are in ${endpointsFile} while the stack runs. Ctrl-C stops.`,
+    '',
+    '',
+  ].join('\n');
 }
 
 async function main(): Promise<void> {
   process.env.POWERTOOLS_LOG_LEVEL ??= 'INFO';
-  const dataDir = process.env.DATA_DIR ?? '.local';
-  const twin = await startTwin({
-    dataDir,
-    port: portSetting('PORT', 3000),
-    s3Port: portSetting('S3_PORT', 4569),
-    buckets: [DEMO_BUCKET],
-  });
-  await seedDemoBucket(twin.s3);
-  process.stdout.write(
-    [
-      '',
-      'Data Preparation Service — local twin',
-      `  API       ${twin.apiUrl}`,
-      `  OpenAPI   ${twin.apiUrl}/openapi.json`,
-      `  Admin     tenant ${twin.admin.tenant_id}`,
-      `            client_id     ${twin.admin.client_id}`,
-      `            client_secret ${twin.admin.client_secret}`,
-      `  Local S3  ${twin.s3.endpoint}  (access key ${LOCAL_S3_CREDENTIALS.accessKeyId}, secret ${LOCAL_S3_CREDENTIALS.secretAccessKey}, bucket ${DEMO_BUCKET})`,
-      `  State is kept in ${dataDir}/. Press Ctrl-C to stop.`,
-      '',
-      '',
-    ].join('\n'),
-  );
+  const { dataDir, ports } = settings();
+  let twin: Twin;
+  try {
+    for (const port of Object.values(ports)) await assertFree(port);
+    twin = await startTwin({
+      dataDir,
+      port: ports.api,
+      s3Port: ports.s3,
+      servicePorts: { dynamodb: ports.dynamodb, kms: ports.kms, stepFunctions: ports.stepFunctions },
+      buckets: [DEMO_BUCKET],
+    });
+  } catch (error) {
+    throw portInUse(error, ports) ?? error;
+  }
+  await seedDemoBucket(twin.endpoints.s3);
+  const endpoints = endpointsOf(twin);
+  const endpointsFile = writeEndpointsFile(dataDir, endpoints);
+  process.stdout.write(banner(twin, endpoints, dataDir, endpointsFile));
 
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     process.stdout.write(`\n${signal}: stopping…\n`);
+    removeEndpointsFile(dataDir);
     twin.close().then(
       () => process.exit(0),
       (error: unknown) => {
@@ -77,6 +180,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof StartError) {
+    process.stderr.write(`npm start: ${error.message}\n`);
+    process.exit(error.exitCode);
+  }
   process.stderr.write(`local twin failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
   process.exit(1);
 });

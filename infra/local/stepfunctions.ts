@@ -6,21 +6,13 @@
  */
 import 'core-js/actual/promise/with-resolvers.js';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import {
-  ExecutionAbortedError,
-  ExecutionError,
-  ExecutionTimeoutError,
-  StateMachine,
-  type RunOptions,
-  type StateMachineDefinition,
-} from 'aws-local-stepfunctions';
+import { ExecutionAbortedError, ExecutionError, ExecutionTimeoutError, StateMachine, type RunOptions, type StateMachineDefinition } from 'aws-local-stepfunctions';
 
 type TaskHandlers = NonNullable<NonNullable<RunOptions['overrides']>['taskResourceLocalHandlers']>;
-import { workerPlaceholder, type WorkerSpec } from '../../functions/workers';
-import { stateMachineFiles, substitute } from '../state-machines';
+import { workerPlaceholder, type WorkerSpec } from '../../shared/jobs/define-job';
+import { substitute, type JobMachine } from '../state-machines';
+import { ExecutionJournal } from './execution-journal';
+import { JsonProtocolError, startJsonProtocolServer, type JsonObject, type JsonOperation } from './json-protocol';
 
 const REGION_ACCOUNT = 'us-east-1:000000000000';
 const LAMBDA_INVOKE = 'arn:aws:states:::lambda:invoke';
@@ -28,7 +20,8 @@ const LAMBDA_INVOKE = 'arn:aws:states:::lambda:invoke';
 export type WorkerFunction = (input: unknown, context: { awsRequestId: string }) => Promise<unknown>;
 
 export interface LocalStepFunctionsOptions {
-  readonly directory?: string;
+  /** The jobs' state machines (infra/state-machines.ts jobMachines). */
+  readonly machines: readonly JobMachine[];
   readonly workers: readonly WorkerSpec[];
   /** How a worker's handler is loaded; from functions/ by default. */
   readonly loadWorker?: (worker: WorkerSpec) => Promise<WorkerFunction>;
@@ -37,12 +30,28 @@ export interface LocalStepFunctionsOptions {
   readonly retryIntervalMs?: number;
   /** TimeoutSeconds of every Task that has one, instead of the definition's (tests of timeouts). */
   readonly taskTimeoutSeconds?: number;
+  /**
+   * File that remembers running executions across process deaths (npm start's data folder).
+   * At start, each execution that died with the previous process runs again from its start,
+   * once; one that died again is handed to `onAbandoned`.
+   */
+  readonly journalFile?: string;
+  /** Resolves an execution that cannot run again: records its job's failure. */
+  readonly onAbandoned?: (input: unknown) => Promise<void>;
 }
+
+/** Executions that died with the twin run again from their start this many times. */
+const RESTARTS = 1;
 
 export interface LocalStepFunctions {
   readonly endpoint: string;
   /** ARN of each state machine, by name. */
   readonly machines: Readonly<Record<string, string>>;
+  /**
+   * Resolves the executions that died with the previous process (see journalFile); call it
+   * once the functions' environment is ready. Returns how many run again.
+   */
+  resumeInterrupted(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -58,15 +67,6 @@ interface Execution {
   error?: string;
   cause?: string;
   abort: () => void;
-}
-
-class SfnError extends Error {
-  constructor(
-    readonly type: string,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** Loads a worker's handler from functions/, as deployed. */
@@ -109,12 +109,9 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
     placeholders[workerPlaceholder(worker)] = arn;
   }
 
-  const machines = new Map<
-    string,
-    { machine: StateMachine; handlers: Record<string, (input: unknown) => Promise<unknown>>; retryIntervals: Record<string, number> }
-  >();
-  for (const file of stateMachineFiles(options.directory)) {
-    const definition = JSON.parse(substitute(readFileSync(file.path, 'utf8'), placeholders)) as StateMachineDefinition & { States: Record<string, StateDefinition> };
+  const machines = new Map<string, { machine: StateMachine; handlers: Record<string, (input: unknown) => Promise<unknown>>; retryIntervals: Record<string, number> }>();
+  for (const file of options.machines) {
+    const definition = JSON.parse(substitute(file.definition, placeholders)) as StateMachineDefinition & { States: Record<string, StateDefinition> };
     const handlers: Record<string, (input: unknown) => Promise<unknown>> = {};
     const retryIntervals: Record<string, number> = {};
     for (const [stateName, state] of taskStates(definition.States)) {
@@ -135,25 +132,30 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
   }
 
   const executions = new Map<string, Execution>();
+  const journal = new ExecutionJournal(options.journalFile);
+  // A twin that stops keeps its running executions in the journal: the next start resumes them.
+  let closing = false;
   const now = () => Date.now() / 1000;
 
-  function start(input: Record<string, unknown>): Record<string, unknown> {
+  function start(input: JsonObject, restarts = 0): JsonObject {
     const stateMachineArn = String(input.stateMachineArn);
     const machine = machines.get(stateMachineArn);
-    if (!machine) throw new SfnError('StateMachineDoesNotExist', `State machine does not exist: ${stateMachineArn}`);
+    if (!machine) throw new JsonProtocolError('StateMachineDoesNotExist', `State machine does not exist: ${stateMachineArn}`);
     const name = typeof input.name === 'string' ? input.name : randomUUID();
     const executionArn = `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
     const text = typeof input.input === 'string' ? input.input : '{}';
     const existing = executions.get(executionArn);
     if (existing) {
       if (existing.input === text && existing.status === 'RUNNING') return { executionArn, startDate: existing.startDate };
-      throw new SfnError('ExecutionAlreadyExists', `Execution already exists: ${executionArn}`);
+      throw new JsonProtocolError('ExecutionAlreadyExists', `Execution already exists: ${executionArn}`);
     }
     const run = machine.machine.run(JSON.parse(text), {
       overrides: { taskResourceLocalHandlers: machine.handlers as TaskHandlers, retryIntervalOverrides: machine.retryIntervals },
     });
     const execution: Execution = { executionArn, stateMachineArn, name, input: text, startDate: now(), status: 'RUNNING', abort: run.abort };
     executions.set(executionArn, execution);
+    journal.running(executionArn, { stateMachineArn, name, input: text, restarts });
+    void run.result.finally(() => closing || journal.ended(executionArn)).catch(() => undefined);
     run.result.then(
       (output: unknown) => {
         Object.assign(execution, { status: 'SUCCEEDED', output: JSON.stringify(output), stopDate: now() });
@@ -172,17 +174,17 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
     return { executionArn, startDate: execution.startDate };
   }
 
-  function find(input: Record<string, unknown>): Execution {
+  function find(input: JsonObject): Execution {
     const execution = executions.get(String(input.executionArn));
-    if (!execution) throw new SfnError('ExecutionDoesNotExist', `Execution does not exist: ${String(input.executionArn)}`);
+    if (!execution) throw new JsonProtocolError('ExecutionDoesNotExist', `Execution does not exist: ${String(input.executionArn)}`);
     return execution;
   }
 
-  const operations: Record<string, (input: Record<string, unknown>) => Record<string, unknown>> = {
-    StartExecution: start,
+  const operations: Record<string, JsonOperation> = {
+    StartExecution: (input) => start(input),
     DescribeExecution: (input) => {
       const { abort: _abort, ...visible } = find(input);
-      return visible as unknown as Record<string, unknown>;
+      return visible;
     },
     StopExecution: (input) => {
       const execution = find(input);
@@ -194,37 +196,36 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
     },
   };
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const operation = String(req.headers['x-amz-target'] ?? '').replace(/^AWSStepFunctions\./, '');
-    const reply = (status: number, payload: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
-      res.end(JSON.stringify(payload));
-    };
-    try {
-      const run = operations[operation];
-      if (!run) throw new SfnError('UnknownOperationException', `${operation} is not supported by the local Step Functions`);
-      reply(200, run(JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>));
-    } catch (error) {
-      if (error instanceof SfnError) reply(400, { __type: error.type, message: error.message });
-      else reply(500, { __type: 'InternalServerError', message: (error as Error).message });
-    }
-  }
-
-  const server = createServer((req, res) => void handle(req, res));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  const server = await startJsonProtocolServer({
+    name: 'Step Functions',
+    targetPrefix: 'AWSStepFunctions',
+    jsonVersion: '1.0',
+    operations,
+    internalErrorType: 'InternalServerError',
+    port: options.port,
   });
-  const { port } = server.address() as AddressInfo;
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: server.endpoint,
+    // Executions that died with the previous process: run again from their start (the job's
+    // status writes accept a re-run of the same job), or recorded as failed after a second death.
+    async resumeInterrupted() {
+      let resumed = 0;
+      for (const [executionArn, entry] of journal.takeInterrupted()) {
+        if (entry.restarts < RESTARTS && machines.has(entry.stateMachineArn)) {
+          start({ stateMachineArn: entry.stateMachineArn, name: entry.name, input: entry.input }, entry.restarts + 1);
+          resumed += 1;
+        } else {
+          await options.onAbandoned?.(JSON.parse(entry.input));
+          journal.ended(executionArn);
+        }
+      }
+      return resumed;
+    },
     machines: Object.fromEntries([...machines.keys()].map((arn) => [arn.slice(arn.lastIndexOf(':') + 1), arn])),
     async close() {
+      closing = true;
       for (const execution of executions.values()) if (execution.status === 'RUNNING') execution.abort();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.close();
     },
   };
 }

@@ -10,16 +10,19 @@ import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws
 import { createClient, type IssuedCredentials } from '../../shared/auth/clients';
 import { API_BASE_PATH } from '../../shared/config';
 import { TABLE_SCHEMA } from '../../shared/db/table-schema';
-import { workers as defaultWorkers, type WorkerSpec } from '../../functions/workers';
-import { stateMachineArnVariable } from '../state-machines';
+import { jobs as declaredJobs, RECORD_JOB_FAILURE, workersOf } from '../../functions/jobs';
+import { RUNNER_RESTARTED } from '../../shared/jobs/failure';
+import { stateMachineArnVariable, type JobDeclaration, type WorkerSpec } from '../../shared/jobs/define-job';
+import { jobMachines } from '../state-machines';
 import { startLocalDynamoDb } from './dynamodb';
 import { startLocalHttpApi } from './http-api';
 import { startLocalKms } from './kms';
 import { LOCAL_S3_CREDENTIALS, startLocalS3, type LocalS3 } from './s3';
-import { startLocalStepFunctions, type WorkerFunction } from './stepfunctions';
+import { loadWorkerHandler, startLocalStepFunctions, type WorkerFunction } from './stepfunctions';
 
 export const LOCAL_TENANT = 'local';
-const TABLE_NAME = 'dps-local';
+/** The service's table in the local DynamoDB. */
+export const TABLE_NAME = 'dps-local';
 /** The service's own data bucket (data versions, samples, analyses) in the local S3. */
 export const DATA_BUCKET = 'dps-data-local';
 // s3rver checks signatures against its one key pair; the other stand-ins accept any.
@@ -32,9 +35,11 @@ export interface TwinOptions {
   readonly port?: number;
   /** Port of the local S3; a free one when 0 or omitted. */
   readonly s3Port?: number;
+  /** Ports of the other stand-ins; free ones when omitted (fixed ones let a restart keep its endpoints). */
+  readonly servicePorts?: { readonly dynamodb?: number; readonly kms?: number; readonly stepFunctions?: number };
   readonly buckets?: readonly string[];
-  readonly stateMachinesDir?: string;
-  readonly workers?: readonly WorkerSpec[];
+  /** The jobs to run; functions/jobs.ts by default. */
+  readonly jobs?: readonly JobDeclaration[];
   readonly loadWorker?: (worker: WorkerSpec) => Promise<WorkerFunction>;
   /** Further OUTBOUND_ALLOW_LIST entries, e.g. the protocol fakes of a test. */
   readonly allowOutbound?: readonly string[];
@@ -52,6 +57,10 @@ export interface Twin {
   readonly s3: LocalS3;
   /** The local DynamoDB endpoint, for tests and benchmarks that measure the raw store. */
   readonly dynamoEndpoint: string;
+  /** Every stand-in's endpoint, for the AWS CLI or an SDK. */
+  readonly endpoints: { readonly dynamodb: string; readonly kms: string; readonly s3: string; readonly stepFunctions: string };
+  /** Jobs that died with the previous process and run again at this start. */
+  readonly resumedJobs: number;
   /** The admin client of tenant "local", created on first start. */
   readonly admin: IssuedCredentials & { readonly tenant_id: string };
   close(): Promise<void>;
@@ -97,18 +106,27 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
   const closers: (() => Promise<void>)[] = [];
   const previousEnvironment = { ...process.env };
   try {
-    const dynamo = await startLocalDynamoDb({ path: dataDir && join(dataDir, 'dynamodb') });
+    const ports = options.servicePorts ?? {};
+    const dynamo = await startLocalDynamoDb({ path: dataDir && join(dataDir, 'dynamodb'), port: ports.dynamodb });
     closers.push(() => dynamo.close());
-    const kms = await startLocalKms({ keyFile: dataDir && join(dataDir, 'kms-keys.json') });
+    const kms = await startLocalKms({ keyFile: dataDir && join(dataDir, 'kms-keys.json'), port: ports.kms });
     closers.push(() => kms.close());
     const s3 = await startLocalS3({ directory: dataDir && join(dataDir, 's3'), port: options.s3Port, buckets: [DATA_BUCKET, ...(options.buckets ?? [])] });
     closers.push(() => s3.close());
+    const jobs = options.jobs ?? declaredJobs;
+    const workers = workersOf(jobs);
     const stepFunctions = await startLocalStepFunctions({
-      directory: options.stateMachinesDir,
-      workers: options.workers ?? defaultWorkers,
+      machines: jobMachines(jobs, workers),
+      workers,
       loadWorker: options.loadWorker,
       retryIntervalMs: options.retryIntervalMs,
       taskTimeoutSeconds: options.taskTimeoutSeconds,
+      port: ports.stepFunctions,
+      journalFile: dataDir && join(dataDir, 'stepfunctions-executions.json'),
+      onAbandoned: async (input) => {
+        const record = await (options.loadWorker ?? loadWorkerHandler)(RECORD_JOB_FAILURE);
+        await record({ ...(input as object), failure: { Error: RUNNER_RESTARTED } }, { awsRequestId: 'twin-restart' });
+      },
     });
     closers.push(() => stepFunctions.close());
 
@@ -126,11 +144,12 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       DATA_KEY_ID: kms.dataKeyId,
       SIGNING_KEY_ID: kms.signingKeyId,
       OUTBOUND_ALLOW_LIST: [`127.0.0.1:${s3.port}`, `localhost:${s3.port}`, ...(options.allowOutbound ?? [])].join(','),
-      ...Object.fromEntries(Object.entries(stepFunctions.machines).map(([name, arn]) => [stateMachineArnVariable(name), arn])),
+      ...Object.fromEntries(jobs.map((job) => [stateMachineArnVariable(job), stepFunctions.machines[job.name]!])),
       ...options.environment,
     });
     await ensureTable(dynamo.endpoint);
     const admin = await bootstrapAdmin(dataDir);
+    const resumedJobs = await stepFunctions.resumeInterrupted();
 
     const api = await startLocalHttpApi(options.port ?? 0);
     closers.push(() => api.close());
@@ -138,6 +157,8 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       apiUrl: `${api.url}${API_BASE_PATH}`,
       s3,
       dynamoEndpoint: dynamo.endpoint,
+      endpoints: { dynamodb: dynamo.endpoint, kms: kms.endpoint, s3: s3.endpoint, stepFunctions: stepFunctions.endpoint },
+      resumedJobs,
       admin,
       async close() {
         for (const close of closers.reverse()) await close();

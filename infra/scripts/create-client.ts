@@ -1,14 +1,22 @@
 /**
- * Creates an API client of a tenant in a deployed stage and prints its credentials once (only
- * a digest of the secret is stored). Uses the caller's AWS credentials against the stage's
- * table, like any other writer of it.
+ * Creates an API client of a tenant and prints its credentials once (only a digest of the
+ * secret is stored), as JSON on stdout.
+ *
+ * Deployed stage: with the caller's AWS credentials against the stage's table, like any other
+ * writer of it.
  *
  *   TABLE_NAME=<table from the stack outputs> npm run create-client -- --tenant acme --roles admin [--description "..."] [--expires 2027-01-01]
+ *
+ * Local stack: against the stack `npm start` runs, found through the endpoints file it keeps
+ * in its data folder (.local/endpoints.json, or --data-dir / DATA_DIR as given to npm start).
+ *
+ *   npm run create-client -- --local --tenant acme --roles admin
  */
 import { parseArgs } from 'node:util';
 import { createClient } from '../../shared/auth/clients';
 import { isRoleName, ROLE_NAMES } from '../../shared/auth/permissions';
 import { TENANT_ID_PATTERN } from '../../shared/db/keys';
+import { readEndpointsFile } from '../local/endpoints-file';
 
 const { values } = parseArgs({
   options: {
@@ -16,12 +24,14 @@ const { values } = parseArgs({
     roles: { type: 'string', default: 'admin' },
     description: { type: 'string' },
     expires: { type: 'string' },
+    local: { type: 'boolean', default: false },
+    'data-dir': { type: 'string' },
   },
 });
 
-function fail(message: string): never {
-  process.stderr.write(`${message}\n`);
-  process.exit(2);
+function fail(message: string, exitCode = 2): never {
+  process.stderr.write(`create-client: ${message}\n`);
+  process.exit(exitCode);
 }
 
 const tenantId = values.tenant ?? fail('--tenant is required');
@@ -31,12 +41,32 @@ const unknown = roles.filter((role) => !isRoleName(role));
 if (unknown.length > 0) fail(`unknown role(s) ${unknown.join(', ')}; roles are ${ROLE_NAMES.join(', ')}`);
 const expiresAt = values.expires === undefined ? undefined : new Date(values.expires);
 if (expiresAt !== undefined && Number.isNaN(expiresAt.getTime())) fail('--expires must be an ISO 8601 date');
-if (!process.env.TABLE_NAME) fail('TABLE_NAME must name the stage’s table (see the stack outputs)');
+
+if (values.local) {
+  const dataDir = values['data-dir'] ?? process.env.DATA_DIR ?? '.local';
+  const endpoints = readEndpointsFile(dataDir);
+  if ('problem' in endpoints) fail(endpoints.problem, 1);
+  // The SDK clients the service code creates read these (shared/aws/clients.ts).
+  Object.assign(process.env, {
+    AWS_REGION: endpoints.region,
+    AWS_ACCESS_KEY_ID: endpoints.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: endpoints.secretAccessKey,
+    AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
+    TABLE_NAME: endpoints.tableName,
+    // The twin's Node.js is the project's (20); the notice is about AWS, not this stack.
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  });
+} else if (!process.env.TABLE_NAME) {
+  fail('TABLE_NAME must name the stage’s table (see the stack outputs); for the stack npm start runs, pass --local');
+}
 
 const credentials = await createClient({
   tenantId,
   roles: roles.filter(isRoleName),
   ...(values.description === undefined ? {} : { description: values.description }),
   ...(expiresAt === undefined ? {} : { expiresAt }),
+}).catch((error: unknown) => {
+  if (!values.local) throw error;
+  return fail(`the local stack at ${process.env.AWS_ENDPOINT_URL_DYNAMODB} did not take the client (${String(error)}); is npm start still running?`, 1);
 });
 process.stdout.write(`${JSON.stringify({ tenant_id: tenantId, roles, ...credentials }, null, 2)}\n`);

@@ -10,7 +10,7 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
-import type { ResourceAccess } from '../../shared/http/route';
+import type { ResourceAccess, StartableJob } from '../../shared/resource-access';
 import { pascalCase } from './stage';
 
 /** The resources a ResourceAccess can name. */
@@ -26,7 +26,7 @@ export interface AccessTargets {
   readonly dataBucket: IBucket;
   /** The customer-managed key that encrypts the data bucket at rest. */
   readonly bucketKey: IKey;
-  /** By name (statemachines/<name>.asl.json); empty for workers, which never start jobs. */
+  /** By job name (functions/jobs.ts); empty for workers, which never start jobs. */
   readonly stateMachines: ReadonlyMap<string, IStateMachine>;
 }
 
@@ -34,13 +34,7 @@ export interface AccessTargets {
 export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
 
 /** Item writes; TransactWriteItems is authorized per item as Put/Update/Delete/ConditionCheckItem. */
-export const TABLE_WRITE_ACTIONS = [
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:BatchWriteItem',
-  'dynamodb:ConditionCheckItem',
-] as const;
+export const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem'] as const;
 
 /**
  * What DynamoDB asks of the caller's identity for a table encrypted with a customer-managed
@@ -160,13 +154,13 @@ function accessStatements(scope: Construct, access: ResourceAccess, targets: Acc
     );
   }
   if (access.dataBucket !== undefined) statements.push(...dataBucketStatements(scope, access.dataBucket, targets));
-  for (const name of [...new Set(access.startsJobs ?? [])].sort()) {
+  for (const name of [...new Set((access.startsJobs ?? []).map((job) => job.name))].sort()) {
     statements.push(
       new PolicyStatement({
         sid: `StartJob${pascalCase(name)}`,
         effect: Effect.ALLOW,
         actions: [START_JOB_ACTION],
-        resources: [stateMachineOf(targets, name).stateMachineArn],
+        resources: [stateMachineOf(targets, { name }).stateMachineArn],
       }),
     );
   }
@@ -207,12 +201,12 @@ function dataBucketArnIn(scope: Construct, bucket: IBucket): string {
   return parameter.valueAsString;
 }
 
-/** The machine of statemachines/<name>.asl.json; an unknown name is a configuration error. */
-export function stateMachineOf(targets: AccessTargets, name: string): IStateMachine {
-  const machine = targets.stateMachines.get(name);
+/** The machine of a job; a job missing from the deployed job list is a configuration error. */
+export function stateMachineOf(targets: AccessTargets, job: StartableJob): IStateMachine {
+  const machine = targets.stateMachines.get(job.name);
   if (machine === undefined) {
     const known = [...targets.stateMachines.keys()].join(', ') || 'none';
-    throw new Error(`no state machine "${name}" (statemachines/${name}.asl.json) to start jobs on; state machines: ${known}`);
+    throw new Error(`no state machine for job "${job.name}" (is it in functions/jobs.ts?); state machines: ${known}`);
   }
   return machine;
 }

@@ -2,21 +2,30 @@
  * The routes of one domain (the route table's `tag`) in a nested stack: a function per route,
  * its API Gateway route and integration. A function with its role, log group, route,
  * integration and invoke permission is about seven resources, so domains, not the whole API,
- * share CloudFormation's 500-resource limit.
+ * share CloudFormation's 500-resource limit. A route that declares `engine` gets DuckDB from
+ * the stage's layer and more memory.
  */
 import { Duration, NestedStack, Validations } from 'aws-cdk-lib';
 import { HttpAuthorizer, HttpMethod, HttpNoneAuthorizer, HttpRoute, HttpRouteKey, type IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type { ILayerVersion } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { API_BASE_PATH } from '../../shared/config';
 import type { RouteSpec } from '../../shared/http/route';
+import { ENGINE_EXTERNAL_MODULES } from '../bundling';
 import type { AccessTargets } from './access';
-import { ServiceFunction } from './service-function';
+import { ServiceFunction, type ServiceFunctionProps } from './service-function';
 import { pascalCase } from './stage';
 
 /** API Gateway waits at most 30 s for an integration; a route's function stops before that. */
 export const ROUTE_TIMEOUT = Duration.seconds(29);
 export const ROUTE_MEMORY_MB = 1024;
+/**
+ * A route that runs DuckDB (`engine: true`, the recipe SQL analyzer): one full vCPU, where
+ * single-threaded work stops getting faster, for loading the engine on a cold start and
+ * parsing on a warm one.
+ */
+export const ENGINE_ROUTE_MEMORY_MB = 1769;
 
 export interface ApiDomainStackProps {
   readonly domain: string;
@@ -26,6 +35,8 @@ export interface ApiDomainStackProps {
   readonly authorizerId: string;
   readonly targets: AccessTargets;
   readonly environment: Readonly<Record<string, string>>;
+  /** DuckDB for routes that declare engine (the stage's one DuckDB layer); required when one does. */
+  readonly engineLayer?: ILayerVersion;
 }
 
 export class ApiDomainStack extends NestedStack {
@@ -49,6 +60,7 @@ export class ApiDomainStack extends NestedStack {
         environment: props.environment,
         timeout: ROUTE_TIMEOUT,
         memorySize: ROUTE_MEMORY_MB,
+        ...(route.engine ? engineOptions(route.operationId, props.engineLayer) : {}),
       });
       const apiRoute = new HttpRoute(this, `${id}Route`, {
         httpApi: props.httpApi,
@@ -66,4 +78,10 @@ export class ApiDomainStack extends NestedStack {
       this.functions.set(route.operationId, fn);
     }
   }
+}
+
+/** What an engine route differs in: DuckDB from the layer rather than the bundle, and more memory. */
+function engineOptions(operationId: string, layer: ILayerVersion | undefined): Pick<ServiceFunctionProps, 'externalModules' | 'layers' | 'memorySize'> {
+  if (!layer) throw new Error(`route ${operationId} declares engine, but its domain stack was given no DuckDB layer`);
+  return { externalModules: ENGINE_EXTERNAL_MODULES, layers: [layer], memorySize: ENGINE_ROUTE_MEMORY_MB };
 }

@@ -3,9 +3,8 @@
  * bucket), the HTTP API with its authorizer and fallback route, a nested stack per API domain
  * (route tag) and a nested stack for job workers and state machines.
  *
- * Everything is derived from the route table (functions/routes.ts), the worker list
- * (functions/workers.ts) and statemachines/*.asl.json; tests pass their own workers and state
- * machine directory through the props.
+ * Everything is derived from the route table (functions/routes.ts) and the job list
+ * (functions/jobs.ts); tests pass their own routes and jobs through the props.
  */
 import { CfnOutput, Duration, RemovalPolicy, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
@@ -29,14 +28,16 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { AUTHORIZER_HANDLER, FALLBACK_HANDLER, routes as routeTable } from '../../functions/routes';
-import { workers as workerList, type WorkerSpec } from '../../functions/workers';
+import { jobs as declaredJobs, workersOf } from '../../functions/jobs';
+import type { JobDeclaration } from '../../shared/jobs/define-job';
 import { API_BASE_PATH } from '../../shared/config';
 import { TABLE_SCHEMA } from '../../shared/db/table-schema';
 import type { RouteSpec } from '../../shared/http/route';
-import { STATE_MACHINES_DIR, stateMachineFiles } from '../state-machines';
+import { duckDbLayer } from '../layers/duckdb-layer';
+import { jobMachines } from '../state-machines';
 import type { AccessTargets } from './access';
 import { ApiDomainStack } from './api-domain-stack';
-import { checkJobStarts, checkPlaceholders, JobsStack } from './jobs-stack';
+import { checkJobStarts, JobsStack } from './jobs-stack';
 import { LOG_RETENTION, ServiceFunction } from './service-function';
 import type { Settings } from './settings';
 import { pascalCase, validateStage } from './stage';
@@ -45,10 +46,8 @@ export interface DataPreparationStackProps extends StackProps {
   readonly stage: string;
   /** The route table; functions/routes.ts by default. */
   readonly routes?: readonly RouteSpec[];
-  /** Job workers; functions/workers.ts by default. */
-  readonly workers?: readonly WorkerSpec[];
-  /** Where the *.asl.json state machines are; statemachines/ by default. */
-  readonly stateMachinesDir?: string;
+  /** The asynchronous jobs; functions/jobs.ts by default. */
+  readonly jobs?: readonly JobDeclaration[];
   /** Setting overrides for every function (see settings.ts). */
   readonly settings?: Settings;
 }
@@ -92,12 +91,11 @@ export class DataPreparationStack extends Stack {
     super(scope, id, { description: `Data Preparation Service, stage ${stage}`, terminationProtection: stage === 'prod', ...props });
     this.stage = stage;
     const routes = props.routes ?? routeTable;
-    const workers = props.workers ?? workerList;
-    const stateMachinesDir = props.stateMachinesDir ?? STATE_MACHINES_DIR;
-    const stateMachines = stateMachineFiles(stateMachinesDir);
+    const jobs = props.jobs ?? declaredJobs;
+    const workers = jobs.length > 0 ? workersOf(jobs) : [];
     // Configuration errors first, before any bundling.
-    checkPlaceholders(stateMachines, workers);
-    checkJobStarts(routes, workers, stateMachines, stateMachinesDir);
+    const machines = jobMachines(jobs, workers);
+    checkJobStarts(routes, workers, jobs);
     checkRoutes(routes);
     Tags.of(this).add('service', 'data-preparation');
     Tags.of(this).add('stage', stage);
@@ -177,12 +175,13 @@ export class DataPreparationStack extends Stack {
     };
     const settings: Record<string, string> = { ...props.settings };
 
+    // ---- DuckDB -----------------------------------------------------------------------------
+    // One layer for every function that runs the engine: engine workers and the routes that analyse SQL.
+    const engineLayer = workers.some((worker) => worker.engine) || routes.some((route) => route.engine) ? duckDbLayer(this, 'DuckDbLayer') : undefined;
+
     // ---- Jobs -------------------------------------------------------------------------------
     // Before the routes: a route that starts a job names its machine's ARN.
-    this.jobs =
-      workers.length > 0 || stateMachines.length > 0
-        ? new JobsStack(this, 'Jobs', { workers, stateMachines, targets: resources, environment: settings })
-        : undefined;
+    this.jobs = jobs.length > 0 ? new JobsStack(this, 'Jobs', { workers, machines, targets: resources, environment: settings, engineLayer }) : undefined;
     const targets: AccessTargets = { ...resources, stateMachines: this.jobs?.stateMachines ?? new Map() };
 
     // ---- HTTP API ---------------------------------------------------------------------------
@@ -261,6 +260,7 @@ export class DataPreparationStack extends Stack {
         authorizerId: authorizer.authorizerId,
         targets,
         environment: settings,
+        engineLayer,
       });
       this.domains.set(domain, stack);
     }

@@ -7,15 +7,15 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy, type Size, Validations } from 'aws-cdk-lib';
+import { type Duration, RemovalPolicy, type Size, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, type ILayerVersion, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { ResourceAccess } from '../../shared/http/route';
+import type { ResourceAccess } from '../../shared/resource-access';
 import { ESM_BANNER, EXTERNAL_MODULES, LAMBDA_TARGET } from '../bundling';
-import { stateMachineArnVariable } from '../state-machines';
+import { stateMachineArnVariable } from '../../shared/jobs/define-job';
 import { grantAccess, stateMachineOf, type AccessTargets } from './access';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -64,9 +64,7 @@ export class ServiceFunction extends Construct {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
       description: `${props.handler}: its own log group and its declared access only`,
     });
-    this.role.addToPrincipalPolicy(
-      new PolicyStatement({ sid: 'OwnLogGroup', actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [this.logGroup.logGroupArn] }),
-    );
+    this.role.addToPrincipalPolicy(new PolicyStatement({ sid: 'OwnLogGroup', actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [this.logGroup.logGroupArn] }));
     grantAccess(this.role, props.access, props.targets);
 
     this.function = new NodejsFunction(this, 'Function', {
@@ -99,7 +97,8 @@ export class ServiceFunction extends Construct {
     });
     Validations.of(this.function).acknowledge({
       id: 'AwsSolutions::AwsSolutions-L1',
-      reason: 'nodejs22.x is the runtime the service is built and tested for (bundles target node22); moving to a newer runtime is a deliberate upgrade, not a side effect of a CDK release.',
+      reason:
+        'nodejs22.x is the runtime the service is built and tested for (bundles target node22); moving to a newer runtime is a deliberate upgrade, not a side effect of a CDK release.',
     });
   }
 }
@@ -118,6 +117,6 @@ function resourceEnvironment(access: ResourceAccess, targets: AccessTargets): Re
   if ((access.dataKey ?? []).length > 0) environment.DATA_KEY_ID = targets.dataKey.keyId;
   if (access.signingKey !== undefined) environment.SIGNING_KEY_ID = targets.signingKey.keyId;
   if (access.dataBucket !== undefined) environment.DATA_BUCKET = targets.dataBucket.bucketName;
-  for (const name of access.startsJobs ?? []) environment[stateMachineArnVariable(name)] = stateMachineOf(targets, name).stateMachineArn;
+  for (const job of access.startsJobs ?? []) environment[stateMachineArnVariable(job)] = stateMachineOf(targets, job).stateMachineArn;
   return environment;
 }

@@ -49,9 +49,7 @@ export async function issueAccessToken(principal: Principal, now = new Date()): 
     jti: randomUUID(),
   };
   const signingInput = `${encode(header)}.${encode(payload)}`;
-  const { Signature } = await kmsClient().send(
-    new SignCommand({ KeyId: keyId, Message: Buffer.from(signingInput), MessageType: 'RAW', SigningAlgorithm: 'ECDSA_SHA_256' }),
-  );
+  const { Signature } = await kmsClient().send(new SignCommand({ KeyId: keyId, Message: Buffer.from(signingInput), MessageType: 'RAW', SigningAlgorithm: 'ECDSA_SHA_256' }));
   if (!Signature) throw new Error('KMS returned no signature');
   return {
     access_token: `${signingInput}.${derToJose(Buffer.from(Signature)).toString('base64url')}`,

@@ -1,4 +1,4 @@
-import { findClient, putClient } from '../db/client-store';
+import { findClient, putClient } from './client-store';
 import { digestSecret, newClientId, newClientSecret, secretMatches, tenantOfClientId } from './client-secrets';
 import { permissionsOf, type RoleName } from './permissions';
 import type { Principal } from './principal';

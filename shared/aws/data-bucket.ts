@@ -26,9 +26,7 @@ function s3(): S3Client {
 
 export async function putFile(key: string, path: string, contentType: string): Promise<void> {
   const { size } = await stat(path);
-  await s3().send(
-    new PutObjectCommand({ Bucket: config.dataBucket, Key: key, Body: createReadStream(path), ContentLength: size, ContentType: contentType }),
-  );
+  await s3().send(new PutObjectCommand({ Bucket: config.dataBucket, Key: key, Body: createReadStream(path), ContentLength: size, ContentType: contentType }));
 }
 
 export async function putJson(key: string, value: unknown): Promise<void> {

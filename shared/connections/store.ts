@@ -1,26 +1,9 @@
-import type { Principal } from '../auth/principal';
-import { EntityStore, type Actor } from '../db/entity-store';
+import { EntityStore } from '../db/entity-store';
 import { AppError } from '../errors/app-error';
-import type { ConnectionType } from '../model/connection';
-import type { DerivedFacts } from '../connectors/validation';
-import type { EncryptionContext, SealedSecret } from '../secrets/envelope';
-import type { PublicAuth, Settings } from './configuration';
+import type { EncryptionContext } from '../secrets/envelope';
+import { ConnectionItemData, type ConnectionData } from './items';
 
-/** A stored connection. The secret is sealed; everything else may be shown. */
-export interface ConnectionData {
-  readonly name: string;
-  readonly description: string | null;
-  readonly tags: readonly string[] | null;
-  readonly type: ConnectionType;
-  readonly read: boolean;
-  readonly write: boolean;
-  readonly auth: PublicAuth;
-  readonly secret: SealedSecret;
-  readonly settings: Settings;
-  readonly type_mapping: Readonly<Record<string, string>> | null;
-  readonly type_mapping_name: string | null;
-  readonly derived: DerivedFacts;
-}
+export type { ConnectionData } from './items';
 
 /** What references a connection and so keeps it from being deleted. */
 export type ConnectionReference = 'data_sources' | 'targets';
@@ -28,6 +11,7 @@ export type ConnectionReference = 'data_sources' | 'targets';
 export const connectionStore = new EntityStore<ConnectionData, ConnectionReference>({
   kind: 'CONNECTION',
   label: 'connection',
+  data: ConnectionItemData,
   references: {
     data_sources: (id) => new AppError('30-1507', { params: [id] }),
     targets: (id) => new AppError('30-1508', { params: [id] }),
@@ -37,8 +21,4 @@ export const connectionStore = new EntityStore<ConnectionData, ConnectionReferen
 /** Binds a sealed secret to its tenant and connection. */
 export function secretContext(tenantId: string, connectionId: number): EncryptionContext {
   return { tenant_id: tenantId, entity: 'connection', entity_id: String(connectionId) };
-}
-
-export function actorOf(principal: Principal): Actor {
-  return { id: principal.clientId, name: principal.name };
 }

@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/principal';
 import { validateConfiguration } from '../connectors/validation';
+import { actorOf } from '../db/actor';
 import type { Entity } from '../db/entity-store';
 import { AppError, validationError } from '../errors/app-error';
 import { mergePatch, type Json } from '../http/merge-patch';
@@ -7,7 +8,7 @@ import { describeIssues } from '../http/validation';
 import { ConnectionMergedDocument, type ConnectionUpdateRequest } from '../model/connection';
 import { seal } from '../secrets/envelope';
 import { secretFieldOf, settingsOf, splitAuth, type PublicAuth } from './configuration';
-import { actorOf, connectionStore, secretContext, type ConnectionData } from './store';
+import { connectionStore, secretContext, type ConnectionData } from './store';
 
 /** 30-1600 unless the id in the URL and the id in the body agree. */
 export function assertSameId(urlId: number, bodyId: number): void {

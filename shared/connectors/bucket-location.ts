@@ -52,10 +52,7 @@ export function parseBucketLocation(raw: string, rules: BucketRules): BucketLoca
   if (!rules.isValidBucketName(bucket)) throw rules.invalidBucket(bucket, raw);
   if (rest === '') return { bucket, prefix: '' };
   const segments = rest.replace(/\/$/, '').split('/');
-  const invalid =
-    rest.length > 1024 ||
-    /[\\\u0000-\u001f\u007f]/.test(rest) ||
-    segments.some((segment) => segment === '' || segment === '.' || segment === '..');
+  const invalid = rest.length > 1024 || /[\\\u0000-\u001f\u007f]/.test(rest) || segments.some((segment) => segment === '' || segment === '.' || segment === '..');
   if (invalid) throw rules.invalidPath(raw);
   return { bucket, prefix: `${segments.join('/')}/` };
 }

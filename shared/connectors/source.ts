@@ -7,34 +7,7 @@ import type { ConnectionConfiguration } from '../connections/configuration';
 import type { DataSourceData } from '../data-sources/store';
 import { AppError } from '../errors/app-error';
 import { fetchObjectStoreSource } from './object-store/source';
-
-/** One file fetched into the work folder. */
-export interface FetchedFile {
-  /** Where the source named it, e.g. "landing/sales/2024-01.csv". */
-  readonly source: string;
-  readonly localPath: string;
-  readonly bytes: number;
-}
-
-export interface FetchProgress {
-  readonly bytesRead: number;
-  readonly filesDone: number;
-  readonly filesTotal: number;
-}
-
-export interface FetchOptions {
-  /** Empty folder the files are written to. */
-  readonly workDir: string;
-  /** Called whenever bytes arrive; the job turns it into progress and heartbeats. */
-  readonly onProgress: (progress: FetchProgress) => void;
-  /** Aborts every request in flight (job stopped, inactivity). */
-  readonly signal: AbortSignal;
-}
-
-export interface FetchedSource {
-  readonly files: readonly FetchedFile[];
-  readonly bytesRead: number;
-}
+import type { FetchedSource, FetchOptions } from './source-types';
 
 export type SourceConnection = ConnectionConfiguration & { readonly secret: string };
 
@@ -58,6 +31,23 @@ export async function fetchSource(connection: SourceConnection, dataSource: Data
         },
         options,
       );
+    case 'cloud_store': {
+      if (dataSource.type !== 'bucket') throw new AppError('10-1043', { params: [dataSource.type] });
+      if (dataSource.path === null) throw new AppError('30-1304', { extraDetails: { path: null } });
+      // Loaded only when called: the Google SDK stays out of readers of other stores.
+      const [{ fetchCloudStoreSource }, { googleCredentialsOf }] = await Promise.all([import('./cloud-store/source'), import('./cloud/token')]);
+      return fetchCloudStoreSource(
+        { credentials: googleCredentialsOf(connection.auth, connection.secret), pathRestriction: connection.settings.path_restriction, path: dataSource.path },
+        options,
+      );
+    }
+    case 'warehouse': {
+      if (dataSource.type !== 'rdbms') throw new AppError('10-1043', { params: [dataSource.type] });
+      if (dataSource.query === null) throw new AppError('30-1008', { extraDetails: { query: null } });
+      // Loaded only when called: snowflake-sdk stays out of readers of other stores.
+      const [{ fetchWarehouseSource }, { warehouseTarget }] = await Promise.all([import('./warehouse/source'), import('./warehouse/client')]);
+      return fetchWarehouseSource({ target: warehouseTarget(connection, dataSource.warehouse), query: dataSource.query }, options);
+    }
     default:
       throw new AppError('10-1501', { params: [`connector.${connection.type}`] });
   }

@@ -17,6 +17,21 @@ export async function testConnection(configuration: ConnectionConfiguration & { 
         secretAccessKey: configuration.secret,
         pathRestriction: settings.path_restriction,
       });
+    case 'cloud_store': {
+      // Loaded only when called: the Google SDK stays out of the cold start of other calls.
+      const [{ testCloudStore }, { googleCredentialsOf }] = await Promise.all([import('./cloud-store/test'), import('./cloud/token')]);
+      return testCloudStore({ credentials: googleCredentialsOf(auth, configuration.secret), pathRestriction: settings.path_restriction });
+    }
+    case 'analytics_db': {
+      // Loaded only when called: the BigQuery SDK stays out of the cold start of other calls.
+      const [{ testAnalyticsDb }, { googleCredentialsOf }] = await Promise.all([import('./analytics-db/test'), import('./cloud/token')]);
+      return testAnalyticsDb({ credentials: googleCredentialsOf(auth, configuration.secret), datasetId: settings.dataset_id });
+    }
+    case 'warehouse': {
+      // Loaded only when called: snowflake-sdk stays out of the cold start of other calls.
+      const [{ testWarehouse }, { warehouseTarget }] = await Promise.all([import('./warehouse/test'), import('./warehouse/client')]);
+      return testWarehouse(warehouseTarget(configuration));
+    }
     default:
       throw new AppError('10-1501', { params: [`connector.${configuration.type}`] });
   }

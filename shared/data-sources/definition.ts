@@ -3,9 +3,9 @@ import { assertWithin, GCS_BUCKETS, parseBucketLocation, S3_BUCKETS, shownPath }
 import type { Entity } from '../db/entity-store';
 import { AppError } from '../errors/app-error';
 import type { ConnectionType } from '../model/connection';
-import type { DataSourceCreateRequest, DataSourceUpdateRequest } from '../model/data-source';
+import type { DataSourceCreateRequest, DataSourceType, DataSourceUpdateRequest } from '../model/data-source';
 import { assertReadOnlyQuery } from './sql-statement';
-import type { DataSourceData, DataSourceType } from './store';
+import type { DataSourceData } from './store';
 import { parseTableRef } from './table-ref';
 
 type Connection = Entity<ConnectionData>;

@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/principal';
-import { actorOf, connectionStore } from '../connections/store';
+import { connectionStore } from '../connections/store';
+import { actorOf } from '../db/actor';
 import type { Entity, RelatedWrite } from '../db/entity-store';
 import { AppError, validationError } from '../errors/app-error';
 import { mergePatch, type Json } from '../http/merge-patch';
@@ -52,8 +53,7 @@ export async function applyUpdate(principal: Principal, current: Entity<DataSour
 
 /** The stored data source as an update document (its response without the audit fields): the base a merge patch applies to. */
 function updateDocumentOf(current: Entity<DataSourceData>): Json {
-  const { created_by: _createdBy, created_date: _createdDate, last_modified_by: _modifiedBy, last_modified_date: _modifiedDate, ...document } =
-    dataSourceResponse(current);
+  const { created_by: _createdBy, created_date: _createdDate, last_modified_by: _modifiedBy, last_modified_date: _modifiedDate, ...document } = dataSourceResponse(current);
   return document as Json;
 }
 

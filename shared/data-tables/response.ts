@@ -5,10 +5,11 @@ import { config } from '../config';
 import { executionView } from '../jobs/view';
 import type { ConnectionDetails, DataTableResponse, DataVersion, SchemaAnalysisStatus } from '../model/data-table';
 import type { z } from 'zod';
-import type { DataTableData } from './store';
-import type { StoredVersion } from './versions';
+import type { LatestVersion, StoredVersion } from './items';
+import type { DataTableEntity } from './store';
 
-export function versionResponse(version: StoredVersion, now = Date.now()): z.input<typeof DataVersion> {
+/** A version as the API shows it, from its item or from its table's copy of it. */
+export function versionResponse(version: LatestVersion, now = Date.now()): z.input<typeof DataVersion> {
   const execution = executionView(version.execution, now, config.jobInactivitySeconds);
   return {
     data_table_id: version.data_table_id,
@@ -33,20 +34,14 @@ export function analysisStatus(version: StoredVersion): z.input<typeof SchemaAna
   };
 }
 
-export function connectionDetails(
-  source: Entity<DataSourceData> | undefined,
-  connection: Entity<ConnectionData> | undefined,
-): z.input<typeof ConnectionDetails> | null {
+export function connectionDetails(source: Entity<DataSourceData> | undefined, connection: Entity<ConnectionData> | undefined): z.input<typeof ConnectionDetails> | null {
   if (!source || !connection) return null;
   return { connection_id: connection.id, connection_name: connection.data.name, connection_type: connection.data.type, data_source_type: source.data.type };
 }
 
-export function dataTableResponse(
-  entity: Entity<DataTableData>,
-  latest: StoredVersion | undefined,
-  details: z.input<typeof ConnectionDetails> | null,
-): z.input<typeof DataTableResponse> {
+export function dataTableResponse(entity: DataTableEntity, details: z.input<typeof ConnectionDetails> | null): z.input<typeof DataTableResponse> {
   const { data } = entity;
+  const latest = entity.mirrors.latest_version;
   return {
     id: entity.id,
     lock_version: entity.lock_version,

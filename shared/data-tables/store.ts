@@ -1,20 +1,20 @@
-import { EntityStore } from '../db/entity-store';
+import { EntityStore, type Entity } from '../db/entity-store';
 import { AppError } from '../errors/app-error';
+import { DataTableItemData, DataTableMirrors, type DataTableData } from './items';
 
-/** A stored data table: what it imports from; its versions live in its item collection. */
-export interface DataTableData {
-  readonly name: string;
-  readonly description: string | null;
-  readonly tags: readonly string[] | null;
-  readonly data_source_id: number;
-}
+export type { DataTableData } from './items';
 
 /** What references a data table and so keeps it from being deleted (datasets, later). */
 export type DataTableReference = 'datasets';
 
-export const dataTableStore = new EntityStore<DataTableData, DataTableReference>({
+/** A data table as read: its data and the copy of its latest version. */
+export type DataTableEntity = Entity<DataTableData, DataTableMirrors>;
+
+export const dataTableStore = new EntityStore<DataTableData, DataTableReference, DataTableMirrors>({
   kind: 'DATA_TABLE',
   label: 'data table',
+  data: DataTableItemData,
+  mirrors: DataTableMirrors,
   references: {
     datasets: (id) => new AppError('20-1023', { params: [id] }),
   },

@@ -1,58 +1,30 @@
-import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, GetCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { dynamoDocumentClient } from '../aws/clients';
 import { config } from '../config';
-import type { Actor } from '../db/entity-store';
-import { keys } from '../db/keys';
+import type { Actor } from '../db/actor';
+import { parseItem } from '../db/items';
+import { keys, type EntityKind, type TopLevelKind } from '../db/keys';
 import { failedAt, transactWrite, type TransactItem } from '../db/transactions';
 import { AppError } from '../errors/app-error';
+import { newJobId } from '../jobs/define-job';
 import type { JobRef } from '../jobs/job-ref';
-import { markFailed, pendingExecution, type StoredExecution } from '../jobs/status';
+import { markFailed, pendingExecution } from '../jobs/status';
 import { abandonedAfterSeconds, executionView, isAbandoned, isRunning } from '../jobs/view';
-import type { ColumnSchema, SchemaAnalysisDepth } from '../model/columns';
+import type { SchemaAnalysisDepth } from '../model/columns';
+import { LATEST_VERSION, StoredVersion, VersionHead, latestVersionOf } from './items';
+import { importJob, schemaAnalysisJob } from './jobs';
+
+export type { StoredVersion, VersionMetadata } from './items';
 
 /**
  * Data versions (spec 2.6) in their table's item collection, next to a head item that
- * numbers them and admits one creation at a time:
- *
- *   head     { version_count, active_job?: { job_id, version_number } }
- *   version  { data_table_id, version_number, execution, metadata?, analysis_execution?, analysis_depth? }
- *
- * A version is allocated, its head claimed and its table checked in one transaction, so two
+ * numbers them and admits one creation at a time (items.ts). A version is allocated, its
+ * head claimed and its table's copy of the latest version set in one transaction, so two
  * concurrent imports of one table cannot both start (20-1029) and numbers never repeat.
  */
-const KIND = 'DATA_TABLE';
+const KIND: TopLevelKind = 'DATA_TABLE';
 const BEGIN_ATTEMPTS = 4;
-
-export interface VersionMetadata {
-  readonly row_count: number;
-  readonly column_count: number;
-  readonly columns: ColumnSchema[];
-  readonly source_files: number;
-  readonly bytes_read: number;
-  readonly data_bytes: number;
-}
-
-export interface StoredVersion {
-  readonly data_table_id: number;
-  readonly version_number: number;
-  readonly version_display_name: string;
-  readonly execution: StoredExecution;
-  readonly metadata?: VersionMetadata;
-  readonly analysis_execution?: StoredExecution;
-  /** Depth of the last successful analysis. */
-  readonly analysis_depth?: SchemaAnalysisDepth;
-  /** Depth the current (or last) analysis run was asked for. */
-  readonly analysis_requested_depth?: SchemaAnalysisDepth;
-  readonly ref_datasets?: number;
-  readonly created_by: Actor;
-  readonly created_date: string;
-}
-
-interface Head {
-  readonly version_count?: number;
-  readonly active_job?: { readonly job_id: string; readonly version_number: number };
-}
+const REMOVE_ATTEMPTS = 4;
 
 const now = () => Date.now();
 const inactivity = () => config.jobInactivitySeconds;
@@ -61,10 +33,12 @@ export function importJobRef(tenantId: string, dataTableId: number, versionNumbe
   return {
     tenant_id: tenantId,
     job_id: jobId,
-    kind: 'import',
+    kind: importJob.name,
     subject: keys.version(tenantId, KIND, dataTableId, versionNumber),
     attribute: 'execution',
     lock: keys.childrenHead(tenantId, KIND, dataTableId),
+    // The import writes the version the table item shows as its latest (begin set that copy).
+    mirror: { item: keys.entity(tenantId, KIND, dataTableId), attribute: LATEST_VERSION },
   };
 }
 
@@ -72,15 +46,14 @@ export function analysisJobRef(tenantId: string, dataTableId: number, versionNum
   return {
     tenant_id: tenantId,
     job_id: jobId,
-    kind: 'schema-analysis',
+    kind: schemaAnalysisJob.name,
     subject: keys.version(tenantId, KIND, dataTableId, versionNumber),
     attribute: 'analysis_execution',
   };
 }
 
 function toVersion(item: Record<string, unknown>): StoredVersion {
-  const { pk: _pk, sk: _sk, kind: _kind, tenant_id: _tenant, ...version } = item;
-  return version as unknown as StoredVersion;
+  return parseItem(StoredVersion, 'DATA_VERSION', item);
 }
 
 /** Versions of a table in number order, all pages (or the first `limit`). */
@@ -105,11 +78,55 @@ async function queryVersions(tenantId: string, dataTableId: number, options: { n
   return versions;
 }
 
-async function readHead(tenantId: string, dataTableId: number): Promise<Head> {
-  const result = await dynamoDocumentClient().send(
-    new GetCommand({ TableName: config.tableName, Key: keys.childrenHead(tenantId, KIND, dataTableId), ConsistentRead: true }),
-  );
-  return (result.Item ?? {}) as Head;
+async function readHead(tenantId: string, dataTableId: number): Promise<VersionHead> {
+  const result = await dynamoDocumentClient().send(new GetCommand({ TableName: config.tableName, Key: keys.childrenHead(tenantId, KIND, dataTableId), ConsistentRead: true }));
+  return result.Item ? parseItem(VersionHead, KIND, result.Item) : {};
+}
+
+/**
+ * The table's copy of its latest version when the newest version goes: the one before it
+ * takes its place (as read, and checked unchanged: a finished version's execution no longer
+ * moves), or there is none left.
+ */
+function latestMovesBack(tenantId: string, dataTableId: number, removed: number, previous: StoredVersion | undefined): TransactItem[] {
+  const TableName = config.tableName;
+  const table: TransactItem = {
+    Update: {
+      TableName,
+      Key: keys.entity(tenantId, KIND, dataTableId),
+      UpdateExpression: previous ? 'SET #latest = :previous' : 'REMOVE #latest',
+      ConditionExpression: '#latest.version_number = :removed',
+      ExpressionAttributeNames: { '#latest': LATEST_VERSION },
+      ExpressionAttributeValues: { ':removed': removed, ...(previous ? { ':previous': latestVersionOf(previous) } : {}) },
+    },
+  };
+  if (!previous) return [table];
+  const { execution } = previous;
+  const unchanged: TransactItem = {
+    ConditionCheck: {
+      TableName,
+      Key: keys.version(tenantId, KIND, dataTableId, previous.version_number),
+      ConditionExpression: '#execution.job_id = :job AND #execution.#status = :status AND #execution.heartbeat_date = :heartbeat',
+      ExpressionAttributeNames: { '#execution': 'execution', '#status': 'status' },
+      ExpressionAttributeValues: { ':job': execution.job_id, ':status': execution.status, ':heartbeat': execution.heartbeat_date },
+    },
+  };
+  return [table, unchanged];
+}
+
+/** When an older version goes, the table's copy must still name another (the newest) one. */
+function latestStays(tenantId: string, dataTableId: number, removed: number): TransactItem[] {
+  return [
+    {
+      ConditionCheck: {
+        TableName: config.tableName,
+        Key: keys.entity(tenantId, KIND, dataTableId),
+        ConditionExpression: '#latest.version_number <> :removed',
+        ExpressionAttributeNames: { '#latest': LATEST_VERSION },
+        ExpressionAttributeValues: { ':removed': removed },
+      },
+    },
+  ];
 }
 
 export const dataVersions = {
@@ -131,11 +148,6 @@ export const dataVersions = {
     return queryVersions(tenantId, dataTableId, { newestFirst: false });
   },
 
-  async latest(tenantId: string, dataTableId: number): Promise<StoredVersion | undefined> {
-    const [newest] = await queryVersions(tenantId, dataTableId, { newestFirst: true, limit: 1 });
-    return newest;
-  },
-
   /**
    * Allocates the table's next version with a PENDING import job. Refused with 20-1029 while
    * another creation runs; a creation whose worker died (no heartbeat) is failed with
@@ -150,7 +162,7 @@ export const dataVersions = {
       }
       const previous = head.version_count ?? 0;
       const versionNumber = previous + 1;
-      const jobId = `import-${randomUUID()}`;
+      const jobId = newJobId(importJob);
       const created = new Date().toISOString();
       const version: StoredVersion = {
         data_table_id: dataTableId,
@@ -177,11 +189,20 @@ export const dataVersions = {
             },
           },
         },
-        { ConditionCheck: { TableName, Key: keys.entity(tenantId, KIND, dataTableId), ConditionExpression: 'attribute_exists(pk)' } },
+        {
+          Update: {
+            TableName,
+            Key: keys.entity(tenantId, KIND, dataTableId),
+            UpdateExpression: 'SET #latest = :latest',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: { '#latest': LATEST_VERSION },
+            ExpressionAttributeValues: { ':latest': latestVersionOf(version) },
+          },
+        },
         {
           Put: {
             TableName,
-            Item: { ...keys.version(tenantId, KIND, dataTableId, versionNumber), kind: 'DATA_VERSION', tenant_id: tenantId, ...version },
+            Item: { ...keys.version(tenantId, KIND, dataTableId, versionNumber), kind: 'DATA_VERSION' satisfies EntityKind, tenant_id: tenantId, ...version },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
@@ -195,7 +216,7 @@ export const dataVersions = {
   },
 
   /** Fails a creation whose worker went silent, releasing the table; otherwise 20-1029. */
-  async recoverAbandoned(tenantId: string, dataTableId: number, active: NonNullable<Head['active_job']>): Promise<void> {
+  async recoverAbandoned(tenantId: string, dataTableId: number, active: NonNullable<VersionHead['active_job']>): Promise<void> {
     const running = await dataVersions.find(tenantId, dataTableId, active.version_number);
     if (running && !isAbandoned(running.execution, now(), inactivity())) throw new AppError('20-1029');
     const ref = importJobRef(tenantId, dataTableId, active.version_number, active.job_id);
@@ -219,42 +240,51 @@ export const dataVersions = {
 
   /**
    * Deletes a version's item unless it is being created (20-1029) or used by a dataset
-   * (20-1024). The caller removes its files afterwards.
+   * (20-1024). When it is the newest, the one before it becomes the table's latest version
+   * in the same transaction. The caller removes its files afterwards.
    */
   async remove(tenantId: string, dataTableId: number, versionNumber: number): Promise<void> {
-    const version = await dataVersions.get(tenantId, dataTableId, versionNumber);
-    if (isRunning(version.execution, now(), inactivity())) throw new AppError('20-1029');
-    const abandoned = isAbandoned(version.execution, now(), inactivity());
-    if ((version.ref_datasets ?? 0) > 0) throw new AppError('20-1024', { params: [dataTableId, versionNumber] });
-    const TableName = config.tableName;
-    const writes: TransactItem[] = [
-      {
-        Delete: {
-          TableName,
-          Key: keys.version(tenantId, KIND, dataTableId, versionNumber),
-          ConditionExpression: '#execution.job_id = :job AND #execution.#status = :status AND (attribute_not_exists(ref_datasets) OR ref_datasets = :zero)',
-          ExpressionAttributeNames: { '#execution': 'execution', '#status': 'status' },
-          ExpressionAttributeValues: { ':job': version.execution.job_id, ':status': version.execution.status, ':zero': 0 },
+    for (let attempt = 1; attempt <= REMOVE_ATTEMPTS; attempt += 1) {
+      const version = await dataVersions.get(tenantId, dataTableId, versionNumber);
+      if (isRunning(version.execution, now(), inactivity())) throw new AppError('20-1029');
+      const abandoned = isAbandoned(version.execution, now(), inactivity());
+      if ((version.ref_datasets ?? 0) > 0) throw new AppError('20-1024', { params: [dataTableId, versionNumber] });
+      const [newest, previous] = await queryVersions(tenantId, dataTableId, { newestFirst: true, limit: 2 });
+      const TableName = config.tableName;
+      const writes: TransactItem[] = [
+        {
+          Delete: {
+            TableName,
+            Key: keys.version(tenantId, KIND, dataTableId, versionNumber),
+            ConditionExpression: '#execution.job_id = :job AND #execution.#status = :status AND (attribute_not_exists(ref_datasets) OR ref_datasets = :zero)',
+            ExpressionAttributeNames: { '#execution': 'execution', '#status': 'status' },
+            ExpressionAttributeValues: { ':job': version.execution.job_id, ':status': version.execution.status, ':zero': 0 },
+          },
         },
-      },
-    ];
-    if (abandoned) {
-      // An abandoned creation: its claim on the table goes with it.
-      writes.push({
-        Update: {
-          TableName,
-          Key: keys.childrenHead(tenantId, KIND, dataTableId),
-          UpdateExpression: 'REMOVE active_job',
-          ConditionExpression: 'active_job.job_id = :job',
-          ExpressionAttributeValues: { ':job': version.execution.job_id },
-        },
-      });
+        ...(newest?.version_number === versionNumber ? latestMovesBack(tenantId, dataTableId, versionNumber, previous) : latestStays(tenantId, dataTableId, versionNumber)),
+      ];
+      if (abandoned) {
+        // An abandoned creation: its claim on the table goes with it.
+        writes.push({
+          Update: {
+            TableName,
+            Key: keys.childrenHead(tenantId, KIND, dataTableId),
+            UpdateExpression: 'REMOVE active_job',
+            ConditionExpression: 'active_job.job_id = :job',
+            ExpressionAttributeValues: { ':job': version.execution.job_id },
+          },
+        });
+      }
+      const outcome = await transactWrite(writes);
+      if (outcome.committed) return;
+      if (failedAt(outcome, 0) || (abandoned && failedAt(outcome, writes.length - 1))) {
+        const current = await dataVersions.find(tenantId, dataTableId, versionNumber);
+        if (!current) throw new AppError('10-404', { params: ['data version', `${dataTableId}/${versionNumber}`] });
+        if ((current.ref_datasets ?? 0) > 0) throw new AppError('20-1024', { params: [dataTableId, versionNumber] });
+        throw new AppError('20-1029');
+      }
+      // The table's latest version changed meanwhile (an import began, another version went): read again.
     }
-    const outcome = await transactWrite(writes);
-    if (outcome.committed) return;
-    const current = await dataVersions.find(tenantId, dataTableId, versionNumber);
-    if (!current) throw new AppError('10-404', { params: ['data version', `${dataTableId}/${versionNumber}`] });
-    if ((current.ref_datasets ?? 0) > 0) throw new AppError('20-1024', { params: [dataTableId, versionNumber] });
     throw new AppError('20-1029');
   },
 
@@ -291,7 +321,7 @@ export const analyses = {
    * one (20-1066). A run whose worker went silent no longer blocks.
    */
   async begin(tenantId: string, dataTableId: number, versionNumber: number, depth: SchemaAnalysisDepth): Promise<JobRef> {
-    const jobId = `schema-analysis-${randomUUID()}`;
+    const jobId = newJobId(schemaAnalysisJob);
     const created = new Date().toISOString();
     const staleBefore = new Date(now() - abandonedAfterSeconds(inactivity()) * 1000).toISOString();
     const outcome = await transactWrite([

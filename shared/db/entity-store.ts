@@ -1,38 +1,17 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, UpdateCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand, type BatchGetCommandOutput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import type * as z from 'zod';
 import { dynamoDocumentClient } from '../aws/clients';
 import { config } from '../config';
-import { AppError, notFound, validationError } from '../errors/app-error';
-import { keys, normaliseName, type EntityKind } from './keys';
+import { AppError, notFound } from '../errors/app-error';
+import type { Actor } from './actor';
+import { EntityItems, REF_PREFIX, type Entity } from './entity-item';
+import { checkBeforeWrite } from './items';
+import { createRecordWrite, earlierCreate, replayedEntityId, type IdempotentRequest } from './idempotent-create';
+import { keys, normaliseName, type TopLevelKind } from './keys';
 import { failedAt, transactWrite, type TransactItem } from './transactions';
 
-/** Who did something: the authenticated client. */
-export interface Actor {
-  readonly id: string;
-  readonly name?: string | null;
-}
-
-export interface Entity<D> {
-  readonly id: number;
-  readonly lock_version: number;
-  readonly data: D;
-  /** In-use counters, e.g. how many data sources reference a connection. */
-  readonly refs: Readonly<Record<string, number>>;
-  readonly created_by: Actor;
-  readonly created_date: string;
-  readonly last_modified_by: Actor;
-  readonly last_modified_date: string;
-}
-
-/** The audit fields every response shows (spec 2.2). */
-export function auditFieldsOf(entity: Entity<unknown>): Pick<Entity<unknown>, 'created_by' | 'created_date' | 'last_modified_by' | 'last_modified_date'> {
-  return {
-    created_by: entity.created_by,
-    created_date: entity.created_date,
-    last_modified_by: entity.last_modified_by,
-    last_modified_date: entity.last_modified_date,
-  };
-}
+export { auditFieldsOf, type Entity } from './entity-item';
 
 /** A write on another item that must commit together with this store's write. */
 export interface RelatedWrite {
@@ -41,31 +20,31 @@ export interface RelatedWrite {
   readonly onConditionFailure: (current: Record<string, unknown> | undefined) => AppError;
 }
 
-export interface EntityStoreConfig<R extends string> {
-  readonly kind: EntityKind;
+export interface EntityStoreConfig<D, R extends string, M> {
+  readonly kind: TopLevelKind;
   /** Entity name in error messages ("entity {0} with ID {1} not found"). */
   readonly label: string;
+  /** The schema of `data`: what creates and replaces write, and what every read parses. */
+  readonly data: z.ZodType<D>;
+  /** Mirrors other writers keep on the entity's item (entity-item.ts); none when omitted. */
+  readonly mirrors?: z.ZodType<Partial<M>>;
   /** In-use counters: while one is above zero, delete fails with its error. */
   readonly references: { readonly [K in R]: (id: number) => AppError };
+  /** The error for a missing entity, where the catalogue names one (a recipe: 20-1044); 10-404 when omitted. */
+  readonly notFound?: (id: number) => AppError;
 }
 
-export interface IdempotentRequest {
-  /** The caller's Idempotency-Key header. */
-  readonly key: string;
-  /** Digest of the request; a key reused with another request is refused. */
-  readonly fingerprint: string;
-}
-
-export interface Created<D> {
-  readonly entity: Entity<D>;
+export interface Created<D, M> {
+  readonly entity: Entity<D, M>;
   /** True when an earlier request with the same Idempotency-Key already created it. */
   readonly replayed: boolean;
 }
 
-const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 const DELETE_ATTEMPTS = 3;
+/** BatchGetItem's limit of keys per request. */
+const BATCH_GET_KEYS = 100;
 
-const refAttribute = (ref: string): string => `ref_${ref}`;
+const refAttribute = (ref: string): string => `${REF_PREFIX}${ref}`;
 
 /**
  * The repository of one kind of top-level entity: per-tenant integer ids from an atomic
@@ -73,8 +52,12 @@ const refAttribute = (ref: string): string => `ref_${ref}`;
  * locking on lock_version, reference counters for "in use" rules, and idempotent creates.
  * Every write is conditional; every multi-item write is one transaction.
  */
-export class EntityStore<D extends { readonly name: string }, R extends string = never> {
-  constructor(private readonly settings: EntityStoreConfig<R>) {}
+export class EntityStore<D extends { readonly name: string }, R extends string = never, M = Record<never, never>> {
+  private readonly items: EntityItems<D, M>;
+
+  constructor(private readonly settings: EntityStoreConfig<D, R, M>) {
+    this.items = new EntityItems(settings.kind, settings.data, settings.mirrors);
+  }
 
   get label(): string {
     return this.settings.label;
@@ -84,15 +67,22 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
     tenantId: string,
     actor: Actor,
     build: (id: number) => Promise<D> | D,
-    options: { readonly idempotency?: IdempotentRequest; readonly related?: readonly RelatedWrite[] } = {},
-  ): Promise<Created<D>> {
-    const { idempotency, related = [] } = options;
+    options: {
+      readonly idempotency?: IdempotentRequest;
+      /** Writes that commit with the create; given the new id, they may write the entity's children (a recipe's version 1). */
+      readonly related?: readonly RelatedWrite[] | ((id: number) => readonly RelatedWrite[]);
+      /** Mirrors the entity starts with, written on its item (the copy of a recipe's version 1). */
+      readonly mirrors?: (id: number) => Partial<M>;
+    } = {},
+  ): Promise<Created<D, M>> {
+    const { idempotency } = options;
     if (idempotency) {
-      const replay = await this.replayOf(tenantId, idempotency);
-      if (replay) return { entity: replay, replayed: true };
+      const earlier = await earlierCreate(tenantId, this.settings.kind, idempotency);
+      if (earlier !== undefined) return { entity: await this.get(tenantId, earlier), replayed: true };
     }
     const id = await this.allocateId(tenantId);
     const data = await build(id);
+    const related = typeof options.related === 'function' ? options.related(id) : (options.related ?? []);
     const now = new Date().toISOString();
     const item = {
       ...keys.entity(tenantId, this.settings.kind, id),
@@ -106,35 +96,23 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
       created_date: now,
       last_modified_by: actor,
       last_modified_date: now,
+      ...options.mirrors?.(id),
     };
+    // Parsed before it is written: what this store writes, it can read back.
+    const entity = this.items.toEntity(item);
     const TableName = config.tableName;
     const writes: TransactItem[] = [
       { Put: { TableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
       this.claimName(tenantId, data.name, id),
       ...related.map((write) => write.item),
     ];
-    if (idempotency) {
-      writes.push({
-        Put: {
-          TableName,
-          Item: {
-            ...keys.idempotency(tenantId, this.settings.kind, idempotency.key),
-            fingerprint: idempotency.fingerprint,
-            entity_id: id,
-            expires_at: Math.floor(Date.now() / 1000) + IDEMPOTENCY_TTL_SECONDS,
-          },
-          ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now',
-          ExpressionAttributeValues: { ':now': Math.floor(Date.now() / 1000) },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      });
-    }
+    if (idempotency) writes.push(createRecordWrite(tenantId, this.settings.kind, idempotency, id));
     const outcome = await transactWrite(writes);
-    if (outcome.committed) return { entity: toEntity<D>(item), replayed: false };
+    if (outcome.committed) return { entity, replayed: false };
 
     if (idempotency) {
       const racedReplay = failedAt(outcome, writes.length - 1);
-      if (racedReplay) return { entity: await this.replayed(tenantId, idempotency, racedReplay.item), replayed: true };
+      if (racedReplay) return { entity: await this.get(tenantId, replayedEntityId(this.settings.kind, idempotency, racedReplay.item)), replayed: true };
     }
     if (failedAt(outcome, 1)) throw new AppError('10-409', { params: [this.settings.label, 'name'] });
     related.forEach((write, index) => {
@@ -144,22 +122,40 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
     throw new Error(`${this.settings.label} ${id}: create cancelled for an unexpected reason`);
   }
 
-  async find(tenantId: string, id: number): Promise<Entity<D> | undefined> {
-    const result = await dynamoDocumentClient().send(
-      new GetCommand({ TableName: config.tableName, Key: keys.entity(tenantId, this.settings.kind, id), ConsistentRead: true }),
-    );
-    return result.Item ? toEntity<D>(result.Item) : undefined;
+  async find(tenantId: string, id: number): Promise<Entity<D, M> | undefined> {
+    const result = await dynamoDocumentClient().send(new GetCommand({ TableName: config.tableName, Key: keys.entity(tenantId, this.settings.kind, id), ConsistentRead: true }));
+    return result.Item ? this.items.toEntity(result.Item) : undefined;
   }
 
-  async get(tenantId: string, id: number): Promise<Entity<D>> {
+  /** The entities of these ids that exist, by id: one BatchGetItem per hundred ids. */
+  async findMany(tenantId: string, ids: Iterable<number>): Promise<Map<number, Entity<D, M>>> {
+    const found = new Map<number, Entity<D, M>>();
+    const all = [...new Set(ids)];
+    for (let index = 0; index < all.length; index += BATCH_GET_KEYS) {
+      let pending: Record<string, unknown>[] | undefined = all.slice(index, index + BATCH_GET_KEYS).map((id) => ({ ...keys.entity(tenantId, this.settings.kind, id) }));
+      while (pending && pending.length > 0) {
+        const result: BatchGetCommandOutput = await dynamoDocumentClient().send(
+          new BatchGetCommand({ RequestItems: { [config.tableName]: { Keys: pending, ConsistentRead: true } } }),
+        );
+        for (const item of result.Responses?.[config.tableName] ?? []) {
+          const entity = this.items.toEntity(item);
+          found.set(entity.id, entity);
+        }
+        pending = result.UnprocessedKeys?.[config.tableName]?.Keys;
+      }
+    }
+    return found;
+  }
+
+  async get(tenantId: string, id: number): Promise<Entity<D, M>> {
     const entity = await this.find(tenantId, id);
-    if (!entity) throw notFound(this.settings.label, id);
+    if (!entity) throw this.missing(id);
     return entity;
   }
 
   /** Every entity of the tenant, in id order; ListQuery paging happens over this. */
-  async list(tenantId: string): Promise<Entity<D>[]> {
-    const entities: Entity<D>[] = [];
+  async list(tenantId: string): Promise<Entity<D, M>[]> {
+    const entities: Entity<D, M>[] = [];
     let cursor: QueryCommandOutput['LastEvaluatedKey'];
     do {
       const page = await dynamoDocumentClient().send(
@@ -171,7 +167,7 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
           ExclusiveStartKey: cursor,
         }),
       );
-      for (const item of page.Items ?? []) entities.push(toEntity<D>(item));
+      for (const item of page.Items ?? []) entities.push(this.items.toEntity(item));
       cursor = page.LastEvaluatedKey;
     } while (cursor);
     return entities;
@@ -185,13 +181,14 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
   async replace(
     tenantId: string,
     actor: Actor,
-    current: Entity<D>,
+    current: Entity<D, M>,
     expectedLockVersion: number,
     next: D,
     options: { readonly related?: readonly RelatedWrite[] } = {},
-  ): Promise<Entity<D>> {
+  ): Promise<Entity<D, M>> {
     const { related = [] } = options;
     if (expectedLockVersion !== current.lock_version) throw new AppError('10-1006');
+    checkBeforeWrite(this.settings.data, this.settings.kind, 'data', next);
     const now = new Date().toISOString();
     const TableName = config.tableName;
     const Key = keys.entity(tenantId, this.settings.kind, current.id);
@@ -216,7 +213,7 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
         await dynamoDocumentClient().send(new UpdateCommand(update));
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
-        throw (await this.find(tenantId, current.id)) ? new AppError('10-1006') : notFound(this.settings.label, current.id);
+        throw (await this.find(tenantId, current.id)) ? new AppError('10-1006') : this.missing(current.id);
       }
     } else {
       // A rename moves the name claim; related writes (references moving) commit with it.
@@ -233,13 +230,9 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
             this.claimName(tenantId, next.name, current.id),
           ]
         : [];
-      const outcome = await transactWrite([
-        { Update: { ...update, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
-        ...claims,
-        ...related.map((write) => write.item),
-      ]);
+      const outcome = await transactWrite([{ Update: { ...update, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } }, ...claims, ...related.map((write) => write.item)]);
       const stale = failedAt(outcome, 0);
-      if (stale) throw stale.item ? new AppError('10-1006') : notFound(this.settings.label, current.id);
+      if (stale) throw stale.item ? new AppError('10-1006') : this.missing(current.id);
       if (renamed && failedAt(outcome, 2)) throw new AppError('10-409', { params: [this.settings.label, 'name'] });
       related.forEach((write, index) => {
         const failed = failedAt(outcome, 1 + claims.length + index);
@@ -268,7 +261,7 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
     options: {
       readonly expectedLockVersion?: number;
       /** Writes that commit with the delete, derived from the entity as it is being deleted. */
-      readonly related?: readonly RelatedWrite[] | ((current: Entity<D>) => readonly RelatedWrite[]);
+      readonly related?: readonly RelatedWrite[] | ((current: Entity<D, M>) => readonly RelatedWrite[]);
     } = {},
   ): Promise<void> {
     const TableName = config.tableName;
@@ -313,8 +306,8 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
         if (failed) throw write.onConditionFailure(failed.item);
       });
       const changed = failedAt(outcome, 0);
-      if (changed && !changed.item) throw notFound(this.settings.label, id);
-      if (changed?.item) this.assertNotInUse(toEntity<D>(changed.item));
+      if (changed && !changed.item) throw this.missing(id);
+      if (changed?.item) this.assertNotInUse(this.items.toEntity(changed.item));
       if (options.expectedLockVersion !== undefined) throw new AppError('10-1006');
     }
     throw new AppError('10-1006');
@@ -346,7 +339,7 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },
-      onConditionFailure: (current) => (current && seenLockVersion !== undefined ? new AppError('10-1006') : notFound(this.settings.label, id)),
+      onConditionFailure: (current) => (current && seenLockVersion !== undefined ? new AppError('10-1006') : this.missing(id)),
     };
   }
 
@@ -362,11 +355,15 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },
-      onConditionFailure: (current) => (current ? new AppError('10-1006') : notFound(this.settings.label, id)),
+      onConditionFailure: (current) => (current ? new AppError('10-1006') : this.missing(id)),
     };
   }
 
-  private assertNotInUse(entity: Entity<D>): void {
+  private missing(id: number): AppError {
+    return this.settings.notFound ? this.settings.notFound(id) : notFound(this.settings.label, id);
+  }
+
+  private assertNotInUse(entity: Entity<D, M>): void {
     for (const ref of Object.keys(this.settings.references) as R[]) {
       if ((entity.refs[ref] ?? 0) > 0) throw this.settings.references[ref](entity.id);
     }
@@ -395,37 +392,4 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
     );
     return Number(result.Attributes?.value);
   }
-
-  private async replayOf(tenantId: string, request: IdempotentRequest): Promise<Entity<D> | undefined> {
-    const result = await dynamoDocumentClient().send(
-      new GetCommand({ TableName: config.tableName, Key: keys.idempotency(tenantId, this.settings.kind, request.key), ConsistentRead: true }),
-    );
-    const record = result.Item;
-    if (!record || Number(record.expires_at) < Math.floor(Date.now() / 1000)) return undefined;
-    return this.replayed(tenantId, request, record);
-  }
-
-  private async replayed(tenantId: string, request: IdempotentRequest, record: Record<string, unknown> | undefined): Promise<Entity<D>> {
-    if (!record || record.fingerprint !== request.fingerprint) {
-      throw validationError({ 'Idempotency-Key': 'already used with a different request' });
-    }
-    return this.get(tenantId, Number(record.entity_id));
-  }
-}
-
-function toEntity<D>(item: Record<string, unknown>): Entity<D> {
-  const refs: Record<string, number> = {};
-  for (const [attribute, value] of Object.entries(item)) {
-    if (attribute.startsWith('ref_')) refs[attribute.slice('ref_'.length)] = Number(value);
-  }
-  return {
-    id: Number(item.id),
-    lock_version: Number(item.lock_version),
-    data: item.data as D,
-    refs,
-    created_by: item.created_by as Actor,
-    created_date: String(item.created_date),
-    last_modified_by: item.last_modified_by as Actor,
-    last_modified_date: String(item.last_modified_date),
-  };
 }

@@ -1,12 +1,18 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
 import { dynamoDocumentClient } from '../aws/clients';
 import { config } from '../config';
 import { validationError, type AppError } from '../errors/app-error';
-import type { IdempotentRequest } from './entity-store';
-import { keys, type EntityKind } from './keys';
+import { IDEMPOTENCY_TTL_SECONDS, type IdempotentRequest } from './idempotent-create';
+import { parseItem } from './items';
+import { keys, type OperationKind } from './keys';
 
-const TTL_SECONDS = 24 * 60 * 60;
+/** The record of an operation's Idempotency-Key: claimed RUNNING, then DONE with the answer. */
+function responseRecord<T>(answer: z.ZodType<T>) {
+  const claim = { fingerprint: z.string(), expires_at: z.int() };
+  return z.discriminatedUnion('state', [z.object({ ...claim, state: z.literal('RUNNING') }), z.object({ ...claim, state: z.literal('DONE'), body: answer })]);
+}
 
 /**
  * Idempotency-Key for operations whose effect is not one entity (a batch of imports): the
@@ -17,7 +23,9 @@ const TTL_SECONDS = 24 * 60 * 60;
  */
 export async function idempotentResponse<T>(
   tenantId: string,
-  operation: EntityKind,
+  operation: OperationKind,
+  /** The answer's schema: a replayed answer is parsed with it like any stored item. */
+  answer: z.ZodType<T>,
   request: IdempotentRequest | undefined,
   busy: () => AppError,
   run: () => Promise<T>,
@@ -30,18 +38,19 @@ export async function idempotentResponse<T>(
     await client.send(
       new PutCommand({
         TableName: config.tableName,
-        Item: { ...Key, fingerprint: request.fingerprint, state: 'RUNNING', expires_at: now + TTL_SECONDS },
+        Item: { ...Key, fingerprint: request.fingerprint, state: 'RUNNING', expires_at: now + IDEMPOTENCY_TTL_SECONDS },
         ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now',
         ExpressionAttributeValues: { ':now': now },
       }),
     );
   } catch (error) {
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    const earlier = (await client.send(new GetCommand({ TableName: config.tableName, Key, ConsistentRead: true }))).Item;
-    if (!earlier) throw busy();
+    const item = (await client.send(new GetCommand({ TableName: config.tableName, Key, ConsistentRead: true }))).Item;
+    if (!item) throw busy();
+    const earlier = parseItem(responseRecord(answer), operation, item);
     if (earlier.fingerprint !== request.fingerprint) throw validationError({ 'Idempotency-Key': 'already used with a different request' });
     if (earlier.state !== 'DONE') throw busy();
-    return { body: earlier.body as T, replayed: true };
+    return { body: earlier.body, replayed: true };
   }
   let body: T;
   try {

@@ -8,9 +8,43 @@
  *   idempotency      pk T#<t>#<KIND>#IDEMPOTENCY   sk <Idempotency-Key>
  *   client secret    pk T#<t>#CLIENT               sk <client id>
  *   child collection pk T#<t>#<KIND>#<id>          sk #HEAD (bookkeeping) | V#<n, zero-padded> (versions)
+ *                                                     | U#<n>#<user> (a use of version n, e.g. a recipe node)
  *   usage counter    pk T#<t>#USAGE                sk <metric>#<period>
  */
-export type EntityKind = `${Uppercase<string>}`;
+/**
+ * Every kind of stored item, named once. A kind is the `<KIND>` segment of keys and the
+ * `kind` attribute of items; what it may be used for is its role:
+ *
+ *   entity     a top-level resource: ids from its counter, names claimed, children under it
+ *   child      an item in an entity's collection (a data table's versions)
+ *   operation  an operation whose Idempotency-Key records are not one entity's
+ */
+export const ENTITY_KINDS = {
+  CONNECTION: 'entity',
+  DATA_SOURCE: 'entity',
+  DATA_TABLE: 'entity',
+  RECIPE: 'entity',
+  /** Datasets: their transformation graph versions live in their item collection (shared/datasets/graphs.ts). */
+  DATASET: 'entity',
+  /** Export targets: connections already count their uses (ref_targets, 30-1508); their store comes later. */
+  TARGET: 'entity',
+  DATA_VERSION: 'child',
+  RECIPE_VERSION: 'child',
+  /** One version of a dataset's transformation graph, nodes and bindings included (one item: never half a graph). */
+  TRANSFORMATION_GRAPH: 'child',
+  /** A dataset node's use of a recipe version, kept beside the version (shared/recipes/usages.ts). */
+  RECIPE_VERSION_USAGE: 'child',
+  DATA_VERSION_BATCH_CREATE: 'operation',
+} as const;
+
+export type EntityKind = keyof typeof ENTITY_KINDS;
+type KindOf<Role> = { [K in EntityKind]: (typeof ENTITY_KINDS)[K] extends Role ? K : never }[EntityKind];
+/** Kinds of top-level resources: the only ones with ids, names and children. */
+export type TopLevelKind = KindOf<'entity'>;
+/** Operations whose Idempotency-Key records hold their answer (idempotent-responses.ts). */
+export type OperationKind = KindOf<'operation'>;
+/** What an Idempotency-Key is recorded under: an entity's creates, or an operation. */
+export type IdempotentKind = KindOf<'entity' | 'operation'>;
 
 export interface ItemKey {
   readonly pk: string;
@@ -33,28 +67,35 @@ export function normaliseName(name: string): string {
 }
 
 export const keys = {
-  entityPartition: (tenantId: string, kind: EntityKind): string => `${tenantPrefix(tenantId)}#${kind}`,
-  entity: (tenantId: string, kind: EntityKind, id: number): ItemKey => ({
+  entityPartition: (tenantId: string, kind: TopLevelKind): string => `${tenantPrefix(tenantId)}#${kind}`,
+  entity: (tenantId: string, kind: TopLevelKind, id: number): ItemKey => ({
     pk: keys.entityPartition(tenantId, kind),
     sk: String(id).padStart(ID_WIDTH, '0'),
   }),
-  nameClaim: (tenantId: string, kind: EntityKind, name: string): ItemKey => ({
+  nameClaim: (tenantId: string, kind: TopLevelKind, name: string): ItemKey => ({
     pk: `${tenantPrefix(tenantId)}#${kind}#NAME`,
     sk: normaliseName(name),
   }),
-  counter: (tenantId: string, kind: EntityKind): ItemKey => ({ pk: `${tenantPrefix(tenantId)}#COUNTER`, sk: kind }),
-  idempotency: (tenantId: string, kind: EntityKind, key: string): ItemKey => ({
+  counter: (tenantId: string, kind: TopLevelKind): ItemKey => ({ pk: `${tenantPrefix(tenantId)}#COUNTER`, sk: kind }),
+  idempotency: (tenantId: string, kind: IdempotentKind, key: string): ItemKey => ({
     pk: `${tenantPrefix(tenantId)}#${kind}#IDEMPOTENCY`,
     sk: key,
   }),
   client: (tenantId: string, clientId: string): ItemKey => ({ pk: `${tenantPrefix(tenantId)}#CLIENT`, sk: clientId }),
   /** The item collection of an entity's children (a data table's versions), next to its head. */
-  children: (tenantId: string, kind: EntityKind, id: number): string => `${tenantPrefix(tenantId)}#${kind}#${String(id).padStart(ID_WIDTH, '0')}`,
-  childrenHead: (tenantId: string, kind: EntityKind, id: number): ItemKey => ({ pk: keys.children(tenantId, kind, id), sk: '#HEAD' }),
+  children: (tenantId: string, kind: TopLevelKind, id: number): string => `${tenantPrefix(tenantId)}#${kind}#${String(id).padStart(ID_WIDTH, '0')}`,
+  childrenHead: (tenantId: string, kind: TopLevelKind, id: number): ItemKey => ({ pk: keys.children(tenantId, kind, id), sk: '#HEAD' }),
   VERSION_PREFIX: 'V#',
-  version: (tenantId: string, kind: EntityKind, id: number, versionNumber: number): ItemKey => ({
+  version: (tenantId: string, kind: TopLevelKind, id: number, versionNumber: number): ItemKey => ({
     pk: keys.children(tenantId, kind, id),
     sk: `V#${String(versionNumber).padStart(ID_WIDTH, '0')}`,
+  }),
+  /** Where the uses of version `versionNumber` are listed: a Query with this sk prefix in the children. */
+  versionUsePrefix: (versionNumber: number): string => `U#${String(versionNumber).padStart(ID_WIDTH, '0')}#`,
+  /** One use of an entity's version; `user` names the user (a dataset node: dataset, graph version and node ids). */
+  versionUse: (tenantId: string, kind: TopLevelKind, id: number, versionNumber: number, user: readonly number[]): ItemKey => ({
+    pk: keys.children(tenantId, kind, id),
+    sk: `${keys.versionUsePrefix(versionNumber)}${user.map((part) => String(part).padStart(ID_WIDTH, '0')).join('#')}`,
   }),
   usage: (tenantId: string, metric: string, period: string): ItemKey => ({ pk: `${tenantPrefix(tenantId)}#USAGE`, sk: `${metric}#${period}` }),
 };

@@ -1,6 +1,7 @@
+import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { createGunzip } from 'node:zlib';
 import type { ErrorCode } from '../errors/catalogue';
-import type { CsvSourceFile } from './csv-import';
 import { headerLine, detectDelimiter, headerProblem, splitFields, type Delimiter } from './csv-header';
 import { recognisedFormat, SIGNATURE_TAIL_BYTES } from './file-signatures';
 import { engineError } from './engine-errors';
@@ -16,6 +17,17 @@ import { engineError } from './engine-errors';
  * - a header name that cannot be a column name (csv-header.ts) → 10-1009;
  * - a header line that does not end within HEAD_BYTES, or ends inside quotes → 10-1002.
  */
+
+/**
+ * One CSV file of an import. It is defined here, with the first step that reads it, so that
+ * csv-import.ts depends on this module and never the other way round.
+ */
+export interface CsvSourceFile {
+  /** The downloaded file. Workers name it: glob characters (* ? [ {) are not allowed. */
+  readonly localPath: string;
+  /** Name shown to users, e.g. "landing/sales/a.csv". */
+  readonly source: string;
+}
 
 /** Bytes read from the start of each file; a header line must fit in them. */
 export const HEAD_BYTES = 1 << 20;
@@ -48,6 +60,39 @@ async function readEnds(path: string): Promise<FileEnds> {
   }
 }
 
+/**
+ * The first HEAD_BYTES of a gzip-compressed file, decompressed. The compressed bytes must be
+ * gzip (10-1000 for another known format, 10-1003 otherwise). The tail stays empty: the
+ * decompressed end is not read, so only head-only signatures apply to what is inside.
+ */
+async function readGzipEnds(file: CsvSourceFile): Promise<FileEnds> {
+  const raw = await readEnds(file.localPath);
+  if (raw.head.length === 0) return raw;
+  const format = recognisedFormat(raw.head, raw.tail);
+  if (format !== 'gzip') throw engineError(format ? '10-1000' : '10-1003', file.source, `${format ? `${format} data` : 'not gzip data'}, not gzip-compressed CSV`);
+  const chunks: Buffer[] = [];
+  let length = 0;
+  let whole = true;
+  const compressed = createReadStream(file.localPath);
+  try {
+    for await (const chunk of compressed.pipe(createGunzip()) as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      length += chunk.length;
+      if (length >= HEAD_BYTES) {
+        whole = false;
+        break;
+      }
+    }
+  } catch (error) {
+    if (length === 0) throw engineError('10-1003', file.source, `not readable as gzip: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    // Leaving the loop early ends the gunzip stream only; pipe() leaves its source open.
+    compressed.destroy();
+  }
+  const head = Buffer.concat(chunks).subarray(0, HEAD_BYTES);
+  return { head, tail: whole ? head.subarray(Math.max(0, head.length - SIGNATURE_TAIL_BYTES)) : Buffer.alloc(0), whole };
+}
+
 /** The head as text; a multi-byte character cut at the end of a partial head is no error. */
 function decodeUtf8(head: Buffer, whole: boolean): string | undefined {
   try {
@@ -58,7 +103,8 @@ function decodeUtf8(head: Buffer, whole: boolean): string | undefined {
 }
 
 export async function checkCsvFile(file: CsvSourceFile): Promise<CheckedCsvFile> {
-  const { head, tail, whole } = await readEnds(file.localPath);
+  // DuckDB decompresses by the same rule: a local name ending in ".gz".
+  const { head, tail, whole } = await (/\.gz$/i.test(file.localPath) ? readGzipEnds(file) : readEnds(file.localPath));
   const refuse = (code: ErrorCode, cause: string) => engineError(code, file.source, cause);
 
   const format = recognisedFormat(head, tail);

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, quotedString, type DuckDBConnection } from '@duckdb/node-api';
 
 /**
  * One in-memory DuckDB per job step, sized for the worker it runs in. The instance lives only
@@ -26,6 +26,7 @@ function workerSettings(workDir: string): Record<string, string> {
   };
 }
 
+/** The engine of a job step that reads and writes the files it chose itself (never user SQL). */
 export async function withDuckDb<T>(workDir: string, use: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
   const instance = await DuckDBInstance.create(':memory:', workerSettings(workDir));
   try {
@@ -40,5 +41,70 @@ export async function withDuckDb<T>(workDir: string, use: (connection: DuckDBCon
   } finally {
     instance.closeSync();
     await rm(join(workDir, SPILL_FOLDER), { recursive: true, force: true });
+  }
+}
+
+/** How a sandboxed engine is sized, and the folders its SQL may use. */
+export interface SandboxOptions {
+  /** Folders the SQL may read and write (a job's inputs and output); none by default. */
+  readonly directories?: readonly string[];
+  /** One thread by default: analysis binds and parses, it does not scan. */
+  readonly threads?: number;
+  readonly memoryLimitMb?: number;
+}
+
+/** DuckDB's own default is 80% of the machine; an analysis needs a few megabytes. */
+const SANDBOX_MEMORY_LIMIT_MB = 256;
+
+/**
+ * An engine for user SQL (recipes, and their analysis), locked down before any of it runs,
+ * so that even a query the analyzer let through cannot leave the data it is given:
+ * - enable_external_access=false: no file, URL or database outside `directories` can be read
+ *   or written (read_csv, COPY, ATTACH, EXPORT, INSTALL), and no extension can be loaded;
+ * - lock_configuration=true: no SET, RESET or PRAGMA can change a setting afterwards, the two
+ *   above included;
+ * - extensions are never installed or loaded on the fly (the ones DuckDB ships are built in).
+ * The order matters: DuckDB refuses to widen allowed_directories once external access is off,
+ * and nothing can be set once the configuration is locked.
+ */
+export async function createSandboxedDuckDb(options: SandboxOptions = {}): Promise<DuckDBInstance> {
+  const instance = await DuckDBInstance.create(':memory:', {
+    threads: String(options.threads ?? 1),
+    memory_limit: `${options.memoryLimitMb ?? SANDBOX_MEMORY_LIMIT_MB}MB`,
+    autoinstall_known_extensions: 'false',
+    autoload_known_extensions: 'false',
+    allow_community_extensions: 'false',
+  });
+  try {
+    const setup = await instance.connect();
+    try {
+      const directories = options.directories ?? [];
+      if (directories.length > 0) await setup.run(`SET allowed_directories = [${directories.map((directory) => quotedString(directory)).join(', ')}]`);
+      // GLOBAL: every connection of the instance renders timestamps in UTC, as workers do.
+      await setup.run("SET GLOBAL TimeZone = 'UTC'");
+      await setup.run('SET enable_external_access = false');
+      await setup.run('SET lock_configuration = true');
+    } finally {
+      setup.closeSync();
+    }
+    return instance;
+  } catch (error) {
+    instance.closeSync();
+    throw error;
+  }
+}
+
+/** Runs `use` on a connection of a fresh sandboxed engine (createSandboxedDuckDb), closed afterwards. */
+export async function withSandboxedDuckDb<T>(options: SandboxOptions, use: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+  const instance = await createSandboxedDuckDb(options);
+  try {
+    const connection = await instance.connect();
+    try {
+      return await use(connection);
+    } finally {
+      connection.closeSync();
+    }
+  } finally {
+    instance.closeSync();
   }
 }

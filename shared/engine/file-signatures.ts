@@ -1,8 +1,10 @@
 /**
- * Formats users send by mistake instead of CSV, recognised by their first bytes. A match is
- * refused as "file type not supported" (10-1000), which tells the user more than "corrupted".
- * Signatures that are plain text ("PAR1", "%PDF-", "BZh?1AY&SY") are long or paired with a
- * footer check so that a CSV header cannot match them.
+ * File formats recognised by their first (and last) bytes, and the data file extensions an
+ * import reads. Each format's reader checks a file's bytes against the format its extension
+ * names: a Parquet file named .csv, or a zip named .parquet, is refused as "file type not
+ * supported" (10-1000), which tells the user more than "corrupted". Signatures that are plain
+ * text ("PAR1", "%PDF-", "BZh?1AY&SY") are long or paired with a footer check so that a CSV
+ * header cannot match them.
  */
 interface FileSignature {
   readonly format: string;
@@ -29,8 +31,7 @@ const SIGNATURES: readonly FileSignature[] = [
   { format: 'PDF', head: ascii('%PDF-') },
 ];
 
-const startsWith = (data: Uint8Array, prefix: readonly number[]) =>
-  data.length >= prefix.length && prefix.every((byte, index) => byte === ANY || data[index] === byte);
+const startsWith = (data: Uint8Array, prefix: readonly number[]) => data.length >= prefix.length && prefix.every((byte, index) => byte === ANY || data[index] === byte);
 const endsWith = (data: Uint8Array, suffix: readonly number[]) => startsWith(data.subarray(data.length - suffix.length), suffix);
 
 /** The format `head` (and `tail`, the file's last bytes) belongs to, if it is a known non-CSV one. */
@@ -40,3 +41,29 @@ export function recognisedFormat(head: Uint8Array, tail: Uint8Array): string | u
 
 /** How many trailing bytes recognisedFormat needs. */
 export const SIGNATURE_TAIL_BYTES = 4;
+
+/** The file formats an import reads. CSV may be gzip-compressed (".csv.gz"). */
+export type DataFormat = 'csv' | 'parquet' | 'jsonl';
+
+/** Data file extensions, longest first, with the format each names. */
+const DATA_EXTENSIONS: readonly (readonly [string, DataFormat])[] = [
+  ['.csv.gz', 'csv'],
+  ['.csv', 'csv'],
+  ['.parquet', 'parquet'],
+  ['.jsonl', 'jsonl'],
+  ['.ndjson', 'jsonl'],
+];
+
+/** The data file extension `name` ends with (any case), lower-cased; undefined for any other file. */
+export function dataFileExtension(name: string): string | undefined {
+  const lower = name.toLowerCase();
+  return DATA_EXTENSIONS.find(([extension]) => lower.endsWith(extension))?.[0];
+}
+
+/** The format a data file extension (dataFileExtension) names. */
+export function formatOfExtension(extension: string): DataFormat | undefined {
+  return DATA_EXTENSIONS.find(([known]) => known === extension)?.[1];
+}
+
+/** Shown in messages. */
+export const FORMAT_NAMES: Readonly<Record<DataFormat, string>> = { csv: 'CSV', parquet: 'Parquet', jsonl: 'JSON Lines' };

@@ -68,12 +68,7 @@ export function jsonSafeSelectList(columns: readonly ColumnSchema[]): string {
 }
 
 /** The first `limit` rows of `fromSql` (a FROM item), JSON-safe. */
-export async function readJsonSafeRows(
-  connection: DuckDBConnection,
-  fromSql: string,
-  columns: readonly ColumnSchema[],
-  limit: number,
-): Promise<DataRow[]> {
+export async function readJsonSafeRows(connection: DuckDBConnection, fromSql: string, columns: readonly ColumnSchema[], limit: number): Promise<DataRow[]> {
   if (limit === 0 || columns.length === 0) return [];
   const reader = await connection.runAndReadAll(`SELECT ${jsonSafeSelectList(columns)} FROM ${fromSql} LIMIT ${limit}`);
   return reader.getRows().map((cells) => Object.fromEntries(columns.map((column, index) => [column.name, parseJsonSafe(cells[index] ?? null)])));

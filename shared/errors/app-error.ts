@@ -10,8 +10,9 @@ export interface AppErrorOptions {
   /** Technical root cause. Logged, never sent to the caller of an HTTP route. */
   readonly cause?: unknown;
   /**
-   * HTTP status other than the catalogue's, only where the design fixes one: a wrong method
-   * answers 405 with code 10-400.
+   * HTTP status other than the catalogue's, only where the design fixes one: a wrong method,
+   * an oversize body and a wrong media type answer 405, 413 and 415 with code 10-400
+   * (shared/http/form-refusals.ts).
    */
   readonly status?: number;
 }
@@ -34,11 +35,49 @@ export class AppError extends Error {
   }
 }
 
-/** Fills {0}..{n} and capitalises the first letter; unknown placeholders stay visible. */
+/** The longest part of a submitted value a message repeats. */
+export const EXCERPT_LENGTH = 40;
+
+// Control and format characters (bidi overrides included), line and paragraph separators,
+// lone surrogates, and the backslash that introduces the escapes.
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\\]/gu;
+const SHORT_ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' };
+
+/**
+ * A value as a message may quote it: at most EXCERPT_LENGTH characters (code points, so a
+ * pair is never split) and '…' when cut, with control and invisible characters written as
+ * JSON escapes (\n, \u0000), so a message never carries a long payload, a line break or a
+ * character that hides what follows.
+ */
+export function excerpt(value: string): string {
+  let shown = '';
+  let count = 0;
+  for (const character of value) {
+    if (count++ === EXCERPT_LENGTH) {
+      shown += '…';
+      break;
+    }
+    shown += character;
+  }
+  return shown.replace(UNSAFE, (character) => SHORT_ESCAPES[character] ?? unicodeEscape(character));
+}
+
+/** \uXXXX for each UTF-16 unit, as JSON writes a character outside the BMP. */
+function unicodeEscape(character: string): string {
+  let escaped = '';
+  for (let unit = 0; unit < character.length; unit++) escaped += `\\u${character.charCodeAt(unit).toString(16).padStart(4, '0')}`;
+  return escaped;
+}
+
+/**
+ * Fills {0}..{n} and capitalises the first letter; unknown placeholders stay visible. Text
+ * values are often what a caller sent (a bucket name, a path, a table reference), so every one
+ * goes in as an excerpt.
+ */
 export function renderMessage(code: ErrorCode, params: readonly ErrorParam[]): string {
   const text = errorCatalogue[code].message.replace(/\{(\d+)\}/g, (placeholder, index: string) => {
     const value = params[Number(index)];
-    return value === undefined ? placeholder : String(value);
+    return value === undefined ? placeholder : typeof value === 'string' ? excerpt(value) : String(value);
   });
   return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Problem } from '../model/problem';
-import type { AppError } from './app-error';
+import { isAppError, type AppError } from './app-error';
 
 export interface ProblemContext {
   /** Request path, reported as `instance`. */
@@ -25,4 +25,13 @@ export function toProblem(error: AppError, context: ProblemContext): Problem {
     ...(error.extraDetails === undefined ? {} : { extraDetails: { ...error.extraDetails } }),
     traceId: context.traceId,
   };
+}
+
+/**
+ * A refusal of one item of a batch, as the item's result shows it: the problem's code, status
+ * and message. Anything but an AppError is no refusal and is rethrown, to fail the request.
+ */
+export function batchItemError(error: unknown): { code: string; status: number; message: string } {
+  if (!isAppError(error)) throw error;
+  return { code: error.code, status: error.status, message: error.message };
 }

@@ -14,5 +14,7 @@ function canonical(value: unknown): unknown {
 
 /** Digest of a request body independent of member order: equal requests, equal fingerprints. */
 export function fingerprint(body: unknown): string {
-  return createHash('sha256').update(JSON.stringify(canonical(body))).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(body)))
+    .digest('base64url');
 }

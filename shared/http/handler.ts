@@ -65,7 +65,8 @@ export function observed(operationId: string): MiddlewareObj<ApiEvent, ApiResult
   };
 }
 
-function authorize(event: ApiEvent, permission: Permission): Principal {
+/** The caller of a request, refused as 10-401 or 10-403 unless its token carries `permission`. */
+export function authorize(event: ApiEvent, permission: Permission): Principal {
   const outcome = principalFromContext(event.requestContext.authorizer?.lambda);
   if (outcome === 'verification_unavailable') throw new AppError('10-500', { cause: new Error('token verification unavailable') });
   if (typeof outcome === 'string') throw new AppError('10-401', { extraDetails: { reason: outcome } });
@@ -82,12 +83,15 @@ function respond<R extends RouteSpec>(route: R, result: RouteResult<R>, event: A
   return { statusCode, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
 }
 
+/** A route's Lambda handler, carrying the route it serves so the route table can be checked against its modules. */
+export type RouteHandler<R extends RouteSpec> = ApiHandler & { readonly route: R };
+
 /**
  * The Lambda handler of one route: authorization by the route's permission, validation by
  * its schemas, the implementation, then the response through the response schema.
  */
-export function httpHandler<R extends RouteSpec>(route: R, implementation: (request: RouteRequest<R>) => Promise<RouteResult<R>>): ApiHandler {
-  return middy<ApiEvent, ApiResult>()
+export function httpHandler<R extends RouteSpec>(route: R, implementation: (request: RouteRequest<R>) => Promise<RouteResult<R>>): RouteHandler<R> {
+  const handler = middy<ApiEvent, ApiResult>()
     .use(observed(route.operationId))
     .handler(async (event) => {
       const principal = route.permission === null ? undefined : authorize(event, route.permission);
@@ -95,4 +99,5 @@ export function httpHandler<R extends RouteSpec>(route: R, implementation: (requ
       const request = { ...parsed, principal, traceId: traceIdOf(event) } as RouteRequest<R>;
       return respond(route, await implementation(request), event);
     });
+  return Object.assign(handler, { route });
 }

@@ -1,15 +1,23 @@
 import { STATUS_CODES } from 'node:http';
 import * as z from 'zod';
-import { API_BASE_PATH } from '../config';
+import { API_BASE_PATH, config } from '../config';
 import { errorCatalogue, type ErrorCode } from '../errors/catalogue';
 import { PROBLEM_CONTENT_TYPE } from '../errors/problem';
+import { documentedSchemaOf } from '../model/merge-patch-schema';
 import { Problem } from '../model/problem';
+import { FORM_REFUSAL_STATUSES } from './form-refusals';
+import { correctRendering } from './openapi-schema';
+import { MAX_JSON_DEPTH } from './json-depth';
+import { IDEMPOTENCY_KEY } from './request';
 import type { BodyType, RouteSpec } from './route';
 
 /**
  * The OpenAPI 3.1 document, derived from the route table and its zod schemas (zod's own JSON
  * Schema output is draft 2020-12, the dialect of OpenAPI 3.1). Named schemas (`.meta({ id })`)
- * become components; request schemas are rendered as input, responses as output.
+ * become components; request schemas are rendered as input, responses as output, both
+ * corrected where zod's rendering says less than the schema enforces (openapi-schema.ts). A
+ * request body may be shown as another schema (a merge patch: model/merge-patch-schema.ts).
+ * The document refuses what the service refuses: test/integration/api/contract.test.ts.
  */
 type JsonSchema = Record<string, unknown>;
 type Io = 'input' | 'output';
@@ -24,9 +32,7 @@ const MEDIA_TYPES: Record<BodyType, string> = {
 function mapRefs(value: unknown, map: (ref: string) => string): unknown {
   if (Array.isArray(value)) return value.map((item) => mapRefs(item, map));
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([key, inner]) => [key, key === '$ref' && typeof inner === 'string' ? map(inner) : mapRefs(inner, map)]),
-  );
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, key === '$ref' && typeof inner === 'string' ? map(inner) : mapRefs(inner, map)]));
 }
 
 const COMPONENTS = '#/components/schemas/';
@@ -39,7 +45,8 @@ class ComponentRegistry {
    * part already registered with a different rendering (input vs output) gets a suffix.
    */
   add(schema: z.ZodType, io: Io): JsonSchema {
-    const converted = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
+    const shown = documentedSchemaOf(schema);
+    const converted = z.toJSONSchema(shown, { target: 'draft-2020-12', io, unrepresentable: 'any', override: correctRendering }) as JsonSchema;
     const { $schema: _dialect, $defs, ...root } = converted;
     const toComponents = (value: unknown) => mapRefs(value, (ref) => ref.replace('#/$defs/', COMPONENTS));
     const definitions = Object.entries(($defs ?? {}) as Record<string, JsonSchema>).map(([id, definition]) => [id, toComponents(definition)] as const);
@@ -79,6 +86,30 @@ function generalErrors(route: RouteSpec): ErrorCode[] {
   return codes;
 }
 
+const PROBLEM_CONTENT = { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } };
+
+/** Answers about the request's form (10-400 with their own status), on the operations they can reach. */
+function formRefusals(route: RouteSpec): Record<string, JsonSchema> {
+  const { methodNotAllowed, contentTooLarge, unsupportedMediaType } = FORM_REFUSAL_STATUSES;
+  const refusals: Record<string, JsonSchema> = {
+    [methodNotAllowed]: {
+      description: 'Method Not Allowed: 10-400, for a method this path does not offer',
+      headers: { Allow: { description: 'The methods this path offers', schema: { type: 'string' } } },
+      content: PROBLEM_CONTENT,
+    },
+  };
+  if (!route.request.body) return refusals;
+  refusals[contentTooLarge] = {
+    description: `Content Too Large: 10-400, for a body over ${config.maxBodyBytes} bytes. Over 10 MiB API Gateway answers before the service, with its own body {"message": "Request Entity Too Large"}`,
+    content: {
+      ...PROBLEM_CONTENT,
+      'application/json': { schema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } },
+    },
+  };
+  refusals[unsupportedMediaType] = { description: 'Unsupported Media Type: 10-400, for a body in a media type the operation does not list', content: PROBLEM_CONTENT };
+  return refusals;
+}
+
 function errorResponses(route: RouteSpec): Record<string, JsonSchema> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of [...generalErrors(route), ...route.errors]) {
@@ -87,17 +118,17 @@ function errorResponses(route: RouteSpec): Record<string, JsonSchema> {
     if (!codes.includes(code)) codes.push(code);
     byStatus.set(status, codes);
   }
-  return Object.fromEntries(
-    [...byStatus.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([status, codes]) => [
-        String(status),
-        {
-          description: `${STATUS_CODES[status] ?? 'Error'}: ${codes.map((code) => `${code} (${errorCatalogue[code].message})`).join('; ')}`,
-          content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } },
-        },
-      ]),
+  const byCode = Object.fromEntries(
+    [...byStatus.entries()].map(([status, codes]) => [
+      String(status),
+      {
+        description: `${STATUS_CODES[status] ?? 'Error'}: ${codes.map((code) => `${code} (${errorCatalogue[code].message})`).join('; ')}`,
+        content: PROBLEM_CONTENT,
+      },
+    ]),
   );
+  const all = { ...byCode, ...formRefusals(route) };
+  return Object.fromEntries(Object.entries(all).sort(([a], [b]) => Number(a) - Number(b)));
 }
 
 function operation(registry: ComponentRegistry, route: RouteSpec): JsonSchema {
@@ -109,7 +140,7 @@ function operation(registry: ComponentRegistry, route: RouteSpec): JsonSchema {
           in: 'header',
           required: false,
           description: 'Makes a retried create return the first result instead of creating twice (kept 24 hours)',
-          schema: { type: 'string', minLength: 1, maxLength: 255 },
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY.source },
         },
       ]
     : [];
@@ -140,6 +171,16 @@ function operation(registry: ComponentRegistry, route: RouteSpec): JsonSchema {
   };
 }
 
+/** What every operation enforces that its schemas cannot say. */
+function wireRules(): string {
+  return [
+    'Path and query integers are written as decimal numerals.',
+    'A query parameter the operation does not list is refused (400, 10-1400).',
+    `Request bodies are at most ${config.maxBodyBytes} bytes (413 above) and nest objects and arrays at most ${MAX_JSON_DEPTH} levels (400, 10-1400 deeper), in the media types the operation lists (415 otherwise).`,
+    'Text members trimmed by the service say so: their bounds apply to the text without its surrounding white space.',
+  ].join(' ');
+}
+
 export function buildOpenApiDocument(
   routes: readonly RouteSpec[],
   info: { title: string; version: string; description: string },
@@ -159,7 +200,7 @@ export function buildOpenApiDocument(
   });
   return {
     openapi: '3.1.0',
-    info: { ...info, license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } },
+    info: { ...info, description: `${info.description}\n\n${wireRules()}`, license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } },
     servers: [{ url: API_BASE_PATH, description: 'This deployment' }],
     security: [{ bearerAuth: [] }],
     tags,

@@ -2,6 +2,8 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as z from 'zod';
 import { config } from '../config';
 import { AppError, validationError } from '../errors/app-error';
+import { contentTooLarge, unsupportedMediaType } from './form-refusals';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth';
 import type { BodyType, RouteSpec } from './route';
 import { describeIssues } from './validation';
 
@@ -14,10 +16,12 @@ export interface ParsedRequest {
 }
 
 const NO_QUERY = z.strictObject({});
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+/** An Idempotency-Key: 1 to 255 visible ASCII characters (the OpenAPI document states the same pattern). */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 const MEDIA_TYPES: Record<BodyType, (mediaType: string) => boolean> = {
-  json: (type) => type === 'application/json' || (type.endsWith('+json') && type !== 'application/merge-patch+json'),
+  // Exactly the type the OpenAPI document names: other +json types (JSON Patch, JSON:API) mean other things.
+  json: (type) => type === 'application/json',
   'merge-patch': (type) => type === 'application/merge-patch+json',
   form: (type) => type === 'application/x-www-form-urlencoded',
 };
@@ -26,6 +30,27 @@ const MEDIA_TYPE_NAMES: Record<BodyType, string> = {
   'merge-patch': 'application/merge-patch+json',
   form: 'application/x-www-form-urlencoded',
 };
+
+/** A lone UTF-16 surrogate: half a character, which no UTF-8 text decodes to. */
+const LONE_SURROGATE = /\p{Cs}/u;
+/** What a lenient decoder leaves of bytes that are not UTF-8; no identifier contains it. */
+const REPLACEMENT_CHARACTER = '\uFFFD';
+const NOT_UTF8 = 'must be valid percent-encoded UTF-8';
+
+/**
+ * Path and query values that are not text a client could have percent-encoded. API Gateway
+ * passes parameters on decoded (docs/decisions.md), so they are never decoded again here;
+ * whatever it passes for a malformed encoding (the raw text, or a lossy decoding) is refused
+ * as 10-1400 naming the parameter rather than reaching the store or a connector.
+ */
+function unreadableParameters(values: Readonly<Record<string, string | undefined>> | undefined, identifiers: boolean): string[] {
+  const names: string[] = [];
+  for (const [name, value] of Object.entries(values ?? {})) {
+    if (LONE_SURROGATE.test(name)) names.push('query');
+    else if (value !== undefined && (LONE_SURROGATE.test(value) || (identifiers && value.includes(REPLACEMENT_CHARACTER)))) names.push(name);
+  }
+  return names;
+}
 
 function badRequest(reason: string): AppError {
   return new AppError('10-400', { extraDetails: { reason } });
@@ -60,6 +85,11 @@ export function parseRequest(route: RouteSpec, event: APIGatewayProxyEventV2): P
     }
   }
 
+  for (const name of [...unreadableParameters(event.pathParameters, true), ...unreadableParameters(event.queryStringParameters, false)]) {
+    invalid = true;
+    problems[name] = NOT_UTF8;
+  }
+
   let idempotencyKey: string | undefined;
   if (route.request.idempotent) {
     idempotencyKey = event.headers['idempotency-key'];
@@ -78,7 +108,7 @@ function readBody(route: RouteSpec, event: APIGatewayProxyEventV2): unknown {
   if (event.body === undefined || event.body === null || event.body === '') return undefined;
   const bytes = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
   const limit = config.maxBodyBytes;
-  if (bytes.length > limit) throw badRequest(`request body exceeds ${limit} bytes`);
+  if (bytes.length > limit) throw contentTooLarge(limit);
   const text = bytes.toString('utf8');
   if (text.trim() === '') return undefined;
 
@@ -86,9 +116,11 @@ function readBody(route: RouteSpec, event: APIGatewayProxyEventV2): unknown {
   const mediaType = (event.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   const bodyType = accepted.find((type) => MEDIA_TYPES[type](mediaType));
   if (!bodyType) {
-    throw badRequest(`Content-Type must be ${accepted.map((type) => MEDIA_TYPE_NAMES[type]).join(' or ')}`);
+    throw unsupportedMediaType(accepted.map((type) => MEDIA_TYPE_NAMES[type]));
   }
   if (bodyType === 'form') return Object.fromEntries(new URLSearchParams(text));
+  // Checked on the raw text, before the parser or any recursive code sees the value.
+  if (exceedsJsonDepth(text)) throw validationError({ body: `must not nest objects and arrays deeper than ${MAX_JSON_DEPTH} levels` });
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {

@@ -2,27 +2,12 @@ import type { z } from 'zod';
 import type { Permission } from '../auth/permissions';
 import type { Principal } from '../auth/principal';
 import type { ErrorCode } from '../errors/catalogue';
+import type { ResourceAccess } from '../resource-access';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** Request body media types a route accepts. */
 export type BodyType = 'json' | 'merge-patch' | 'form';
-
-/**
- * What a route's function may touch in AWS. CDK grants exactly this (least privilege), so a
- * handler that needs more must say so here.
- */
-export interface ResourceAccess {
-  readonly table?: 'read' | 'write';
-  /** Envelope encryption of secrets: generate data keys (encrypt) and/or decrypt them. */
-  readonly dataKey?: readonly ('encrypt' | 'decrypt')[];
-  /** Access tokens: sign (issue) or read the public key (verify). */
-  readonly signingKey?: 'sign' | 'verify';
-  /** The service's data bucket (data versions, samples, analyses). */
-  readonly dataBucket?: 'read' | 'write';
-  /** State machines (statemachines/<name>.asl.json) the function starts jobs on. */
-  readonly startsJobs?: readonly string[];
-}
 
 /**
  * One entry of the route table. The table drives the CDK API (a function per route), the
@@ -58,6 +43,13 @@ export interface RouteSpec {
   /** Catalogue codes this route can answer with, besides the generic 400/401/403/500 ones. */
   readonly errors: readonly ErrorCode[];
   readonly access: ResourceAccess;
+  /**
+   * The handler runs DuckDB (the recipe SQL analyzer): on Lambda the engine comes from the
+   * DuckDB layer instead of the bundle, and the function gets more memory, hence more CPU
+   * (infra/stacks/api-domain-stack.ts). Only these routes may import @duckdb/node-api
+   * (test/infra/bundles.test.ts).
+   */
+  readonly engine?: true;
 }
 
 export function defineRoute<const T extends RouteSpec>(spec: T): T {

@@ -16,8 +16,22 @@ export const JOB_TRANSIENT = 'Job.Transient';
 /** Failures worth another attempt: timeouts, throttling, provider hiccups. */
 const TRANSIENT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['30-1100', '30-1110', '30-1303', '30-1307', '30-1005', '30-1002', '30-1413']);
 
-/** Step Functions' own errors for a step that ran too long or went silent. */
-const INACTIVITY_ERRORS = new Set(['States.Timeout', 'States.HeartbeatTimeout', 'Sandbox.Timedout']);
+/** The error a runner gives a job that died with it and could not run again (the twin's journal). */
+export const RUNNER_RESTARTED = 'Job.RunnerRestarted';
+
+/** Errors that say the step ran too long, went silent or died with its runner: 10-1047, with why. */
+const INACTIVITY_ERRORS: Readonly<Record<string, string>> = {
+  'States.Timeout': 'the step ran past its time limit',
+  'States.HeartbeatTimeout': 'the step sent no heartbeat in time',
+  'Sandbox.Timedout': 'the worker ran past its Lambda timeout',
+  [RUNNER_RESTARTED]: 'the job runner restarted while the job ran, twice',
+};
+
+/**
+ * Step Functions reports a Lambda that died without answering (killed at its timeout, out of
+ * memory, a crashed runtime) as Lambda.Unknown; its Cause tells which.
+ */
+const LAMBDA_DIED = 'Lambda.Unknown';
 
 const MAX_CAUSE_LENGTH = 1000;
 
@@ -74,7 +88,12 @@ function asJobError(value: unknown): JobError | undefined {
  */
 export function jobErrorFromState(failure: { readonly Error?: string; readonly Cause?: string }): JobError {
   const name = failure.Error ?? 'States.Runtime';
-  if (INACTIVITY_ERRORS.has(name)) return jobErrorOf(new AppError('10-1047', { extraDetails: { cause: name } }));
+  const inactivity = Object.hasOwn(INACTIVITY_ERRORS, name) ? INACTIVITY_ERRORS[name] : undefined;
+  if (inactivity) return jobErrorOf(new AppError('10-1047', { extraDetails: { cause: `${name}: ${inactivity}` } }));
+  if (name === LAMBDA_DIED) {
+    if (/timed out/i.test(failure.Cause ?? '')) return jobErrorOf(new AppError('10-1047', { extraDetails: { cause: `${name}: the worker ran past its Lambda timeout` } }));
+    return jobErrorOf(new AppError('10-500', { extraDetails: { cause: `${name}: the worker stopped without an answer (out of memory or a crash)` } }));
+  }
   if (name === JOB_FAILED || name === JOB_TRANSIENT) {
     const cause = parseJson(failure.Cause);
     const message = typeof cause === 'object' && cause !== null && 'errorMessage' in cause ? parseJson(String(cause.errorMessage)) : cause;

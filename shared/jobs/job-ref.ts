@@ -1,7 +1,5 @@
 import type { ItemKey } from '../db/keys';
 
-export type JobKind = 'import' | 'schema-analysis';
-
 /**
  * Where a job's status lives, carried in the state machine's input so that every step,
  * including the generic failure recorder, can write it without knowing the job's kind.
@@ -9,12 +7,26 @@ export type JobKind = 'import' | 'schema-analysis';
 export interface JobRef {
   readonly tenant_id: string;
   readonly job_id: string;
-  readonly kind: JobKind;
+  /** The job's declaration name (shared/jobs/define-job.ts), e.g. `import`. */
+  readonly kind: string;
   /** The item whose `attribute` holds the JobExecution (a data version). */
   readonly subject: ItemKey;
   readonly attribute: JobAttribute;
   /** The item whose `active_job` admits one job at a time; released when the job ends. */
   readonly lock?: ItemKey;
+  /** A copy of the subject kept on another item, written with it (see JobMirror). */
+  readonly mirror?: JobMirror;
+}
+
+/**
+ * An item that keeps a copy of the subject's fields under `attribute` (a data table's latest
+ * version, so that listing tables needs no read per table). Every status write and every
+ * field the job produces goes to the copy too, in the same transaction and under the same
+ * conditions: while the copy names the job it is the subject's twin.
+ */
+export interface JobMirror {
+  readonly item: ItemKey;
+  readonly attribute: string;
 }
 
 export type JobAttribute = 'execution' | 'analysis_execution';

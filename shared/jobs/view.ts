@@ -25,5 +25,10 @@ export function isRunning(execution: StoredExecution, now: number, inactivitySec
 export function executionView(execution: StoredExecution, now: number, inactivitySeconds: number): JobExecution {
   const view: JobExecution = { ...execution, started_date: execution.started_date ?? null, ended_date: execution.ended_date ?? null };
   if (!isAbandoned(execution, now, inactivitySeconds)) return view;
-  return { ...view, status: 'FAILED', ended_date: execution.heartbeat_date, error: jobErrorOf(new AppError('10-1047', { extraDetails: { cause: 'no heartbeat from the worker' } })) };
+  return {
+    ...view,
+    status: 'FAILED',
+    ended_date: execution.heartbeat_date,
+    error: jobErrorOf(new AppError('10-1047', { extraDetails: { cause: 'no heartbeat from the worker' } })),
+  };
 }

@@ -1,5 +1,7 @@
 import * as z from 'zod';
 import { AuditFields, Description, EchoedAuditFields, EntityId, IdParameter, LockVersion, Name, Tags, listEnvelope } from './common';
+import { documented, mergePatchOf } from './merge-patch-schema';
+import { printableAscii, withoutControls } from './text-rules';
 
 /**
  * Connections (spec 2.3, 2.4). Two tables are the single source of truth: the auth variants
@@ -14,6 +16,17 @@ const text = (max: number) => z.string().trim().min(1).max(max);
 const secret = (max: number) => z.string().min(1).max(max);
 const optionalText = (max: number) => z.string().trim().max(max).nullable().optional();
 
+/**
+ * An access key id: AWS documents 16–128 word characters; S3-compatible stores use shorter
+ * ones (MinIO from 3, the local twin's s3rver "S3RVER") and lower case (Cloudflare R2, B2).
+ */
+const AccessKeyId = z
+  .string()
+  .trim()
+  .min(3)
+  .max(128)
+  .regex(/^[A-Za-z0-9._-]*$/, 'must contain only letters A-Z and a-z, digits, ".", "_" and "-"');
+
 interface AuthVariant<R extends z.ZodObject, U extends z.ZodObject, P extends z.ZodObject> {
   /** The one write-only field of the variant. */
   readonly secretField: string;
@@ -25,12 +38,12 @@ interface AuthVariant<R extends z.ZodObject, U extends z.ZodObject, P extends z.
   readonly response: P;
 }
 
-const authVariant = <R extends z.ZodObject, U extends z.ZodObject, P extends z.ZodObject>(
-  secretField: string,
-  request: R,
-  update: U,
-  response: P,
-): AuthVariant<R, U, P> => ({ secretField, request, update, response });
+const authVariant = <R extends z.ZodObject, U extends z.ZodObject, P extends z.ZodObject>(secretField: string, request: R, update: U, response: P): AuthVariant<R, U, P> => ({
+  secretField,
+  request,
+  update,
+  response,
+});
 
 const ServiceAccountKey = z.strictObject({
   auth_type: z.literal('service_account_key'),
@@ -39,27 +52,32 @@ const ServiceAccountKey = z.strictObject({
 });
 const WorkloadIdentity = z.strictObject({
   auth_type: z.literal('workload_identity'),
-  client_id: text(1024),
-  client_secret: secret(4096),
+  client_id: printableAscii(text(1024)),
+  client_secret: printableAscii(secret(4096)),
   token_url: text(2048),
-  scope: text(1024),
+  scope: printableAscii(text(1024)),
   service_account_email: z.email().max(320),
-  audience: text(2048),
-  project_id: text(128),
+  audience: withoutControls(text(2048)),
+  project_id: withoutControls(text(128)),
 });
 const SecretKey = z.strictObject({
   auth_type: z.literal('secret_key'),
-  access_key_id: text(128),
-  secret_access_key: secret(1024),
+  access_key_id: AccessKeyId,
+  secret_access_key: printableAscii(secret(1024)),
   endpoint: text(2048).describe('HTTPS URL of an S3-compatible service'),
 });
-const Password = z.strictObject({ auth_type: z.literal('password'), username: text(255), password: secret(1024), host: text(255) });
+const Password = z.strictObject({
+  auth_type: z.literal('password'),
+  username: withoutControls(text(255)),
+  password: withoutControls(secret(1024)),
+  host: text(255),
+});
 const OAuthClientCredentials = z.strictObject({
   auth_type: z.literal('oauth_client_credentials'),
   token_url: text(2048),
-  client_id: text(1024),
-  client_secret: secret(4096),
-  scope: text(1024),
+  client_id: printableAscii(text(1024)),
+  client_secret: printableAscii(secret(4096)),
+  scope: printableAscii(text(1024)),
   host: text(2048),
 });
 const DeltaSharingProfile = z.strictObject({
@@ -70,10 +88,10 @@ const DeltaSharingProfile = z.strictObject({
 const PrivateKeyJwt = z.strictObject({
   auth_type: z.literal('private_key_jwt'),
   token_url: text(2048),
-  client_id: text(1024),
+  client_id: printableAscii(text(1024)),
   private_key: z.string().max(16_384).describe('RSA private key, PEM'),
-  kid: text(255),
-  scope: optionalText(1024),
+  kid: withoutControls(text(255)),
+  scope: printableAscii(z.string().trim().max(1024)).nullable().optional(),
   host: text(2048),
 });
 
@@ -86,18 +104,8 @@ export const AUTH_VARIANTS = {
     ServiceAccountKey.partial({ service_account_key_json: true }),
     responseOf(ServiceAccountKey).omit({ service_account_key_json: true }),
   ),
-  workload_identity: authVariant(
-    'client_secret',
-    WorkloadIdentity,
-    WorkloadIdentity.partial({ client_secret: true }),
-    responseOf(WorkloadIdentity).omit({ client_secret: true }),
-  ),
-  secret_key: authVariant(
-    'secret_access_key',
-    SecretKey,
-    SecretKey.partial({ secret_access_key: true }),
-    responseOf(SecretKey).omit({ secret_access_key: true }),
-  ),
+  workload_identity: authVariant('client_secret', WorkloadIdentity, WorkloadIdentity.partial({ client_secret: true }), responseOf(WorkloadIdentity).omit({ client_secret: true })),
+  secret_key: authVariant('secret_access_key', SecretKey, SecretKey.partial({ secret_access_key: true }), responseOf(SecretKey).omit({ secret_access_key: true })),
   password: authVariant('password', Password, Password.partial({ password: true }), responseOf(Password).omit({ password: true })),
   oauth_client_credentials: authVariant(
     'client_secret',
@@ -113,21 +121,12 @@ export const AUTH_VARIANTS = {
       .omit({ delta_sharing_profile_content: true })
       .extend({ delta_sharing_profile_content_redacted: z.string().describe('The profile with every credential replaced by a redaction mark') }),
   ),
-  private_key_jwt: authVariant(
-    'private_key',
-    PrivateKeyJwt,
-    PrivateKeyJwt.partial({ private_key: true }),
-    responseOf(PrivateKeyJwt).omit({ private_key: true }),
-  ),
+  private_key_jwt: authVariant('private_key', PrivateKeyJwt, PrivateKeyJwt.partial({ private_key: true }), responseOf(PrivateKeyJwt).omit({ private_key: true })),
 };
 export type AuthType = keyof typeof AUTH_VARIANTS;
 export const AUTH_TYPES = Object.keys(AUTH_VARIANTS) as AuthType[];
 
-const PathRestriction = z
-  .string()
-  .trim()
-  .min(1)
-  .max(1024)
+const PathRestriction = withoutControls(z.string().trim().min(1).max(1024))
   .nullable()
   .optional()
   .describe('Limits access to paths inside the bucket: "<bucket>" or "<bucket>/<folder>/"');
@@ -156,10 +155,7 @@ const TEST_OVERRIDES = {
   pricing_sdk: {},
 } satisfies Record<ConnectionType, z.ZodRawShape>;
 
-export const SETTING_NAMES = Object.fromEntries(CONNECTION_TYPES.map((type) => [type, Object.keys(SETTINGS[type])])) as unknown as Record<
-  ConnectionType,
-  readonly string[]
->;
+export const SETTING_NAMES = Object.fromEntries(CONNECTION_TYPES.map((type) => [type, Object.keys(SETTINGS[type])])) as unknown as Record<ConnectionType, readonly string[]>;
 
 const PRICING_RESPONSE = { type_mapping: TypeMapping, type_mapping_name: optionalText(255) };
 
@@ -208,7 +204,10 @@ function connectionType<const T extends ConnectionType, S extends z.ZodRawShape,
         type: typeLiteral,
         ...common,
         read: z.boolean().optional().describe('Default true'),
-        write: z.boolean().optional().describe(type === 'pricing_dim' ? 'Default true: pricing DIM connections are targets' : 'Default false'),
+        write: z
+          .boolean()
+          .optional()
+          .describe(type === 'pricing_dim' ? 'Default true: pricing DIM connections are targets' : 'Default false'),
         auth: authUnion(variants, 'request'),
         ...settings,
       })
@@ -316,14 +315,7 @@ export const ConnectionResponse = z
   ])
   .meta({ id: 'Connection' });
 export const ConnectionTestResult = z
-  .discriminatedUnion('type', [
-    objectStore.testResult,
-    warehouse.testResult,
-    deltaSharing.testResult,
-    pricingDim.testResult,
-    cloudStore.testResult,
-    analyticsDb.testResult,
-  ])
+  .discriminatedUnion('type', [objectStore.testResult, warehouse.testResult, deltaSharing.testResult, pricingDim.testResult, cloudStore.testResult, analyticsDb.testResult])
   .meta({ id: 'ConnectionTestResult' });
 export const ConnectionList = listEnvelope(ConnectionResponse, 'ConnectionList');
 
@@ -331,9 +323,14 @@ export const ConnectionList = listEnvelope(ConnectionResponse, 'ConnectionList')
  * Merge (PATCH): an RFC 7396 merge patch of the update document. Only the fields sent change;
  * null removes an optional field. The merged document is then validated as a full update.
  */
-export const ConnectionMergePatch = z
-  .looseObject({ id: EntityId, lock_version: LockVersion, type: z.enum(CONNECTION_TYPES) })
-  .meta({ id: 'ConnectionMergePatch', description: 'RFC 7396 merge patch of ConnectionUpdateRequest; id, lock_version and type are required' });
+export const ConnectionMergePatch = documented(
+  z.looseObject({ id: EntityId, lock_version: LockVersion, type: z.enum(CONNECTION_TYPES) }),
+  mergePatchOf(ConnectionMergedDocument, ['id', 'lock_version', 'type']).meta({
+    id: 'ConnectionMergePatch',
+    description:
+      'RFC 7396 merge patch of ConnectionUpdateRequest: id, lock_version and type are required, every other member optional; null removes an optional member; auth merges member by member (send auth_type and every required member to switch to another auth type)',
+  }),
+);
 
 export const TypeMappingUpdateRequest = z
   .strictObject({

@@ -1,11 +1,20 @@
 import * as z from 'zod';
-import { DATA_SOURCE_TYPES, type DataSourceData, type DataSourceType } from '../data-sources/store';
 import { AuditFields, Description, EchoedAuditFields, EntityId, IdParameter, LockVersion, Name, Tags, listEnvelope } from './common';
+import { documented, mergePatchOf } from './merge-patch-schema';
 
 /**
  * Data sources (spec 2.5). One table, the kinds' own fields, is the single source of truth:
  * every request and response schema, and the stored form, is derived from it.
  */
+
+/**
+ * Data source kinds on the wire (spec 2.5). The spec writes the delta-sharing value as
+ * "delta sharing"; requests may spell it that way, responses say delta_sharing. The
+ * analytics-database kind is not named by the spec: analytics_db, like its connection type.
+ */
+export const DATA_SOURCE_TYPES = ['bucket', 'rdbms', 'delta_sharing', 'analytics_db'] as const;
+export type DataSourceType = (typeof DATA_SOURCE_TYPES)[number];
+
 const text = (max: number) => z.string().trim().min(1).max(max);
 const optionalText = (max: number) => z.string().trim().max(max).nullable().optional();
 
@@ -34,10 +43,13 @@ const KIND_RESPONSE_FIELDS = {
   analytics_db: { table_ref: z.string() },
 } satisfies Record<DataSourceType, z.ZodRawShape>;
 
+/** A field that only some kinds have, such as path or query. */
+type KindField = { [T in DataSourceType]: keyof (typeof KIND_FIELDS)[T] }[DataSourceType];
+
 /** The stored fields of each kind; the other kinds' fields are null. */
 export const KIND_FIELD_NAMES = Object.fromEntries(DATA_SOURCE_TYPES.map((type) => [type, Object.keys(KIND_FIELDS[type])])) as unknown as Record<
   DataSourceType,
-  readonly (keyof DataSourceData)[]
+  readonly KindField[]
 >;
 
 /** The spec writes the delta-sharing value "delta sharing"; requests may, responses say delta_sharing. */
@@ -77,33 +89,29 @@ const rdbms = dataSourceKind('rdbms', 'Rdbms');
 const deltaSharing = dataSourceKind('delta_sharing', 'DeltaSharing');
 const analyticsDb = dataSourceKind('analytics_db', 'AnalyticsDb');
 
-export const DataSourceCreateRequest = z
-  .discriminatedUnion('type', [bucket.create, rdbms.create, deltaSharing.create, analyticsDb.create])
-  .meta({ id: 'DataSourceCreateRequest' });
-export const DataSourceUpdateRequest = z
-  .discriminatedUnion('type', [bucket.update, rdbms.update, deltaSharing.update, analyticsDb.update])
-  .meta({ id: 'DataSourceUpdateRequest' });
-export const DataSourceResponse = z
-  .discriminatedUnion('type', [bucket.response, rdbms.response, deltaSharing.response, analyticsDb.response])
-  .meta({ id: 'DataSource' });
+export const DataSourceCreateRequest = z.discriminatedUnion('type', [bucket.create, rdbms.create, deltaSharing.create, analyticsDb.create]).meta({ id: 'DataSourceCreateRequest' });
+export const DataSourceUpdateRequest = z.discriminatedUnion('type', [bucket.update, rdbms.update, deltaSharing.update, analyticsDb.update]).meta({ id: 'DataSourceUpdateRequest' });
+export const DataSourceResponse = z.discriminatedUnion('type', [bucket.response, rdbms.response, deltaSharing.response, analyticsDb.response]).meta({ id: 'DataSource' });
 export const DataSourceList = listEnvelope(DataSourceResponse, 'DataSourceList');
 
 /**
  * Merge (PATCH): an RFC 7396 merge patch of the update document. Only the fields sent change;
  * null removes an optional field. The merged document is then validated as a full update.
  */
-export const DataSourceMergePatch = z
-  .looseObject({ id: EntityId, lock_version: LockVersion, type: z.enum([...DATA_SOURCE_TYPES, 'delta sharing']) })
-  .meta({ id: 'DataSourceMergePatch', description: 'RFC 7396 merge patch of DataSourceUpdateRequest; id, lock_version and type are required' });
+export const DataSourceMergePatch = documented(
+  z.looseObject({ id: EntityId, lock_version: LockVersion, type: z.enum([...DATA_SOURCE_TYPES, 'delta sharing']) }),
+  mergePatchOf(DataSourceUpdateRequest, ['id', 'lock_version', 'type']).meta({
+    id: 'DataSourceMergePatch',
+    description: 'RFC 7396 merge patch of DataSourceUpdateRequest: id, lock_version and type are required, every other member optional; null removes an optional member',
+  }),
+);
 
 /** Test of an rdbms query through a stored warehouse connection (spec 2.5, "Test rdbms DataSource"). */
 export const RdbmsTestQueryRequest = z.strictObject({ query: SourceQuery, warehouse: SourceWarehouse }).meta({ id: 'RdbmsTestQueryRequest' });
-export const RdbmsTestQueryResult = z
-  .object({ valid: z.literal(true) })
-  .meta({
-    id: 'RdbmsTestQueryResult',
-    description: 'Not produced yet: the warehouse connector does not exist, so a query that passes the local checks is answered with 501 10-1501',
-  });
+export const RdbmsTestQueryResult = z.object({ valid: z.literal(true) }).meta({
+  id: 'RdbmsTestQueryResult',
+  description: 'The warehouse compiled the query: it is valid for the connection',
+});
 
 export const DataSourceIdParams = z.strictObject({ data_source_id: IdParameter });
 

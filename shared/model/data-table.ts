@@ -97,18 +97,15 @@ export const BatchCreateRequest = z
       .min(1)
       .max(MAX_BATCH)
       .refine((ids) => new Set(ids).size === ids.length, { error: 'must not repeat an id' })
+      .meta({ uniqueItems: true })
       .describe(`Tables to import a new version of, at most ${MAX_BATCH}`),
   })
   .meta({ id: 'DataVersionBatchCreateRequest' });
 
 /** A refusal inside a batch: the code and message a single request would have answered. */
-export const BatchItemError = z
-  .object({ code: z.string(), status: z.int(), message: z.string() })
-  .meta({ id: 'BatchItemError' });
+export const BatchItemError = z.object({ code: z.string(), status: z.int(), message: z.string() }).meta({ id: 'BatchItemError' });
 
-export const JobLink = z
-  .object({ job_id: z.string(), status_url: z.string().describe('Where the job status is read: the data version') })
-  .meta({ id: 'JobLink' });
+export const JobLink = z.object({ job_id: z.string(), status_url: z.string().describe('Where the job status is read: the data version') }).meta({ id: 'JobLink' });
 
 export const BatchCreateResult = z
   .object({
@@ -133,6 +130,8 @@ export const BatchDeleteRequest = z
       .refine((refs) => new Set(refs.map((ref) => `${ref.data_table_id}/${ref.version_number}`)).size === refs.length, {
         error: 'must not repeat a version',
       })
+      // Items are exactly {data_table_id, version_number}: JSON equality is the same test.
+      .meta({ uniqueItems: true })
       .describe('Versions of one data table (20-1001 otherwise)'),
   })
   .meta({ id: 'DataVersionBatchDeleteRequest' });
@@ -186,4 +185,3 @@ export const SchemaAnalysisStatus = z
   .meta({ id: 'SchemaAnalysisStatus' });
 
 export const SchemaAlerts = z.object({ depth: SchemaAnalysisDepth, alerts: z.array(SchemaAlert) }).meta({ id: 'SchemaAlerts' });
-

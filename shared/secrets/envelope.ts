@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { DecryptCommand, GenerateDataKeyCommand } from '@aws-sdk/client-kms';
+import * as z from 'zod';
 import { kmsClient } from '../aws/clients';
 import { config } from '../config';
 
@@ -8,15 +9,19 @@ import { config } from '../config';
  * AES-256-GCM over the value, and only the KMS-encrypted data key stored beside it. The
  * encryption context (tenant, entity, id) is bound both into KMS and into GCM's additional
  * data, so a sealed value copied to another entity or tenant does not open.
+ *
+ * The schema of a sealed value checks its structure only (what opening needs), never the
+ * ciphertext, which only KMS and GCM can judge.
  */
-export interface SealedSecret {
-  readonly v: 1;
+export const SealedSecret = z.object({
+  v: z.literal(1),
   /** KMS ciphertext of the data key. */
-  readonly key: string;
-  readonly iv: string;
-  readonly tag: string;
-  readonly data: string;
-}
+  key: z.string(),
+  iv: z.string(),
+  tag: z.string(),
+  data: z.string(),
+});
+export type SealedSecret = z.infer<typeof SealedSecret>;
 
 export type EncryptionContext = Readonly<Record<string, string>>;
 
@@ -25,9 +30,7 @@ function additionalData(context: EncryptionContext): Buffer {
 }
 
 export async function seal(plaintext: string, context: EncryptionContext): Promise<SealedSecret> {
-  const { Plaintext, CiphertextBlob } = await kmsClient().send(
-    new GenerateDataKeyCommand({ KeyId: config.dataKeyId, KeySpec: 'AES_256', EncryptionContext: { ...context } }),
-  );
+  const { Plaintext, CiphertextBlob } = await kmsClient().send(new GenerateDataKeyCommand({ KeyId: config.dataKeyId, KeySpec: 'AES_256', EncryptionContext: { ...context } }));
   if (!Plaintext || !CiphertextBlob) throw new Error('KMS returned no data key');
   const dataKey = Buffer.from(Plaintext);
   try {
@@ -48,9 +51,7 @@ export async function seal(plaintext: string, context: EncryptionContext): Promi
 }
 
 export async function open(sealed: SealedSecret, context: EncryptionContext): Promise<string> {
-  const { Plaintext } = await kmsClient().send(
-    new DecryptCommand({ CiphertextBlob: Buffer.from(sealed.key, 'base64'), EncryptionContext: { ...context } }),
-  );
+  const { Plaintext } = await kmsClient().send(new DecryptCommand({ CiphertextBlob: Buffer.from(sealed.key, 'base64'), EncryptionContext: { ...context } }));
   if (!Plaintext) throw new Error('KMS returned no plaintext');
   const dataKey = Buffer.from(Plaintext);
   try {

@@ -1,20 +1,33 @@
 import { describe, expect, it } from 'vitest';
 import { AUTHORIZER_HANDLER, FALLBACK_HANDLER, routes } from '../../functions/routes';
-import { bundleFunction, forbiddenPackagesIn, MAX_API_BUNDLE_BYTES } from '../../infra/bundling';
+import { bundleBudget, bundleFunction, duckDbImportsIn, forbiddenInRoute, routeExternalModules } from '../../infra/bundling';
 
 /**
  * What every API function carries, bundled as deployed: never the data engine or a warehouse
  * SDK (those belong to job workers), and within the size budget. npm run bench reports the
- * sizes; this test keeps a regression from landing.
+ * sizes; this test keeps a regression from landing. The one exception: a route that declares
+ * `engine` (it analyses recipe SQL) imports DuckDB, left external for the DuckDB layer,
+ * never bundled.
  */
 const handlers = [...new Set([...routes.map((route) => route.handler), AUTHORIZER_HANDLER, FALLBACK_HANDLER])].sort();
+const engineHandlers = new Set(routes.filter((route) => route.engine).map((route) => route.handler));
 
 describe('API function bundles', () => {
   it.each(handlers)('%s carries no engine or warehouse SDK and stays under the budget', async (handler) => {
-    const { bytes, metafile } = await bundleFunction(`functions/${handler}.ts`);
-    expect(forbiddenPackagesIn(metafile)).toEqual([]);
-    expect(bytes).toBeLessThanOrEqual(MAX_API_BUNDLE_BYTES);
+    const engine = engineHandlers.has(handler);
+    const { bytes, metafile } = await bundleFunction(`functions/${handler}.ts`, routeExternalModules(engine));
+    expect(forbiddenInRoute(metafile, engine)).toEqual([]);
+    expect(bytes).toBeLessThanOrEqual(bundleBudget(handler));
     // The AWS SDK comes from the Lambda runtime, not the bundle.
     expect(Object.keys(metafile.inputs).some((path) => path.includes('node_modules/@aws-sdk/'))).toBe(false);
+    // A route declares engine only when it runs DuckDB: the layer and the memory are not free.
+    expect(duckDbImportsIn(metafile).length > 0).toBe(engine);
+  });
+
+  it('lets a route that declares engine import DuckDB from the layer, and no other', async () => {
+    const { metafile } = await bundleFunction('shared/engine/recipe-sql.ts', routeExternalModules(true));
+    expect(duckDbImportsIn(metafile)).toEqual(['@duckdb/node-api']);
+    expect(forbiddenInRoute(metafile, true)).toEqual([]);
+    expect(forbiddenInRoute(metafile, false)).toEqual(['@duckdb/node-api']);
   });
 });

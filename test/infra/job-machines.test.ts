@@ -1,5 +1,5 @@
 /**
- * The real jobs as deployed: statemachines/*.asl.json with the workers of functions/workers.ts
+ * The real jobs as deployed: the jobs of functions/jobs.ts with their workers
  * and the routes that start them and read what they write (the data-tables domain of the real
  * route table; api.test.ts checks every route's grants generically). One synthesis, with
  * cdk-nag and bundling (the DuckDB layer included), for the whole file.
@@ -7,26 +7,32 @@
 import { existsSync, openSync, readdirSync, readFileSync, readSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routes } from '../../functions/routes';
-import { workers } from '../../functions/workers';
+import { AUTHORIZER_HANDLER, routes } from '../../functions/routes';
+import { ESM_BANNER } from '../../infra/bundling';
+import { jobs, workersOf } from '../../functions/jobs';
 import { duckDbVersion } from '../../infra/layers/duckdb-layer';
 import { installForLambda } from '../../infra/layers/lambda-packages';
 import { PROJECT_ROOT } from '../../infra/stacks/service-function';
-import { stateMachineArnVariable, stateMachineFiles } from '../../infra/state-machines';
+import { stateMachineArnVariable } from '../../shared/jobs/define-job';
+import { actionsOfStatement, nextOf, stateOf, type CfnResource } from './documents';
+import { asList, at, stringAt, type JsonObject } from './json';
 import {
   actionsOf,
   allResourcesOfType,
   assetDir,
+  awsSolutionsReport,
   bundleDir,
   dataBucket,
   deployedDefinition,
   functionMarker,
   functionOf,
   grants,
+  propertiesOf,
   roleStatements,
   rootKeys,
   sameTarget,
   synthesize,
+  SYNTH_TIMEOUT_MS,
   targetOf,
   workerOf,
   type FunctionInfo,
@@ -36,11 +42,12 @@ import {
 
 const DOMAIN_ROUTES = routes.filter((route) => route.tag === 'data-tables');
 
-/** Each job: its file, its work state, the worker that state runs. */
+/** Each job: its machine, its work state, the worker that state runs. */
 const JOBS = [
-  { machine: 'import', workState: 'Import', worker: 'import-data-version' },
-  { machine: 'schema-analysis', workState: 'Analyse', worker: 'analyse-schema' },
+  { machine: 'import', workState: 'Work', worker: 'import-data-version' },
+  { machine: 'schema-analysis', workState: 'Work', worker: 'analyse-schema' },
 ] as const;
+const workers = workersOf(jobs);
 const FAILURE_RECORDER = 'record-job-failure';
 const ENGINE_WORKERS = ['import-data-version', 'analyse-schema'];
 
@@ -50,7 +57,7 @@ let stage: SynthesizedStage;
 
 beforeAll(() => {
   stage = synthesize({ stage: 'real-jobs', routes: DOMAIN_ROUTES, nag: true });
-});
+}, SYNTH_TIMEOUT_MS);
 afterAll(() => stage?.close());
 
 const routeFunction = (operationId: string): FunctionInfo => {
@@ -61,7 +68,7 @@ const routeFunction = (operationId: string): FunctionInfo => {
 const worker = (name: string): FunctionInfo => workerOf(stage, name);
 const asTarget = (fn: FunctionInfo): Target => ({ view: fn.view, logicalId: fn.logicalId, attribute: undefined });
 
-function machine(name: string): { view: SynthesizedStage['root']; logicalId: string; resource: any } {
+function machine(name: string): { view: SynthesizedStage['root']; logicalId: string; resource: CfnResource } {
   const found = allResourcesOfType(stage, 'AWS::StepFunctions::StateMachine').filter(({ logicalId }) => logicalId.startsWith(`${pascal(name)}StateMachine`));
   expect(found, name).toHaveLength(1);
   return found[0]!;
@@ -87,8 +94,8 @@ const keyActions = (fn: FunctionInfo, key: Target): string[] =>
 const machineVariables = (fn: FunctionInfo): string[] => Object.keys(fn.environment).filter((name) => name.endsWith('_STATE_MACHINE_ARN'));
 
 describe('state machines', () => {
-  it('one per statemachines/*.asl.json, and the jobs here are all of them', () => {
-    const names = stateMachineFiles().map((file) => file.name);
+  it('one per job of functions/jobs.ts, and the jobs here are all of them', () => {
+    const names = jobs.map((job) => job.name);
     expect(names.sort()).toEqual(JOBS.map((job) => job.machine).sort());
     expect(allResourcesOfType(stage, 'AWS::StepFunctions::StateMachine')).toHaveLength(names.length);
   });
@@ -99,24 +106,24 @@ describe('state machines', () => {
     it(`runs ${job.worker} and hands failures to ${FAILURE_RECORDER}`, () => {
       const { text } = deployedDefinition(stage, machine(job.machine));
       expect(text).not.toMatch(/\$\{/);
-      const states = definition().States as Record<string, any>;
-      expect(states[job.workState].Parameters.FunctionName).toBe(functionMarker(worker(job.worker)));
-      expect(states.RecordFailure.Parameters.FunctionName).toBe(functionMarker(worker(FAILURE_RECORDER)));
-      const invoked = Object.values(states)
+      const deployed = definition();
+      expect(stateOf(deployed, job.workState).Parameters?.FunctionName).toBe(functionMarker(worker(job.worker)));
+      expect(stateOf(deployed, 'RecordFailure').Parameters?.FunctionName).toBe(functionMarker(worker(FAILURE_RECORDER)));
+      const invoked = Object.values(deployed.States)
         .filter((state) => state.Type === 'Task')
-        .map((state) => state.Parameters.FunctionName);
+        .map((state) => state.Parameters?.FunctionName);
       expect(new Set(invoked)).toEqual(new Set([functionMarker(worker(job.worker)), functionMarker(worker(FAILURE_RECORDER))]));
     });
 
     it('times the work step out before its Lambda does, and retries transient failures with backoff and jitter', () => {
-      const work = definition().States[job.workState];
+      const work = stateOf(definition(), job.workState);
       // Below the worker's own timeout: an overrun is States.Timeout (10-1047), not a killed sandbox.
       expect(work.TimeoutSeconds).toBeGreaterThan(0);
       expect(work.TimeoutSeconds).toBeLessThan(workers.find((spec) => spec.name === job.worker)!.timeoutSeconds);
-      const retried = work.Retry.flatMap((retry: any) => retry.ErrorEquals);
+      const retried = (work.Retry ?? []).flatMap((retry) => retry.ErrorEquals);
       for (const error of ['Job.Transient', ...LAMBDA_TRANSIENT_ERRORS]) expect(retried, error).toContain(error);
       expect(retried).not.toContain('States.ALL');
-      for (const retry of work.Retry) {
+      for (const retry of work.Retry ?? []) {
         expect(retry.BackoffRate).toBeGreaterThan(1);
         expect(retry.IntervalSeconds).toBeGreaterThan(0);
         expect(retry.MaxAttempts).toBeGreaterThan(0);
@@ -126,14 +133,14 @@ describe('state machines', () => {
     });
 
     it('catches everything else into RecordFailure, which is retried itself and ends the execution as failed', () => {
-      const { States: states } = definition();
-      expect(states[job.workState].Catch).toEqual([expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: 'RecordFailure' })]);
-      const recorder = states.RecordFailure;
+      const deployed = definition();
+      expect(stateOf(deployed, job.workState).Catch).toEqual([expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: 'RecordFailure' })]);
+      const recorder = stateOf(deployed, 'RecordFailure');
       expect(recorder.Type).toBe('Task');
-      expect(recorder.Retry.length).toBeGreaterThan(0);
-      expect(recorder.Retry.flatMap((retry: any) => retry.ErrorEquals)).toContain('States.ALL');
+      expect(recorder.Retry?.length).toBeGreaterThan(0);
+      expect((recorder.Retry ?? []).flatMap((retry) => retry.ErrorEquals)).toContain('States.ALL');
       expect(recorder.TimeoutSeconds).toBeGreaterThan(0);
-      expect(states[recorder.Next].Type).toBe('Fail');
+      expect(nextOf(deployed, recorder).Type).toBe('Fail');
     });
 
     it('has a machine-level timeout that leaves room for a full work step', () => {
@@ -144,18 +151,20 @@ describe('state machines', () => {
 
     it('its role may invoke exactly its own workers', () => {
       const { view, resource } = machine(job.machine);
-      const lambda = roleStatements(view, resource.Properties.RoleArn).filter((statement) =>
-        [statement.Action].flat().some((action: string) => action.startsWith('lambda:')),
-      );
+      const lambda = roleStatements(view, propertiesOf(resource).RoleArn).filter((statement) => actionsOfStatement(statement).some((action) => action.startsWith('lambda:')));
       expect(lambda).toHaveLength(1);
-      expect(lambda[0].Action).toBe('lambda:InvokeFunction');
-      const invoked = [lambda[0].Resource].flat().map((arn: unknown) => targetOf(view, arn));
+      expect(lambda[0]!.Action).toBe('lambda:InvokeFunction');
+      const invoked = asList(lambda[0]!.Resource).map((arn) => targetOf(view, arn));
       expect(invoked).toHaveLength(2);
-      for (const name of [job.worker, FAILURE_RECORDER]) expect(invoked.some((target) => sameTarget(target, asTarget(worker(name)))), name).toBe(true);
+      for (const name of [job.worker, FAILURE_RECORDER])
+        expect(
+          invoked.some((target) => sameTarget(target, asTarget(worker(name)))),
+          name,
+        ).toBe(true);
     });
 
     it('logs every event, without execution data', () => {
-      const logging = machine(job.machine).resource.Properties.LoggingConfiguration;
+      const logging = propertiesOf(machine(job.machine).resource).LoggingConfiguration;
       expect(logging).toMatchObject({ Level: 'ALL', IncludeExecutionData: false });
     });
   });
@@ -170,14 +179,17 @@ describe('starting jobs', () => {
     const starts = grants(fn).filter((grant) => grant.action.startsWith('states:'));
     expect(starts.map((grant) => grant.action)).toEqual(['states:StartExecution']);
     expect(sameTarget(starts[0]!.target, machineTarget(name))).toBe(true);
-    expect(machineVariables(fn)).toEqual([stateMachineArnVariable(name)]);
-    expect(sameTarget(targetOf(fn.view, fn.environment[stateMachineArnVariable(name)]), machineTarget(name))).toBe(true);
+    expect(machineVariables(fn)).toEqual([stateMachineArnVariable({ name })]);
+    expect(sameTarget(targetOf(fn.view, fn.environment[stateMachineArnVariable({ name })]), machineTarget(name))).toBe(true);
   });
 
   it('no other function may start a job or learns a machine ARN; workers never do', () => {
     const starters = new Set([routeFunction('batchCreateDataVersions').logicalId, routeFunction('analyseDataVersionSchema').logicalId]);
     for (const fn of stage.functions.filter((candidate) => !starters.has(candidate.logicalId))) {
-      expect([...actionsOf(fn)].filter((action) => action.startsWith('states:')), fn.description).toEqual([]);
+      expect(
+        [...actionsOf(fn)].filter((action) => action.startsWith('states:')),
+        fn.description,
+      ).toEqual([]);
       expect(machineVariables(fn), fn.description).toEqual([]);
     }
   });
@@ -212,9 +224,29 @@ describe('the data bucket', () => {
     const others = stage.functions.filter((fn) => !declaring.has(fn.logicalId));
     expect(others.length).toBeGreaterThan(0);
     for (const fn of others) {
-      expect([...actionsOf(fn)].filter((action) => action.startsWith('s3:')), fn.description).toEqual([]);
+      expect(
+        [...actionsOf(fn)].filter((action) => action.startsWith('s3:')),
+        fn.description,
+      ).toEqual([]);
       expect(keyActions(fn, rootKeys(stage).bucket), fn.description).toEqual([]);
       expect(fn.environment.DATA_BUCKET, fn.description).toBeUndefined();
+    }
+  });
+});
+
+describe('bundles', () => {
+  it('are bundled as minified ESM with the banner and a source map', () => {
+    for (const fn of [functionOf(stage, 'data-tables/get'), functionOf(stage, AUTHORIZER_HANDLER)]) {
+      const dir = bundleDir(stage, fn);
+      const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
+      expect(code.startsWith(ESM_BANNER)).toBe(true);
+      expect(code).toMatch(/export\s*\{[^}]*as handler\s*\}/);
+      // Minified: thousands of characters per line, not formatted source.
+      expect(code.length / code.split('\n').length).toBeGreaterThan(1000);
+      expect(code).toContain('//# sourceMappingURL=index.mjs.map');
+      expect(existsSync(join(dir, 'index.mjs.map'))).toBe(true);
+      // The AWS SDK v3 comes with the runtime.
+      expect(code).not.toContain('@aws-sdk/client-dynamodb/package.json');
     }
   });
 });
@@ -226,7 +258,7 @@ describe('workers', () => {
     expect(spec.engine).toBe(true);
     expect(fn.properties).toMatchObject({ Timeout: spec.timeoutSeconds, MemorySize: spec.memoryMb, EphemeralStorage: { Size: 10_240 } });
     expect(fn.properties.Layers).toHaveLength(1);
-    expect(targetOf(fn.view, fn.properties.Layers[0])?.logicalId).toBe(duckDbLayer().logicalId);
+    expect(targetOf(fn.view, at(fn.properties, 'Layers', 0))?.logicalId).toBe(duckDbLayer().logicalId);
     expect(objectActions(fn)).toEqual(['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject']);
     expect(keyActions(fn, rootKeys(stage).bucket)).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
     expect(fn.environment.DATA_BUCKET).toBeDefined();
@@ -261,11 +293,11 @@ describe('workers', () => {
   });
 });
 
-function duckDbLayer(): { logicalId: string; properties: any; view: SynthesizedStage['root'] } {
+function duckDbLayer(): { logicalId: string; properties: JsonObject; view: SynthesizedStage['root'] } {
   const layers = allResourcesOfType(stage, 'AWS::Lambda::LayerVersion');
   expect(layers).toHaveLength(1);
   const [{ logicalId, resource, view }] = layers as [(typeof layers)[number]];
-  return { logicalId, properties: resource.Properties, view };
+  return { logicalId, properties: propertiesOf(resource), view };
 }
 
 describe('the DuckDB layer', () => {
@@ -278,7 +310,7 @@ describe('the DuckDB layer', () => {
   });
 
   it('carries the pinned @duckdb/node-api with the linux-arm64 (glibc) binding only, where Node.js layers are found', () => {
-    const nodeModules = join(assetDir(stage, duckDbLayer().properties.Content.S3Key), 'nodejs', 'node_modules');
+    const nodeModules = join(assetDir(stage, stringAt(duckDbLayer().properties, 'Content', 'S3Key')), 'nodejs', 'node_modules');
     const version = (path: string) => (JSON.parse(readFileSync(join(nodeModules, path, 'package.json'), 'utf8')) as { version: string }).version;
     expect(version('@duckdb/node-api')).toBe(duckDbVersion());
     expect(readdirSync(join(nodeModules, '@duckdb')).sort()).toEqual(['node-api', 'node-bindings', 'node-bindings-linux-arm64']);
@@ -309,12 +341,11 @@ describe('the DuckDB layer', () => {
 
 describe('cdk-nag', () => {
   it('AWS Solutions checks pass; the data bucket objects are acknowledged on the functions that use them', () => {
-    const report = JSON.parse(readFileSync(join(stage.assemblyDir, 'validation-report.json'), 'utf8'));
-    const nag = report.pluginReports.find((plugin: any) => plugin.pluginName === 'AwsSolutions');
+    const nag = awsSolutionsReport(stage);
     expect(nag.conclusion).toBe('success');
     expect(nag.violations).toEqual([]);
-    const objects = nag.suppressedViolations.filter((violation: any) => violation.ruleName === 'AwsSolutions-IAM5[Resource::<DataBucketArn>/*]');
+    const objects = nag.suppressedViolations.filter((violation) => violation.ruleName === 'AwsSolutions-IAM5[Resource::<DataBucketArn>/*]');
     const users = [...DOMAIN_ROUTES, ...workers].filter((subject) => subject.access.dataBucket !== undefined);
-    expect(objects.flatMap((violation: any) => violation.violatingConstructs)).toHaveLength(users.length);
+    expect(objects.flatMap((violation) => violation.violatingConstructs)).toHaveLength(users.length);
   });
 });

@@ -1,32 +1,40 @@
 /**
- * How the stack wires any job: a fixture definition (test/infra/fixtures/statemachines),
- * fixture workers and a fixture route that starts it, so the wiring rules are seen apart from
- * the real jobs (job-machines.test.ts): placeholders, the invoke policy, the ARN reaching only
- * the functions that start the job, and the configuration errors. The handler modules are
- * irrelevant to infra; they reuse a small existing one.
+ * How the stack wires any job: fixture job declarations (one with its own definition,
+ * test/infra/fixtures/statemachines/import.asl.json, one on the single-step template) and a
+ * fixture route that starts the first, so the wiring rules are seen apart from the real jobs
+ * (job-machines.test.ts): placeholders, the invoke policy, the ARN reaching only the functions
+ * that start the job, and the configuration errors. The handler modules are irrelevant to
+ * infra; they reuse a small existing one.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes';
-import { workerPlaceholder, type WorkerSpec } from '../../functions/workers';
+import * as z from 'zod';
+import { RECORD_JOB_FAILURE, workersOf } from '../../functions/jobs';
 import { DataPreparationStack } from '../../infra/stacks/data-preparation-stack';
-import { stateMachineArnVariable, stateMachineFiles } from '../../infra/state-machines';
+import { PROJECT_ROOT } from '../../infra/stacks/service-function';
+import { jobMachine } from '../../infra/state-machines';
+import { defineJob, stateMachineArnVariable, type JobDeclaration, type WorkerSpec } from '../../shared/jobs/define-job';
 import type { RouteSpec } from '../../shared/http/route';
+import { actionsOfStatement, stateOf } from './documents';
+import { asList, at, maybeAt, objectAt } from './json';
 import {
   actionsOf,
   allResourcesOfType,
+  awsSolutionsReport,
   deployedDefinition,
-  fileAsset,
   FIXTURES_DIR,
   functionMarker,
   grants,
+  propertiesOf,
   removeScratchApps,
+  resourceOf,
   roleStatements,
   rootKeys,
   sameTarget,
   scratchApp,
   synthesize,
+  SYNTH_TIMEOUT_MS,
   targetOf,
   workerOf,
   type FunctionInfo,
@@ -36,24 +44,31 @@ import {
 const STATE_MACHINES = join(FIXTURES_DIR, 'statemachines');
 const FIXTURE_HANDLER = 'meta/error-type';
 
-const WORKERS: readonly WorkerSpec[] = [
+const fixtureJob = (name: string, worker: WorkerSpec, definitionFile?: string): JobDeclaration =>
+  defineJob({ name, description: `Fixture job ${name}.`, params: z.unknown(), worker, ...(definitionFile ? { definitionFile } : {}) });
+
+const IMPORT_JOB = fixtureJob(
+  'import',
   { name: 'import-worker', handler: FIXTURE_HANDLER, timeoutSeconds: 900, memoryMb: 3008, access: { table: 'write', dataKey: ['decrypt'] } },
-  { name: 'record-failure', handler: FIXTURE_HANDLER, timeoutSeconds: 60, memoryMb: 512, access: { table: 'write' } },
-  // Declared but named by no definition: no state machine may invoke it.
-  { name: 'export-worker', handler: FIXTURE_HANDLER, timeoutSeconds: 600, memoryMb: 2048, access: { table: 'read' } },
-];
+  join(STATE_MACHINES, 'import.asl.json'),
+);
+// On the single-step template; no route starts it, and the import machine may not invoke its worker.
+const EXPORT_JOB = fixtureJob('export', { name: 'export-worker', handler: FIXTURE_HANDLER, timeoutSeconds: 600, memoryMb: 2048, access: { table: 'read' } });
+const JOBS = [IMPORT_JOB, EXPORT_JOB];
+const WORKERS = workersOf(JOBS);
+const RECORDER = RECORD_JOB_FAILURE.name;
 
 // The meta routes, one of them starting the fixture job: enough to see the machine's ARN and
 // StartExecution reach exactly the function that starts it.
 const META_ROUTES = routes.filter((route) => route.tag === 'meta');
-const STARTER: RouteSpec = { ...META_ROUTES[0]!, operationId: 'startFixtureImport', path: '/fixture-imports', method: 'POST', access: { startsJobs: ['import'] } };
+const STARTER: RouteSpec = { ...META_ROUTES[0]!, operationId: 'startFixtureImport', path: '/fixture-imports', method: 'POST', access: { startsJobs: [IMPORT_JOB] } };
 const ROUTES: readonly RouteSpec[] = [...META_ROUTES, STARTER];
 
 let stage: SynthesizedStage;
 
 beforeAll(() => {
-  stage = synthesize({ stage: 'jobs', routes: ROUTES, workers: WORKERS, stateMachinesDir: STATE_MACHINES, nag: true });
-});
+  stage = synthesize({ stage: 'jobs', routes: ROUTES, jobs: JOBS, nag: true });
+}, SYNTH_TIMEOUT_MS);
 afterAll(() => {
   stage?.close();
   removeScratchApps();
@@ -61,18 +76,20 @@ afterAll(() => {
 
 const worker = (name: string): FunctionInfo => workerOf(stage, name);
 
-const stateMachine = () => {
+const stateMachine = (name = 'import') => {
   const machines = allResourcesOfType(stage, 'AWS::StepFunctions::StateMachine');
-  expect(machines).toHaveLength(1);
-  return machines[0]!;
+  expect(machines).toHaveLength(JOBS.length);
+  const found = machines.filter(({ logicalId }) => logicalId.startsWith(`${name[0]!.toUpperCase()}${name.slice(1)}StateMachine`));
+  expect(found, name).toHaveLength(1);
+  return found[0]!;
 };
 
 describe('fixture', () => {
-  it('the fixture definition names two of the three workers', () => {
-    const [file] = stateMachineFiles(STATE_MACHINES);
-    expect(file?.name).toBe('import');
-    expect(new Set(file?.placeholders)).toEqual(new Set(['ImportWorkerFunctionArn', 'RecordFailureFunctionArn']));
-    expect(WORKERS.map(workerPlaceholder)).toContain('ExportWorkerFunctionArn');
+  it("the fixture definition's job-local names become the job's worker and the recorder", () => {
+    const machine = jobMachine(IMPORT_JOB);
+    expect(machine.name).toBe('import');
+    expect(new Set(machine.placeholders)).toEqual(new Set(['ImportWorkerFunctionArn', 'RecordJobFailureFunctionArn']));
+    expect(new Set(jobMachine(EXPORT_JOB).placeholders)).toEqual(new Set(['ExportWorkerFunctionArn', 'RecordJobFailureFunctionArn']));
   });
 });
 
@@ -87,12 +104,15 @@ describe('workers', () => {
 
   it('get exactly their declared access', () => {
     const keys = rootKeys(stage);
-    const onKey = (fn: FunctionInfo, key: (typeof keys)['data']) => grants(fn).filter((grant) => sameTarget(grant.target, key)).map((grant) => grant.action);
+    const onKey = (fn: FunctionInfo, key: (typeof keys)['data']) =>
+      grants(fn)
+        .filter((grant) => sameTarget(grant.target, key))
+        .map((grant) => grant.action);
     const importer = worker('import-worker');
     expect(actionsOf(importer)).toContain('dynamodb:PutItem');
     expect(onKey(importer, keys.data)).toEqual(['kms:Decrypt']);
     expect(importer.environment.DATA_KEY_ID).toBeDefined();
-    const recorder = worker('record-failure');
+    const recorder = worker(RECORDER);
     expect(actionsOf(recorder)).toContain('dynamodb:UpdateItem');
     expect(onKey(recorder, keys.data)).toEqual([]);
     const exporter = worker('export-worker');
@@ -103,36 +123,42 @@ describe('workers', () => {
 });
 
 describe('state machine', () => {
-  it('is loaded from the file unchanged, with a substitution for every placeholder', () => {
+  it('is the rendered definition of its job, with a substitution for every placeholder', () => {
     const { resource } = stateMachine();
-    const uploaded = fileAsset(stage, resource.Properties.DefinitionS3Location.Key);
-    expect(uploaded).toBe(readFileSync(join(STATE_MACHINES, 'import.asl.json'), 'utf8'));
-    expect(Object.keys(resource.Properties.DefinitionSubstitutions).sort()).toEqual(['ImportWorkerFunctionArn', 'RecordFailureFunctionArn']);
+    expect(propertiesOf(resource).DefinitionString).toBe(jobMachine(IMPORT_JOB).definition);
+    expect(Object.keys(objectAt(resource, 'Properties', 'DefinitionSubstitutions')).sort()).toEqual(['ImportWorkerFunctionArn', 'RecordJobFailureFunctionArn']);
+  });
+
+  it('a job without its own file gets the single-step template, naming its worker', () => {
+    const { definition } = deployedDefinition(stage, stateMachine('export'));
+    expect(definition.Comment).toContain('Fixture job export.');
+    expect(stateOf(definition, 'Work').Parameters?.FunctionName).toBe(functionMarker(worker('export-worker')));
+    expect(stateOf(definition, 'RecordFailure').Parameters?.FunctionName).toBe(functionMarker(worker(RECORDER)));
   });
 
   it('references each worker function ARN and leaves no ${...} unresolved', () => {
     const { view, resource } = stateMachine();
     for (const [placeholder, name] of [
       ['ImportWorkerFunctionArn', 'import-worker'],
-      ['RecordFailureFunctionArn', 'record-failure'],
+      ['RecordJobFailureFunctionArn', RECORDER],
     ] as const) {
-      const value = resource.Properties.DefinitionSubstitutions[placeholder];
-      expect(value['Fn::GetAtt']?.[1]).toBe('Arn');
+      const value = at(resource, 'Properties', 'DefinitionSubstitutions', placeholder);
+      expect(maybeAt(value, 'Fn::GetAtt', 1)).toBe('Arn');
       expect(sameTarget(targetOf(view, value), { view: worker(name).view, logicalId: worker(name).logicalId, attribute: undefined })).toBe(true);
     }
     const { text, definition } = deployedDefinition(stage, stateMachine());
     expect(text).not.toMatch(/\$\{/);
-    expect(definition.States.RunImport.Parameters.FunctionName).toBe(functionMarker(worker('import-worker')));
-    expect(definition.States.RecordFailure.Parameters.FunctionName).toBe(functionMarker(worker('record-failure')));
+    expect(stateOf(definition, 'RunImport').Parameters?.FunctionName).toBe(functionMarker(worker('import-worker')));
+    expect(stateOf(definition, 'RecordFailure').Parameters?.FunctionName).toBe(functionMarker(worker(RECORDER)));
   });
 
   it('keeps retries with backoff, the catch and the timeouts', () => {
     const { definition } = deployedDefinition(stage, stateMachine());
-    const run = definition.States.RunImport;
+    const run = stateOf(definition, 'RunImport');
     expect(run.TimeoutSeconds).toBe(900);
     expect(run.HeartbeatSeconds).toBe(120);
-    expect(run.Retry.length).toBeGreaterThan(0);
-    for (const retry of run.Retry) {
+    expect(run.Retry?.length).toBeGreaterThan(0);
+    for (const retry of run.Retry ?? []) {
       expect(retry.BackoffRate).toBeGreaterThan(1);
       expect(retry.IntervalSeconds).toBeGreaterThan(0);
       expect(retry.MaxAttempts).toBeGreaterThan(0);
@@ -143,27 +169,28 @@ describe('state machine', () => {
 
   it('logs every event, without execution data', () => {
     const { view, resource } = stateMachine();
-    const logging = resource.Properties.LoggingConfiguration;
+    const logging = objectAt(resource, 'Properties', 'LoggingConfiguration');
     expect(logging.Level).toBe('ALL');
     expect(logging.IncludeExecutionData).toBe(false);
-    const destination = targetOf(view, logging.Destinations[0].CloudWatchLogsLogGroup.LogGroupArn)!;
-    expect(destination.view.json.Resources[destination.logicalId].Type).toBe('AWS::Logs::LogGroup');
+    const destination = targetOf(view, at(logging, 'Destinations', 0, 'CloudWatchLogsLogGroup', 'LogGroupArn'))!;
+    expect(resourceOf(destination).Type).toBe('AWS::Logs::LogGroup');
   });
 
   it('its role may invoke exactly the workers its definition names', () => {
     const { view, resource } = stateMachine();
-    const roleId = targetOf(view, resource.Properties.RoleArn)!.logicalId;
-    expect(view.json.Resources[roleId].Properties.AssumeRolePolicyDocument.Statement[0].Principal).toEqual({ Service: 'states.amazonaws.com' });
-    const statements = roleStatements(view, resource.Properties.RoleArn);
-    const lambda = statements.filter((statement: any) => [statement.Action].flat().some((action: string) => action.startsWith('lambda:')));
+    const roleArn = propertiesOf(resource).RoleArn;
+    const role = resourceOf({ view, logicalId: targetOf(view, roleArn)!.logicalId });
+    expect(at(role, 'Properties', 'AssumeRolePolicyDocument', 'Statement', 0, 'Principal')).toEqual({ Service: 'states.amazonaws.com' });
+    const statements = roleStatements(view, roleArn);
+    const lambda = statements.filter((statement) => actionsOfStatement(statement).some((action) => action.startsWith('lambda:')));
     expect(lambda).toHaveLength(1);
-    expect(lambda[0].Action).toBe('lambda:InvokeFunction');
-    const invoked = [lambda[0].Resource].flat().map((arn: unknown) => targetOf(view, arn)?.logicalId);
-    expect(invoked.sort()).toEqual([worker('import-worker').logicalId, worker('record-failure').logicalId].sort());
+    expect(lambda[0]!.Action).toBe('lambda:InvokeFunction');
+    const invoked = asList(lambda[0]!.Resource).map((arn) => targetOf(view, arn)?.logicalId);
+    expect(invoked.sort()).toEqual([worker('import-worker').logicalId, worker(RECORDER).logicalId].sort());
     expect(invoked).not.toContain(worker('export-worker').logicalId);
     // Only the logs delivery API (which has no resource-level permissions) is on '*'.
-    for (const statement of statements.filter((candidate: any) => candidate.Resource === '*')) {
-      for (const action of [statement.Action].flat()) expect(action).toMatch(/^logs:/);
+    for (const statement of statements.filter((candidate) => candidate.Resource === '*')) {
+      for (const action of actionsOfStatement(statement)) expect(action).toMatch(/^logs:/);
     }
   });
 
@@ -174,7 +201,7 @@ describe('state machine', () => {
     expect(routeFunctions).toHaveLength(ROUTES.length);
     for (const fn of routeFunctions) {
       const starts = fn.description.includes(`(${STARTER.operationId},`);
-      const value = fn.environment[stateMachineArnVariable('import')];
+      const value = fn.environment[stateMachineArnVariable(IMPORT_JOB)];
       const startGrants = grants(fn).filter((grant) => grant.action.startsWith('states:'));
       if (starts) {
         expect(sameTarget(targetOf(fn.view, value), asMachine)).toBe(true);
@@ -190,44 +217,41 @@ describe('state machine', () => {
   });
 
   it('passes the AWS Solutions checks with its acknowledged findings', () => {
-    const report = JSON.parse(readFileSync(join(stage.assemblyDir, 'validation-report.json'), 'utf8'));
-    const nag = report.pluginReports.find((plugin: any) => plugin.pluginName === 'AwsSolutions');
+    const nag = awsSolutionsReport(stage);
     expect(nag.conclusion).toBe('success');
     expect(nag.violations).toEqual([]);
-    expect(new Set(nag.suppressedViolations.map((violation: any) => violation.ruleName))).toEqual(
+    expect(new Set(nag.suppressedViolations.map((violation) => violation.ruleName))).toEqual(
       new Set(['AwsSolutions-L1', 'AwsSolutions-APIG4', 'AwsSolutions-IAM5[Resource::*]', 'AwsSolutions-SF2']),
     );
   });
 });
 
 describe('configuration errors fail synthesis before any bundling', () => {
-  const attempt = (workers: readonly WorkerSpec[], routeTable: readonly RouteSpec[] = ROUTES) => () =>
-    new DataPreparationStack(scratchApp(), 'DataPreparation-broken', {
-      stage: 'broken',
-      routes: routeTable,
-      workers,
-      stateMachinesDir: STATE_MACHINES,
-    });
+  const attempt =
+    (jobs: readonly JobDeclaration[], routeTable: readonly RouteSpec[] = ROUTES) =>
+    () =>
+      new DataPreparationStack(scratchApp(), 'DataPreparation-broken', { stage: 'broken', routes: routeTable, jobs });
 
   it('a placeholder no worker fills', () => {
-    expect(attempt(WORKERS.filter((spec) => spec.name !== 'record-failure'))).toThrow(/import.*\$\{RecordFailureFunctionArn\}/);
+    const unfilled = fixtureJob('echo', { ...EXPORT_JOB.worker, name: 'echo-job-worker' }, join(PROJECT_ROOT, 'test/integration/local/fixtures/statemachines/echo.asl.json'));
+    expect(attempt([IMPORT_JOB, unfilled])).toThrow(/echo.*\$\{EchoWorkerFunctionArn\}/);
   });
 
-  it('a state machine without any workers', () => {
-    expect(attempt([])).toThrow(/no workers/);
+  it('a job declared twice', () => {
+    expect(attempt([...JOBS, IMPORT_JOB])).toThrow(/job import is declared twice/);
   });
 
   it('a worker declared twice', () => {
-    expect(attempt([...WORKERS, WORKERS[0]!])).toThrow(/import-worker is declared twice/);
+    expect(attempt([...JOBS, fixtureJob('reimport', IMPORT_JOB.worker)])).toThrow(/import-worker is declared twice/);
   });
 
-  it('a route that starts a job without a state machine', () => {
-    const typo: RouteSpec = { ...STARTER, access: { startsJobs: ['imports'] } };
-    expect(attempt(WORKERS, [...META_ROUTES, typo])).toThrow(/route startFixtureImport starts jobs on "imports", but there is no test\/infra\/fixtures\/statemachines\/imports\.asl\.json; state machines: import/);
+  it('a route that starts a job that is not deployed', () => {
+    const typo: RouteSpec = { ...STARTER, access: { startsJobs: [{ name: 'imports' }] } };
+    expect(attempt(JOBS, [...META_ROUTES, typo])).toThrow(/route startFixtureImport starts jobs "imports", which is not in the deployed job list; jobs: import, export/);
   });
 
   it('a worker that starts jobs', () => {
-    const starter: WorkerSpec = { ...WORKERS[2]!, access: { table: 'read', startsJobs: ['import'] } };
-    expect(attempt([...WORKERS.slice(0, 2), starter])).toThrow(/worker export-worker declares startsJobs; workers never start jobs/);
+    const starter = fixtureJob('export', { ...EXPORT_JOB.worker, access: { table: 'read', startsJobs: [IMPORT_JOB] } });
+    expect(attempt([IMPORT_JOB, starter])).toThrow(/worker export-worker declares startsJobs; workers never start jobs/);
   });
 });

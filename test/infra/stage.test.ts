@@ -9,7 +9,9 @@ import { DataPreparationStack } from '../../infra/stacks/data-preparation-stack'
 import { parseSettings } from '../../infra/stacks/settings';
 import { routes } from '../../functions/routes';
 import { pascalCase, stackName, validateStage } from '../../infra/stacks/stage';
-import { FIXTURES_DIR, removeScratchApps, scratchApp, synthesize, type SynthesizedStage } from './synth';
+import { CfnTemplate } from './documents';
+import { stringAt } from './json';
+import { removeScratchApps, resourcesOfType, scratchApp, synthesize, type SynthesizedStage } from './synth';
 
 afterAll(removeScratchApps);
 
@@ -65,10 +67,15 @@ describe('one stack per stage', () => {
 
   it('names and tags its resources with the stage', () => {
     stage.root.template.hasResourceProperties('AWS::ApiGatewayV2::Api', { Name: 'data-preparation-acme-qa' });
-    const aliases = Object.values(stage.root.template.findResources('AWS::KMS::Alias')).map((alias) => alias.Properties.AliasName as string);
+    const aliases = resourcesOfType(stage.root, 'AWS::KMS::Alias').map(([, alias]) => stringAt(alias, 'Properties', 'AliasName'));
     expect(aliases.length).toBe(4);
     for (const alias of aliases) expect(alias).toMatch(/^alias\/data-preparation\/acme-qa\//);
-    stage.root.template.hasResourceProperties('AWS::DynamoDB::Table', { Tags: [{ Key: 'service', Value: 'data-preparation' }, { Key: 'stage', Value: 'acme-qa' }] });
+    stage.root.template.hasResourceProperties('AWS::DynamoDB::Table', {
+      Tags: [
+        { Key: 'service', Value: 'data-preparation' },
+        { Key: 'stage', Value: 'acme-qa' },
+      ],
+    });
   });
 
   it('nests a stack per route domain and one for jobs', () => {
@@ -78,14 +85,12 @@ describe('one stack per stage', () => {
     for (const view of stage.views) expect(Object.keys(view.json.Resources).length).toBeLessThan(500);
   });
 
-  it('has no jobs stack without workers or state machines', () => {
+  it('has no jobs stack without jobs', () => {
     const app = scratchApp({ bundle: false });
     const stack = new DataPreparationStack(app, stackName('bare'), {
       stage: 'bare',
       routes: routes.filter((route) => route.tag === 'meta'),
-      workers: [],
-      // A folder without any *.asl.json.
-      stateMachinesDir: FIXTURES_DIR,
+      jobs: [],
     });
     expect(stack.jobs).toBeUndefined();
   });
@@ -107,7 +112,9 @@ describe('one stack per stage', () => {
     expect(prod.terminationProtection).toBe(true);
     expect(qa.terminationProtection).toBe(false);
     const aliases = (stack: DataPreparationStack) =>
-      Object.values(Template.fromStack(stack).findResources('AWS::KMS::Alias')).map((alias) => alias.Properties.AliasName as string);
+      Object.values(CfnTemplate.parse(Template.fromStack(stack).toJSON()).Resources)
+        .filter((resource) => resource.Type === 'AWS::KMS::Alias')
+        .map((alias) => stringAt(alias, 'Properties', 'AliasName'));
     const shared = aliases(qa).filter((alias) => aliases(prod).includes(alias));
     expect(shared).toEqual([]);
   });

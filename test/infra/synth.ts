@@ -15,22 +15,22 @@ import { DataPreparationStack, type DataPreparationStackProps } from '../../infr
 import { PROJECT_ROOT } from '../../infra/stacks/service-function';
 import { stackName } from '../../infra/stacks/stage';
 import { substitute } from '../../infra/state-machines';
+import { AslDefinition, CfnTemplate, PolicyDocument, ValidationReport, type CfnResource, type PluginReport, type PolicyStatement } from './documents';
+import { asList, at, isJsonObject, maybeAt, objectAt, stringAt, type Json, type JsonObject } from './json';
 
 /** The feature flags and settings of cdk.json, so tests synthesize what the CLI synthesizes. */
 export const CDK_CONTEXT = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
 
 export const FIXTURES_DIR = join(PROJECT_ROOT, 'test', 'infra', 'fixtures');
 
-type Json = any;
-
 export interface TemplateView {
   /** The root stack's artifact id, or the nested stack's construct id. */
   readonly name: string;
   readonly template: Template;
-  readonly json: Json;
+  readonly json: CfnTemplate;
   readonly parent: TemplateView | undefined;
   /** Nested stacks: the values the parent passes for their parameters. */
-  readonly parameterValues: Readonly<Record<string, Json>>;
+  readonly parameterValues: Readonly<JsonObject>;
   /** Nested stacks by the logical id of their AWS::CloudFormation::Stack resource here. */
   readonly children: Map<string, TemplateView>;
 }
@@ -46,18 +46,18 @@ export interface Statement {
   readonly effect: string;
   readonly actions: readonly string[];
   readonly resources: readonly Json[];
-  readonly condition: Json;
+  readonly condition: JsonObject | undefined;
   readonly sid: string | undefined;
 }
 
 export interface FunctionInfo {
   readonly view: TemplateView;
   readonly logicalId: string;
-  readonly properties: Json;
+  readonly properties: JsonObject;
   readonly description: string;
-  readonly environment: Readonly<Record<string, Json>>;
+  readonly environment: Readonly<JsonObject>;
   readonly roleLogicalId: string;
-  readonly role: Json;
+  readonly role: CfnResource;
   /** Every statement of the role's inline and attached policies. */
   readonly statements: readonly Statement[];
 }
@@ -76,17 +76,25 @@ export interface SynthesizedStage {
 export interface SynthesizeOptions extends Partial<DataPreparationStackProps> {
   /** Run cdk-nag's AWS Solutions checks (synthesis throws on an unacknowledged finding). */
   readonly nag?: boolean;
-  /** Bundle the functions (default); tests of names and wiring only may skip it. */
-  readonly bundle?: boolean;
+  /**
+   * Bundle the functions (default); tests of names and wiring only may skip it, and tests that
+   * read a few bundles name the stacks to bundle (their construct paths, e.g.
+   * `DataPreparation-test/DataTablesRoutes`): bundling every function takes minutes.
+   */
+  readonly bundle?: boolean | readonly string[];
 }
 
-const asArray = <T>(value: T | readonly T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? [...(value as T[])] : [value as T]);
+/**
+ * The hook budget of a synthesis that bundles functions and runs cdk-nag: tens of seconds on an
+ * idle 2-core machine, more while the other test files run beside it.
+ */
+export const SYNTH_TIMEOUT_MS = 180_000;
 
 export function synthesize(options: SynthesizeOptions = {}): SynthesizedStage {
   const { nag = false, bundle = true, ...props } = options;
   const stage = props.stage ?? 'test';
   const assemblyDir = mkdtempSync(join(tmpdir(), 'dps-infra-'));
-  const context = bundle ? CDK_CONTEXT : { ...CDK_CONTEXT, [BUNDLING_STACKS]: [] };
+  const context = bundle === true ? CDK_CONTEXT : { ...CDK_CONTEXT, [BUNDLING_STACKS]: bundle === false ? [] : bundle };
   try {
     return synthesizeInto(assemblyDir, context, nag, { ...props, stage });
   } catch (error) {
@@ -104,7 +112,7 @@ function synthesizeInto(assemblyDir: string, context: Record<string, unknown>, n
   const root: TemplateView = {
     name: stack.artifactId,
     template: Template.fromJSON(rootJson),
-    json: rootJson,
+    json: CfnTemplate.parse(rootJson),
     parent: undefined,
     parameterValues: {},
     children: new Map(),
@@ -119,9 +127,9 @@ function synthesizeInto(assemblyDir: string, context: Record<string, unknown>, n
       const view: TemplateView = {
         name: nestedStack.node.id,
         template: Template.fromJSON(json),
-        json,
+        json: CfnTemplate.parse(json),
         parent: root,
-        parameterValues: root.json.Resources[logicalId].Properties.Parameters ?? {},
+        parameterValues: objectAt(at(resourceOf({ view: root, logicalId }), 'Properties', 'Parameters') ?? {}),
         children: new Map(),
       };
       root.children.set(logicalId, view);
@@ -155,15 +163,17 @@ export function removeScratchApps(): void {
 }
 
 /** Follows Ref / Fn::GetAtt (through nested-stack parameters) to the resource it names. */
-export function targetOf(view: TemplateView, value: Json): Target | undefined {
-  if (value === null || typeof value !== 'object') return undefined;
-  if (typeof value.Ref === 'string') {
-    if (value.Ref in view.parameterValues && view.parent) return targetOf(view.parent, view.parameterValues[value.Ref]);
-    if (value.Ref in (view.json.Resources ?? {})) return { view, logicalId: value.Ref, attribute: undefined };
+export function targetOf(view: TemplateView, value: Json | undefined): Target | undefined {
+  if (!isJsonObject(value)) return undefined;
+  const ref = value.Ref;
+  if (typeof ref === 'string') {
+    if (ref in view.parameterValues && view.parent) return targetOf(view.parent, view.parameterValues[ref]);
+    if (ref in view.json.Resources) return { view, logicalId: ref, attribute: undefined };
     return undefined;
   }
   if (Array.isArray(value['Fn::GetAtt'])) {
-    const [logicalId, attribute] = value['Fn::GetAtt'] as [string, string];
+    const logicalId = stringAt(value, 'Fn::GetAtt', 0);
+    const attribute = stringAt(value, 'Fn::GetAtt', 1);
     // An output of a nested stack: follow it into that stack.
     const child = view.children.get(logicalId);
     if (child && attribute.startsWith('Outputs.')) return targetOf(child, child.json.Outputs?.[attribute.slice('Outputs.'.length)]?.Value);
@@ -173,50 +183,67 @@ export function targetOf(view: TemplateView, value: Json): Target | undefined {
 }
 
 /** `<arn>/*` (a Fn::Join of a reference and "/*"): the resource whose objects it names. */
-export function objectsTargetOf(view: TemplateView, value: Json): Target | undefined {
-  const join = value?.['Fn::Join'];
-  if (!Array.isArray(join) || join[0] !== '' || join[1]?.length !== 2 || join[1][1] !== '/*') return undefined;
-  return targetOf(view, join[1][0]);
+export function objectsTargetOf(view: TemplateView, value: Json | undefined): Target | undefined {
+  const join = maybeAt(value, 'Fn::Join');
+  if (!Array.isArray(join) || join[0] !== '') return undefined;
+  const parts = join[1];
+  if (!Array.isArray(parts) || parts.length !== 2 || parts[1] !== '/*') return undefined;
+  return targetOf(view, parts[0]);
 }
 
 export function sameTarget(a: Target | undefined, b: Target | undefined): boolean {
   return a !== undefined && b !== undefined && a.view === b.view && a.logicalId === b.logicalId;
 }
 
-export function resourcesOfType(view: TemplateView, type: string): [string, Json][] {
-  return Object.entries(view.json.Resources ?? {}).filter(([, resource]) => (resource as Json).Type === type) as [string, Json][];
+/** The resource a target names; an error when its template has none by that id. */
+export function resourceOf(target: Pick<Target, 'view' | 'logicalId'>): CfnResource {
+  const resource = target.view.json.Resources[target.logicalId];
+  if (resource === undefined) throw new Error(`no resource ${target.logicalId} in ${target.view.name}`);
+  return resource;
 }
 
-export function allResourcesOfType(synthesized: SynthesizedStage, type: string): { view: TemplateView; logicalId: string; resource: Json }[] {
+/** A resource's Properties; an error when it has none. */
+export function propertiesOf(resource: CfnResource): JsonObject {
+  return objectAt(resource, 'Properties');
+}
+
+export function resourcesOfType(view: TemplateView, type: string): [string, CfnResource][] {
+  return Object.entries(view.json.Resources).filter(([, resource]) => resource.Type === type);
+}
+
+export function allResourcesOfType(synthesized: SynthesizedStage, type: string): { view: TemplateView; logicalId: string; resource: CfnResource }[] {
   return synthesized.views.flatMap((view) => resourcesOfType(view, type).map(([logicalId, resource]) => ({ view, logicalId, resource })));
 }
 
+/** Whether an AWS::IAM::Policy is attached to the role with this logical id. */
+const attachedTo = (policy: CfnResource, roleLogicalId: string): boolean => asList(at(policy, 'Properties', 'Roles')).some((ref) => maybeAt(ref, 'Ref') === roleLogicalId);
+
+const statementsOf = (document: Json | undefined): readonly PolicyStatement[] => asList(PolicyDocument.parse(document).Statement);
+
 function functionsOf(view: TemplateView): FunctionInfo[] {
   return resourcesOfType(view, 'AWS::Lambda::Function').map(([logicalId, resource]) => {
-    const properties = resource.Properties;
-    const roleLogicalId = (properties.Role['Fn::GetAtt'] as [string, string])[0];
-    const role = view.json.Resources[roleLogicalId];
-    const attached = resourcesOfType(view, 'AWS::IAM::Policy').filter(([, policy]) =>
-      asArray<Json>(policy.Properties.Roles).some((ref: Json) => ref?.Ref === roleLogicalId),
-    );
-    const documents = [...asArray<Json>(role.Properties.Policies).map((policy: Json) => policy.PolicyDocument), ...attached.map(([, policy]) => policy.Properties.PolicyDocument)];
-    const statements = documents.flatMap((document: Json) =>
-      asArray<Json>(document.Statement).map(
-        (statement: Json): Statement => ({
-          effect: statement.Effect,
-          actions: asArray<string>(statement.Action),
-          resources: asArray<Json>(statement.Resource),
-          condition: statement.Condition,
-          sid: statement.Sid,
-        }),
-      ),
-    );
+    const properties = propertiesOf(resource);
+    const roleLogicalId = stringAt(properties, 'Role', 'Fn::GetAtt', 0);
+    const role = resourceOf({ view, logicalId: roleLogicalId });
+    const attached = resourcesOfType(view, 'AWS::IAM::Policy').filter(([, policy]) => attachedTo(policy, roleLogicalId));
+    const documents = [
+      ...asList(at(role, 'Properties', 'Policies')).map((policy) => at(policy, 'PolicyDocument')),
+      ...attached.map(([, policy]) => at(policy, 'Properties', 'PolicyDocument')),
+    ];
+    const statements = documents.flatMap(statementsOf).map((statement): Statement => ({
+      effect: statement.Effect,
+      actions: asList(statement.Action),
+      resources: asList(statement.Resource),
+      condition: statement.Condition,
+      sid: statement.Sid,
+    }));
+    const variables = maybeAt(properties, 'Environment', 'Variables');
     return {
       view,
       logicalId,
       properties,
-      description: properties.Description ?? '',
-      environment: properties.Environment?.Variables ?? {},
+      description: properties.Description === undefined ? '' : stringAt(properties, 'Description'),
+      environment: variables === undefined ? {} : objectAt(variables),
       roleLogicalId,
       role,
       statements,
@@ -238,7 +265,7 @@ export interface Grant {
   readonly target: Target | undefined;
   /** For `<arn>/*`: the resource whose objects (S3 keys) the grant names. */
   readonly objectsOf: Target | undefined;
-  readonly condition: Json;
+  readonly condition: JsonObject | undefined;
 }
 
 /** Allowed actions of a function, each with the resources it applies to. */
@@ -269,13 +296,13 @@ export function rootKeys(synthesized: SynthesizedStage): { table: Target; bucket
   const tables = resourcesOfType(root, 'AWS::DynamoDB::Table');
   if (tables.length !== 1) throw new Error(`expected one table, found ${tables.length}`);
   const table = tables[0]![1];
-  const tableKey = targetOf(root, table.Properties.SSESpecification.KMSMasterKeyId)!;
+  const tableKey = targetOf(root, at(table, 'Properties', 'SSESpecification', 'KMSMasterKeyId'))!;
   const bucketKeys = resourcesOfType(root, 'AWS::S3::Bucket')
-    .map(([, bucket]) => bucket.Properties.BucketEncryption?.ServerSideEncryptionConfiguration?.[0]?.ServerSideEncryptionByDefault?.KMSMasterKeyID)
-    .filter((key: Json) => key !== undefined)
-    .map((key: Json) => targetOf(root, key)!);
+    .map(([, bucket]) => maybeAt(propertiesOf(bucket), 'BucketEncryption', 'ServerSideEncryptionConfiguration', 0, 'ServerSideEncryptionByDefault', 'KMSMasterKeyID'))
+    .filter((key) => key !== undefined)
+    .map((key) => targetOf(root, key)!);
   if (bucketKeys.length !== 1) throw new Error(`expected one KMS-encrypted bucket, found ${bucketKeys.length}`);
-  const signing = keys.filter(([, key]) => key.Properties.KeySpec === 'ECC_NIST_P256');
+  const signing = keys.filter(([, key]) => at(key, 'Properties', 'KeySpec') === 'ECC_NIST_P256');
   if (signing.length !== 1) throw new Error('expected one ECC_NIST_P256 key');
   const signingKey: Target = { view: root, logicalId: signing[0]![0], attribute: undefined };
   const used = new Set([tableKey.logicalId, bucketKeys[0]!.logicalId, signingKey.logicalId]);
@@ -286,12 +313,14 @@ export function rootKeys(synthesized: SynthesizedStage): { table: Target; bucket
 
 /** The root stack's KMS-encrypted bucket: the data bucket. */
 export function dataBucket(synthesized: SynthesizedStage): Target {
-  const encrypted = resourcesOfType(synthesized.root, 'AWS::S3::Bucket').filter(([, bucket]) => JSON.stringify(bucket.Properties.BucketEncryption ?? {}).includes('aws:kms'));
+  const encrypted = resourcesOfType(synthesized.root, 'AWS::S3::Bucket').filter(([, bucket]) =>
+    JSON.stringify(at(bucket, 'Properties', 'BucketEncryption') ?? {}).includes('aws:kms'),
+  );
   if (encrypted.length !== 1) throw new Error(`expected one KMS-encrypted bucket, found ${encrypted.length}`);
   return { view: synthesized.root, logicalId: encrypted[0]![0], attribute: undefined };
 }
 
-/** The job workers (functions/workers.ts) by name, from their descriptions. */
+/** A job worker (functions/jobs.ts) by name, from its description. */
 export function workerOf(synthesized: SynthesizedStage, name: string): FunctionInfo {
   const found = synthesized.functions.filter((fn) => fn.description.startsWith(`worker ${name} (`));
   if (found.length !== 1) throw new Error(`expected one worker ${name}, found ${found.length}`);
@@ -305,7 +334,7 @@ export function assetDir(synthesized: SynthesizedStage, s3Key: string): string {
 
 /** The directory of a function's bundle in the cloud assembly. */
 export function bundleDir(synthesized: SynthesizedStage, fn: FunctionInfo): string {
-  return assetDir(synthesized, fn.properties.Code.S3Key as string);
+  return assetDir(synthesized, stringAt(fn.properties, 'Code', 'S3Key'));
 }
 
 /** Stands for a function's ARN in a deployed definition (see deployedDefinition). */
@@ -317,25 +346,35 @@ export function functionMarker(fn: Pick<FunctionInfo, 'logicalId'>): string {
  * What CloudFormation deploys for a state machine: the uploaded definition with its
  * DefinitionSubstitutions applied, each reference replaced by functionMarker of its target.
  */
-export function deployedDefinition(synthesized: SynthesizedStage, machine: { view: TemplateView; resource: Json }): { text: string; definition: Json } {
-  const substitutions = Object.entries(machine.resource.Properties.DefinitionSubstitutions as Record<string, Json>).map(([key, value]) => {
+export function deployedDefinition(synthesized: SynthesizedStage, machine: { view: TemplateView; resource: CfnResource }): { text: string; definition: AslDefinition } {
+  const substitutions = Object.entries(objectAt(machine.resource, 'Properties', 'DefinitionSubstitutions')).map(([key, value]) => {
     const target = targetOf(machine.view, value);
     if (target === undefined) throw new Error(`substitution ${key} names no resource`);
     return [key, functionMarker(target)] as const;
   });
-  const text = substitute(fileAsset(synthesized, machine.resource.Properties.DefinitionS3Location.Key), Object.fromEntries(substitutions));
-  return { text, definition: JSON.parse(text) };
+  // Definitions are rendered per job and embedded (DefinitionString); an uploaded file is read back.
+  const raw = at(machine.resource, 'Properties', 'DefinitionString') ?? fileAsset(synthesized, stringAt(machine.resource, 'Properties', 'DefinitionS3Location', 'Key'));
+  const text = substitute(String(raw), Object.fromEntries(substitutions));
+  return { text, definition: AslDefinition.parse(JSON.parse(text)) };
 }
 
 /** Statements of the policies attached to the role a RoleArn value names. */
-export function roleStatements(view: TemplateView, roleArn: Json): Json[] {
+export function roleStatements(view: TemplateView, roleArn: Json | undefined): PolicyStatement[] {
   const roleId = targetOf(view, roleArn)!.logicalId;
   return resourcesOfType(view, 'AWS::IAM::Policy')
-    .filter(([, policy]) => asArray<Json>(policy.Properties.Roles).some((role: Json) => role?.Ref === roleId))
-    .flatMap(([, policy]) => asArray<Json>(policy.Properties.PolicyDocument.Statement));
+    .filter(([, policy]) => attachedTo(policy, roleId))
+    .flatMap(([, policy]) => statementsOf(at(policy, 'Properties', 'PolicyDocument')));
 }
 
 /** The text of a file asset (e.g. a state machine definition uploaded with DefinitionBody.fromFile). */
 export function fileAsset(synthesized: SynthesizedStage, s3Key: string): string {
   return readFileSync(join(synthesized.assemblyDir, `asset.${s3Key}`), 'utf8');
+}
+
+/** The AWS Solutions checks' part of the validation report synthesis leaves in the cloud assembly (synthesize with nag). */
+export function awsSolutionsReport(synthesized: SynthesizedStage): PluginReport {
+  const report = ValidationReport.parse(JSON.parse(readFileSync(join(synthesized.assemblyDir, 'validation-report.json'), 'utf8')));
+  const nag = report.pluginReports.find((plugin) => plugin.pluginName === 'AwsSolutions');
+  if (nag === undefined) throw new Error(`the validation report has no AwsSolutions part: ${report.pluginReports.map((plugin) => plugin.pluginName).join(', ')}`);
+  return nag;
 }

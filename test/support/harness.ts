@@ -5,63 +5,7 @@
 import { createClient } from '../../shared/auth/clients';
 import type { RoleName } from '../../shared/auth/permissions';
 import { startTwin, type Twin, type TwinOptions } from '../../infra/local/twin';
-
-export interface ApiResponse<T = any> {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly body: T;
-  /** The raw response text, for scanning. */
-  readonly text: string;
-}
-
-export interface RequestOptions {
-  readonly body?: unknown;
-  /** Sent as is when a string; JSON-encoded otherwise. */
-  readonly contentType?: string;
-  readonly headers?: Record<string, string>;
-  /** Overrides the client's token; null sends no Authorization header. */
-  readonly token?: string | null;
-}
-
-export class ApiClient {
-  constructor(
-    readonly baseUrl: string,
-    readonly token: string | null,
-    readonly tenantId?: string,
-  ) {}
-
-  async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
-    const headers: Record<string, string> = { ...options.headers };
-    const token = options.token === undefined ? this.token : options.token;
-    if (token !== null) headers.authorization = `Bearer ${token}`;
-    let body: string | undefined;
-    if (options.body !== undefined) {
-      body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-      headers['content-type'] = options.contentType ?? 'application/json';
-    }
-    const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body });
-    const text = await response.text();
-    let parsed: unknown = text;
-    if (/json/.test(response.headers.get('content-type') ?? '') && text !== '') parsed = JSON.parse(text);
-    return { status: response.status, headers: response.headers, body: parsed as T, text };
-  }
-
-  get<T = any>(path: string, options?: RequestOptions) {
-    return this.request<T>('GET', path, options);
-  }
-  post<T = any>(path: string, body?: unknown, options?: RequestOptions) {
-    return this.request<T>('POST', path, { ...options, body });
-  }
-  put<T = any>(path: string, body?: unknown, options?: RequestOptions) {
-    return this.request<T>('PUT', path, { ...options, body });
-  }
-  patch<T = any>(path: string, body?: unknown, options?: RequestOptions) {
-    return this.request<T>('PATCH', path, { contentType: 'application/merge-patch+json', ...options, body });
-  }
-  delete<T = any>(path: string, options?: RequestOptions) {
-    return this.request<T>('DELETE', path, options);
-  }
-}
+import { ApiClient } from './api-client';
 
 export interface TestTwin {
   readonly twin: Twin;

@@ -6,7 +6,8 @@
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { expect } from 'vitest';
 import { LOCAL_S3_CREDENTIALS } from '../../infra/local/s3';
-import type { ApiClient, TestTwin } from './harness';
+import type { ApiClient, ApiResponse, ResponseBody } from './api-client';
+import type { TestTwin } from './harness';
 
 export async function putObjects(env: TestTwin, bucket: string, objects: Readonly<Record<string, string | Uint8Array>>): Promise<void> {
   const s3 = new S3Client({ endpoint: env.twin.s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: LOCAL_S3_CREDENTIALS });
@@ -21,31 +22,33 @@ let sequence = 0;
 const unique = (prefix: string) => `${prefix}-${process.pid}-${(sequence += 1)}`;
 
 export async function createObjectStoreConnection(api: ApiClient, env: TestTwin, options: { endpoint?: string; pathRestriction?: string } = {}): Promise<number> {
-  const response = await api.post('/connections', {
-    name: unique('s3'),
-    type: 'object_store',
-    auth: {
-      auth_type: 'secret_key',
-      access_key_id: LOCAL_S3_CREDENTIALS.accessKeyId,
-      secret_access_key: LOCAL_S3_CREDENTIALS.secretAccessKey,
-      endpoint: options.endpoint ?? env.twin.s3.endpoint,
+  const response = await api.call('createConnection', {
+    body: {
+      name: unique('s3'),
+      type: 'object_store',
+      auth: {
+        auth_type: 'secret_key',
+        access_key_id: LOCAL_S3_CREDENTIALS.accessKeyId,
+        secret_access_key: LOCAL_S3_CREDENTIALS.secretAccessKey,
+        endpoint: options.endpoint ?? env.twin.s3.endpoint,
+      },
+      ...(options.pathRestriction ? { path_restriction: options.pathRestriction } : {}),
     },
-    ...(options.pathRestriction ? { path_restriction: options.pathRestriction } : {}),
   });
   expect(response.status, response.text).toBe(201);
-  return response.body.id as number;
+  return response.body.id;
 }
 
 export async function createBucketSource(api: ApiClient, connectionId: number, path: string): Promise<number> {
-  const response = await api.post('/data-sources', { name: unique('source'), type: 'bucket', connection_id: connectionId, path });
+  const response = await api.call('createDataSource', { body: { name: unique('source'), type: 'bucket', connection_id: connectionId, path } });
   expect(response.status, response.text).toBe(201);
-  return response.body.id as number;
+  return response.body.id;
 }
 
 export async function createTable(api: ApiClient, dataSourceId: number): Promise<number> {
-  const response = await api.post('/data-tables', { name: unique('table'), data_source_id: dataSourceId });
+  const response = await api.call('createDataTable', { body: { name: unique('table'), data_source_id: dataSourceId } });
   expect(response.status, response.text).toBe(201);
-  return response.body.id as number;
+  return response.body.id;
 }
 
 /** A table over `path` of the twin's S3, through a fresh connection and data source. */
@@ -56,29 +59,40 @@ export async function tableOver(api: ApiClient, env: TestTwin, path: string, con
 
 /** Starts one import and returns the new version's number. */
 export async function startImport(api: ApiClient, tableId: number): Promise<number> {
-  const response = await api.post('/data-versions/batch-create', { data_table_ids: [tableId] });
+  const response = await api.call('batchCreateDataVersions', { body: { data_table_ids: [tableId] } });
   expect(response.status, response.text).toBe(202);
   const [result] = response.body.results;
-  expect(result.status, JSON.stringify(result)).toBe('ACCEPTED');
-  return result.data_version.version_number as number;
+  if (result?.status !== 'ACCEPTED' || !result.data_version) throw new Error(`import of table ${tableId} refused: ${JSON.stringify(result)}`);
+  return result.data_version.version_number;
 }
 
 const TERMINAL = new Set(['COMPLETED', 'FAILED', 'ABORTED']);
 
-/** Polls `path` until `execution(body).status` is terminal; bounded in time. */
-export async function waitForJob(api: ApiClient, path: string, execution: (body: any) => any = (body) => body.execution, timeoutMs = 60_000): Promise<any> {
+/**
+ * Calls `read` until the execution it shows is terminal; bounded in time. `read` is one
+ * typed call (a version, an analysis status), `execution` picks the job's execution from it.
+ */
+export async function waitForJob<T>(read: () => Promise<ApiResponse<T>>, execution: (body: T) => { readonly status: string }, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const response = await api.get(path);
+    const response = await read();
     expect(response.status, response.text).toBe(200);
-    if (TERMINAL.has(execution(response.body).status)) return response.body;
-    if (Date.now() > deadline) throw new Error(`job at ${path} still ${execution(response.body).status} after ${timeoutMs} ms`);
+    const { status } = execution(response.body);
+    if (TERMINAL.has(status)) return response.body;
+    if (Date.now() > deadline) throw new Error(`job still ${status} after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
+/** Polls a data version until its import ends. */
+export function waitForVersion(api: ApiClient, tableId: number, versionNumber: number): Promise<ResponseBody<'getDataVersion'>> {
+  return waitForJob(
+    () => api.call('getDataVersion', { params: { data_table_id: tableId, version_number: versionNumber } }),
+    (version) => version.execution,
+  );
+}
+
 /** Imports a new version and waits for it to end; returns the version. */
-export async function importAndWait(api: ApiClient, tableId: number): Promise<any> {
-  const versionNumber = await startImport(api, tableId);
-  return waitForJob(api, `/data-tables/${tableId}/versions/${versionNumber}`);
+export async function importAndWait(api: ApiClient, tableId: number): Promise<ResponseBody<'getDataVersion'>> {
+  return waitForVersion(api, tableId, await startImport(api, tableId));
 }

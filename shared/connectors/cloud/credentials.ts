@@ -9,8 +9,12 @@ const ServiceAccountKey = z.object({
   project_id: z.string().min(1),
   private_key: z.string().min(1),
   client_email: z.email(),
+  private_key_id: z.string().optional(),
   token_uri: z.string().optional(),
 });
+
+/** The fields of a service-account key file the connectors use. */
+export type ServiceAccountKeyFile = z.output<typeof ServiceAccountKey>;
 
 /**
  * A Google service-account key file. It must be JSON of type service_account with a project,
@@ -18,6 +22,11 @@ const ServiceAccountKey = z.object({
  * 30-1320 for cloud storage, 30-1415 for the analytics database.
  */
 export function parseServiceAccountKey(json: string, code: Extract<ErrorCode, '30-1320' | '30-1415'>): { projectId: string } {
+  return { projectId: readServiceAccountKey(json, code).project_id };
+}
+
+/** The key file itself, checked as parseServiceAccountKey checks it, for a connector's token exchange. */
+export function readServiceAccountKey(json: string, code: Extract<ErrorCode, '30-1320' | '30-1415'>): ServiceAccountKeyFile {
   let parsed: unknown;
   try {
     parsed = JSON.parse(json);
@@ -35,7 +44,7 @@ export function parseServiceAccountKey(json: string, code: Extract<ErrorCode, '3
     throw new AppError(code, { extraDetails: { 'auth.service_account_key_json': 'private_key is not a readable PEM key' } });
   }
   if (key.data.token_uri !== undefined) serviceUrl(key.data.token_uri, 'auth.service_account_key_json.token_uri');
-  return { projectId: key.data.project_id };
+  return key.data;
 }
 
 export interface WorkloadIdentityFields {

@@ -62,8 +62,6 @@ export function parseDeltaSharingProfile(content: string): DeltaSharingProfile {
     throw schemaError('type must be bearer_token or oauth_client_credentials for shareCredentialsVersion 2');
   }
 
-  const redacted = Object.fromEntries(
-    Object.entries(profile).map(([field, value]) => [field, CREDENTIAL_FIELDS.includes(field) && !isBlank(value) ? REDACTION_MARK : value]),
-  );
+  const redacted = Object.fromEntries(Object.entries(profile).map(([field, value]) => [field, CREDENTIAL_FIELDS.includes(field) && !isBlank(value) ? REDACTION_MARK : value]));
   return { version, endpoint, redacted: JSON.stringify(redacted) };
 }

@@ -5,13 +5,28 @@ interface ServiceFailure {
   readonly name?: string;
   readonly code?: string;
   readonly Code?: string;
+  readonly $fault?: string;
   readonly $metadata?: { readonly httpStatusCode?: number };
+}
+
+/**
+ * What the provider called the failure, as the caller may see it: the error code of the
+ * store's answer (the SDK names its service exceptions after it), or a network error code such
+ * as ECONNREFUSED. Never the name of a JavaScript exception (TypeError, RangeError) or an SDK
+ * class: those describe our code, not the store.
+ */
+function providerError(failure: ServiceFailure): string {
+  if (typeof failure.Code === 'string') return failure.Code;
+  const answered = failure.$fault !== undefined || failure.$metadata !== undefined;
+  if (answered && typeof failure.name === 'string') return failure.name;
+  if (typeof failure.code === 'string' && /^E[A-Z]+$/.test(failure.code)) return failure.code;
+  return 'Unknown';
 }
 
 /**
  * The catalogue code of a failed call to an S3-compatible store (30-11xx). Only the
  * provider's error code and status travel to the caller, never its message, which can echo
- * request details.
+ * request details, nor the name of an exception raised on our side.
  */
 export function objectStoreError(error: unknown, bucket: string | undefined): AppError {
   if (error instanceof AppError) return error;
@@ -47,7 +62,7 @@ export function objectStoreError(error: unknown, bucket: string | undefined): Ap
       if (status === 301) return new AppError('30-1112', { params: [bucketName], cause: error });
       return new AppError('30-1100', {
         cause: error,
-        extraDetails: { provider_error: code, ...(status === undefined ? {} : { provider_status: status }) },
+        extraDetails: { provider_error: providerError(failure), ...(status === undefined ? {} : { provider_status: status }) },
       });
   }
 }

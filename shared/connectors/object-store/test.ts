@@ -28,10 +28,7 @@ export async function testObjectStore(input: ObjectStoreTestInput): Promise<void
       await client.send(new ListBucketsCommand({ MaxBuckets: 1 }), { abortSignal });
       return;
     }
-    const listing = await client.send(
-      new ListObjectsV2Command({ Bucket: location.bucket, Prefix: location.prefix, Delimiter: '/', MaxKeys: 1 }),
-      { abortSignal },
-    );
+    const listing = await client.send(new ListObjectsV2Command({ Bucket: location.bucket, Prefix: location.prefix, Delimiter: '/', MaxKeys: 1 }), { abortSignal });
     if (location.prefix !== '' && (listing.KeyCount ?? 0) === 0) {
       throw new AppError('30-1114', { params: [formatLocation(location)] });
     }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { createClient, type IssuedCredentials } from '../../../shared/auth/clients';
+import { unchecked, type CallOptions } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 
 let env: TestTwin;
@@ -12,11 +13,9 @@ beforeAll(async () => {
 });
 afterAll(() => env?.close());
 
-const token = (body: string | Record<string, string>, headers: Record<string, string> = {}, contentType = 'application/x-www-form-urlencoded') =>
-  env.anonymous.post('/oauth/token', typeof body === 'string' ? body : contentType.includes('json') ? body : new URLSearchParams(body).toString(), {
-    contentType,
-    headers,
-  });
+/** A token request, sent as a form unless `contentType` says otherwise. */
+const token = (body: CallOptions<'issueToken'>['body'], headers: Record<string, string> = {}, contentType?: string) =>
+  env.anonymous.call('issueToken', { body, headers, contentType });
 
 describe('POST /oauth/token', () => {
   it('exchanges client credentials (form body) for a short-lived ES256 token carrying tenant and permissions', async () => {
@@ -29,7 +28,7 @@ describe('POST /oauth/token', () => {
     expect(claims).toMatchObject({ sub: credentials.client_id, tid: 'acme', roles: ['viewer'], perms: ['connection:read', 'data:read'], name: 'reporting job' });
     expect(claims.exp! - claims.iat!).toBe(900);
     // It works: the viewer may list, in its own tenant.
-    const listed = await env.anonymous.get('/connections', { token: response.body.access_token });
+    const listed = await env.anonymous.call('listConnections', { token: response.body.access_token });
     expect(listed.status).toBe(200);
   });
 
@@ -50,7 +49,7 @@ describe('POST /oauth/token', () => {
     ]) {
       const response = await token({ grant_type: 'client_credentials', client_id: client_id!, client_secret: client_secret! });
       expect(response.status).toBe(401);
-      expect(response.body).toMatchObject({ code: '10-401', extraDetails: { reason: 'invalid_client' } });
+      expect(response.problem).toMatchObject({ code: '10-401', extraDetails: { reason: 'invalid_client' } });
       expect(response.text).not.toContain(credentials.client_secret);
     }
   });
@@ -62,16 +61,22 @@ describe('POST /oauth/token', () => {
   });
 
   it('10-1400 for a missing or unsupported grant and missing credentials', async () => {
-    expect((await token({ grant_type: 'password', client_id: 'a', client_secret: 'b' })).body).toMatchObject({ code: '10-1400', extraDetails: { grant_type: 'must be "client_credentials"' } });
-    expect((await token({ client_id: 'a', client_secret: 'b' })).body.extraDetails).toEqual({ grant_type: 'is required; must be "client_credentials"' });
-    expect((await token({ grant_type: 'client_credentials' })).body.extraDetails).toEqual({
+    expect((await token(unchecked({ grant_type: 'password', client_id: 'a', client_secret: 'b' }))).problem).toMatchObject({
+      code: '10-1400',
+      extraDetails: { grant_type: 'must be "client_credentials"' },
+    });
+    expect((await token(unchecked({ client_id: 'a', client_secret: 'b' }))).problem.extraDetails).toEqual({ grant_type: 'is required; must be "client_credentials"' });
+    expect((await token({ grant_type: 'client_credentials' })).problem.extraDetails).toEqual({
       client_id: 'is required (form field or HTTP Basic)',
       client_secret: 'is required (form field or HTTP Basic)',
     });
   });
 
   it('is public: it needs no bearer token', async () => {
-    const response = await token({ grant_type: 'client_credentials', client_id: credentials.client_id, client_secret: credentials.client_secret }, { authorization: 'Bearer garbage' });
+    const response = await token(
+      { grant_type: 'client_credentials', client_id: credentials.client_id, client_secret: credentials.client_secret },
+      { authorization: 'Bearer garbage' },
+    );
     // A bearer header is not client authentication; the form credentials still count.
     expect(response.status).toBe(200);
   });

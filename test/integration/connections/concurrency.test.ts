@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { connectionStore } from '../../../shared/connections/store';
 import { EntityStore } from '../../../shared/db/entity-store';
 import { connectionCases } from '../../support/connections';
-import { startTestTwin, type ApiClient, type TestTwin } from '../../support/harness';
+import type { ApiClient } from '../../support/api-client';
+import { startTestTwin, type TestTwin } from '../../support/harness';
 
 let env: TestTwin;
 let api: ApiClient;
@@ -14,12 +16,14 @@ beforeAll(async () => {
 });
 afterAll(() => env?.close());
 
+const deleteConnection = (id: number) => api.call('deleteConnection', { params: { connection_id: id } });
+
 let sequence = 0;
 async function createConnection(name = `conn ${++sequence}`) {
   const [objectStore] = connectionCases(env.twin.s3.endpoint);
-  const response = await api.post('/connections', { ...objectStore!.request, name });
+  const response = await api.call('createConnection', { body: { ...objectStore!.request, name } });
   expect(response.status).toBe(201);
-  return response.body as { id: number };
+  return response.body;
 }
 
 /**
@@ -27,12 +31,9 @@ async function createConnection(name = `conn ${++sequence}`) {
  * use the same repository mechanism, a counter change on the connection committed in the
  * same transaction as their own write.
  */
-interface Referrer {
-  readonly name: string;
-  readonly connection_id: number;
-}
-const dataSources = new EntityStore<Referrer>({ kind: 'TEST_DATA_SOURCE', label: 'data source', references: {} });
-const targets = new EntityStore<Referrer>({ kind: 'TEST_TARGET', label: 'target', references: {} });
+const Referrer = z.object({ name: z.string(), connection_id: z.int() });
+const dataSources = new EntityStore({ kind: 'DATA_SOURCE', label: 'data source', data: Referrer, references: {} });
+const targets = new EntityStore({ kind: 'TARGET', label: 'target', data: Referrer, references: {} });
 const actor = { id: 'test' };
 
 function addDataSource(connectionId: number, name = `ds ${++sequence}`) {
@@ -45,21 +46,23 @@ describe('optimistic locking under concurrency', () => {
   it('lets exactly one of 24 parallel PATCHes with the same lock_version win', async () => {
     const { id } = await createConnection();
     const responses = await Promise.all(
-      Array.from({ length: 24 }, (_, index) => api.patch(`/connections/${id}`, { id, lock_version: 0, type: 'object_store', description: `writer ${index}` })),
+      Array.from({ length: 24 }, (_, index) =>
+        api.call('mergeConnection', { params: { connection_id: id }, body: { id, lock_version: 0, type: 'object_store', description: `writer ${index}` } }),
+      ),
     );
     const winners = responses.filter((response) => response.status === 200);
     const losers = responses.filter((response) => response.status !== 200);
     expect(winners).toHaveLength(1);
     expect(losers).toHaveLength(23);
-    for (const loser of losers) expect(loser.body).toMatchObject({ status: 409, code: '10-1006' });
-    const final = await api.get(`/connections/${id}`);
+    for (const loser of losers) expect(loser.problem).toMatchObject({ status: 409, code: '10-1006' });
+    const final = await api.call('getConnection', { params: { connection_id: id } });
     expect(final.body).toMatchObject({ lock_version: 1, description: winners[0]!.body.description });
   });
 
   it('applies 20 sequential PATCHes that each carry the current lock_version', async () => {
     const { id } = await createConnection();
     for (let version = 0; version < 20; version += 1) {
-      const response = await api.patch(`/connections/${id}`, { id, lock_version: version, type: 'object_store', tags: [`v${version}`] });
+      const response = await api.call('mergeConnection', { params: { connection_id: id }, body: { id, lock_version: version, type: 'object_store', tags: [`v${version}`] } });
       expect(response.body.lock_version).toBe(version + 1);
     }
   });
@@ -68,18 +71,20 @@ describe('optimistic locking under concurrency', () => {
 describe('name uniqueness under concurrency', () => {
   it('creates exactly one of 20 parallel creates with the same name', async () => {
     const [objectStore] = connectionCases(env.twin.s3.endpoint);
-    const responses = await Promise.all(Array.from({ length: 20 }, () => api.post('/connections', { ...objectStore!.request, name: 'Contended' })));
+    const responses = await Promise.all(Array.from({ length: 20 }, () => api.call('createConnection', { body: { ...objectStore!.request, name: 'Contended' } })));
     expect(responses.filter((response) => response.status === 201)).toHaveLength(1);
-    for (const response of responses.filter((r) => r.status !== 201)) expect(response.body.code).toBe('10-409');
-    const listed = await api.get(`/connections?filter=${encodeURIComponent("name eq 'Contended'")}`);
+    for (const response of responses.filter((r) => r.status !== 201)) expect(response.problem.code).toBe('10-409');
+    const listed = await api.call('listConnections', { query: { filter: "name eq 'Contended'" } });
     expect(listed.body.total).toBe(1);
   });
 
   it('lets exactly one of parallel renames take a free name', async () => {
     const ids = await Promise.all(Array.from({ length: 10 }, () => createConnection()));
-    const responses = await Promise.all(ids.map(({ id }) => api.patch(`/connections/${id}`, { id, lock_version: 0, type: 'object_store', name: 'Taken once' })));
+    const responses = await Promise.all(
+      ids.map(({ id }) => api.call('mergeConnection', { params: { connection_id: id }, body: { id, lock_version: 0, type: 'object_store', name: 'Taken once' } })),
+    );
     expect(responses.filter((response) => response.status === 200)).toHaveLength(1);
-    expect(responses.filter((response) => response.status === 409).every((response) => response.body.code === '10-409')).toBe(true);
+    expect(responses.filter((response) => response.status === 409).every((response) => response.problem.code === '10-409')).toBe(true);
   });
 });
 
@@ -89,21 +94,21 @@ describe('"in use" through reference counters', () => {
     const { entity: dataSource } = await addDataSource(id);
     expect((await connectionStore.get(TENANT, id)).refs).toEqual({ data_sources: 1 });
 
-    const refused = await api.delete(`/connections/${id}`);
+    const refused = await deleteConnection(id);
     expect(refused.status).toBe(409);
-    expect(refused.body).toMatchObject({ code: '30-1507', detail: `Connection ${id} is in use by active tables` });
+    expect(refused.problem).toMatchObject({ code: '30-1507', detail: `Connection ${id} is in use by active tables` });
 
     await dataSources.delete(TENANT, dataSource.id, { related: [connectionStore.reference(TENANT, id, 'data_sources', -1)] });
     expect((await connectionStore.get(TENANT, id)).refs).toEqual({ data_sources: 0 });
-    expect((await api.delete(`/connections/${id}`)).status).toBe(204);
+    expect((await deleteConnection(id)).status).toBe(204);
   });
 
   it('refuses to delete a connection a target uses (30-1508)', async () => {
     const { id } = await createConnection();
     await targets.create(TENANT, actor, () => ({ name: 'target', connection_id: id }), { related: [connectionStore.reference(TENANT, id, 'targets', 1)] });
-    const refused = await api.delete(`/connections/${id}`);
+    const refused = await deleteConnection(id);
     expect(refused.status).toBe(409);
-    expect(refused.body).toMatchObject({ code: '30-1508', detail: `Connection ${id} is in use by targets` });
+    expect(refused.problem).toMatchObject({ code: '30-1508', detail: `Connection ${id} is in use by targets` });
   });
 
   it('refuses a reference to a connection that does not exist, and writes nothing', async () => {
@@ -114,16 +119,18 @@ describe('"in use" through reference counters', () => {
   it('keeps delete and new references consistent when they race', async () => {
     for (let round = 0; round < 5; round += 1) {
       const { id } = await createConnection();
-      const [deletion, ...references] = await Promise.allSettled([api.delete(`/connections/${id}`), ...Array.from({ length: 6 }, () => addDataSource(id))]);
+      const [deletion, ...references] = await Promise.allSettled([deleteConnection(id), ...Array.from({ length: 6 }, () => addDataSource(id))]);
       const referenced = references.filter((result) => result.status === 'fulfilled').length;
       const deleted = deletion.status === 'fulfilled' && deletion.value.status === 204;
       if (deleted) {
         // Every reference committed after the delete found no connection.
         expect(referenced).toBe(0);
         for (const result of references) expect(result).toMatchObject({ status: 'rejected', reason: { code: '10-404' } });
-        expect((await api.get(`/connections/${id}`)).status).toBe(404);
+        expect((await api.call('getConnection', { params: { connection_id: id } })).status).toBe(404);
       } else {
-        expect(deletion).toMatchObject({ status: 'fulfilled', value: { status: 409, body: { code: '30-1507' } } });
+        if (deletion.status !== 'fulfilled') throw deletion.reason;
+        expect(deletion.value.status).toBe(409);
+        expect(deletion.value.problem.code).toBe('30-1507');
         expect(referenced).toBeGreaterThan(0);
         expect((await connectionStore.get(TENANT, id)).refs.data_sources).toBe(referenced);
       }
@@ -132,7 +139,7 @@ describe('"in use" through reference counters', () => {
 
   it('keeps references per tenant', async () => {
     const { id } = await createConnection();
-    const other = new EntityStore<Referrer>({ kind: 'TEST_DATA_SOURCE', label: 'data source', references: {} });
+    const other = new EntityStore({ kind: 'DATA_SOURCE', label: 'data source', data: Referrer, references: {} });
     await expect(
       other.create('someone-else', actor, () => ({ name: 'cross', connection_id: id }), { related: [connectionStore.reference('someone-else', id, 'data_sources', 1)] }),
     ).rejects.toMatchObject({ code: '10-404' });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectionCases } from '../../support/connections';
-import { startTestTwin, type ApiClient, type TestTwin } from '../../support/harness';
+import { unchecked, type ApiClient, type CallOptions } from '../../support/api-client';
+import { startTestTwin, type TestTwin } from '../../support/harness';
 
 let env: TestTwin;
 let api: ApiClient;
@@ -12,38 +13,39 @@ beforeAll(async () => {
   // One connection per type and auth variant, in a tenant of its own: 10 in all.
   const cases = connectionCases(env.twin.s3.endpoint);
   for (const [index, { request }] of cases.entries()) {
-    const response = await api.post('/connections', { ...request, tags: index % 2 === 0 ? ['Even'] : ['odd'], read: index !== 3 });
+    const response = await api.call('createConnection', { body: { ...request, tags: index % 2 === 0 ? ['Even'] : ['odd'], read: index !== 3 } });
     expect(response.status).toBe(201);
     names.push(request.name);
   }
 });
 afterAll(() => env?.close());
 
-const list = (query = '') => api.get(`/connections${query}`);
-const filtered = (filter: string, extra = '') => list(`?filter=${encodeURIComponent(filter)}${extra}`);
+const list = (query: CallOptions<'listConnections'>['query'] = {}) => api.call('listConnections', { query });
+const filtered = (filter: string, extra: { limit?: number } = {}) => list({ filter, ...extra });
+const namesOf = (items: readonly { name: string | null }[]) => items.map((item) => item.name);
 
 describe('GET /connections', () => {
   it('returns every connection of the tenant in id order with the list envelope', async () => {
     const response = await list();
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ offset: 0, limit: 10, total: 10 });
-    expect(response.body.items.map((item: { name: string }) => item.name)).toEqual(names);
+    expect(namesOf(response.body.items)).toEqual(names);
   });
 
   it('pages with offset and limit; limit reports the records returned', async () => {
-    const page = await list('?offset=8&limit=5');
+    const page = await list({ offset: 8, limit: 5 });
     expect(page.body).toMatchObject({ offset: 8, limit: 2, total: 10 });
-    expect(page.body.items.map((item: { name: string }) => item.name)).toEqual(names.slice(8));
-    const beyond = await list('?offset=50');
+    expect(namesOf(page.body.items)).toEqual(names.slice(8));
+    const beyond = await list({ offset: 50 });
     expect(beyond.body).toMatchObject({ offset: 50, limit: 0, total: 10, items: [] });
   });
 
   it('sorts by one or more keys, descending with a minus', async () => {
-    const byName = await list('?sort=-name');
+    const byName = await list({ sort: '-name' });
     const sorted = [...names].sort((a, b) => b.localeCompare(a, 'en', { sensitivity: 'base' }));
-    expect(byName.body.items.map((item: { name: string }) => item.name)).toEqual(sorted);
-    const byTypeThenId = await list('?sort=type,-id');
-    const items = byTypeThenId.body.items as { type: string; id: number }[];
+    expect(namesOf(byName.body.items)).toEqual(sorted);
+    const byTypeThenId = await list({ sort: 'type,-id' });
+    const items = byTypeThenId.body.items;
     for (let i = 1; i < items.length; i += 1) {
       const [a, b] = [items[i - 1]!, items[i]!];
       expect(a.type < b.type || (a.type === b.type && a.id > b.id)).toBe(true);
@@ -56,10 +58,10 @@ describe('GET /connections', () => {
     expect((await filtered("name co 'SECRET_KEY'")).body.total).toBe(1);
     expect((await filtered("name sw 'cloud_store/'")).body.total).toBe(2);
     expect((await filtered("tags co 'even'")).body.total).toBe(5);
-    expect((await filtered('read eq false')).body.items.map((item: { name: string }) => item.name)).toEqual([names[3]]);
+    expect(namesOf((await filtered('read eq false')).body.items)).toEqual([names[3]]);
     expect((await filtered("not (type eq 'warehouse') and id le 4")).body.total).toBe(4);
     expect((await filtered('description eq null')).body.total).toBe(10);
-    expect((await filtered("created_date gt '2000-01-01T00:00:00Z'", '&limit=3')).body).toMatchObject({ total: 10, limit: 3 });
+    expect((await filtered("created_date gt '2000-01-01T00:00:00Z'", { limit: 3 })).body).toMatchObject({ total: 10, limit: 3 });
   });
 
   it('refuses a malformed filter or sort with 10-1400 naming the parameter', async () => {
@@ -67,23 +69,23 @@ describe('GET /connections', () => {
     for (const filter of badFilters) {
       const response = await filtered(filter);
       expect(response.status, filter).toBe(400);
-      expect(response.body, filter).toMatchObject({ code: '10-1400', extraDetails: { filter: expect.any(String) } });
+      expect(response.problem, filter).toMatchObject({ code: '10-1400', extraDetails: { filter: expect.any(String) } });
     }
     for (const sort of ['nosuch', 'name,,id', 'tags', 'a,b,c,d']) {
-      const response = await list(`?sort=${encodeURIComponent(sort)}`);
-      expect(response.body, sort).toMatchObject({ code: '10-1400', extraDetails: { sort: expect.any(String) } });
+      const response = await list({ sort });
+      expect(response.problem, sort).toMatchObject({ code: '10-1400', extraDetails: { sort: expect.any(String) } });
     }
   });
 
   it('validates offset, limit and unknown parameters', async () => {
-    const response = await list('?offset=-1&limit=1001&colour=red');
+    const response = await list(unchecked({ offset: -1, limit: 1001, colour: 'red' }));
     expect(response.status).toBe(400);
-    expect(response.body.extraDetails).toEqual({ offset: 'must be ≥ 0', limit: 'must be ≤ 1000', colour: 'is not a known field' });
-    expect((await list('?limit=ten')).body.extraDetails).toEqual({ limit: 'must be an integer' });
+    expect(response.problem.extraDetails).toEqual({ offset: 'must be ≥ 0', limit: 'must be ≤ 1000', colour: 'is not a known field' });
+    expect((await list({ limit: 'ten' })).problem.extraDetails).toEqual({ limit: 'must be an integer' });
   });
 
   it('lists only the caller’s tenant', async () => {
     const other = await env.clientFor('listing-other', ['viewer']);
-    expect((await other.get('/connections')).body).toMatchObject({ total: 0, items: [] });
+    expect((await other.call('listConnections')).body).toMatchObject({ total: 0, items: [] });
   });
 });

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
 import { failingEndpoint, hangingEndpoint, type FakeEndpoint } from '../../fakes/object-store';
-import { startTestTwin, type ApiClient, type TestTwin } from '../../support/harness';
+import type { ConnectionTestRequest } from '../../../shared/model/connection';
+import type { ApiClient, CallOptions } from '../../support/api-client';
+import { startTestTwin, type TestTwin } from '../../support/harness';
 
 let env: TestTwin;
 let api: ApiClient;
@@ -30,7 +32,7 @@ afterAll(async () => {
   await failing?.close();
 });
 
-function objectStore(overrides: { endpoint?: string; access_key_id?: string; path_restriction?: string | null } = {}) {
+function objectStore(overrides: { endpoint?: string; access_key_id?: string; path_restriction?: string | null } = {}): Extract<ConnectionTestRequest, { type: 'object_store' }> {
   return {
     type: 'object_store',
     auth: {
@@ -43,19 +45,22 @@ function objectStore(overrides: { endpoint?: string; access_key_id?: string; pat
   };
 }
 
-async function expectProblem(body: unknown, status: number, code: string) {
-  const response = await api.post('/connections/test', body);
+async function expectProblem(body: ConnectionTestRequest, status: number, code: string) {
+  const response = await api.call('testConnection', { body });
   expect(response.status).toBe(status);
   expect(response.headers.get('content-type')).toBe('application/problem+json');
-  expect(response.body).toMatchObject({ status, code, instance: '/api/data/v1/connections/test', type: `/api/data/v1/errors/${code}` });
-  return response.body;
+  expect(response.problem).toMatchObject({ status, code, instance: '/api/data/v1/connections/test', type: `/api/data/v1/errors/${code}` });
+  return response.problem;
 }
+
+const testStored = (id: number, body: CallOptions<'testStoredConnection'>['body']) => api.call('testStoredConnection', { params: { connection_id: id }, body });
 
 describe('testing an unsaved object-store configuration against S3', () => {
   it('lists the restricted folder and answers with the configuration, secret omitted', async () => {
-    const response = await api.post('/connections/test', objectStore());
+    const response = await api.call('testConnection', { body: objectStore() });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({
+    // Compared on the wire: the response schema would strip a field it does not name.
+    expect(response.json).toEqual({
       type: 'object_store',
       read: true,
       write: false,
@@ -65,7 +70,7 @@ describe('testing an unsaved object-store configuration against S3', () => {
   });
 
   it('lists the buckets when there is no path restriction', async () => {
-    expect((await api.post('/connections/test', objectStore({ path_restriction: null }))).status).toBe(200);
+    expect((await api.call('testConnection', { body: objectStore({ path_restriction: null }) })).status).toBe(200);
   });
 
   it('30-1108 when the bucket does not exist', async () => {
@@ -109,12 +114,20 @@ describe('testing an unsaved object-store configuration against S3', () => {
   it('10-1008 for an endpoint that is not a usable URL, naming the field', async () => {
     for (const endpoint of ['not a url', 'ftp://s3.example.com', 'http://s3.example.com', 'https://user:pw@s3.example.com', 'https://s3.example.com/#x']) {
       const problem = await expectProblem(objectStore({ endpoint }), 400, '10-1008');
-      expect(Object.keys(problem.extraDetails)).toEqual(['auth.endpoint']);
+      expect(Object.keys(problem.extraDetails ?? {})).toEqual(['auth.endpoint']);
     }
   });
 
   it('30-1130 for loopback, private, link-local and metadata destinations', async () => {
-    for (const endpoint of ['https://169.254.169.254', 'https://10.1.2.3', 'https://192.168.0.10:9000', 'https://[::1]:9000', 'https://localhost:9443', 'https://127.0.0.1:1', 'https://2130706433']) {
+    for (const endpoint of [
+      'https://169.254.169.254',
+      'https://10.1.2.3',
+      'https://192.168.0.10:9000',
+      'https://[::1]:9000',
+      'https://localhost:9443',
+      'https://127.0.0.1:1',
+      'https://2130706433',
+    ]) {
       await expectProblem(objectStore({ endpoint }), 400, '30-1130');
     }
   });
@@ -128,39 +141,39 @@ describe('testing a stored object-store connection', () => {
   let id: number;
 
   beforeAll(async () => {
-    const created = await api.post('/connections', { name: 'stored store', ...objectStore() });
+    const created = await api.call('createConnection', { body: { name: 'stored store', ...objectStore() } });
     expect(created.status).toBe(201);
     id = created.body.id;
   });
 
   it('decrypts the stored secret, lists the folder and answers with the connection', async () => {
-    const response = await api.post(`/connections/${id}/test`, { type: 'object_store' });
+    const response = await testStored(id, { type: 'object_store' });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ id, name: 'stored store', path_restriction: 'demo/sales/' });
   });
 
   it('accepts a narrower path restriction for the test', async () => {
-    expect((await api.post(`/connections/${id}/test`, { type: 'object_store', path_restriction: 'demo/sales/archive/' })).status).toBe(200);
-    const missing = await api.post(`/connections/${id}/test`, { type: 'object_store', path_restriction: 'demo/sales/none/' });
-    expect(missing.body.code).toBe('30-1114');
+    expect((await testStored(id, { type: 'object_store', path_restriction: 'demo/sales/archive/' })).status).toBe(200);
+    const missing = await testStored(id, { type: 'object_store', path_restriction: 'demo/sales/none/' });
+    expect(missing.problem.code).toBe('30-1114');
   });
 
   it('30-1106 for an override outside the stored restriction', async () => {
     for (const path_restriction of ['demo/', 'other/sales/', 'demo/salesman/']) {
-      const response = await api.post(`/connections/${id}/test`, { type: 'object_store', path_restriction });
+      const response = await testStored(id, { type: 'object_store', path_restriction });
       expect(response.status).toBe(400);
-      expect(response.body.code).toBe('30-1106');
-      expect(response.body.detail).toContain('demo/sales/');
+      expect(response.problem.code).toBe('30-1106');
+      expect(response.problem.detail).toContain('demo/sales/');
     }
   });
 
   it('10-1400 when the type does not match the stored connection', async () => {
-    const response = await api.post(`/connections/${id}/test`, { type: 'warehouse' });
+    const response = await testStored(id, { type: 'warehouse' });
     expect(response.status).toBe(400);
-    expect(response.body).toMatchObject({ code: '10-1400', extraDetails: { type: 'must be object_store, the type of connection ' + id } });
+    expect(response.problem).toMatchObject({ code: '10-1400', extraDetails: { type: 'must be object_store, the type of connection ' + id } });
   });
 
   it('10-404 for a connection that does not exist', async () => {
-    expect((await api.post('/connections/999999/test', { type: 'object_store' })).body.code).toBe('10-404');
+    expect((await testStored(999999, { type: 'object_store' })).problem.code).toBe('10-404');
   });
 });

@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { LOCAL_S3_CREDENTIALS, startLocalS3, type LocalS3 } from '../../../infra/local/s3';
-import { fetchSource, type FetchOptions, type FetchProgress, type SourceConnection } from '../../../shared/connectors/source';
+import { fetchSource, type SourceConnection } from '../../../shared/connectors/source';
+import type { FetchOptions, FetchProgress } from '../../../shared/connectors/source-types';
 import type { DataSourceData } from '../../../shared/data-sources/store';
 import { AppError } from '../../../shared/errors/app-error';
 import { hangingEndpoint, type FakeEndpoint } from '../../fakes/object-store';
@@ -204,8 +205,12 @@ describe('fetching a bucket data source from an S3-compatible store', () => {
 
   it('10-1043 for a data source of another kind, 10-1501 for connectors not built yet', async () => {
     expect(await failureOf(fetchSource(connection(), bucketSource(null, 'rdbms'), fetchOptions()))).toMatchObject({ code: '10-1043', message: 'Unsupported source type rdbms' });
-    const warehouse: SourceConnection = { type: 'warehouse', auth: { auth_type: 'password', username: 'u', host: 'h' }, secret: 's', settings: {} };
-    expect(await failureOf(fetchSource(warehouse, bucketSource(null, 'rdbms'), fetchOptions()))).toMatchObject({ code: '10-1501', status: 501, message: 'Feature disabled unless feature flag connector.warehouse is on' });
+    const sharing: SourceConnection = { type: 'delta_sharing', auth: { auth_type: 'delta_sharing_profile' }, secret: '{}', settings: {} };
+    expect(await failureOf(fetchSource(sharing, bucketSource(null, 'delta_sharing'), fetchOptions()))).toMatchObject({
+      code: '10-1501',
+      status: 501,
+      message: 'Feature disabled unless feature flag connector.delta_sharing is on',
+    });
   });
 });
 

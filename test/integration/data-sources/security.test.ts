@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../../functions/routes';
-import { startTestTwin, type ApiClient, type ApiResponse, type TestTwin } from '../../support/harness';
-import { CONNECTION_OF, createConnection, createSource, sourceRequest, type CreatedConnection, type SourceKind } from './fixtures';
+import { unchecked, type ApiClient, type ApiResponse } from '../../support/api-client';
+import { startTestTwin, type TestTwin } from '../../support/harness';
+import { CONNECTION_OF, createConnection, createSource, sentBack, sourceRequest, type CreatedConnection, type SourceKind } from './fixtures';
 
 let env: TestTwin;
 let owner: ApiClient;
@@ -21,8 +22,16 @@ const dataSourceRoutes = routes.filter((route) => route.tag === 'data-sources');
 const path = (template: string, id: number) => template.replace('{data_source_id}', String(id)).replace('{connection_id}', String(id));
 const KINDS: readonly SourceKind[] = ['bucket', 'rdbms', 'delta_sharing', 'analytics_db'];
 
+/** What the bodies below take from a data source (the anonymous test sends made-up values). */
+interface SourceFields {
+  readonly id: number;
+  readonly lock_version: number;
+  readonly type: string;
+  readonly connection_id: number;
+}
+
 /** A request to each data-source route that would pass validation for the owner. */
-function bodyFor(operationId: string, source: Record<string, any>): unknown {
+function bodyFor(operationId: string, source: SourceFields): unknown {
   switch (operationId) {
     case 'createDataSource':
       return sourceRequest('bucket', source.connection_id);
@@ -37,8 +46,12 @@ function bodyFor(operationId: string, source: Record<string, any>): unknown {
   }
 }
 
-const send = (client: ApiClient, route: (typeof dataSourceRoutes)[number], id: number, source: Record<string, any>) =>
-  client.request(route.method, path(route.path, id), { body: bodyFor(route.operationId, source), contentType: route.method === 'PATCH' ? 'application/merge-patch+json' : undefined });
+/** Every route is walked from the route table, so the requests go out raw; answers are read as problems. */
+const send = (client: ApiClient, route: (typeof dataSourceRoutes)[number], id: number, source: SourceFields) =>
+  client.raw(route.method, path(route.path, id), {
+    body: bodyFor(route.operationId, source),
+    contentType: route.method === 'PATCH' ? 'application/merge-patch+json' : undefined,
+  });
 
 describe('authentication and permissions', () => {
   it('answers 10-401 without a token on every data-source route', async () => {
@@ -48,7 +61,7 @@ describe('authentication and permissions', () => {
     for (const route of dataSourceRoutes) {
       const response = await send(env.anonymous, route, 1, { id: 1, lock_version: 0, type: 'bucket', connection_id: 1 });
       expect(response.status, route.operationId).toBe(401);
-      expect(response.body).toMatchObject({ code: '10-401', extraDetails: { reason: 'missing_token' } });
+      expect(response.problem).toMatchObject({ code: '10-401', extraDetails: { reason: 'missing_token' } });
     }
   });
 
@@ -60,10 +73,10 @@ describe('authentication and permissions', () => {
         expect(response.status, route.operationId).toBe(200);
       } else {
         expect(response.status, route.operationId).toBe(403);
-        expect(response.body).toMatchObject({ code: '10-403', extraDetails: { required_permission: 'data:write' } });
+        expect(response.problem).toMatchObject({ code: '10-403', extraDetails: { required_permission: 'data:write' } });
       }
     }
-    expect((await owner.get(`/data-sources/${source.id}`)).body).toEqual(source);
+    expect((await owner.call('getDataSource', { params: { data_source_id: source.id } })).body).toEqual(source);
   });
 });
 
@@ -76,10 +89,10 @@ describe('tenant isolation', () => {
       const response = await send(intruder, route, id, source);
       expect(response.status, route.operationId).toBe(404);
       const entity = route.operationId === 'testRdbmsQuery' ? 'connection' : 'data source';
-      expect(response.body, route.operationId).toMatchObject({ code: '10-404', detail: `Entity ${entity} with ID ${id} not found` });
+      expect(response.problem, route.operationId).toMatchObject({ code: '10-404', detail: `Entity ${entity} with ID ${id} not found` });
     }
-    expect((await owner.get(`/data-sources/${source.id}`)).body).toEqual(source);
-    expect((await intruder.get('/data-sources')).body.items.some((item: { name: string }) => item.name === source.name)).toBe(false);
+    expect((await owner.call('getDataSource', { params: { data_source_id: source.id } })).body).toEqual(source);
+    expect((await intruder.call('listDataSources')).body.items.some((item) => item.name === source.name)).toBe(false);
   });
 
   it('does not let a data source use another tenant’s connection (10-404)', async () => {
@@ -89,31 +102,32 @@ describe('tenant isolation', () => {
     await createConnection(intruder, s3(), 'object_store/secret_key');
     const foreign = await createConnection(intruder, s3(), 'object_store/secret_key');
     expect([source.connection_id, foreign.id]).toEqual([1, 2]);
-    const created = await loner.post('/data-sources', sourceRequest('bucket', foreign.id));
-    expect(created.body).toMatchObject({ code: '10-404', detail: `Entity connection with ID ${foreign.id} not found` });
-    const moved = await loner.put(`/data-sources/${source.id}`, { ...source, connection_id: foreign.id });
-    expect(moved.body).toMatchObject({ code: '10-404', detail: `Entity connection with ID ${foreign.id} not found` });
+    const created = await loner.call('createDataSource', { body: sourceRequest('bucket', foreign.id) });
+    expect(created.problem).toMatchObject({ code: '10-404', detail: `Entity connection with ID ${foreign.id} not found` });
+    const moved = await loner.call('updateDataSource', { params: { data_source_id: source.id }, body: sentBack(source, { connection_id: foreign.id }) });
+    expect(moved.problem).toMatchObject({ code: '10-404', detail: `Entity connection with ID ${foreign.id} not found` });
   });
 });
 
 describe('connection secrets never appear', () => {
-  const responses: ApiResponse[] = [];
+  const responses: ApiResponse<unknown>[] = [];
   const connections: CreatedConnection[] = [];
 
   beforeAll(async () => {
     for (const kind of KINDS) {
       const connection = await createConnection(owner, s3(), CONNECTION_OF[kind]);
       connections.push(connection);
-      const created = await owner.post('/data-sources', sourceRequest(kind, connection.id));
+      const created = await owner.call('createDataSource', { body: sourceRequest(kind, connection.id) });
       responses.push(created);
       const { id, type } = created.body;
-      responses.push(await owner.get(`/data-sources/${id}`));
-      responses.push(await owner.put(`/data-sources/${id}`, { ...created.body, description: 'put' }));
-      responses.push(await owner.patch(`/data-sources/${id}`, { id, lock_version: 1, type, tags: ['patched'] }));
-      responses.push(await owner.post('/data-sources', { ...sourceRequest(kind, connection.id), bogus: true }));
+      const params = { data_source_id: id };
+      responses.push(await owner.call('getDataSource', { params }));
+      responses.push(await owner.call('updateDataSource', { params, body: sentBack(created.body, { description: 'put' }) }));
+      responses.push(await owner.call('mergeDataSource', { params, body: { id, lock_version: 1, type, tags: ['patched'] } }));
+      responses.push(await owner.call('createDataSource', { body: unchecked({ ...sourceRequest(kind, connection.id), bogus: true }) }));
     }
-    responses.push(await owner.get('/data-sources'));
-    responses.push(await owner.post(`/connections/${connections[1]!.id}/test-query`, { query: 'SELECT 1' }));
+    responses.push(await owner.call('listDataSources'));
+    responses.push(await owner.call('testRdbmsQuery', { params: { connection_id: connections[1]!.id }, body: { query: 'SELECT 1' } }));
   });
 
   it('in any data-source response', () => {

@@ -9,15 +9,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDocumentClient } from '../../../shared/aws/clients';
 import { dataVersions, importJobRef } from '../../../shared/data-tables/versions';
 import { markCompleted, markFailed, markRunning } from '../../../shared/jobs/status';
-import type { WorkerSpec } from '../../../functions/workers';
+import type { WorkerSpec } from '../../../shared/jobs/define-job';
 import { loadWorkerHandler, type WorkerFunction } from '../../../infra/local/stepfunctions';
 import { AppError } from '../../../shared/errors/app-error';
 import { jobFailureOf } from '../../../shared/jobs/failure';
 import { hangingEndpoint, type FakeEndpoint } from '../../fakes/object-store';
-import { startTestTwin, type ApiClient, type TestTwin } from '../../support/harness';
+import type { ApiClient } from '../../support/api-client';
+import { startTestTwin, type TestTwin } from '../../support/harness';
 import { importAndWait, putObjects, tableOver } from '../../support/imports';
 
-type Misbehaviour = 'transient-once' | 'throw' | 'hang';
+type Misbehaviour = 'transient-once' | 'throw' | 'hang' | 'killed-at-timeout' | 'out-of-memory';
+
+/** How Step Functions reports a Lambda that died without answering (its runtime killed it). */
+const lambdaDied = (cause: string) => Object.assign(new Error(cause), { name: 'Lambda.Unknown' });
 
 const misbehaviours = new Map<number, Misbehaviour>();
 const attempts = new Map<number, number>();
@@ -34,6 +38,10 @@ async function loadWorker(worker: WorkerSpec): Promise<WorkerFunction> {
         throw new TypeError('boom: something nobody expected');
       case 'hang':
         return new Promise(() => undefined);
+      case 'killed-at-timeout':
+        throw lambdaDied('RequestId: 7f0c Error: Task timed out after 900.00 seconds');
+      case 'out-of-memory':
+        throw lambdaDied('RequestId: 7f0c Error: Runtime exited with error: signal: killed Runtime.ExitError');
       case 'transient-once':
         if (attempt === 1) throw jobFailureOf(new AppError('30-1110'));
         break;
@@ -77,7 +85,7 @@ describe('the import job', () => {
     const tableId = await tableMisbehaving('transient-once');
     const version = await importAndWait(api, tableId);
     expect(version.execution.status).toBe('COMPLETED');
-    expect(version.metadata.row_count).toBe(2);
+    expect(version.metadata?.row_count).toBe(2);
     expect(attempts.get(tableId)).toBe(2);
   });
 
@@ -97,6 +105,18 @@ describe('the import job', () => {
     expect(version.execution).toMatchObject({ status: 'FAILED', error: { code: '10-1047' } });
   });
 
+  it('a worker Lambda killed at its timeout or out of memory ends the job FAILED at once (10-1047, 10-500), without retries, and frees the table', async () => {
+    const killed = await tableMisbehaving('killed-at-timeout');
+    const oom = await tableMisbehaving('out-of-memory');
+    const [timedOut, outOfMemory] = await Promise.all([importAndWait(api, killed), importAndWait(api, oom)]);
+    expect(timedOut.execution).toMatchObject({ status: 'FAILED', error: { code: '10-1047', cause: 'Lambda.Unknown: the worker ran past its Lambda timeout' } });
+    expect(outOfMemory.execution).toMatchObject({ status: 'FAILED', error: { code: '10-500', cause: expect.stringContaining('out of memory') } });
+    expect(JSON.stringify(outOfMemory)).not.toContain('RequestId');
+    expect([attempts.get(killed), attempts.get(oom)]).toEqual([1, 1]);
+    misbehaviours.delete(oom);
+    expect((await importAndWait(api, oom)).execution.status).toBe('COMPLETED');
+  });
+
   it('stops an import whose source stops sending data with 10-1047', async () => {
     const tableId = await tableOver(api, env, 'landing/jobs/', { endpoint: hanging.endpoint });
     const version = await importAndWait(api, tableId);
@@ -114,7 +134,7 @@ describe('status writes', () => {
     expect(await markFailed(job, { code: '10-500', message: 'again' })).toBe(false);
     await expect(markCompleted(job, { stage: 'DONE', percent: 100 }, {})).rejects.toMatchObject({ name: 'Job.Superseded' });
     await expect(markRunning(job, { stage: 'READING', percent: 0 })).rejects.toMatchObject({ name: 'Job.Superseded' });
-    const stored = (await api.get(`/data-tables/${tableId}/versions/${version.version_number}`)).body;
+    const stored = (await api.call('getDataVersion', { params: { data_table_id: tableId, version_number: version.version_number } })).body;
     expect(stored.execution).toMatchObject({ status: 'FAILED', error: { code: '30-1110' } });
     // The failure released the table: the next import starts.
     expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
@@ -123,9 +143,9 @@ describe('status writes', () => {
   it('a creation whose worker went silent reads as FAILED 10-1047 and is taken over by the next import', async () => {
     const tableId = await tableOver(api, env, 'landing/jobs/');
     const { version, job } = await dataVersions.begin('local', { id: 'test' }, tableId);
-    const path = `/data-tables/${tableId}/versions/${version.version_number}`;
-    expect((await api.get(path)).body.execution.status).toBe('PENDING');
-    expect((await api.post('/data-versions/batch-create', { data_table_ids: [tableId] })).body.results[0].error.code).toBe('20-1029');
+    const read = async () => (await api.call('getDataVersion', { params: { data_table_id: tableId, version_number: version.version_number } })).body;
+    expect((await read()).execution.status).toBe('PENDING');
+    expect((await api.call('batchCreateDataVersions', { body: { data_table_ids: [tableId] } })).body.results[0]?.error?.code).toBe('20-1029');
 
     // The worker's last sign of life was an hour ago.
     await dynamoDocumentClient().send(
@@ -137,11 +157,11 @@ describe('status writes', () => {
         ExpressionAttributeValues: { ':old': new Date(Date.now() - 3_600_000).toISOString() },
       }),
     );
-    expect((await api.get(path)).body.execution).toMatchObject({ status: 'FAILED', error: { code: '10-1047' } });
+    expect((await read()).execution).toMatchObject({ status: 'FAILED', error: { code: '10-1047' } });
 
     const next = await importAndWait(api, tableId);
     expect(next).toMatchObject({ version_number: version.version_number + 1, execution: { status: 'COMPLETED' } });
-    expect((await api.get(path)).body.execution).toMatchObject({ status: 'FAILED', error: { code: '10-1047' } });
+    expect((await read()).execution).toMatchObject({ status: 'FAILED', error: { code: '10-1047' } });
     // The stale job can no longer write.
     await expect(markRunning(importJobRef('local', tableId, version.version_number, job.job_id), { stage: 'READING', percent: 1 })).rejects.toMatchObject({
       name: 'Job.Superseded',

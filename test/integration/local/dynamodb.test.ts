@@ -15,8 +15,14 @@ beforeAll(async () => {
     new CreateTableCommand({
       TableName,
       BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ],
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
     }),
   );
 });
@@ -43,7 +49,16 @@ describe('local DynamoDB TransactWriteItems', () => {
       new TransactWriteCommand({
         TransactItems: [
           { Put: { TableName, Item: { pk: 'c', sk: 'x', n: 3 } } },
-          { Update: { TableName, Key: { pk: 'a', sk: 'x' }, UpdateExpression: 'SET n = :n', ConditionExpression: 'n = :old', ExpressionAttributeValues: { ':n': 10, ':old': 99 }, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
+          {
+            Update: {
+              TableName,
+              Key: { pk: 'a', sk: 'x' },
+              UpdateExpression: 'SET n = :n',
+              ConditionExpression: 'n = :old',
+              ExpressionAttributeValues: { ':n': 10, ':old': 99 },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            },
+          },
         ],
       }),
     );
@@ -58,40 +73,51 @@ describe('local DynamoDB TransactWriteItems', () => {
 
   it('honours ConditionCheck without writing the checked item', async () => {
     await expect(
-      db.send(new TransactWriteCommand({ TransactItems: [
-        { ConditionCheck: { TableName, Key: { pk: 'missing', sk: 'x' }, ConditionExpression: 'attribute_exists(pk)' } },
-        { Put: { TableName, Item: { pk: 'd', sk: 'x' } } },
-      ] })),
+      db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { ConditionCheck: { TableName, Key: { pk: 'missing', sk: 'x' }, ConditionExpression: 'attribute_exists(pk)' } },
+            { Put: { TableName, Item: { pk: 'd', sk: 'x' } } },
+          ],
+        }),
+      ),
     ).rejects.toBeInstanceOf(TransactionCanceledException);
     expect(await get('d')).toBeUndefined();
   });
 
   it('refuses two operations on one item', async () => {
     await expect(
-      db.send(new TransactWriteCommand({ TransactItems: [
-        { Put: { TableName, Item: { pk: 'e', sk: 'x' } } },
-        { Delete: { TableName, Key: { pk: 'e', sk: 'x' } } },
-      ] })),
+      db.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName, Item: { pk: 'e', sk: 'x' } } }, { Delete: { TableName, Key: { pk: 'e', sk: 'x' } } }] })),
     ).rejects.toMatchObject({ name: 'ValidationException' });
   });
 
   it('rolls back earlier writes when a later write fails while applying', async () => {
     await db.send(new PutCommand({ TableName, Item: { pk: 'f', sk: 'x', s: 'text' } }));
     await expect(
-      db.send(new TransactWriteCommand({ TransactItems: [
-        { Put: { TableName, Item: { pk: 'g', sk: 'x' } } },
-        { Update: { TableName, Key: { pk: 'f', sk: 'x' }, UpdateExpression: 'ADD s :one', ExpressionAttributeValues: { ':one': 1 } } },
-      ] })),
+      db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName, Item: { pk: 'g', sk: 'x' } } },
+            { Update: { TableName, Key: { pk: 'f', sk: 'x' }, UpdateExpression: 'ADD s :one', ExpressionAttributeValues: { ':one': 1 } } },
+          ],
+        }),
+      ),
     ).rejects.toMatchObject({ name: 'ValidationException' });
     expect(await get('g')).toBeUndefined();
   });
 
   it('lets exactly one of many racing transactions claim the same unique item', async () => {
     const attempts = Array.from({ length: 25 }, (_, i) =>
-      db.send(new TransactWriteCommand({ TransactItems: [
-        { Put: { TableName, Item: { pk: `owner-${i}`, sk: 'x' } } },
-        { Put: { TableName, Item: { pk: 'unique-name', sk: 'x', owner: i }, ConditionExpression: 'attribute_not_exists(pk)' } },
-      ] })).then(() => i),
+      db
+        .send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: { TableName, Item: { pk: `owner-${i}`, sk: 'x' } } },
+              { Put: { TableName, Item: { pk: 'unique-name', sk: 'x', owner: i }, ConditionExpression: 'attribute_not_exists(pk)' } },
+            ],
+          }),
+        )
+        .then(() => i),
     );
     const results = await Promise.allSettled(attempts);
     const winners = results.filter((r) => r.status === 'fulfilled');
@@ -107,7 +133,15 @@ describe('local DynamoDB TransactWriteItems', () => {
     await db.send(new PutCommand({ TableName, Item: { pk: 'counter', sk: 'x', v: 0 } }));
     const results = await Promise.allSettled(
       Array.from({ length: 20 }, () =>
-        db.send(new UpdateCommand({ TableName, Key: { pk: 'counter', sk: 'x' }, UpdateExpression: 'SET v = :next', ConditionExpression: 'v = :zero', ExpressionAttributeValues: { ':next': 1, ':zero': 0 } })),
+        db.send(
+          new UpdateCommand({
+            TableName,
+            Key: { pk: 'counter', sk: 'x' },
+            UpdateExpression: 'SET v = :next',
+            ConditionExpression: 'v = :zero',
+            ExpressionAttributeValues: { ':next': 1, ':zero': 0 },
+          }),
+        ),
       ),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { DescribeExecutionCommand, SFNClient, StartExecutionCommand, StopExecutionCommand, type DescribeExecutionCommandOutput } from '@aws-sdk/client-sfn';
-import type { WorkerSpec } from '../../../functions/workers';
+import * as z from 'zod';
+import { defineJob } from '../../../shared/jobs/define-job';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 
 /** A worker as the ASL sees it: echo, fail once transiently, fail for good, or run long. */
@@ -15,7 +16,13 @@ async function echoWorker(input: unknown): Promise<unknown> {
   return { echoed: input, attempts: calls.get(key) };
 }
 
-const echo: WorkerSpec = { name: 'echo-worker', handler: 'unused', timeoutSeconds: 30, memoryMb: 128, access: {} };
+const echoJob = defineJob({
+  name: 'echo',
+  description: 'Fixture job of the local runner',
+  params: z.unknown(),
+  worker: { name: 'echo-worker', handler: 'unused', timeoutSeconds: 30, memoryMb: 128, access: {} },
+  definitionFile: fileURLToPath(new URL('./fixtures/statemachines/echo.asl.json', import.meta.url)),
+});
 
 let env: TestTwin;
 let sfn: SFNClient;
@@ -23,8 +30,7 @@ let machine: string;
 
 beforeAll(async () => {
   env = await startTestTwin({
-    stateMachinesDir: fileURLToPath(new URL('./fixtures/statemachines', import.meta.url)),
-    workers: [echo],
+    jobs: [echoJob],
     loadWorker: async () => echoWorker,
   });
   // Functions learn machine ARNs from the environment, the endpoint from the SDK's own setting.
@@ -78,6 +84,8 @@ describe('local Step Functions', () => {
     await expect(sfn.send(new StartExecutionCommand({ stateMachineArn: `${machine}-missing` }))).rejects.toMatchObject({ name: 'StateMachineDoesNotExist' });
     await sfn.send(new StartExecutionCommand({ stateMachineArn: machine, name: 'once', input: '{"mode":"echo","key":"e"}' }));
     await new Promise((resolve) => setTimeout(resolve, 50));
-    await expect(sfn.send(new StartExecutionCommand({ stateMachineArn: machine, name: 'once', input: '{"mode":"echo","key":"f"}' }))).rejects.toMatchObject({ name: 'ExecutionAlreadyExists' });
+    await expect(sfn.send(new StartExecutionCommand({ stateMachineArn: machine, name: 'once', input: '{"mode":"echo","key":"f"}' }))).rejects.toMatchObject({
+      name: 'ExecutionAlreadyExists',
+    });
   });
 });

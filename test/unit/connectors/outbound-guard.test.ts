@@ -1,13 +1,7 @@
 import type { LookupAddress } from 'node:dns';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../shared/errors/app-error';
-import {
-  OutboundDestinationBlocked,
-  assertDestinationAllowed,
-  guardedLookup,
-  isAllowedPlainHttp,
-  isForbiddenAddress,
-} from '../../../shared/connectors/outbound-guard';
+import { OutboundDestinationBlocked, assertDestinationAllowed, guardedLookup, isAllowedPlainHttp, isForbiddenAddress } from '../../../shared/connectors/outbound-guard';
 
 const savedAllowList = process.env.OUTBOUND_ALLOW_LIST;
 beforeEach(() => {
@@ -61,6 +55,23 @@ describe('isForbiddenAddress', () => {
     ['IPv4-mapped metadata', '::ffff:a9fe:a9fe'],
     ['NAT64 metadata', '64:ff9b::a9fe:a9fe'],
     ['NAT64 private, dotted', '64:ff9b::10.0.0.1'],
+    ['IPv4-compatible loopback', '::127.0.0.1'],
+    ['IPv4-compatible loopback, hex', '::7f00:1'],
+    ['SIIT loopback', '::ffff:0:127.0.0.1'],
+    ['SIIT metadata, hex', '::ffff:0:a9fe:a9fe'],
+    ['NAT64 local-use prefix', '64:ff9b:1::808:808'],
+    ['6to4 of a private address', '2002:c0a8:101::1'],
+    ['Teredo with a loopback server', '2001:0:7f00:1:0:0:f7f7:f7f7'],
+    ['Teredo with a metadata client (inverted)', '2001:0:808:808:8000:ffff:5601:5601'],
+    ['decimal loopback', '2130706433'],
+    ['octal loopback', '0177.0.0.1'],
+    ['hexadecimal loopback', '0x7f.1'],
+    ['short loopback', '127.1'],
+    ['mixed-radix metadata', '0xa9.0376.43518'],
+    ['IPv6 documentation', '2001:db8::1'],
+    ['IPv6 site-local (deprecated)', 'fec0::1'],
+    ['IPv6 outside global unicast', '4000::1'],
+    ['AS112 anycast', '192.175.48.1'],
   ])('forbids %s (%s)', (_label, address) => {
     expect(isForbiddenAddress(address)).toBe(true);
   });
@@ -75,6 +86,11 @@ describe('isForbiddenAddress', () => {
     ['public IPv6', '2001:4860:4860::8888'],
     ['IPv4-mapped public', '::ffff:8.8.8.8'],
     ['NAT64 public', '64:ff9b::808:808'],
+    ['IPv4-compatible public', '::8.8.8.8'],
+    ['SIIT public', '::ffff:0:808:808'],
+    ['6to4 of a public address', '2002:808:808::1'],
+    ['Teredo with public server and client', '2001:0:808:808:8000:ffff:fefe:fefe'],
+    ['decimal public', '134744072'],
   ])('allows %s (%s)', (_label, address) => {
     expect(isForbiddenAddress(address)).toBe(false);
   });
@@ -93,6 +109,16 @@ describe('assertDestinationAllowed', () => {
     expect(blockedHost('https://[::1]/')).toBe('::1');
     expect(blockedHost('https://[fd00:ec2::254]/')).toBe('fd00:ec2::254');
     expect(blockedHost('https://[::ffff:127.0.0.1]/')).toBe('::ffff:7f00:1');
+  });
+
+  it('refuses the IPv6 forms that carry a loopback address, as the URL parser writes them', () => {
+    expect(blockedHost('https://[::127.0.0.1]/')).toBe('::7f00:1');
+    expect(blockedHost('https://[::ffff:0:127.0.0.1]/')).toBe('::ffff:0:7f00:1');
+    expect(blockedHost('https://[2002:7f00:1::]/')).toBe('2002:7f00:1::');
+  });
+
+  it('refuses every IPv4 notation, which URLs normalise to the dotted form', () => {
+    for (const host of ['2130706433', '0177.0.0.1', '0x7f.1', '127.1', '0X7F.0.0.01']) expect(blockedHost(`https://${host}/`)).toBe('127.0.0.1');
   });
 
   it('refuses the loopback names localhost and *.localhost in any case', () => {
@@ -133,6 +159,19 @@ describe('assertDestinationAllowed', () => {
     expect(blockedHost('https://127.0.0.1/')).toBe('127.0.0.1');
   });
 
+  it('matches an allow-listed address however either is written, but not its IPv6 carriers', () => {
+    process.env.OUTBOUND_ALLOW_LIST = '[0:0::1]:443,127.0.0.0/8';
+    expect(blockedHost('https://[::1]/')).toBeUndefined();
+    expect(blockedHost('https://0x7f.1/')).toBeUndefined();
+    expect(blockedHost('https://[::ffff:127.0.0.1]/')).toBe('::ffff:7f00:1');
+  });
+
+  it('takes a CIDR entry only with a full address, so 10/8 does not open 0.0.0.0/8', () => {
+    process.env.OUTBOUND_ALLOW_LIST = '10/8';
+    expect(blockedHost('https://0.0.0.10/')).toBe('0.0.0.10');
+    expect(blockedHost('https://10.0.0.1/')).toBe('10.0.0.1');
+  });
+
   it('reads the allow-list at every call', () => {
     expect(blockedHost('https://10.0.0.1/')).toBe('10.0.0.1');
     process.env.OUTBOUND_ALLOW_LIST = '10.0.0.0/8';
@@ -165,6 +204,12 @@ describe('guardedLookup', () => {
     expect((error as OutboundDestinationBlocked).host).toBe('localhost');
     expect(error?.message).toBe('outbound destination localhost is not allowed');
     expect(address).toEqual([]);
+  });
+
+  it('refuses what the resolver reads as a forbidden address, in any notation', async () => {
+    for (const hostname of ['0x7f.1', '2130706433', '::ffff:0:7f00:1', '::7f00:1']) {
+      expect((await resolve(443, hostname)).error, hostname).toBeInstanceOf(OutboundDestinationBlocked);
+    }
   });
 
   it('resolves an allow-listed name on its port, in the shape the caller asked for', async () => {

@@ -75,10 +75,13 @@ describe('the verdict depends on structure, not on names or contents', () => {
 
   it('answers any input, however malformed, without throwing', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.oneof(fc.constantFrom("'", '"', '`', '\\', '$', '/*', '*/', '--', '//', ';', '\n', 'SELECT ', 'drop '), anyCharacter), maxLength: 60 }), (sql) => {
-        const problem = readOnlyQueryProblem(sql);
-        expect(problem === undefined || typeof problem === 'string').toBe(true);
-      }),
+      fc.property(
+        fc.string({ unit: fc.oneof(fc.constantFrom("'", '"', '`', '\\', '$', '/*', '*/', '--', '//', ';', '\n', 'SELECT ', 'drop '), anyCharacter), maxLength: 60 }),
+        (sql) => {
+          const problem = readOnlyQueryProblem(sql);
+          expect(problem === undefined || typeof problem === 'string').toBe(true);
+        },
+      ),
       { numRuns: 2000 },
     );
   });

@@ -28,7 +28,8 @@ describe('parseTableRef', () => {
   ])('refuses %s (30-1419)', (_label, ref) => {
     const error = refusal(() => parseTableRef(ref));
     expect(error.code).toBe('30-1419');
-    expect(error.message).toBe(`Invalid tableRef ${ref}; format is [projectId].[datasetId].[tableName], backtick-quoted where identifiers contain spaces`);
+    // Messages quote submitted values escaped: the line break shows as \n.
+    expect(error.message).toBe(`Invalid tableRef ${ref.replace('\n', '\\n')}; format is [projectId].[datasetId].[tableName], backtick-quoted where identifiers contain spaces`);
   });
 
   it.each(['acme.sales.', 'acme.sales.``', 'acme.sales.`  `'])('refuses an empty table name in %s (30-1420)', (ref) => {

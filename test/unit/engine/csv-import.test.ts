@@ -28,7 +28,12 @@ const typesOf = (result: CsvImportResult) => Object.fromEntries(result.columns.m
 
 async function jsonLines(path: string): Promise<DataRow[]> {
   const text = await readFile(path, 'utf8');
-  return text === '' ? [] : text.trimEnd().split('\n').map((line) => DataRow.parse(JSON.parse(line)));
+  return text === ''
+    ? []
+    : text
+        .trimEnd()
+        .split('\n')
+        .map((line) => DataRow.parse(JSON.parse(line)));
 }
 
 /** Rows of a Parquet file read back by a plain DuckDB, every value as text. */

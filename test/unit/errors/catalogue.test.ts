@@ -23,7 +23,7 @@ describe('error catalogue', () => {
   it('has no code twice, not even as an overwritten duplicate key in the source', () => {
     // A repeated key in the object literal would silently replace the first entry at run time.
     const source = readFileSync(new URL('../../../shared/errors/catalogue.ts', import.meta.url), 'utf8');
-    const written = [...source.matchAll(/^\s*"(\d{2}-\d+)":\s*\{/gm)].map((match) => match[1]);
+    const written = [...source.matchAll(/^\s*['"](\d{2}-\d+)['"]:\s*\{/gm)].map((match) => match[1]);
     expect(written).toHaveLength(265);
     expect(new Set(written).size).toBe(265);
     expect(new Set(codes.map((code) => `${code.slice(0, 2)}-${Number(code.slice(3))}`)).size).toBe(265);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../shared/errors/app-error';
-import { PROBLEM_CONTENT_TYPE, toProblem } from '../../../shared/errors/problem';
+import { PROBLEM_CONTENT_TYPE, batchItemError, toProblem } from '../../../shared/errors/problem';
+import { BatchItemError } from '../../../shared/model/data-table';
 import { Problem } from '../../../shared/model/problem';
 
 const now = new Date('2025-03-04T05:06:07.089Z');
@@ -74,5 +75,18 @@ describe('toProblem', () => {
 
   it('is served as application/problem+json', () => {
     expect(PROBLEM_CONTENT_TYPE).toBe('application/problem+json');
+  });
+});
+
+describe('batchItemError', () => {
+  it("shows a refused item's code, status and message, and nothing of the cause", () => {
+    const error = batchItemError(new AppError('10-404', { params: ['data table', 7], cause: new Error('password=hunter2') }));
+    expect(error).toEqual({ code: '10-404', status: 404, message: 'Entity data table with ID 7 not found' });
+    expect(BatchItemError.safeParse(error).success).toBe(true);
+  });
+
+  it('rethrows a failure that is not a refusal, so the whole request fails', () => {
+    const failure = new Error('connection reset');
+    expect(() => batchItemError(failure)).toThrow(failure);
   });
 });

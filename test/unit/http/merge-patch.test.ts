@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mergePatch } from '../../../shared/http/merge-patch';
+import { MAX_JSON_DEPTH } from '../../../shared/http/json-depth';
 
 describe('mergePatch: RFC 7396 Appendix A test vectors', () => {
   const vectors: ReadonlyArray<readonly [original: unknown, patch: unknown, result: unknown]> = [
@@ -11,7 +12,11 @@ describe('mergePatch: RFC 7396 Appendix A test vectors', () => {
     [{ a: 'c' }, { a: ['b'] }, { a: ['b'] }],
     [{ a: { b: 'c' } }, { a: { b: 'd', c: null } }, { a: { b: 'd' } }],
     [{ a: [{ b: 'c' }] }, { a: [1] }, { a: [1] }],
-    [['a', 'b'], ['c', 'd'], ['c', 'd']],
+    [
+      ['a', 'b'],
+      ['c', 'd'],
+      ['c', 'd'],
+    ],
     [{ a: 'b' }, ['c'], ['c']],
     [{ a: 'foo' }, null, null],
     [{ a: 'foo' }, 'bar', 'bar'],
@@ -78,5 +83,25 @@ describe('mergePatch: "__proto__" is data', () => {
     const result = mergePatch({ a: {} }, patch);
     expect(JSON.stringify(result)).toBe('{"a":{"__proto__":{"polluted":true}},"constructor":{"prototype":{"polluted":true}}}');
     pristine();
+  });
+});
+
+describe('mergePatch: nesting is bounded', () => {
+  const nested = (depth: number): unknown => {
+    let value: unknown = 1;
+    for (let level = 0; level < depth; level += 1) value = { a: value };
+    return value;
+  };
+
+  it(`merges a patch nested ${MAX_JSON_DEPTH} levels`, () => {
+    expect(JSON.stringify(mergePatch({}, nested(MAX_JSON_DEPTH)))).toBe(JSON.stringify(nested(MAX_JSON_DEPTH)));
+  });
+
+  it('refuses a deeper patch with 10-1400 naming the body, also far beyond the stack limit', () => {
+    for (const depth of [MAX_JSON_DEPTH + 1, 100_000]) {
+      expect(() => mergePatch({}, nested(depth))).toThrow(
+        expect.objectContaining({ code: '10-1400', extraDetails: { body: expect.stringContaining(`${MAX_JSON_DEPTH} levels`) } }),
+      );
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../shared/errors/app-error';
-import { JOB_FAILED, JOB_TRANSIENT, JobFailure, jobErrorFromState, jobFailureOf } from '../../../shared/jobs/failure';
+import { JOB_FAILED, JOB_TRANSIENT, JobFailure, RUNNER_RESTARTED, jobErrorFromState, jobFailureOf } from '../../../shared/jobs/failure';
 
 describe('what a worker throws', () => {
   it('keeps a catalogue error’s code, message and cause; storage timeouts are transient', () => {
@@ -41,13 +41,23 @@ describe('what the failure recorder makes of a caught state failure', () => {
     expect(jobErrorFromState({ Error: JOB_TRANSIENT, Cause: cause })).toEqual(recorded);
   });
 
-  it.each(['States.Timeout', 'States.HeartbeatTimeout', 'Sandbox.Timedout'])('maps %s to 10-1047', (name) => {
-    expect(jobErrorFromState({ Error: name, Cause: 'whatever' })).toMatchObject({ code: '10-1047', cause: name });
+  it.each(['States.Timeout', 'States.HeartbeatTimeout', 'Sandbox.Timedout', RUNNER_RESTARTED])('maps %s to 10-1047, saying why', (name) => {
+    const error = jobErrorFromState({ Error: name, Cause: 'whatever' });
+    expect(error).toMatchObject({ code: '10-1047', cause: expect.stringMatching(new RegExp(`^${name.replace('.', '\\.')}: `)) });
+    expect(error.cause).not.toContain('whatever');
+  });
+
+  it('reads a Lambda that died without an answer: killed at its timeout is 10-1047, out of memory or a crash 10-500', () => {
+    const timedOut = jobErrorFromState({ Error: 'Lambda.Unknown', Cause: 'Task timed out after 900.00 seconds' });
+    expect(timedOut).toMatchObject({ code: '10-1047', cause: 'Lambda.Unknown: the worker ran past its Lambda timeout' });
+    const killed = jobErrorFromState({ Error: 'Lambda.Unknown', Cause: 'RequestId: 1 Error: Runtime exited with error: signal: killed Runtime.ExitError /var/task/index.mjs' });
+    expect(killed).toMatchObject({ code: '10-500', cause: 'Lambda.Unknown: the worker stopped without an answer (out of memory or a crash)' });
+    expect(JSON.stringify(killed)).not.toContain('/var/task');
   });
 
   it('maps anything else to 10-500 without leaking the cause text', () => {
-    const error = jobErrorFromState({ Error: 'Lambda.Unknown', Cause: 'The function /var/task/secret path crashed' });
-    expect(error).toMatchObject({ code: '10-500', cause: 'Lambda.Unknown' });
+    const error = jobErrorFromState({ Error: 'Worker.Weird', Cause: 'The function /var/task/secret path crashed' });
+    expect(error).toMatchObject({ code: '10-500', cause: 'Worker.Weird' });
     expect(JSON.stringify(error)).not.toContain('/var/task');
     expect(jobErrorFromState({})).toMatchObject({ code: '10-500' });
     expect(jobErrorFromState({ Error: JOB_FAILED, Cause: 'not json' })).toMatchObject({ code: '10-500' });

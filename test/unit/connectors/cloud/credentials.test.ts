@@ -88,7 +88,8 @@ describe('checkWorkloadIdentity', () => {
     expect(error.code).toBe('30-1322');
     expect(error.status).toBe(400);
     expect(error.message).toBe(
-      'Project ID analytics-test-456 on the connection does not match the project ID in the service account email loader@analytics-prod-123.iam.gserviceaccount.com',
+      // Submitted values are quoted as excerpts of at most 40 characters.
+      'Project ID analytics-test-456 on the connection does not match the project ID in the service account email loader@analytics-prod-123.iam.gserviceac…',
     );
   });
 

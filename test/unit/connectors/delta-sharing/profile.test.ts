@@ -119,9 +119,7 @@ describe('parseDeltaSharingProfile: refusals', () => {
     const error = refusal(profile({ ...v1, shareCredentialsVersion: 3 }));
     expect(error.code).toBe('30-3016');
     expect(error.message).toBe('Invalid value 3 for shareCredentialsVersion; only 1 or 2 supported');
-    expect(refusal(profile({ ...v1, shareCredentialsVersion: 'two' })).message).toBe(
-      'Invalid value "two" for shareCredentialsVersion; only 1 or 2 supported',
-    );
+    expect(refusal(profile({ ...v1, shareCredentialsVersion: 'two' })).message).toBe('Invalid value "two" for shareCredentialsVersion; only 1 or 2 supported');
   });
 
   it('30-3008 for a missing or empty endpoint', () => {

@@ -116,8 +116,24 @@ describe('connection test of an object store: provider failures', () => {
   });
 
   it('an unknown failure without status → 30-1100 without provider_status', async () => {
-    s3.on(ListObjectsV2Command).rejects(Object.assign(new Error(PROVIDER_MESSAGE), { name: 'SomethingOdd' }));
+    s3.on(ListObjectsV2Command).rejects(serviceError('SomethingOdd', undefined));
     expect((await failureOf()).extraDetails).toEqual({ provider_error: 'SomethingOdd' });
+  });
+
+  it('an exception raised on our side → 30-1100 that names no JavaScript class', async () => {
+    for (const failure of [new TypeError('Invalid character in header content ["authorization"]'), new RangeError('x'), new URIError('URI malformed')]) {
+      s3.on(ListObjectsV2Command).rejects(failure);
+      const error = await failureOf();
+      expect(error.code).toBe('30-1100');
+      expect(error.extraDetails).toEqual({ provider_error: 'Unknown' });
+    }
+    s3.on(ListObjectsV2Command).rejects(Object.assign(new TypeError('bad header'), { code: 'ERR_INVALID_CHAR' }));
+    expect((await failureOf()).extraDetails).toEqual({ provider_error: 'Unknown' });
+  });
+
+  it('a network failure → 30-1100 with its error code', async () => {
+    s3.on(ListObjectsV2Command).rejects(Object.assign(new Error('connect ECONNREFUSED 203.0.113.9:443'), { code: 'ECONNREFUSED' }));
+    expect((await failureOf()).extraDetails).toEqual({ provider_error: 'ECONNREFUSED' });
   });
 
   it('a destination refused by the outbound guard → 30-1130', async () => {
@@ -165,9 +181,7 @@ describe('connection test of an object store: success and missing folder', () =>
 
   it('lists buckets when there is no path restriction', async () => {
     s3.on(ListBucketsCommand).resolves({ Buckets: [] });
-    await expect(
-      testObjectStore({ endpoint: 'https://s3.eu-west-1.amazonaws.com', accessKeyId: 'a', secretAccessKey: 'b', pathRestriction: undefined }),
-    ).resolves.toBeUndefined();
+    await expect(testObjectStore({ endpoint: 'https://s3.eu-west-1.amazonaws.com', accessKeyId: 'a', secretAccessKey: 'b', pathRestriction: undefined })).resolves.toBeUndefined();
     expect(s3.commandCalls(ListBucketsCommand)).toHaveLength(1);
     expect(s3.commandCalls(ListObjectsV2Command)).toHaveLength(0);
   });

@@ -1,0 +1,36 @@
+// @ts-check
+/**
+ * Lint settings for the whole tree (npm run lint, which npm test runs first). Formatting is
+ * Prettier's (.prettierrc.json); eslint-config-prettier switches off the rules it owns.
+ */
+import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'cdk.out/', '.local/', 'coverage/'] },
+  js.configs.recommended,
+  ...tseslint.configs.strict,
+  prettier,
+  {
+    languageOptions: { ecmaVersion: 2023, sourceType: 'module' },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      'no-console': ['error', { allow: ['warn', 'error'] }],
+      eqeqeq: ['error', 'always'],
+      // Indexed access is checked by noUncheckedIndexedAccess; `!` marks what the code proved.
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      // Validation of user input names the control characters it refuses.
+      'no-control-regex': 'off',
+      // merge-patch (RFC 7396) removes the members a patch sets to null.
+      '@typescript-eslint/no-dynamic-delete': 'off',
+    },
+  },
+  {
+    // Command-line programs print their report.
+    files: ['bench/**', 'infra/scripts/**', 'infra/local/main.ts'],
+    rules: { 'no-console': 'off' },
+  },
+);

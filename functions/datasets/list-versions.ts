@@ -1,0 +1,30 @@
+import type { StoredGraph } from '../../shared/datasets/items';
+import { graphs } from '../../shared/datasets/graphs';
+import { leanGraph } from '../../shared/datasets/response';
+import { httpHandler } from '../../shared/http/handler';
+import { applyListQuery, type ListFields } from '../../shared/http/list-query';
+import type { DATASET_VERSION_LIST_FIELDS } from '../../shared/model/list-fields';
+import { datasetRoutes } from './routes';
+
+/** What a list of graph versions can be filtered and sorted by (docs/list-query.md); version_display_name is opaque. */
+const FIELDS: ListFields<Listed, typeof DATASET_VERSION_LIST_FIELDS> = {
+  version_number: { type: 'integer', value: ({ graph }) => graph.version_number },
+  release_status: { type: 'boolean', value: ({ graph }) => graph.release_status },
+  created_date: { type: 'datetime', value: ({ graph }) => graph.created_date },
+  last_modified_date: { type: 'datetime', value: ({ graph }) => graph.last_modified_date },
+};
+
+/** A version as the list sorts it: its number is its id. */
+interface Listed {
+  readonly id: number;
+  readonly graph: StoredGraph;
+}
+
+export const handler = httpHandler(datasetRoutes.listVersions, async ({ params, query, principal }) => {
+  const page = applyListQuery(
+    (await graphs.list(principal.tenantId, params.dataset_id)).map((graph) => ({ id: graph.version_number, graph })),
+    query,
+    FIELDS,
+  );
+  return { body: { ...page, items: page.items.map(({ graph }) => leanGraph(graph)) } };
+});

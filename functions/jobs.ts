@@ -1,0 +1,25 @@
+import { importJob, schemaAnalysisJob } from '../shared/data-tables/jobs';
+import type { JobDeclaration, WorkerSpec } from '../shared/jobs/define-job';
+
+/**
+ * Every asynchronous job of the service. CDK deploys a state machine and a worker for each,
+ * the twin runs them, and routes start them by their declaration (`access.startsJobs`).
+ */
+export const jobs: readonly JobDeclaration[] = [importJob, schemaAnalysisJob];
+
+/**
+ * The state machines' Catch target for every job: it records the caught failure in the
+ * job's execution. It only writes one item.
+ */
+export const RECORD_JOB_FAILURE: WorkerSpec = {
+  name: 'record-job-failure',
+  handler: 'jobs/record-job-failure',
+  timeoutSeconds: 60,
+  memoryMb: 256,
+  access: { table: 'write' },
+};
+
+/** The functions state machines call: each job's worker, then the failure recorder. */
+export function workersOf(declared: readonly JobDeclaration[]): WorkerSpec[] {
+  return [...declared.map((job) => job.worker), RECORD_JOB_FAILURE];
+}

@@ -1,0 +1,12 @@
+import { actorOf } from '../../shared/db/actor';
+import { httpHandler } from '../../shared/http/handler';
+import { recipeResponse } from '../../shared/recipes/response';
+import { recipeStore } from '../../shared/recipes/store';
+import { assertSameRecipe, recipeData } from '../../shared/recipes/update';
+import { recipeRoutes } from './routes';
+
+export const handler = httpHandler(recipeRoutes.update, async ({ params, body, principal }) => {
+  assertSameRecipe(params.recipe_id, body.id);
+  const current = await recipeStore.get(principal.tenantId, params.recipe_id);
+  return { body: recipeResponse(await recipeStore.replace(principal.tenantId, actorOf(principal), current, body.lock_version, recipeData(body))) };
+});

@@ -1,0 +1,132 @@
+/**
+ * The HTTP front of the twin's AWS services that speak the AWS JSON protocol (KMS, DynamoDB,
+ * Step Functions): a POST whose `x-amz-target` header names `<prefix>.<Operation>`, a JSON
+ * object in, a JSON object out, and failures as `{"__type", "message"}` with their status.
+ * Each service gives only its table of operations and throws JsonProtocolError for what its
+ * callers should hear; the AWS SDK clients of the functions read the answers as they read
+ * AWS's own.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A request's or an answer's JSON object. */
+export type JsonObject = Record<string, unknown>;
+
+/** One operation of a service: its input object to its output object. */
+export type JsonOperation = (input: JsonObject) => JsonObject | Promise<JsonObject>;
+
+export interface JsonProtocolErrorOptions {
+  /** HTTP status; 400 unless given. */
+  readonly status?: number;
+  /** Members of the answer besides `__type` and `message`, e.g. CancellationReasons. */
+  readonly fields?: Readonly<JsonObject>;
+}
+
+/** A failure the caller is told about, by its AWS error type (`__type`) and message. */
+export class JsonProtocolError extends Error {
+  readonly status: number;
+  readonly fields: Readonly<JsonObject>;
+
+  constructor(
+    readonly type: string,
+    message: string,
+    options: JsonProtocolErrorOptions = {},
+  ) {
+    super(message);
+    this.status = options.status ?? 400;
+    this.fields = options.fields ?? {};
+  }
+}
+
+export interface JsonProtocolOptions {
+  /** Named in the message of an unknown operation: "… is not supported by the local <name>". */
+  readonly name: string;
+  /** What `x-amz-target` holds before ".<Operation>", e.g. "TrentService" or "DynamoDB_20120810". */
+  readonly targetPrefix: string;
+  /** The protocol version, which names the content type of every answer: 1.1 for KMS, 1.0 for the others. */
+  readonly jsonVersion: '1.0' | '1.1';
+  readonly operations: Readonly<Record<string, JsonOperation>>;
+  /** `__type` of a failure that is not a JsonProtocolError (HTTP 500), e.g. "KMSInternalException". */
+  readonly internalErrorType: string;
+  /** Port on 127.0.0.1; a free one when omitted. */
+  readonly port?: number;
+}
+
+export interface JsonProtocolServer {
+  /** http://127.0.0.1:<port> */
+  readonly endpoint: string;
+  /** Drops open connections and stops listening. */
+  close(): Promise<void>;
+}
+
+interface Answer {
+  readonly status: number;
+  readonly payload: JsonObject;
+}
+
+const failure = (error: JsonProtocolError): Answer => ({ status: error.status, payload: { __type: error.type, message: error.message, ...error.fields } });
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseInput(text: string): JsonObject | undefined {
+  try {
+    const input: unknown = JSON.parse(text || '{}');
+    return typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as JsonObject) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Starts a service's JSON-protocol server on 127.0.0.1. */
+export async function startJsonProtocolServer(options: JsonProtocolOptions): Promise<JsonProtocolServer> {
+  const contentType = `application/x-amz-json-${options.jsonVersion}`;
+  const prefix = `${options.targetPrefix}.`;
+
+  async function answer(req: IncomingMessage): Promise<Answer> {
+    const input = parseInput(await readBody(req));
+    if (!input) return failure(new JsonProtocolError('SerializationException', 'the request body is not a JSON object'));
+    const target = String(req.headers['x-amz-target'] ?? '');
+    const operation = target.startsWith(prefix) ? target.slice(prefix.length) : '';
+    // hasOwn: a target such as "<prefix>.constructor" names no operation.
+    const run = Object.hasOwn(options.operations, operation) ? options.operations[operation] : undefined;
+    if (!run) return failure(new JsonProtocolError('UnknownOperationException', `${target || 'an empty target'} is not supported by the local ${options.name}`));
+    try {
+      return { status: 200, payload: await run(input) };
+    } catch (error) {
+      if (error instanceof JsonProtocolError) return failure(error);
+      return { status: 500, payload: { __type: options.internalErrorType, message: error instanceof Error ? error.message : String(error) } };
+    }
+  }
+
+  function send(res: ServerResponse, { status, payload }: Answer): void {
+    const text = JSON.stringify(payload);
+    res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text), 'x-amzn-requestid': randomBytes(20).toString('hex') });
+    res.end(text);
+  }
+
+  // A request that breaks off while its body is read has no one left to answer.
+  const server = createServer(
+    (req, res) =>
+      void answer(req).then(
+        (result) => send(res, result),
+        () => res.destroy(),
+      ),
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import { AppError } from '../../errors/app-error';
+import { GoogleTokenFailure } from '../cloud/token';
+import { OutboundDestinationBlocked, blockedDestination } from '../outbound-guard';
+
+interface BigQueryFailure {
+  readonly name?: unknown;
+  /** HTTP status on the SDK's ApiError, an errno code on network errors. */
+  readonly code?: unknown;
+  readonly type?: unknown;
+  readonly errors?: ReadonlyArray<{ readonly reason?: unknown }>;
+}
+
+const PROVIDER_CODE = /^[A-Za-z0-9_.-]{1,64}$/;
+const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT']);
+
+/** What BigQuery called the failure: its JSON error's reason, or a network errno; never its message. */
+function providerDetails(failure: BigQueryFailure, status: number | undefined): Record<string, string | number> {
+  const reason = failure.errors?.[0]?.reason;
+  const provider =
+    typeof reason === 'string' && PROVIDER_CODE.test(reason) ? reason : typeof failure.code === 'string' && /^E[A-Z_]+$/.test(failure.code) ? failure.code : 'Unknown';
+  return { provider_error: provider, ...(status === undefined ? {} : { provider_status: status }) };
+}
+
+function tokenError(failure: GoogleTokenFailure): AppError {
+  const details = { step: failure.step, provider_error: failure.providerError, ...(failure.providerStatus === undefined ? {} : { provider_status: failure.providerStatus }) };
+  // A token endpoint that refuses the key or the federation is failed authentication; silence or a server fault is a connection error.
+  const refused = failure.providerStatus !== undefined && failure.providerStatus >= 400 && failure.providerStatus < 500;
+  return new AppError(refused ? '30-1416' : '30-1413', { cause: failure, extraDetails: details });
+}
+
+/**
+ * The catalogue code of a failed BigQuery call while testing a connection (30-141x): a dataset
+ * that is not there is 30-1414, a refused token or credential 30-1416, a denied permission
+ * 30-1417, anything else 30-1413 with the provider's reason and status.
+ */
+export function analyticsDbError(error: unknown, datasetId: string): AppError {
+  if (error instanceof AppError) return error;
+  const blocked = [error, (error as { cause?: unknown } | undefined)?.cause].find((candidate) => candidate instanceof OutboundDestinationBlocked);
+  if (blocked) return blockedDestination((blocked as OutboundDestinationBlocked).host);
+  if (error instanceof GoogleTokenFailure) return tokenError(error);
+  const failure = (error ?? {}) as BigQueryFailure;
+  const status = typeof failure.code === 'number' ? failure.code : undefined;
+  const timedOut = failure.name === 'TimeoutError' || failure.type === 'request-timeout' || (typeof failure.code === 'string' && TIMEOUT_CODES.has(failure.code));
+  if (timedOut) return new AppError('30-1413', { cause: error, extraDetails: { provider_error: 'timeout' } });
+  switch (status) {
+    case 401:
+      return new AppError('30-1416', { cause: error, extraDetails: providerDetails(failure, status) });
+    case 403:
+      return new AppError('30-1417', { cause: error, extraDetails: providerDetails(failure, status) });
+    case 404:
+      return new AppError('30-1414', { params: [datasetId], cause: error });
+    default:
+      return new AppError('30-1413', { cause: error, extraDetails: providerDetails(failure, status) });
+  }
+}

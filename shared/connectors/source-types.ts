@@ -1,0 +1,33 @@
+/**
+ * What every connector's reader takes and gives when it reads a source into local files: the
+ * dispatch (source.ts) and each reader (object-store/source.ts, and those to come) share them,
+ * so they stand apart from both.
+ */
+
+/** One file fetched into the work folder. */
+export interface FetchedFile {
+  /** Where the source named it, e.g. "landing/sales/2024-01.csv". */
+  readonly source: string;
+  readonly localPath: string;
+  readonly bytes: number;
+}
+
+export interface FetchProgress {
+  readonly bytesRead: number;
+  readonly filesDone: number;
+  readonly filesTotal: number;
+}
+
+export interface FetchOptions {
+  /** Empty folder the files are written to. */
+  readonly workDir: string;
+  /** Called whenever bytes arrive; the job turns it into progress and heartbeats. */
+  readonly onProgress: (progress: FetchProgress) => void;
+  /** Aborts every request in flight (job stopped, inactivity). */
+  readonly signal: AbortSignal;
+}
+
+export interface FetchedSource {
+  readonly files: readonly FetchedFile[];
+  readonly bytesRead: number;
+}

@@ -1,0 +1,352 @@
+import { BatchGetCommand, GetCommand, QueryCommand, type BatchGetCommandOutput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { dynamoDocumentClient } from '../aws/clients';
+import { config } from '../config';
+import type { Actor } from '../db/actor';
+import type { RelatedWrite } from '../db/entity-store';
+import { parseItem } from '../db/items';
+import { keys, type EntityKind, type ItemKey } from '../db/keys';
+import { failedAt, transactWrite, type TransactItem, type TransactionOutcome } from '../db/transactions';
+import { AppError, notFound } from '../errors/app-error';
+import { GraphHead, StoredGraph, type StoredNode } from './items';
+import { tableUseWrites, type UseWrite } from './references';
+import { datasetStore } from './store';
+import { recipeUseWrites } from './usages';
+
+/**
+ * A dataset's transformation graph versions (spec 2.8, 3.7, 9.3). Every write here is one
+ * transaction: the graph item, the head that numbers the versions, and the counters of what
+ * the graph uses (references.ts).
+ */
+
+const KIND = 'DATASET';
+const GRAPH_KIND: EntityKind = 'TRANSFORMATION_GRAPH';
+/** Concurrent edits of one graph are retried on a fresh reading this many times, then 10-1006. */
+const WRITE_ATTEMPTS = 12;
+const BATCH_GET_KEYS = 100;
+
+const headKey = (tenantId: string, datasetId: number): ItemKey => keys.childrenHead(tenantId, KIND, datasetId);
+const graphKey = (tenantId: string, datasetId: number, versionNumber: number): ItemKey => keys.version(tenantId, KIND, datasetId, versionNumber);
+
+export const graphNotFound = (datasetId: number, versionNumber: number): AppError => notFound('dataset version', `${datasetId}/${versionNumber}`);
+
+/**
+ * Whether a graph may change. The one place for every rule that freezes a graph: released
+ * (20-1022); a running recipe node (20-1034) joins it with execution.
+ */
+export function assertEditable(graph: StoredGraph): void {
+  if (graph.release_status) throw new AppError('20-1022');
+}
+
+function graphItem(tenantId: string, graph: StoredGraph): Record<string, unknown> {
+  return { ...graphKey(tenantId, graph.dataset_id, graph.version_number), kind: GRAPH_KIND, tenant_id: tenantId, ...graph };
+}
+
+async function readHead(tenantId: string, datasetId: number): Promise<GraphHead | undefined> {
+  const result = await dynamoDocumentClient().send(new GetCommand({ TableName: config.tableName, Key: headKey(tenantId, datasetId), ConsistentRead: true }));
+  return result.Item ? parseItem(GraphHead, KIND, result.Item) : undefined;
+}
+
+/** Pauses a little before another attempt, so that racing writers spread out. */
+const backOff = (attempt: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+
+/** Raises the error of the first related write whose condition failed, counting from `first`. */
+function raiseRelated(outcome: TransactionOutcome, first: number, writes: readonly UseWrite[]): void {
+  writes.forEach((write, index) => {
+    if (failedAt(outcome, first + index)) throw write.onConditionFailure();
+  });
+}
+
+/**
+ * Every use a graph write moves: table and version counters, recipe version uses. The
+ * dataset's name is read only when a recipe node's use needs it.
+ */
+async function useWrites(tenantId: string, before: StoredGraph | undefined, after: StoredGraph | undefined): Promise<UseWrite[]> {
+  const recipes = after?.nodes.some((node) => node.node_type === 'RECIPE') ?? false;
+  const name = recipes && after ? ((await datasetStore.find(tenantId, after.dataset_id))?.data.name ?? null) : null;
+  return [...tableUseWrites(tenantId, before?.nodes ?? [], after?.nodes ?? []), ...recipeUseWrites(tenantId, before, after, name)];
+}
+
+export const graphs = {
+  async find(tenantId: string, datasetId: number, versionNumber: number): Promise<StoredGraph | undefined> {
+    const result = await dynamoDocumentClient().send(new GetCommand({ TableName: config.tableName, Key: graphKey(tenantId, datasetId, versionNumber), ConsistentRead: true }));
+    return result.Item ? parseItem(StoredGraph, GRAPH_KIND, result.Item) : undefined;
+  },
+
+  /** The version, or 10-404 naming the dataset when the dataset itself does not exist. */
+  async get(tenantId: string, datasetId: number, versionNumber: number): Promise<StoredGraph> {
+    const graph = await graphs.find(tenantId, datasetId, versionNumber);
+    if (graph) return graph;
+    if (!(await readHead(tenantId, datasetId))) throw notFound('dataset', datasetId);
+    throw graphNotFound(datasetId, versionNumber);
+  },
+
+  /** Every version of the dataset, oldest first; 10-404 when the dataset does not exist. */
+  async list(tenantId: string, datasetId: number): Promise<StoredGraph[]> {
+    if (!(await readHead(tenantId, datasetId))) throw notFound('dataset', datasetId);
+    const found: StoredGraph[] = [];
+    let cursor: QueryCommandOutput['LastEvaluatedKey'];
+    do {
+      const page = await dynamoDocumentClient().send(
+        new QueryCommand({
+          TableName: config.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': keys.children(tenantId, KIND, datasetId), ':prefix': keys.VERSION_PREFIX },
+          ConsistentRead: true,
+          ExclusiveStartKey: cursor,
+        }),
+      );
+      for (const item of page.Items ?? []) found.push(parseItem(StoredGraph, GRAPH_KIND, item));
+      cursor = page.LastEvaluatedKey;
+    } while (cursor);
+    return found;
+  },
+
+  /** The newest version of each dataset, by dataset id: heads, then graphs, a BatchGetItem per hundred. */
+  async latest(tenantId: string, datasetIds: readonly number[]): Promise<Map<number, StoredGraph>> {
+    const heads = await batchGet(
+      datasetIds.map((id) => headKey(tenantId, id)),
+      (item) => parseItem(GraphHead, KIND, item),
+    );
+    const wanted: ItemKey[] = [];
+    datasetIds.forEach((id, index) => {
+      const latest = heads[index]?.latest_version;
+      if (latest !== undefined) wanted.push(graphKey(tenantId, id, latest));
+    });
+    const found = await batchGet(wanted, (item) => parseItem(StoredGraph, GRAPH_KIND, item));
+    return new Map(found.flatMap((graph) => (graph ? [[graph.dataset_id, graph] as const] : [])));
+  },
+
+  /** What a new dataset starts with, committed with it: graph version 1, empty and draft. */
+  initialWrites(tenantId: string, actor: Actor, datasetId: number): RelatedWrite[] {
+    const graph = emptyGraph(actor, datasetId, 1);
+    const head: GraphHead = { version_count: 1, live_count: 1, latest_version: 1, empty_version: 1 };
+    const put = (Item: Record<string, unknown>): RelatedWrite => ({
+      item: { Put: { TableName: config.tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' } },
+      onConditionFailure: () => new AppError('10-500', { cause: new Error(`dataset ${datasetId}: its graph items already exist`) }),
+    });
+    return [put({ ...headKey(tenantId, datasetId), kind: KIND, tenant_id: tenantId, ...head }), put(graphItem(tenantId, graph))];
+  },
+
+  /**
+   * Creates the next version: empty, or a copy of version `source` (nodes with their ids,
+   * bindings, and so edges). The copy is one item written with the head and the counters of
+   * its uses, on a reading of the source that must still hold when it commits.
+   */
+  async create(tenantId: string, actor: Actor, datasetId: number, source: number | undefined): Promise<StoredGraph> {
+    for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt += 1) {
+      const head = await readHead(tenantId, datasetId);
+      if (!head) throw notFound('dataset', datasetId);
+      const template = source === undefined ? undefined : await graphs.get(tenantId, datasetId, source);
+      const versionNumber = head.version_count + 1;
+      const graph: StoredGraph = template
+        ? { ...emptyGraph(actor, datasetId, versionNumber), nodes: template.nodes, next_node_id: template.next_node_id }
+        : emptyGraph(actor, datasetId, versionNumber);
+      const empty = graph.nodes.length === 0;
+      if (empty && head.empty_version !== undefined) throw new AppError('20-1006');
+      const TableName = config.tableName;
+      const uses = await useWrites(tenantId, undefined, graph);
+      const writes: TransactItem[] = [
+        {
+          ConditionCheck: { TableName, Key: keys.entity(tenantId, KIND, datasetId), ConditionExpression: 'attribute_exists(pk)' },
+        },
+        {
+          Update: {
+            TableName,
+            Key: headKey(tenantId, datasetId),
+            UpdateExpression: `SET version_count = :next, live_count = live_count + :one, latest_version = :next${empty ? ', empty_version = :next' : ''}`,
+            ConditionExpression: `version_count = :previous${empty ? ' AND attribute_not_exists(empty_version)' : ''}`,
+            ExpressionAttributeValues: { ':next': versionNumber, ':previous': head.version_count, ':one': 1 },
+          },
+        },
+        { Put: { TableName, Item: graphItem(tenantId, graph), ConditionExpression: 'attribute_not_exists(pk)' } },
+        ...(template ? [sourceUnchanged(tenantId, template)] : []),
+        ...uses.map((write) => write.item),
+      ];
+      const outcome = await transactWrite(writes);
+      if (outcome.committed) return graph;
+      if (failedAt(outcome, 0)) throw notFound('dataset', datasetId);
+      raiseRelated(outcome, template ? 4 : 3, uses);
+      // The head or the source moved under us (another version, an edit): read again.
+      await backOff(attempt);
+    }
+    throw new AppError('10-1006');
+  },
+
+  /**
+   * Changes the nodes of a draft version: `change` gets the graph as read and returns its
+   * next nodes (or throws the rule it breaks). The write holds only if the graph is still as
+   * read (its lock_version); otherwise the change is tried again on a fresh reading, so two
+   * concurrent edits are judged one after the other and never break a rule together.
+   */
+  async edit<T>(
+    tenantId: string,
+    actor: Actor,
+    datasetId: number,
+    versionNumber: number,
+    change: (graph: StoredGraph, now: string) => { readonly nodes: readonly StoredNode[]; readonly nextNodeId?: number; readonly result: T },
+  ): Promise<{ readonly graph: StoredGraph; readonly result: T }> {
+    for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt += 1) {
+      const current = await graphs.get(tenantId, datasetId, versionNumber);
+      assertEditable(current);
+      const now = new Date().toISOString();
+      const { nodes, nextNodeId, result } = change(current, now);
+      const graph: StoredGraph = {
+        ...current,
+        nodes,
+        next_node_id: nextNodeId ?? current.next_node_id,
+        lock_version: current.lock_version + 1,
+        last_modified_by: actor,
+        last_modified_date: now,
+      };
+      const wasEmpty = current.nodes.length === 0;
+      const isEmpty = nodes.length === 0;
+      const TableName = config.tableName;
+      const uses = await useWrites(tenantId, current, graph);
+      const emptiness: TransactItem[] =
+        wasEmpty === isEmpty
+          ? []
+          : [
+              {
+                Update: {
+                  TableName,
+                  Key: headKey(tenantId, datasetId),
+                  UpdateExpression: isEmpty ? 'SET empty_version = :version' : 'REMOVE empty_version',
+                  ConditionExpression: isEmpty ? 'attribute_not_exists(empty_version)' : 'empty_version = :version',
+                  ExpressionAttributeValues: { ':version': versionNumber },
+                },
+              },
+            ];
+      const writes: TransactItem[] = [
+        {
+          Put: {
+            TableName,
+            Item: graphItem(tenantId, graph),
+            ConditionExpression: 'lock_version = :seen',
+            ExpressionAttributeValues: { ':seen': current.lock_version },
+          },
+        },
+        ...emptiness,
+        ...uses.map((write) => write.item),
+      ];
+      const outcome = await transactWrite(writes);
+      if (outcome.committed) return { graph, result };
+      // A second empty version is refused; the head moving for any other reason is a retry.
+      if (emptiness.length > 0 && isEmpty && failedAt(outcome, 1) && !failedAt(outcome, 0)) throw new AppError('20-1006');
+      if (!failedAt(outcome, 0)) raiseRelated(outcome, 1 + emptiness.length, uses);
+      await backOff(attempt);
+    }
+    throw new AppError('10-1006');
+  },
+
+  /**
+   * Deletes a version with its uses. The last one stays (20-1007) unless the whole dataset
+   * goes (`allowLast`); when the newest goes, the one before it becomes the latest.
+   */
+  async remove(tenantId: string, datasetId: number, versionNumber: number, options: { readonly allowLast?: boolean } = {}): Promise<void> {
+    for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt += 1) {
+      const all = await graphs.list(tenantId, datasetId);
+      const current = all.find((graph) => graph.version_number === versionNumber);
+      if (!current) throw graphNotFound(datasetId, versionNumber);
+      const head = await readHead(tenantId, datasetId);
+      if (!head) throw notFound('dataset', datasetId);
+      if (!options.allowLast && head.live_count <= 1) throw new AppError('20-1007');
+      const isLatest = head.latest_version === versionNumber;
+      const previous = all.filter((graph) => graph.version_number < versionNumber).at(-1);
+      const TableName = config.tableName;
+      const sets = ['live_count = live_count - :one', ...(isLatest && previous ? ['latest_version = :previous'] : [])];
+      const removes = [...(current.nodes.length === 0 ? ['empty_version'] : []), ...(isLatest && !previous ? ['latest_version'] : [])];
+      const conditions = [options.allowLast ? 'live_count >= :one' : 'live_count > :one', isLatest ? 'latest_version = :removed' : 'latest_version <> :removed'];
+      const uses = await useWrites(tenantId, current, undefined);
+      const writes: TransactItem[] = [
+        {
+          // Exports and transfers of released versions add their refusal to this condition.
+          Delete: {
+            TableName,
+            Key: graphKey(tenantId, datasetId, versionNumber),
+            ConditionExpression: 'lock_version = :seen',
+            ExpressionAttributeValues: { ':seen': current.lock_version },
+          },
+        },
+        {
+          Update: {
+            TableName,
+            Key: headKey(tenantId, datasetId),
+            UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
+            ConditionExpression: conditions.join(' AND '),
+            ExpressionAttributeValues: { ':one': 1, ':removed': versionNumber, ...(isLatest && previous ? { ':previous': previous.version_number } : {}) },
+          },
+        },
+        // The version that becomes the latest must still be there (not deleted at the same time).
+        ...(isLatest && previous
+          ? [{ ConditionCheck: { TableName, Key: graphKey(tenantId, datasetId, previous.version_number), ConditionExpression: 'attribute_exists(pk)' } }]
+          : []),
+        ...uses.map((write) => write.item),
+      ];
+      const outcome = await transactWrite(writes);
+      if (outcome.committed) return;
+      raiseRelated(outcome, writes.length - uses.length, uses);
+      await backOff(attempt);
+    }
+    throw new AppError('10-1006');
+  },
+
+  /** Deletes every version, newest first, and so every use (the dataset's deletion, before its item goes). */
+  async purge(tenantId: string, datasetId: number): Promise<void> {
+    for (const graph of (await graphs.list(tenantId, datasetId)).reverse()) {
+      await graphs.remove(tenantId, datasetId, graph.version_number, { allowLast: true });
+    }
+  },
+
+  /** Deleting the head commits with the dataset's item, and only if no version was created meanwhile. */
+  headDeletion(tenantId: string, datasetId: number): RelatedWrite {
+    return {
+      item: { Delete: { TableName: config.tableName, Key: headKey(tenantId, datasetId), ConditionExpression: 'live_count = :zero', ExpressionAttributeValues: { ':zero': 0 } } },
+      onConditionFailure: () => new AppError('10-1006'),
+    };
+  },
+};
+
+function emptyGraph(actor: Actor, datasetId: number, versionNumber: number): StoredGraph {
+  const now = new Date().toISOString();
+  return {
+    dataset_id: datasetId,
+    version_number: versionNumber,
+    version_display_name: `V${versionNumber}`,
+    release_status: false,
+    lock_version: 0,
+    next_node_id: 1,
+    nodes: [],
+    created_by: actor,
+    created_date: now,
+    last_modified_by: actor,
+    last_modified_date: now,
+  };
+}
+
+/** The source of a clone, still as read when the clone commits. */
+function sourceUnchanged(tenantId: string, source: StoredGraph): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: config.tableName,
+      Key: graphKey(tenantId, source.dataset_id, source.version_number),
+      ConditionExpression: 'lock_version = :seen',
+      ExpressionAttributeValues: { ':seen': source.lock_version },
+    },
+  };
+}
+
+/** The items at these keys, in their order (undefined where none), a BatchGetItem per hundred keys. */
+async function batchGet<T>(wanted: readonly ItemKey[], parse: (item: Record<string, unknown>) => T): Promise<(T | undefined)[]> {
+  const byKey = new Map<string, T>();
+  for (let index = 0; index < wanted.length; index += BATCH_GET_KEYS) {
+    let pending: Record<string, unknown>[] | undefined = wanted.slice(index, index + BATCH_GET_KEYS).map((key) => ({ pk: key.pk, sk: key.sk }));
+    while (pending && pending.length > 0) {
+      const result: BatchGetCommandOutput = await dynamoDocumentClient().send(
+        new BatchGetCommand({ RequestItems: { [config.tableName]: { Keys: pending, ConsistentRead: true } } }),
+      );
+      for (const item of result.Responses?.[config.tableName] ?? []) byKey.set(`${String(item.pk)}|${String(item.sk)}`, parse(item));
+      pending = result.UnprocessedKeys?.[config.tableName]?.Keys;
+    }
+  }
+  return wanted.map((key) => byKey.get(`${key.pk}|${key.sk}`));
+}

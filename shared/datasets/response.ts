@@ -1,0 +1,93 @@
+import { auditFieldsOf } from '../db/entity-store';
+import type { DatasetNode, DatasetResponse, Edge, FullGraph, LeanGraph } from '../model/dataset';
+import type { StoredRecipeVersion } from '../recipes/items';
+import { recipeVersionResponse } from '../recipes/response';
+import { recipeVersions } from '../recipes/versions';
+import type { StoredGraph, StoredNode } from './items';
+import type { DatasetEntity } from './store';
+
+/** What the API shows of datasets and their graphs (spec 2.8). */
+
+export function leanGraph(graph: StoredGraph): LeanGraph {
+  return {
+    dataset_id: graph.dataset_id,
+    version_number: graph.version_number,
+    version_display_name: graph.version_display_name,
+    release_status: graph.release_status,
+    lock_version: graph.lock_version,
+    // The retention feature does not exist yet: nothing expires.
+    expiration_date: null,
+    created_by: graph.created_by,
+    created_date: graph.created_date,
+    last_modified_by: graph.last_modified_by,
+    last_modified_date: graph.last_modified_date,
+  };
+}
+
+/** The recipe versions a graph's recipe nodes show, by "recipe/version". */
+export type RecipeVersionsShown = ReadonlyMap<string, StoredRecipeVersion>;
+
+const versionKey = (recipeId: number, versionNumber: number): string => `${recipeId}/${versionNumber}`;
+
+/** Reads the recipe versions the nodes use (each once). */
+export async function recipeVersionsOf(tenantId: string, nodes: readonly StoredNode[]): Promise<RecipeVersionsShown> {
+  const wanted = new Map<string, { recipeId: number; versionNumber: number }>();
+  for (const node of nodes) {
+    if (node.node_type === 'RECIPE') wanted.set(versionKey(node.recipe_id, node.recipe_version_number), { recipeId: node.recipe_id, versionNumber: node.recipe_version_number });
+  }
+  const found = await Promise.all([...wanted].map(async ([key, { recipeId, versionNumber }]) => [key, await recipeVersions.find(tenantId, recipeId, versionNumber)] as const));
+  return new Map(found.flatMap(([key, version]) => (version ? [[key, version] as const] : [])));
+}
+
+export function nodeView(datasetId: number, node: StoredNode, versions: RecipeVersionsShown): DatasetNode {
+  if (node.node_type === 'TABLE') return { ...node, dataset_id: datasetId };
+  const { sources, recipe_version_number: versionNumber, ...fields } = node;
+  const version = versions.get(versionKey(node.recipe_id, versionNumber));
+  return {
+    ...fields,
+    dataset_id: datasetId,
+    recipe_version: version ? recipeVersionResponse(version) : null,
+    source_node_definitions: sources.map((binding) => ({ ...binding })),
+    start_time: null,
+    end_time: null,
+    use_sample: null,
+    schema_analysis_depth: null,
+    last_run: null,
+    run_by: null,
+    metadata: null,
+    execution: null,
+    run_state: null,
+  };
+}
+
+/** The edges of a graph: one per binding of a recipe node's source, carrying its alias. */
+export function edgesOf(graph: StoredGraph): Edge[] {
+  return graph.nodes.flatMap((node) =>
+    node.node_type === 'RECIPE' ? node.sources.map((binding) => ({ source_node_id: binding.source_node_id, target_node_id: node.id, alias: binding.alias })) : [],
+  );
+}
+
+/** The final recipe node: the only recipe node no node reads from; null when there are none or several. */
+export function outputNodeOf(graph: StoredGraph): number | null {
+  const sources = new Set(edgesOf(graph).map((edge) => edge.source_node_id));
+  const sinks = graph.nodes.filter((node) => node.node_type === 'RECIPE' && !sources.has(node.id));
+  return sinks.length === 1 ? (sinks[0]?.id ?? null) : null;
+}
+
+export async function fullGraph(tenantId: string, graph: StoredGraph): Promise<FullGraph> {
+  const { expiration_date: _omitted, ...lean } = leanGraph(graph);
+  const versions = await recipeVersionsOf(tenantId, graph.nodes);
+  return { ...lean, nodes: graph.nodes.map((node) => nodeView(graph.dataset_id, node, versions)), edges: edgesOf(graph), output_dataset_recipe_node_id: outputNodeOf(graph) };
+}
+
+export function datasetResponse(entity: DatasetEntity, latest: StoredGraph | undefined): DatasetResponse {
+  return {
+    id: entity.id,
+    lock_version: entity.lock_version,
+    name: entity.data.name,
+    description: entity.data.description,
+    tags: entity.data.tags ? [...entity.data.tags] : null,
+    ...auditFieldsOf(entity),
+    latest_transformation_graph: latest ? leanGraph(latest) : null,
+  };
+}

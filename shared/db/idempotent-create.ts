@@ -1,0 +1,70 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import { dynamoDocumentClient } from '../aws/clients';
+import { config } from '../config';
+import { validationError } from '../errors/app-error';
+import { parseItem } from './items';
+import { keys, type TopLevelKind } from './keys';
+import type { TransactItem } from './transactions';
+
+/**
+ * Idempotent creates of entities: the create's transaction also writes a record of the
+ * Idempotency-Key naming the new entity; a retry with the same key and request finds the
+ * record and answers with that entity instead of creating a second one. Records live 24 h.
+ */
+
+export interface IdempotentRequest {
+  /** The caller's Idempotency-Key header. */
+  readonly key: string;
+  /** Digest of the request; a key reused with another request is refused. */
+  readonly fingerprint: string;
+}
+
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+
+/** The record of a create (keys.idempotency under the entity's kind). */
+const CreateRecord = z.object({
+  fingerprint: z.string(),
+  entity_id: z.int(),
+  /** Epoch seconds; the table's TTL removes the record some time after. */
+  expires_at: z.int(),
+});
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** The Put of the record, in the create's transaction; refused while an unexpired record holds the key. */
+export function createRecordWrite(tenantId: string, kind: TopLevelKind, request: IdempotentRequest, entityId: number): TransactItem {
+  const record: z.infer<typeof CreateRecord> = { fingerprint: request.fingerprint, entity_id: entityId, expires_at: nowSeconds() + IDEMPOTENCY_TTL_SECONDS };
+  return {
+    Put: {
+      TableName: config.tableName,
+      Item: { ...keys.idempotency(tenantId, kind, request.key), ...record },
+      ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now',
+      ExpressionAttributeValues: { ':now': nowSeconds() },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+  };
+}
+
+/** The entity an earlier create with this key made, if its record is still alive. */
+export async function earlierCreate(tenantId: string, kind: TopLevelKind, request: IdempotentRequest): Promise<number | undefined> {
+  const result = await dynamoDocumentClient().send(new GetCommand({ TableName: config.tableName, Key: keys.idempotency(tenantId, kind, request.key), ConsistentRead: true }));
+  if (!result.Item) return undefined;
+  const record = parseItem(CreateRecord, kind, result.Item);
+  return record.expires_at < nowSeconds() ? undefined : entityIdOf(request, record);
+}
+
+/**
+ * The entity named by the record a create found in its way when it lost the race for the
+ * key (the transaction returns it); 10-1400 when the record is of another request.
+ */
+export function replayedEntityId(kind: TopLevelKind, request: IdempotentRequest, item: Record<string, unknown> | undefined): number {
+  return entityIdOf(request, item ? parseItem(CreateRecord, kind, item) : undefined);
+}
+
+function entityIdOf(request: IdempotentRequest, record: z.infer<typeof CreateRecord> | undefined): number {
+  if (!record || record.fingerprint !== request.fingerprint) {
+    throw validationError({ 'Idempotency-Key': 'already used with a different request' });
+  }
+  return record.entity_id;
+}

@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import type * as z from 'zod';
+import type { ResourceAccess, StartableJob } from '../resource-access';
+
+/**
+ * A function that state machines call: a job's work step, or the shared failure recorder.
+ * CDK deploys one Lambda per worker; the twin runs its handler module in process.
+ */
+export interface WorkerSpec {
+  /** kebab-case; its ARN placeholder in ASL is the PascalCase form plus FunctionArn. */
+  readonly name: string;
+  /** Module under functions/ that exports `handler`. */
+  readonly handler: string;
+  readonly timeoutSeconds: number;
+  readonly memoryMb: number;
+  readonly access: ResourceAccess;
+  /**
+   * Runs DuckDB (@duckdb/node-api): on Lambda the engine and its native binding come from a
+   * layer instead of the bundle, and the function gets scratch space for the data it loads.
+   */
+  readonly engine?: true;
+}
+
+/**
+ * One asynchronous job, declared once. Everything else is derived from it: the state machine
+ * (its name, its definition, the `<NAME>_STATE_MACHINE_ARN` variable), the worker function
+ * and its placeholder, the start permission of the routes that list it in
+ * `access.startsJobs`, the twin's wiring, and the validation of the parameters the worker
+ * receives. Adding a job = this declaration (in the aggregate that owns the job), its worker
+ * module, an entry in functions/jobs.ts, and an ASL file only if it needs its own shape.
+ */
+export interface JobDeclaration<P extends z.ZodType = z.ZodType> extends StartableJob {
+  /** kebab-case: the job kind, the state machine's name, and the prefix of job ids. */
+  readonly name: string;
+  /** What the job does, in one sentence (the state machine's Comment). */
+  readonly description: string;
+  /** The state machine input's `params`; the worker parses them before it starts. */
+  readonly params: P;
+  /** The work step. */
+  readonly worker: WorkerSpec;
+  /**
+   * Its own ASL file, relative to statemachines/ (`${WorkerFunctionArn}` names this job's worker,
+   * `${RecordJobFailureFunctionArn}` the failure recorder); the single-step template
+   * (statemachines/templates/single-step.asl.json) when omitted.
+   */
+  readonly definitionFile?: string;
+}
+
+const KEBAB_CASE = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+
+/** Declares a job; the name rules are checked here so a typo fails at import, not at deploy. */
+export function defineJob<P extends z.ZodType>(declaration: JobDeclaration<P>): JobDeclaration<P> {
+  for (const name of [declaration.name, declaration.worker.name]) {
+    if (!KEBAB_CASE.test(name)) throw new Error(`job and worker names are kebab-case: ${JSON.stringify(name)}`);
+  }
+  return declaration;
+}
+
+/** `${ImportDataVersionFunctionArn}` names worker import-data-version in ASL. */
+export function workerPlaceholder(worker: Pick<WorkerSpec, 'name'>): string {
+  return `${worker.name.replace(/(^|-)([a-z0-9])/g, (_, __, letter: string) => letter.toUpperCase())}FunctionArn`;
+}
+
+/** IMPORT_STATE_MACHINE_ARN for job `import`: how functions learn the machine's ARN. */
+export function stateMachineArnVariable(job: StartableJob): string {
+  return `${job.name.toUpperCase().replace(/-/g, '_')}_STATE_MACHINE_ARN`;
+}
+
+/** A fresh id for a run of `job`: its name, then a UUID (also the execution's name). */
+export function newJobId(job: StartableJob): string {
+  return `${job.name}-${randomUUID()}`;
+}

@@ -1,0 +1,92 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as z from 'zod';
+import { config } from '../config';
+import { AppError } from '../errors/app-error';
+import { logger } from '../log';
+import type { JobProgress } from '../model/job';
+import type { JobDeclaration } from './define-job';
+import { jobFailureOf } from './failure';
+import type { JobInput, JobRef } from './job-ref';
+import { JobPulse } from './pulse';
+import { markCompleted, markRunning } from './status';
+
+/** What a job's work receives: the job, its parsed parameters, its heartbeat and a scratch folder. */
+export interface JobStep<P> {
+  readonly job: JobRef;
+  readonly params: P;
+  /** Progress, stages, the inactivity watchdog and the abort signal. */
+  readonly pulse: JobPulse;
+  /** A private folder under WORK_DIRECTORY, removed when the step ends. */
+  readonly workDir: string;
+}
+
+/** How the work ended well: the last progress, the fields to set on the job's item, and the step's output. */
+export interface JobOutcome<R> {
+  readonly progress: JobProgress;
+  /** Set on the job's subject item together with COMPLETED (a version's metadata, say). */
+  readonly fields?: Readonly<Record<string, unknown>>;
+  readonly output: R;
+}
+
+/** The envelope every job's state machine passes to its worker; `params` is the job's own schema. */
+const Envelope = z.object({
+  job: z.looseObject({ tenant_id: z.string(), job_id: z.string(), kind: z.string() }),
+  limits: z.object({ inactivity_seconds: z.int().positive() }),
+  params: z.unknown(),
+});
+
+function parseInput<P extends z.ZodType>(job: JobDeclaration<P>, input: unknown): JobInput<z.output<P>> {
+  const envelope = Envelope.safeParse(input);
+  const params = envelope.success ? job.params.safeParse(envelope.data.params) : undefined;
+  if (!envelope.success || !params?.success || envelope.data.job.kind !== job.name) {
+    const issues = envelope.success ? (params?.error?.issues ?? [{ message: `kind ${envelope.data.job.kind}` }]) : envelope.error.issues;
+    throw new AppError('10-500', { extraDetails: { cause: `invalid ${job.name} job input: ${issues.map((issue) => issue.message).join('; ')}` } });
+  }
+  // The job reference was checked for its identity only; its keys are read as the starter wrote them.
+  return { job: (input as JobInput<unknown>).job, limits: envelope.data.limits, params: params.data };
+}
+
+/**
+ * The Lambda handler of a job's work step. It parses the input against the job's parameter
+ * schema, picks the job up (IN_PROGRESS, or again after a retry), keeps its heartbeat, gives
+ * the work a scratch folder, and marks it COMPLETED with the work's fields when the work
+ * returns. Any failure leaves as the JobFailure Step Functions retries or hands to the
+ * failure recorder (shared/jobs/failure.ts); the heartbeat and the folder end either way.
+ */
+export function jobWorker<P extends z.ZodType, R>(
+  job: JobDeclaration<P>,
+  firstStage: JobProgress,
+  work: (step: JobStep<z.output<P>>) => Promise<JobOutcome<R>>,
+  options: {
+    /** Removes what the work wrote outside the table when it, or its completion, failed. */
+    readonly onFailure?: (step: JobStep<z.output<P>>) => Promise<void>;
+  } = {},
+): (input: unknown) => Promise<R> {
+  return async (input) => {
+    let jobId: string | undefined;
+    try {
+      const { job: ref, limits, params } = parseInput(job, input);
+      jobId = ref.job_id;
+      await markRunning(ref, firstStage);
+      const pulse = new JobPulse(ref, limits.inactivity_seconds, firstStage);
+      const workDir = await mkdtemp(join(config.workDirectory, `${job.name}-`));
+      const step = { job: ref, params, pulse, workDir };
+      try {
+        const outcome = await work(step);
+        pulse.throwIfAborted();
+        await markCompleted(ref, outcome.progress, outcome.fields ?? {});
+        return outcome.output;
+      } catch (error) {
+        await options.onFailure?.(step).catch((cleanup: unknown) => logger.warn(`cleanup of a failed ${job.name} failed`, { jobId, error: cleanup as Error }));
+        throw error;
+      } finally {
+        pulse.stop();
+        await rm(workDir, { recursive: true, force: true });
+      }
+    } catch (error) {
+      logger.info(`${job.name} failed`, { jobId, error: error as Error });
+      throw jobFailureOf(error);
+    }
+  };
+}

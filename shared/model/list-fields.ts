@@ -1,0 +1,70 @@
+/**
+ * What each list can be filtered and sorted by (docs/list-query.md): field name → type. One
+ * table per list serves twice: the list handler's accessors are typed by it (a field added
+ * here and not read there, or the other way round, does not compile), and the OpenAPI
+ * document describes the list's sort and filter parameters from it.
+ */
+export type ListFieldType = 'string' | 'integer' | 'boolean' | 'datetime' | 'string-list';
+export type ListFieldTypes = Readonly<Record<string, ListFieldType>>;
+
+/** Bounds of the grammar: sort keys, tokens of a filter, and its levels of "not" and parentheses. */
+export const MAX_SORT_KEYS = 3;
+export const MAX_FILTER_TOKENS = 200;
+export const MAX_FILTER_DEPTH = 16;
+
+export const CONNECTION_LIST_FIELDS = {
+  id: 'integer',
+  name: 'string',
+  description: 'string',
+  type: 'string',
+  read: 'boolean',
+  write: 'boolean',
+  tags: 'string-list',
+  created_date: 'datetime',
+  last_modified_date: 'datetime',
+} as const satisfies ListFieldTypes;
+
+export const DATA_SOURCE_LIST_FIELDS = {
+  id: 'integer',
+  name: 'string',
+  description: 'string',
+  type: 'string',
+  connection_id: 'integer',
+  tags: 'string-list',
+  created_date: 'datetime',
+  last_modified_date: 'datetime',
+} as const satisfies ListFieldTypes;
+
+export const DATA_TABLE_LIST_FIELDS = {
+  id: 'integer',
+  name: 'string',
+  description: 'string',
+  data_source_id: 'integer',
+  tags: 'string-list',
+  created_date: 'datetime',
+  last_modified_date: 'datetime',
+} as const satisfies ListFieldTypes;
+
+/** Versions of one table; status is the import's execution status. */
+export const DATA_VERSION_LIST_FIELDS = {
+  version_number: 'integer',
+  status: 'string',
+  created_date: 'datetime',
+} as const satisfies ListFieldTypes;
+
+export const DATASET_LIST_FIELDS = {
+  id: 'integer',
+  name: 'string',
+  description: 'string',
+  tags: 'string-list',
+  created_date: 'datetime',
+  last_modified_date: 'datetime',
+} as const satisfies ListFieldTypes;
+
+/** Graph versions of one dataset; version_display_name is opaque, so it is not listed. */
+export const DATASET_VERSION_LIST_FIELDS = {
+  version_number: 'integer',
+  release_status: 'boolean',
+  created_date: 'datetime',
+  last_modified_date: 'datetime',
+} as const satisfies ListFieldTypes;

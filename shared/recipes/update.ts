@@ -1,0 +1,44 @@
+import { AppError, validationError } from '../errors/app-error';
+import { mergePatch, type Json } from '../http/merge-patch';
+import { describeIssues } from '../http/validation';
+import { RecipeUpdateRequest, type RecipeCreateRequest } from '../model/recipe';
+import type { RecipeData } from './items';
+import { recipeResponse } from './response';
+import { recipeLanguage } from './rules';
+import type { RecipeEntity } from './store';
+
+/** 20-1011 unless the recipe id in the URL and the one in the body agree. */
+export function assertSameRecipe(urlId: number, bodyId: number | undefined): void {
+  if (bodyId !== undefined && urlId !== bodyId) throw new AppError('20-1011');
+}
+
+/** The stored data of a create or full update: absent optional fields cleared, shared true unless false. */
+export function recipeData(document: Pick<RecipeCreateRequest, 'name' | 'description' | 'tags' | 'shared' | 'language'>): RecipeData {
+  return {
+    name: document.name,
+    description: document.description ?? null,
+    tags: document.tags ?? null,
+    shared: document.shared ?? true,
+    language: recipeLanguage(document.language),
+  };
+}
+
+/** The stored recipe as an update document (its response without the audit fields): the base a merge patch applies to. */
+function updateDocumentOf(current: RecipeEntity): Json {
+  const {
+    created_by: _createdBy,
+    created_date: _createdDate,
+    last_modified_by: _modifiedBy,
+    last_modified_date: _modifiedDate,
+    latest_version: _latest,
+    ...document
+  } = recipeResponse(current);
+  return document as Json;
+}
+
+/** Merge (RFC 7396) of a patch into the stored recipe, validated as a full update. */
+export function mergedDocument(current: RecipeEntity, patch: Readonly<Record<string, unknown>>): RecipeUpdateRequest {
+  const result = RecipeUpdateRequest.safeParse(mergePatch(updateDocumentOf(current), patch), { reportInput: true });
+  if (!result.success) throw validationError(describeIssues(result.error.issues));
+  return result.data;
+}

@@ -1,0 +1,24 @@
+/**
+ * What a function may touch in AWS, declared beside its code (a route of the route table, a
+ * job's worker). CDK grants exactly this (least privilege), so a function that needs more
+ * must say so here.
+ */
+export interface ResourceAccess {
+  readonly table?: 'read' | 'write';
+  /** Envelope encryption of secrets: generate data keys (encrypt) and/or decrypt them. */
+  readonly dataKey?: readonly ('encrypt' | 'decrypt')[];
+  /** Access tokens: sign (issue) or read the public key (verify). */
+  readonly signingKey?: 'sign' | 'verify';
+  /** The service's data bucket (data versions, samples, analyses). */
+  readonly dataBucket?: 'read' | 'write';
+  /**
+   * The jobs the function starts (their declarations, shared/jobs/define-job.ts): it may
+   * start their state machines and learns their ARNs, nothing else.
+   */
+  readonly startsJobs?: readonly StartableJob[];
+}
+
+/** The part of a job declaration that access rules need: its name, which names its state machine. */
+export interface StartableJob {
+  readonly name: string;
+}

@@ -1,0 +1,111 @@
+/**
+ * Sends fuzz requests through the typed client's `raw` and judges each answer: never a 5xx,
+ * every 4xx an RFC 7807 problem with a catalogue code, and no internal names anywhere.
+ */
+import { errorCatalogue, type ErrorCode } from '../../shared/errors/catalogue';
+import { FORM_REFUSAL_STATUSES } from '../../shared/http/form-refusals';
+import { Problem } from '../../shared/model/problem';
+import type { ApiClient, ApiResponse } from '../support/api-client';
+import type { FuzzRequest } from './requests';
+
+export interface FuzzOutcome {
+  readonly request: FuzzRequest;
+  readonly status: number;
+  /** The problem's catalogue code, for failure answers. */
+  readonly code: string | undefined;
+  readonly durationMs: number;
+  /** What is wrong with the answer; empty when it is right. */
+  readonly violations: readonly string[];
+}
+
+/**
+ * Traces of the implementation: stack frames, source and dependency paths, exception class
+ * names. The generated input never contains them, so an answer that does leaked them.
+ */
+const INTERNAL_NAMES: readonly RegExp[] = [
+  /\bat [\w$.<>]+ \(/,
+  /\bat (?:file:\/\/|\/)\S+:\d+:\d+/,
+  /node_modules/,
+  /\/work\/|file:\/\//,
+  /[\w-]+\.(?:ts|js|mjs|cjs):\d+/,
+  /\b(?:Type|Range|Syntax|Reference|URI|Eval|Aggregate)Error\b/,
+  // An exception's own text ("Error: x", "AppError: x"), not a reason phrase such as "Internal Server Error: 10-500".
+  /(?:^|[^\w\s])Error:|\wError:/,
+  /\bERR_[A-Z_]+\b/,
+  /\bE(?:CONNREFUSED|NOTFOUND|ACCES|PIPE|CONNRESET)\b/,
+];
+
+/**
+ * The one 5xx the catalogue means as an answer, not a failure: 10-1501, a connector that is
+ * not built yet (spec: "feature disabled unless feature flag {0} is on").
+ */
+function deliberate(response: ApiResponse<unknown>): boolean {
+  return response.status === 501 && Problem.safeParse(response.json).data?.code === '10-1501';
+}
+
+/** Statuses a catalogue code may carry besides its own: a wrong method, an oversize body and a wrong media type are 405, 413 and 415 with 10-400. */
+function statusFits(code: ErrorCode, status: number): boolean {
+  return errorCatalogue[code].status === status || (code === '10-400' && (Object.values(FORM_REFUSAL_STATUSES) as number[]).includes(status));
+}
+
+/** What is wrong with one answer. */
+export function judge(request: FuzzRequest, response: ApiResponse<unknown>): string[] {
+  const violations: string[] = [];
+  const { status, text } = response;
+  if (status >= 500 && !deliberate(response)) violations.push(`answered ${status}`);
+  // The reference page's renderer (GET /docs/redoc.standalone.js) is a third-party script served
+  // as published: its code names errors and modules, and nothing in it comes from the request.
+  const servedScript = (response.headers.get('content-type') ?? '').startsWith('text/javascript');
+  for (const pattern of servedScript ? [] : INTERNAL_NAMES) if (pattern.test(text)) violations.push(`leaks an internal name (${pattern.source}): ${text.slice(0, 300)}`);
+  // A HEAD answer has no body to judge.
+  if (status >= 400 && request.method !== 'HEAD') {
+    const type = response.headers.get('content-type') ?? '';
+    if (!type.startsWith('application/problem+json')) {
+      violations.push(`${status} is not a problem (${type}): ${text.slice(0, 200)}`);
+    } else {
+      const parsed = Problem.safeParse(response.json);
+      if (!parsed.success) violations.push(`${status} breaks the Problem schema: ${text.slice(0, 200)}`);
+      else if (!Object.hasOwn(errorCatalogue, parsed.data.code)) violations.push(`${status} carries ${parsed.data.code}, which is not in the catalogue`);
+      else if (!statusFits(parsed.data.code as ErrorCode, status))
+        violations.push(`${status} carries ${parsed.data.code}, a ${errorCatalogue[parsed.data.code as ErrorCode].status} code`);
+    }
+  }
+  return violations;
+}
+
+/** Sends one fuzz request and judges the answer; a transport failure is a violation too. */
+export async function send(api: ApiClient, request: FuzzRequest): Promise<FuzzOutcome> {
+  const started = performance.now();
+  try {
+    const response = await api.raw(request.method, request.path, {
+      ...(request.body === undefined ? {} : { body: request.body, contentType: request.contentType }),
+      headers: request.headers,
+      ...(request.token === 'caller' ? {} : { token: request.token }),
+    });
+    const code = response.status >= 400 ? Problem.safeParse(response.json).data?.code : undefined;
+    return { request, status: response.status, code, durationMs: performance.now() - started, violations: judge(request, response) };
+  } catch (error) {
+    return { request, status: 0, code: undefined, durationMs: performance.now() - started, violations: [`no answer: ${String(error)}`] };
+  }
+}
+
+/**
+ * Sends `requests` in their order with at most `concurrency` in flight, handing each outcome
+ * to `onOutcome`. The iterable is read as it goes and nothing is kept, so a long run does
+ * not hold its requests.
+ */
+export async function sendAll(api: ApiClient, requests: Iterable<FuzzRequest>, concurrency: number, onOutcome: (outcome: FuzzOutcome) => void): Promise<void> {
+  const iterator = requests[Symbol.iterator]();
+  const worker = async () => {
+    for (let next = iterator.next(); !next.done; next = iterator.next()) onOutcome(await send(api, next.value));
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+}
+
+/** A failed outcome as one line a developer can replay. */
+export function describeOutcome({ request, status, violations }: FuzzOutcome): string {
+  const body =
+    request.body === undefined ? '' : ` ${request.contentType} ${request.body.length > 160 ? `${request.body.slice(0, 160)}… (${request.body.length} chars)` : request.body}`;
+  const path = request.path.length > 200 ? `${request.path.slice(0, 200)}…` : request.path;
+  return `${request.operationId} [${request.mutation}] ${request.method} ${path}${body} → ${status}: ${violations.join('; ')}`;
+}
