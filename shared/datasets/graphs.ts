@@ -49,10 +49,13 @@ async function readHead(tenantId: string, datasetId: number): Promise<GraphHead 
 /** Pauses a little before another attempt, so that racing writers spread out. */
 const backOff = (attempt: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
 
-/** Raises the error of the first related write whose condition failed, counting from `first`. */
+/**
+ * Raises the error of the first related write whose condition failed, counting from `first`;
+ * a write whose failure only means "read again" (`retry`) raises nothing.
+ */
 function raiseRelated(outcome: TransactionOutcome, first: number, writes: readonly UseWrite[]): void {
   writes.forEach((write, index) => {
-    if (failedAt(outcome, first + index)) throw write.onConditionFailure();
+    if (failedAt(outcome, first + index) && !write.retry) throw write.onConditionFailure();
   });
 }
 
@@ -64,6 +67,17 @@ async function useWrites(tenantId: string, before: StoredGraph | undefined, afte
   const recipes = after?.nodes.some((node) => node.node_type === 'RECIPE') ?? false;
   const name = recipes && after ? ((await datasetStore.find(tenantId, after.dataset_id))?.data.name ?? null) : null;
   return [...tableUseWrites(tenantId, before?.nodes ?? [], after?.nodes ?? []), ...recipeUseWrites(tenantId, before, after, name)];
+}
+
+/** What one edit of a draft graph version writes (graphs.edit). */
+export interface GraphChange<T> {
+  readonly nodes: readonly StoredNode[];
+  readonly nextNodeId?: number;
+  readonly result: T;
+  /** Releases the version with this write (20-1022 for every change after it). */
+  readonly release?: boolean;
+  /** Writes that commit with the graph or not at all. */
+  readonly writes?: readonly UseWrite[];
 }
 
 export const graphs = {
@@ -173,26 +187,28 @@ export const graphs = {
   },
 
   /**
-   * Changes the nodes of a draft version: `change` gets the graph as read and returns its
-   * next nodes (or throws the rule it breaks). The write holds only if the graph is still as
-   * read (its lock_version); otherwise the change is tried again on a fresh reading, so two
-   * concurrent edits are judged one after the other and never break a rule together.
+   * Changes a draft version: `change` gets the graph as read and returns its next nodes (or
+   * throws the rule it breaks), whether it releases the version, and writes of its own that
+   * must commit with it. The write holds only if the graph is still as read (its
+   * lock_version); otherwise the change is tried again on a fresh reading, so two concurrent
+   * edits are judged one after the other and never break a rule together.
    */
   async edit<T>(
     tenantId: string,
     actor: Actor,
     datasetId: number,
     versionNumber: number,
-    change: (graph: StoredGraph, now: string) => { readonly nodes: readonly StoredNode[]; readonly nextNodeId?: number; readonly result: T },
+    change: (graph: StoredGraph, now: string) => GraphChange<T> | Promise<GraphChange<T>>,
   ): Promise<{ readonly graph: StoredGraph; readonly result: T }> {
     for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt += 1) {
       const current = await graphs.get(tenantId, datasetId, versionNumber);
       assertEditable(current);
       const now = new Date().toISOString();
-      const { nodes, nextNodeId, result } = change(current, now);
+      const { nodes, nextNodeId, result, release = false, writes: own = [] } = await change(current, now);
       const graph: StoredGraph = {
         ...current,
         nodes,
+        release_status: release,
         next_node_id: nextNodeId ?? current.next_node_id,
         lock_version: current.lock_version + 1,
         last_modified_by: actor,
@@ -201,7 +217,7 @@ export const graphs = {
       const wasEmpty = current.nodes.length === 0;
       const isEmpty = nodes.length === 0;
       const TableName = config.tableName;
-      const uses = await useWrites(tenantId, current, graph);
+      const uses = [...(await useWrites(tenantId, current, graph)), ...own];
       const emptiness: TransactItem[] =
         wasEmpty === isEmpty
           ? []

@@ -16,6 +16,8 @@ import type { StoredNode } from './items';
 export interface UseWrite {
   readonly item: TransactItem;
   readonly onConditionFailure: () => Error;
+  /** A failed condition means that what the change read has moved: read again and judge anew. */
+  readonly retry?: boolean;
 }
 
 const REF = 'ref_datasets';

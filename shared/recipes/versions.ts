@@ -268,24 +268,53 @@ export const recipeVersions = {
   },
 
   /**
-   * Locks a version for released datasets (20-1046 on updates from then on). Not an edit of
-   * the version: lock_version stays. Dataset release calls it; idempotent.
+   * The writes that lock `version` for released datasets (20-1046 on updates from then on),
+   * on the version and on its recipe's copy when it is the latest: a dataset release commits
+   * them with the graph. Not an edit of the version (lock_version stays), but only of the
+   * version as read: if it changed meanwhile, a condition fails and the release reads again.
    */
+  async lockWrites(tenantId: string, version: StoredRecipeVersion): Promise<RelatedWrite[]> {
+    const { recipe_id: recipeId, version_number: versionNumber } = version;
+    const head = await readHead(tenantId, recipeId);
+    if (!head) throw recipeMissing(recipeId);
+    const moved = () => new AppError('10-1006');
+    const asRead = { ':true': true, ':seen': version.lock_version, ':number': versionNumber };
+    const onVersion: RelatedWrite = {
+      item: {
+        Update: {
+          TableName: config.tableName,
+          Key: keys.version(tenantId, KIND, recipeId, versionNumber),
+          UpdateExpression: 'SET is_locked = :true',
+          ConditionExpression: 'lock_version = :seen',
+          ExpressionAttributeValues: { ':true': true, ':seen': version.lock_version },
+        },
+      },
+      onConditionFailure: moved,
+    };
+    if (head.version_count !== versionNumber) return [onVersion];
+    const onCopy: RelatedWrite = {
+      item: {
+        Update: {
+          TableName: config.tableName,
+          Key: keys.entity(tenantId, KIND, recipeId),
+          UpdateExpression: 'SET #latest.is_locked = :true',
+          ConditionExpression: '#latest.version_number = :number AND #latest.lock_version = :seen',
+          ExpressionAttributeNames: { '#latest': LATEST_VERSION },
+          ExpressionAttributeValues: asRead,
+        },
+      },
+      onConditionFailure: moved,
+    };
+    return [onVersion, onCopy];
+  },
+
+  /** Locks one version on its own, as a release does (tests of the lock use it); idempotent. */
   async lock(tenantId: string, recipeId: number, versionNumber: number): Promise<StoredRecipeVersion> {
     for (let attempt = 1; attempt <= UPDATE_ATTEMPTS; attempt += 1) {
       const current = await recipeVersions.get(tenantId, recipeId, versionNumber);
-      const next = { ...current, is_locked: true };
-      try {
-        await writeVersion(tenantId, next, {
-          UpdateExpression: 'SET is_locked = :true',
-          ConditionExpression: 'lock_version = :expected',
-          ExpressionAttributeValues: { ':true': true, ':expected': current.lock_version },
-        });
-        return next;
-      } catch (error) {
-        if (!(error instanceof AppError && error.code === '10-1006')) throw error;
-        // Its code changed meanwhile: lock what it is now.
-      }
+      const outcome = await transactWrite((await recipeVersions.lockWrites(tenantId, current)).map((write) => write.item));
+      if (outcome.committed) return { ...current, is_locked: true };
+      // Its code changed, or a newer version was created, meanwhile: lock what it is now.
     }
     throw new AppError('10-1006');
   },
