@@ -60,6 +60,7 @@ async function importVersion(tenantId: string, params: ImportParams, pulse: JobP
   const table = await importFiles(
     fetched.files.map((file) => ({ localPath: file.localPath, source: file.source })),
     { outDir, sampleRows: DEFAULT_SAMPLE_ROWS, previewRows: DEFAULT_PREVIEW_ROWS },
+    fetched.columns,
   );
   await pulse.stage({ stage: 'WRITING', percent: 80, bytes_read: fetched.bytesRead, rows: table.rowCount });
   await Promise.all([

@@ -1,3 +1,5 @@
+import type { DeclaredColumn } from '../engine/declared-columns';
+
 /**
  * What every connector's reader takes and gives when it reads a source into local files: the
  * dispatch (source.ts) and each reader (object-store/source.ts, and those to come) share them,
@@ -30,4 +32,9 @@ export interface FetchOptions {
 export interface FetchedSource {
   readonly files: readonly FetchedFile[];
   readonly bytesRead: number;
+  /**
+   * The schema the source system declares for the rows it wrote as JSON Lines (analytics_db):
+   * the engine loads them with these types instead of detecting types from the data.
+   */
+  readonly columns?: readonly DeclaredColumn[];
 }

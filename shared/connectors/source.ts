@@ -48,6 +48,16 @@ export async function fetchSource(connection: SourceConnection, dataSource: Data
       const [{ fetchWarehouseSource }, { warehouseTarget }] = await Promise.all([import('./warehouse/source'), import('./warehouse/client')]);
       return fetchWarehouseSource({ target: warehouseTarget(connection, dataSource.warehouse), query: dataSource.query }, options);
     }
+    case 'analytics_db': {
+      if (dataSource.type !== 'analytics_db') throw new AppError('10-1043', { params: [dataSource.type] });
+      if (dataSource.table_ref === null) throw new AppError('30-1419', { params: [''] });
+      // Loaded only when called: the BigQuery SDK stays out of readers of other stores.
+      const [{ fetchAnalyticsDbSource }, { googleCredentialsOf }] = await Promise.all([import('./analytics-db/source'), import('./cloud/token')]);
+      return fetchAnalyticsDbSource(
+        { credentials: googleCredentialsOf(connection.auth, connection.secret), tableRef: dataSource.table_ref, datasetId: connection.settings.dataset_id ?? null },
+        options,
+      );
+    }
     default:
       throw new AppError('10-1501', { params: [`connector.${connection.type}`] });
   }

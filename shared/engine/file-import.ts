@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import { importCsvFiles } from './csv-import';
+import type { DeclaredColumn } from './declared-columns';
 import { engineError } from './engine-errors';
 import { dataFileExtension, FORMAT_NAMES, formatOfExtension, type DataFormat } from './file-signatures';
 import { importJsonLinesFiles } from './jsonl-import';
@@ -15,8 +16,11 @@ import type { SourceFile, TableImportOptions, TableImportResult } from './table-
  * One import reads one format: a folder mixing formats is refused with 10-1002 ("error while
  * parsing file") before any file is read, naming one file of each format. CSV and
  * gzip-compressed CSV are one format and may be mixed.
+ *
+ * `declared` is the schema a source system declares for the rows its reader wrote as JSON
+ * Lines (the analytics_db reader): they are loaded with those types (declared-columns.ts).
  */
-export async function importFiles(files: readonly SourceFile[], options: TableImportOptions): Promise<TableImportResult> {
+export async function importFiles(files: readonly SourceFile[], options: TableImportOptions, declared?: readonly DeclaredColumn[]): Promise<TableImportResult> {
   const formats = new Map<DataFormat, SourceFile>();
   for (const file of files) {
     const format = formatOf(file);
@@ -26,13 +30,16 @@ export async function importFiles(files: readonly SourceFile[], options: TableIm
     const named = [...formats].map(([format, file]) => `${file.source} is ${FORMAT_NAMES[format]}`).join(', ');
     throw engineError('10-1002', undefined, `the folder mixes file formats (${named}); an import reads files of one format`);
   }
-  switch (formats.keys().next().value ?? 'csv') {
+  const format = formats.keys().next().value ?? 'csv';
+  // Only a reader of ours declares a schema, and it writes JSON Lines: anything else is a bug.
+  if (declared && format !== 'jsonl') throw new Error(`a declared schema is read from JSON Lines, not ${FORMAT_NAMES[format]}`);
+  switch (format) {
     case 'csv':
       return importCsvFiles(files, options);
     case 'parquet':
       return importParquetFiles(files, options);
     case 'jsonl':
-      return importJsonLinesFiles(files, options);
+      return importJsonLinesFiles(files, options, declared);
   }
 }
 

@@ -2,6 +2,7 @@ import { open } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { isAppError } from '../errors/app-error';
 import { headerProblem } from './csv-header';
+import { declaredSelectList, jsonColumnsOption, type DeclaredColumn } from './declared-columns';
 import { HEAD_BYTES } from './csv-file-check';
 import { engineError, redactPaths, shortCause } from './engine-errors';
 import { recognisedFormat, SIGNATURE_TAIL_BYTES } from './file-signatures';
@@ -18,9 +19,11 @@ import { importTable, outputName, singleSource, sourceNames, type SourceFile, ty
  *   the files are read again with every line as the sample (as for CSV);
  * - a line that is not a JSON object is 10-1002; another known binary format 10-1000; bytes
  *   that are not UTF-8 10-1003; key names are checked as CSV header names are (10-1009): in
- *   the first MiB of each file before DuckDB reads it, and as DuckDB names the columns.
+ *   the first MiB of each file before DuckDB reads it, and as DuckDB names the columns;
+ * - `declared`: the columns and types the source system declares (declared-columns.ts), read
+ *   as such instead of detected; a key outside them is not read.
  */
-export async function importJsonLinesFiles(files: readonly SourceFile[], options: TableImportOptions): Promise<TableImportResult> {
+export async function importJsonLinesFiles(files: readonly SourceFile[], options: TableImportOptions, declared?: readonly DeclaredColumn[]): Promise<TableImportResult> {
   return importTable(files, options, async () => {
     const withContent = (await Promise.all(files.map(checkJsonLinesFile))).filter((file): file is SourceFile => file !== undefined);
     if (withContent.length === 0) throw engineError('10-1005', singleSource(files), 'no file holds any data');
@@ -28,7 +31,7 @@ export async function importJsonLinesFiles(files: readonly SourceFile[], options
       const known = [...sourceNames(withContent), outputName(options.outDir)];
       let rowCount: number;
       try {
-        rowCount = await convert(connection, withContent, dataPath);
+        rowCount = await (declared ? convertDeclared(connection, withContent, declared, dataPath) : convert(connection, withContent, dataPath));
       } catch (error) {
         if (isAppError(error)) throw error;
         const message = error instanceof Error ? error.message : String(error);
@@ -42,8 +45,14 @@ export async function importJsonLinesFiles(files: readonly SourceFile[], options
   });
 }
 
-function jsonSource(files: readonly SourceFile[], sampleEveryLine: boolean): string {
-  const options = ["format = 'newline_delimited'", "records = 'true'", 'union_by_name = true', ...(sampleEveryLine ? ['sample_size = -1'] : [])];
+function jsonSource(files: readonly SourceFile[], sampleEveryLine: boolean, declared?: readonly DeclaredColumn[]): string {
+  const options = [
+    "format = 'newline_delimited'",
+    "records = 'true'",
+    'union_by_name = true',
+    ...(sampleEveryLine ? ['sample_size = -1'] : []),
+    ...(declared ? [jsonColumnsOption(declared)] : []),
+  ];
   return `read_json([${files.map((file) => fileLiteral(file.localPath)).join(', ')}], ${options.join(', ')})`;
 }
 
@@ -61,6 +70,13 @@ async function convert(connection: DuckDBConnection, files: readonly SourceFile[
     if (isAppError(error) || !(error instanceof Error && /^(Conversion|Invalid Input) Error/.test(error.message) && /type|convert|cast/i.test(error.message))) throw error;
     return await copy(true);
   }
+}
+
+/** Loads the lines with the declared types: nothing to detect, so nothing to read again. */
+async function convertDeclared(connection: DuckDBConnection, files: readonly SourceFile[], declared: readonly DeclaredColumn[], dataPath: string): Promise<number> {
+  const problem = headerProblem(declared.map((column) => column.name));
+  if (problem) throw engineError('10-1009', singleSource(files), problem);
+  return copyToParquet(connection, `SELECT ${declaredSelectList(declared)} FROM ${jsonSource(files, false, declared)}`, dataPath);
 }
 
 /**

@@ -58,16 +58,22 @@ function bearerClient(authorization: string, projectId: string): BigQueryAuthCli
 /**
  * Bounds a call of the SDK by the connector timeout: its transport (teeny-request over
  * node-fetch 3) takes neither a timeout nor a signal, so a silent server would hold the call
- * forever. The request itself is left to end with its socket; the caller gets a TimeoutError.
+ * forever. The request itself is left to end with its socket; the caller gets a TimeoutError,
+ * or the signal's reason when `signal` aborts first (a stopped job).
  */
-export async function bounded<T>(call: Promise<T>, timeoutMs: number): Promise<T> {
+export async function bounded<T>(call: Promise<T>, timeoutMs: number, signal?: AbortSignal): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   const expiry = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+    onAbort = () => reject(signal?.reason);
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
   try {
     return await Promise.race([call, expiry]);
   } finally {
     clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
 }
