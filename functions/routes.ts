@@ -6,12 +6,13 @@ import { dataTableRoutes } from './data-tables/routes';
 import { datasetRoutes } from './datasets/routes';
 import { metaRoutes } from './meta/routes';
 import { recipeRoutes } from './recipes/routes';
+import { targetRoutes } from './targets/routes';
 
 /**
  * The route table: every operation of the API. CDK deploys a function and an API route for
  * each entry, the local twin serves them, and GET /openapi.json documents them.
  */
-const domains = [authRoutes, metaRoutes, connectionRoutes, dataSourceRoutes, dataTableRoutes, recipeRoutes, datasetRoutes] as const;
+const domains = [authRoutes, metaRoutes, connectionRoutes, dataSourceRoutes, dataTableRoutes, recipeRoutes, datasetRoutes, targetRoutes] as const;
 
 export const routes: readonly RouteSpec[] = domains.flatMap((domain) => Object.values(domain));
 
@@ -41,6 +42,7 @@ export const API_TAGS: Readonly<Record<string, string>> = {
   datasets: 'Datasets: versioned transformation graphs of data table and recipe nodes',
   meta: 'The API describing itself: OpenAPI document and error types',
   recipes: 'Recipes: versioned SQL transformations (DuckDB SQL) over aliased tables, checked by the SQL analyzer',
+  targets: 'Export targets: a connection that may be written to, and where in it exports write',
 };
 
 export const API_INFO = {

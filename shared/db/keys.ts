@@ -26,7 +26,7 @@ export const ENTITY_KINDS = {
   RECIPE: 'entity',
   /** Datasets: their transformation graph versions live in their item collection (shared/datasets/graphs.ts). */
   DATASET: 'entity',
-  /** Export targets: connections already count their uses (ref_targets, 30-1508); their store comes later. */
+  /** Export targets (shared/targets): uses of their connection (ref_targets, 30-1508); exports in progress on their head item (30-6005). */
   TARGET: 'entity',
   DATA_VERSION: 'child',
   RECIPE_VERSION: 'child',

@@ -7,7 +7,9 @@
  */
 import { routeTable, type OperationId } from '../../functions/routes';
 import { datasetBases, type DatasetFixtures } from './dataset-bases';
+import { exportBases } from './export-bases';
 import type { HttpRequest } from './openapi-validator';
+import { targetBases, type TargetFixtures } from './target-bases';
 import { bodyVariations, INTEGER_TEXTS, type JsonValue } from './variations';
 
 /** The entities the corpus aims at, made beforehand in a fresh twin. */
@@ -27,6 +29,7 @@ export interface ContractFixtures {
   /** The entities as GET answers them: the bases of full updates. */
   readonly current: { readonly connection: JsonValue; readonly source: JsonValue; readonly table: JsonValue; readonly recipe: JsonValue };
   readonly datasets: DatasetFixtures;
+  readonly targets: TargetFixtures;
 }
 
 export interface ContractCase {
@@ -61,6 +64,7 @@ const LIST_FIELDS: Readonly<Record<string, { readonly text: string; readonly int
   listRecipeVersionUsages: { text: 'dataset_name', integer: 'node_id' },
   listDatasets: { text: 'name', integer: 'id', list: 'tags' },
   listDatasetVersions: { text: 'version_display_name', integer: 'version_number' },
+  listTargets: { text: 'name', integer: 'connection_id', list: 'tags' },
 };
 
 /**
@@ -174,6 +178,8 @@ function bases(f: ContractFixtures): Partial<Readonly<Record<OperationId, Base>>
     analyzeRecipe: { body: { code: 'SELECT a FROM t', aliases: ['t'], tables: { t: [{ name: 'a', type: 'INTEGER' }] } } },
     listRecipeVersionUsages: { params: recipeVersion },
     ...datasetBases(f.datasets),
+    ...exportBases(f),
+    ...targetBases(f.targets),
   };
 }
 

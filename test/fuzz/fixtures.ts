@@ -1,6 +1,6 @@
 /**
  * What the fuzzer needs in a fresh twin: entities to aim at (a connection to the twin's S3, a
- * bucket data source, a data table with one imported version), the hints that let
+ * bucket data source, a data table with one imported version, a bucket target), the hints that let
  * valid-shaped requests name them, and the health check run after the storm.
  */
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -58,19 +58,22 @@ export async function fuzzFixtures(env: TestTwin): Promise<{ readonly document: 
     secret_access_key: LOCAL_S3_CREDENTIALS.secretAccessKey,
     endpoint: env.twin.s3.endpoint,
   } as const;
-  const connection = await api.call('createConnection', { body: { name: 'fuzz target', type: 'object_store', auth, path_restriction: `${FUZZ_BUCKET}/` } });
+  const connection = await api.call('createConnection', { body: { name: 'fuzz target', type: 'object_store', auth, path_restriction: `${FUZZ_BUCKET}/`, write: true } });
   expectStatus(connection, 201, 'the connection');
   const source = await api.call('createDataSource', { body: { name: 'fuzz source', type: 'bucket', connection_id: connection.body.id, path: FOLDER } });
   expectStatus(source, 201, 'the data source');
   const table = await api.call('createDataTable', { body: { name: 'fuzz table', data_source_id: source.body.id } });
   expectStatus(table, 201, 'the data table');
   await importedVersion(api, table.body.id);
+  const target = await api.call('createTarget', { body: { name: 'fuzz target', type: 'bucket', connection_id: connection.body.id, path: `${FOLDER}{date}/` } });
+  expectStatus(target, 201, 'the target');
 
-  const ids = [connection.body.id, source.body.id, table.body.id];
+  const ids = [connection.body.id, source.body.id, table.body.id, target.body.id];
   const hints = {
     connection_id: [connection.body.id],
     data_source_id: [source.body.id],
     data_table_id: [table.body.id],
+    target_id: [target.body.id],
     data_table_ids: [[table.body.id]],
     version_number: [1],
     id: ids,

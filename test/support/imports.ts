@@ -21,7 +21,7 @@ export async function putObjects(env: TestTwin, bucket: string, objects: Readonl
 let sequence = 0;
 const unique = (prefix: string) => `${prefix}-${process.pid}-${(sequence += 1)}`;
 
-export async function createObjectStoreConnection(api: ApiClient, env: TestTwin, options: { endpoint?: string; pathRestriction?: string } = {}): Promise<number> {
+export async function createObjectStoreConnection(api: ApiClient, env: TestTwin, options: { endpoint?: string; pathRestriction?: string; write?: boolean } = {}): Promise<number> {
   const response = await api.call('createConnection', {
     body: {
       name: unique('s3'),
@@ -33,6 +33,7 @@ export async function createObjectStoreConnection(api: ApiClient, env: TestTwin,
         endpoint: options.endpoint ?? env.twin.s3.endpoint,
       },
       ...(options.pathRestriction ? { path_restriction: options.pathRestriction } : {}),
+      ...(options.write === undefined ? {} : { write: options.write }),
     },
   });
   expect(response.status, response.text).toBe(201);

@@ -133,6 +133,10 @@ async function fixtures(api: ApiClient): Promise<ContractFixtures> {
       .id;
   const nodeId = await tableNode();
   const spareNodeId = await tableNode();
+  const writable = await createObjectStoreConnection(api, env, { pathRestriction: `${BUCKET}/`, write: true });
+  const target = async (name: string) => (await api.call('createTarget', { body: { name, type: 'bucket', connection_id: writable, path: FOLDER } })).body.id;
+  const targetId = await target('contract fixture');
+  const spareTargetId = await target('contract spare');
   return {
     endpoint: env.twin.s3.endpoint,
     folder: FOLDER,
@@ -159,6 +163,7 @@ async function fixtures(api: ApiClient): Promise<ContractFixtures> {
         node: await current(`/datasets/${datasetId}/versions/1/nodes/${nodeId}`),
       },
     },
+    targets: { connectionId: writable, folder: FOLDER, targetId, spareTargetId, current: await current(`/targets/${targetId}`) },
   };
 }
 

@@ -1,0 +1,150 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamoDocumentClient } from '../aws/clients';
+import { config } from '../config';
+import { connectionStore, type ConnectionData } from '../connections/store';
+import { EntityStore, type Entity, type RelatedWrite } from '../db/entity-store';
+import { parseItem } from '../db/items';
+import { keys } from '../db/keys';
+import { failedAt, transactWrite, type TransactItem } from '../db/transactions';
+import { AppError } from '../errors/app-error';
+import { assertWritableThrough } from './definition';
+import { TargetHead, TargetItemData, type TargetData } from './items';
+
+export type { TargetData } from './items';
+
+/**
+ * Targets have no in-use counters of their own: what keeps one from changing is an export
+ * writing to it, recorded on its head item (below), which update and delete check in their
+ * transactions (30-6005).
+ */
+export const targetStore = new EntityStore<TargetData>({ kind: 'TARGET', label: 'target', data: TargetItemData, references: {} });
+
+const head = (tenantId: string, targetId: number) => keys.childrenHead(tenantId, 'TARGET', targetId);
+const transferInProgress = (): AppError => new AppError('30-6005');
+
+/**
+ * Commits with a target's update: no export is writing to it (30-6005). Exports claim the
+ * head item in a transaction of their own, so either the claim or the update comes first.
+ */
+export function noTransferRunning(tenantId: string, targetId: number): RelatedWrite {
+  return {
+    item: {
+      ConditionCheck: {
+        TableName: config.tableName,
+        Key: head(tenantId, targetId),
+        ConditionExpression: 'attribute_not_exists(transfers)',
+      },
+    },
+    onConditionFailure: transferInProgress,
+  };
+}
+
+/** Commits with a target's delete: its head item goes too, unless an export is writing to it (30-6005). */
+export function headGoesUnlessTransferring(tenantId: string, targetId: number): RelatedWrite {
+  return {
+    item: {
+      Delete: {
+        TableName: config.tableName,
+        Key: head(tenantId, targetId),
+        ConditionExpression: 'attribute_not_exists(transfers)',
+      },
+    },
+    onConditionFailure: transferInProgress,
+  };
+}
+
+/**
+ * The writes that claim a target for export job `jobId`, to commit with the export's own
+ * write (its create, say) or alone (claimTargetForExport). The target must exist (30-6002)
+ * and, with `seenLockVersion`, still be as the caller read it (10-1006): an export that
+ * validated the target's destination cannot start after the target changed. Claims are a
+ * set of job ids, so a repeated claim by the same job is harmless and several exports may
+ * write to one target at once; while any claim stands, update and delete answer 30-6005.
+ */
+export function targetClaim(tenantId: string, targetId: number, jobId: string, options: { readonly seenLockVersion?: number } = {}): RelatedWrite[] {
+  const { seenLockVersion } = options;
+  const TableName = config.tableName;
+  return [
+    {
+      item: {
+        ConditionCheck: {
+          TableName,
+          Key: keys.entity(tenantId, 'TARGET', targetId),
+          ConditionExpression: seenLockVersion === undefined ? 'attribute_exists(pk)' : 'lock_version = :seen',
+          ...(seenLockVersion === undefined ? {} : { ExpressionAttributeValues: { ':seen': seenLockVersion } }),
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      onConditionFailure: (current) => (current ? new AppError('10-1006') : new AppError('30-6002')),
+    },
+    {
+      item: {
+        Update: {
+          TableName,
+          Key: head(tenantId, targetId),
+          UpdateExpression: 'ADD transfers :job',
+          ExpressionAttributeValues: { ':job': new Set([jobId]) },
+        },
+      },
+      // Unconditional: a claim adds to whatever claims stand.
+      onConditionFailure: () => new AppError('10-500'),
+    },
+  ];
+}
+
+/** Claims the target for export job `jobId` (targetClaim), on its own. */
+export async function claimTargetForExport(tenantId: string, targetId: number, jobId: string, options: { readonly seenLockVersion?: number } = {}): Promise<void> {
+  const writes = targetClaim(tenantId, targetId, jobId, options);
+  const outcome = await transactWrite(writes.map((write) => write.item));
+  if (outcome.committed) return;
+  const refused = failedAt(outcome, 0);
+  if (refused) throw writes[0]!.onConditionFailure(refused.item);
+  throw new Error(`target ${targetId}: claim cancelled for an unexpected reason`);
+}
+
+/**
+ * The write that ends export job `jobId`'s claim, to commit with the job's last status write
+ * or alone (releaseTarget). Safe to repeat; the head must exist, so a release never creates one.
+ */
+export function targetRelease(tenantId: string, targetId: number, jobId: string): TransactItem {
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: head(tenantId, targetId),
+      UpdateExpression: 'DELETE transfers :job',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':job': new Set([jobId]) },
+    },
+  };
+}
+
+/** Ends export job `jobId`'s claim on the target; releasing what is not claimed changes nothing. */
+export async function releaseTarget(tenantId: string, targetId: number, jobId: string): Promise<void> {
+  const { Update } = targetRelease(tenantId, targetId, jobId);
+  try {
+    await dynamoDocumentClient().send(new UpdateCommand(Update!));
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+}
+
+/** The export jobs holding a claim on the target now, in no particular order. */
+export async function transfersOf(tenantId: string, targetId: number): Promise<string[]> {
+  const result = await dynamoDocumentClient().send(new GetCommand({ TableName: config.tableName, Key: head(tenantId, targetId), ConsistentRead: true }));
+  return result.Item ? [...(parseItem(TargetHead, 'TARGET', result.Item).transfers ?? [])] : [];
+}
+
+/**
+ * A target and its connection as an export needs them: 30-6002 when the target does not
+ * exist, and the connection checked again (30-5003, 30-5002), since its type cannot change
+ * but its write permission can after the target was created.
+ */
+export async function targetForExport(tenantId: string, targetId: number): Promise<{ target: Entity<TargetData>; connection: Entity<ConnectionData> }> {
+  const target = await targetStore.find(tenantId, targetId);
+  if (!target) throw new AppError('30-6002');
+  // The target's reference keeps its connection from being deleted.
+  const connection = await connectionStore.get(tenantId, target.data.connection_id);
+  assertWritableThrough(target.data.type, connection);
+  return { target, connection };
+}
