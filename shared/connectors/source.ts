@@ -1,7 +1,7 @@
 /**
  * Reading a data source's data into local files for the engine: one function per kind of
- * source, chosen by the connection's type. Object stores are read for real; the other
- * connectors answer 10-1501 until they are built.
+ * source, chosen by the connection's type. Object and cloud stores, warehouses and analytics
+ * databases are read for real; the other connectors answer 10-1501 until they are built.
  */
 import type { ConnectionConfiguration } from '../connections/configuration';
 import type { DataSourceData } from '../data-sources/store';

@@ -26,6 +26,8 @@ export interface FakeTable {
   readonly schema: readonly FakeField[];
   /** Rows by column name; a missing column is NULL. */
   readonly rows: readonly { readonly [column: string]: FakeValue }[];
+  /** A view whose SQL fails when it is queried (a table it reads was dropped): the job's errorResult. */
+  readonly queryError?: { readonly reason: string; readonly message: string };
   /** Who may read the rows (bigquery.tables.getData); the dataset's readers when absent. */
   readonly dataReaders?: ReadonlySet<string>;
 }

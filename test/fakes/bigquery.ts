@@ -6,11 +6,12 @@
  * services (google-auth.ts) are mounted on the same server. Access is per service account
  * and dataset (readers), and per table for its rows; a caller without access gets 403
  * accessDenied as BigQuery answers, a missing dataset or table 404 notFound, a listing of a
- * view 400 invalid. `inject` makes matching requests fail (503, 403 rateLimitExceeded, 404, hang).
+ * view 400 invalid. Views are read through query jobs (bigquery-jobs.ts). `inject` makes matching requests fail (503, 403 rateLimitExceeded, 404, hang).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { GoogleAuthFake, apiError, sendJson } from './google-auth';
+import { FakeQueryJobs, type Resolved } from './bigquery-jobs';
 import { encodeRow, type FakeField, type FakeTable } from './bigquery-tables';
 
 /** unavailable: 503 backendError; rateLimit: 403 rateLimitExceeded; gone: 404 notFound; hang: no answer. */
@@ -39,6 +40,8 @@ export class BigQueryFake {
   private readonly injections: { path: RegExp; failure: BigQueryFailure; remaining: number; skip: number }[] = [];
   /** Rows BigQuery puts in a page at most, whatever maxResults asks (its byte limit). */
   pageRows = 1000;
+  /** Query jobs; `jobs.allowJobs` lets an account run them. */
+  readonly jobs = new FakeQueryJobs((project, dataset, table, principal) => this.queried(project, dataset, table, principal));
   private readonly sockets = new Set<Socket>();
   private readonly server = createServer((request, response) => void this.serve(request, response));
 
@@ -114,6 +117,7 @@ export class BigQueryFake {
     if (this.injected(url.pathname, response)) return;
     const principal = this.auth.principalOf(request.headers.authorization);
     if (!principal) return apiError(response, 401, 'unauthorized', 'Request is missing required authentication credential.', 'UNAUTHENTICATED');
+    if (this.jobs.handle(method, url.pathname, url.searchParams, body, { principal, scopes: this.auth.scopesOf(request.headers.authorization) }, response)) return;
     const tablePath = /^\/bigquery\/v2\/projects\/([^/]+)\/datasets\/([^/]+)\/tables\/([^/]+)(\/data)?$/.exec(url.pathname);
     if (method === 'GET' && tablePath) {
       const [project, datasetId, tableId] = [1, 2, 3].map((index) => decodeURIComponent(tablePath[index]!)) as [string, string, string];
@@ -159,6 +163,21 @@ export class BigQueryFake {
         apiError(response, 503, 'backendError', 'Error encountered during execution. Retrying may solve the problem.', 'UNAVAILABLE');
         return true;
     }
+  }
+
+  /** What a query job reading `project.dataset.table` sees, as `principal`. */
+  private queried(project: string, dataset: string, name: string, principal: string): Resolved {
+    const table = this.datasets.get(`${project}.${dataset}`)?.tables.get(name);
+    if (!table) return { error: { reason: 'notFound', message: `Not found: Table ${project}:${dataset}.${name} was not found in location US` } };
+    if (!this.datasets.get(`${project}.${dataset}`)?.readers.has(principal)) {
+      return {
+        error: {
+          reason: 'accessDenied',
+          message: `Access Denied: Table ${project}:${dataset}.${name}: User does not have permission to query table ${project}:${dataset}.${name}.`,
+        },
+      };
+    }
+    return table.queryError ? { error: table.queryError } : { table };
   }
 
   /** tables.get (`data` false) and tabledata.list (`data` true). */

@@ -49,8 +49,8 @@ export class GoogleAuthFake {
   private readonly federations: Federation[] = [];
   /** Federated tokens → the federation that got them. */
   private readonly federated = new Map<string, Federation>();
-  /** Access tokens → the service account they act as. */
-  private readonly tokens = new Map<string, string>();
+  /** Access tokens → the service account they act as, and the scopes they were issued for. */
+  private readonly tokens = new Map<string, { readonly email: string; readonly scopes: readonly string[] }>();
 
   /** @param root the fake's base URL; the key files' token_uri is `${root}/token`. */
   constructor(private readonly root: string) {}
@@ -96,7 +96,13 @@ export class GoogleAuthFake {
   /** The service account an Authorization header's bearer token acts as. */
   principalOf(authorization: string | undefined): string | undefined {
     const token = /^Bearer (\S+)$/.exec(authorization ?? '')?.[1];
-    return token === undefined ? undefined : this.tokens.get(token);
+    return token === undefined ? undefined : this.tokens.get(token)?.email;
+  }
+
+  /** The scopes an Authorization header's bearer token was issued for. */
+  scopesOf(authorization: string | undefined): readonly string[] {
+    const token = /^Bearer (\S+)$/.exec(authorization ?? '')?.[1];
+    return (token === undefined ? undefined : this.tokens.get(token)?.scopes) ?? [];
   }
 
   /** Serves the token routes; false when the request is not one of them. */
@@ -112,9 +118,9 @@ export class GoogleAuthFake {
     return true;
   }
 
-  private issue(email: string): string {
+  private issue(email: string, scopes: readonly string[]): string {
     const token = `ya29.${randomBytes(24).toString('base64url')}`;
-    this.tokens.set(token, email);
+    this.tokens.set(token, { email, scopes });
     return token;
   }
 
@@ -133,7 +139,7 @@ export class GoogleAuthFake {
       return refuse('invalid_grant', 'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.');
     }
     if (!decoded.scope) return refuse('invalid_scope', 'Invalid OAuth scope or ID token audience provided.');
-    sendJson(response, 200, { access_token: this.issue(decoded.iss!), expires_in: 3599, token_type: 'Bearer' });
+    sendJson(response, 200, { access_token: this.issue(decoded.iss!, decoded.scope.split(' ')), expires_in: 3599, token_type: 'Bearer' });
   }
 
   private exchange(form: URLSearchParams, response: ServerResponse): void {
@@ -155,6 +161,6 @@ export class GoogleAuthFake {
     }
     const scope = (JSON.parse(body || '{}') as { scope?: unknown }).scope;
     if (!Array.isArray(scope) || scope.length === 0) return apiError(response, 400, 'badRequest', 'Scope required.', 'INVALID_ARGUMENT');
-    sendJson(response, 200, { accessToken: this.issue(email), expireTime: new Date(Date.now() + 3600_000).toISOString() });
+    sendJson(response, 200, { accessToken: this.issue(email, scope.map(String)), expireTime: new Date(Date.now() + 3600_000).toISOString() });
   }
 }

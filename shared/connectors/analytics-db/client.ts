@@ -3,8 +3,11 @@ import { config } from '../../config';
 import { googleAccessToken, type GoogleCredentials } from '../cloud/token';
 import { assertConfiguredDestination } from '../outbound-http';
 
-/** Read-only: a connection test and imports only read datasets and tables. */
-const SERVICE_ACCOUNT_SCOPE = 'https://www.googleapis.com/auth/bigquery.readonly';
+/**
+ * Read-only for a connection test and a table's import, which only read datasets and tables;
+ * a view's import runs a query job (view-query.ts), which the read-only scope does not allow.
+ */
+const SCOPES = { read: 'https://www.googleapis.com/auth/bigquery.readonly', query: 'https://www.googleapis.com/auth/bigquery' } as const;
 
 export interface AnalyticsDbSession {
   readonly bigquery: BigQuery;
@@ -19,10 +22,10 @@ export interface AnalyticsDbSession {
  * checked by address before the client is built (the SDK's transport takes no agent); each
  * request is bounded by the connector timeout and made once.
  */
-export async function openAnalyticsDb(credentials: GoogleCredentials, timeoutMs: number): Promise<AnalyticsDbSession> {
+export async function openAnalyticsDb(credentials: GoogleCredentials, timeoutMs: number, access: keyof typeof SCOPES = 'read'): Promise<AnalyticsDbSession> {
   const endpoint = config.bigqueryApiEndpoint.replace(/\/+$/, '');
   await assertConfiguredDestination(new URL(endpoint));
-  const token = await googleAccessToken(credentials, { scope: SERVICE_ACCOUNT_SCOPE, timeoutMs, keyErrorCode: '30-1415' });
+  const token = await googleAccessToken(credentials, { scope: SCOPES[access], timeoutMs, keyErrorCode: '30-1415' });
   const authorization = `Bearer ${token.accessToken}`;
   // Service reads a client-wide `timeout` its options type omits (a named object carries it);
   // teeny-request hands it to node-fetch 3, which ignores it, hence `bounded` below as well.

@@ -54,38 +54,50 @@ export function analyticsDbError(error: unknown, datasetId: string): AppError {
   }
 }
 
-/** What an import was doing: reading the table's metadata, its rows, or a view's query. */
+/** What an import was doing: reading the table's metadata, its rows (or a query's result), or running a view's query. */
 export type ImportPhase = 'table' | 'rows' | 'query';
 
 /** "Not found: Dataset p:d" is how BigQuery tells a missing dataset from a missing table (both reason notFound). */
 const MISSING_DATASET = /^Not found: Dataset /;
 /** Refusals that mean "not now" rather than "not allowed": retried by the job as 30-1413. */
-const THROTTLED = new Set(['rateLimitExceeded', 'quotaExceeded', 'backendError', 'internalError']);
+const THROTTLED = new Set(['rateLimitExceeded', 'quotaExceeded', 'backendError', 'internalError', 'jobRateLimitExceeded']);
+/** Reasons of a view's failed query that are about its SQL (a syntax error, a table it reads gone). */
+const INVALID_QUERY = new Set(['invalidQuery', 'notFound']);
+
+/** A view's query job refused or failed (its errorResult carries no HTTP status): 30-1424, 30-1426 or 30-1413. */
+function queryError(error: unknown, details: Record<string, string | number>): AppError {
+  const reason = String(details.provider_error);
+  if (INVALID_QUERY.has(reason)) return new AppError('30-1424', { cause: error, extraDetails: details });
+  if (reason === 'accessDenied') return new AppError('30-1426', { cause: error, extraDetails: details });
+  return new AppError('30-1413', { cause: error, extraDetails: details });
+}
 
 /**
  * The catalogue code of a failed BigQuery call while importing `table` (project.dataset.table):
  * - the table's metadata: a missing dataset is 30-1414, a missing table 30-1425, a table the
  *   account may not read 30-1423;
- * - its rows: a table or page that went away meanwhile is 30-1418, a refusal 30-1423;
- * - a view's query: the view's SQL refused (invalidQuery) is 30-1424, no right to run it and
- *   write its result 30-1426;
+ * - its rows: a table or result that went away meanwhile is 30-1418, a refusal 30-1423;
+ * - a view's query job: its SQL refused (invalidQuery, or a table it reads gone) is 30-1424,
+ *   no right to run the job that materializes the view's result 30-1426;
  * - in any phase a refused credential is 30-1416, throttling, silence and anything else 30-1413.
  */
 export function analyticsDbImportError(error: unknown, table: { readonly project: string; readonly dataset: string; readonly table: string }, phase: ImportPhase): AppError {
   const failure = (error ?? {}) as BigQueryFailure & { readonly message?: unknown };
-  const status = typeof failure.code === 'number' ? failure.code : undefined;
+  // An HTTP status: a DOMException (our timeout) carries a legacy numeric code too.
+  const status = typeof failure.code === 'number' && failure.code >= 100 && failure.code < 600 ? failure.code : undefined;
+  const reason = failure.errors?.[0]?.reason;
+  // A failed job's errorResult: BigQuery's reason without an HTTP status.
+  const jobFailure = status === undefined && typeof reason === 'string' && !(error instanceof AppError);
   // Ours, a blocked destination, a token failure, the network, silence, a refused credential.
-  if (error instanceof AppError || status === undefined || status === 401) return analyticsDbError(error, table.dataset);
+  if ((status === undefined && !jobFailure) || status === 401) return analyticsDbError(error, table.dataset);
   const details = providerDetails(failure, status);
-  const reason = details.provider_error;
-  if (THROTTLED.has(String(reason))) return new AppError('30-1413', { cause: error, extraDetails: details });
+  if (THROTTLED.has(String(details.provider_error))) return new AppError('30-1413', { cause: error, extraDetails: details });
+  if (phase === 'query') return queryError(error, details);
   if (status === 404) {
     if (phase === 'rows') return new AppError('30-1418', { cause: error, extraDetails: details });
-    if (phase === 'table' && typeof failure.message === 'string' && MISSING_DATASET.test(failure.message))
-      return new AppError('30-1414', { params: [table.dataset], cause: error });
+    if (typeof failure.message === 'string' && MISSING_DATASET.test(failure.message)) return new AppError('30-1414', { params: [table.dataset], cause: error });
     return new AppError('30-1425', { params: [`${table.project}.${table.dataset}.${table.table}`], cause: error, extraDetails: details });
   }
-  if (status === 403) return new AppError(phase === 'query' ? '30-1426' : '30-1423', { cause: error, extraDetails: details });
-  if (phase === 'query' && status === 400 && reason === 'invalidQuery') return new AppError('30-1424', { cause: error, extraDetails: details });
+  if (status === 403) return new AppError('30-1423', { cause: error, extraDetails: details });
   return new AppError('30-1413', { cause: error, extraDetails: details });
 }

@@ -110,6 +110,8 @@ let bigquery: BigQueryFake;
 let env: TestTwin;
 let api: ApiClient;
 let loader: { readonly email: string; readonly keyJson: string };
+/** Reads the dataset's metadata and the tables of `private`, and may run no query job. */
+let catalog: { readonly email: string; readonly keyJson: string };
 let salesConnection: number;
 let sequence = 0;
 
@@ -117,8 +119,10 @@ beforeAll(async () => {
   bigquery = await BigQueryFake.start();
   bigquery.pageRows = 1000;
   loader = bigquery.auth.addServiceAccount({ project: PROJECT });
-  const metadataOnly = bigquery.auth.addServiceAccount({ project: PROJECT, name: 'catalog' });
-  bigquery.addDataset(PROJECT, 'sales', [loader.email, metadataOnly.email]);
+  catalog = bigquery.auth.addServiceAccount({ project: PROJECT, name: 'catalog' });
+  bigquery.addDataset(PROJECT, 'sales', [loader.email, catalog.email]);
+  bigquery.jobs.allowJobs(PROJECT, loader.email);
+  bigquery.jobs.pageRows = 2;
   bigquery.addTable(PROJECT, 'sales', 'orders', ORDERS);
   bigquery.addTable(PROJECT, 'sales', 'events', {
     schema: [
@@ -129,8 +133,25 @@ beforeAll(async () => {
   });
   bigquery.addTable(PROJECT, 'sales', 'empty', { schema: [{ name: 'id', type: 'INTEGER' }], rows: [] });
   bigquery.addTable(PROJECT, 'sales', 'ledger', { schema: [{ name: 'total', type: 'BIGNUMERIC' }], rows: [{ total: '1' }] });
-  bigquery.addTable(PROJECT, 'sales', 'private', { schema: [{ name: 'id', type: 'INTEGER' }], rows: [{ id: '1' }], dataReaders: new Set([metadataOnly.email]) });
-  bigquery.addTable(PROJECT, 'sales', 'daily', { type: 'VIEW', schema: [{ name: 'id', type: 'INTEGER' }], rows: [] });
+  bigquery.addTable(PROJECT, 'sales', 'private', { schema: [{ name: 'id', type: 'INTEGER' }], rows: [{ id: '1' }], dataReaders: new Set([catalog.email]) });
+  bigquery.addTable(PROJECT, 'sales', 'daily', {
+    type: 'VIEW',
+    schema: [
+      { name: 'day', type: 'DATE' },
+      { name: 'total', type: 'NUMERIC', precision: '12', scale: '2' },
+    ],
+    rows: [
+      { day: '2024-01-01', total: '112.5' },
+      { day: '2024-01-02', total: '7.05' },
+      { day: '2024-01-03', total: null },
+    ],
+  });
+  bigquery.addTable(PROJECT, 'sales', 'stale', {
+    type: 'VIEW',
+    schema: [{ name: 'id', type: 'INTEGER' }],
+    rows: [],
+    queryError: { reason: 'invalidQuery', message: 'Not found: Table acme-analytics:sales.orders_2019 was not found in location US' },
+  });
   env = await startTestTwin({ allowOutbound: [bigquery.allowOutbound], environment: { ...bigquery.environment, CONNECTOR_TIMEOUT_MS: '2000' }, retryIntervalMs: 10 });
   api = env.admin;
   salesConnection = await connect(loader.keyJson, 'sales');
@@ -248,9 +269,37 @@ describe('importing from an analytics database', () => {
     expect(dataRequests(before)).toEqual([]);
   });
 
-  it('fails with 10-1005 for an empty table and 10-1043 for a view', async () => {
+  it('reads a view through a query job, polled until done, and pages its result', async () => {
+    const before = bigquery.requests.length;
+    const tableId = await tableOver(salesConnection, `${PROJECT}.sales.daily`);
+    const version = await importAndWait(api, tableId);
+    expect(version.execution.status, JSON.stringify(version.execution.error)).toBe('COMPLETED');
+    expect(version.metadata?.columns.map((column) => [column.name, column.type])).toEqual([
+      ['day', 'DATE'],
+      ['total', 'DECIMAL(12,2)'],
+    ]);
+    expect((await preview(tableId, version.version_number)).body.rows).toEqual([
+      { day: '2024-01-01', total: '112.50' },
+      { day: '2024-01-02', total: '7.05' },
+      { day: '2024-01-03', total: null },
+    ]);
+    const calls = bigquery.requests.slice(before).map((path) => path.replace(/(jobs|queries)\/[^/]+$/, '$1/{id}'));
+    const jobs = `/bigquery/v2/projects/${PROJECT}`;
+    // The job reads as RUNNING once, then DONE; its 3 rows come in pages of 2.
+    expect(calls).toEqual([`${jobs}/datasets/sales/tables/daily`, `${jobs}/jobs`, `${jobs}/jobs/{id}`, `${jobs}/jobs/{id}`, `${jobs}/queries/{id}`, `${jobs}/queries/{id}`]);
+  });
+
+  it('fails with 30-1424 for a view whose query no longer compiles, and 30-1426 for an account that may not run it', async () => {
+    const cancelled = bigquery.jobs.cancelledJobs;
+    await expectFailure(await tableOver(salesConnection, `${PROJECT}.sales.stale`), '30-1424');
+    const denied = await expectFailure(await tableOver(await connect(catalog.keyJson, 'sales'), `${PROJECT}.sales.daily`), '30-1426');
+    expect(denied?.message).toBe('View access denied: write permission required on the materialization dataset');
+    // A job that ended on its own is not cancelled.
+    expect(bigquery.jobs.cancelledJobs).toBe(cancelled);
+  });
+
+  it('fails with 10-1005 for an empty table', async () => {
     await expectFailure(await tableOver(salesConnection, `${PROJECT}.sales.empty`), '10-1005');
-    await expectFailure(await tableOver(salesConnection, `${PROJECT}.sales.daily`), '10-1043');
   });
 
   it('fails with 30-1416 when the key was revoked since the source was defined', async () => {
