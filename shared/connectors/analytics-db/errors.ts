@@ -68,7 +68,8 @@ const INVALID_QUERY = new Set(['invalidQuery', 'notFound']);
 function queryError(error: unknown, details: Record<string, string | number>): AppError {
   const reason = String(details.provider_error);
   if (INVALID_QUERY.has(reason)) return new AppError('30-1424', { cause: error, extraDetails: details });
-  if (reason === 'accessDenied') return new AppError('30-1426', { cause: error, extraDetails: details });
+  // insufficientPermissions: a token without the bigquery scope (a workload identity connection's own scope).
+  if (reason === 'accessDenied' || reason === 'insufficientPermissions') return new AppError('30-1426', { cause: error, extraDetails: details });
   return new AppError('30-1413', { cause: error, extraDetails: details });
 }
 

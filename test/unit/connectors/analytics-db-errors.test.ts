@@ -60,6 +60,7 @@ describe('analytics_db import error mapping', () => {
     expect(analyticsDbImportError(new QueryJobFailure({ reason: 'notFound', message: 'Not found: Table acme:sales.gone' }), table, 'query')).toMatchObject({ code: '30-1424' });
     expect(analyticsDbImportError(apiError(403, 'accessDenied'), table, 'query')).toMatchObject({ code: '30-1426' });
     expect(analyticsDbImportError(new QueryJobFailure({ reason: 'accessDenied' }), table, 'query')).toMatchObject({ code: '30-1426' });
+    expect(analyticsDbImportError(apiError(403, 'insufficientPermissions'), table, 'query')).toMatchObject({ code: '30-1426' });
     expect(analyticsDbImportError(new QueryJobFailure({ reason: 'resourcesExceeded' }), table, 'query')).toMatchObject({ code: '30-1413' });
   });
 
