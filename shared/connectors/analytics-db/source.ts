@@ -82,6 +82,9 @@ async function writePages(path: string, fields: readonly BigQueryField[], readPa
     } while (pageToken);
     out.end();
     await finished(out, { signal: options.signal });
+  } catch (error) {
+    // A write cut by a stopped job fails with an AbortError; the job wants the stop's reason.
+    throw options.signal.aborted ? options.signal.reason : error;
   } finally {
     out.destroy();
   }

@@ -37,6 +37,7 @@ afterEach(() => {
   process.env.CONNECTOR_TIMEOUT_MS = saved.CONNECTOR_TIMEOUT_MS ?? '';
   if (saved.CONNECTOR_TIMEOUT_MS === undefined) delete process.env.CONNECTOR_TIMEOUT_MS;
   bigquery.jobs.runningPolls = 1;
+  bigquery.pageRows = 1000;
 });
 
 afterAll(async () => {
@@ -102,6 +103,16 @@ describe('reading an analytics_db data source', () => {
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: '30-1413', extraDetails: { provider_error: 'timeout' } });
     expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('a stopped import rethrows the stop’s reason while a page is on its way', async () => {
+    bigquery.pageRows = 1;
+    bigquery.inject('hang', /\/tables\/orders\/data$/, 1, 1);
+    const controller = new AbortController();
+    const reason = new Error('job stopped');
+    const pending = fetchSource(connection(), tableSource(`${PROJECT}.sales.orders`), fetchOptions(controller.signal));
+    setTimeout(() => controller.abort(reason), 300);
+    expect(await failureOf(pending)).toBe(reason);
   });
 
   it('a stopped import rethrows the stop’s reason and cancels the view’s running query job', async () => {
