@@ -4,6 +4,7 @@ import { connectionRoutes } from './connections/routes';
 import { dataSourceRoutes } from './data-sources/routes';
 import { dataTableRoutes } from './data-tables/routes';
 import { datasetRoutes } from './datasets/routes';
+import { exportRoutes } from './exports/routes';
 import { metaRoutes } from './meta/routes';
 import { recipeRoutes } from './recipes/routes';
 import { targetRoutes } from './targets/routes';
@@ -12,7 +13,7 @@ import { targetRoutes } from './targets/routes';
  * The route table: every operation of the API. CDK deploys a function and an API route for
  * each entry, the local twin serves them, and GET /openapi.json documents them.
  */
-const domains = [authRoutes, metaRoutes, connectionRoutes, dataSourceRoutes, dataTableRoutes, recipeRoutes, datasetRoutes, targetRoutes] as const;
+const domains = [authRoutes, metaRoutes, connectionRoutes, dataSourceRoutes, dataTableRoutes, recipeRoutes, datasetRoutes, targetRoutes, exportRoutes] as const;
 
 export const routes: readonly RouteSpec[] = domains.flatMap((domain) => Object.values(domain));
 
@@ -40,6 +41,7 @@ export const API_TAGS: Readonly<Record<string, string>> = {
   'data-sources': 'Data sources: what to read through a connection (a bucket path, a query, a shared table or a table reference)',
   'data-tables': 'Data tables, their versioned imports, previews, samples and schema analyses',
   datasets: 'Datasets: versioned transformation graphs of data table and recipe nodes',
+  exports: 'Exports of data table and dataset versions: to an S3-compatible store named in the request, or into the parts of a multipart upload',
   meta: 'The API describing itself: OpenAPI document and error types',
   recipes: 'Recipes: versioned SQL transformations (DuckDB SQL) over aliased tables, checked by the SQL analyzer',
   targets: 'Export targets: a connection that may be written to, and where in it exports write',

@@ -1,17 +1,24 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Readable } from 'node:stream';
 import { assertDestinationAllowed, guardedLookup, portOf } from './outbound-guard';
 
 /**
- * Small HTTP calls a connector makes itself (token endpoints), through the outbound guard
- * and bounded in time. SDKs that take an agent get one from guardedAgent.
+ * HTTP calls a connector makes itself (token endpoints, uploads to pre-signed URLs), through
+ * the outbound guard and bounded in time. SDKs that take an agent get one from guardedAgent.
  */
 
+/** A body streamed from a source that can be opened again for a retry (a range of a file). */
+export interface OutboundUpload {
+  readonly length: number;
+  open(): Readable;
+}
+
 export interface OutboundRequest {
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'PUT';
   readonly url: URL;
   readonly headers?: Readonly<Record<string, string>>;
-  readonly body?: string;
+  readonly body?: string | OutboundUpload;
   /** Bound of the whole exchange, from connecting to the last byte of the answer. */
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
@@ -65,7 +72,7 @@ export async function outboundRequest(request: OutboundRequest): Promise<Outboun
     const outgoing = send(request.url, {
       method: request.method,
       agent: guardedAgent(request.url),
-      headers: { accept: 'application/json', ...request.headers, ...(request.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(request.body)) }) },
+      headers: { accept: 'application/json', ...request.headers, ...(request.body === undefined ? {} : { 'content-length': String(bodyLength(request.body)) }) },
     });
     const timer = setTimeout(() => finish({ error: timeoutError(request.timeoutMs) }), request.timeoutMs);
     const onAbort = () => finish({ error: request.signal?.reason });
@@ -84,8 +91,16 @@ export async function outboundRequest(request: OutboundRequest): Promise<Outboun
       // A connection closed before the answer ended.
       incoming.on('close', () => finish({ error: Object.assign(new Error('connection closed before the answer ended'), { code: 'ECONNRESET' }) }));
     });
-    outgoing.end(request.body);
+    if (typeof request.body === 'object') {
+      const body = request.body.open();
+      body.on('error', (error) => finish({ error }));
+      body.pipe(outgoing);
+    } else outgoing.end(request.body);
   });
+}
+
+function bodyLength(body: string | OutboundUpload): number {
+  return typeof body === 'string' ? Buffer.byteLength(body) : body.length;
 }
 
 /**

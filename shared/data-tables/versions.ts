@@ -358,7 +358,7 @@ export const analyses = {
 };
 
 /** A version without data to read: still being created (20-1029) or failed (20-1059). */
-function notReady(dataTableId: number, version: StoredVersion): AppError {
+export function notReady(dataTableId: number, version: StoredVersion): AppError {
   const creating = version.execution.status === 'PENDING' || version.execution.status === 'IN_PROGRESS';
   return creating ? new AppError('20-1029') : new AppError('20-1059', { params: [dataTableId, version.version_number] });
 }

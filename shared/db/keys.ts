@@ -10,6 +10,7 @@
  *   child collection pk T#<t>#<KIND>#<id>          sk #HEAD (bookkeeping) | V#<n, zero-padded> (versions)
  *                                                     | U#<n>#<user> (a use of version n, e.g. a recipe node)
  *   usage counter    pk T#<t>#USAGE                sk <metric>#<period>
+ *   job resource     pk T#<t>#<KIND>               sk <job id> | <job id>#SECRET (its sealed credentials)
  */
 /**
  * Every kind of stored item, named once. A kind is the `<KIND>` segment of keys and the
@@ -18,6 +19,7 @@
  *   entity     a top-level resource: ids from its counter, names claimed, children under it
  *   child      an item in an entity's collection (a data table's versions)
  *   operation  an operation whose Idempotency-Key records are not one entity's
+ *   job        a job that is its own resource, read by its job id (a direct export)
  */
 export const ENTITY_KINDS = {
   CONNECTION: 'entity',
@@ -35,16 +37,22 @@ export const ENTITY_KINDS = {
   /** A dataset node's use of a recipe version, kept beside the version (shared/recipes/usages.ts). */
   RECIPE_VERSION_USAGE: 'child',
   DATA_VERSION_BATCH_CREATE: 'operation',
+  /** Direct exports to an object store named in the request (shared/exports/store.ts). */
+  DIRECT_EXPORT: 'job',
+  /** Multi-part exports to the caller's pre-signed part URLs (shared/exports/store.ts). */
+  MULTI_PART_EXPORT: 'job',
 } as const;
 
 export type EntityKind = keyof typeof ENTITY_KINDS;
 type KindOf<Role> = { [K in EntityKind]: (typeof ENTITY_KINDS)[K] extends Role ? K : never }[EntityKind];
 /** Kinds of top-level resources: the only ones with ids, names and children. */
 export type TopLevelKind = KindOf<'entity'>;
-/** Operations whose Idempotency-Key records hold their answer (idempotent-responses.ts). */
-export type OperationKind = KindOf<'operation'>;
+/** Operations whose Idempotency-Key records hold their answer (idempotent-responses.ts): batches, and the starts of job resources. */
+export type OperationKind = KindOf<'operation' | 'job'>;
 /** What an Idempotency-Key is recorded under: an entity's creates, or an operation. */
-export type IdempotentKind = KindOf<'entity' | 'operation'>;
+export type IdempotentKind = KindOf<'entity' | 'operation' | 'job'>;
+/** Jobs that are their own resource, keyed by job id. */
+export type JobKind = KindOf<'job'>;
 
 export interface ItemKey {
   readonly pk: string;
@@ -98,4 +106,7 @@ export const keys = {
     sk: `${keys.versionUsePrefix(versionNumber)}${user.map((part) => String(part).padStart(ID_WIDTH, '0')).join('#')}`,
   }),
   usage: (tenantId: string, metric: string, period: string): ItemKey => ({ pk: `${tenantPrefix(tenantId)}#USAGE`, sk: `${metric}#${period}` }),
+  job: (tenantId: string, kind: JobKind, jobId: string): ItemKey => ({ pk: `${tenantPrefix(tenantId)}#${kind}`, sk: jobId }),
+  /** A job's sealed credentials, apart from its status so that no read of the status carries them. */
+  jobSecret: (tenantId: string, kind: JobKind, jobId: string): ItemKey => ({ pk: `${tenantPrefix(tenantId)}#${kind}`, sk: `${jobId}#SECRET` }),
 };

@@ -16,6 +16,11 @@ export interface JobRef {
   readonly lock?: ItemKey;
   /** A copy of the subject kept on another item, written with it (see JobMirror). */
   readonly mirror?: JobMirror;
+  /**
+   * The item holding credentials the job needs only while it runs (sealed): deleted in the
+   * transaction that ends the job, whether it completed or failed.
+   */
+  readonly secret?: ItemKey;
 }
 
 /**

@@ -129,9 +129,15 @@ function releaseLock(ref: JobRef): TransactItem[] {
   ];
 }
 
+/** The job's credentials go when it ends; deleting an item already gone is harmless. */
+function eraseSecret(ref: JobRef): TransactItem[] {
+  return ref.secret ? [{ Delete: { TableName: config.tableName, Key: ref.secret } }] : [];
+}
+
 /**
  * Ends the job: its execution (with `extra` in it), the fields the job produced (`fields`,
- * set on the subject item and its mirror) and the release of its lock commit together.
+ * set on the subject item and its mirror), the release of its lock and the deletion of its
+ * credentials commit together.
  */
 async function finish(
   ref: JobRef,
@@ -161,7 +167,7 @@ async function finish(
     names,
     values,
   });
-  return commit(ref, [...updates.map((update) => ({ Update: update })), ...releaseLock(ref)]);
+  return commit(ref, [...updates.map((update) => ({ Update: update })), ...releaseLock(ref), ...eraseSecret(ref)]);
 }
 
 export async function markCompleted(ref: JobRef, progress: JobProgress, fields: Record<string, unknown>): Promise<void> {

@@ -7,6 +7,7 @@
  */
 import { routeTable, type OperationId } from '../../functions/routes';
 import { datasetBases, type DatasetFixtures } from './dataset-bases';
+import { exportBases } from './export-bases';
 import type { HttpRequest } from './openapi-validator';
 import { targetBases, type TargetFixtures } from './target-bases';
 import { bodyVariations, INTEGER_TEXTS, type JsonValue } from './variations';
@@ -177,6 +178,7 @@ function bases(f: ContractFixtures): Partial<Readonly<Record<OperationId, Base>>
     analyzeRecipe: { body: { code: 'SELECT a FROM t', aliases: ['t'], tables: { t: [{ name: 'a', type: 'INTEGER' }] } } },
     listRecipeVersionUsages: { params: recipeVersion },
     ...datasetBases(f.datasets),
+    ...exportBases(f),
     ...targetBases(f.targets),
   };
 }

@@ -1,8 +1,8 @@
 /**
  * Protocol-level fakes of misbehaving S3-compatible endpoints, for failures the local S3
- * (s3rver) cannot produce. Both listen on 127.0.0.1 only and are closed by the test.
+ * (s3rver) cannot produce. They listen on 127.0.0.1 only and are closed by the test.
  */
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { createServer as createHttpServer, request as httpRequest, type Server as HttpServer } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
@@ -41,14 +41,18 @@ export async function hangingEndpoint(): Promise<FakeEndpoint> {
   };
 }
 
-/** Answers every S3 request with a 500 InternalError, as a failing provider would. */
-export async function failingEndpoint(): Promise<FakeEndpoint> {
+/**
+ * Answers every S3 request with the same error: a 500 InternalError by default, as a failing
+ * provider would, or another status and code (403 SignatureDoesNotMatch: a wrong secret key,
+ * which s3rver cannot say since it does not check SigV4 signatures).
+ */
+export async function failingEndpoint(status = 500, code = 'InternalError'): Promise<FakeEndpoint> {
   let hits = 0;
   const server = createHttpServer((request, response) => {
     hits += 1;
     request.resume();
-    const body = '<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>We encountered an internal error.</Message></Error>';
-    response.writeHead(500, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(body) });
+    const body = `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>The store refused the request.</Message></Error>`;
+    response.writeHead(status, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(body) });
     response.end(body);
   });
   const port = await listen(server);
@@ -56,6 +60,56 @@ export async function failingEndpoint(): Promise<FakeEndpoint> {
     endpoint: `http://127.0.0.1:${port}`,
     port,
     hits: () => hits,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export interface CuttableProxy extends FakeEndpoint {
+  /** Arms the cut: the first request `matches` accepts, and every one after it, dies unanswered. */
+  arm(matches: (method: string, url: string) => boolean): void;
+  /** Settles when an armed cut happened: the moment a worker would have died. */
+  readonly cut: Promise<void>;
+}
+
+/**
+ * A pass-through proxy to an S3-compatible endpoint that can be cut at a chosen request, as
+ * if the worker talking through it had died there: the matching request and all later ones
+ * are dropped without an answer, so nothing after that point reaches the store.
+ */
+export async function cuttableProxy(target: string): Promise<CuttableProxy> {
+  const upstream = new URL(target);
+  let hits = 0;
+  let matches: ((method: string, url: string) => boolean) | undefined;
+  let isCut = false;
+  let onCut = (): void => undefined;
+  const cut = new Promise<void>((resolve) => (onCut = resolve));
+  const server = createHttpServer((request, response) => {
+    hits += 1;
+    if (!isCut && matches?.(request.method ?? '', request.url ?? '')) {
+      isCut = true;
+      onCut();
+    }
+    if (isCut) {
+      request.socket.destroy();
+      return;
+    }
+    const forwarded = httpRequest({ host: upstream.hostname, port: upstream.port, method: request.method, path: request.url, headers: request.headers }, (answer) => {
+      response.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(response);
+    });
+    forwarded.on('error', () => response.destroy());
+    request.pipe(forwarded);
+  });
+  const port = await listen(server);
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    port,
+    hits: () => hits,
+    arm: (match) => (matches = match),
+    cut,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -46,6 +46,8 @@ const DOMAIN_ROUTES = routes.filter((route) => route.tag === 'data-tables');
 const JOBS = [
   { machine: 'import', workState: 'Work', worker: 'import-data-version' },
   { machine: 'schema-analysis', workState: 'Work', worker: 'analyse-schema' },
+  { machine: 'direct-export', workState: 'Work', worker: 'export-direct' },
+  { machine: 'multi-part-export', workState: 'Work', worker: 'export-multi-part' },
 ] as const;
 const workers = workersOf(jobs);
 const FAILURE_RECORDER = 'record-job-failure';

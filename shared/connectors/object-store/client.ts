@@ -23,6 +23,11 @@ export function objectStoreClient(endpoint: ObjectStoreEndpoint, credentials: Ob
     forcePathStyle: true,
     credentials,
     maxAttempts: 2,
+    // Checksums only where S3 requires them: a streamed upload (an export's parts) with a
+    // default checksum goes out aws-chunked with a trailer, which S3-compatible stores such
+    // as s3rver store verbatim.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
     // Options rather than a handler instance: the SDK builds its own Node handler, so the
     // bundle does not carry a second copy of @smithy/node-http-handler.
     requestHandler: {

@@ -1,0 +1,71 @@
+import { dataVersions, notReady } from '../data-tables/versions';
+import { VERSION_FILES, versionPrefix } from '../data-tables/storage';
+import { graphs } from '../datasets/graphs';
+import { AppError, isAppError } from '../errors/app-error';
+import type { ColumnSchema } from '../model/columns';
+import type { ExportSourceType } from '../model/export';
+
+/** What an export reads, as a request names it. */
+export interface ExportSourceRequest {
+  readonly source_type: ExportSourceType;
+  readonly source_id: number;
+  readonly source_version: number;
+  readonly use_sample: boolean;
+  /** For a dataset source: refuse a draft version (20-1016). */
+  readonly validate_release: boolean;
+}
+
+/** A source ready to be exported: the Parquet file to read and its schema. */
+export interface ExportSource {
+  /** Key of the Parquet file in the service's data bucket. */
+  readonly dataKey: string;
+  readonly columns: readonly ColumnSchema[];
+}
+
+/**
+ * The one place where an export's source is resolved, for every kind of export and for both
+ * the request (which checks it) and the worker (which reads it).
+ *
+ * - datatable: the version must be COMPLETED (20-1029 while it is created, 20-1059 when it
+ *   failed); its data.parquet, or sample.parquet for a sample export.
+ * - dataset: the version must exist (10-404) and, with validate_release, be released
+ *   (20-1016). Reading a node's output (`<tenant>/datasets/<id>/g<v>/nodes/<node>/{sample,
+ *   full}/data.parquet`, with 20-1017/20-1018/20-1019) plugs in here once recipe execution
+ *   writes it; until then a dataset source is 10-1501 (feature flag export.dataset_source).
+ */
+export async function exportSourceOf(tenantId: string, request: ExportSourceRequest): Promise<ExportSource> {
+  if (request.source_type === 'datatable') {
+    const version = await dataVersions.get(tenantId, request.source_id, request.source_version);
+    if (version.execution.status !== 'COMPLETED' || !version.metadata) throw notReady(request.source_id, version);
+    const prefix = versionPrefix(tenantId, request.source_id, request.source_version);
+    return { dataKey: prefix + (request.use_sample ? VERSION_FILES.sample : VERSION_FILES.data), columns: version.metadata.columns };
+  }
+  const graph = await graphs.get(tenantId, request.source_id, request.source_version);
+  if (request.validate_release && !graph.release_status) throw new AppError('20-1016');
+  throw new AppError('10-1501', { params: ['export.dataset_source'] });
+}
+
+/**
+ * The columns an export writes, in the order asked; null for every column. A name the source
+ * does not have is 422 20-1031 naming it.
+ */
+export function exportColumns(source: ExportSource, asked: readonly string[] | undefined): string[] | null {
+  if (!asked) return null;
+  const known = new Set(source.columns.map((column) => column.name));
+  const unknown = asked.find((name) => !known.has(name));
+  if (unknown !== undefined) throw new AppError('20-1031', { params: [unknown] });
+  return [...asked];
+}
+
+/**
+ * The source as the worker finds it when it runs: a source deleted since the request is
+ * 30-6001 (the request itself answered 10-404).
+ */
+export async function exportSourceAtRunTime(tenantId: string, request: ExportSourceRequest): Promise<ExportSource> {
+  try {
+    return await exportSourceOf(tenantId, request);
+  } catch (error) {
+    if (isAppError(error) && error.code === '10-404') throw new AppError('30-6001', { cause: error });
+    throw error;
+  }
+}

@@ -1,0 +1,114 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type * as z from 'zod';
+import { dynamoDocumentClient } from '../aws/clients';
+import { config } from '../config';
+import type { Actor } from '../db/actor';
+import { parseItem } from '../db/items';
+import { keys, type EntityKind, type JobKind } from '../db/keys';
+import { transactWrite } from '../db/transactions';
+import { AppError, notFound } from '../errors/app-error';
+import { newJobId, type JobDeclaration } from '../jobs/define-job';
+import type { JobRef } from '../jobs/job-ref';
+import { markFailed, pendingExecution, type StoredExecution } from '../jobs/status';
+import { executionView, isAbandoned } from '../jobs/view';
+import type { JobExecution } from '../model/job';
+import { open, seal, type EncryptionContext } from '../secrets/envelope';
+import { StoredJobSecret } from './items';
+import { directExportJob, multiPartExportJob } from './jobs';
+
+/**
+ * Export jobs that are their own resource (direct and multi-part exports): the job item,
+ * created PENDING together with its sealed credentials in one transaction, and read back by
+ * job id within the caller's tenant.
+ */
+const JOBS: Readonly<Record<JobKind, JobDeclaration>> = { DIRECT_EXPORT: directExportJob, MULTI_PART_EXPORT: multiPartExportJob };
+
+/** Past the longest a job's state machine may run (an hour), with room for its failure recorder. */
+const SECRET_TTL_SECONDS = 2 * 3600;
+
+/** The entity name of errors and of the encryption context. */
+const ENTITY_NAMES: Readonly<Record<JobKind, string>> = { DIRECT_EXPORT: 'direct export', MULTI_PART_EXPORT: 'multi-part export' };
+
+export function exportJobRef(tenantId: string, kind: JobKind, jobId: string): JobRef {
+  return {
+    tenant_id: tenantId,
+    job_id: jobId,
+    kind: JOBS[kind].name,
+    subject: keys.job(tenantId, kind, jobId),
+    attribute: 'execution',
+    secret: keys.jobSecret(tenantId, kind, jobId),
+  };
+}
+
+/** Binds the sealed credentials to their tenant and job: copied to another item, they do not open. */
+function secretContext(tenantId: string, kind: JobKind, jobId: string): EncryptionContext {
+  return { tenant_id: tenantId, entity: kind.toLowerCase(), entity_id: jobId };
+}
+
+/** The fields every export job item has, which begin fills in. */
+interface JobBase {
+  readonly job_id: string;
+  readonly execution: StoredExecution;
+  readonly created_by: Actor;
+  readonly created_date: string;
+}
+
+/**
+ * Creates a PENDING export job with its credentials sealed beside it. The caller starts the
+ * state machine with the returned reference.
+ */
+export async function beginExportJob<F extends object>(
+  tenantId: string,
+  kind: JobKind,
+  actor: Actor,
+  fields: F,
+  credentials: object,
+): Promise<{ readonly ref: JobRef; readonly item: F & JobBase }> {
+  const jobId = newJobId(JOBS[kind]);
+  const created = new Date().toISOString();
+  const item = { ...fields, job_id: jobId, execution: pendingExecution(jobId, created), created_by: actor, created_date: created };
+  const sealed = await seal(JSON.stringify(credentials), secretContext(tenantId, kind, jobId));
+  const ref = exportJobRef(tenantId, kind, jobId);
+  const expiresAt = Math.floor(Date.now() / 1000) + SECRET_TTL_SECONDS;
+  const outcome = await transactWrite([
+    {
+      Put: {
+        TableName: config.tableName,
+        Item: { ...ref.subject, kind: kind satisfies EntityKind, tenant_id: tenantId, ...item },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    { Put: { TableName: config.tableName, Item: { ...ref.secret, kind, tenant_id: tenantId, sealed, expires_at: expiresAt } } },
+  ]);
+  if (!outcome.committed) throw new Error(`export job ${jobId} already exists`);
+  return { ref, item };
+}
+
+/**
+ * The job item, 10-404 when the tenant has no such job. A job whose worker went silent is
+ * recorded as failed here (which deletes its credentials), as its readers already see it.
+ */
+export async function getExportJob<T extends { readonly execution: StoredExecution }>(
+  tenantId: string,
+  kind: JobKind,
+  schema: z.ZodType<T>,
+  jobId: string,
+): Promise<{ readonly item: T; readonly execution: JobExecution }> {
+  const ref = exportJobRef(tenantId, kind, jobId);
+  const result = await dynamoDocumentClient().send(new GetCommand({ TableName: config.tableName, Key: ref.subject, ConsistentRead: true }));
+  if (!result.Item) throw notFound(ENTITY_NAMES[kind], jobId);
+  const item = parseItem(schema, kind, result.Item);
+  const now = Date.now();
+  const execution = executionView(item.execution, now, config.jobInactivitySeconds);
+  if (isAbandoned(item.execution, now, config.jobInactivitySeconds) && execution.error) await markFailed(ref, execution.error);
+  return { item, execution };
+}
+
+/** The job's credentials in clear, for its worker; gone once the job has ended. */
+export async function openJobCredentials<T>(ref: JobRef, kind: JobKind, schema: z.ZodType<T>): Promise<T> {
+  if (!ref.secret) throw new Error(`job ${ref.job_id} has no credentials`);
+  const result = await dynamoDocumentClient().send(new GetCommand({ TableName: config.tableName, Key: ref.secret, ConsistentRead: true }));
+  if (!result.Item) throw new AppError('10-500', { extraDetails: { cause: 'the export credentials are gone: the job already ended' } });
+  const { sealed } = parseItem(StoredJobSecret, kind, result.Item);
+  return schema.parse(JSON.parse(await open(sealed, secretContext(ref.tenant_id, kind, ref.job_id))));
+}

@@ -1,0 +1,149 @@
+/**
+ * Multi-part exports end to end: the caller creates a multipart upload on the twin's S3 and
+ * pre-signs one UploadPart URL per part (@aws-sdk/s3-request-presigner); the export PUTs
+ * the parts, the caller completes the upload with the ETags of the job status and reads the
+ * object back.
+ */
+import { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, UploadPartCommand, type S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { DuckDBInstance, quotedString } from '@duckdb/node-api';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asBody, type ApiClient, type RequestBody } from '../../support/api-client';
+import { getObject, localS3, queryFiles, sourceParquet, waitForMultiPartExport } from '../../support/exports';
+import { startTestTwin, type TestTwin } from '../../support/harness';
+import { importAndWait, putObjects, tableOver } from '../../support/imports';
+
+let env: TestTwin;
+let api: ApiClient;
+let s3: S3Client;
+let bigTable: number;
+let smallTable: number;
+
+const MIB = 2 ** 20;
+const ROWS = 200_000;
+
+/** A Parquet file of ~13 MiB that compression cannot shrink: hex digests, all different. */
+async function incompressibleParquet(): Promise<Buffer> {
+  const dir = mkdtempSync(join(os.tmpdir(), 'multi-part-'));
+  const instance = await DuckDBInstance.create(':memory:');
+  try {
+    const connection = await instance.connect();
+    const path = join(dir, 'big.parquet');
+    await connection.run(
+      `COPY (SELECT i AS id, md5(i::VARCHAR) || md5((i * 7919)::VARCHAR) AS digest, i % 2 = 0 AS even FROM range(${ROWS}) t(i)) TO ${quotedString(path)} (FORMAT parquet)`,
+    );
+    connection.closeSync();
+    return readFileSync(path);
+  } finally {
+    instance.closeSync();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+beforeAll(async () => {
+  env = await startTestTwin({ buckets: ['landing', 'uploads'], retryIntervalMs: 10 });
+  api = env.admin;
+  s3 = localS3(env);
+  await putObjects(env, 'landing', { 'big/data.parquet': await incompressibleParquet(), 'small/a.csv': 'id,flag\n1,true\n2,false\n' });
+  bigTable = await tableOver(api, env, 'landing/big/');
+  smallTable = await tableOver(api, env, 'landing/small/');
+  const [big, small] = await Promise.all([importAndWait(api, bigTable), importAndWait(api, smallTable)]);
+  expect([big.execution.status, small.execution.status]).toEqual(['COMPLETED', 'COMPLETED']);
+}, 60_000);
+
+afterAll(async () => {
+  s3?.destroy();
+  await env?.close();
+});
+
+/** A multipart upload on the twin's S3 and one pre-signed UploadPart URL per part. */
+async function presignedUpload(key: string, parts: number): Promise<{ uploadId: string; urls: string[] }> {
+  const { UploadId: uploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'uploads', Key: key }));
+  const urls = await Promise.all(
+    Array.from({ length: parts }, (_, index) =>
+      getSignedUrl(s3, new UploadPartCommand({ Bucket: 'uploads', Key: key, UploadId: uploadId, PartNumber: index + 1 }), { expiresIn: 600 }),
+    ),
+  );
+  return { uploadId: uploadId!, urls };
+}
+
+function multiPartRequest(tableId: number, urls: readonly string[], overrides: Partial<RequestBody<'startMultiPartExport'>> = {}): RequestBody<'startMultiPartExport'> {
+  return asBody('startMultiPartExport', { source_type: 'datatable', source_id: tableId, source_version: 1, parts_urls: [...urls], ...overrides });
+}
+
+describe('multi-part export', () => {
+  it('PUTs exactly the parts asked; the caller completes the upload with their ETags and reads the object back', async () => {
+    const key = 'out/big.parquet';
+    const { uploadId, urls } = await presignedUpload(key, 3);
+    const started = await api.call('startMultiPartExport', { body: multiPartRequest(bigTable, urls, { cast_boolean_to_integer: true }) });
+    expect(started.status, started.text).toBe(202);
+    const status = await waitForMultiPartExport(api, started.body.job_id);
+    expect(status, JSON.stringify(status)).toMatchObject({ status: 'COMPLETED', parts: 3 });
+    expect(status.result.map((part) => part.part_number)).toEqual([1, 2, 3]);
+    expect(JSON.stringify(status)).not.toContain('X-Amz-Signature');
+
+    await s3.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: 'uploads',
+        Key: key,
+        UploadId: uploadId,
+        MultipartUpload: { Parts: status.result.map((part) => ({ ETag: part.e_tag, PartNumber: part.part_number })) },
+      }),
+    );
+    const object = await getObject(env, 'uploads', key);
+    // A part's ETag is the MD5 of its bytes: the object cut at the part size (5 MiB, or a third
+    // when that is more) gives back every ETag, so every part but the last held at least 5 MiB.
+    expect(object.length).toBeGreaterThan(10 * MIB);
+    const partSize = Math.max(5 * MIB, Math.ceil(object.length / 3));
+    const md5 = (from: number, to: number) => `"${createHash('md5').update(object.subarray(from, to)).digest('hex')}"`;
+    expect(status.result.map((part) => part.e_tag)).toEqual([md5(0, partSize), md5(partSize, 2 * partSize), md5(2 * partSize, object.length)]);
+    const exported = await queryFiles([object], 'SELECT count(*) AS n, sum(even) AS evens, max(length(digest)) AS width FROM f0');
+    expect(exported.rows).toEqual([{ n: String(ROWS), evens: String(ROWS / 2), width: '64' }]);
+    const [fromExport, fromSource] = await Promise.all([
+      queryFiles([object], 'SELECT * FROM f0 WHERE id % 9973 = 0 ORDER BY id'),
+      queryFiles([await sourceParquet(env, bigTable, 1)], 'SELECT id, digest, CAST(even AS INTEGER) AS even FROM f0 WHERE id % 9973 = 0 ORDER BY id'),
+    ]);
+    expect(fromExport.rows).toEqual(fromSource.rows);
+    expect(fromExport.types.even).toBe('INTEGER');
+  });
+
+  it('fails the job with 10-1400 on parts_urls when the export is too small for the parts asked', async () => {
+    const { urls } = await presignedUpload('out/small.parquet', 3);
+    const started = await api.call('startMultiPartExport', { body: multiPartRequest(smallTable, urls) });
+    expect(started.status, started.text).toBe(202);
+    const status = await waitForMultiPartExport(api, started.body.job_id);
+    expect(status).toMatchObject({ status: 'FAILED', error_code: '10-1400', result: [] });
+    expect(status.error).toMatch(/10-1400: .*3 parts need at least 10485761/);
+  });
+
+  it('exports a small table in one part', async () => {
+    const key = 'out/one.csv';
+    const { uploadId, urls } = await presignedUpload(key, 1);
+    const started = await api.call('startMultiPartExport', { body: multiPartRequest(smallTable, urls, { format: 'csv', cast_boolean_to_integer: true }) });
+    const status = await waitForMultiPartExport(api, started.body.job_id);
+    expect(status).toMatchObject({ status: 'COMPLETED', result: [{ part_number: 1 }] });
+    await s3.send(
+      new CompleteMultipartUploadCommand({ Bucket: 'uploads', Key: key, UploadId: uploadId, MultipartUpload: { Parts: [{ ETag: status.result[0]!.e_tag, PartNumber: 1 }] } }),
+    );
+    expect((await getObject(env, 'uploads', key)).toString('utf8')).toBe('id,flag\n1,1\n2,0\n');
+  });
+
+  it('puts every part URL through the outbound guard, and checks the columns', async () => {
+    const refused = async (body: RequestBody<'startMultiPartExport'>, status: number, code: string) => {
+      const response = await api.call('startMultiPartExport', { body });
+      expect(response.status, response.text).toBe(status);
+      expect(response.problem.code).toBe(code);
+      return response;
+    };
+    const { urls } = await presignedUpload('out/refused.parquet', 2);
+    const guarded = await refused(multiPartRequest(smallTable, [urls[0]!, 'https://169.254.169.254/latest/meta-data']), 400, '30-1130');
+    expect(guarded.text).not.toContain('X-Amz-Signature');
+    const invalid = await refused(multiPartRequest(smallTable, [urls[0]!, 'not a url']), 400, '10-1008');
+    expect(invalid.problem.extraDetails).toHaveProperty(['parts_urls[1]']);
+    await refused(multiPartRequest(smallTable, urls, { columns: ['id', 'missing'] }), 422, '20-1031');
+  });
+});
