@@ -3,7 +3,7 @@ import type { ErrorCode } from '../../shared/errors/catalogue';
 import { defineRoute } from '../../shared/http/route';
 import { integerText, listQuery } from '../../shared/model/common';
 import { TARGET_LIST_FIELDS } from '../../shared/model/list-fields';
-import { TargetCreateRequest, TargetIdParams, TargetList, TargetResponse, TargetUpdateRequest } from '../../shared/model/target';
+import { TargetCreateRequest, TargetIdParams, TargetList, TargetMergePatch, TargetResponse, TargetUpdateRequest } from '../../shared/model/target';
 
 const tag = 'targets';
 
@@ -77,6 +77,21 @@ export const targetRoutes = {
     handler: 'targets/update',
     permission: 'data:write',
     request: { params: TargetIdParams, body: TargetUpdateRequest },
+    response: { status: 200, description: 'The updated target', body: TargetResponse },
+    errors: ['10-404', '10-409', '10-1006', '30-5001', '30-6005', ...DEFINITION_ERRORS],
+    access: { table: 'write' },
+  }),
+  merge: defineRoute({
+    operationId: 'mergeTarget',
+    method: 'PATCH',
+    path: '/targets/{target_id}',
+    summary: 'Merge changes into an export target',
+    description:
+      'RFC 7396 merge patch: only the fields sent change; null removes an optional field. To change the kind, send the new kind’s fields and null for the old ones. Refused while an export writes to the target (30-6005).',
+    tag,
+    handler: 'targets/merge',
+    permission: 'data:write',
+    request: { params: TargetIdParams, body: TargetMergePatch, bodyTypes: ['merge-patch', 'json'] },
     response: { status: 200, description: 'The updated target', body: TargetResponse },
     errors: ['10-404', '10-409', '10-1006', '30-5001', '30-6005', ...DEFINITION_ERRORS],
     access: { table: 'write' },

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { AuditFields, Description, EchoedAuditFields, EntityId, IdParameter, LockVersion, Name, Tags, listEnvelope } from './common';
 import type { ConnectionType } from './connection';
+import { documented, mergePatchOf } from './merge-patch-schema';
 
 /**
  * Export targets: a connection that may be written to, plus where the data goes (docs/targets.md).
@@ -101,6 +102,19 @@ export const TargetCreateRequest = z.discriminatedUnion('type', [bucket.create, 
 export const TargetUpdateRequest = z.discriminatedUnion('type', [bucket.update, table.update, pricing.update]).meta({ id: 'TargetUpdateRequest' });
 export const TargetResponse = z.discriminatedUnion('type', [bucket.response, table.response, pricing.response]).meta({ id: 'Target' });
 export const TargetList = listEnvelope(TargetResponse, 'TargetList');
+
+/**
+ * Merge (PATCH): an RFC 7396 merge patch of the update document. Only the fields sent change;
+ * null removes an optional field (and, when the kind changes, the old kind's fields). The
+ * merged document is then validated as a full update.
+ */
+export const TargetMergePatch = documented(
+  z.looseObject({ id: EntityId, lock_version: LockVersion, type: z.enum(TARGET_TYPES) }),
+  mergePatchOf(TargetUpdateRequest, ['id', 'lock_version', 'type']).meta({
+    id: 'TargetMergePatch',
+    description: 'RFC 7396 merge patch of TargetUpdateRequest: id, lock_version and type are required, every other member optional; null removes an optional member',
+  }),
+);
 
 export const TargetIdParams = z.strictObject({ target_id: IdParameter });
 

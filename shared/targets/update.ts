@@ -2,9 +2,12 @@ import type { Principal } from '../auth/principal';
 import { connectionStore } from '../connections/store';
 import { actorOf } from '../db/actor';
 import type { Entity, RelatedWrite } from '../db/entity-store';
-import { AppError } from '../errors/app-error';
-import type { TargetUpdateRequest } from '../model/target';
+import { AppError, validationError } from '../errors/app-error';
+import { mergePatch, type Json } from '../http/merge-patch';
+import { describeIssues } from '../http/validation';
+import { TargetUpdateRequest } from '../model/target';
 import { targetData } from './definition';
+import { targetResponse } from './response';
 import { noTransferRunning, targetStore, type TargetData } from './store';
 
 /** 30-5001 unless the id in the URL and the id in the body agree. */
@@ -34,4 +37,17 @@ export async function applyTargetUpdate(principal: Principal, current: Entity<Ta
   return targetStore.replace(tenantId, actorOf(principal), current, document.lock_version, next, {
     related: [...uses, noTransferRunning(tenantId, current.id)],
   });
+}
+
+/** The stored target as an update document (its response without the audit fields): the base a merge patch applies to. */
+function updateDocumentOf(current: Entity<TargetData>): Json {
+  const { created_by: _createdBy, created_date: _createdDate, last_modified_by: _modifiedBy, last_modified_date: _modifiedDate, ...document } = targetResponse(current);
+  return document as Json;
+}
+
+/** Merge (RFC 7396) of a patch into the stored target, validated as a full update. */
+export function mergedTargetDocument(current: Entity<TargetData>, patch: Readonly<Record<string, unknown>>): TargetUpdateRequest {
+  const result = TargetUpdateRequest.safeParse(mergePatch(updateDocumentOf(current), patch), { reportInput: true });
+  if (!result.success) throw validationError(describeIssues(result.error.issues));
+  return result.data;
 }

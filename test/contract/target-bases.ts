@@ -23,6 +23,7 @@ export interface TargetBase {
   readonly params?: Readonly<Record<string, string>>;
   readonly query?: Readonly<Record<string, string>>;
   readonly body?: JsonValue;
+  readonly mediaType?: string;
   readonly enums?: Readonly<Record<string, readonly JsonValue[]>>;
 }
 
@@ -39,6 +40,12 @@ export function targetBases(f: TargetFixtures): Partial<Readonly<Record<Operatio
     listTargets: { query: { limit: '5' } },
     getTarget: { params: targetId },
     updateTarget: { params: targetId, body: current, enums: { type: TARGET_TYPES } },
+    mergeTarget: {
+      params: targetId,
+      body: { id: f.targetId, lock_version: current.lock_version!, type: 'bucket', description: 'merged', tags: ['m'] },
+      mediaType: 'application/merge-patch+json',
+      enums: { type: TARGET_TYPES },
+    },
     deleteTarget: { params: { target_id: String(f.spareTargetId) } },
   };
 }

@@ -40,13 +40,19 @@ const KNOWN_DIVERGENCES: Readonly<Record<string, { readonly refusedBy: 'service'
     ].map((label) => [label, { refusedBy: 'service', reason: 'the type must be the stored one, which the document cannot know (10-1400 naming type)' }]),
   ),
   ...Object.fromEntries(
-    ['mergeConnection: body (body).__proto__ = 1', 'mergeDataSource: body (body).__proto__ = 1'].map((label) => [
+    ['mergeConnection: body (body).__proto__ = 1', 'mergeDataSource: body (body).__proto__ = 1', 'mergeTarget: body (body).__proto__ = 1'].map((label) => [
       label,
       {
         refusedBy: 'document',
         reason:
           "a patch's first validation step copies members by assignment, which drops __proto__: the service ignores it, the document refuses it like any other unknown member that is not null",
       },
+    ]),
+  ),
+  ...Object.fromEntries(
+    ['mergeTarget: body .type = "table"', 'mergeTarget: body .type = "pricing"'].map((label) => [
+      label,
+      { refusedBy: 'service', reason: 'a new kind needs its own fields and null for the stored kind’s, which the document cannot know (10-1400 naming them)' },
     ]),
   ),
   ...Object.fromEntries(

@@ -19,6 +19,7 @@ const s3 = () => env.twin.s3.endpoint;
 const create = (body: CallOptions<'createTarget'>['body'], headers?: Record<string, string>) => api.call('createTarget', { body, headers });
 const read = (id: number) => api.call('getTarget', { params: { target_id: id } });
 const update = (id: number, body: CallOptions<'updateTarget'>['body']) => api.call('updateTarget', { params: { target_id: id }, body });
+const merge = (id: number, body: CallOptions<'mergeTarget'>['body']) => api.call('mergeTarget', { params: { target_id: id }, body });
 const remove = (id: number, lockVersion?: number) => api.call('deleteTarget', { params: { target_id: id }, query: { lock_version: lockVersion } });
 
 describe('creating targets of every kind', () => {
@@ -177,6 +178,36 @@ describe('PUT /targets/{id}: full update', () => {
     const { target } = await createTarget(api, s3(), 'table');
     const response = await update(424_242, sentBack(target, { id: 424_242 }));
     expect(response.problem.code).toBe('10-404');
+  });
+});
+
+describe('PATCH /targets/{id}: merge', () => {
+  it('changes only the fields sent; null removes an optional one', async () => {
+    const { target } = await createTarget(api, s3(), 'pricing', { description: 'kept?', tags: ['a'] });
+    const merged = await merge(target.id, { id: target.id, lock_version: 0, type: 'pricing', description: null, table_path: 'Other\\' });
+    expect(merged.status, merged.text).toBe(200);
+    expect(merged.body).toMatchObject({ lock_version: 1, description: null, tags: ['a'], project_path: KIND_FIELDS.pricing.project_path, table_path: 'Other\\' });
+    expect((await read(target.id)).json).toEqual(merged.json);
+  });
+
+  it('changes the kind when the old kind’s fields are removed, and checks the result like an update', async () => {
+    const { target } = await createTarget(api, s3(), 'bucket');
+    const warehouse = await writableConnection(api, s3(), 'warehouse/password');
+    const kept = await merge(target.id, { id: target.id, lock_version: 0, type: 'table', connection_id: warehouse.id, table_name: 'T' });
+    expect(kept.problem).toMatchObject({ code: '10-1400', extraDetails: { path: 'is not a known field' } });
+    const refused = await merge(target.id, { id: target.id, lock_version: 0, type: 'table', connection_id: warehouse.id, path: null, table_name: '_T' });
+    expect(refused.problem.code).toBe('30-5007');
+    const moved = await merge(target.id, { id: target.id, lock_version: 0, type: 'table', connection_id: warehouse.id, path: null, table_name: 'T' });
+    expect(moved.status, moved.text).toBe(200);
+    expect(moved.json).toMatchObject({ type: 'table', connection_id: warehouse.id, table_name: 'T' });
+    expect(moved.json).not.toHaveProperty('path');
+  });
+
+  it('answers 30-5001 for another id and 10-1006 for a stale lock_version', async () => {
+    const { target } = await createTarget(api, s3(), 'table');
+    expect((await merge(target.id, { id: target.id + 1, lock_version: 0, type: 'table', description: 'x' })).problem.code).toBe('30-5001');
+    expect((await merge(target.id, { id: target.id, lock_version: 3, type: 'table', description: 'x' })).problem.code).toBe('10-1006');
+    expect((await read(target.id)).json).toEqual(target);
   });
 });
 

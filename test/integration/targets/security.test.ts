@@ -33,6 +33,8 @@ function bodyFor(operationId: string, target: Target): unknown {
       return targetRequest('table', target.connection_id);
     case 'updateTarget':
       return { ...target, description: 'changed by someone' };
+    case 'mergeTarget':
+      return { id: target.id, lock_version: target.lock_version, type: target.type, description: 'patched by someone' };
     default:
       return undefined;
   }
@@ -45,7 +47,7 @@ const ownersView = async (target: Target) => (await owner.call('getTarget', { pa
 
 describe('authentication and permissions', () => {
   it('answers 10-401 without a token on every target route', async () => {
-    expect(targetRoutes.map((route) => route.operationId).sort()).toEqual(['createTarget', 'deleteTarget', 'getTarget', 'listTargets', 'updateTarget']);
+    expect(targetRoutes.map((route) => route.operationId).sort()).toEqual(['createTarget', 'deleteTarget', 'getTarget', 'listTargets', 'mergeTarget', 'updateTarget']);
     const { target } = await createTarget(owner, s3(), 'table');
     for (const route of targetRoutes) {
       const response = await send(env.anonymous, route, target);
@@ -114,6 +116,7 @@ describe('connection secrets never appear', () => {
       const params = { target_id: created.body.id };
       responses.push(await owner.call('getTarget', { params }));
       responses.push(await owner.call('updateTarget', { params, body: sentBack(created.body, { description: 'put' }) }));
+      responses.push(await owner.call('mergeTarget', { params, body: { id: created.body.id, lock_version: 1, type: kind, tags: ['patched'] } }));
     }
     responses.push(await owner.call('listTargets'));
     expect(responses.every((response) => response.status < 300)).toBe(true);
