@@ -15,18 +15,17 @@
  * lives in a temporary folder removed at the end, the twin's own temporary files included
  * (its TMPDIR points there), even if the child had to be killed.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { createReadStream, createWriteStream, existsSync, rmSync } from 'node:fs';
-import { mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import type { ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { fileURLToPath } from 'node:url';
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { ApiClient, type ApiResponse } from '../test/support/api-client';
-import { exchangeToken } from '../test/support/harness';
-import { SOURCE_BUCKET, now, type ImportChildMessage, type ImportParentMessage, type ImportProfile, type ImportTwinReady, type Span } from './import-protocol';
+import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { ApiClient } from '../test/support/api-client';
+import { ensureCsv } from './bench-csv';
+import { SOURCE_BUCKET, now, type ImportProfile, type Span } from './import-protocol';
+import { ask, COPY_MS, HTTP_MS, sleep, tableOverSource, TRANSFER_MS, upload, withImportTwin, withTimeout } from './import-twin';
 
 export interface ImportSettings {
   readonly rows: number;
@@ -64,180 +63,12 @@ export interface ImportReport {
   readonly duckdb: readonly RunResult[];
 }
 
-const LOCAL_S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
 const SOURCE_FOLDER = 'import';
 const SOURCE_KEY = `${SOURCE_FOLDER}/data.csv`;
 const POLL_INTERVAL_MS = 25;
 
-/** Bounds: the child's start, one HTTP call, one S3 transfer, one DuckDB COPY, one whole import. */
-const CHILD_READY_MS = 120_000;
-const CHILD_CLOSE_MS = 15_000;
-const HTTP_MS = 15_000;
-const TRANSFER_MS = 300_000;
-const COPY_MS = 300_000;
+/** Bound of one whole import. */
 const IMPORT_MS = 600_000;
-
-// ---------------------------------------------------------------------------------------------
-// The CSV
-
-/** mulberry32: a small deterministic generator, so every cached file of a row count is the same file. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const FIRST = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Donald', 'Margaret', 'Ken', 'Dennis', 'Frances', 'John', 'Radia', 'Tim', 'Linus', 'Sophie', 'Niklaus'];
-const LAST = ['Lovelace', 'Hopper', 'Turing', 'Dijkstra', 'Liskov', 'Knuth', 'Hamilton', 'Thompson', 'Ritchie', 'Allen', 'McCarthy', 'Perlman', 'Berners-Lee', 'Wirth'];
-const CATEGORIES = ['books', 'electronics', 'garden', 'grocery', 'health', 'home', 'kitchen', 'music', 'office', 'outdoor', 'sports', 'toys'];
-const WORDS = ['delivered', 'late', 'on time', 'customer', 'called', 'about', 'the', 'invoice', 'refund', 'pending', 'gift', 'wrapped', 'priority', 'returned', 'item'];
-const HEADER = 'id,name,amount,day,flag,category,comment';
-
-function csvRow(id: number, next: () => number, days: readonly string[]): string {
-  const name = `${FIRST[Math.floor(next() * FIRST.length)]} ${LAST[Math.floor(next() * LAST.length)]}`;
-  const amount = ((next() - 0.2) * 10_000).toFixed(2);
-  const day = days[Math.floor(next() * days.length)];
-  const flag = next() < 0.5 ? 'true' : 'false';
-  const category = CATEGORIES[Math.floor(next() * CATEGORIES.length)];
-  const kind = next();
-  let comment = '';
-  // 40% empty (unquoted: NULL), 10% quoted with a delimiter inside, the rest a few words.
-  if (kind >= 0.4) {
-    const words = Array.from({ length: 2 + Math.floor(next() * 5) }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ');
-    comment = kind < 0.5 ? `"${words}, see note ${id % 997}"` : words;
-  }
-  return `${id},${name},${amount},${day},${flag},${category},${comment}\n`;
-}
-
-/** The bench CSV of `rows` rows under os.tmpdir(), generated once; written under a temporary name, so a partial file is never reused. */
-async function ensureCsv(rows: number): Promise<{ path: string; bytes: number; reused: boolean }> {
-  const path = join(tmpdir(), `dps-bench-import-${rows}.csv`);
-  if (existsSync(path)) return { path, bytes: (await stat(path)).size, reused: true };
-  const partial = `${path}.${process.pid}.partial`;
-  const next = random(rows);
-  const start = Date.UTC(2020, 0, 1);
-  const days = Array.from({ length: 5 * 365 }, (_, index) => new Date(start + index * 86_400_000).toISOString().slice(0, 10));
-  const out = createWriteStream(partial);
-  try {
-    const chunks = async function* () {
-      yield `${HEADER}\n`;
-      for (let from = 1; from <= rows; from += 10_000) {
-        let chunk = '';
-        for (let id = from; id < Math.min(rows + 1, from + 10_000); id++) chunk += csvRow(id, next, days);
-        yield chunk;
-      }
-    };
-    await pipeline(chunks, out);
-    await rename(partial, path);
-  } catch (error) {
-    await rm(partial, { force: true });
-    throw error;
-  }
-  return { path, bytes: (await stat(path)).size, reused: false };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Bounds and the child process
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string, onTimeout?: () => void): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      onTimeout?.();
-      reject(new Error(`${what} took longer than ${ms / 1000} s`));
-    }, ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-function nextMessage<T extends ImportChildMessage['type']>(child: ChildProcess, type: T, ms: number): Promise<Extract<ImportChildMessage, { type: T }>> {
-  let cleanup = (): void => undefined;
-  const answer = new Promise<Extract<ImportChildMessage, { type: T }>>((resolve, reject) => {
-    const onMessage = (message: unknown): void => {
-      if ((message as ImportChildMessage).type !== type) return;
-      cleanup();
-      resolve(message as Extract<ImportChildMessage, { type: T }>);
-    };
-    const onExit = (code: number | null): void => {
-      cleanup();
-      reject(new Error(`the twin process exited (code ${code}) before sending "${type}"`));
-    };
-    cleanup = () => {
-      child.off('message', onMessage);
-      child.off('exit', onExit);
-    };
-    child.on('message', onMessage);
-    child.on('exit', onExit);
-  });
-  return withTimeout(answer, ms, `waiting for "${type}" from the twin process`, () => cleanup());
-}
-
-function ask<T extends 'reset-done' | 'profile'>(child: ChildProcess, message: ImportParentMessage, answer: T) {
-  const reply = nextMessage(child, answer, HTTP_MS);
-  child.send(message);
-  return reply;
-}
-
-/** Starts the twin process; its temporary files (s3rver's folder, the worker's scratch folders) go under `tmp`. */
-function startChild(tmp: string): { child: ChildProcess; exited: Promise<number | null> } {
-  const child = fork(fileURLToPath(new URL('./import-twin-process.ts', import.meta.url)), [], {
-    // BENCH_CPU_PROF=<folder> writes a V8 CPU profile of the twin (open it in Chrome DevTools).
-    execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
-    env: { ...process.env, TMPDIR: tmp, TMP: tmp, TEMP: tmp },
-    // The twin's output goes to stderr so that stdout carries only the report.
-    stdio: ['ignore', 2, 2, 'ipc'],
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  return { child, exited };
-}
-
-/** Asks the child to close its twin; kills it if it does not exit in time. Never throws. */
-async function stopChild(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
-  if (child.exitCode === null && child.signalCode === null) {
-    if (child.connected) child.send({ type: 'close' } satisfies ImportParentMessage);
-    else child.kill('SIGTERM');
-  }
-  const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_CLOSE_MS);
-  const code = await exited;
-  clearTimeout(timer);
-  if (code !== 0) console.error(`import twin process exited with code ${code ?? child.signalCode}`);
-}
-
-// ---------------------------------------------------------------------------------------------
-// The API, as a client
-
-/** The id of a created resource; fails on any other answer. */
-async function createdId(what: string, call: Promise<ApiResponse<{ readonly id: number }>>): Promise<number> {
-  const response = await withTimeout(call, HTTP_MS, what);
-  if (response.status !== 201) throw new Error(`${what}: ${response.status} ${response.text}`);
-  return response.body.id;
-}
-
-/** Connection, data source over the CSV's folder, data table: the table id. */
-async function tableOverSource(api: ApiClient, ready: ImportTwinReady): Promise<number> {
-  const connectionId = await createdId(
-    'createConnection',
-    api.call('createConnection', {
-      body: {
-        name: 'bench import source',
-        type: 'object_store',
-        auth: { auth_type: 'secret_key', access_key_id: LOCAL_S3_CREDENTIALS.accessKeyId, secret_access_key: LOCAL_S3_CREDENTIALS.secretAccessKey, endpoint: ready.s3Endpoint },
-      },
-    }),
-  );
-  const dataSourceId = await createdId(
-    'createDataSource',
-    api.call('createDataSource', { body: { name: 'bench import source', type: 'bucket', connection_id: connectionId, path: `${SOURCE_BUCKET}/${SOURCE_FOLDER}/` } }),
-  );
-  return createdId('createDataTable', api.call('createDataTable', { body: { name: 'bench import', data_source_id: dataSourceId } }));
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function pipelineRun(api: ApiClient, child: ChildProcess, tableId: number, rows: number, pollIntervalMs: number): Promise<PipelineRun> {
   await ask(child, { type: 'reset' }, 'reset-done');
@@ -281,25 +112,6 @@ async function pipelineRun(api: ApiClient, child: ChildProcess, tableId: number,
 
 // ---------------------------------------------------------------------------------------------
 // Bare script and DuckDB alone
-
-function s3Client(endpoint: string): S3Client {
-  return new S3Client({
-    endpoint,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: LOCAL_S3_CREDENTIALS,
-    // s3rver stores an aws-chunked body (what a streamed upload with the default checksum becomes) verbatim.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
-}
-
-async function upload(s3: S3Client, bucket: string, key: string, path: string, contentType: string): Promise<void> {
-  const { size } = await stat(path);
-  await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: createReadStream(path), ContentLength: size, ContentType: contentType }), {
-    abortSignal: AbortSignal.timeout(TRANSFER_MS),
-  });
-}
 
 /** DuckDB's COPY of the CSV to Parquet in a fresh in-memory instance with its defaults; the rows written. Interrupted when over time. */
 async function duckDbCopy(csvPath: string, parquetPath: string): Promise<number> {
@@ -356,31 +168,10 @@ async function duckDbRun(csvPath: string, dir: string, index: number, rows: numb
 
 export async function measureImportThroughput(settings: ImportSettings): Promise<ImportReport> {
   const csv = await ensureCsv(settings.rows);
-  const dir = await mkdtemp(join(tmpdir(), 'dps-bench-import-'));
-  const twinTmp = join(dir, 'twin-tmp');
-  await mkdir(twinTmp);
-  const { child, exited } = startChild(twinTmp);
-  // Should the bench exit or be interrupted on the way, the twin and the temporary files go with it.
-  const abandon = () => {
-    child.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  };
-  const interrupted = () => {
-    abandon();
-    process.exit(130);
-  };
-  process.once('exit', abandon);
-  process.once('SIGINT', interrupted);
-  process.once('SIGTERM', interrupted);
-  let s3: S3Client | undefined;
-  try {
-    const ready = await nextMessage(child, 'ready', CHILD_READY_MS);
-    s3 = s3Client(ready.s3Endpoint);
+  return withImportTwin('dps-bench-import-', async ({ child, dir, s3, api, ready }) => {
     // Not timed: the source object is in the twin's S3 before anything is measured.
     await upload(s3, SOURCE_BUCKET, SOURCE_KEY, csv.path, 'text/csv');
-    const api = new ApiClient(ready.apiUrl, await withTimeout(exchangeToken(ready.apiUrl, ready.clientId, ready.clientSecret), HTTP_MS, 'token exchange'));
-    const tableId = await tableOverSource(api, ready);
-
+    const tableId = await tableOverSource(api, ready, SOURCE_FOLDER, 'bench import');
     const pipelineRuns: PipelineRun[] = [];
     const bareRuns: RunResult[] = [];
     const duckDbRuns: RunResult[] = [];
@@ -397,14 +188,7 @@ export async function measureImportThroughput(settings: ImportSettings): Promise
       parquetBytes = duckResult.parquetBytes;
     }
     return { settings, csvPath: csv.path, csvBytes: csv.bytes, csvReused: csv.reused, parquetBytes, pipeline: pipelineRuns, bare: bareRuns, duckdb: duckDbRuns };
-  } finally {
-    s3?.destroy();
-    await stopChild(child, exited);
-    process.off('exit', abandon);
-    process.off('SIGINT', interrupted);
-    process.off('SIGTERM', interrupted);
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
