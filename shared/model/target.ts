@@ -40,7 +40,8 @@ const KIND_FIELDS = {
     path: destination(2048).describe(`Folder the files are written to: "<bucket>" or "<bucket>/<folder>/..."; inside the connection's path restriction; folders ${PARAMETERS}`),
   },
   table: {
-    table_name: destination(1100).describe(
+    // Bounded well above every limit, so that a long name is 30-5004 naming the connection's limit.
+    table_name: destination(4096).describe(
       `Table written in the connection's database and schema (warehouse) or dataset (analytics_db): letters, digits and underscores, not starting with an underscore or space, at most 255 (warehouse) or 1024 (analytics_db) characters; ${PARAMETERS}`,
     ),
   },

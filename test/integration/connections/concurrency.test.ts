@@ -27,9 +27,11 @@ async function createConnection(name = `conn ${++sequence}`) {
 }
 
 /**
- * Stand-ins for the resources that will reference connections (data sources, targets): they
- * use the same repository mechanism, a counter change on the connection committed in the
- * same transaction as their own write.
+ * Stand-ins for the resources that reference connections (data sources, targets), lighter
+ * than their own stores: they use the same repository mechanism, a counter change on the
+ * connection committed in the same transaction as their own write. The real ones are tested
+ * through the API in test/integration/data-sources/references.test.ts and
+ * test/integration/targets/in-use.test.ts.
  */
 const Referrer = z.object({ name: z.string(), connection_id: z.int() });
 const dataSources = new EntityStore({ kind: 'DATA_SOURCE', label: 'data source', data: Referrer, references: {} });

@@ -75,6 +75,10 @@ describe('table names', () => {
       code: '30-5004',
       detail: 'Table name exceeds 1024 characters',
     });
+    expect(await refusedCreate('warehouse/password', 'table', { table_name: `T${'x'.repeat(4000)}` })).toMatchObject({
+      code: '30-5004',
+      detail: 'Table name exceeds 255 characters',
+    });
   });
 
   it.each(['_staging', ' leading_space'])('refuses %j: the first character cannot be an underscore or space (30-5007)', async (name) => {

@@ -20,7 +20,7 @@ function connection(type: ConnectionType, settings: Record<string, string | null
       read: true,
       write: true,
       auth: { auth_type: 'secret_key' },
-      secret: { v: 1, key: 'k', iv: 'i', tag: 't', data: 'd' } as unknown as ConnectionData['secret'],
+      secret: { v: 1, key: 'k', iv: 'i', tag: 't', data: 'd' },
       settings,
       type_mapping: null,
       type_mapping_name: null,
