@@ -1,6 +1,19 @@
 import { defineRoute } from '../../shared/http/route';
-import { directExportJob, multiPartExportJob } from '../../shared/exports/jobs';
-import { DirectExportRequest, DirectExportStatus, ExportJobStarted, JobIdParams, MultiPartExportRequest, MultiPartExportStatus } from '../../shared/model/export';
+import { directExportJob, multiPartExportJob, targetExportJob } from '../../shared/exports/jobs';
+import {
+  CreateExportRequest,
+  DirectExportRequest,
+  DirectExportStatus,
+  ExportCreated,
+  ExportIdParams,
+  ExportJobStarted,
+  ExportList,
+  ExportListQuery,
+  ExportResponse,
+  JobIdParams,
+  MultiPartExportRequest,
+  MultiPartExportStatus,
+} from '../../shared/model/export';
 
 const tag = 'exports';
 
@@ -8,6 +21,47 @@ const tag = 'exports';
 const SOURCE_ERRORS = ['10-404', '10-1501', '20-1016', '20-1029', '20-1031', '20-1059'] as const;
 
 export const exportRoutes = {
+  create: defineRoute({
+    operationId: 'createExport',
+    method: 'POST',
+    path: '/exports',
+    summary: 'Export a version to a target',
+    description:
+      "Writes the version to the target's destination (its path with dynamic parameters rendered) through the target's connection. While the export runs, the target cannot be updated or deleted (30-6005). Poll GET /exports/{export_id}. Send an Idempotency-Key header to make retries safe.",
+    tag,
+    handler: 'exports/create',
+    permission: 'data:write',
+    request: { body: CreateExportRequest, idempotent: true },
+    response: { status: 202, description: 'Export started', body: ExportCreated },
+    errors: [...SOURCE_ERRORS, '10-1006', '10-1042', '30-5002', '30-5003', '30-6002'],
+    access: { table: 'write', startsJobs: [targetExportJob] },
+  }),
+  list: defineRoute({
+    operationId: 'listExports',
+    method: 'GET',
+    path: '/exports',
+    summary: 'List exports to targets',
+    tag,
+    handler: 'exports/list',
+    permission: 'data:read',
+    request: { query: ExportListQuery },
+    response: { status: 200, description: 'A page of exports', body: ExportList },
+    errors: [],
+    access: { table: 'write' },
+  }),
+  get: defineRoute({
+    operationId: 'getExport',
+    method: 'GET',
+    path: '/exports/{export_id}',
+    summary: 'An export to a target, with its job status',
+    tag,
+    handler: 'exports/get',
+    permission: 'data:read',
+    request: { params: ExportIdParams },
+    response: { status: 200, description: 'The export; execution holds the job status and any error', body: ExportResponse },
+    errors: ['10-404'],
+    access: { table: 'write' },
+  }),
   startDirect: defineRoute({
     operationId: 'startDirectExport',
     method: 'POST',

@@ -6,7 +6,7 @@ import { actorOf } from '../../shared/db/actor';
 import { idempotentResponse } from '../../shared/db/idempotent-responses';
 import type { DirectExportCredentials, StoredDirectExport } from '../../shared/exports/items';
 import { directExportJob } from '../../shared/exports/jobs';
-import { checkedShape, idempotentStart, startInProgress } from '../../shared/exports/start';
+import { checkedExport, idempotentStart, startInProgress } from '../../shared/exports/start';
 import { beginExportJob } from '../../shared/exports/store';
 import { httpHandler } from '../../shared/http/handler';
 import { startJob } from '../../shared/jobs/start';
@@ -32,7 +32,7 @@ export const handler = httpHandler(exportRoutes.startDirect, async ({ body, prin
     async () => {
       serviceUrl(body.endpoint, 'endpoint');
       if (!S3_BUCKETS.isValidBucketName(body.bucket)) throw S3_BUCKETS.invalidBucket(body.bucket, body.bucket);
-      const shape = await checkedShape(tenantId, body);
+      const { shape } = await checkedExport(tenantId, body);
       const credentials: DirectExportCredentials = {
         endpoint: body.endpoint,
         access_key: body.access_key,

@@ -4,7 +4,7 @@ import { actorOf } from '../../shared/db/actor';
 import { idempotentResponse } from '../../shared/db/idempotent-responses';
 import type { MultiPartCredentials, StoredMultiPartExport } from '../../shared/exports/items';
 import { multiPartExportJob } from '../../shared/exports/jobs';
-import { checkedShape, idempotentStart, startInProgress } from '../../shared/exports/start';
+import { checkedExport, idempotentStart, startInProgress } from '../../shared/exports/start';
 import { beginExportJob } from '../../shared/exports/store';
 import { httpHandler } from '../../shared/http/handler';
 import { startJob } from '../../shared/jobs/start';
@@ -26,7 +26,7 @@ export const handler = httpHandler(exportRoutes.startMultiPart, async ({ body, p
     startInProgress,
     async () => {
       body.parts_urls.forEach((url, index) => partUrl(url, index));
-      const shape = await checkedShape(tenantId, body);
+      const { shape } = await checkedExport(tenantId, body);
       const credentials: MultiPartCredentials = { parts_urls: body.parts_urls };
       const fields: Pick<StoredMultiPartExport, 'shape' | 'parts'> = { shape, parts: body.parts_urls.length };
       const { ref } = await beginExportJob(tenantId, 'MULTI_PART_EXPORT', actorOf(principal), fields, credentials);

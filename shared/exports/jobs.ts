@@ -26,6 +26,20 @@ export type ExportShape = z.infer<typeof ExportShape>;
 /** Engine workers: DuckDB reads the source and writes the files (as the import worker is sized). */
 const ENGINE_WORKER = { timeoutSeconds: 900, memoryMb: 4096, engine: true } as const;
 
+/** POST /exports: the output to a target's destination, named by its path and dynamic parameters. */
+export const targetExportJob = defineJob({
+  name: 'export',
+  description:
+    "Export to a target: the worker reads the source Parquet with DuckDB, writes the file to the target's destination through its connection's writer, and releases its claim on the target when it ends.",
+  params: z.strictObject({ export_id: z.int().min(1), shape: ExportShape }),
+  worker: {
+    name: 'export-to-target',
+    handler: 'jobs/export-to-target',
+    ...ENGINE_WORKER,
+    access: { table: 'write', dataKey: ['decrypt'], dataBucket: 'read' },
+  },
+});
+
 /** POST /exports/direct: the output, split into total_files, to the store named in the request. */
 export const directExportJob = defineJob({
   name: 'direct-export',

@@ -1,3 +1,4 @@
+import { dataTableStore } from '../data-tables/store';
 import { dataVersions, notReady } from '../data-tables/versions';
 import { VERSION_FILES, versionPrefix } from '../data-tables/storage';
 import { graphs } from '../datasets/graphs';
@@ -15,8 +16,10 @@ export interface ExportSourceRequest {
   readonly validate_release: boolean;
 }
 
-/** A source ready to be exported: the Parquet file to read and its schema. */
+/** A source ready to be exported: its name, the Parquet file to read and its schema. */
 export interface ExportSource {
+  /** The data table's (or dataset's) name: {dataset_name} of a target's destination. */
+  readonly name: string;
   /** Key of the Parquet file in the service's data bucket. */
   readonly dataKey: string;
   readonly columns: readonly ColumnSchema[];
@@ -38,7 +41,8 @@ export async function exportSourceOf(tenantId: string, request: ExportSourceRequ
     const version = await dataVersions.get(tenantId, request.source_id, request.source_version);
     if (version.execution.status !== 'COMPLETED' || !version.metadata) throw notReady(request.source_id, version);
     const prefix = versionPrefix(tenantId, request.source_id, request.source_version);
-    return { dataKey: prefix + (request.use_sample ? VERSION_FILES.sample : VERSION_FILES.data), columns: version.metadata.columns };
+    const table = await dataTableStore.get(tenantId, request.source_id);
+    return { name: table.data.name, dataKey: prefix + (request.use_sample ? VERSION_FILES.sample : VERSION_FILES.data), columns: version.metadata.columns };
   }
   const graph = await graphs.get(tenantId, request.source_id, request.source_version);
   if (request.validate_release && !graph.release_status) throw new AppError('20-1016');

@@ -3,7 +3,7 @@ import { fingerprint } from '../http/fingerprint';
 import type { IdempotentRequest } from '../db/idempotent-create';
 import type { ExportFormat, ExportSourceType } from '../model/export';
 import type { ExportShape } from './jobs';
-import { exportColumns, exportSourceOf } from './source';
+import { exportColumns, exportSourceOf, type ExportSource } from './source';
 
 /** The source and shaping fields of an export request, as every kind of export has them. */
 export interface ExportShapeRequest {
@@ -21,9 +21,9 @@ export interface ExportShapeRequest {
  * The export's shape, once its source is known to be exportable (exportSourceOf) and its
  * columns to exist in the source's stored schema (20-1031): checked before any job starts.
  */
-export async function checkedShape(tenantId: string, request: ExportShapeRequest): Promise<ExportShape> {
+export async function checkedExport(tenantId: string, request: ExportShapeRequest): Promise<{ readonly shape: ExportShape; readonly source: ExportSource }> {
   const source = await exportSourceOf(tenantId, request);
-  return {
+  const shape: ExportShape = {
     source_type: request.source_type,
     source_id: request.source_id,
     source_version: request.source_version,
@@ -33,6 +33,7 @@ export async function checkedShape(tenantId: string, request: ExportShapeRequest
     cast_boolean_to_integer: request.cast_boolean_to_integer,
     format: request.format,
   };
+  return { shape, source };
 }
 
 /**

@@ -21,6 +21,18 @@ export interface JobRef {
    * transaction that ends the job, whether it completed or failed.
    */
   readonly secret?: ItemKey;
+  /**
+   * A set on another item that holds the job's id while it runs (an export's claim on its
+   * target, which keeps the target from changing): the id leaves the set in the transaction
+   * that ends the job.
+   */
+  readonly claim?: JobClaim;
+}
+
+export interface JobClaim {
+  readonly item: ItemKey;
+  /** A string set attribute of `item`. */
+  readonly attribute: string;
 }
 
 /**

@@ -134,10 +134,27 @@ function eraseSecret(ref: JobRef): TransactItem[] {
   return ref.secret ? [{ Delete: { TableName: config.tableName, Key: ref.secret } }] : [];
 }
 
+/** The job's id leaves the set that held it while it ran; the item exists while the claim stands. */
+function releaseClaim(ref: JobRef): TransactItem[] {
+  if (!ref.claim) return [];
+  return [
+    {
+      Update: {
+        TableName: config.tableName,
+        Key: ref.claim.item,
+        UpdateExpression: 'DELETE #claims :job',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#claims': ref.claim.attribute },
+        ExpressionAttributeValues: { ':job': new Set([ref.job_id]) },
+      },
+    },
+  ];
+}
+
 /**
  * Ends the job: its execution (with `extra` in it), the fields the job produced (`fields`,
- * set on the subject item and its mirror), the release of its lock and the deletion of its
- * credentials commit together.
+ * set on the subject item and its mirror), the release of its lock and claim and the
+ * deletion of its credentials commit together.
  */
 async function finish(
   ref: JobRef,
@@ -167,7 +184,7 @@ async function finish(
     names,
     values,
   });
-  return commit(ref, [...updates.map((update) => ({ Update: update })), ...releaseLock(ref), ...eraseSecret(ref)]);
+  return commit(ref, [...updates.map((update) => ({ Update: update })), ...releaseLock(ref), ...releaseClaim(ref), ...eraseSecret(ref)]);
 }
 
 export async function markCompleted(ref: JobRef, progress: JobProgress, fields: Record<string, unknown>): Promise<void> {

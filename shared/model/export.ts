@@ -1,5 +1,7 @@
 import * as z from 'zod';
-import { EntityId } from './common';
+import { AuditFields, EntityId, IdParameter, listEnvelope, listQuery } from './common';
+import { JobExecution } from './job';
+import { EXPORT_LIST_FIELDS } from './list-fields';
 
 /**
  * Exports (spec 2.9): what leaves the service. The source fields are shared by every kind of
@@ -130,3 +132,45 @@ export const MultiPartExportStatus = z
   })
   .meta({ id: 'MultiPartExportStatus' });
 export type MultiPartExportStatus = z.infer<typeof MultiPartExportStatus>;
+
+/** POST /exports: a version to a target (spec 2.9). The target names where the data goes. */
+export const CreateExportRequest = z
+  .strictObject({
+    target_id: EntityId.describe('The target to write to; it must be able to receive exports (10-1042)'),
+    ...sourceFields,
+    validate_to_release: z.boolean().default(true).describe('For a dataset source: refuse a draft version (20-1016)'),
+  })
+  .meta({ id: 'CreateExportRequest' });
+export type CreateExportRequest = z.infer<typeof CreateExportRequest>;
+
+export const ExportCreated = z.object({ export_id: EntityId }).meta({ id: 'ExportCreated' });
+
+export const ExportIdParams = z.strictObject({ export_id: IdParameter });
+
+export const ExportResponse = z
+  .object({
+    id: EntityId,
+    job_id: z.string(),
+    target_id: EntityId,
+    target_name: z.string().describe('The target as it was named when the export was created'),
+    connection_id: EntityId,
+    connection_name: z.string(),
+    data_target_details: z.record(z.string(), z.string()).optional().describe('Where the data went, once COMPLETED: bucket, key and path for a bucket target'),
+    exported_table_name: z.string().optional().describe('The object (bucket target) or table written, once COMPLETED'),
+    source_type: ExportSourceType,
+    source_id: EntityId,
+    source_version: EntityId,
+    source_name: z.string(),
+    use_sample: z.boolean(),
+    validate_to_release: z.boolean(),
+    cast_boolean_to_integer: z.boolean(),
+    columns: z.array(z.string()).nullable().describe('The columns written; null for all of them'),
+    format: ExportFormat,
+    execution: JobExecution,
+    ...AuditFields,
+  })
+  .meta({ id: 'Export' });
+export type ExportResponse = z.infer<typeof ExportResponse>;
+
+export const ExportList = listEnvelope(ExportResponse, 'ExportList');
+export const ExportListQuery = listQuery(EXPORT_LIST_FIELDS);

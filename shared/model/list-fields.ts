@@ -79,3 +79,14 @@ export const DATASET_VERSION_LIST_FIELDS = {
   created_date: 'datetime',
   last_modified_date: 'datetime',
 } as const satisfies ListFieldTypes;
+
+export const EXPORT_LIST_FIELDS = {
+  id: 'integer',
+  target_id: 'integer',
+  source_type: 'string',
+  source_id: 'integer',
+  source_version: 'integer',
+  status: 'string',
+  created_date: 'datetime',
+  last_modified_date: 'datetime',
+} as const satisfies ListFieldTypes;

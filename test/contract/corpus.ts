@@ -65,6 +65,7 @@ const LIST_FIELDS: Readonly<Record<string, { readonly text: string; readonly int
   listDatasets: { text: 'name', integer: 'id', list: 'tags' },
   listDatasetVersions: { text: 'version_display_name', integer: 'version_number' },
   listTargets: { text: 'name', integer: 'connection_id', list: 'tags' },
+  listExports: { text: 'source_type', integer: 'target_id' },
 };
 
 /**
