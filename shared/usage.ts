@@ -4,10 +4,11 @@ import { config } from './config';
 import { keys } from './db/keys';
 
 /**
- * Per-tenant usage counters by calendar month (UTC), for the data-transfer quota: an atomic
- * ADD, so concurrent jobs never lose a count.
+ * Per-tenant usage counters by calendar month (UTC), for the data-transfer and CPU quotas: an
+ * atomic ADD, so concurrent jobs never lose a count. CPU_SECONDS is the CPU time of recipe
+ * runs' workers while they build nodes (functions/jobs/run-recipe.ts).
  */
-export type UsageMetric = 'DATA_READ_BYTES';
+export type UsageMetric = 'DATA_READ_BYTES' | 'CPU_SECONDS';
 
 export function usagePeriod(date = new Date()): string {
   return date.toISOString().slice(0, 7);

@@ -2,7 +2,8 @@ import { API_BASE_PATH } from '../../shared/config';
 import { actorOf } from '../../shared/db/actor';
 import { addTableNode, assertNodeType } from '../../shared/datasets/nodes';
 import { addRecipeNode } from '../../shared/datasets/recipe-nodes';
-import { nodeView, recipeVersionsOf } from '../../shared/datasets/response';
+import { graphs } from '../../shared/datasets/graphs';
+import { nodeResponse } from '../../shared/datasets/response';
 import { AppError } from '../../shared/errors/app-error';
 import { httpHandler } from '../../shared/http/handler';
 import { datasetRoutes } from './routes';
@@ -15,7 +16,7 @@ export const handler = httpHandler(datasetRoutes.addNode, async ({ params, body,
   const node = body.node_type === 'RECIPE' ? await addRecipeNode(at, body) : await addTableNode(at, body);
   return {
     status: 201,
-    body: nodeView(params.dataset_id, node, await recipeVersionsOf(tenantId, [node])),
+    body: await nodeResponse(tenantId, await graphs.get(tenantId, params.dataset_id, params.version_number), node),
     headers: { location: `${API_BASE_PATH}/datasets/${params.dataset_id}/versions/${params.version_number}/nodes/${node.id}` },
   };
 });

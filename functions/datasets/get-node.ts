@@ -1,11 +1,11 @@
 import { graphs } from '../../shared/datasets/graphs';
 import { findNode } from '../../shared/datasets/nodes';
-import { nodeView, recipeVersionsOf } from '../../shared/datasets/response';
+import { nodeResponse } from '../../shared/datasets/response';
 import { httpHandler } from '../../shared/http/handler';
 import { datasetRoutes } from './routes';
 
 export const handler = httpHandler(datasetRoutes.getNode, async ({ params, principal }) => {
   const graph = await graphs.get(principal.tenantId, params.dataset_id, params.version_number);
   const node = findNode(graph, params.node_id);
-  return { body: nodeView(params.dataset_id, node, await recipeVersionsOf(principal.tenantId, [node])) };
+  return { body: await nodeResponse(principal.tenantId, graph, node) };
 });

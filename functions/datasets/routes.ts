@@ -22,10 +22,13 @@ import {
   UpdateNodeRequest,
 } from '../../shared/model/dataset';
 import { DATASET_LIST_FIELDS, DATASET_VERSION_LIST_FIELDS } from '../../shared/model/list-fields';
+import { ExecuteRecipeRequest, NodePreview, NodePreviewQuery, RecipeRunStatus, RunStatusQuery } from '../../shared/model/recipe-run';
+import { recipeRunJob } from '../../shared/datasets/jobs';
 
 const tag = 'datasets';
 const DATASET_PATH = '/datasets/{dataset_id}';
 const VERSION_PATH = '/datasets/{dataset_id}/versions/{version_number}';
+const NODE_PATH = `${VERSION_PATH}/nodes/{node_id}`;
 const read = { table: 'read' } as const;
 const write = { table: 'write' } as const;
 /** Refusals every change of a graph can meet. */
@@ -287,5 +290,47 @@ export const datasetRoutes = {
     response: { status: 200, description: 'Candidates per alias', body: BindingCandidates },
     errors: ['10-404', '20-1044', '20-1045', '20-1057'],
     access: read,
+  }),
+  executeNode: defineRoute({
+    operationId: 'executeDatasetNode',
+    method: 'POST',
+    path: `${NODE_PATH}/execute`,
+    summary: 'Run a recipe node, building the upstream recipe nodes it needs first',
+    description:
+      'Queues one job that builds, upstream first, every recipe node this one reads from that has no current output of the requested kind (sample or full), then this node, and analyses each output (SHALLOW unless asked; FULL needs schema:analyze). Poll run-status until run_state is SUCCEEDED or FAILED. While it runs, the graph version cannot be edited (20-1034) nor its recipe versions updated (20-1048), and another run of the version is 20-1034.',
+    tag,
+    handler: 'datasets/execute-node',
+    permission: 'data:write',
+    request: { params: NodeParams, body: ExecuteRecipeRequest },
+    response: { status: 202, description: 'The run, queued', body: RecipeRunStatus },
+    errors: ['10-404', '10-1006', '20-1014', '20-1034', '20-1039', '20-1044', '20-1045', '20-1049', '20-1059'],
+    access: { table: 'write', startsJobs: [recipeRunJob] },
+  }),
+  nodeRunStatus: defineRoute({
+    operationId: 'getDatasetNodeRunStatus',
+    method: 'GET',
+    path: `${NODE_PATH}/run-status`,
+    summary: 'Status of the latest run of a recipe node',
+    description: 'run_state: QUEUED, RUNNING, SUCCEEDED, FAILED (execution.error says why) or STALE (a source or the recipe version changed since). 20-1013 before the first run.',
+    tag,
+    handler: 'datasets/node-run-status',
+    permission: 'data:read',
+    request: { params: NodeParams, query: RunStatusQuery },
+    response: { status: 200, description: 'The run status', body: RecipeRunStatus },
+    errors: ['10-404', '20-1013', '20-1014', '20-1015'],
+    access: read,
+  }),
+  nodePreview: defineRoute({
+    operationId: 'previewDatasetNode',
+    method: 'GET',
+    path: `${NODE_PATH}/preview`,
+    summary: 'The first rows and the schema of a recipe node’s output',
+    tag,
+    handler: 'datasets/node-preview',
+    permission: 'data:read',
+    request: { params: NodeParams, query: NodePreviewQuery },
+    response: { status: 200, description: 'Preview', body: NodePreview },
+    errors: ['10-404', '20-1014', '20-1039'],
+    access: { table: 'read', dataBucket: 'read' },
   }),
 };

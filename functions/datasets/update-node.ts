@@ -1,7 +1,8 @@
 import { actorOf } from '../../shared/db/actor';
 import { assertNodeType, updateTableNode } from '../../shared/datasets/nodes';
 import { updateRecipeNode } from '../../shared/datasets/recipe-nodes';
-import { nodeView, recipeVersionsOf } from '../../shared/datasets/response';
+import { graphs } from '../../shared/datasets/graphs';
+import { nodeResponse } from '../../shared/datasets/response';
 import { AppError, validationError } from '../../shared/errors/app-error';
 import { httpHandler } from '../../shared/http/handler';
 import { datasetRoutes } from './routes';
@@ -14,5 +15,5 @@ export const handler = httpHandler(datasetRoutes.updateNode, async ({ params, bo
   const at = { tenantId, actor: actorOf(principal), datasetId: params.dataset_id, versionNumber: params.version_number };
   const node =
     body.node_type === 'RECIPE' ? await updateRecipeNode(at, params.node_id, body.lock_version, body) : await updateTableNode(at, params.node_id, body.lock_version, body);
-  return { body: nodeView(params.dataset_id, node, await recipeVersionsOf(tenantId, [node])) };
+  return { body: await nodeResponse(tenantId, await graphs.get(tenantId, params.dataset_id, params.version_number), node) };
 });

@@ -8,7 +8,7 @@ const positiveId = z.int().min(1);
  * Engine workers get Lambda's largest sensible size: DuckDB's speed scales with memory and
  * the vCPUs that come with it.
  */
-const ENGINE_WORKER = { timeoutSeconds: 900, memoryMb: 4096, engine: true } as const;
+export const ENGINE_WORKER = { timeoutSeconds: 900, memoryMb: 4096, engine: true } as const;
 
 /** The import of a data version (POST /data-versions/batch-create). */
 export const importJob = defineJob({

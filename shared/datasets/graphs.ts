@@ -9,6 +9,7 @@ import { failedAt, transactWrite, type TransactItem, type TransactionOutcome } f
 import { AppError, notFound } from '../errors/app-error';
 import { GraphHead, StoredGraph, type StoredNode } from './items';
 import { tableUseWrites, type UseWrite } from './references';
+import { noActiveRun, refuseWhileRunning } from './run-lock';
 import { datasetStore } from './store';
 import { recipeUseWrites } from './usages';
 
@@ -31,7 +32,8 @@ export const graphNotFound = (datasetId: number, versionNumber: number): AppErro
 
 /**
  * Whether a graph may change. The one place for every rule that freezes a graph: released
- * (20-1022); a running recipe node (20-1034) joins it with execution.
+ * (20-1022). A running recipe node (20-1034) is judged in the write itself: every edit and
+ * deletion carries run-lock.ts's `noActiveRun`, last in its transaction.
  */
 export function assertEditable(graph: StoredGraph): void {
   if (graph.release_status) throw new AppError('20-1022');
@@ -243,9 +245,14 @@ export const graphs = {
         },
         ...emptiness,
         ...uses.map((write) => write.item),
+        noActiveRun(tenantId, datasetId, versionNumber),
       ];
       const outcome = await transactWrite(writes);
       if (outcome.committed) return { graph, result };
+      if (failedAt(outcome, writes.length - 1)) {
+        await refuseWhileRunning(tenantId, datasetId, versionNumber);
+        continue;
+      }
       // A second empty version is refused; the head moving for any other reason is a retry.
       if (emptiness.length > 0 && isEmpty && failedAt(outcome, 1) && !failedAt(outcome, 0)) throw new AppError('20-1006');
       if (!failedAt(outcome, 0)) raiseRelated(outcome, 1 + emptiness.length, uses);
@@ -297,10 +304,15 @@ export const graphs = {
           ? [{ ConditionCheck: { TableName, Key: graphKey(tenantId, datasetId, previous.version_number), ConditionExpression: 'attribute_exists(pk)' } }]
           : []),
         ...uses.map((write) => write.item),
+        noActiveRun(tenantId, datasetId, versionNumber),
       ];
       const outcome = await transactWrite(writes);
       if (outcome.committed) return;
-      raiseRelated(outcome, writes.length - uses.length, uses);
+      if (failedAt(outcome, writes.length - 1)) {
+        await refuseWhileRunning(tenantId, datasetId, versionNumber);
+        continue;
+      }
+      raiseRelated(outcome, writes.length - 1 - uses.length, uses);
       await backOff(attempt);
     }
     throw new AppError('10-1006');

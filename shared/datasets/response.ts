@@ -1,9 +1,14 @@
 import { auditFieldsOf } from '../db/entity-store';
 import type { DatasetNode, DatasetResponse, Edge, FullGraph, LeanGraph } from '../model/dataset';
+import type { RecipeRunStatus } from '../model/recipe-run';
 import type { StoredRecipeVersion } from '../recipes/items';
 import { recipeVersionResponse } from '../recipes/response';
 import { recipeVersions } from '../recipes/versions';
 import type { StoredGraph, StoredNode } from './items';
+import { runContextOf, runStatusOf, type RunContext } from './run-view';
+import { graphs } from './graphs';
+import { findNode } from './nodes';
+import { AppError } from '../errors/app-error';
 import type { DatasetEntity } from './store';
 
 /** What the API shows of datasets and their graphs (spec 2.8). */
@@ -39,25 +44,25 @@ export async function recipeVersionsOf(tenantId: string, nodes: readonly StoredN
   return new Map(found.flatMap(([key, version]) => (version ? [[key, version] as const] : [])));
 }
 
-export function nodeView(datasetId: number, node: StoredNode, versions: RecipeVersionsShown): DatasetNode {
+/** A node as the API shows it; a RECIPE node with its run fields (run-view.ts). */
+export function nodeView(node: StoredNode, context: RunContext): DatasetNode {
+  const datasetId = context.graph.dataset_id;
   if (node.node_type === 'TABLE') return { ...node, dataset_id: datasetId };
   const { sources, recipe_version_number: versionNumber, ...fields } = node;
-  const version = versions.get(versionKey(node.recipe_id, versionNumber));
+  const version = context.versions.get(versionKey(node.recipe_id, versionNumber));
+  const { dataset_id: _dataset, version_number: _version, node_id: _node, build_node_ids: _build, running_node_id: _running, ...run } = runStatusOf(node, context);
   return {
     ...fields,
     dataset_id: datasetId,
     recipe_version: version ? recipeVersionResponse(version) : null,
     source_node_definitions: sources.map((binding) => ({ ...binding })),
-    start_time: null,
-    end_time: null,
-    use_sample: null,
-    schema_analysis_depth: null,
-    last_run: null,
-    run_by: null,
-    metadata: null,
-    execution: null,
-    run_state: null,
+    ...run,
   };
+}
+
+/** One node of `graph` as the API shows it (its recipe version and runs read for it). */
+export async function nodeResponse(tenantId: string, graph: StoredGraph, node: StoredNode): Promise<DatasetNode> {
+  return nodeView(node, await runContextOf(tenantId, graph, await recipeVersionsOf(tenantId, graph.nodes)));
 }
 
 /** The edges of a graph: one per binding of a recipe node's source, carrying its alias. */
@@ -76,8 +81,8 @@ export function outputNodeOf(graph: StoredGraph): number | null {
 
 export async function fullGraph(tenantId: string, graph: StoredGraph): Promise<FullGraph> {
   const { expiration_date: _omitted, ...lean } = leanGraph(graph);
-  const versions = await recipeVersionsOf(tenantId, graph.nodes);
-  return { ...lean, nodes: graph.nodes.map((node) => nodeView(graph.dataset_id, node, versions)), edges: edgesOf(graph), output_dataset_recipe_node_id: outputNodeOf(graph) };
+  const context = await runContextOf(tenantId, graph, await recipeVersionsOf(tenantId, graph.nodes));
+  return { ...lean, nodes: graph.nodes.map((node) => nodeView(node, context)), edges: edgesOf(graph), output_dataset_recipe_node_id: outputNodeOf(graph) };
 }
 
 export function datasetResponse(entity: DatasetEntity, latest: StoredGraph | undefined): DatasetResponse {
@@ -90,4 +95,12 @@ export function datasetResponse(entity: DatasetEntity, latest: StoredGraph | und
     ...auditFieldsOf(entity),
     latest_transformation_graph: latest ? leanGraph(latest) : null,
   };
+}
+
+/** The run status of a graph version's node, read whole; 20-1014 for a TABLE node (it does not run). */
+export async function readRunStatus(tenantId: string, datasetId: number, graphVersion: number, nodeId: number): Promise<RecipeRunStatus> {
+  const graph = await graphs.get(tenantId, datasetId, graphVersion);
+  const node = findNode(graph, nodeId);
+  if (node.node_type !== 'RECIPE') throw new AppError('20-1014', { params: [node.node_type] });
+  return runStatusOf(node, await runContextOf(tenantId, graph, await recipeVersionsOf(tenantId, graph.nodes)));
 }

@@ -9,6 +9,7 @@
  *   client secret    pk T#<t>#CLIENT               sk <client id>
  *   child collection pk T#<t>#<KIND>#<id>          sk #HEAD (bookkeeping) | V#<n, zero-padded> (versions)
  *                                                     | U#<n>#<user> (a use of version n, e.g. a recipe node)
+ *                                                     | R#<n>#LOCK, R#<n>#N#<node> (graph version n's run lock, its nodes' runs)
  *   usage counter    pk T#<t>#USAGE                sk <metric>#<period>
  *   job resource     pk T#<t>#<KIND>               sk <job id> | <job id>#SECRET (its sealed credentials)
  */
@@ -36,6 +37,10 @@ export const ENTITY_KINDS = {
   TRANSFORMATION_GRAPH: 'child',
   /** A dataset node's use of a recipe version, kept beside the version (shared/recipes/usages.ts). */
   RECIPE_VERSION_USAGE: 'child',
+  /** The run lock of a graph version: the recipe-run job that builds its nodes (shared/datasets/run-lock.ts). */
+  GRAPH_RUN_LOCK: 'child',
+  /** The run state and outputs of one recipe node of a graph version (shared/datasets/runs.ts). */
+  RECIPE_NODE_RUN: 'child',
   DATA_VERSION_BATCH_CREATE: 'operation',
   /** Exports of a version to a target (shared/exports/target-exports.ts); their job status is on the entity item. */
   EXPORT: 'entity',
@@ -106,6 +111,17 @@ export const keys = {
   versionUse: (tenantId: string, kind: TopLevelKind, id: number, versionNumber: number, user: readonly number[]): ItemKey => ({
     pk: keys.children(tenantId, kind, id),
     sk: `${keys.versionUsePrefix(versionNumber)}${user.map((part) => String(part).padStart(ID_WIDTH, '0')).join('#')}`,
+  }),
+  /** A graph version's run lock, beside the graph in its dataset's item collection. */
+  graphRunLock: (tenantId: string, datasetId: number, graphVersion: number): ItemKey => ({
+    pk: keys.children(tenantId, 'DATASET', datasetId),
+    sk: `R#${String(graphVersion).padStart(ID_WIDTH, '0')}#LOCK`,
+  }),
+  /** Where the run items of a graph version's nodes are listed: a Query with this sk prefix. */
+  nodeRunPrefix: (graphVersion: number): string => `R#${String(graphVersion).padStart(ID_WIDTH, '0')}#N#`,
+  nodeRun: (tenantId: string, datasetId: number, graphVersion: number, nodeId: number): ItemKey => ({
+    pk: keys.children(tenantId, 'DATASET', datasetId),
+    sk: `${keys.nodeRunPrefix(graphVersion)}${String(nodeId).padStart(ID_WIDTH, '0')}`,
   }),
   usage: (tenantId: string, metric: string, period: string): ItemKey => ({ pk: `${tenantPrefix(tenantId)}#USAGE`, sk: `${metric}#${period}` }),
   job: (tenantId: string, kind: JobKind, jobId: string): ItemKey => ({ pk: `${tenantPrefix(tenantId)}#${kind}`, sk: jobId }),

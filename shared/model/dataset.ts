@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { RecipeVersionResponse } from './recipe';
+import { runStatusFields } from './recipe-run';
 import { AuditFields, Description, EchoedAuditFields, EntityId, IdParameter, LockVersion, Name, Tags, integerText, listEnvelope } from './common';
 
 /** Datasets and their versioned transformation graphs (spec 2.8). */
@@ -60,19 +61,6 @@ export const Binding = z
   .object({ source_node_id: z.int(), alias: z.string() })
   .meta({ id: 'SourceNodeDefinition', description: 'A source node bound to an alias of the recipe version' });
 
-/** Run fields of a recipe node (spec 2.8): null until recipe nodes run. */
-const runFields = {
-  start_time: z.iso.datetime().nullable(),
-  end_time: z.iso.datetime().nullable(),
-  use_sample: z.boolean().nullable(),
-  schema_analysis_depth: z.string().nullable(),
-  last_run: z.iso.datetime().nullable(),
-  run_by: z.unknown().nullable(),
-  metadata: z.unknown().nullable(),
-  execution: z.unknown().nullable(),
-  run_state: z.string().nullable(),
-};
-
 /** Read-only run fields a client may send back unchanged in an update; they are ignored. */
 const echoedRunFields = {
   start_time: z.unknown().optional(),
@@ -93,7 +81,7 @@ export const RecipeNode = z
     recipe_id: z.int(),
     recipe_version: RecipeVersionResponse.nullable().describe('Null only if the version is no longer there'),
     source_node_definitions: z.array(Binding).describe('One source per alias of the recipe version'),
-    ...runFields,
+    ...runStatusFields,
   })
   .meta({ id: 'RecipeNode' });
 

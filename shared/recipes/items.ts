@@ -30,6 +30,11 @@ export const StoredRecipeVersion = z.object({
   is_locked: z.boolean(),
   /** The version's own optimistic lock: updates of its code send it. */
   lock_version: z.int(),
+  /**
+   * The last recipe run that planned with this version (shared/datasets/run-queue.ts): an
+   * update judges the running nodes (20-1048), then commits only if no run started since.
+   */
+  run_marker: z.string().optional(),
   created_by: StoredActor,
   created_date: z.string(),
   last_modified_by: StoredActor,

@@ -9,7 +9,9 @@ import { keys, type EntityKind, type TopLevelKind } from '../db/keys';
 import { failedAt, transactWrite, type TransactItem } from '../db/transactions';
 import { AppError } from '../errors/app-error';
 import { LATEST_VERSION, RecipeVersionHead, StoredRecipeVersion } from './items';
+import { runningNodeAmong } from '../datasets/run-lock';
 import { recipeStore } from './store';
+import { recipeUsages } from './usages';
 
 export type { StoredRecipeVersion } from './items';
 
@@ -92,15 +94,27 @@ async function readHead(tenantId: string, recipeId: number): Promise<RecipeVersi
 
 /**
  * Why a version may not be written now, or nothing. The one place that judges it: a lock
- * by released datasets (20-1046) today; a node running the version (20-1048) joins here, and
- * in WRITABLE, when recipe execution records its runs on the version.
+ * by released datasets (20-1046), or a recipe node using it that a live run builds (20-1048;
+ * the uses name the nodes, the graph versions' run locks say which run).
  */
-function refusalOf(version: StoredRecipeVersion): AppError | undefined {
+async function refusalOf(tenantId: string, version: StoredRecipeVersion): Promise<AppError | undefined> {
   if (version.is_locked) return new AppError('20-1046', { params: [version.recipe_id, version.version_number] });
+  const running = await runningNodeAmong(tenantId, await recipeUsages.list(tenantId, version.recipe_id, version.version_number));
+  if (running !== undefined) return new AppError('20-1048', { params: [version.recipe_id, version.version_number, running] });
   return undefined;
 }
-/** The condition refusalOf states, for the write itself: the version as read, still writable. */
-const WRITABLE = 'lock_version = :expected AND is_locked = :false';
+
+/**
+ * The condition refusalOf states, for the write itself: the version as read, still unlocked,
+ * and marked by no run since it was judged (a run marks the versions it plans with).
+ */
+function writable(version: StoredRecipeVersion): { readonly condition: string; readonly values: Record<string, unknown> } {
+  const marker = version.run_marker === undefined ? 'attribute_not_exists(run_marker)' : 'run_marker = :marker';
+  return {
+    condition: `lock_version = :expected AND is_locked = :false AND ${marker}`,
+    values: version.run_marker === undefined ? {} : { ':marker': version.run_marker },
+  };
+}
 
 /** The part of a version's Update that differs between writes. */
 type VersionUpdate = Pick<NonNullable<TransactItem['Update']>, 'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeValues'>;
@@ -140,7 +154,7 @@ async function writeVersion(tenantId: string, next: StoredRecipeVersion, update:
     const stale = failedAt(outcome, 0);
     if (stale) {
       if (!stale.item) throw versionNotFound(recipeId, versionNumber);
-      throw refusalOf(toVersion(stale.item)) ?? new AppError('10-1006');
+      throw (await refusalOf(tenantId, toVersion(stale.item))) ?? new AppError('10-1006');
     }
     const copy = failedAt(outcome, 1);
     if (latest && copy && !copy.item) throw recipeMissing(recipeId);
@@ -239,7 +253,7 @@ export const recipeVersions = {
    * changes in the same transaction.
    */
   async update(tenantId: string, actor: Actor, current: StoredRecipeVersion, expectedLockVersion: number, prepare: () => Promise<VersionContent>): Promise<StoredRecipeVersion> {
-    const refusal = refusalOf(current);
+    const refusal = await refusalOf(tenantId, current);
     if (refusal) throw refusal;
     if (current.lock_version !== expectedLockVersion) throw new AppError('10-1006');
     const content = await prepare();
@@ -253,8 +267,9 @@ export const recipeVersions = {
     });
     await writeVersion(tenantId, next, {
       UpdateExpression: 'SET code = :code, aliases = :aliases, lock_version = :next, last_modified_by = :actor, last_modified_date = :now',
-      ConditionExpression: WRITABLE,
+      ConditionExpression: writable(current).condition,
       ExpressionAttributeValues: {
+        ...writable(current).values,
         ':code': next.code,
         ':aliases': next.aliases,
         ':next': next.lock_version,

@@ -63,5 +63,14 @@ export function datasetBases(f: DatasetFixtures): Partial<Readonly<Record<Operat
     deleteDatasetNode: { params: { ...version, node_id: String(f.spare.nodeId) } },
     getDatasetGraphMermaid: { params: version },
     listBindingCandidates: { params: node },
+    // The fixture node is a TABLE node: the service answers 20-1014 once the request is valid.
+    analyseDatasetNodeSchema: { params: node, body: { depth: 'SHALLOW' }, enums: { depth: ['FULL', 'shallow', 'DEEP'] } },
+    getDatasetNodeSchemaAnalysisStatus: { params: node, query: { job_id: 'node-schema-analysis-1' } },
+    getDatasetNodeSchemaAnalysisResult: { params: node },
+    getDatasetNodeSchemaAlerts: { params: node },
+    // The fixture node is a TABLE node: the service refuses the runs with 20-1014 once the request is valid.
+    executeDatasetNode: { params: node, body: { use_sample: true, schema_analysis_depth: 'SHALLOW' } },
+    getDatasetNodeRunStatus: { params: node, query: { job_id: 'recipe-run-contract' } },
+    previewDatasetNode: { params: node, query: { use_sample: 'false' } },
   };
 }

@@ -40,7 +40,9 @@ import {
   type Target,
 } from './synth';
 
-const DOMAIN_ROUTES = routes.filter((route) => route.tag === 'data-tables');
+/** The data-tables routes, and the routes of another domain that start a job. */
+const DATASET_STARTERS = ['executeDatasetNode', 'analyseDatasetNodeSchema'];
+const DOMAIN_ROUTES = routes.filter((route) => route.tag === 'data-tables' || DATASET_STARTERS.includes(route.operationId));
 
 /** Each job: its machine, its work state, the worker that state runs. */
 const JOBS = [
@@ -49,10 +51,13 @@ const JOBS = [
   { machine: 'direct-export', workState: 'Work', worker: 'export-direct' },
   { machine: 'multi-part-export', workState: 'Work', worker: 'export-multi-part' },
   { machine: 'export', workState: 'Work', worker: 'export-to-target' },
+  { machine: 'export', workState: 'Work', worker: 'export-to-target' },
+  { machine: 'recipe-run', workState: 'Work', worker: 'run-recipe' },
+  { machine: 'node-schema-analysis', workState: 'Work', worker: 'analyse-node-schema' },
 ] as const;
 const workers = workersOf(jobs);
 const FAILURE_RECORDER = 'record-job-failure';
-const ENGINE_WORKERS = ['import-data-version', 'analyse-schema'];
+const ENGINE_WORKERS = ['import-data-version', 'analyse-schema', 'run-recipe', 'analyse-node-schema'];
 
 const LAMBDA_TRANSIENT_ERRORS = ['Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException', 'Lambda.TooManyRequestsException'];
 
@@ -177,6 +182,8 @@ describe('starting jobs', () => {
   it.each([
     ['batchCreateDataVersions', 'import'],
     ['analyseDataVersionSchema', 'schema-analysis'],
+    ['executeDatasetNode', 'recipe-run'],
+    ['analyseDatasetNodeSchema', 'node-schema-analysis'],
   ])('%s may start only the %s machine and learns only its ARN', (operationId, name) => {
     const fn = routeFunction(operationId);
     const starts = grants(fn).filter((grant) => grant.action.startsWith('states:'));
@@ -187,7 +194,7 @@ describe('starting jobs', () => {
   });
 
   it('no other function may start a job or learns a machine ARN; workers never do', () => {
-    const starters = new Set([routeFunction('batchCreateDataVersions').logicalId, routeFunction('analyseDataVersionSchema').logicalId]);
+    const starters = new Set(['batchCreateDataVersions', 'analyseDataVersionSchema', ...DATASET_STARTERS].map((operationId) => routeFunction(operationId).logicalId));
     for (const fn of stage.functions.filter((candidate) => !starters.has(candidate.logicalId))) {
       expect(
         [...actionsOf(fn)].filter((action) => action.startsWith('states:')),

@@ -61,7 +61,7 @@ describe('recipe nodes', () => {
       recipe_id: join.id,
       recipe_version: { version_number: 1, aliases: ['orders', 'customers'] },
       source_node_definitions: bind([orders, 'orders'], [customers, 'customers']),
-      run_state: null,
+      run_state: 'NOT_RUN',
     });
     const aggregate = (await addRecipeNode(id, single, bind([joined.body.id, 'orders']))).body;
     const graph = await graphOf(id);

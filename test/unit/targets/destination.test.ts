@@ -1,52 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ConnectionData } from '../../../shared/connections/store';
-import type { Entity } from '../../../shared/db/entity-store';
-import type { ConnectionType } from '../../../shared/model/connection';
 import { assertKnownParameters, checkPricingPaths, checkTableName, renderDestination, type DynamicValues } from '../../../shared/targets/destination';
-import type { TargetData } from '../../../shared/targets/items';
 import { refusal } from '../../support/refusal';
+import { connection, target } from './fixtures';
 
 /** The target path grammar of docs/targets.md, without a store. */
-
-function connection(type: ConnectionType, settings: Record<string, string | null> = {}): Entity<ConnectionData> {
-  return {
-    id: 1,
-    lock_version: 0,
-    data: {
-      name: 'c',
-      description: null,
-      tags: null,
-      type,
-      read: true,
-      write: true,
-      auth: { auth_type: 'secret_key' },
-      secret: { v: 1, key: 'k', iv: 'i', tag: 't', data: 'd' },
-      settings,
-      type_mapping: null,
-      type_mapping_name: null,
-      derived: {},
-    },
-    refs: {},
-    mirrors: {},
-    created_by: { id: 'u' },
-    created_date: '2026-01-01T00:00:00.000Z',
-    last_modified_by: { id: 'u' },
-    last_modified_date: '2026-01-01T00:00:00.000Z',
-  };
-}
-
-const target = (fields: Partial<TargetData>): TargetData => ({
-  name: 't',
-  description: null,
-  tags: null,
-  connection_id: 1,
-  type: 'table',
-  path: null,
-  table_name: null,
-  project_path: null,
-  table_path: null,
-  ...fields,
-});
 
 const VALUES: DynamicValues = { dataset_name: 'Sales EU/2024', version: 7, export_id: 42, started: new Date('2026-03-04T05:06:07.890Z') };
 

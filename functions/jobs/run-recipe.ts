@@ -1,0 +1,170 @@
+import { mkdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { deletePrefix, downloadFile, putFile, putJson } from '../../shared/aws/data-bucket';
+import { VERSION_FILES, versionPrefix } from '../../shared/data-tables/storage';
+import { recipeRunJob, type BuildStep } from '../../shared/datasets/jobs';
+import { outputAttribute, outputKindOf, type NodeOutput, type OutputKind, type RunSource } from '../../shared/datasets/run-items';
+import { NODE_OUTPUT_FILES, nodeOutputPrefix } from '../../shared/datasets/run-storage';
+import { nodeRuns, type RunPlace } from '../../shared/datasets/runs';
+import { DEFAULT_PREVIEW_ROWS } from '../../shared/engine/csv-import';
+import { runRecipeSql } from '../../shared/engine/recipe-run';
+import { analyseParquet } from '../../shared/engine/schema-analysis';
+import { AppError, isAppError } from '../../shared/errors/app-error';
+import { jobErrorOf } from '../../shared/jobs/failure';
+import type { JobRef } from '../../shared/jobs/job-ref';
+import { jobWorker, type JobOutcome, type JobStep } from '../../shared/jobs/worker-step';
+import { logger } from '../../shared/log';
+import { recipeVersions } from '../../shared/recipes/versions';
+import { recordUsage } from '../../shared/usage';
+import type * as z from 'zod';
+
+/**
+ * The recipe-run step: builds each planned node in order (upstream first) and marks it
+ * COMPLETED with its output; the node the run was asked for is last, and the job's own
+ * completion records its output. A node's output stops being current when its build starts
+ * (runs.ts startNode), so a failed build never leaves one that reads as current; its files
+ * are removed too.
+ */
+type RunParams = z.output<typeof recipeRunJob.params>;
+
+export const handler = jobWorker(recipeRunJob, { stage: 'RUNNING', percent: 0 }, (step) => withoutInternals(step.job, () => runBuild(step)));
+
+async function runBuild({ job, params, pulse, workDir }: JobStep<RunParams>): Promise<JobOutcome<{ readonly row_count: number }>> {
+  const at: RunPlace = { datasetId: params.dataset_id, graphVersion: params.version_number };
+  const kind = outputKindOf(params.use_sample);
+  const runs = await nodeRuns.list(job.tenant_id, at.datasetId, at.graphVersion);
+  let target: NodeOutput | undefined;
+  for (const [index, step] of params.build.entries()) {
+    const earlier = runs.get(step.node_id);
+    // A retried worker keeps what an earlier attempt of the same job built.
+    if (step.node_id !== params.node_id && earlier?.execution.job_id === job.job_id && earlier.execution.status === 'COMPLETED') continue;
+    await pulse.stage({ stage: 'RUNNING', percent: Math.floor((100 * index) / params.build.length) });
+    await nodeRuns.startNode(job, at, params.node_id, step.node_id, kind);
+    const output = await buildOrFail(job, params, step, kind, join(workDir, `node-${step.node_id}`));
+    if (step.node_id === params.node_id) target = output;
+    else await nodeRuns.finishNode(job, at, step.node_id, kind, output);
+    pulse.throwIfAborted();
+  }
+  if (!target) throw new AppError('10-500', { extraDetails: { cause: 'the run did not build its node' } });
+  return {
+    progress: { stage: 'DONE', percent: 100, rows: target.row_count },
+    fields: { [outputAttribute(kind)]: target },
+    output: { row_count: target.row_count },
+  };
+}
+
+/** No internals reach the user: a failure that is no catalogue error is 10-500 without a cause (the log keeps it). */
+async function withoutInternals<T>(job: JobRef, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw asCatalogueError(job, error);
+  }
+}
+
+/** A catalogue error as it is; the job losing its execution as it is; anything else 10-500, logged. */
+function asCatalogueError(job: JobRef, error: unknown): unknown {
+  if (isAppError(error) || (error as Error).name === 'Job.Superseded') return error;
+  logger.error('recipe run failed', { jobId: job.job_id, error: error as Error });
+  return new AppError('10-500');
+}
+
+/** Builds one node; on failure its files go, and a node other than the target records the error itself. */
+async function buildOrFail(job: JobRef, params: RunParams, step: BuildStep, kind: OutputKind, dir: string): Promise<NodeOutput> {
+  const prefix = nodeOutputPrefix(job.tenant_id, params.dataset_id, params.version_number, step.node_id, kind);
+  try {
+    return await buildNode(job, params, step, kind, dir, prefix);
+  } catch (caught) {
+    const error = asCatalogueError(job, caught);
+    if (!isAppError(error)) throw error;
+    await deletePrefix(prefix).catch((cleanup: unknown) => logger.warn('cleanup of a failed node build failed', { jobId: job.job_id, error: cleanup as Error }));
+    if (step.node_id !== params.node_id) {
+      await nodeRuns.failNode(job, { datasetId: params.dataset_id, graphVersion: params.version_number }, step.node_id, jobErrorOf(error));
+    }
+    throw error;
+  }
+}
+
+/** Where an alias's rows are: a data version's Parquet, or the upstream node's output of the same kind. */
+function sourceKey(job: JobRef, params: RunParams, source: RunSource, kind: OutputKind): { key: string; missing: AppError } {
+  if (source.data_table_id !== undefined && source.data_version_number !== undefined) {
+    const file = kind === 'sample' ? VERSION_FILES.sample : VERSION_FILES.data;
+    return {
+      key: versionPrefix(job.tenant_id, source.data_table_id, source.data_version_number) + file,
+      missing: new AppError('20-1059', { params: [source.data_table_id, source.data_version_number] }),
+    };
+  }
+  return {
+    key: nodeOutputPrefix(job.tenant_id, params.dataset_id, params.version_number, source.node_id, kind) + NODE_OUTPUT_FILES.data,
+    missing: new AppError('20-1039', { params: [`${params.dataset_id}/${params.version_number}/${source.node_id}/${kind}`] }),
+  };
+}
+
+async function download(key: string, path: string, missing: AppError): Promise<void> {
+  try {
+    await downloadFile(key, path);
+  } catch (error) {
+    if ((error as Error).name === 'NoSuchKey') throw missing;
+    throw error;
+  }
+}
+
+async function buildNode(job: JobRef, params: RunParams, step: BuildStep, kind: OutputKind, dir: string, prefix: string): Promise<NodeOutput> {
+  const inDir = join(dir, 'in');
+  const outDir = join(dir, 'out');
+  await Promise.all([mkdir(inDir, { recursive: true }), mkdir(outDir, { recursive: true })]);
+  const sources = await Promise.all(
+    step.inputs.sources.map(async (source, index) => {
+      const { key, missing } = sourceKey(job, params, source, kind);
+      const path = join(inDir, `source-${index}.parquet`);
+      await download(key, path, missing);
+      return { alias: source.alias, path };
+    }),
+  );
+  const version = await recipeVersions.get(job.tenant_id, step.inputs.recipe_id, step.inputs.recipe_version_number);
+  // Updates are refused while the run holds the version (20-1048): another code here is a broken invariant.
+  if (version.lock_version !== step.inputs.recipe_lock_version) throw new AppError('10-500', { extraDetails: { cause: 'the recipe version changed during the run' } });
+
+  const { result, analysis, cpuSeconds } = await withCpuCounted(job.tenant_id, async () => {
+    const result = await runRecipeSql(version.code, sources, { inDir, outDir }, DEFAULT_PREVIEW_ROWS);
+    return { result, analysis: await analyseParquet(result.dataPath, params.schema_analysis_depth, { workDir: dir }) };
+  });
+
+  await Promise.all([
+    putFile(prefix + NODE_OUTPUT_FILES.data, result.dataPath, 'application/vnd.apache.parquet'),
+    putJson(prefix + NODE_OUTPUT_FILES.preview, result.previewRows),
+    putJson(prefix + NODE_OUTPUT_FILES.schema, result.columns),
+    putJson(prefix + NODE_OUTPUT_FILES.analysis(params.schema_analysis_depth), analysis),
+  ]);
+  return {
+    run_id: job.job_id,
+    inputs: step.inputs,
+    row_count: result.rowCount,
+    columns: result.columns,
+    data_bytes: (await stat(result.dataPath)).size,
+    cpu_seconds: cpuSeconds,
+    analysis_depth: params.schema_analysis_depth,
+    completed_date: new Date().toISOString(),
+  };
+}
+
+/**
+ * Runs `work` and counts the worker's CPU time meanwhile in the tenant's monthly usage, whether
+ * it succeeds or fails (DuckDB's threads are the process's, so they are counted too).
+ */
+async function withCpuCounted<T>(tenantId: string, work: () => Promise<T>): Promise<T & { readonly cpuSeconds: number }> {
+  const before = process.cpuUsage();
+  const seconds = () => {
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / 1e6;
+  };
+  try {
+    const value = await work();
+    const cpuSeconds = seconds();
+    await recordUsage(tenantId, 'CPU_SECONDS', cpuSeconds);
+    return { ...value, cpuSeconds };
+  } catch (error) {
+    await recordUsage(tenantId, 'CPU_SECONDS', seconds()).catch((usage: unknown) => logger.warn('CPU usage of a failed run not recorded', { error: usage as Error }));
+    throw error;
+  }
+}

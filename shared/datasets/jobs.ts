@@ -1,0 +1,32 @@
+import * as z from 'zod';
+import { ENGINE_WORKER } from '../data-tables/jobs';
+import { defineJob } from '../jobs/define-job';
+import { SchemaAnalysisDepth } from '../model/columns';
+import { MAX_RECIPE_NODES } from './bindings';
+import { RunInputs } from './run-items';
+
+const positiveId = z.int().min(1);
+
+/** One node a recipe run builds: the node and what it reads (planned when the run was asked for). */
+export const BuildStep = z.strictObject({ node_id: positiveId, inputs: RunInputs });
+export type BuildStep = z.infer<typeof BuildStep>;
+
+/**
+ * A recipe run (POST .../nodes/{node_id}/execute): the worker builds the upstream recipe nodes
+ * without a current output first, then the node asked for, each with the sandboxed engine.
+ */
+export const recipeRunJob = defineJob({
+  name: 'recipe-run',
+  description:
+    'Run of a recipe node of a dataset graph: the worker builds each planned node (upstream first) with the sandboxed DuckDB, writes its output and its schema analysis, then marks it COMPLETED.',
+  params: z.strictObject({
+    dataset_id: positiveId,
+    version_number: positiveId,
+    /** The node the run was asked for: the last step. */
+    node_id: positiveId,
+    use_sample: z.boolean(),
+    schema_analysis_depth: SchemaAnalysisDepth,
+    build: z.array(BuildStep).min(1).max(MAX_RECIPE_NODES),
+  }),
+  worker: { name: 'run-recipe', handler: 'jobs/run-recipe', ...ENGINE_WORKER, access: { table: 'write', dataBucket: 'write' } },
+});

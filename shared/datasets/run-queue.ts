@@ -1,0 +1,130 @@
+import { config } from '../config';
+import type { Actor } from '../db/actor';
+import { keys, type EntityKind } from '../db/keys';
+import { failedAt, transactWrite, type TransactItem } from '../db/transactions';
+import { AppError } from '../errors/app-error';
+import { newJobId } from '../jobs/define-job';
+import type { JobRef } from '../jobs/job-ref';
+import { pendingExecution } from '../jobs/status';
+import type { SchemaAnalysisDepth } from '../model/columns';
+import { assertEditable, graphs } from './graphs';
+import { recipeRunJob, type BuildStep } from './jobs';
+import { recipeVersionsOf } from './response';
+import { outputKindOf } from './run-items';
+import { recipeRunJobRef, refuseWhileRunning } from './run-lock';
+import { planRun, tableVersionsNow } from './run-plan';
+import { nodeRuns } from './runs';
+
+/**
+ * Queuing a recipe run (POST .../nodes/{node_id}/execute): the plan (run-plan.ts) and the
+ * one transaction that takes the graph version's run lock (run-lock.ts) and writes a PENDING
+ * execution on every node the run builds.
+ */
+
+const QUEUE_ATTEMPTS = 8;
+const RUN_KIND: EntityKind = 'RECIPE_NODE_RUN';
+
+const backOff = (attempt: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+
+export interface RunRequest {
+  readonly use_sample: boolean;
+  readonly schema_analysis_depth: SchemaAnalysisDepth;
+}
+
+/** One node's run item update of a queuing transaction. */
+function queuedItem(tenantId: string, datasetId: number, graphVersion: number, nodeId: number, fields: Record<string, unknown>): TransactItem {
+  const values: Record<string, unknown> = { ':kind': RUN_KIND, ':tenant': tenantId, ':dataset': datasetId, ':version': graphVersion, ':node': nodeId };
+  const sets = ['kind = :kind', 'tenant_id = :tenant', 'dataset_id = :dataset', 'version_number = :version', 'node_id = :node'];
+  Object.entries(fields).forEach(([field, value], index) => {
+    sets.push(`${field} = :f${index}`);
+    values[`:f${index}`] = value;
+  });
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: keys.nodeRun(tenantId, datasetId, graphVersion, nodeId),
+      UpdateExpression: `SET ${sets.join(', ')} REMOVE current_node`,
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+/**
+ * Plans a run of `nodeId` (run-plan.ts) and queues it: the graph version's lock, a PENDING
+ * execution on every node it builds, and the mark on each recipe version it runs commit
+ * together, on the graph and the recipe versions as read. Another live run of the version
+ * is 20-1034; a dead one is failed (10-1047) and replaced.
+ */
+export async function queueRun(
+  tenantId: string,
+  actor: Actor,
+  datasetId: number,
+  graphVersion: number,
+  nodeId: number,
+  request: RunRequest,
+): Promise<{ job: JobRef; build: BuildStep[] }> {
+  const kind = outputKindOf(request.use_sample);
+  for (let attempt = 1; attempt <= QUEUE_ATTEMPTS; attempt += 1) {
+    const graph = await graphs.get(tenantId, datasetId, graphVersion);
+    // A released version keeps the outputs its release was judged on (the graph's
+    // lock_version, checked below, moves with a release that lands meanwhile).
+    assertEditable(graph);
+    const [runs, versions, tables] = await Promise.all([
+      nodeRuns.list(tenantId, datasetId, graphVersion),
+      recipeVersionsOf(tenantId, graph.nodes),
+      tableVersionsNow(tenantId, graph.nodes),
+    ]);
+    const jobId = newJobId(recipeRunJob);
+    const build = planRun(graph, nodeId, versions, tables, runs, kind, jobId);
+    const active = { job_id: jobId, node_id: nodeId, node_ids: build.map((step) => step.node_id) };
+    const now = new Date().toISOString();
+    const TableName = config.tableName;
+    const recipeVersions = new Map(build.map((step) => [`${step.inputs.recipe_id}/${step.inputs.recipe_version_number}`, step.inputs]));
+    const writes: TransactItem[] = [
+      {
+        Update: {
+          TableName,
+          Key: keys.graphRunLock(tenantId, datasetId, graphVersion),
+          UpdateExpression: 'SET active_job = :active, kind = :kind, tenant_id = :tenant',
+          ConditionExpression: 'attribute_not_exists(active_job)',
+          ExpressionAttributeValues: { ':active': active, ':kind': 'GRAPH_RUN_LOCK' satisfies EntityKind, ':tenant': tenantId },
+        },
+      },
+      {
+        ConditionCheck: {
+          TableName,
+          Key: keys.version(tenantId, 'DATASET', datasetId, graphVersion),
+          ConditionExpression: 'lock_version = :seen',
+          ExpressionAttributeValues: { ':seen': graph.lock_version },
+        },
+      },
+      // A version update judges the runs, then commits only if no run marked the version since (recipes/versions.ts).
+      ...[...recipeVersions.values()].map((inputs): TransactItem => ({
+        Update: {
+          TableName,
+          Key: keys.version(tenantId, 'RECIPE', inputs.recipe_id, inputs.recipe_version_number),
+          UpdateExpression: 'SET run_marker = :job',
+          ConditionExpression: 'lock_version = :seen',
+          ExpressionAttributeValues: { ':job': jobId, ':seen': inputs.recipe_lock_version },
+        },
+      })),
+      ...build.map((step) =>
+        queuedItem(tenantId, datasetId, graphVersion, step.node_id, {
+          execution: pendingExecution(jobId, now),
+          job_target: nodeId,
+          build_node_ids: active.node_ids,
+          use_sample: request.use_sample,
+          schema_analysis_depth: request.schema_analysis_depth,
+          run_by: actor,
+          queued_date: now,
+        }),
+      ),
+    ];
+    const outcome = await transactWrite(writes);
+    if (outcome.committed) return { job: recipeRunJobRef(tenantId, datasetId, graphVersion, active), build };
+    if (failedAt(outcome, 0)) await refuseWhileRunning(tenantId, datasetId, graphVersion);
+    // The graph or a recipe version changed while the run was planned: plan again.
+    else await backOff(attempt);
+  }
+  throw new AppError('10-1006');
+}

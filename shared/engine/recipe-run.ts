@@ -1,0 +1,98 @@
+import os from 'node:os';
+import { join } from 'node:path';
+import { quotedIdentifier, type DuckDBConnection } from '@duckdb/node-api';
+import { AppError, isAppError } from '../errors/app-error';
+import type { ErrorCode } from '../errors/catalogue';
+import { logger } from '../log';
+import type { ColumnSchema, DataRow } from '../model/columns';
+import { withSandboxedDuckDb } from './duckdb';
+import { engineError, redactPaths, shortCause, type PathName } from './engine-errors';
+import { copyToParquet, describeParquet, parquetSource } from './parquet';
+import { readJsonSafeRows } from './values';
+
+/**
+ * Runs a recipe's SQL over its sources in the sandboxed engine (duckdb.ts): each alias is a
+ * view over its source's Parquet file, and the query's rows are written to
+ * `<outDir>/data.parquet`. The engine may read and write only the input and output folders,
+ * and the code was checked by the analyzer when it was stored (recipe-sql.ts), so the run
+ * answers the same query the analyzer read.
+ *
+ * Failures at run time, mapped to catalogue codes (docs/recipe-runs.md):
+ * - a column the code names is not in its source (the source changed): 20-1031 naming it;
+ * - any other binding or catalog error of the code: 40-50001, with DuckDB's reason;
+ * - a value that cannot be converted or is out of range for the query: 10-1002;
+ * - anything else (memory, I/O, the engine itself): 10-500, without its internals.
+ */
+
+export interface RecipeSource {
+  readonly alias: string;
+  /** A local Parquet file inside `inDir`. */
+  readonly path: string;
+}
+
+export interface RecipeRunResult {
+  readonly rowCount: number;
+  readonly columns: ColumnSchema[];
+  readonly dataPath: string;
+  readonly previewRows: DataRow[];
+}
+
+/** The view the code is bound to: a name no alias or CTE can have (they are plain identifiers). */
+const OUTPUT_VIEW = quotedIdentifier('recipe output');
+
+/** Share of the worker's memory the engine may use, as in duckdb.ts's worker engine. */
+const MEMORY_SHARE = 0.6;
+
+export async function runRecipeSql(
+  code: string,
+  sources: readonly RecipeSource[],
+  folders: { readonly inDir: string; readonly outDir: string },
+  previewRows: number,
+): Promise<RecipeRunResult> {
+  const dataPath = join(folders.outDir, 'data.parquet');
+  const known: PathName[] = [
+    ...sources.map((source) => ({ path: source.path, name: source.alias })),
+    { path: folders.outDir, name: 'output' },
+    { path: folders.inDir, name: 'input' },
+  ];
+  const options = {
+    directories: [folders.inDir, folders.outDir],
+    threads: os.availableParallelism(),
+    memoryLimitMb: Math.floor((os.totalmem() * MEMORY_SHARE) / 2 ** 20),
+  };
+  try {
+    return await withSandboxedDuckDb(options, async (connection) => {
+      for (const source of sources) await connection.run(`CREATE VIEW ${quotedIdentifier(source.alias)} AS SELECT * FROM ${parquetSource(source.path)}`);
+      // A view takes the code as written (a trailing semicolon or comment included) and is bound here, before any row is read.
+      await connection.run(`CREATE VIEW ${OUTPUT_VIEW} AS\n${code}\n`);
+      const rowCount = await copyToParquet(connection, `SELECT * FROM ${OUTPUT_VIEW}`, dataPath);
+      return { rowCount, dataPath, ...(await describeOutput(connection, dataPath, previewRows)) };
+    });
+  } catch (error) {
+    throw isAppError(error) ? error : runFailure(error, known);
+  }
+}
+
+async function describeOutput(connection: DuckDBConnection, dataPath: string, previewRows: number): Promise<Pick<RecipeRunResult, 'columns' | 'previewRows'>> {
+  const columns = await describeParquet(connection, dataPath);
+  return { columns, previewRows: await readJsonSafeRows(connection, parquetSource(dataPath), columns, previewRows) };
+}
+
+const DATA_ERRORS = /^(Conversion|Invalid Input|Out of Range) Error/;
+const CODE_ERRORS = /^(Binder|Catalog|Parser) Error/;
+/** DuckDB's two ways of saying a column is not there: unqualified, and qualified by its table. */
+const MISSING_COLUMN = /Referenced column "([^"]+)" not found|does not have a column named "([^"]+)"/;
+
+/** The AppError of a failed run: the user's SQL or data explains it, or it is 10-500 without details. */
+export function runFailure(error: unknown, known: readonly PathName[]): AppError {
+  const message = error instanceof Error ? error.message : String(error);
+  const missing = MISSING_COLUMN.exec(message);
+  const column = missing?.[1] ?? missing?.[2];
+  const cause = shortCause(redactPaths(message, known));
+  if (column !== undefined) return new AppError('20-1031', { params: [column], extraDetails: { cause }, cause: error });
+  const code: ErrorCode | undefined = CODE_ERRORS.test(message) ? '40-50001' : DATA_ERRORS.test(message) ? '10-1002' : undefined;
+  if (code) return engineError(code, undefined, cause, error);
+  // The user is told nothing of the worker's internals (the job's error has no cause); the log keeps them.
+  logger.error('recipe run failed in the engine', { error: error instanceof Error ? error : new Error(message) });
+  return new AppError('10-500');
+}
