@@ -1,20 +1,23 @@
 /**
  * `npm run bench`: bundle sizes of the route handlers as deployed, API latency as a
  * ratio to the raw local store, import throughput as a ratio to a bare script, and the recipe
- * SQL analyzer's latency beside DuckDB's parser alone, warm and cold, in the same run. Prints a markdown report to stdout.
+ * SQL analyzer's latency beside DuckDB's parser alone, warm and cold, and a recipe run as a ratio to a bare
+ * script, in the same run. Prints a markdown report to stdout.
  * Exits non-zero when a handler bundle breaks the rule (over 300 KB or a forbidden package),
  * when a latency phase had failed requests, or when the import measurement failed (its numbers
  * would mean nothing). The import ratio's target is reported, not enforced.
  *
- * `npm run bench -- import` (or `bundles`, `latency`, `recipe-sql`, several) runs only those sections.
+ * `npm run bench -- import` (or `bundles`, `latency`, `recipe-sql`, `recipe-run`, several) runs only those sections.
  * BENCH_IMPORT_ROWS (1000000) and BENCH_IMPORT_RUNS (3) change the import measurement;
- * BENCH_RECIPE_SQL_ROUNDS (20) and BENCH_RECIPE_SQL_COLD_STARTS (5) the analyzer's.
+ * BENCH_RECIPE_SQL_ROUNDS (20) and BENCH_RECIPE_SQL_COLD_STARTS (5) the analyzer's; BENCH_RECIPE_RUN_ROWS
+ * (1000000) and BENCH_RECIPE_RUN_RUNS (3) the recipe run's.
  */
 import { cpus } from 'node:os';
 import { bundleBudget, LARGER_BUNDLE_BUDGETS } from '../infra/bundling';
 import { MAX_BUNDLE_BYTES, measureBundles, type BundleReport } from './bundles';
-import { PIPELINE_TARGET, importRatios, importSection, measureImportThroughput, type ImportReport } from './import-throughput';
+import { PIPELINE_TARGET, importRatios, importSection, measureImportThroughput, median, type ImportReport } from './import-throughput';
 import { measureLatency, type LatencyReport, type PhaseResult } from './latency';
+import { measureRecipeRun, RECIPE_RUN_TARGET, recipeRunRatio, recipeRunSection, SAMPLE_RUN_TARGET_MS, type RecipeRunReport } from './recipe-run';
 import { measureRecipeSql, recipeSqlSection, type RecipeSqlReport } from './recipe-sql';
 
 // Before anything loads the twin (the child process inherits them).
@@ -107,7 +110,7 @@ async function machineBusy(): Promise<number> {
   return 1 - (after.idle - before.idle) / (after.all - before.all);
 }
 
-const SECTIONS = ['bundles', 'latency', 'import', 'recipe-sql'] as const;
+const SECTIONS = ['bundles', 'latency', 'import', 'recipe-sql', 'recipe-run'] as const;
 type Section = (typeof SECTIONS)[number];
 
 function selectedSections(args: readonly string[]): ReadonlySet<Section> {
@@ -122,10 +125,10 @@ function positiveSetting(name: string, fallback: number): number {
   return value;
 }
 
-/** The import report, or why the measurement failed (the other sections still print). */
-async function measureImport(): Promise<ImportReport | Error> {
+/** A section's report, or why its measurement failed (the other sections still print). */
+async function attempt<T>(measure: () => Promise<T>): Promise<T | Error> {
   try {
-    return await measureImportThroughput({ rows: positiveSetting('BENCH_IMPORT_ROWS', 1_000_000), runs: positiveSetting('BENCH_IMPORT_RUNS', 3) });
+    return await measure();
   } catch (error) {
     console.error(error);
     return error instanceof Error ? error : new Error(String(error));
@@ -146,16 +149,6 @@ function latencyHeadlines({ settings, comparisons }: LatencyReport): string[] {
   ];
 }
 
-/** The analyzer report, or why the measurement failed (the other sections still print). */
-async function measureAnalyzer(): Promise<RecipeSqlReport | Error> {
-  try {
-    return await measureRecipeSql({ rounds: positiveSetting('BENCH_RECIPE_SQL_ROUNDS', 20), coldStarts: positiveSetting('BENCH_RECIPE_SQL_COLD_STARTS', 5) });
-  } catch (error) {
-    console.error(error);
-    return error instanceof Error ? error : new Error(String(error));
-  }
-}
-
 function analyzerVerdict(report: RecipeSqlReport | Error): string {
   if (report instanceof Error) return `FAIL: the recipe SQL analyzer measurement failed: ${report.message}`;
   const firstAnalysis = report.coldStarts.map((start) => start.importMs + start.firstAnalysisMs).sort((a, b) => a - b)[Math.floor(report.coldStarts.length / 2)] ?? Number.NaN;
@@ -163,6 +156,15 @@ function analyzerVerdict(report: RecipeSqlReport | Error): string {
     `ok: recipe SQL analyzer p50 ${report.analyzer.p50.toFixed(2)} ms, p99 ${report.analyzer.p99.toFixed(2)} ms warm ` +
     `(${(report.analyzer.p50 / report.bareParser.p50).toFixed(2)}× json_serialize_sql alone at p50); cold import + first analysis ${firstAnalysis.toFixed(0)} ms (median)`
   );
+}
+
+function recipeRunVerdict(report: RecipeRunReport | Error): string {
+  if (report instanceof Error) return `FAIL: the recipe run measurement failed: ${report.message}`;
+  const ratio = recipeRunRatio(report);
+  const sample = median(report.sampleMs);
+  const full = `${ratio >= RECIPE_RUN_TARGET ? 'ok' : 'below target (not enforced)'}: recipe run pipeline throughput ${ratio.toFixed(2)} of the bare script's (medians) – target ≥ ${RECIPE_RUN_TARGET.toFixed(2)}`;
+  const onSamples = `${sample < SAMPLE_RUN_TARGET_MS ? 'ok' : 'above target (not enforced)'}: a run on samples COMPLETED in ${sample.toFixed(0)} ms end to end (median) – target < ${SAMPLE_RUN_TARGET_MS} ms`;
+  return `${full}\n- ${onSamples}`;
 }
 
 function importVerdict(imported: ImportReport | Error): string {
@@ -182,8 +184,15 @@ async function main(): Promise<number> {
   const busyBefore = await machineBusy();
   const bundles = sections.has('bundles') ? await measureBundles() : undefined;
   const latency = sections.has('latency') ? await measureLatency({ connections: 10, loadConnections: 50, seconds: 5, warmupSeconds: 1 }) : undefined;
-  const imported = sections.has('import') ? await measureImport() : undefined;
-  const analyzer = sections.has('recipe-sql') ? await measureAnalyzer() : undefined;
+  const imported = sections.has('import')
+    ? await attempt(() => measureImportThroughput({ rows: positiveSetting('BENCH_IMPORT_ROWS', 1_000_000), runs: positiveSetting('BENCH_IMPORT_RUNS', 3) }))
+    : undefined;
+  const analyzer = sections.has('recipe-sql')
+    ? await attempt(() => measureRecipeSql({ rounds: positiveSetting('BENCH_RECIPE_SQL_ROUNDS', 20), coldStarts: positiveSetting('BENCH_RECIPE_SQL_COLD_STARTS', 5) }))
+    : undefined;
+  const recipeRun = sections.has('recipe-run')
+    ? await attempt(() => measureRecipeRun({ rows: positiveSetting('BENCH_RECIPE_RUN_ROWS', 1_000_000), smallRows: 10_000, runs: positiveSetting('BENCH_RECIPE_RUN_RUNS', 3) }))
+    : undefined;
 
   const oversized = (bundles ?? []).filter((bundle) => bundle.bytes > bundleBudget(bundle.handler)).map((bundle) => bundle.handler);
   const forbidden = (bundles ?? []).filter((bundle) => bundle.forbidden.length > 0).map((bundle) => bundle.handler);
@@ -193,6 +202,7 @@ async function main(): Promise<number> {
     .map((phase) => `${phase.name} (${phase.connections} clients)`);
   const importFailed = imported instanceof Error ? 1 : 0;
   const analyzerFailed = analyzer instanceof Error ? 1 : 0;
+  const recipeRunFailed = recipeRun instanceof Error ? 1 : 0;
   const verdict = [
     ...(bundles
       ? [
@@ -205,6 +215,7 @@ async function main(): Promise<number> {
       : []),
     ...(imported ? [importVerdict(imported)] : []),
     ...(analyzer ? [analyzerVerdict(analyzer)] : []),
+    ...(recipeRun ? [recipeRunVerdict(recipeRun)] : []),
   ];
 
   const report = [
@@ -219,12 +230,14 @@ async function main(): Promise<number> {
     ...(imported && !(imported instanceof Error) ? [...importSection(imported), ''] : []),
     ...(analyzer instanceof Error ? ['## Recipe SQL analyzer', '', `The measurement failed: ${analyzer.message}`, ''] : []),
     ...(analyzer && !(analyzer instanceof Error) ? [...recipeSqlSection(analyzer), ''] : []),
+    ...(recipeRun instanceof Error ? ['## Recipe run', '', `The measurement failed: ${recipeRun.message}`, ''] : []),
+    ...(recipeRun && !(recipeRun instanceof Error) ? [...recipeRunSection(recipeRun), ''] : []),
     '## Verdict',
     '',
     ...verdict.map((line) => `- ${line}`),
   ];
   console.log(report.join('\n'));
-  return oversized.length + forbidden.length + failedPhases.length + importFailed + analyzerFailed > 0 ? 1 : 0;
+  return oversized.length + forbidden.length + failedPhases.length + importFailed + analyzerFailed + recipeRunFailed > 0 ? 1 : 0;
 }
 
 main().then(

@@ -3,6 +3,7 @@ import { authRoutes } from './auth/routes';
 import { connectionRoutes } from './connections/routes';
 import { dataSourceRoutes } from './data-sources/routes';
 import { dataTableRoutes } from './data-tables/routes';
+import { datasetReleaseRoutes } from './datasets/release-routes';
 import { datasetRoutes } from './datasets/routes';
 import { exportRoutes } from './exports/routes';
 import { metaRoutes } from './meta/routes';
@@ -13,7 +14,18 @@ import { targetRoutes } from './targets/routes';
  * The route table: every operation of the API. CDK deploys a function and an API route for
  * each entry, the local twin serves them, and GET /openapi.json documents them.
  */
-const domains = [authRoutes, metaRoutes, connectionRoutes, dataSourceRoutes, dataTableRoutes, recipeRoutes, datasetRoutes, targetRoutes, exportRoutes] as const;
+const domains = [
+  authRoutes,
+  metaRoutes,
+  connectionRoutes,
+  dataSourceRoutes,
+  dataTableRoutes,
+  recipeRoutes,
+  datasetRoutes,
+  datasetReleaseRoutes,
+  targetRoutes,
+  exportRoutes,
+] as const;
 
 export const routes: readonly RouteSpec[] = domains.flatMap((domain) => Object.values(domain));
 

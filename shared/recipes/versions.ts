@@ -323,17 +323,6 @@ export const recipeVersions = {
     return [onVersion, onCopy];
   },
 
-  /** Locks one version on its own, as a release does (tests of the lock use it); idempotent. */
-  async lock(tenantId: string, recipeId: number, versionNumber: number): Promise<StoredRecipeVersion> {
-    for (let attempt = 1; attempt <= UPDATE_ATTEMPTS; attempt += 1) {
-      const current = await recipeVersions.get(tenantId, recipeId, versionNumber);
-      const outcome = await transactWrite((await recipeVersions.lockWrites(tenantId, current)).map((write) => write.item));
-      if (outcome.committed) return { ...current, is_locked: true };
-      // Its code changed, or a newer version was created, meanwhile: lock what it is now.
-    }
-    throw new AppError('10-1006');
-  },
-
   /** Removes the head, every version and every use record of a deleted recipe. */
   async purge(tenantId: string, recipeId: number): Promise<void> {
     const itemKeys: Record<string, unknown>[] = [];

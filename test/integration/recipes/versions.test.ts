@@ -10,7 +10,6 @@ import { dynamoDocumentClient } from '../../../shared/aws/clients';
 import { config } from '../../../shared/config';
 import { keys } from '../../../shared/db/keys';
 import type { StoredRecipeUsage } from '../../../shared/recipes/items';
-import { recipeVersions } from '../../../shared/recipes/versions';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { JOIN_CODE, createRecipe, recipeId, versionOf, versionSentBack, type Recipe } from './fixtures';
@@ -203,39 +202,5 @@ describe('updating the code of a version', () => {
     expect(winner.lock_version).toBe(1);
     expect((await readVersion(recipe.id, 1)).body).toEqual(winner);
     await expectLatest(recipe, 1);
-  });
-});
-
-describe('a locked version', () => {
-  it('refuses updates (20-1046) once released datasets use it; locking is no edit and shows on the recipe', async () => {
-    const recipe = await createRecipe(api);
-    await newVersion(recipe.id, 'SELECT 2 AS two FROM orders');
-    // What a dataset release does (a later issue), through the store.
-    const locked = await recipeVersions.lock(TENANT, recipe.id, 2);
-    expect(locked).toMatchObject({ is_locked: true, lock_version: 0 });
-    expect(await recipeVersions.lock(TENANT, recipe.id, 2)).toEqual(locked);
-    const version = (await readVersion(recipe.id, 2)).body;
-    expect(version).toMatchObject({ is_locked: true, lock_version: 0 });
-    await expectLatest(recipe, 2);
-    const refused = await api.call('updateRecipeVersion', { params: versionOf(recipe.id, 2), body: versionSentBack(version, { code: 'SELECT 3 AS three FROM orders' }) });
-    expect(refused.problem).toMatchObject({ code: '20-1046', status: 409, detail: `Recipe version 2 of recipe ${recipe.id} is locked because released datasets use it` });
-    // Even with a stale lock_version, the lock is the reason given.
-    const stale = await api.call('updateRecipeVersion', { params: versionOf(recipe.id, 2), body: { lock_version: 7, code: 'SELECT 3 AS three FROM orders' } });
-    expect(stale.problem.code).toBe('20-1046');
-    expect((await readVersion(recipe.id, 2)).body).toEqual(version);
-    // Version 1 is not locked, and new versions can still be created.
-    expect((await api.call('updateRecipeVersion', { params: versionOf(recipe.id, 1), body: { lock_version: 0, code: 'SELECT 1 AS one FROM orders' } })).status).toBe(200);
-    expect((await newVersion(recipe.id, 'SELECT 4 AS four FROM orders')).body.version_number).toBe(3);
-  });
-
-  it('refuses an update that races with the lock (20-1046 from the write’s own condition)', async () => {
-    const recipe = await createRecipe(api);
-    const current = await recipeVersions.get(TENANT, recipe.id, 1);
-    // Read before the lock, written after it: the store's condition catches it.
-    await recipeVersions.lock(TENANT, recipe.id, 1);
-    await expect(recipeVersions.update(TENANT, { id: 'test' }, current, 0, async () => ({ code: 'SELECT 5 AS n FROM orders', aliases: ['orders'] }))).rejects.toMatchObject({
-      code: '20-1046',
-    });
-    expect((await readVersion(recipe.id, 1)).body).toMatchObject({ is_locked: true, code: recipe.latest_version.code });
   });
 });

@@ -1,0 +1,227 @@
+/**
+ * Recipe run throughput (issue 10): a join + group-by recipe over a large table and a 10k-row
+ * table, run on full data through the whole service, next to the same work done by a bare
+ * script and by DuckDB alone, in the same run.
+ *
+ * - pipeline: the twin in a child process (bench/import-twin-process.ts); both tables imported
+ *   through the API first (not timed); then the time from POST .../nodes/{id}/execute until GET
+ *   .../run-status (every 25 ms) reads the run COMPLETED. And a run on samples, whose target is
+ *   COMPLETED within a second end to end.
+ * - bare: a script with nothing of ours around it – S3 GetObject of the two data versions'
+ *   Parquet from the twin's data bucket to local files, the recipe's SQL in DuckDB over them
+ *   COPY'd to Parquet, S3 PutObject of the result back.
+ * - duckdb: the same query and COPY on the local files, nothing else.
+ */
+import { createWriteStream } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { VERSION_FILES, versionPrefix } from '../shared/data-tables/storage';
+import type { ApiClient } from '../test/support/api-client';
+import { ensureCsv } from './bench-csv';
+import { median } from './import-throughput';
+import { SOURCE_BUCKET, now } from './import-protocol';
+import { COPY_MS, createdId, HTTP_MS, sleep, tableOverSource, TRANSFER_MS, upload, withImportTwin, withTimeout } from './import-twin';
+
+export interface RecipeRunSettings {
+  /** Rows of the large table (the bench CSV). */
+  readonly rows: number;
+  /** Rows of the small table it is joined with. */
+  readonly smallRows: number;
+  readonly runs: number;
+}
+
+export interface RecipeRunReport {
+  readonly settings: RecipeRunSettings;
+  /** Rows the recipe's output has (every side checks it gives as many). */
+  readonly outputRows: number;
+  readonly pipelineMs: readonly number[];
+  readonly sampleMs: readonly number[];
+  readonly bareMs: readonly number[];
+  readonly duckDbMs: readonly number[];
+}
+
+/** The recipe: each order joined with its customer (id modulo the small table's size), then totals per segment and category. */
+const recipeSql = (smallRows: number) =>
+  `SELECT c.segment, o.category, count(*)::BIGINT AS orders, round(sum(o.amount), 2) AS total FROM orders o JOIN customers c ON c.id = o.id % ${smallRows} + 1 GROUP BY c.segment, o.category`;
+
+const SEGMENTS = ['consumer', 'corporate', 'home office', 'small business', 'public sector'];
+const RUN_MS = 600_000;
+const POLL_INTERVAL_MS = 25;
+
+async function customersCsv(path: string, rows: number): Promise<void> {
+  const lines = ['id,segment,region'];
+  for (let id = 1; id <= rows; id++) lines.push(`${id},${SEGMENTS[id % SEGMENTS.length]},region ${id % 37}`);
+  await writeFile(path, `${lines.join('\n')}\n`);
+}
+
+/** Imports a table's source through the API and waits for its version to be COMPLETED. */
+async function importedVersion(api: ApiClient, tableId: number): Promise<number> {
+  const started = await withTimeout(api.call('batchCreateDataVersions', { body: { data_table_ids: [tableId] } }), HTTP_MS, 'batchCreateDataVersions');
+  const versionNumber = started.body.results[0]?.data_version?.version_number;
+  if (started.status !== 202 || versionNumber === undefined) throw new Error(`batch-create: ${started.status} ${started.text}`);
+  const deadline = now() + RUN_MS;
+  for (;;) {
+    const { execution } = (await withTimeout(api.call('getDataVersion', { params: { data_table_id: tableId, version_number: versionNumber } }), HTTP_MS, 'getDataVersion')).body;
+    if (execution.status === 'COMPLETED') return versionNumber;
+    if (execution.status === 'FAILED' || execution.status === 'ABORTED' || now() > deadline)
+      throw new Error(`import of table ${tableId}: ${execution.status} ${JSON.stringify(execution.error)}`);
+    await sleep(100);
+  }
+}
+
+interface Graph {
+  readonly datasetId: number;
+  readonly nodeId: number;
+}
+
+async function recipeGraph(api: ApiClient, tables: { orders: number; customers: number }, smallRows: number): Promise<Graph> {
+  const recipeId = await createdId(
+    'createRecipe',
+    api.call('createRecipe', { body: { name: 'bench join and totals', aliases: ['orders', 'customers'], recipe_version: { code: recipeSql(smallRows) } } }),
+  );
+  const datasetId = await createdId('createDataset', api.call('createDataset', { body: { name: 'bench recipe run' } }));
+  const params = { dataset_id: datasetId, version_number: 1 };
+  const table = (tableId: number) =>
+    createdId('addDatasetNode', api.call('addDatasetNode', { params, body: { node_type: 'TABLE', dataset_id: datasetId, data_table_id: tableId } }));
+  const [orders, customers] = [await table(tables.orders), await table(tables.customers)];
+  const nodeId = await createdId(
+    'addDatasetNode',
+    api.call('addDatasetNode', {
+      params,
+      body: {
+        node_type: 'RECIPE',
+        dataset_id: datasetId,
+        recipe_id: recipeId,
+        recipe_version_number: 1,
+        source_node_definitions: [
+          { source_node_id: orders, alias: 'orders' },
+          { source_node_id: customers, alias: 'customers' },
+        ],
+      },
+    }),
+  );
+  return { datasetId, nodeId };
+}
+
+/** POST execute → a poll reads COMPLETED: the milliseconds, and the output's row count. */
+async function pipelineRun(api: ApiClient, graph: Graph, useSample: boolean): Promise<{ ms: number; rows: number }> {
+  const params = { dataset_id: graph.datasetId, version_number: 1, node_id: graph.nodeId };
+  const postedAt = now();
+  const started = await withTimeout(api.call('executeDatasetNode', { params, body: { use_sample: useSample } }), HTTP_MS, 'executeDatasetNode');
+  if (started.status !== 202) throw new Error(`execute: ${started.status} ${started.text}`);
+  const jobId = started.body.execution?.job_id;
+  if (jobId === undefined) throw new Error(`execute answered no job: ${started.text}`);
+  for (;;) {
+    const pollStart = now();
+    const status = (await withTimeout(api.call('getDatasetNodeRunStatus', { params }), HTTP_MS, 'getDatasetNodeRunStatus')).body;
+    const execution = status.execution?.job_id === jobId ? status.execution : null;
+    if (execution?.status === 'COMPLETED') return { ms: now() - postedAt, rows: status.metadata?.row_count ?? -1 };
+    if (execution?.status === 'FAILED' || execution?.status === 'ABORTED') throw new Error(`recipe run ${execution.status}: ${JSON.stringify(execution.error)}`);
+    if (now() - postedAt > RUN_MS) throw new Error(`recipe run still ${execution?.status ?? 'not started'} after ${RUN_MS / 1000} s`);
+    await sleep(Math.max(0, pollStart + POLL_INTERVAL_MS - now()));
+  }
+}
+
+/** The recipe's SQL over the two Parquet files in a fresh in-memory DuckDB, COPY'd to `outPath`: the rows written. */
+async function duckDbQuery(ordersPath: string, customersPath: string, outPath: string, smallRows: number): Promise<number> {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const instance = await DuckDBInstance.create(':memory:');
+  try {
+    const connection = await instance.connect();
+    try {
+      const literal = (path: string) => `'${path.replaceAll("'", "''")}'`;
+      await connection.run(`CREATE VIEW orders AS SELECT * FROM read_parquet(${literal(ordersPath)})`);
+      await connection.run(`CREATE VIEW customers AS SELECT * FROM read_parquet(${literal(customersPath)})`);
+      const copy = connection.run(`COPY (${recipeSql(smallRows)}) TO ${literal(outPath)} (FORMAT parquet)`);
+      return (await withTimeout(copy, COPY_MS, 'DuckDB COPY', () => connection.interrupt())).rowsChanged;
+    } finally {
+      connection.closeSync();
+    }
+  } finally {
+    instance.closeSync();
+  }
+}
+
+async function download(s3: S3Client, bucket: string, key: string, path: string): Promise<void> {
+  const { Body: body } = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: AbortSignal.timeout(TRANSFER_MS) });
+  await pipeline(body as Readable, createWriteStream(path), { signal: AbortSignal.timeout(TRANSFER_MS) });
+}
+
+export async function measureRecipeRun(settings: RecipeRunSettings): Promise<RecipeRunReport> {
+  const orders = await ensureCsv(settings.rows);
+  return withImportTwin('dps-bench-recipe-', async ({ dir, s3, api, ready }) => {
+    const customersPath = join(dir, 'customers.csv');
+    await customersCsv(customersPath, settings.smallRows);
+    await upload(s3, SOURCE_BUCKET, 'orders/data.csv', orders.path, 'text/csv');
+    await upload(s3, SOURCE_BUCKET, 'customers/data.csv', customersPath, 'text/csv');
+    const tables = { orders: await tableOverSource(api, ready, 'orders', 'bench orders'), customers: await tableOverSource(api, ready, 'customers', 'bench customers') };
+    const versions = { orders: await importedVersion(api, tables.orders), customers: await importedVersion(api, tables.customers) };
+    const graph = await recipeGraph(api, tables, settings.smallRows);
+    const tenantId = ready.clientId.split('.')[0]!;
+    const parquetKey = (table: keyof typeof tables) => versionPrefix(tenantId, tables[table], versions[table]) + VERSION_FILES.data;
+    const local = { orders: join(dir, 'orders.parquet'), customers: join(dir, 'customers.parquet'), out: join(dir, 'out.parquet') };
+
+    const report = { pipelineMs: [] as number[], sampleMs: [] as number[], bareMs: [] as number[], duckDbMs: [] as number[] };
+    let outputRows = -1;
+    // One warm-up round, then the measured ones; the three sides alternate so drift hits them alike.
+    for (let round = 0; round <= settings.runs; round++) {
+      const full = await pipelineRun(api, graph, false);
+      const sample = await pipelineRun(api, graph, true);
+
+      const bareStart = now();
+      await Promise.all([download(s3, ready.dataBucket, parquetKey('orders'), local.orders), download(s3, ready.dataBucket, parquetKey('customers'), local.customers)]);
+      const bareRows = await duckDbQuery(local.orders, local.customers, local.out, settings.smallRows);
+      await upload(s3, SOURCE_BUCKET, `bare/out-${round}.parquet`, local.out, 'application/vnd.apache.parquet');
+      const bareMs = now() - bareStart;
+      await rm(local.out, { force: true });
+
+      const duckStart = now();
+      const duckRows = await duckDbQuery(local.orders, local.customers, local.out, settings.smallRows);
+      const duckMs = now() - duckStart;
+      await rm(local.out, { force: true });
+      if (full.rows !== bareRows || bareRows !== duckRows) throw new Error(`output rows differ: pipeline ${full.rows}, bare ${bareRows}, DuckDB alone ${duckRows}`);
+      outputRows = full.rows;
+      if (round === 0) continue;
+      report.pipelineMs.push(full.ms);
+      report.sampleMs.push(sample.ms);
+      report.bareMs.push(bareMs);
+      report.duckDbMs.push(duckMs);
+    }
+    return { settings, outputRows, ...report };
+  });
+}
+
+/** Issue 10: the pipeline's full run at least this share of the bare script's throughput. */
+export const RECIPE_RUN_TARGET = 0.8;
+/** Issue 10: a sample run COMPLETED end to end within this many milliseconds. */
+export const SAMPLE_RUN_TARGET_MS = 1000;
+
+export function recipeRunRatio(report: RecipeRunReport): number {
+  return median(report.bareMs) / median(report.pipelineMs);
+}
+
+export function recipeRunSection(report: RecipeRunReport): string[] {
+  const { rows, smallRows } = report.settings;
+  const inputRows = rows + smallRows;
+  const ms0 = (value: number) => value.toFixed(0);
+  const perSecond = (ms: number) => Math.round(inputRows / (ms / 1000)).toLocaleString('en-US');
+  const line = (name: string, values: readonly number[]) => `| ${name} | ${values.map(ms0).join(' | ')} | ${ms0(median(values))} | ${perSecond(median(values))} |`;
+  const runs = report.pipelineMs.map((_, index) => `run ${index + 1}`);
+  return [
+    '## Recipe run: pipeline vs bare script vs DuckDB alone',
+    '',
+    `A join of ${rows.toLocaleString('en-US')} rows with ${smallRows.toLocaleString('en-US')} rows and a group-by (${report.outputRows} output rows), on full data; one warm-up round not shown.`,
+    '',
+    `| side | ${runs.join(' | ')} | median ms | input rows/s |`,
+    `|---|${runs.map(() => '--:|').join('')}--:|--:|`,
+    line('pipeline (POST execute → COMPLETED read)', report.pipelineMs),
+    line('bare script (2 GETs, DuckDB query + COPY, PUT)', report.bareMs),
+    line('DuckDB alone (query + COPY on local files)', report.duckDbMs),
+    '',
+    `- Pipeline / bare script throughput: ${recipeRunRatio(report).toFixed(2)} (target ≥ ${RECIPE_RUN_TARGET.toFixed(2)}); bare / DuckDB alone: ${(median(report.duckDbMs) / median(report.bareMs)).toFixed(2)}.`,
+    `- A run on samples, POST execute → COMPLETED read: ${report.sampleMs.map(ms0).join(', ')} ms (median ${ms0(median(report.sampleMs))}; target < ${SAMPLE_RUN_TARGET_MS} ms).`,
+  ];
+}
