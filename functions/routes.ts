@@ -3,6 +3,7 @@ import { authRoutes } from './auth/routes';
 import { connectionRoutes } from './connections/routes';
 import { dataSourceRoutes } from './data-sources/routes';
 import { dataTableRoutes } from './data-tables/routes';
+import { datasetAnalysisRoutes } from './datasets/analysis-routes';
 import { datasetReleaseRoutes } from './datasets/release-routes';
 import { datasetRoutes } from './datasets/routes';
 import { exportRoutes } from './exports/routes';
@@ -23,6 +24,7 @@ const domains = [
   recipeRoutes,
   datasetRoutes,
   datasetReleaseRoutes,
+  datasetAnalysisRoutes,
   targetRoutes,
   exportRoutes,
 ] as const;
