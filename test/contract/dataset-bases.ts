@@ -72,5 +72,7 @@ export function datasetBases(f: DatasetFixtures): Partial<Readonly<Record<Operat
     executeDatasetNode: { params: node, body: { use_sample: true, schema_analysis_depth: 'SHALLOW' } },
     getDatasetNodeRunStatus: { params: node, query: { job_id: 'recipe-run-contract' } },
     previewDatasetNode: { params: node, query: { use_sample: 'false' } },
+    // Its only node is a TABLE node: the service answers 20-1020 once the request is valid.
+    releaseDatasetVersion: { params: version },
   };
 }
