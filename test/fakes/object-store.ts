@@ -2,7 +2,7 @@
  * Protocol-level fakes of misbehaving S3-compatible endpoints, for failures the local S3
  * (s3rver) cannot produce. They listen on 127.0.0.1 only and are closed by the test.
  */
-import { createServer as createHttpServer, request as httpRequest, type Server as HttpServer } from 'node:http';
+import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
@@ -67,6 +67,51 @@ export async function failingEndpoint(status = 500, code = 'InternalError'): Pro
   };
 }
 
+/** Passes a request on to `upstream` as it came (headers included: the signature stays valid) and its answer back. */
+function forward(upstream: URL, request: IncomingMessage, response: ServerResponse): void {
+  const forwarded = httpRequest({ host: upstream.hostname, port: upstream.port, method: request.method, path: request.url, headers: request.headers }, (answer) => {
+    response.writeHead(answer.statusCode ?? 502, answer.headers);
+    answer.pipe(response);
+  });
+  forwarded.on('error', () => response.destroy());
+  request.pipe(forwarded);
+}
+
+/**
+ * A pass-through proxy to an S3-compatible endpoint whose first `failures` PUTs are answered
+ * 503 SlowDown, as a store under load does: what bounded retries are for.
+ */
+export async function flakyProxy(target: string, failures: number): Promise<FakeEndpoint & { readonly puts: () => number }> {
+  const upstream = new URL(target);
+  let hits = 0;
+  let puts = 0;
+  const server = createHttpServer((request, response) => {
+    hits += 1;
+    if (request.method === 'PUT') {
+      puts += 1;
+      if (puts <= failures) {
+        request.resume();
+        const body = '<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>';
+        response.writeHead(503, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(body) });
+        response.end(body);
+        return;
+      }
+    }
+    forward(upstream, request, response);
+  });
+  const port = await listen(server);
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    port,
+    hits: () => hits,
+    puts: () => puts,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 export interface CuttableProxy extends FakeEndpoint {
   /** Arms the cut: the first request `matches` accepts, and every one after it, dies unanswered. */
   arm(matches: (method: string, url: string) => boolean): void;
@@ -96,12 +141,7 @@ export async function cuttableProxy(target: string): Promise<CuttableProxy> {
       request.socket.destroy();
       return;
     }
-    const forwarded = httpRequest({ host: upstream.hostname, port: upstream.port, method: request.method, path: request.url, headers: request.headers }, (answer) => {
-      response.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(response);
-    });
-    forwarded.on('error', () => response.destroy());
-    request.pipe(forwarded);
+    forward(upstream, request, response);
   });
   const port = await listen(server);
   return {

@@ -183,6 +183,27 @@ describe('refusals', () => {
   });
 });
 
+describe('retries', () => {
+  it('answers a retry with the same Idempotency-Key with the first job, also when both arrive at once', async () => {
+    const body = directRequest({ key: 'retried/sales.parquet' });
+    const first = await api.call('startDirectExport', { body, headers: { 'idempotency-key': `direct-${process.pid}` } });
+    const again = await api.call('startDirectExport', { body, headers: { 'idempotency-key': `direct-${process.pid}` } });
+    expect([first.status, again.status]).toEqual([202, 202]);
+    expect(again.body.job_id).toBe(first.body.job_id);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    const otherBody = await api.call('startDirectExport', { body: directRequest({ key: 'other/sales.parquet' }), headers: { 'idempotency-key': `direct-${process.pid}` } });
+    expect(otherBody.problem.code).toBe('10-1400');
+
+    const raced = await Promise.all([1, 2].map(() => api.call('startDirectExport', { body, headers: { 'idempotency-key': `raced-${process.pid}` } })));
+    const started = raced.filter((response) => response.status === 202);
+    expect(started.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(started.map((response) => response.body.job_id)).size).toBe(1);
+    for (const response of raced.filter((candidate) => candidate.status !== 202)) expect(response.problem.code).toBe('10-409');
+    await waitForDirectExport(api, first.body.job_id);
+    await waitForDirectExport(api, started[0]!.body.job_id);
+  });
+});
+
 describe('failures', () => {
   it('a worker that dies before its uploads are completed leaves nothing under the final keys', async () => {
     // Cut where the first file's upload would be completed: every part is stored by then.

@@ -12,6 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { flakyProxy, type FakeEndpoint } from '../../fakes/object-store';
 import { asBody, type ApiClient, type RequestBody } from '../../support/api-client';
 import { getObject, localS3, queryFiles, sourceParquet, waitForMultiPartExport } from '../../support/exports';
 import { startTestTwin, type TestTwin } from '../../support/harness';
@@ -22,6 +23,8 @@ let api: ApiClient;
 let s3: S3Client;
 let bigTable: number;
 let smallTable: number;
+/** In front of the twin's S3: the first PUT through it is answered 503. */
+let flaky: FakeEndpoint & { readonly puts: () => number };
 
 const MIB = 2 ** 20;
 const ROWS = 200_000;
@@ -45,7 +48,10 @@ async function incompressibleParquet(): Promise<Buffer> {
 }
 
 beforeAll(async () => {
-  env = await startTestTwin({ buckets: ['landing', 'uploads'], retryIntervalMs: 10 });
+  // The proxy needs the twin's S3 and the twin must allow the proxy: the S3 port is chosen first.
+  const s3Port = 40_000 + (process.pid % 20_000);
+  flaky = await flakyProxy(`http://127.0.0.1:${s3Port}`, 1);
+  env = await startTestTwin({ buckets: ['landing', 'uploads'], s3Port, retryIntervalMs: 10, allowOutbound: [`127.0.0.1:${flaky.port}`] });
   api = env.admin;
   s3 = localS3(env);
   await putObjects(env, 'landing', { 'big/data.parquet': await incompressibleParquet(), 'small/a.csv': 'id,flag\n1,true\n2,false\n' });
@@ -58,6 +64,7 @@ beforeAll(async () => {
 afterAll(async () => {
   s3?.destroy();
   await env?.close();
+  await flaky?.close();
 });
 
 /** A multipart upload on the twin's S3 and one pre-signed UploadPart URL per part. */
@@ -130,6 +137,21 @@ describe('multi-part export', () => {
       new CompleteMultipartUploadCommand({ Bucket: 'uploads', Key: key, UploadId: uploadId, MultipartUpload: { Parts: [{ ETag: status.result[0]!.e_tag, PartNumber: 1 }] } }),
     );
     expect((await getObject(env, 'uploads', key)).toString('utf8')).toBe('id,flag\n1,1\n2,0\n');
+  });
+
+  it('retries a part the store answers 503, and completes', async () => {
+    const key = 'out/retried.csv';
+    const { uploadId, urls } = await presignedUpload(key, 1);
+    // The same URL through the proxy, which the twin allows: the first PUT meets a 503.
+    const viaProxy = urls.map((url) => url.replace(env.twin.s3.endpoint, flaky.endpoint));
+    const started = await api.call('startMultiPartExport', { body: multiPartRequest(smallTable, viaProxy, { format: 'csv' }) });
+    const status = await waitForMultiPartExport(api, started.body.job_id);
+    expect(status).toMatchObject({ status: 'COMPLETED', result: [{ part_number: 1 }] });
+    expect(flaky.puts()).toBe(2);
+    await s3.send(
+      new CompleteMultipartUploadCommand({ Bucket: 'uploads', Key: key, UploadId: uploadId, MultipartUpload: { Parts: [{ ETag: status.result[0]!.e_tag, PartNumber: 1 }] } }),
+    );
+    expect((await getObject(env, 'uploads', key)).toString('utf8')).toBe('id,flag\n1,true\n2,false\n');
   });
 
   it('puts every part URL through the outbound guard, and checks the columns', async () => {
