@@ -3,6 +3,7 @@ import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/l
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { dynamoDocumentClient } from '../aws/clients';
+import { AppError } from '../errors/app-error';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -14,22 +15,35 @@ export interface CancellationReason {
 
 export type TransactionOutcome = { readonly committed: true } | { readonly committed: false; readonly reasons: readonly CancellationReason[] };
 
+/** Attempts of a transaction that DynamoDB cancelled only because another one held its items. */
+const CONFLICT_ATTEMPTS = 4;
+
+/** A short pause that grows with each attempt, randomised so that colliding writers spread out. */
+const conflictPause = (attempt: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+
 /**
  * Runs a conditional transaction. A cancellation is an expected outcome (a condition did not
  * hold) and is returned, not thrown; the caller maps each reason to its catalogue code.
+ * DynamoDB also cancels a transaction whose items another transaction is writing at that
+ * moment (TransactionConflict, with no condition failed): that is tried again a few times,
+ * then answered as the conflict it is (10-1006, 409), never as a server error.
  */
 export async function transactWrite(items: TransactItem[]): Promise<TransactionOutcome> {
-  try {
-    await dynamoDocumentClient().send(new TransactWriteCommand({ TransactItems: items }));
-    return { committed: true };
-  } catch (error) {
-    if (!(error instanceof TransactionCanceledException)) throw error;
-    const reasons = (error.CancellationReasons ?? []).map((reason) => ({
-      code: reason.Code ?? 'None',
-      item: reason.Item ? unmarshall(reason.Item as Record<string, AttributeValue>) : undefined,
-    }));
-    if (!reasons.some((reason) => reason.code === 'ConditionalCheckFailed')) throw error;
-    return { committed: false, reasons };
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await dynamoDocumentClient().send(new TransactWriteCommand({ TransactItems: items }));
+      return { committed: true };
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const reasons = (error.CancellationReasons ?? []).map((reason) => ({
+        code: reason.Code ?? 'None',
+        item: reason.Item ? unmarshall(reason.Item as Record<string, AttributeValue>) : undefined,
+      }));
+      if (reasons.some((reason) => reason.code === 'ConditionalCheckFailed')) return { committed: false, reasons };
+      if (!reasons.some((reason) => reason.code === 'TransactionConflict')) throw error;
+      if (attempt >= CONFLICT_ATTEMPTS) throw new AppError('10-1006', { cause: error });
+      await conflictPause(attempt);
+    }
   }
 }
 
