@@ -31,8 +31,8 @@ const VERSION_PATH = '/datasets/{dataset_id}/versions/{version_number}';
 const NODE_PATH = `${VERSION_PATH}/nodes/{node_id}`;
 const read = { table: 'read' } as const;
 const write = { table: 'write' } as const;
-/** Refusals every change of a graph can meet. */
-const GRAPH_EDIT_ERRORS = ['10-404', '10-1006', '20-1005', '20-1006', '20-1022'] as const;
+/** Refusals every change of a graph can meet (20-1034: a run of the version is live). */
+const GRAPH_EDIT_ERRORS = ['10-404', '10-1006', '20-1005', '20-1006', '20-1022', '20-1034'] as const;
 /** Refusals of a recipe node's version and bindings (shared/datasets/bindings.ts). */
 const RECIPE_NODE_ERRORS = ['20-1008', '20-1036', '20-1038', '20-1044', '20-1045', '20-1049', '20-1050', '20-1051', '20-1052', '20-1055', '20-1056'] as const;
 
@@ -119,8 +119,8 @@ export const datasetRoutes = {
       query: z.strictObject({ lock_version: integerText('must be an integer', 0).optional().describe('Current lock_version; refused if the dataset changed since') }),
     },
     response: { status: 204, description: 'Deleted' },
-    errors: ['10-404', '10-1006'],
-    access: write,
+    errors: ['10-404', '10-1006', '20-1034'],
+    access: { table: 'write', dataBucket: 'write' },
   }),
   createVersion: defineRoute({
     operationId: 'createDatasetVersion',
@@ -174,8 +174,8 @@ export const datasetRoutes = {
     permission: 'data:write',
     request: { params: GraphVersionParams },
     response: { status: 204, description: 'Deleted' },
-    errors: ['10-404', '10-1006', '20-1007'],
-    access: write,
+    errors: ['10-404', '10-1006', '20-1007', '20-1034'],
+    access: { table: 'write', dataBucket: 'write' },
   }),
   listNodes: defineRoute({
     operationId: 'listDatasetNodes',
@@ -257,7 +257,7 @@ export const datasetRoutes = {
     permission: 'data:write',
     request: { params: NodeParams },
     response: { status: 204, description: 'Deleted' },
-    errors: ['10-404', '10-1006', '20-1006', '20-1022', '20-1033'],
+    errors: ['10-404', '10-1006', '20-1006', '20-1022', '20-1033', '20-1034'],
     access: write,
   }),
   graphMermaid: defineRoute({

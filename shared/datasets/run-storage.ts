@@ -9,7 +9,12 @@ import type { OutputKind } from './run-items';
  * whether what is there is current (run-items.ts).
  */
 export function nodeOutputPrefix(tenantId: string, datasetId: number, graphVersion: number, nodeId: number, kind: OutputKind): string {
-  return `${tenantId}/datasets/${datasetId}/g${graphVersion}/nodes/${nodeId}/${kind}/`;
+  return `${graphOutputPrefix(tenantId, datasetId, graphVersion)}nodes/${nodeId}/${kind}/`;
+}
+
+/** Every output of a graph version's nodes (removed with the version). */
+export function graphOutputPrefix(tenantId: string, datasetId: number, graphVersion: number): string {
+  return `${tenantId}/datasets/${datasetId}/g${graphVersion}/`;
 }
 
 export const NODE_OUTPUT_FILES = {

@@ -1,21 +1,27 @@
 /**
  * Recipe runs that fail, and what may not happen while one runs: SQL that fails at run time
  * (20-1031, 10-1002) with no output left that reads as current, an upstream node failing
- * inside the job, a table without data (20-1059), a crashed or silent worker (10-500 without
- * internals, 10-1047), and, with a run held in progress, recipe version updates (20-1048),
+ * inside the job, a table without data (20-1059), a crashed worker or one killed at its time
+ * limit (10-500 without internals, 10-1047), and, with a run held in progress, recipe version updates (20-1048),
  * graph edits and a second run (20-1034) sent in parallel. The worker is the real one,
  * wrapped per dataset to misbehave or to wait on purpose.
  */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadWorkerHandler, type WorkerFunction } from '../../../infra/local/stepfunctions';
+import { dynamoDocumentClient } from '../../../shared/aws/clients';
 import { recipeRunJob } from '../../../shared/datasets/jobs';
+import { keys } from '../../../shared/db/keys';
 import type { WorkerSpec } from '../../../shared/jobs/define-job';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { putObjects, tableOver, importAndWait } from '../../support/imports';
 import { CUSTOMERS_CSV, JOIN_SQL, executeAndWait, importedTable, joinGraph, nodeAt, waitForRun, type JoinGraph } from './run-fixtures';
 
-type Misbehaviour = 'throw' | 'hang';
+type Misbehaviour = 'throw' | 'killed-at-timeout';
+
+/** How Step Functions reports a Lambda that died without answering (its runtime killed it at its timeout). */
+const lambdaDied = (cause: string) => Object.assign(new Error(cause), { name: 'Lambda.Unknown' });
 
 const misbehaviours = new Map<number, Misbehaviour>();
 /** Runs of these datasets wait until their gate opens, as a long run would. */
@@ -29,8 +35,8 @@ async function loadWorker(worker: WorkerSpec): Promise<WorkerFunction> {
     switch (misbehaviours.get(datasetId)) {
       case 'throw':
         throw new TypeError('boom: something nobody expected at /var/task/secret-path');
-      case 'hang':
-        return new Promise(() => undefined);
+      case 'killed-at-timeout':
+        throw lambdaDied('RequestId: 7f0c Error: Task timed out after 900.00 seconds');
       default:
     }
     await gates.get(datasetId);
@@ -43,7 +49,7 @@ let api: ApiClient;
 let tables: { orders: number; customers: number };
 
 beforeAll(async () => {
-  env = await startTestTwin({ buckets: ['landing'], loadWorker, retryIntervalMs: 10, taskTimeoutSeconds: 4 });
+  env = await startTestTwin({ buckets: ['landing'], loadWorker, retryIntervalMs: 10 });
   api = env.admin;
   tables = {
     orders: await importedTable(api, env, 'id,customer_id,amount\n1,1,10\n2,2,20\n3,1,5\n'),
@@ -102,7 +108,7 @@ describe('a run that fails', () => {
     const join = (await api.call('getDatasetNodeRunStatus', { params: nodeAt(graph, graph.join) })).body;
     expect(join).toMatchObject({ run_state: 'FAILED', metadata: null, execution: { status: 'FAILED', error: { code: '20-1031' } } });
     expect((await preview(graph, graph.join)).problem.code).toBe('20-1039');
-    // The aggregate's earlier sample output was not rebuilt: it is there, and STALE since its upstream changed.
+    // The job never reached the aggregate (FAILED with the job's error): its earlier output was not touched.
     expect((await preview(graph, graph.aggregate)).status).toBe(200);
   });
 
@@ -116,11 +122,11 @@ describe('a run that fails', () => {
     expect((await api.call('getDatasetNodeRunStatus', { params: nodeAt(graph, graph.aggregate) })).problem.code).toBe('20-1013');
   });
 
-  it('a worker that crashes: FAILED 10-500 without its internals; one that goes silent: FAILED 10-1047; the graph is editable again', async () => {
+  it('a worker that crashes: FAILED 10-500 without its internals; one killed at its time limit: FAILED 10-1047; the graph is editable again', async () => {
     const crashed = await joinGraph(api, tables);
     misbehaviours.set(crashed.datasetId, 'throw');
     const silent = await joinGraph(api, tables);
-    misbehaviours.set(silent.datasetId, 'hang');
+    misbehaviours.set(silent.datasetId, 'killed-at-timeout');
     const [crash, timeout] = await Promise.all([executeAndWait(api, crashed, crashed.aggregate, true), executeAndWait(api, silent, silent.aggregate, true)]);
     expect(crash).toMatchObject({ run_state: 'FAILED', execution: { error: { code: '10-500' } } });
     expect(JSON.stringify(crash)).not.toMatch(/boom|secret-path/);
@@ -135,6 +141,35 @@ describe('a run that fails', () => {
   });
 });
 
+describe('a run whose worker went silent', () => {
+  it('reads as FAILED 10-1047 and frees the graph version for the next edit; the late worker changes nothing', async () => {
+    const graph = await joinGraph(api, tables);
+    const release = hold(graph);
+    expect((await api.call('executeDatasetNode', { params: nodeAt(graph, graph.aggregate), body: { use_sample: true } })).status).toBe(202);
+    const params = { dataset_id: graph.datasetId, version_number: 1 };
+    const add = { node_type: 'TABLE', dataset_id: graph.datasetId, data_table_id: tables.orders } as const;
+    expect((await api.call('addDatasetNode', { params, body: add })).problem.code).toBe('20-1034');
+    // The job's last sign of life was an hour ago.
+    await dynamoDocumentClient().send(
+      new UpdateCommand({
+        TableName: process.env.TABLE_NAME,
+        Key: keys.nodeRun('local', graph.datasetId, 1, graph.aggregate),
+        UpdateExpression: 'SET execution.heartbeat_date = :old',
+        ExpressionAttributeValues: { ':old': new Date(Date.now() - 3_600_000).toISOString() },
+      }),
+    );
+    const status = (await api.call('getDatasetNodeRunStatus', { params: nodeAt(graph, graph.aggregate) })).body;
+    expect(status).toMatchObject({ run_state: 'FAILED', execution: { status: 'FAILED', error: { code: '10-1047' } } });
+    expect((await api.call('getDatasetNodeRunStatus', { params: nodeAt(graph, graph.join) })).body.run_state).toBe('FAILED');
+    expect((await api.call('addDatasetNode', { params, body: add })).status).toBe(201);
+    release();
+    // The late worker finds its job failed and stops: nothing is built.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await api.call('getDatasetNodeRunStatus', { params: nodeAt(graph, graph.aggregate) })).body.execution?.error?.code).toBe('10-1047');
+    expect((await preview(graph, graph.join)).problem.code).toBe('20-1039');
+  });
+});
+
 describe('while a run is in progress', () => {
   it('parallel recipe version updates are 20-1048, graph edits and a second run 20-1034; all pass once it ended', async () => {
     const graph = await joinGraph(api, tables);
@@ -145,7 +180,7 @@ describe('while a run is in progress', () => {
     expect(started.status, started.text).toBe(202);
     const version = (await api.call('getRecipeVersion', { params: { recipe_id: graph.joinRecipe.id, version_number: 1 } })).body;
     const params = { dataset_id: graph.datasetId, version_number: 1 };
-    const [update, add, rebind, remove, again, dropVersion] = await Promise.all([
+    const [update, add, rebind, remove, again, dropVersion, dropDataset] = await Promise.all([
       api.call('updateRecipeVersion', { params: { recipe_id: graph.joinRecipe.id, version_number: 1 }, body: { lock_version: version.lock_version, code: JOIN_SQL } }),
       api.call('addDatasetNode', { params, body: { node_type: 'TABLE', dataset_id: graph.datasetId, data_table_id: tables.orders } }),
       api.call('updateDatasetNode', {
@@ -162,9 +197,10 @@ describe('while a run is in progress', () => {
       api.call('deleteDatasetNode', { params: nodeAt(graph, graph.aggregate) }),
       api.call('executeDatasetNode', { params: nodeAt(graph, graph.join), body: { use_sample: false } }),
       api.call('deleteDatasetVersion', { params }),
+      api.call('deleteDataset', { params: { dataset_id: graph.datasetId } }),
     ]);
     expect([update.status, update.problem.code, update.problem.detail]).toEqual([409, '20-1048', expect.stringContaining(`recipe node ${graph.join}`)]);
-    for (const refused of [add, rebind, remove, again, dropVersion]) expect([refused.status, refused.problem.code]).toEqual([400, '20-1034']);
+    for (const refused of [add, rebind, remove, again, dropVersion, dropDataset]) expect([refused.status, refused.problem.code]).toEqual([400, '20-1034']);
     const running = (await api.call('getDatasetNodeRunStatus', { params: nodeAt(graph, graph.join) })).body;
     expect(running).toMatchObject({ run_state: 'QUEUED', build_node_ids: [graph.join, graph.aggregate] });
 

@@ -4,9 +4,12 @@
  * are the ones DuckDB gives for the same SQL on the source CSVs; then on full data. Run state
  * (NOT_RUN, SUCCEEDED, STALE), the preview, CPU usage, and who may run what.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDocumentClient } from '../../../shared/aws/clients';
+import { DATA_BUCKET } from '../../../infra/local/twin';
+import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
 import { keys } from '../../../shared/db/keys';
 import { usagePeriod } from '../../../shared/usage';
 import type { ApiClient } from '../../support/api-client';
@@ -43,6 +46,16 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.close();
 });
+
+async function dataBucketKeys(prefix: string): Promise<string[]> {
+  const s3 = new S3Client({ endpoint: env.twin.s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: LOCAL_S3_CREDENTIALS });
+  try {
+    const listing = await s3.send(new ListObjectsV2Command({ Bucket: DATA_BUCKET, Prefix: prefix }));
+    return (listing.Contents ?? []).map((object) => object.Key!.slice(prefix.length)).sort();
+  } finally {
+    s3.destroy();
+  }
+}
 
 const expected = (limit?: number) =>
   directRows({ orders: { csv: orders, ...(limit === undefined ? {} : { limit }) }, customers: { csv: CUSTOMERS_CSV } }, { joined: JOIN_SQL }, AGGREGATE_SQL);
@@ -121,6 +134,25 @@ describe('running a recipe node', () => {
     });
     expect(updated.status, updated.text).toBe(200);
     expect([await read(own.join), await read(own.aggregate)]).toEqual(['SUCCEEDED', 'STALE']);
+  });
+});
+
+describe('outputs in the data bucket', () => {
+  it('a built node writes data, preview, schema and analysis under its graph version; deleting the dataset removes them and the run items', async () => {
+    const own = await joinGraph(api, tables);
+    expect((await executeAndWait(api, own, own.join, false)).run_state).toBe('SUCCEEDED');
+    const prefix = `local/datasets/${own.datasetId}/g1/`;
+    expect(await dataBucketKeys(prefix)).toEqual(['data.parquet', 'preview.json', 'schema-analysis.shallow.json', 'schema.json'].map((file) => `nodes/${own.join}/full/${file}`));
+    expect((await api.call('deleteDataset', { params: { dataset_id: own.datasetId } })).status).toBe(204);
+    expect(await dataBucketKeys(prefix)).toEqual([]);
+    const items = await dynamoDocumentClient().send(
+      new QueryCommand({
+        TableName: process.env.TABLE_NAME,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.children('local', 'DATASET', own.datasetId) },
+      }),
+    );
+    expect(items.Items).toEqual([]);
   });
 });
 
