@@ -303,7 +303,7 @@ export const datasetRoutes = {
     permission: 'data:write',
     request: { params: NodeParams, body: ExecuteRecipeRequest },
     response: { status: 202, description: 'The run, queued', body: RecipeRunStatus },
-    errors: ['10-404', '10-1006', '20-1014', '20-1034', '20-1039', '20-1044', '20-1045', '20-1049', '20-1059'],
+    errors: ['10-404', '10-1006', '20-1014', '20-1022', '20-1034', '20-1039', '20-1044', '20-1045', '20-1049', '20-1059'],
     access: { table: 'write', startsJobs: [recipeRunJob] },
   }),
   nodeRunStatus: defineRoute({
