@@ -2,6 +2,11 @@ import { dataTableStore } from '../data-tables/store';
 import { dataVersions, notReady } from '../data-tables/versions';
 import { VERSION_FILES, versionPrefix } from '../data-tables/storage';
 import { graphs } from '../datasets/graphs';
+import { releasableOutputOf } from '../datasets/release';
+import { outputAttribute, outputKindOf } from '../datasets/run-items';
+import { NODE_OUTPUT_FILES, nodeOutputPrefix } from '../datasets/run-storage';
+import { nodeRuns } from '../datasets/runs';
+import { datasetStore } from '../datasets/store';
 import { AppError, isAppError } from '../errors/app-error';
 import type { ColumnSchema } from '../model/columns';
 import type { ExportSourceType } from '../model/export';
@@ -32,9 +37,11 @@ export interface ExportSource {
  * - datatable: the version must be COMPLETED (20-1029 while it is created, 20-1059 when it
  *   failed); its data.parquet, or sample.parquet for a sample export.
  * - dataset: the version must exist (10-404) and, with validate_release, be released
- *   (20-1016). Reading a node's output (`<tenant>/datasets/<id>/g<v>/nodes/<node>/{sample,
- *   full}/data.parquet`, with 20-1017/20-1018/20-1019) plugs in here once recipe execution
- *   writes it; until then a dataset source is 10-1501 (feature flag export.dataset_source).
+ *   (20-1016). What is exported is the output of its output node (the one free recipe node
+ *   a release publishes): that node must have run successfully (20-1019: no such node, never
+ *   run, or no output left by its runs), on the sample for a sample export (20-1017) and on
+ *   full data for a full one (20-1018); its `<tenant>/datasets/<id>/g<v>/nodes/<node>/
+ *   {sample,full}/data.parquet` as the latest successful run of that kind wrote it.
  */
 export async function exportSourceOf(tenantId: string, request: ExportSourceRequest): Promise<ExportSource> {
   if (request.source_type === 'datatable') {
@@ -46,7 +53,28 @@ export async function exportSourceOf(tenantId: string, request: ExportSourceRequ
   }
   const graph = await graphs.get(tenantId, request.source_id, request.source_version);
   if (request.validate_release && !graph.release_status) throw new AppError('20-1016');
-  throw new AppError('10-1501', { params: ['export.dataset_source'] });
+  const output = outputNodeOf(graph);
+  const run = await nodeRuns.find(tenantId, request.source_id, request.source_version, output.id);
+  if (!run?.sample_output && !run?.full_output) throw new AppError('20-1019');
+  const kind = outputKindOf(request.use_sample);
+  const built = run[outputAttribute(kind)];
+  if (!built) throw new AppError(request.use_sample ? '20-1017' : '20-1018');
+  const dataset = await datasetStore.get(tenantId, request.source_id);
+  return {
+    name: dataset.data.name,
+    dataKey: nodeOutputPrefix(tenantId, request.source_id, request.source_version, output.id, kind) + NODE_OUTPUT_FILES.data,
+    columns: built.columns,
+  };
+}
+
+/** The node a dataset version exports; a graph without one has no node that could have run (20-1019). */
+function outputNodeOf(graph: Parameters<typeof releasableOutputOf>[0]): ReturnType<typeof releasableOutputOf> {
+  try {
+    return releasableOutputOf(graph);
+  } catch (error) {
+    if (isAppError(error)) throw new AppError('20-1019', { cause: error });
+    throw error;
+  }
 }
 
 /**

@@ -163,12 +163,12 @@ describe('refusals', () => {
     expect(response.problem.extraDetails).toHaveProperty('total_files');
   });
 
-  it('refuses a draft dataset version with 20-1016; a released-or-not export of a dataset is not built yet (10-1501)', async () => {
+  it('refuses a draft dataset version with 20-1016, and one whose output node never ran with 20-1019', async () => {
     const dataset = await api.call('createDataset', { body: { name: `exported-${process.pid}` } });
     expect(dataset.status, dataset.text).toBe(201);
     const body = directRequest({ source_type: 'dataset', source_id: dataset.body.id, source_version: 1 });
     await refused(body, 400, '20-1016');
-    await refused({ ...body, validate_release: false }, 501, '10-1501');
+    await refused({ ...body, validate_release: false }, 400, '20-1019');
     await refused({ ...body, source_id: 999_999 }, 404, '10-404');
   });
 
