@@ -23,7 +23,9 @@ export const handler = httpHandler(datasetRoutes.nodePreview, async ({ params, q
   const output = run[outputAttribute(kind)];
   if (!output) throw missing();
   const text = await getText(nodeOutputPrefix(tenantId, datasetId, graphVersion, nodeId, kind) + NODE_OUTPUT_FILES.preview);
-  if (text === undefined) throw missing();
+  // A run that started meanwhile removed the output before rewriting its files: what was read may be its.
+  const still = (await nodeRuns.find(tenantId, datasetId, graphVersion, nodeId))?.[outputAttribute(kind)];
+  if (text === undefined || still?.run_id !== output.run_id) throw missing();
   const rows = JSON.parse(text) as DataRow[];
   return {
     body: {
