@@ -1,6 +1,5 @@
 import { secretContext } from '../../shared/connections/store';
-import { folderDestination, writeToDestination } from '../../shared/connectors/target';
-import { AppError } from '../../shared/errors/app-error';
+import { targetWriter } from '../../shared/connectors/target';
 import { FORMAT_EXTENSIONS } from '../../shared/exports/engine';
 import { targetExportJob } from '../../shared/exports/jobs';
 import { CONTENT_TYPES, produceExport } from '../../shared/exports/run';
@@ -19,16 +18,15 @@ function fileName(sourceName: string, version: number, extension: string): strin
 /**
  * The export-to-target step: the target and its connection as they are now (30-6002 when
  * the target went, 30-5002 when its connection lost write permission), the destination
- * rendered from the target's path and dynamic parameters, the output written locally and
- * then through the connection's writer, which makes the object visible only once it is
- * whole. The job's end, whatever it is, releases the target (JobRef.claim).
+ * rendered from the target's path or table name and dynamic parameters, the output written
+ * locally in the format the connection's writer takes and then through that writer, which
+ * makes the data visible only once it is whole. The job's end, whatever it is, releases the
+ * target (JobRef.claim).
  */
 export const handler = jobWorker(targetExportJob, { stage: 'READING', percent: 0 }, async ({ job, params, pulse, workDir }) => {
   const tenantId = job.tenant_id;
   const exported = await exportStore.get(tenantId, params.export_id);
   const { target, connection } = await targetForExport(tenantId, exported.data.target_id);
-  // Table targets (warehouses, analytics databases) get their writers with their connectors.
-  if (target.data.type !== 'bucket') throw new AppError('10-1501', { params: [`connector.${connection.data.type}`] });
   const rendered = renderDestination(target.data, connection, {
     dataset_name: exported.data.source_name,
     version: params.shape.source_version,
@@ -36,19 +34,24 @@ export const handler = jobWorker(targetExportJob, { stage: 'READING', percent: 0
     started: new Date(exported.created_date),
   });
   const secret = await open(connection.data.secret, secretContext(tenantId, connection.id));
-  const { destination, prefix } = folderDestination({ type: connection.data.type, auth: connection.data.auth, secret, settings: connection.data.settings }, rendered.path ?? '');
-  const [file] = await produceExport(tenantId, params.shape, 1, pulse, workDir);
+  const writer = await targetWriter(
+    { type: connection.data.type, auth: connection.data.auth, secret, settings: connection.data.settings },
+    target.data.type === 'table' ? { kind: 'table', table: rendered.table_name ?? '' } : { kind: 'bucket', path: rendered.path ?? '' },
+  );
+  const format = writer.format(params.shape.format);
+  const [file] = await produceExport(tenantId, { ...params.shape, format }, 1, pulse, workDir);
   if (!file) throw new Error('the export wrote no file');
-  const key = `${prefix}${fileName(exported.data.source_name, params.shape.source_version, FORMAT_EXTENSIONS[params.shape.format])}`;
   pulse.watch(true);
-  await writeToDestination(destination, [{ key, localPath: file.localPath, bytes: file.bytes, contentType: CONTENT_TYPES[params.shape.format] }], {
-    signal: pulse.signal,
-    onProgress: (written) => pulse.progress({ stage: 'WRITING', percent: 40 + Math.floor((60 * written) / Math.max(1, file.bytes)), rows: file.rows }),
-  });
+  // Bucket writers count bytes, table writers rows.
+  const total = Math.max(1, target.data.type === 'table' ? file.rows : file.bytes);
+  const written = await writer.write(
+    { ...file, name: fileName(exported.data.source_name, params.shape.source_version, FORMAT_EXTENSIONS[format]), contentType: CONTENT_TYPES[format] },
+    { signal: pulse.signal, onProgress: (done) => pulse.progress({ stage: 'WRITING', percent: 40 + Math.floor((60 * Math.min(done, total)) / total), rows: file.rows }) },
+  );
   pulse.watch(false);
   return {
     progress: { stage: 'DONE', percent: 100, rows: file.rows },
-    fields: { exported_table_name: key, data_target_details: { bucket: destination.bucket, key, path: rendered.path ?? '' } },
-    output: { key },
+    fields: { exported_table_name: written.exportedTableName, data_target_details: { ...written.details } },
+    output: { key: written.exportedTableName },
   };
 });

@@ -1,12 +1,14 @@
 /**
- * The write capability of the connector interface: where an export's files go. Each kind of
- * destination has its writer; object stores are written for real, and destinations whose
- * connector is not built answer 10-1501 (feature flag connector.<type>) when targets name
- * them. Every writer keeps the same promise: no object is visible under its final name until
- * every one of the export's objects is written.
+ * The write capability of the connector interface: where an export's data goes. Each
+ * connection type that receives exports has its writer module (object-store/write.ts,
+ * cloud-store/write.ts, analytics-db/write.ts, warehouse/write.ts), chosen here; the export
+ * worker only picks the writer and hands it the file. Every writer keeps the same promise:
+ * nothing is visible under the final name (object or table rows) until all of the export is
+ * written, and a failure leaves nothing there.
  */
 import { AppError } from '../errors/app-error';
-import { S3_BUCKETS, parseBucketLocation } from './bucket-location';
+import type { ExportFormat } from '../model/export';
+import { GCS_BUCKETS, S3_BUCKETS, parseBucketLocation } from './bucket-location';
 import { writeObjectStoreObjects, type ObjectStoreDestination } from './object-store/write';
 import type { SourceConnection } from './source';
 
@@ -21,48 +23,74 @@ export interface ObjectToWrite {
 export interface WriteOptions {
   /** Aborts every request in flight (job stopped, inactivity). */
   readonly signal: AbortSignal;
-  /** Called as bytes are stored; the job turns it into progress and heartbeats. */
-  readonly onProgress: (bytesWritten: number) => void;
+  /** Called as bytes (rows, for table writers) are stored; the job turns it into progress and heartbeats. */
+  readonly onProgress: (written: number) => void;
 }
 
+/** An S3-compatible bucket named in a direct export's request. */
 export type WriteDestination = { readonly type: 'object_store' } & ObjectStoreDestination;
 
-/** A folder of a target's connection, as a destination and the prefix its files go under. */
-export interface FolderDestination {
-  readonly destination: WriteDestination;
-  /** "" or a folder ending in "/". */
-  readonly prefix: string;
+/** Writes a direct export's files to the destination, all of them or none visibly. */
+export async function writeToDestination(destination: WriteDestination, objects: readonly ObjectToWrite[], options: WriteOptions): Promise<void> {
+  return writeObjectStoreObjects(destination, objects, options);
+}
+
+/** Where a target sends an export, rendered: a folder (`<bucket>/<folder>/`) or a table name. */
+export type TargetPlace = { readonly kind: 'bucket'; readonly path: string } | { readonly kind: 'table'; readonly table: string };
+
+/** The export's output as the worker wrote it: one file, with the name a bucket target gives it. */
+export interface ExportedFile {
+  readonly localPath: string;
+  readonly bytes: number;
+  readonly rows: number;
+  /** The file's name inside a bucket target's folder. */
+  readonly name: string;
+  readonly contentType: string;
+}
+
+/** Where the data went, as GET /exports/{id} shows it. */
+export interface WrittenExport {
+  readonly exportedTableName: string;
+  readonly details: Readonly<Record<string, string>>;
+}
+
+export interface TargetWriter {
+  /** The file format the writer takes: a bucket writer the one the export asked, a table writer Parquet. */
+  readonly format: (requested: ExportFormat) => ExportFormat;
+  /** Writes the file to the place, whole or not at all. */
+  write(file: ExportedFile, options: WriteOptions): Promise<WrittenExport>;
+}
+
+/** A bucket writer: the file goes in the folder under its name; `write` writes that object. */
+function bucketWriter(path: string, prefix: string, bucket: string, write: (objects: readonly ObjectToWrite[], options: WriteOptions) => Promise<void>): TargetWriter {
+  return {
+    format: (requested) => requested,
+    async write(file, options) {
+      const key = `${prefix}${file.name}`;
+      await write([{ key, localPath: file.localPath, bytes: file.bytes, contentType: file.contentType }], options);
+      return { exportedTableName: key, details: { bucket, key, path } };
+    },
+  };
 }
 
 /**
- * The destination of a bucket target: its rendered folder path (`<bucket>/<folder>/`) through
- * its connection (secret in clear). Object stores are written for real; other connection
- * types answer 10-1501 with the feature flag connector.<type> until their writer exists.
+ * The writer of a target's place through its connection (secret in clear). A place the
+ * connection type does not receive is a target that cannot exist (30-5003 at its creation);
+ * a type without a writer (pricing connections receive transfers, not exports) is 10-1501
+ * with the feature flag connector.<type>. The Google and Snowflake SDKs are loaded only here,
+ * when their writer is asked for.
  */
-export function folderDestination(connection: SourceConnection, path: string): FolderDestination {
-  switch (connection.type) {
-    case 'object_store': {
-      const { bucket, prefix } = parseBucketLocation(path, S3_BUCKETS);
-      return {
-        destination: {
-          type: 'object_store',
-          endpoint: connection.auth.endpoint ?? '',
-          accessKeyId: connection.auth.access_key_id ?? '',
-          secretAccessKey: connection.secret,
-          bucket,
-        },
-        prefix,
-      };
-    }
-    default:
-      throw new AppError('10-1501', { params: [`connector.${connection.type}`] });
+export async function targetWriter(connection: SourceConnection, place: TargetPlace): Promise<TargetWriter> {
+  if (place.kind === 'bucket' && connection.type === 'object_store') {
+    const { bucket, prefix } = parseBucketLocation(place.path, S3_BUCKETS);
+    const destination = { endpoint: connection.auth.endpoint ?? '', accessKeyId: connection.auth.access_key_id ?? '', secretAccessKey: connection.secret, bucket };
+    return bucketWriter(place.path, prefix, bucket, (objects, options) => writeObjectStoreObjects(destination, objects, options));
   }
-}
-
-/** Writes the export's files to the destination, all of them or none visibly. */
-export async function writeToDestination(destination: WriteDestination, objects: readonly ObjectToWrite[], options: WriteOptions): Promise<void> {
-  switch (destination.type) {
-    case 'object_store':
-      return writeObjectStoreObjects(destination, objects, options);
+  if (place.kind === 'bucket' && connection.type === 'cloud_store') {
+    const { bucket, prefix } = parseBucketLocation(place.path, GCS_BUCKETS);
+    const [{ writeCloudStoreObjects }, { googleCredentialsOf }] = await Promise.all([import('./cloud-store/write'), import('./cloud/token')]);
+    const destination = { credentials: googleCredentialsOf(connection.auth, connection.secret), bucket };
+    return bucketWriter(place.path, prefix, bucket, (objects, options) => writeCloudStoreObjects(destination, objects, options));
   }
+  throw new AppError('10-1501', { params: [`connector.${connection.type}`] });
 }

