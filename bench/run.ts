@@ -1,22 +1,25 @@
 /**
  * `npm run bench`: bundle sizes of the route handlers as deployed, API latency as a
  * ratio to the raw local store, import throughput as a ratio to a bare script, and the recipe
- * SQL analyzer's latency beside DuckDB's parser alone, warm and cold, and a recipe run as a ratio to a bare
- * script, in the same run. Prints a markdown report to stdout.
+ * SQL analyzer's latency beside DuckDB's parser alone, warm and cold, a recipe run as a ratio to a bare
+ * script and a multi-part export as a ratio to the raw SDK, in the same run. Prints a markdown report to stdout.
  * Exits non-zero when a handler bundle breaks the rule (over 300 KB or a forbidden package),
  * when a latency phase had failed requests, or when the import measurement failed (its numbers
  * would mean nothing). The import ratio's target is reported, not enforced.
  *
- * `npm run bench -- import` (or `bundles`, `latency`, `recipe-sql`, `recipe-run`, several) runs only those sections.
+ * `npm run bench -- import` (or `bundles`, `latency`, `recipe-sql`, `recipe-run`, `multipart-export`, several) runs
+ * only those sections.
  * BENCH_IMPORT_ROWS (1000000) and BENCH_IMPORT_RUNS (3) change the import measurement;
  * BENCH_RECIPE_SQL_ROUNDS (20) and BENCH_RECIPE_SQL_COLD_STARTS (5) the analyzer's; BENCH_RECIPE_RUN_ROWS
- * (1000000) and BENCH_RECIPE_RUN_RUNS (3) the recipe run's.
+ * (1000000) and BENCH_RECIPE_RUN_RUNS (3) the recipe run's; BENCH_EXPORT_ROWS (1000000), BENCH_EXPORT_PARTS (5)
+ * and BENCH_EXPORT_RUNS (3) the multi-part export's.
  */
 import { cpus } from 'node:os';
 import { bundleBudget, LARGER_BUNDLE_BUDGETS } from '../infra/bundling';
 import { MAX_BUNDLE_BYTES, measureBundles, type BundleReport } from './bundles';
 import { PIPELINE_TARGET, importRatios, importSection, measureImportThroughput, median, type ImportReport } from './import-throughput';
 import { measureLatency, type LatencyReport, type PhaseResult } from './latency';
+import { measureMultipartExport, MULTIPART_EXPORT_TARGET, multipartExportRatio, multipartExportSection, type MultipartExportReport } from './multipart-export';
 import { measureRecipeRun, RECIPE_RUN_TARGET, recipeRunRatio, recipeRunSection, SAMPLE_RUN_TARGET_MS, type RecipeRunReport } from './recipe-run';
 import { measureRecipeSql, recipeSqlSection, type RecipeSqlReport } from './recipe-sql';
 
@@ -110,7 +113,7 @@ async function machineBusy(): Promise<number> {
   return 1 - (after.idle - before.idle) / (after.all - before.all);
 }
 
-const SECTIONS = ['bundles', 'latency', 'import', 'recipe-sql', 'recipe-run'] as const;
+const SECTIONS = ['bundles', 'latency', 'import', 'recipe-sql', 'recipe-run', 'multipart-export'] as const;
 type Section = (typeof SECTIONS)[number];
 
 function selectedSections(args: readonly string[]): ReadonlySet<Section> {
@@ -167,6 +170,12 @@ function recipeRunVerdict(report: RecipeRunReport | Error): string {
   return `${full}\n- ${onSamples}`;
 }
 
+function multipartExportVerdict(report: MultipartExportReport | Error): string {
+  if (report instanceof Error) return `FAIL: the multi-part export measurement failed: ${report.message}`;
+  const ratio = multipartExportRatio(report);
+  return `${ratio >= MULTIPART_EXPORT_TARGET ? 'ok' : 'below target (not enforced)'}: multi-part export throughput ${ratio.toFixed(2)} of the raw SDK's (medians) – target ≥ ${MULTIPART_EXPORT_TARGET.toFixed(2)}`;
+}
+
 function importVerdict(imported: ImportReport | Error): string {
   if (imported instanceof Error) return `FAIL: the import measurement failed: ${imported.message}`;
   const { pipelineVsBare, bareVsDuckDb } = importRatios(imported);
@@ -193,6 +202,15 @@ async function main(): Promise<number> {
   const recipeRun = sections.has('recipe-run')
     ? await attempt(() => measureRecipeRun({ rows: positiveSetting('BENCH_RECIPE_RUN_ROWS', 1_000_000), smallRows: 10_000, runs: positiveSetting('BENCH_RECIPE_RUN_RUNS', 3) }))
     : undefined;
+  const multipartExport = sections.has('multipart-export')
+    ? await attempt(() =>
+        measureMultipartExport({
+          rows: positiveSetting('BENCH_EXPORT_ROWS', 1_000_000),
+          parts: positiveSetting('BENCH_EXPORT_PARTS', 5),
+          runs: positiveSetting('BENCH_EXPORT_RUNS', 3),
+        }),
+      )
+    : undefined;
 
   const oversized = (bundles ?? []).filter((bundle) => bundle.bytes > bundleBudget(bundle.handler)).map((bundle) => bundle.handler);
   const forbidden = (bundles ?? []).filter((bundle) => bundle.forbidden.length > 0).map((bundle) => bundle.handler);
@@ -203,6 +221,7 @@ async function main(): Promise<number> {
   const importFailed = imported instanceof Error ? 1 : 0;
   const analyzerFailed = analyzer instanceof Error ? 1 : 0;
   const recipeRunFailed = recipeRun instanceof Error ? 1 : 0;
+  const exportFailed = multipartExport instanceof Error ? 1 : 0;
   const verdict = [
     ...(bundles
       ? [
@@ -216,6 +235,7 @@ async function main(): Promise<number> {
     ...(imported ? [importVerdict(imported)] : []),
     ...(analyzer ? [analyzerVerdict(analyzer)] : []),
     ...(recipeRun ? [recipeRunVerdict(recipeRun)] : []),
+    ...(multipartExport ? [multipartExportVerdict(multipartExport)] : []),
   ];
 
   const report = [
@@ -232,12 +252,14 @@ async function main(): Promise<number> {
     ...(analyzer && !(analyzer instanceof Error) ? [...recipeSqlSection(analyzer), ''] : []),
     ...(recipeRun instanceof Error ? ['## Recipe run', '', `The measurement failed: ${recipeRun.message}`, ''] : []),
     ...(recipeRun && !(recipeRun instanceof Error) ? [...recipeRunSection(recipeRun), ''] : []),
+    ...(multipartExport instanceof Error ? ['## Multi-part export', '', `The measurement failed: ${multipartExport.message}`, ''] : []),
+    ...(multipartExport && !(multipartExport instanceof Error) ? [...multipartExportSection(multipartExport), ''] : []),
     '## Verdict',
     '',
     ...verdict.map((line) => `- ${line}`),
   ];
   console.log(report.join('\n'));
-  return oversized.length + forbidden.length + failedPhases.length + importFailed + analyzerFailed + recipeRunFailed > 0 ? 1 : 0;
+  return oversized.length + forbidden.length + failedPhases.length + importFailed + analyzerFailed + recipeRunFailed + exportFailed > 0 ? 1 : 0;
 }
 
 main().then(
