@@ -63,7 +63,8 @@ beforeAll(async () => {
     retryIntervalMs: 10,
     taskTimeoutSeconds: 3,
     allowOutbound: [`127.0.0.1:${hanging.port}`],
-    environment: { JOB_INACTIVITY_SECONDS: '1' },
+    // Short enough for the silent-source test, long enough that a normal import on a loaded machine is not taken for silent.
+    environment: { JOB_INACTIVITY_SECONDS: '3' },
   });
   api = env.admin;
   await putObjects(env, 'landing', { 'jobs/a.csv': 'k,v\n1,one\n2,two\n' });
