@@ -5,15 +5,21 @@ import { ConnectionItemData, type ConnectionData } from './items';
 
 export type { ConnectionData } from './items';
 
-/** What references a connection and so keeps it from being deleted. */
-export type ConnectionReference = 'data_sources' | 'targets';
+/**
+ * What references a connection: the data tables that read it through their data sources
+ * (30-1507), its targets (30-1508), and its data sources, which do not keep it from being
+ * deleted but go with it when no table reads them (connections/delete.ts).
+ */
+export type ConnectionReference = 'tables' | 'data_sources' | 'targets';
 
 export const connectionStore = new EntityStore<ConnectionData, ConnectionReference>({
   kind: 'CONNECTION',
   label: 'connection',
   data: ConnectionItemData,
+  // Checked in this order: with tables and targets, the tables' use is named.
   references: {
-    data_sources: (id) => new AppError('30-1507', { params: [id] }),
+    tables: (id) => new AppError('30-1507', { params: [id] }),
+    data_sources: 'cascade',
     targets: (id) => new AppError('30-1508', { params: [id] }),
   },
 });

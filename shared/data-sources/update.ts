@@ -31,8 +31,8 @@ function assertSameType(current: Entity<DataSourceData>, type: string): void {
 /**
  * Applies a full update document (PUT, and PATCH after merging): every field is replaced and
  * checked against the connection it names, like a create. A new connection_id moves the
- * data source's reference from the old connection to the new one in the same transaction,
- * so a connection is never deleted while a data source uses it.
+ * data source's reference, and those of the tables reading it, from the old connection to
+ * the new one in the same transaction, so the counts that guard a connection's delete hold.
  */
 export async function applyUpdate(principal: Principal, current: Entity<DataSourceData>, document: DataSourceUpdateRequest): Promise<Entity<DataSourceData>> {
   assertSameType(current, document.type);
@@ -40,15 +40,20 @@ export async function applyUpdate(principal: Principal, current: Entity<DataSour
   const connection = await connectionStore.get(tenantId, document.connection_id);
   const next = dataSourceData(document, connection, current.id);
   const previous = current.data.connection_id;
-  const related: RelatedWrite[] =
-    previous === next.connection_id
-      ? [connectionStore.unchanged(tenantId, previous, connection.lock_version)]
-      : [
-          connectionStore.reference(tenantId, previous, 'data_sources', -1),
-          // Validated against the connection as read: it must not have changed since (10-1006).
-          connectionStore.reference(tenantId, next.connection_id, 'data_sources', 1, { seenLockVersion: connection.lock_version }),
-        ];
-  return dataSourceStore.replace(tenantId, actorOf(principal), current, document.lock_version, next, { related });
+  if (previous === next.connection_id) {
+    return dataSourceStore.replace(tenantId, actorOf(principal), current, document.lock_version, next, {
+      related: [connectionStore.unchanged(tenantId, previous, connection.lock_version)],
+    });
+  }
+  // The tables reading the data source move with it (30-1507 follows them): as many as read,
+  // which the data source's own counter must still hold when the move commits.
+  const tables = current.refs.data_tables ?? 0;
+  const related: RelatedWrite[] = [
+    connectionStore.counters(tenantId, previous, { data_sources: -1, ...(tables > 0 ? { tables: -tables } : {}) }),
+    // Validated against the connection as read: it must not have changed since (10-1006).
+    connectionStore.counters(tenantId, next.connection_id, { data_sources: 1, ...(tables > 0 ? { tables } : {}) }, { seenLockVersion: connection.lock_version }),
+  ];
+  return dataSourceStore.replace(tenantId, actorOf(principal), current, document.lock_version, next, { related, refsAsRead: ['data_tables'] });
 }
 
 /** The stored data source as an update document (its response without the audit fields): the base a merge patch applies to. */

@@ -5,20 +5,16 @@ import { dynamoDocumentClient } from '../aws/clients';
 import { config } from '../config';
 import { AppError, notFound } from '../errors/app-error';
 import type { Actor } from './actor';
-import { EntityItems, REF_PREFIX, type Entity } from './entity-item';
+import { EntityItems, type Entity } from './entity-item';
 import { checkBeforeWrite } from './items';
 import { createRecordWrite, earlierCreate, replayedEntityId, type IdempotentRequest } from './idempotent-create';
 import { keys, normaliseName, type TopLevelKind } from './keys';
+import { counterChange, countCondition, entityRemoval, refAttribute, unchangedCheck, type Cascade, type RelatedWrite } from './related-writes';
 import { failedAt, transactWrite, type TransactItem } from './transactions';
 
 export { auditFieldsOf, type Entity } from './entity-item';
 
-/** A write on another item that must commit together with this store's write. */
-export interface RelatedWrite {
-  readonly item: TransactItem;
-  /** The error to raise when this write's condition does not hold, given the item as it was. */
-  readonly onConditionFailure: (current: Record<string, unknown> | undefined) => AppError;
-}
+export type { Cascade, RelatedWrite } from './related-writes';
 
 export interface EntityStoreConfig<D, R extends string, M> {
   readonly kind: TopLevelKind;
@@ -28,8 +24,12 @@ export interface EntityStoreConfig<D, R extends string, M> {
   readonly data: z.ZodType<D>;
   /** Mirrors other writers keep on the entity's item (entity-item.ts); none when omitted. */
   readonly mirrors?: z.ZodType<Partial<M>>;
-  /** In-use counters: while one is above zero, delete fails with its error. */
-  readonly references: { readonly [K in R]: (id: number) => AppError };
+  /**
+   * In-use counters: while one is above zero, delete fails with its error. A counter marked
+   * `cascade` counts uses that go with the entity instead: the delete's `cascade` removes them
+   * and commits only if the counter equals the number it removes.
+   */
+  readonly references: { readonly [K in R]: ((id: number) => AppError) | 'cascade' };
   /** The error for a missing entity, where the catalogue names one (a recipe: 20-1044); 10-404 when omitted. */
   readonly notFound?: (id: number) => AppError;
 }
@@ -43,8 +43,6 @@ export interface Created<D, M> {
 const DELETE_ATTEMPTS = 3;
 /** BatchGetItem's limit of keys per request. */
 const BATCH_GET_KEYS = 100;
-
-const refAttribute = (ref: string): string => `${REF_PREFIX}${ref}`;
 
 /**
  * The repository of one kind of top-level entity: per-tenant integer ids from an atomic
@@ -184,9 +182,13 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
     current: Entity<D, M>,
     expectedLockVersion: number,
     next: D,
-    options: { readonly related?: readonly RelatedWrite[] } = {},
+    options: {
+      readonly related?: readonly RelatedWrite[];
+      /** Counters that must still be as read: uses that move with the entity (a data source's tables). */
+      readonly refsAsRead?: readonly R[];
+    } = {},
   ): Promise<Entity<D, M>> {
-    const { related = [] } = options;
+    const { related = [], refsAsRead = [] } = options;
     if (expectedLockVersion !== current.lock_version) throw new AppError('10-1006');
     checkBeforeWrite(this.settings.data, this.settings.kind, 'data', next);
     const now = new Date().toISOString();
@@ -196,9 +198,13 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
       TableName,
       Key,
       UpdateExpression: 'SET #data = :data, lock_version = :next, name_key = :nameKey, last_modified_by = :actor, last_modified_date = :now',
-      ConditionExpression: 'lock_version = :expected',
-      ExpressionAttributeNames: { '#data': 'data' },
+      ConditionExpression: [
+        'lock_version = :expected',
+        ...refsAsRead.map((_, index) => countCondition(`#kept${index}`, `:kept${index}`, current.refs[refsAsRead[index]!] ?? 0)),
+      ].join(' AND '),
+      ExpressionAttributeNames: { '#data': 'data', ...Object.fromEntries(refsAsRead.map((ref, index) => [`#kept${index}`, refAttribute(ref)])) },
       ExpressionAttributeValues: {
+        ...Object.fromEntries(refsAsRead.map((ref, index) => [`:kept${index}`, current.refs[ref] ?? 0])),
         ':data': next,
         ':next': expectedLockVersion + 1,
         ':nameKey': normaliseName(next.name),
@@ -251,9 +257,10 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
 
   /**
    * Deletes the entity unless a reference counter says it is in use; `related` writes (a
-   * referenced entity's counter going down) commit with it. With
-   * `expectedLockVersion`, a stale view is refused (10-1006); without it, a concurrent
-   * change (a rename, say) is simply re-read and the delete retried.
+   * referenced entity's counter going down) and the `cascade` (uses that go with it) commit
+   * with it. With `expectedLockVersion`, a stale view is refused (10-1006); without it, a
+   * concurrent change (a rename, say) is simply re-read and the delete retried, as is a
+   * cascade that changed meanwhile (a use joined, or one of them gained a use of its own).
    */
   async delete(
     tenantId: string,
@@ -261,7 +268,9 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
     options: {
       readonly expectedLockVersion?: number;
       /** Writes that commit with the delete, derived from the entity as it is being deleted. */
-      readonly related?: readonly RelatedWrite[] | ((current: Entity<D, M>) => readonly RelatedWrite[]);
+      readonly related?: readonly RelatedWrite[] | ((current: Entity<D, M>) => readonly RelatedWrite[] | Promise<readonly RelatedWrite[]>);
+      /** The uses that go with the entity (counters marked `cascade`), found for the entity as read. */
+      readonly cascade?: (current: Entity<D, M>) => Promise<Cascade<R>>;
     } = {},
   ): Promise<void> {
     const TableName = config.tableName;
@@ -272,12 +281,15 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
         throw new AppError('10-1006');
       }
       this.assertNotInUse(current);
-      const related = typeof options.related === 'function' ? options.related(current) : (options.related ?? []);
+      const related = typeof options.related === 'function' ? await options.related(current) : (options.related ?? []);
+      const cascade: Cascade<R> = (await options.cascade?.(current)) ?? { writes: [], removed: {} };
       const names: Record<string, string> = {};
+      const values: Record<string, number> = { ':current': current.lock_version };
       const conditions = ['lock_version = :current'];
       refs.forEach((ref, index) => {
         names[`#ref${index}`] = refAttribute(ref);
-        conditions.push(`(attribute_not_exists(#ref${index}) OR #ref${index} = :zero)`);
+        values[`:ref${index}`] = this.settings.references[ref] === 'cascade' ? (cascade.removed[ref] ?? 0) : 0;
+        conditions.push(countCondition(`#ref${index}`, `:ref${index}`, values[`:ref${index}`]!));
       });
       const outcome = await transactWrite([
         {
@@ -286,7 +298,7 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
             Key: keys.entity(tenantId, this.settings.kind, id),
             ConditionExpression: conditions.join(' AND '),
             ...(refs.length > 0 ? { ExpressionAttributeNames: names } : {}),
-            ExpressionAttributeValues: { ':current': current.lock_version, ...(refs.length > 0 ? { ':zero': 0 } : {}) },
+            ExpressionAttributeValues: values,
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         },
@@ -299,6 +311,7 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
           },
         },
         ...related.map((write) => write.item),
+        ...cascade.writes.map((write) => write.item),
       ]);
       if (outcome.committed) return;
       related.forEach((write, index) => {
@@ -307,56 +320,45 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
       });
       const changed = failedAt(outcome, 0);
       if (changed && !changed.item) throw this.missing(id);
-      if (changed?.item) this.assertNotInUse(this.items.toEntity(changed.item));
-      if (options.expectedLockVersion !== undefined) throw new AppError('10-1006');
+      if (changed?.item) {
+        const now = this.items.toEntity(changed.item);
+        this.assertNotInUse(now);
+        if (options.expectedLockVersion !== undefined && now.lock_version !== options.expectedLockVersion) throw new AppError('10-1006');
+      }
     }
     throw new AppError('10-1006');
   }
 
   /**
-   * A counter change on this entity that commits with another resource's write: +1 when the
-   * other resource starts referencing it (the entity must exist), -1 when it stops. With
-   * `seenLockVersion`, the +1 also requires the entity to be as the caller read it: a
-   * reference validated against the entity (a data source against its connection's read
-   * permission and path restriction) cannot commit after the entity changed (10-1006).
+   * A counter change that commits with another resource's write: up when it starts using the
+   * entity (which must exist), down when it stops (the counter must hold as many). With
+   * `seenLockVersion` the entity must be as read: a use validated against it (a data source
+   * against its connection) or derived from its data (a table's use of its data source's
+   * connection) cannot commit after the entity changed (10-1006).
    */
-  reference(tenantId: string, id: number, ref: R, delta: 1 | -1, options: { readonly seenLockVersion?: number } = {}): RelatedWrite {
-    const { seenLockVersion } = options;
-    const condition = delta < 0 ? '#ref >= :one' : seenLockVersion === undefined ? 'attribute_exists(pk)' : 'lock_version = :seen';
-    return {
-      item: {
-        Update: {
-          TableName: config.tableName,
-          Key: keys.entity(tenantId, this.settings.kind, id),
-          UpdateExpression: 'ADD #ref :delta',
-          ConditionExpression: condition,
-          ExpressionAttributeNames: { '#ref': refAttribute(ref) },
-          ExpressionAttributeValues: {
-            ':delta': delta,
-            ...(delta < 0 ? { ':one': 1 } : {}),
-            ...(delta > 0 && seenLockVersion !== undefined ? { ':seen': seenLockVersion } : {}),
-          },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      },
-      onConditionFailure: (current) => (current && seenLockVersion !== undefined ? new AppError('10-1006') : this.missing(id)),
-    };
+  reference(tenantId: string, id: number, ref: R, delta: number, options: { readonly seenLockVersion?: number } = {}): RelatedWrite {
+    return this.counters(tenantId, id, { [ref]: delta } as Partial<Record<R, number>>, options);
+  }
+
+  /** Several counter changes in one write (as `reference`): a transaction writes an item once. */
+  counters(tenantId: string, id: number, deltas: Partial<Record<R, number>>, options: { readonly seenLockVersion?: number } = {}): RelatedWrite {
+    return counterChange(keys.entity(tenantId, this.settings.kind, id), deltas as Record<string, number>, options.seenLockVersion, () => this.missing(id));
   }
 
   /** A check that commits with another resource's write: the entity is still as read (10-1006). */
   unchanged(tenantId: string, id: number, seenLockVersion: number): RelatedWrite {
-    return {
-      item: {
-        ConditionCheck: {
-          TableName: config.tableName,
-          Key: keys.entity(tenantId, this.settings.kind, id),
-          ConditionExpression: 'lock_version = :seen',
-          ExpressionAttributeValues: { ':seen': seenLockVersion },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      },
-      onConditionFailure: (current) => (current ? new AppError('10-1006') : this.missing(id)),
-    };
+    return unchangedCheck(keys.entity(tenantId, this.settings.kind, id), seenLockVersion, () => this.missing(id));
+  }
+
+  /**
+   * The writes that delete the entity as part of another entity's delete (a cascade): its
+   * item, only as read and while no counter says it is in use, and its name claim.
+   */
+  removal(tenantId: string, entity: Entity<D, M>): RelatedWrite[] {
+    const blocking = (Object.keys(this.settings.references) as R[]).filter((ref) => this.settings.references[ref] !== 'cascade');
+    const { kind } = this.settings;
+    const target = { key: keys.entity(tenantId, kind, entity.id), claim: keys.nameClaim(tenantId, kind, entity.data.name), id: entity.id, lockVersion: entity.lock_version };
+    return entityRemoval(target, blocking, () => this.missing(entity.id));
   }
 
   private missing(id: number): AppError {
@@ -365,7 +367,8 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
 
   private assertNotInUse(entity: Entity<D, M>): void {
     for (const ref of Object.keys(this.settings.references) as R[]) {
-      if ((entity.refs[ref] ?? 0) > 0) throw this.settings.references[ref](entity.id);
+      const inUse = this.settings.references[ref];
+      if (inUse !== 'cascade' && (entity.refs[ref] ?? 0) > 0) throw inUse(entity.id);
     }
   }
 

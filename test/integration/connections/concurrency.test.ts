@@ -27,20 +27,20 @@ async function createConnection(name = `conn ${++sequence}`) {
 }
 
 /**
- * Stand-ins for the resources that reference connections (data sources, targets), lighter
- * than their own stores: they use the same repository mechanism, a counter change on the
- * connection committed in the same transaction as their own write. The real ones are tested
- * through the API in test/integration/data-sources/references.test.ts and
- * test/integration/targets/in-use.test.ts.
+ * Stand-ins for the resources that use connections (tables, which read one through a data
+ * source, and targets), lighter than their own stores: they use the same repository
+ * mechanism, a counter change on the connection committed in the same transaction as their
+ * own write. The real ones are tested through the API in
+ * test/integration/connections/tables-in-use.test.ts and test/integration/targets/in-use.test.ts.
  */
 const Referrer = z.object({ name: z.string(), connection_id: z.int() });
-const dataSources = new EntityStore({ kind: 'DATA_SOURCE', label: 'data source', data: Referrer, references: {} });
+const tables = new EntityStore({ kind: 'DATA_TABLE', label: 'data table', data: Referrer, references: {} });
 const targets = new EntityStore({ kind: 'TARGET', label: 'target', data: Referrer, references: {} });
 const actor = { id: 'test' };
 
-function addDataSource(connectionId: number, name = `ds ${++sequence}`) {
-  return dataSources.create(TENANT, actor, () => ({ name, connection_id: connectionId }), {
-    related: [connectionStore.reference(TENANT, connectionId, 'data_sources', 1)],
+function addTable(connectionId: number, name = `table ${++sequence}`) {
+  return tables.create(TENANT, actor, () => ({ name, connection_id: connectionId }), {
+    related: [connectionStore.reference(TENANT, connectionId, 'tables', 1)],
   });
 }
 
@@ -91,17 +91,17 @@ describe('name uniqueness under concurrency', () => {
 });
 
 describe('"in use" through reference counters', () => {
-  it('refuses to delete a connection a data source uses (30-1507) until that reference goes', async () => {
+  it('refuses to delete a connection tables read (30-1507) until that reference goes', async () => {
     const { id } = await createConnection();
-    const { entity: dataSource } = await addDataSource(id);
-    expect((await connectionStore.get(TENANT, id)).refs).toEqual({ data_sources: 1 });
+    const { entity: table } = await addTable(id);
+    expect((await connectionStore.get(TENANT, id)).refs).toEqual({ tables: 1 });
 
     const refused = await deleteConnection(id);
     expect(refused.status).toBe(409);
     expect(refused.problem).toMatchObject({ code: '30-1507', detail: `Connection ${id} is in use by active tables` });
 
-    await dataSources.delete(TENANT, dataSource.id, { related: [connectionStore.reference(TENANT, id, 'data_sources', -1)] });
-    expect((await connectionStore.get(TENANT, id)).refs).toEqual({ data_sources: 0 });
+    await tables.delete(TENANT, table.id, { related: [connectionStore.reference(TENANT, id, 'tables', -1)] });
+    expect((await connectionStore.get(TENANT, id)).refs).toEqual({ tables: 0 });
     expect((await deleteConnection(id)).status).toBe(204);
   });
 
@@ -114,14 +114,14 @@ describe('"in use" through reference counters', () => {
   });
 
   it('refuses a reference to a connection that does not exist, and writes nothing', async () => {
-    await expect(addDataSource(987654, 'orphan')).rejects.toMatchObject({ code: '10-404', message: 'Entity connection with ID 987654 not found' });
-    expect((await dataSources.list(TENANT)).some((source) => source.data.name === 'orphan')).toBe(false);
+    await expect(addTable(987654, 'orphan')).rejects.toMatchObject({ code: '10-404', message: 'Entity connection with ID 987654 not found' });
+    expect((await tables.list(TENANT)).some((table) => table.data.name === 'orphan')).toBe(false);
   });
 
   it('keeps delete and new references consistent when they race', async () => {
     for (let round = 0; round < 5; round += 1) {
       const { id } = await createConnection();
-      const [deletion, ...references] = await Promise.allSettled([deleteConnection(id), ...Array.from({ length: 6 }, () => addDataSource(id))]);
+      const [deletion, ...references] = await Promise.allSettled([deleteConnection(id), ...Array.from({ length: 6 }, () => addTable(id))]);
       const referenced = references.filter((result) => result.status === 'fulfilled').length;
       const deleted = deletion.status === 'fulfilled' && deletion.value.status === 204;
       if (deleted) {
@@ -134,16 +134,15 @@ describe('"in use" through reference counters', () => {
         expect(deletion.value.status).toBe(409);
         expect(deletion.value.problem.code).toBe('30-1507');
         expect(referenced).toBeGreaterThan(0);
-        expect((await connectionStore.get(TENANT, id)).refs.data_sources).toBe(referenced);
+        expect((await connectionStore.get(TENANT, id)).refs.tables).toBe(referenced);
       }
     }
   });
 
   it('keeps references per tenant', async () => {
     const { id } = await createConnection();
-    const other = new EntityStore({ kind: 'DATA_SOURCE', label: 'data source', data: Referrer, references: {} });
     await expect(
-      other.create('someone-else', actor, () => ({ name: 'cross', connection_id: id }), { related: [connectionStore.reference('someone-else', id, 'data_sources', 1)] }),
+      tables.create('someone-else', actor, () => ({ name: 'cross', connection_id: id }), { related: [connectionStore.reference('someone-else', id, 'tables', 1)] }),
     ).rejects.toMatchObject({ code: '10-404' });
     expect((await connectionStore.get(TENANT, id)).refs).toEqual({});
   });

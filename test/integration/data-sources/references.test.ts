@@ -27,12 +27,9 @@ const removeConnection = (id: number) => api.call('deleteConnection', { params: 
 const usesOf = async (connectionId: number) => (await connectionStore.get(TENANT, connectionId)).refs.data_sources ?? 0;
 
 describe('a data source uses its connection', () => {
-  it('keeps the connection from being deleted (30-1507) until the data source is gone', async () => {
+  it('is counted on its connection, and released when it is deleted', async () => {
     const { connection, source } = await createSource(api, s3(), 'bucket');
     expect(await usesOf(connection.id)).toBe(1);
-    const refused = await removeConnection(connection.id);
-    expect(refused.status).toBe(409);
-    expect(refused.problem).toMatchObject({ code: '30-1507', detail: `Connection ${connection.id} is in use by active tables` });
     expect((await remove(source.id)).status).toBe(204);
     expect(await usesOf(connection.id)).toBe(0);
     expect((await removeConnection(connection.id)).status).toBe(204);
@@ -50,8 +47,11 @@ describe('a data source uses its connection', () => {
     });
     expect(moved.status, moved.text).toBe(200);
     expect([await usesOf(first.id), await usesOf(second.id)]).toEqual([0, 1]);
+    // No table reads it: the data source goes with the connection it now names, not with the first.
     expect((await removeConnection(first.id)).status).toBe(204);
-    expect((await removeConnection(second.id)).problem.code).toBe('30-1507');
+    expect((await read(source.id)).status).toBe(200);
+    expect((await removeConnection(second.id)).status).toBe(204);
+    expect((await read(source.id)).problem.code).toBe('10-404');
   });
 
   it('moves nothing when the update fails', async () => {
@@ -102,16 +102,15 @@ describe('races', () => {
         expect(refused.problem).toMatchObject({ code: '10-404', detail: `Entity connection with ID ${connection.id} not found` });
       }
       if (deletion.status === 204) {
-        // Every create that committed did so before the delete, which would then have been refused.
-        expect(created).toHaveLength(0);
+        // Creates that committed first went with the connection (no table read them); the others found it gone.
         expect((await readConnection(connection.id)).status).toBe(404);
+        for (const { body } of created) expect((await read(body.id)).problem.code).toBe('10-404');
       } else {
-        expect(deletion.problem.code).toBe('30-1507');
-        expect(created.length).toBeGreaterThan(0);
+        // Data sources kept joining while the delete tried again: a conflict, and everything stays.
+        expect(deletion.problem.code).toBe('10-1006');
         expect(await usesOf(connection.id)).toBe(created.length);
+        for (const { body } of created) expect((await read(body.id)).status).toBe(200);
       }
-      // Either way, no data source names a connection that is gone.
-      for (const { body } of created) expect((await readConnection(body.connection_id)).status).toBe(200);
     }
   });
 

@@ -5,7 +5,7 @@ import { startTestTwin, type TestTwin } from '../../support/harness';
 import { sourceRequest } from '../data-sources/fixtures';
 import { createTarget, sentBack, targetRequest, writableConnection } from './fixtures';
 
-/** A target is a use of its connection (30-1508), as a data source is (30-1507); races between uses and the delete. */
+/** A target is a use of its connection (30-1508), as a table reading it through a data source is (30-1507); races between uses and the delete. */
 let env: TestTwin;
 let api: ApiClient;
 const TENANT = 'targets-in-use';
@@ -21,9 +21,11 @@ const createTargetOn = (connectionId: number) => api.call('createTarget', { body
 const removeTarget = (id: number) => api.call('deleteTarget', { params: { target_id: id } });
 const removeConnection = (id: number) => api.call('deleteConnection', { params: { connection_id: id } });
 const readConnection = (id: number) => api.call('getConnection', { params: { connection_id: id } });
+const createSourceOn = async (connectionId: number) => (await api.call('createDataSource', { body: sourceRequest('bucket', connectionId) })).body;
+const createTableOn = (sourceId: number) => api.call('createDataTable', { body: { name: `table ${Math.random()}`, data_source_id: sourceId } });
 const usesOf = async (connectionId: number) => {
   const { refs } = await connectionStore.get(TENANT, connectionId);
-  return { data_sources: refs.data_sources ?? 0, targets: refs.targets ?? 0 };
+  return { tables: refs.tables ?? 0, targets: refs.targets ?? 0 };
 };
 
 describe('deleting a connection in use', () => {
@@ -34,21 +36,24 @@ describe('deleting a connection in use', () => {
     expect(refused.problem).toMatchObject({ code: '30-1508', detail: `Connection ${connection.id} is in use by targets` });
     expect((await readConnection(connection.id)).status).toBe(200);
     expect((await removeTarget(target.id)).status).toBe(204);
-    expect(await usesOf(connection.id)).toEqual({ data_sources: 0, targets: 0 });
+    expect(await usesOf(connection.id)).toEqual({ tables: 0, targets: 0 });
     expect((await removeConnection(connection.id)).status).toBe(204);
   });
 
-  it('answers 30-1507 for data sources (the way tables read it) and 30-1508 for targets, each while its use stands', async () => {
+  it('answers 30-1507 for tables (read through a data source) and 30-1508 for targets, each while its use stands', async () => {
     const connection = await writableConnection(api, s3(), 'object_store/secret_key');
-    const source = (await api.call('createDataSource', { body: sourceRequest('bucket', connection.id) })).body;
+    const source = await createSourceOn(connection.id);
+    const table = (await createTableOn(source.id)).body;
     const target = (await createTargetOn(connection.id)).body;
-    expect(await usesOf(connection.id)).toEqual({ data_sources: 1, targets: 1 });
+    expect(await usesOf(connection.id)).toEqual({ tables: 1, targets: 1 });
     // Both uses: the tables' use is named first.
     expect((await removeConnection(connection.id)).problem.code).toBe('30-1507');
-    expect((await api.call('deleteDataSource', { params: { data_source_id: source.id } })).status).toBe(204);
+    expect((await api.call('deleteDataTable', { params: { data_table_id: table.id } })).status).toBe(204);
     expect((await removeConnection(connection.id)).problem.code).toBe('30-1508');
     expect((await removeTarget(target.id)).status).toBe(204);
     expect((await removeConnection(connection.id)).status).toBe(204);
+    // The data source no table read went with it.
+    expect((await api.call('getDataSource', { params: { data_source_id: source.id } })).problem.code).toBe('10-404');
   });
 
   it('moves the use when an update changes the connection, and not when it fails', async () => {
@@ -87,22 +92,20 @@ describe('races between a connection delete and target writes', () => {
     }
   });
 
-  it('names the use that stopped the delete when data sources and targets are created meanwhile', async () => {
+  it('names the use that stopped the delete when tables and targets are created meanwhile', async () => {
     for (let round = 0; round < 4; round += 1) {
       const connection = await writableConnection(api, s3(), 'object_store/secret_key');
-      const [deletion, source, target] = await Promise.all([
-        removeConnection(connection.id),
-        api.call('createDataSource', { body: sourceRequest('bucket', connection.id) }),
-        createTargetOn(connection.id),
-      ]);
+      const source = await createSourceOn(connection.id);
+      const [deletion, table, target] = await Promise.all([removeConnection(connection.id), createTableOn(source.id), createTargetOn(connection.id)]);
       if (deletion.status === 204) {
-        expect([source.status, target.status]).toEqual([404, 404]);
+        // The data source went with the connection: the table found neither.
+        expect([table.status, target.status]).toEqual([404, 404]);
         continue;
       }
-      // The delete names a use that had committed: 30-1507 only after a data source, 30-1508 only after a target.
+      // The delete names a use that had committed: 30-1507 only after a table, 30-1508 only after a target.
       const code = deletion.problem.code;
-      expect(code === '30-1507' ? source.status : code === '30-1508' ? target.status : code).toBe(201);
-      expect(await usesOf(connection.id)).toEqual({ data_sources: source.status === 201 ? 1 : 0, targets: target.status === 201 ? 1 : 0 });
+      expect(code === '30-1507' ? table.status : code === '30-1508' ? target.status : code).toBe(201);
+      expect(await usesOf(connection.id)).toEqual({ tables: table.status === 201 ? 1 : 0, targets: target.status === 201 ? 1 : 0 });
     }
   });
 
@@ -115,7 +118,7 @@ describe('races between a connection delete and target writes', () => {
       expect((await readConnection(connection.id)).status).toBe(404);
     } else {
       expect(deletion.problem.code).toBe('30-1508');
-      expect(await usesOf(connection.id)).toEqual({ data_sources: 0, targets: 0 });
+      expect(await usesOf(connection.id)).toEqual({ tables: 0, targets: 0 });
       expect((await removeConnection(connection.id)).status).toBe(204);
     }
   });
