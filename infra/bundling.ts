@@ -31,13 +31,15 @@ export const FORBIDDEN_IN_API_BUNDLES = ['@duckdb/', 'duckdb', 'snowflake-sdk', 
  * carry that system's SDK (loaded on demand by the connector dispatch, so their other calls
  * do not load it). A connection test and a stored connection's test log in to the warehouse
  * and list a cloud store; the rdbms query test has the warehouse compile the query; browsing
- * lists a cloud store.
+ * lists a cloud store; table listing and table details read BigQuery's or Snowflake's catalogue.
  */
 export const CONNECTOR_SDKS_BY_HANDLER: Readonly<Record<string, readonly string[]>> = {
   'connections/test': ['snowflake-sdk', '@google-cloud/storage', '@google-cloud/bigquery'],
   'connections/test-stored': ['snowflake-sdk', '@google-cloud/storage', '@google-cloud/bigquery'],
   'connections/browse': ['@google-cloud/storage'],
   'data-sources/test-query': ['snowflake-sdk'],
+  'connections/tables': ['snowflake-sdk', '@google-cloud/bigquery'],
+  'connections/table': ['snowflake-sdk', '@google-cloud/bigquery'],
 };
 
 /** What an API function's bundle may weigh, as deployed. */
@@ -52,6 +54,8 @@ export const MAX_API_BUNDLE_BYTES = 300 * 1024;
  * transfers and workload identity, axios and winston. @google-cloud/storage adds about 0.8 MB
  * (its own google-auth-library, gaxios, teeny-request and node-fetch, fast-xml-parser);
  * @google-cloud/bigquery (analytics_db connection tests) under 0.1 MB more, sharing those.
+ * Table listing and details carry snowflake-sdk and @google-cloud/bigquery without the storage
+ * client (about 3.6 MB).
  */
 export const LARGER_BUNDLE_BUDGETS: Readonly<Record<string, number>> = {
   'meta/docs-script': 1536 * 1024,
@@ -59,6 +63,8 @@ export const LARGER_BUNDLE_BUDGETS: Readonly<Record<string, number>> = {
   'connections/test-stored': 4352 * 1024,
   'connections/browse': 1152 * 1024,
   'data-sources/test-query': 3840 * 1024,
+  'connections/tables': 3840 * 1024,
+  'connections/table': 3840 * 1024,
 };
 
 /** The budget of the function whose handler module is `handler` (under functions/, no extension). */

@@ -4,7 +4,8 @@ import type { ErrorCode } from '../../shared/errors/catalogue';
 import { defineRoute } from '../../shared/http/route';
 import { BrowseRequest, BrowseResponse } from '../../shared/model/browse';
 import { integerText, listQuery } from '../../shared/model/common';
-import { CONNECTION_LIST_FIELDS } from '../../shared/model/list-fields';
+import { CONNECTION_LIST_FIELDS, TABLE_LIST_FIELDS } from '../../shared/model/list-fields';
+import { ConnectionTableParams, MAX_LISTED_TABLES, TableDetails, TableDetailsQuery, TableList } from '../../shared/model/table';
 import {
   ConnectionCreateRequest,
   ConnectionIdParams,
@@ -46,6 +47,22 @@ const CONFIGURATION_ERRORS: readonly ErrorCode[] = [
 
 /** Failures of calling the external system in a test. */
 const CONNECTOR_ERRORS: readonly ErrorCode[] = ['10-1501', '30-1100', '30-1108', '30-1110', '30-1112', '30-1114', '30-1116', '30-1117'];
+
+/** Failures of reading a connection's tables: its type (30-3001, 10-1501), and BigQuery's or Snowflake's answers. */
+const TABLE_ERRORS: readonly ErrorCode[] = [
+  '10-404',
+  '10-1008',
+  '10-1501',
+  '30-1130',
+  '30-1322',
+  '30-1413',
+  '30-1414',
+  '30-1415',
+  '30-1416',
+  '30-1417',
+  '30-3001',
+  ...WAREHOUSE_ERRORS,
+];
 
 export const connectionRoutes = {
   create: defineRoute({
@@ -174,6 +191,36 @@ export const connectionRoutes = {
     request: { params: ConnectionIdParams, body: BrowseRequest },
     response: { status: 200, description: 'One page of the folder', body: BrowseResponse },
     errors: ['10-404', '10-1043', '10-1008', '30-1106', '30-1111', '30-1113', '30-1115', '30-1130', ...CONNECTOR_ERRORS],
+    access: { table: 'read', dataKey: ['decrypt'] },
+  }),
+  listTables: defineRoute({
+    operationId: 'listConnectionTables',
+    method: 'GET',
+    path: '/connections/{connection_id}/tables',
+    summary: 'List the tables of an analytics_db or warehouse connection',
+    description: `The tables and views the connection sees: an analytics_db connection's dataset (every dataset of its project when it names none); a warehouse connection's schema, else its database, else the account, as its role sees them. At most the first ${MAX_LISTED_TABLES} are read from the system; filter, sort and paging apply to them.`,
+    tag,
+    handler: 'connections/tables',
+    // Like browsing: reads the user's system with the stored secret, a step of defining data sources.
+    permission: 'data:write',
+    request: { params: ConnectionIdParams, query: listQuery(TABLE_LIST_FIELDS) },
+    response: { status: 200, description: 'A page of tables', body: TableList },
+    errors: TABLE_ERRORS,
+    access: { table: 'read', dataKey: ['decrypt'] },
+  }),
+  getTable: defineRoute({
+    operationId: 'getConnectionTable',
+    method: 'GET',
+    path: '/connections/{connection_id}/tables/{table_name}',
+    summary: 'Get the details of one table of an analytics_db or warehouse connection',
+    description:
+      "The name is matched exactly; database and schema default to the connection's. An analytics_db connection with a dataset reads only that dataset (30-1422) and only its key's project (30-1421).",
+    tag,
+    handler: 'connections/table',
+    permission: 'data:write',
+    request: { params: ConnectionTableParams, query: TableDetailsQuery },
+    response: { status: 200, description: 'The table', body: TableDetails },
+    errors: [...TABLE_ERRORS, '30-1421', '30-1422', '30-1425'],
     access: { table: 'read', dataKey: ['decrypt'] },
   }),
   updateTypeMapping: defineRoute({

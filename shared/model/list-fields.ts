@@ -80,6 +80,14 @@ export const DATASET_VERSION_LIST_FIELDS = {
   last_modified_date: 'datetime',
 } as const satisfies ListFieldTypes;
 
+/** Tables of a connection, read from the external system (shared/model/table.ts). */
+export const TABLE_LIST_FIELDS = {
+  name: 'string',
+  database: 'string',
+  schema: 'string',
+  type: 'string',
+} as const satisfies ListFieldTypes;
+
 export const EXPORT_LIST_FIELDS = {
   id: 'integer',
   target_id: 'integer',

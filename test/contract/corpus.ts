@@ -66,6 +66,8 @@ const LIST_FIELDS: Readonly<Record<string, { readonly text: string; readonly int
   listDatasetVersions: { text: 'version_display_name', integer: 'version_number' },
   listTargets: { text: 'name', integer: 'connection_id', list: 'tags' },
   listExports: { text: 'source_type', integer: 'target_id' },
+  // Tables have no integer field: the integer probes go to a text one, refused alike by both sides.
+  listConnectionTables: { text: 'name', integer: 'schema' },
 };
 
 /**
@@ -124,6 +126,9 @@ function bases(f: ContractFixtures): Partial<Readonly<Record<OperationId, Base>>
     testConnection: { body: connection },
     testStoredConnection: { params: connectionId, body: { type: 'object_store', path_restriction: f.folder }, enums: { type: CONNECTION_TYPES } },
     browseConnection: { params: connectionId, body: { path: f.folder, max_items: 10 } },
+    // The fixture connection is an object store: valid requests end in 30-3001.
+    listConnectionTables: { params: connectionId, query: {} },
+    getConnectionTable: { params: { ...connectionId, table_name: 'orders' }, query: { schema: 'PUBLIC' } },
     updateConnectionTypeMapping: {
       params: connectionId,
       body: { id: f.connectionId, lock_version: lock(f.current.connection), type_mapping: '{"a": "string"}', type_mapping_name: 'm' },

@@ -40,6 +40,8 @@ export class BigQueryFake {
   private readonly injections: { path: RegExp; failure: BigQueryFailure; remaining: number; skip: number }[] = [];
   /** Rows BigQuery puts in a page at most, whatever maxResults asks (its byte limit). */
   pageRows = 1000;
+  /** Tables BigQuery puts in a page of tables.list at most, whatever maxResults asks. */
+  tablePageSize = 1000;
   /** Query jobs; `jobs.allowJobs` lets an account run them. */
   readonly jobs = new FakeQueryJobs((project, dataset, table, principal) => this.queried(project, dataset, table, principal));
   private readonly sockets = new Set<Socket>();
@@ -122,6 +124,10 @@ export class BigQueryFake {
     if (method === 'GET' && tablePath) {
       const [project, datasetId, tableId] = [1, 2, 3].map((index) => decodeURIComponent(tablePath[index]!)) as [string, string, string];
       return this.serveTable(project, datasetId, tableId, tablePath[4] !== undefined, url.searchParams, principal, response);
+    }
+    const tableListing = /^\/bigquery\/v2\/projects\/([^/]+)\/datasets\/([^/]+)\/tables$/.exec(url.pathname);
+    if (method === 'GET' && tableListing) {
+      return this.listTables(decodeURIComponent(tableListing[1]!), decodeURIComponent(tableListing[2]!), url.searchParams, principal, response);
     }
     const listing = /^\/bigquery\/v2\/projects\/([^/]+)\/datasets$/.exec(url.pathname);
     if (method === 'GET' && listing) return this.listDatasets(decodeURIComponent(listing[1]!), principal, response);
@@ -217,6 +223,32 @@ export class BigQueryFake {
       totalRows: String(rows.length),
       rows: rows.slice(start, end).map((row) => encodeRow(table.schema, row, int64Timestamps)),
       ...(end < rows.length ? { pageToken: Buffer.from(String(end)).toString('base64url') } : {}),
+    });
+  }
+
+  /** tables.list: tables and views by id, with their type; needs bigquery.tables.list on the dataset (its readers). */
+  private listTables(project: string, datasetId: string, query: URLSearchParams, principal: string, response: ServerResponse): void {
+    const dataset = this.datasets.get(`${project}.${datasetId}`);
+    if (!dataset) return apiError(response, 404, 'notFound', `Not found: Dataset ${project}:${datasetId}`, 'NOT_FOUND');
+    if (!dataset.readers.has(principal)) {
+      return apiError(response, 403, 'accessDenied', `Access Denied: Dataset ${project}:${datasetId}: Permission bigquery.tables.list denied`, 'PERMISSION_DENIED');
+    }
+    const ids = [...dataset.tables.keys()].sort();
+    const token = query.get('pageToken');
+    const start = token === null ? 0 : ids.indexOf(Buffer.from(token, 'base64url').toString('utf8'));
+    if (start < 0) return apiError(response, 400, 'invalid', 'Invalid page token.', 'INVALID_ARGUMENT');
+    const end = Math.min(ids.length, start + Math.min(Number(query.get('maxResults') ?? 50), this.tablePageSize));
+    sendJson(response, 200, {
+      kind: 'bigquery#tableList',
+      etag: `"${ids.length}"`,
+      tables: ids.slice(start, end).map((tableId) => ({
+        kind: 'bigquery#table',
+        id: `${project}:${datasetId}.${tableId}`,
+        tableReference: { projectId: project, datasetId, tableId },
+        type: dataset.tables.get(tableId)?.type ?? 'TABLE',
+      })),
+      totalItems: ids.length,
+      ...(end < ids.length ? { nextPageToken: Buffer.from(ids[end]!).toString('base64url') } : {}),
     });
   }
 

@@ -1,9 +1,11 @@
 /**
  * The SQL the Snowflake fake understands, and the errors Snowflake gives for the rest: one
  * SELECT of columns, CURRENT_WAREHOUSE/DATABASE/SCHEMA/ROLE() and literals, optionally FROM
- * one table named with up to three parts, optionally with LIMIT. Identifiers resolve as in
- * Snowflake (unquoted ones upper-cased). Anything else is a syntax error (001003); unknown
- * objects are 002003, unknown columns 000904, a table without a current database 090105.
+ * one table named with up to three parts, optionally with LIMIT; and SHOW TERSE OBJECTS
+ * [LIKE] [IN ACCOUNT | DATABASE [d] | SCHEMA [d.]s] [LIMIT]. Identifiers resolve as in
+ * Snowflake (unquoted ones upper-cased). A table with `roles` exists only for those roles.
+ * Anything else is a syntax error (001003); unknown objects are 002003 (a database 002043),
+ * unknown columns 000904, a table without a current database 090105.
  */
 
 /** Snowflake's wire type names (rowtype[].type). */
@@ -22,6 +24,10 @@ export type WireRow = readonly (string | null)[];
 
 /** A table, or a query's result: rows made on demand, so a large one takes no memory. */
 export interface FakeTable {
+  /** TABLE (default) or VIEW, as SHOW OBJECTS names it. */
+  readonly kind?: 'TABLE' | 'VIEW';
+  /** The roles that may see the table; every role when absent. */
+  readonly roles?: readonly string[];
   readonly columns: readonly FakeColumn[];
   readonly rowCount: number;
   row(index: number): WireRow;
@@ -159,7 +165,8 @@ function resolveTable(parts: readonly string[], session: SessionState, catalog: 
   if (schema === null) {
     throw new SnowflakeSqlError('090106', '22000', "Cannot perform SELECT. This session does not have a current schema. Call 'USE SCHEMA', or use a qualified name.");
   }
-  const table = catalog[database]?.[schema]?.[parts.at(-1)!];
+  const found = catalog[database]?.[schema]?.[parts.at(-1)!];
+  const table = found && visibleTo(found, session) ? found : undefined;
   if (!table)
     throw new SnowflakeSqlError(
       '002003',
@@ -169,9 +176,80 @@ function resolveTable(parts: readonly string[], session: SessionState, catalog: 
   return { qualified: `${database}.${schema}.${parts.at(-1)}`, table };
 }
 
+const visibleTo = (table: FakeTable, session: SessionState): boolean => !table.roles || table.roles.includes(session.role);
+
+const notAuthorized = (kind: 'Database' | 'Schema', name: string): SnowflakeSqlError =>
+  new SnowflakeSqlError(kind === 'Database' ? '002043' : '002003', '02000', `SQL compilation error:\n${kind} '${name}' does not exist or not authorized.`);
+
+/** A LIKE pattern of SHOW: case-insensitive, % and _ wildcards, backslash escapes. */
+function likeRegExp(pattern: string): RegExp {
+  const source = pattern.replace(/\\(.)|([%_])|([^%_\\])/g, (_, escaped: string | undefined, wildcard: string | undefined, plain: string | undefined) =>
+    wildcard === '%' ? '.*' : wildcard === '_' ? '.' : (escaped ?? plain ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+  );
+  return new RegExp(`^${source}$`, 'is');
+}
+
+/** SHOW TERSE OBJECTS: the tables and views the session's role sees, by database, schema and name. */
+function planShow(parser: Parser, session: SessionState, catalog: FakeCatalog): PlannedQuery {
+  for (const word of ['SHOW', 'TERSE', 'OBJECTS']) {
+    if (!parser.isWord(word)) throw syntaxError(parser.peek());
+    parser.next();
+  }
+  let like: RegExp | undefined;
+  if (parser.isWord('LIKE')) {
+    parser.next();
+    const pattern = parser.next();
+    if (pattern?.kind !== 'string') throw syntaxError(pattern);
+    like = likeRegExp(pattern.text);
+  }
+  let databases = Object.keys(catalog);
+  let schemaName: string | undefined;
+  if (parser.isWord('IN')) {
+    parser.next();
+    const scope = parser.next()?.text.toUpperCase();
+    const next = parser.peek();
+    const named = next !== undefined && (next.kind === 'quoted' || (next.kind === 'word' && next.text.toUpperCase() !== 'LIMIT'));
+    if (scope === 'DATABASE' && named) databases = [parser.identifier()];
+    else if (scope === 'DATABASE' && session.database) databases = [session.database];
+    else if (scope === 'SCHEMA') {
+      const parts = named ? [parser.identifier()] : [];
+      if (parser.peek()?.text === '.') {
+        parser.next();
+        parts.push(parser.identifier());
+      }
+      const database = parts.length === 2 ? parts[0]! : session.database;
+      schemaName = parts.at(-1) ?? session.schema ?? undefined;
+      if (database === null || schemaName === undefined) throw new SnowflakeSqlError('090105', '22000', 'Cannot perform SHOW. This session does not have a current database.');
+      databases = [database];
+      if (!catalog[database]?.[schemaName]) throw notAuthorized('Schema', `${database}.${schemaName}`);
+    } else if (scope !== 'ACCOUNT' && scope !== 'DATABASE') throw syntaxError(parser.peek());
+  }
+  let limit = Number.POSITIVE_INFINITY;
+  if (parser.isWord('LIMIT')) {
+    parser.next();
+    limit = Number(parser.next()?.text);
+  }
+  if (parser.peek() !== undefined) throw syntaxError(parser.peek());
+  const rows: string[][] = [];
+  for (const database of databases.sort()) {
+    const schemas = catalog[database];
+    if (!schemas) throw notAuthorized('Database', database);
+    for (const schema of Object.keys(schemas).sort()) {
+      if (schemaName !== undefined && schema !== schemaName) continue;
+      for (const [name, table] of Object.entries(schemas[schema]!).sort(([a], [b]) => (a < b ? -1 : 1))) {
+        if (visibleTo(table, session) && (!like || like.test(name))) rows.push(['1704103200.000000000', name, table.kind ?? 'TABLE', database, schema]);
+      }
+    }
+  }
+  const shown = rows.slice(0, limit);
+  const text = (name: string): FakeColumn => ({ name, type: 'text' });
+  return { source: undefined, table: tableOf([{ name: 'created_on', type: 'timestamp_ltz', scale: 9 }, ...['name', 'kind', 'database_name', 'schema_name'].map(text)], shown) };
+}
+
 /** Compiles one statement for a session: its result, lazily, or the error Snowflake gives. */
 export function planQuery(sql: string, session: SessionState, catalog: FakeCatalog): PlannedQuery {
   const parser = new Parser(tokenize(sql));
+  if (parser.isWord('SHOW')) return planShow(parser, session, catalog);
   if (!parser.isWord('SELECT')) throw syntaxError(parser.peek());
   parser.next();
   const items: Item[] = [parser.item(session)];

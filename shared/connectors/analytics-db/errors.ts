@@ -102,3 +102,19 @@ export function analyticsDbImportError(error: unknown, table: { readonly project
   if (status === 403) return new AppError('30-1423', { cause: error, extraDetails: details });
   return new AppError('30-1413', { cause: error, extraDetails: details });
 }
+
+/**
+ * The catalogue code of a failed BigQuery call while listing tables or reading one table's
+ * details: a missing dataset is 30-1414, a missing table (given `table`) 30-1425, throttling
+ * 30-1413; otherwise as in a connection test (30-1416, 30-1417, 30-1413).
+ */
+export function analyticsDbTablesError(error: unknown, dataset: string, table?: string): AppError {
+  const failure = (error ?? {}) as BigQueryFailure & { readonly message?: unknown };
+  const status = typeof failure.code === 'number' && failure.code >= 100 && failure.code < 600 ? failure.code : undefined;
+  if (status === undefined || error instanceof AppError) return analyticsDbError(error, dataset);
+  const details = providerDetails(failure, status);
+  if (THROTTLED.has(String(details.provider_error))) return new AppError('30-1413', { cause: error, extraDetails: details });
+  const datasetMissing = typeof failure.message === 'string' && MISSING_DATASET.test(failure.message);
+  if (status === 404 && table !== undefined && !datasetMissing) return new AppError('30-1425', { params: [table], cause: error, extraDetails: details });
+  return analyticsDbError(error, dataset);
+}

@@ -73,7 +73,17 @@ describe('tenant isolation', () => {
     const created = (await owner.call('createConnection', { body: dim.request })).body;
     const idRoutes = connectionRoutes.filter((route) => route.path.includes('{connection_id}'));
     expect(idRoutes.map((route) => route.operationId).sort()).toEqual(
-      ['browseConnection', 'deleteConnection', 'getConnection', 'mergeConnection', 'testStoredConnection', 'updateConnection', 'updateConnectionTypeMapping'].sort(),
+      [
+        'browseConnection',
+        'deleteConnection',
+        'getConnection',
+        'getConnectionTable',
+        'listConnectionTables',
+        'mergeConnection',
+        'testStoredConnection',
+        'updateConnection',
+        'updateConnectionTypeMapping',
+      ].sort(),
     );
     for (const route of idRoutes) {
       const response = await intruder.raw(route.method, path(route.path, created.id), {

@@ -1,0 +1,19 @@
+import { connectionStore, secretContext } from '../../shared/connections/store';
+import { assertTablesView, getTable } from '../../shared/connectors/tables';
+import { httpHandler } from '../../shared/http/handler';
+import { open } from '../../shared/secrets/envelope';
+import { connectionRoutes } from './routes';
+
+export const handler = httpHandler(connectionRoutes.getTable, async ({ params, query, principal }) => {
+  const current = await connectionStore.get(principal.tenantId, params.connection_id);
+  const { data } = current;
+  // Decided before the secret is opened: only analytics databases and warehouses have tables.
+  assertTablesView(data.type, current.id);
+  const secret = await open(data.secret, secretContext(principal.tenantId, current.id));
+  const table = await getTable({ type: data.type, auth: data.auth, secret, settings: data.settings }, current.id, {
+    name: params.table_name,
+    database: query.database,
+    schema: query.schema,
+  });
+  return { body: table };
+});
