@@ -73,6 +73,11 @@ function bucketWriter(path: string, prefix: string, bucket: string, write: (obje
   };
 }
 
+/** A table writer: it takes Parquet, whatever format the export asked (a format is a file's matter). */
+function tableWriter(write: TargetWriter['write']): TargetWriter {
+  return { format: () => 'parquet', write };
+}
+
 /**
  * The writer of a target's place through its connection (secret in clear). A place the
  * connection type does not receive is a target that cannot exist (30-5003 at its creation);
@@ -91,6 +96,14 @@ export async function targetWriter(connection: SourceConnection, place: TargetPl
     const [{ writeCloudStoreObjects }, { googleCredentialsOf }] = await Promise.all([import('./cloud-store/write'), import('./cloud/token')]);
     const destination = { credentials: googleCredentialsOf(connection.auth, connection.secret), bucket };
     return bucketWriter(place.path, prefix, bucket, (objects, options) => writeCloudStoreObjects(destination, objects, options));
+  }
+  if (place.kind === 'table' && connection.type === 'analytics_db') {
+    const [{ loadIntoAnalyticsDb }, { googleCredentialsOf }] = await Promise.all([import('./analytics-db/write'), import('./cloud/token')]);
+    const destination = { credentials: googleCredentialsOf(connection.auth, connection.secret), datasetId: connection.settings.dataset_id, table: place.table };
+    return tableWriter(async (file, options) => {
+      const { project, dataset } = await loadIntoAnalyticsDb(destination, file, options);
+      return { exportedTableName: place.table, details: { project, dataset, table: place.table } };
+    });
   }
   throw new AppError('10-1501', { params: [`connector.${connection.type}`] });
 }

@@ -3,10 +3,12 @@
  * (POST /projects/{p}/jobs), jobs.get (GET …/jobs/{id}), jobs.cancel (POST …/jobs/{id}/cancel)
  * and jobs.getQueryResults (GET …/queries/{id}, pages chained by pageToken). The one query it
  * runs is `SELECT * FROM` one table or view (each identifier backtick-quoted); anything else
- * fails the job with invalidQuery, as a view whose SQL no longer compiles does.
+ * fails the job with invalidQuery, as a view whose SQL no longer compiles does. Load jobs
+ * (bigquery-loads.ts) arrive as uploads and write through the sink `storeLoadsWith` names.
  */
 import type { ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { loadTable, parseLoadUpload, type LoadOutcome } from './bigquery-loads';
 import { encodeRow, type FakeTable } from './bigquery-tables';
 import { apiError, sendJson } from './google-auth';
 
@@ -15,7 +17,11 @@ const QUERY_SCOPES = new Set(['https://www.googleapis.com/auth/bigquery', 'https
 /** What a job may read: the table, or BigQuery's errorResult for it. */
 export type Resolved = { readonly table: FakeTable } | { readonly error: { readonly reason: string; readonly message: string } };
 
+/** Where a load job's table goes: undefined when stored, BigQuery's errorResult otherwise (a missing dataset). */
+export type LoadSink = (project: string, dataset: string, table: string, value: FakeTable) => { readonly reason: string; readonly message: string } | undefined;
+
 interface Job {
+  readonly type: 'QUERY' | 'LOAD';
   readonly project: string;
   readonly id: string;
   readonly location: string;
@@ -38,6 +44,9 @@ export class FakeQueryJobs {
   runningPolls = 1;
   /** Rows a result page holds at most. */
   pageRows = 1000;
+  /** While set, every load job ends DONE with this errorResult and writes nothing (BigQuery rejecting the file). */
+  failLoads: { readonly reason: string; readonly message: string } | undefined;
+  private sink: LoadSink | undefined;
 
   /**
    * @param resolve the table `project.dataset.table` names, as the caller may read it (a view's
@@ -49,6 +58,11 @@ export class FakeQueryJobs {
     this.runners.set(project, new Set([...(this.runners.get(project) ?? []), email]));
   }
 
+  /** Where load jobs store their tables (the fake's datasets). */
+  storeLoadsWith(sink: LoadSink): void {
+    this.sink = sink;
+  }
+
   /** Jobs cancelled so far. */
   get cancelledJobs(): number {
     return [...this.jobs.values()].filter((job) => job.cancelled).length;
@@ -57,6 +71,11 @@ export class FakeQueryJobs {
   /** Serves a jobs request; false when `path` is none. */
   handle(method: string, path: string, query: URLSearchParams, body: string, caller: JobCaller, response: ServerResponse): boolean {
     const insert = /^\/bigquery\/v2\/projects\/([^/]+)\/jobs$/.exec(path);
+    const upload = /^\/upload\/bigquery\/v2\/projects\/([^/]+)\/jobs$/.exec(path);
+    if (method === 'POST' && upload) {
+      this.load(decodeURIComponent(upload[1]!), body, caller, response);
+      return true;
+    }
     const job = /^\/bigquery\/v2\/projects\/([^/]+)\/(jobs|queries)\/([^/]+?)(\/cancel)?$/.exec(path);
     if (method === 'POST' && insert) this.insert(decodeURIComponent(insert[1]!), body, caller, response);
     else if (job) this.serveJob(`${decodeURIComponent(job[1]!)}:${decodeURIComponent(job[3]!)}`, job[2] === 'queries' ? 'results' : job[4] ? 'cancel' : 'get', query, response);
@@ -78,34 +97,53 @@ export class FakeQueryJobs {
     }
   }
 
-  private insert(project: string, body: string, caller: JobCaller, response: ServerResponse): void {
+  /** Refuses a caller that may not run jobs in the project (scope, then bigquery.jobs.create); true when it did. */
+  private refused(project: string, caller: JobCaller, response: ServerResponse): boolean {
     if (!caller.scopes.some((scope) => QUERY_SCOPES.has(scope))) {
-      return apiError(response, 403, 'insufficientPermissions', 'Request had insufficient authentication scopes.', 'PERMISSION_DENIED');
+      apiError(response, 403, 'insufficientPermissions', 'Request had insufficient authentication scopes.', 'PERMISSION_DENIED');
+      return true;
     }
     if (!this.runners.get(project)?.has(caller.principal)) {
-      return apiError(
-        response,
-        403,
-        'accessDenied',
-        `Access Denied: Project ${project}: User does not have bigquery.jobs.create permission in project ${project}.`,
-        'PERMISSION_DENIED',
-      );
+      apiError(response, 403, 'accessDenied', `Access Denied: Project ${project}: User does not have bigquery.jobs.create permission in project ${project}.`, 'PERMISSION_DENIED');
+      return true;
     }
+    return false;
+  }
+
+  /** A load job: the table is written when the job is created, whole, or not at all when it fails. */
+  private load(project: string, body: string, caller: JobCaller, response: ServerResponse): void {
+    if (this.refused(project, caller, response)) return;
+    const upload = parseLoadUpload(body);
+    if (!upload) return apiError(response, 400, 'invalid', 'Invalid multipart upload.', 'INVALID_ARGUMENT');
+    const target = upload.request.configuration?.load?.destinationTable ?? {};
+    const [dataset, table] = [target.datasetId ?? '', target.tableId ?? ''];
+    const existing = this.resolve(target.projectId ?? project, dataset, table, caller.principal);
+    let outcome: LoadOutcome = this.failLoads
+      ? { error: this.failLoads }
+      : loadTable(upload.request.configuration?.load ?? {}, upload.data, 'table' in existing ? existing.table : undefined);
+    if ('table' in outcome) {
+      const stored = this.sink ? this.sink(target.projectId ?? project, dataset, table, outcome.table) : { reason: 'backendError', message: 'the fake has no table sink' };
+      if (stored) outcome = { error: stored };
+    }
+    const job = this.created('LOAD', project, upload.request.jobReference, outcome);
+    sendJson(response, 200, this.resource(job));
+  }
+
+  private created(type: Job['type'], project: string, reference: { readonly jobId?: string; readonly location?: string } | undefined, result: Resolved): Job {
+    const job: Job = { type, project, id: reference?.jobId ?? randomUUID(), location: reference?.location ?? 'US', result, pollsLeft: this.runningPolls, cancelled: false };
+    this.jobs.set(`${project}:${job.id}`, job);
+    return job;
+  }
+
+  private insert(project: string, body: string, caller: JobCaller, response: ServerResponse): void {
+    if (this.refused(project, caller, response)) return;
     const request = JSON.parse(body || '{}') as { configuration?: { query?: { query?: string } }; jobReference?: { jobId?: string; location?: string } };
     const sql = request.configuration?.query?.query ?? '';
     const target = /^SELECT \* FROM `([^`]+)`\.`([^`]+)`\.`([^`]+)`$/.exec(sql);
     const result: Resolved = target
       ? this.resolve(target[1]!, target[2]!, target[3]!, caller.principal)
       : { error: { reason: 'invalidQuery', message: `Syntax error: Unexpected input at [1:1]` } };
-    const job: Job = {
-      project,
-      id: request.jobReference?.jobId ?? randomUUID(),
-      location: request.jobReference?.location ?? 'US',
-      result,
-      pollsLeft: this.runningPolls,
-      cancelled: false,
-    };
-    this.jobs.set(`${project}:${job.id}`, job);
+    const job = this.created('QUERY', project, request.jobReference, result);
     sendJson(response, 200, this.resource(job));
   }
 
@@ -118,7 +156,7 @@ export class FakeQueryJobs {
       kind: 'bigquery#job',
       id: `${job.project}:${job.location}.${job.id}`,
       jobReference: { projectId: job.project, jobId: job.id, location: job.location },
-      configuration: { jobType: 'QUERY' },
+      configuration: { jobType: job.type },
       status: done ? { state: 'DONE', ...(error ? { errorResult: { ...error, location: 'query' }, errors: [error] } : {}) } : { state: 'RUNNING' },
     };
   }

@@ -118,6 +118,11 @@ export class GoogleAuthFake {
     return true;
   }
 
+  /** An access token for `email`, as if its key had been exchanged: lets a test read back through the API. */
+  tokenFor(email: string, scopes: readonly string[] = []): string {
+    return this.issue(email, scopes);
+  }
+
   private issue(email: string, scopes: readonly string[]): string {
     const token = `ya29.${randomBytes(24).toString('base64url')}`;
     this.tokens.set(token, { email, scopes });

@@ -7,6 +7,7 @@
  * name.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BigQueryFake } from '../../fakes/bigquery';
 import { GcsFake } from '../../fakes/gcs';
 import { asBody, type ApiClient, type RequestBody, type ResponseBody } from '../../support/api-client';
 import { queryFiles, sourceParquet } from '../../support/exports';
@@ -19,7 +20,10 @@ const SOURCE_CSV = 'id,region,amount,paid\n1,north,10.5,true\n2,south,,false\n3,
 let env: TestTwin;
 let api: ApiClient;
 let gcs: GcsFake;
+let bigquery: BigQueryFake;
 let writerKey: string;
+let loaderKey: string;
+let loaderEmail: string;
 let tableId: number;
 let tableName: string;
 
@@ -29,7 +33,26 @@ beforeAll(async () => {
   writerKey = writer.keyJson;
   gcs.addBucket('acme_exports', { project: PROJECT, grants: { [writer.email]: 'writer' } });
   gcs.addBucket('acme_locked', { project: PROJECT, grants: { [writer.email]: 'reader' } });
-  env = await startTestTwin({ buckets: ['landing'], allowOutbound: [gcs.allowOutbound], environment: { ...gcs.environment, CONNECTOR_TIMEOUT_MS: '2000' }, retryIntervalMs: 10 });
+  bigquery = await BigQueryFake.start();
+  const loader = bigquery.auth.addServiceAccount({ project: PROJECT });
+  loaderKey = loader.keyJson;
+  loaderEmail = loader.email;
+  bigquery.addDataset(PROJECT, 'exports', [loader.email]);
+  bigquery.jobs.allowJobs(PROJECT, loader.email);
+  bigquery.jobs.storeLoadsWith((project, dataset, table, value) => {
+    try {
+      bigquery.addTable(project, dataset, table, value);
+      return undefined;
+    } catch {
+      return { reason: 'notFound', message: `Not found: Dataset ${project}:${dataset}` };
+    }
+  });
+  env = await startTestTwin({
+    buckets: ['landing'],
+    allowOutbound: [gcs.allowOutbound, bigquery.allowOutbound],
+    environment: { ...gcs.environment, BIGQUERY_API_ENDPOINT: bigquery.endpoint, CONNECTOR_TIMEOUT_MS: '2000' },
+    retryIntervalMs: 10,
+  });
   api = env.admin;
   await putObjects(env, 'landing', { 'sales/a.csv': SOURCE_CSV });
   tableId = await tableOver(api, env, 'landing/sales/');
@@ -40,6 +63,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.close();
   await gcs?.close();
+  await bigquery?.close();
 });
 
 async function createWritable(request: Record<string, unknown>): Promise<number> {
@@ -138,5 +162,78 @@ describe('cloud_store bucket targets', () => {
     const done = await exportAndWait(locked);
     expect(done.execution).toMatchObject({ status: 'FAILED', error: { code: '30-1301' } });
     expect(gcs.keys('acme_locked')).toEqual([]);
+  });
+});
+
+/** The rows of a BigQuery table through tabledata.list, as BigQuery's text values by column. */
+async function bigQueryRows(table: string): Promise<Record<string, unknown>[]> {
+  const token = bigquery.auth.tokenFor(loaderEmail);
+  const headers = { authorization: `Bearer ${token}` };
+  const base = `${bigquery.endpoint}/bigquery/v2/projects/${PROJECT}/datasets/exports/tables/${table}`;
+  const metadata = (await (await fetch(base, { headers })).json()) as { schema: { fields: { name: string; type: string }[] } };
+  const data = (await (await fetch(`${base}/data`, { headers })).json()) as { rows?: { f: { v: unknown }[] }[] };
+  return (data.rows ?? []).map((row) => Object.fromEntries(metadata.schema.fields.map((field, index) => [`${field.name}:${field.type}`, row.f[index]?.v ?? null])));
+}
+
+/** A source row as BigQuery's text of the declared type. */
+const asText = (value: unknown): string | null => (value === null ? null : String(value));
+
+describe('analytics_db table targets', () => {
+  let connectionId: number;
+  const table = () => `SALES_${tableName}_V1`.replace(/[^A-Za-z0-9_]/g, '_');
+
+  beforeAll(async () => {
+    connectionId = await createWritable({
+      type: 'analytics_db',
+      dataset_id: 'exports',
+      auth: { auth_type: 'service_account_key', file_name: 'key.json', service_account_key_json: loaderKey },
+    });
+  });
+
+  it('loads the version into the rendered table of the dataset (created, then replaced), read back through tabledata.list', async () => {
+    const targetId = await createTarget({ type: 'table', connection_id: connectionId, table_name: 'SALES_{dataset_name}_V{version}' });
+    for (let round = 0; round < 2; round += 1) {
+      const done = await exportAndWait(targetId);
+      expect(done, JSON.stringify(done.execution)).toMatchObject({
+        execution: { status: 'COMPLETED' },
+        exported_table_name: table(),
+        data_target_details: { project: PROJECT, dataset: 'exports', table: table() },
+      });
+      // WRITE_TRUNCATE: a second export replaces the rows instead of adding to them.
+      expect(await bigQueryRows(table())).toEqual(
+        (await expectedRows()).map((row) => ({ 'paid:INTEGER': asText(row.paid), 'id:INTEGER': asText(row.id), 'amount:FLOAT': asText(row.amount) })),
+      );
+    }
+  });
+
+  it('a load job BigQuery rejects leaves the table as it was and fails the export (30-1413)', async () => {
+    const targetId = await createTarget({ type: 'table', connection_id: connectionId, table_name: 'REJECTED_{version}' });
+    bigquery.jobs.failLoads = { reason: 'invalid', message: 'Error while reading data, error message: JSON table encountered too many errors' };
+    try {
+      const done = await exportAndWait(targetId);
+      expect(done.execution).toMatchObject({ status: 'FAILED', error: { code: '30-1413' } });
+    } finally {
+      bigquery.jobs.failLoads = undefined;
+    }
+    expect(
+      (
+        await fetch(`${bigquery.endpoint}/bigquery/v2/projects/${PROJECT}/datasets/exports/tables/REJECTED_1`, {
+          headers: { authorization: `Bearer ${bigquery.auth.tokenFor(loaderEmail)}` },
+        })
+      ).status,
+    ).toBe(404);
+  });
+
+  it('an account that may not run jobs is denied (30-1417)', async () => {
+    const outsider = bigquery.auth.addServiceAccount({ project: PROJECT, name: 'outsider' });
+    bigquery.addDataset(PROJECT, 'outside', [outsider.email]);
+    const outsiderConnection = await createWritable({
+      type: 'analytics_db',
+      dataset_id: 'outside',
+      auth: { auth_type: 'service_account_key', file_name: 'key.json', service_account_key_json: outsider.keyJson },
+    });
+    const targetId = await createTarget({ type: 'table', connection_id: outsiderConnection, table_name: 'DENIED' });
+    const done = await exportAndWait(targetId);
+    expect(done.execution).toMatchObject({ status: 'FAILED', error: { code: '30-1417' } });
   });
 });
