@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyticsDbError, analyticsDbImportError } from '../../../shared/connectors/analytics-db/errors';
+import { analyticsDbError, analyticsDbImportError, analyticsDbTablesError } from '../../../shared/connectors/analytics-db/errors';
 import { QueryJobFailure } from '../../../shared/connectors/analytics-db/view-query';
 import { GoogleTokenFailure } from '../../../shared/connectors/cloud/token';
 
@@ -71,5 +71,21 @@ describe('analytics_db import error mapping', () => {
       expect(analyticsDbImportError(apiError(401, 'unauthorized'), table, phase)).toMatchObject({ code: '30-1416' });
       expect(analyticsDbImportError(new DOMException('late', 'TimeoutError'), table, phase)).toMatchObject({ code: '30-1413', extraDetails: { provider_error: 'timeout' } });
     }
+  });
+});
+
+describe('analytics_db table listing and details error mapping', () => {
+  it('a missing table is 30-1425 only when a table was asked for and the dataset exists', () => {
+    const missingTable = apiError(404, 'notFound', 'Not found: Table acme:sales.orders');
+    expect(analyticsDbTablesError(missingTable, 'sales', 'acme.sales.orders')).toMatchObject({ code: '30-1425', message: 'Table acme.sales.orders not found in the connection' });
+    expect(analyticsDbTablesError(apiError(404, 'notFound', 'Not found: Dataset acme:sales'), 'sales', 'acme.sales.orders')).toMatchObject({ code: '30-1414' });
+    expect(analyticsDbTablesError(apiError(404, 'notFound', 'Not found: Dataset acme:sales'), 'sales')).toMatchObject({ code: '30-1414' });
+  });
+
+  it('throttling is 30-1413 even as a 403; a denial 30-1417, a refused credential 30-1416, silence 30-1413', () => {
+    expect(analyticsDbTablesError(apiError(403, 'rateLimitExceeded'), 'sales')).toMatchObject({ code: '30-1413', extraDetails: { provider_error: 'rateLimitExceeded' } });
+    expect(analyticsDbTablesError(apiError(403, 'accessDenied'), 'sales', 'acme.sales.orders')).toMatchObject({ code: '30-1417' });
+    expect(analyticsDbTablesError(apiError(401, 'unauthorized'), 'sales')).toMatchObject({ code: '30-1416' });
+    expect(analyticsDbTablesError(new DOMException('late', 'TimeoutError'), 'sales')).toMatchObject({ code: '30-1413', extraDetails: { provider_error: 'timeout' } });
   });
 });
