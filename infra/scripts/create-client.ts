@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { createClient } from '../../shared/auth/clients';
 import { isRoleName, ROLE_NAMES } from '../../shared/auth/permissions';
 import { TENANT_ID_PATTERN } from '../../shared/db/keys';
-import { readEndpointsFile } from '../local/endpoints-file';
+import { useStack } from './stack';
 
 const { values } = parseArgs({
   options: {
@@ -42,23 +42,7 @@ if (unknown.length > 0) fail(`unknown role(s) ${unknown.join(', ')}; roles are $
 const expiresAt = values.expires === undefined ? undefined : new Date(values.expires);
 if (expiresAt !== undefined && Number.isNaN(expiresAt.getTime())) fail('--expires must be an ISO 8601 date');
 
-if (values.local) {
-  const dataDir = values['data-dir'] ?? process.env.DATA_DIR ?? '.local';
-  const endpoints = readEndpointsFile(dataDir);
-  if ('problem' in endpoints) fail(endpoints.problem, 1);
-  // The SDK clients the service code creates read these (shared/aws/clients.ts).
-  Object.assign(process.env, {
-    AWS_REGION: endpoints.region,
-    AWS_ACCESS_KEY_ID: endpoints.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: endpoints.secretAccessKey,
-    AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
-    TABLE_NAME: endpoints.tableName,
-    // The twin's Node.js is the project's (20); the notice is about AWS, not this stack.
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-  });
-} else if (!process.env.TABLE_NAME) {
-  fail('TABLE_NAME must name the stage’s table (see the stack outputs); for the stack npm start runs, pass --local');
-}
+useStack({ local: values.local, dataDir: values['data-dir'] }, fail);
 
 const credentials = await createClient({
   tenantId,
