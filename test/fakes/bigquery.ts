@@ -256,8 +256,10 @@ export class BigQueryFake {
     if (!this.listers.get(project)?.has(principal)) {
       return apiError(response, 403, 'accessDenied', `Access Denied: Project ${project}: Permission bigquery.datasets.list denied`, 'PERMISSION_DENIED');
     }
-    const datasets = [...this.datasets.keys()]
-      .filter((key) => key.startsWith(`${project}.`))
+    // Without all=true BigQuery lists only the datasets the caller may read.
+    const datasets = [...this.datasets.entries()]
+      .filter(([key, dataset]) => key.startsWith(`${project}.`) && dataset.readers.has(principal))
+      .map(([key]) => key)
       .map((key) => ({ kind: 'bigquery#dataset', id: key.replace('.', ':'), datasetReference: { projectId: project, datasetId: key.slice(project.length + 1) } }));
     sendJson(response, 200, { kind: 'bigquery#datasetList', datasets });
   }

@@ -34,6 +34,8 @@ beforeAll(async () => {
   for (const name of ['orders', 'customers', 'events', 'returns']) bigquery.addTable(PROJECT, 'sales', name, bqTable());
   bigquery.addTable(PROJECT, 'sales', 'daily_totals', bqTable('VIEW'));
   bigquery.addTable(PROJECT, 'marketing', 'campaigns', bqTable());
+  bigquery.addDataset(PROJECT, 'finance', ['controller@acme-analytics.iam.gserviceaccount.com']);
+  bigquery.addTable(PROJECT, 'finance', 'payroll', bqTable());
   // Five tables in pages of two: the listing follows nextPageToken twice.
   bigquery.tablePageSize = 2;
   snowflake = await startSnowflakeFake({
@@ -110,7 +112,7 @@ describe('analytics_db tables', () => {
     expect(bad.problem).toMatchObject({ code: '10-1400', extraDetails: { filter: expect.any(String) } });
   });
 
-  it('lists every dataset of the project when the connection names none', async () => {
+  it('lists every dataset of the project the account may read when the connection names none', async () => {
     const id = await connection(analyticsDb(reader.keyJson));
     const all = await list(id, { filter: "schema eq 'marketing' or name eq 'orders'" });
     expect(all.status, all.text).toBe(200);
