@@ -138,7 +138,8 @@ export const connectionRoutes = {
     method: 'DELETE',
     path: '/connections/{connection_id}',
     summary: 'Delete a connection',
-    description: 'Refused while data sources or targets use the connection. With lock_version, refused if the connection changed since.',
+    description:
+      'Refused while data tables read the connection through its data sources (30-1507) or targets use it (30-1508); with both, 30-1507. Its data sources, which no table reads then, are deleted with it. With lock_version, refused if the connection changed since.',
     tag,
     handler: 'connections/delete',
     permission: 'connection:write',
