@@ -6,6 +6,7 @@ import { errorCatalogue, type ErrorCode } from '../../shared/errors/catalogue';
 import { FORM_REFUSAL_STATUSES } from '../../shared/http/form-refusals';
 import { Problem } from '../../shared/model/problem';
 import type { ApiClient, ApiResponse } from '../support/api-client';
+import { BAD_PATH_SEGMENTS, BAD_QUERY_VALUES, NASTY_STRINGS } from './hostile';
 import type { FuzzRequest } from './requests';
 
 export interface FuzzOutcome {
@@ -36,6 +37,16 @@ const INTERNAL_NAMES: readonly RegExp[] = [
 ];
 
 /**
+ * The fuzzer's own strings as a JSON answer would echo them (a stored name, a refused value):
+ * one of them spells a path ("file:///etc/passwd"), and repeating input leaks nothing.
+ */
+const ECHOES: readonly string[] = [...new Set([...NASTY_STRINGS, ...BAD_PATH_SEGMENTS, ...BAD_QUERY_VALUES])]
+  .filter((value) => INTERNAL_NAMES.some((pattern) => pattern.test(value)))
+  .map((value) => JSON.stringify(value).slice(1, -1));
+
+const withoutEchoes = (text: string): string => ECHOES.reduce((rest, echo) => rest.split(echo).join(''), text);
+
+/**
  * The one 5xx the catalogue means as an answer, not a failure: 10-1501, a connector that is
  * not built yet (spec: "feature disabled unless feature flag {0} is on").
  */
@@ -56,7 +67,8 @@ export function judge(request: FuzzRequest, response: ApiResponse<unknown>): str
   // The reference page's renderer (GET /docs/redoc.standalone.js) is a third-party script served
   // as published: its code names errors and modules, and nothing in it comes from the request.
   const servedScript = (response.headers.get('content-type') ?? '').startsWith('text/javascript');
-  for (const pattern of servedScript ? [] : INTERNAL_NAMES) if (pattern.test(text)) violations.push(`leaks an internal name (${pattern.source}): ${text.slice(0, 300)}`);
+  for (const pattern of servedScript ? [] : INTERNAL_NAMES)
+    if (pattern.test(withoutEchoes(text))) violations.push(`leaks an internal name (${pattern.source}): ${text.slice(0, 300)}`);
   // A HEAD answer has no body to judge.
   if (status >= 400 && request.method !== 'HEAD') {
     const type = response.headers.get('content-type') ?? '';
