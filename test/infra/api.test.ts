@@ -11,6 +11,7 @@ import { stateMachineArnVariable } from '../../shared/jobs/define-job';
 import { API_BASE_PATH } from '../../shared/config';
 import type { ResourceAccess, StartableJob } from '../../shared/resource-access';
 import type { CfnResource } from './documents';
+import { actionsOnObjects, actionsOnTarget, asTarget, BUCKET_GRANTS, DYNAMODB_READ, DYNAMODB_WRITE } from './grants';
 import { at, maybeAt, stringAt } from './json';
 import {
   actionsOf,
@@ -35,9 +36,6 @@ import {
 
 /** The deployed workers: each job's, then the failure recorder. */
 const workers = workersOf(jobs);
-
-const DYNAMODB_READ = ['dynamodb:GetItem', 'dynamodb:Query'];
-const DYNAMODB_WRITE = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem'];
 
 let stage: SynthesizedStage;
 let keys: ReturnType<typeof rootKeys>;
@@ -65,32 +63,6 @@ function integratedFunction(route: { view: SynthesizedStage['root']; resource: C
   expect(properties.PayloadFormatVersion).toBe('2.0');
   return targetOf(integration.view, properties.IntegrationUri);
 }
-
-const asTarget = (fn: FunctionInfo): Target => ({ view: fn.view, logicalId: fn.logicalId, attribute: undefined });
-
-/** Actions granted on a resource (a key, the bucket, a state machine). */
-const actionsOnTarget = (fn: FunctionInfo, target: Target): string[] =>
-  grants(fn)
-    .filter((grant) => sameTarget(grant.target, target))
-    .map((grant) => grant.action);
-const actionsOnKey = actionsOnTarget;
-/** Actions granted on a bucket's objects (`<arn>/*`). */
-const actionsOnObjects = (fn: FunctionInfo, bucket: Target): string[] =>
-  grants(fn)
-    .filter((grant) => sameTarget(grant.objectsOf, bucket))
-    .map((grant) => grant.action)
-    .sort();
-
-/** What each kind of data bucket access amounts to, spelled out independently of infra/stacks/access.ts. */
-const BUCKET_GRANTS = {
-  none: { bucket: [], objects: [], key: [] },
-  read: { bucket: ['s3:ListBucket'], objects: ['s3:GetObject'], key: ['kms:Decrypt'] },
-  write: {
-    bucket: ['s3:ListBucket'],
-    objects: ['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject'],
-    key: ['kms:Decrypt', 'kms:GenerateDataKey'],
-  },
-} as const satisfies Record<string, { bucket: readonly string[]; objects: readonly string[]; key: readonly string[] }>;
 
 /** A job's deployed state machine. */
 function stateMachine(job: StartableJob): Target {
@@ -306,17 +278,17 @@ describe('least privilege', () => {
     for (const grant of grants(fn).filter((grant) => sameTarget(grant.target, keys.bucket))) {
       expect(maybeAt(grant.condition, 'StringEquals', 'kms:ViaService')).toEqual({ 'Fn::Join': ['', ['s3.', { Ref: 'AWS::Region' }, '.amazonaws.com']] });
     }
-    expect(actionsOnKey(fn, keys.table).length > 0).toBe(access.table !== undefined);
+    expect(actionsOnTarget(fn, keys.table).length > 0).toBe(access.table !== undefined);
     const expectedDataKey = (access.dataKey ?? []).map((use) => (use === 'encrypt' ? 'kms:GenerateDataKey' : 'kms:Decrypt')).sort();
-    expect(actionsOnKey(fn, keys.data).sort()).toEqual(expectedDataKey);
+    expect(actionsOnTarget(fn, keys.data).sort()).toEqual(expectedDataKey);
     const expectedSigning = access.signingKey === 'sign' ? ['kms:Sign'] : access.signingKey === 'verify' ? ['kms:GetPublicKey'] : [];
-    expect(actionsOnKey(fn, keys.signing)).toEqual(expectedSigning);
+    expect(actionsOnTarget(fn, keys.signing)).toEqual(expectedSigning);
     // The data bucket: list the bucket, objects by use, the bucket key to match.
     const bucket = dataBucket(stage);
     const expectedBucket = BUCKET_GRANTS[access.dataBucket ?? 'none'];
     expect(actionsOnTarget(fn, bucket)).toEqual(expectedBucket.bucket);
     expect(actionsOnObjects(fn, bucket)).toEqual(expectedBucket.objects);
-    expect(actionsOnKey(fn, keys.bucket).sort()).toEqual(expectedBucket.key);
+    expect(actionsOnTarget(fn, keys.bucket).sort()).toEqual(expectedBucket.key);
     // Jobs: StartExecution on exactly the machines it starts.
     const started = (access.startsJobs ?? []).map((job) => stateMachine(job));
     const starts = grants(fn).filter((grant) => grant.action.startsWith('states:'));
@@ -345,8 +317,8 @@ describe('least privilege', () => {
     expect(actions).toContain('dynamodb:GetItem');
     expect(actions).toContain('dynamodb:Query');
     for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) expect(actions).not.toContain(action);
-    expect(actionsOnKey(fn, keys.data)).toEqual([]);
-    expect(actionsOnKey(fn, keys.signing)).toEqual([]);
+    expect(actionsOnTarget(fn, keys.data)).toEqual([]);
+    expect(actionsOnTarget(fn, keys.signing)).toEqual([]);
     // Its only KMS use is DynamoDB decrypting the table on its behalf.
     const kms = grants(fn).filter((grant) => grant.action.startsWith('kms:'));
     expect(kms.every((grant) => sameTarget(grant.target, keys.table) && maybeAt(grant.condition, 'StringEquals', 'kms:ViaService'))).toBe(true);
@@ -355,7 +327,7 @@ describe('least privilege', () => {
 
   it('connections/test-stored may decrypt data keys but not generate them', () => {
     const fn = functionOf(stage, 'connections/test-stored');
-    expect(actionsOnKey(fn, keys.data)).toEqual(['kms:Decrypt']);
+    expect(actionsOnTarget(fn, keys.data)).toEqual(['kms:Decrypt']);
     expect(actionsOf(fn)).not.toContain('kms:GenerateDataKey');
     // Only with a tenant in the encryption context.
     const grant = grants(fn).find((candidate) => sameTarget(candidate.target, keys.data))!;
@@ -364,13 +336,13 @@ describe('least privilege', () => {
 
   it('connections/create generates data keys and cannot decrypt them', () => {
     const fn = functionOf(stage, 'connections/create');
-    expect(actionsOnKey(fn, keys.data)).toEqual(['kms:GenerateDataKey']);
+    expect(actionsOnTarget(fn, keys.data)).toEqual(['kms:GenerateDataKey']);
     expect(actionsOf(fn)).toContain('dynamodb:PutItem');
   });
 
   it('auth/token signs with the signing key (ES256 only) and cannot read its public key', () => {
     const fn = functionOf(stage, 'auth/token');
-    expect(actionsOnKey(fn, keys.signing)).toEqual(['kms:Sign']);
+    expect(actionsOnTarget(fn, keys.signing)).toEqual(['kms:Sign']);
     const grant = grants(fn).find((candidate) => candidate.action === 'kms:Sign')!;
     expect(grant.condition).toEqual({ StringEquals: { 'kms:SigningAlgorithm': 'ECDSA_SHA_256' } });
     expect(fn.environment.SIGNING_KEY_ID).toBeDefined();

@@ -15,6 +15,7 @@ import { installForLambda } from '../../infra/layers/lambda-packages';
 import { PROJECT_ROOT } from '../../infra/stacks/service-function';
 import { stateMachineArnVariable } from '../../shared/jobs/define-job';
 import { actionsOfStatement, nextOf, stateOf, type CfnResource } from './documents';
+import { actionsOnObjects, actionsOnTarget, asTarget } from './grants';
 import { asList, at, stringAt, type JsonObject } from './json';
 import {
   actionsOf,
@@ -73,8 +74,6 @@ const routeFunction = (operationId: string): FunctionInfo => {
   return functionOf(stage, route.handler, (fn) => fn.description.includes(`(${operationId},`));
 };
 const worker = (name: string): FunctionInfo => workerOf(stage, name);
-const asTarget = (fn: FunctionInfo): Target => ({ view: fn.view, logicalId: fn.logicalId, attribute: undefined });
-
 function machine(name: string): { view: SynthesizedStage['root']; logicalId: string; resource: CfnResource } {
   const found = allResourcesOfType(stage, 'AWS::StepFunctions::StateMachine').filter(({ logicalId }) => logicalId.startsWith(`${pascal(name)}StateMachine`));
   expect(found, name).toHaveLength(1);
@@ -86,18 +85,7 @@ const machineTarget = (name: string): Target => {
   return { view, logicalId, attribute: undefined };
 };
 
-const objectActions = (fn: FunctionInfo): string[] => {
-  const bucket = dataBucket(stage);
-  return grants(fn)
-    .filter((grant) => sameTarget(grant.objectsOf, bucket))
-    .map((grant) => grant.action)
-    .sort();
-};
-const keyActions = (fn: FunctionInfo, key: Target): string[] =>
-  grants(fn)
-    .filter((grant) => sameTarget(grant.target, key))
-    .map((grant) => grant.action)
-    .sort();
+const objectActions = (fn: FunctionInfo): string[] => actionsOnObjects(fn, dataBucket(stage));
 const machineVariables = (fn: FunctionInfo): string[] => Object.keys(fn.environment).filter((name) => name.endsWith('_STATE_MACHINE_ARN'));
 
 describe('state machines', () => {
@@ -208,7 +196,7 @@ describe('the data bucket', () => {
   it.each(['previewDataVersion', 'sampleDataVersion'])('%s may read objects, never write or delete them', (operationId) => {
     const fn = routeFunction(operationId);
     expect(objectActions(fn)).toEqual(['s3:GetObject']);
-    expect(keyActions(fn, rootKeys(stage).bucket)).toEqual(['kms:Decrypt']);
+    expect(actionsOnTarget(fn, rootKeys(stage).bucket)).toEqual(['kms:Decrypt']);
     expect(sameTarget(targetOf(fn.view, fn.environment.DATA_BUCKET), dataBucket(stage))).toBe(true);
   });
 
@@ -237,7 +225,7 @@ describe('the data bucket', () => {
         [...actionsOf(fn)].filter((action) => action.startsWith('s3:')),
         fn.description,
       ).toEqual([]);
-      expect(keyActions(fn, rootKeys(stage).bucket), fn.description).toEqual([]);
+      expect(actionsOnTarget(fn, rootKeys(stage).bucket), fn.description).toEqual([]);
       expect(fn.environment.DATA_BUCKET, fn.description).toBeUndefined();
     }
   });
@@ -269,7 +257,7 @@ describe('workers', () => {
     expect(fn.properties.Layers).toHaveLength(1);
     expect(targetOf(fn.view, at(fn.properties, 'Layers', 0))?.logicalId).toBe(duckDbLayer().logicalId);
     expect(objectActions(fn)).toEqual(['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject']);
-    expect(keyActions(fn, rootKeys(stage).bucket)).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
+    expect(actionsOnTarget(fn, rootKeys(stage).bucket)).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
     expect(fn.environment.DATA_BUCKET).toBeDefined();
     // The bundle imports DuckDB from the runtime's module path and carries none of it.
     const code = readFileSync(join(bundleDir(stage, fn), 'index.mjs'), 'utf8');
