@@ -7,13 +7,14 @@ import { outputAttribute, outputKindOf, type NodeOutput, type OutputKind, type R
 import { NODE_OUTPUT_FILES, nodeOutputPrefix } from '../../shared/datasets/run-storage';
 import { nodeRuns, type RunPlace } from '../../shared/datasets/runs';
 import { DEFAULT_PREVIEW_ROWS } from '../../shared/engine/csv-import';
-import { runRecipeSql } from '../../shared/engine/recipe-run';
+import { recipeEngineFor } from '../../shared/engine/recipe-engines';
 import { analyseParquet } from '../../shared/engine/schema-analysis';
 import { AppError, isAppError } from '../../shared/errors/app-error';
 import { jobErrorOf } from '../../shared/jobs/failure';
 import type { JobRef } from '../../shared/jobs/job-ref';
 import { jobWorker, type JobOutcome, type JobStep } from '../../shared/jobs/worker-step';
 import { logger } from '../../shared/log';
+import { recipeStore } from '../../shared/recipes/store';
 import { recipeVersions } from '../../shared/recipes/versions';
 import { recordUsage } from '../../shared/usage';
 import type * as z from 'zod';
@@ -121,12 +122,15 @@ async function buildNode(job: JobRef, params: RunParams, step: BuildStep, kind: 
       return { alias: source.alias, path };
     }),
   );
-  const version = await recipeVersions.get(job.tenant_id, step.inputs.recipe_id, step.inputs.recipe_version_number);
+  const [recipe, version] = await Promise.all([
+    recipeStore.get(job.tenant_id, step.inputs.recipe_id),
+    recipeVersions.get(job.tenant_id, step.inputs.recipe_id, step.inputs.recipe_version_number),
+  ]);
   // Updates are refused while the run holds the version (20-1048): another code here is a broken invariant.
   if (version.lock_version !== step.inputs.recipe_lock_version) throw new AppError('10-500', { extraDetails: { cause: 'the recipe version changed during the run' } });
 
   const { result, analysis, cpuSeconds } = await withCpuCounted(job.tenant_id, async () => {
-    const result = await runRecipeSql(version.code, sources, { inDir, outDir }, DEFAULT_PREVIEW_ROWS);
+    const result = await recipeEngineFor(recipe.data.language).run(version.code, sources, { inDir, outDir }, DEFAULT_PREVIEW_ROWS);
     return { result, analysis: await analyseParquet(result.dataPath, params.schema_analysis_depth, { workDir: dir }) };
   });
 
