@@ -105,5 +105,13 @@ export async function targetWriter(connection: SourceConnection, place: TargetPl
       return { exportedTableName: place.table, details: { project, dataset, table: place.table } };
     });
   }
+  if (place.kind === 'table' && connection.type === 'warehouse') {
+    const [{ insertIntoWarehouse }, { warehouseTarget }] = await Promise.all([import('./warehouse/write'), import('./warehouse/client')]);
+    const target = warehouseTarget(connection);
+    return tableWriter(async (file, options) => {
+      await insertIntoWarehouse(target, place.table, file.localPath, options);
+      return { exportedTableName: place.table, details: { database: target.database ?? '', schema: target.schema ?? '', table: place.table } };
+    });
+  }
   throw new AppError('10-1501', { params: [`connector.${connection.type}`] });
 }

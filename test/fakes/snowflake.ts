@@ -6,6 +6,7 @@
  * first rows inline and the rest in result chunks it serves itself behind SSE-C headers, as
  * S3 does), GET /monitoring/queries/{id}, GET /queries/{id}/result, POST
  * /queries/{id}/abort-request, POST /telemetry/send and POST /session?delete=true (logout).
+ * Writing statements (CREATE TABLE, INSERT with bindings, transactions) are snowflake-writes.ts.
  * Request bodies may come gzip-compressed. Failures are Snowflake's own answers (codes and
  * messages), or a broken network path chosen with `behave`.
  */
@@ -14,6 +15,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { planQuery, SnowflakeSqlError, type FakeCatalog, type FakeTable, type SessionState } from './snowflake-sql';
+import { FakeWrites, type Bindings } from './snowflake-writes';
 
 export { tableOf, type FakeCatalog, type FakeColumn, type FakeTable, type WireRow } from './snowflake-sql';
 
@@ -75,6 +77,8 @@ export interface SnowflakeFake {
   chunksServed(): number;
   /** Queries cancelled through abort-request. */
   readonly aborted: string[];
+  /** Tables written through CREATE TABLE and INSERT, with their committed rows. */
+  readonly writes: FakeWrites;
   behave(behaviour: SnowflakeBehaviour): void;
   close(): Promise<void>;
 }
@@ -132,6 +136,7 @@ export async function startSnowflakeFake(options: SnowflakeFakeOptions): Promise
   const aborted: string[] = [];
   const sessions = new Map<string, Session>();
   const results = new Map<string, QueryRecord>();
+  const writes = new FakeWrites();
   const sockets = new Set<Socket>();
   const key = randomBytes(32).toString('base64');
   const keyMd5 = createHash('md5').update(Buffer.from(key, 'base64')).digest('base64');
@@ -251,13 +256,14 @@ export async function startSnowflakeFake(options: SnowflakeFakeOptions): Promise
     return token !== undefined && session ? { token, session } : undefined;
   };
 
-  const runQuery = (token: string, session: Session, body: { sqlText?: unknown; asyncExec?: unknown; describeOnly?: unknown }) => {
+  const runQuery = (token: string, session: Session, body: { sqlText?: unknown; asyncExec?: unknown; describeOnly?: unknown; bindings?: Bindings }) => {
     const id = randomUUID();
     const sql = typeof body.sqlText === 'string' ? body.sqlText : '';
     queries.push(sql);
     let record: QueryRecord;
     try {
-      const planned = planQuery(sql, session, options.catalog);
+      const written = body.describeOnly === true ? undefined : writes.run(sql, body.bindings, token, session);
+      const planned = written ? { table: written, source: undefined } : planQuery(sql, session, options.catalog);
       if (planned.source !== undefined && body.describeOnly !== true && session.warehouse === null) {
         throw new SnowflakeSqlError('000606', '57P03', "No active warehouse selected in the current session.  Select an active warehouse with the 'use warehouse' command.\n");
       }
@@ -303,6 +309,7 @@ export async function startSnowflakeFake(options: SnowflakeFakeOptions): Promise
     if (!caller) return send(response, 200, failed('390111', 'Session no longer exists.  New login required to access the service.'));
     if (url.pathname === '/session' && request.method === 'POST' && query.delete === 'true') {
       sessions.delete(caller.token);
+      writes.endSession(caller.token);
       return send(response, 200, ok(null));
     }
     if (url.pathname === '/telemetry/send' && request.method === 'POST') return send(response, 200, ok('Log Received'));
@@ -358,6 +365,7 @@ export async function startSnowflakeFake(options: SnowflakeFakeOptions): Promise
     requests,
     queries,
     aborted,
+    writes,
     openSessions: () => sessions.size,
     chunksServed: () => chunks,
     behave(next) {

@@ -2,7 +2,7 @@ import { Agent as HttpAgent, type ClientRequestArgs } from 'node:http';
 import { Agent as HttpsAgent, type RequestOptions } from 'node:https';
 import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { Connection, ConnectionOptions, RowStatement, StatementOption } from 'snowflake-sdk';
+import type { Bind, Connection, ConnectionOptions, RowStatement, StatementOption } from 'snowflake-sdk';
 import { AppError } from '../../errors/app-error';
 import type { ConnectionConfiguration } from '../../connections/configuration';
 import { serviceHost } from '../endpoint';
@@ -245,6 +245,21 @@ export class WarehouseSession {
           rowMode: 'array',
           fetchAsString: FETCH_AS_STRING,
           complete: (error, statement) => (error ? reject(error) : resolve(statement)),
+        });
+      }),
+    );
+  }
+
+  /** Runs a statement with positional binds (`?`) to its end; its answer (a status, a row count) is not read. */
+  run(sqlText: string, binds: readonly Bind[] = []): Promise<void> {
+    return this.call(
+      'query',
+      new Promise<void>((resolve, reject) => {
+        this.connection.execute({
+          sqlText,
+          ...(binds.length > 0 ? { binds } : {}),
+          parameters: { MULTI_STATEMENT_COUNT: 1 },
+          complete: (error) => (error ? reject(error) : resolve()),
         });
       }),
     );

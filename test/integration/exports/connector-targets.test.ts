@@ -11,6 +11,7 @@ import { BigQueryFake } from '../../fakes/bigquery';
 import { GcsFake } from '../../fakes/gcs';
 import { asBody, type ApiClient, type RequestBody, type ResponseBody } from '../../support/api-client';
 import { queryFiles, sourceParquet } from '../../support/exports';
+import { LOADER, passwordConnection, startWarehouseWorld, type WarehouseWorld } from '../connectors/warehouse-fixtures';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { importAndWait, putObjects, tableOver, waitForJob } from '../../support/imports';
 
@@ -21,11 +22,15 @@ let env: TestTwin;
 let api: ApiClient;
 let gcs: GcsFake;
 let bigquery: BigQueryFake;
+let warehouse: WarehouseWorld;
 let writerKey: string;
 let loaderKey: string;
 let loaderEmail: string;
 let tableId: number;
 let tableName: string;
+/** 2,500 rows: several INSERT batches. */
+let bigTableId: number;
+const BIG_ROWS = 2_500;
 
 beforeAll(async () => {
   gcs = await GcsFake.start();
@@ -47,16 +52,21 @@ beforeAll(async () => {
       return { reason: 'notFound', message: `Not found: Dataset ${project}:${dataset}` };
     }
   });
+  warehouse = await startWarehouseWorld();
   env = await startTestTwin({
     buckets: ['landing'],
-    allowOutbound: [gcs.allowOutbound, bigquery.allowOutbound],
+    allowOutbound: [gcs.allowOutbound, bigquery.allowOutbound, ...warehouse.allowOutbound],
     environment: { ...gcs.environment, BIGQUERY_API_ENDPOINT: bigquery.endpoint, CONNECTOR_TIMEOUT_MS: '2000' },
     retryIntervalMs: 10,
   });
   api = env.admin;
   await putObjects(env, 'landing', { 'sales/a.csv': SOURCE_CSV });
+  const big = Array.from({ length: BIG_ROWS }, (_, index) => `${index + 1},${index % 2 === 0}`).join('\n');
+  await putObjects(env, 'landing', { 'big/rows.csv': `id,flag\n${big}\n` });
   tableId = await tableOver(api, env, 'landing/sales/');
   expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
+  bigTableId = await tableOver(api, env, 'landing/big/');
+  expect((await importAndWait(api, bigTableId)).execution.status).toBe('COMPLETED');
   tableName = String((await api.call('getDataTable', { params: { data_table_id: tableId } })).body.name);
 });
 
@@ -64,6 +74,7 @@ afterAll(async () => {
   await env?.close();
   await gcs?.close();
   await bigquery?.close();
+  await warehouse?.close();
 });
 
 async function createWritable(request: Record<string, unknown>): Promise<number> {
@@ -235,5 +246,83 @@ describe('analytics_db table targets', () => {
     const targetId = await createTarget({ type: 'table', connection_id: outsiderConnection, table_name: 'DENIED' });
     const done = await exportAndWait(targetId);
     expect(done.execution).toMatchObject({ status: 'FAILED', error: { code: '30-1417' } });
+  });
+});
+
+describe('warehouse table targets', () => {
+  let connectionId: number;
+  const table = () => `SALES_${tableName}_V1`.replace(/[^A-Za-z0-9_]/g, '_');
+  const rows = (name: string) => warehouse.snowflake.writes.rows(`SALES.PUBLIC.${name.toUpperCase()}`);
+
+  beforeAll(async () => {
+    connectionId = await createWritable({
+      name: `snowflake ${Math.random()}`,
+      ...passwordConnection(warehouse, LOADER, { database: 'SALES', schema: 'PUBLIC', warehouse: 'COMPUTE_WH' }),
+    });
+  });
+
+  it('creates the table with the export’s columns and inserts the rows in one transaction, in batches with binds; a second export replaces them', async () => {
+    const targetId = await createTarget({ type: 'table', connection_id: connectionId, table_name: 'SALES_{dataset_name}_V{version}' });
+    const expected = (await expectedRows()).map((row) => [asText(row.paid), asText(row.id), asText(row.amount)]);
+    for (let round = 0; round < 2; round += 1) {
+      const before = warehouse.snowflake.queries.length;
+      const done = await exportAndWait(targetId);
+      expect(done, JSON.stringify(done.execution)).toMatchObject({
+        execution: { status: 'COMPLETED' },
+        exported_table_name: table(),
+        data_target_details: { database: 'SALES', schema: 'PUBLIC', table: table() },
+      });
+      expect(rows(table())).toEqual(expected);
+      const statements = warehouse.snowflake.queries.slice(before).map((sql) => sql.split(' (')[0]);
+      expect(statements).toEqual([`CREATE TABLE IF NOT EXISTS ${table()}`, 'BEGIN', `DELETE FROM ${table()}`, `INSERT INTO ${table()}`, 'COMMIT']);
+    }
+    expect(warehouse.snowflake.writes.columns(`SALES.PUBLIC.${table().toUpperCase()}`)).toEqual([
+      { name: 'paid', type: 'fixed', scale: 0 },
+      { name: 'id', type: 'fixed', scale: 0 },
+      { name: 'amount', type: 'real' },
+    ]);
+  });
+
+  it('inserts a larger version in bounded batches (1,000 rows a statement) inside the one transaction', async () => {
+    const targetId = await createTarget({ type: 'table', connection_id: connectionId, table_name: 'BIG_{version}' });
+    const before = warehouse.snowflake.queries.length;
+    const done = await exportAndWait(targetId, { source_id: bigTableId, columns: ['id', 'flag'], cast_boolean_to_integer: false });
+    expect(done.execution, JSON.stringify(done.execution)).toMatchObject({ status: 'COMPLETED' });
+    expect(warehouse.snowflake.writes.columns('SALES.PUBLIC.BIG_1')).toEqual([
+      { name: 'id', type: 'fixed', scale: 0 },
+      { name: 'flag', type: 'boolean' },
+    ]);
+    const inserts = warehouse.snowflake.queries.slice(before).filter((sql) => sql.startsWith('INSERT'));
+    expect(inserts.map((sql) => (sql.match(/\(\?, \?\)/g) ?? []).length)).toEqual([1000, 1000, 500]);
+    const written = rows('BIG_1')!;
+    expect(written).toHaveLength(BIG_ROWS);
+    expect(written.slice(0, 2)).toEqual([
+      ['1', 'true'],
+      ['2', 'false'],
+    ]);
+  });
+
+  it('a failure midway (the second INSERT refused) rolls the transaction back: the table keeps none of the export’s rows (30-1003)', async () => {
+    const targetId = await createTarget({ type: 'table', connection_id: connectionId, table_name: 'HALF_{version}' });
+    warehouse.snowflake.writes.failInsertsAfter(1);
+    try {
+      const done = await exportAndWait(targetId, { source_id: bigTableId, columns: ['id', 'flag'] });
+      expect(done.execution).toMatchObject({ status: 'FAILED', error: { code: '30-1003' } });
+    } finally {
+      warehouse.snowflake.writes.failInsertsAfter(undefined);
+    }
+    expect(rows('HALF_1')).toEqual([]);
+    expect(warehouse.snowflake.queries.slice(-3).map((sql) => sql.split(' (')[0])).toEqual(['INSERT INTO HALF_1', 'INSERT INTO HALF_1', 'ROLLBACK']);
+  });
+
+  it('a wrong password fails the export with 30-1001', async () => {
+    const wrong = await createWritable({
+      name: `snowflake wrong ${Math.random()}`,
+      ...passwordConnection(warehouse, { username: LOADER.username, password: 'not-it' }, { database: 'SALES', schema: 'PUBLIC' }),
+    });
+    const targetId = await createTarget({ type: 'table', connection_id: wrong, table_name: 'NEVER' });
+    const done = await exportAndWait(targetId);
+    expect(done.execution).toMatchObject({ status: 'FAILED', error: { code: '30-1001' } });
+    expect(rows('NEVER')).toBeUndefined();
   });
 });

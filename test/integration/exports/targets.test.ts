@@ -1,8 +1,9 @@
 /**
  * Exports to targets end to end over HTTP: a data table version written to a bucket target's
  * rendered folder and read back, the target locked while the export may write (30-6005, and
- * the race of an export's start with the target's update), the target kinds exports do not
- * write yet, and the refusals of the request.
+ * the race of an export's start with the target's update), a table target whose warehouse
+ * cannot be reached, and the refusals of the request. Exports through the Google and
+ * Snowflake connectors: connector-targets.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadWorkerHandler, type WorkerFunction } from '../../../infra/local/stepfunctions';
@@ -129,7 +130,7 @@ describe('export to a bucket target', () => {
   });
 });
 
-describe('refusals and kinds not written yet', () => {
+describe('refusals and failures', () => {
   it('refuses a missing target (30-6002), a pricing target (10-1042), an unknown column (20-1031)', async () => {
     expect((await api.call('createExport', { body: exportRequest({ target_id: 999_999 }) })).problem.code).toBe('30-6002');
     const pricing = await createTarget(api, env.twin.s3.endpoint, 'pricing');
@@ -140,12 +141,12 @@ describe('refusals and kinds not written yet', () => {
     expect((await api.call('getExport', { params: { export_id: 999_999 } })).status).toBe(404);
   });
 
-  it('fails an export to a table target with 10-1501 until its connector writes, and releases the target', async () => {
+  it('fails an export to a table target whose warehouse cannot be reached (30-1002), and releases the target', async () => {
     const table = await createTarget(api, env.twin.s3.endpoint, 'table');
     const started = await api.call('createExport', { body: exportRequest({ target_id: table.target.id }) });
     expect(started.status, started.text).toBe(202);
     const done = await waitForExport(started.body.export_id);
-    expect(done.execution).toMatchObject({ status: 'FAILED', error: { code: '10-1501' } });
+    expect(done.execution).toMatchObject({ status: 'FAILED', error: { code: '30-1002' } });
     const current = (await api.call('getTarget', { params: { target_id: table.target.id } })).body;
     expect((await api.call('updateTarget', { params: { target_id: table.target.id }, body: sentBack(current, { description: 'free again' }) })).status).toBe(200);
   });
