@@ -57,7 +57,7 @@ export async function loadIntoAnalyticsDb(
   options: WriteOptions,
 ): Promise<{ readonly project: string; readonly dataset: string }> {
   const datasetId = destination.datasetId ?? '';
-  if (datasetId === '') throw validationError({ 'settings.dataset_id': 'an analytics_db connection needs a dataset to receive table exports' });
+  if (datasetId === '') throw validationError({ dataset_id: 'an analytics_db connection needs a dataset to receive table exports' });
   options.signal.throwIfAborted();
   const timeoutMs = config.connectorTimeoutMs;
   const call = <T>(request: Promise<T>): Promise<T> => bounded(request, timeoutMs, options.signal);

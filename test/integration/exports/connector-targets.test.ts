@@ -144,7 +144,9 @@ describe('cloud_store bucket targets', () => {
     // Uploaded under a staging name, rewritten to the final one, the staging object deleted.
     const calls = gcs.requests.slice(before).filter((call) => call.path.includes('/o'));
     expect(calls.map((call) => call.method)).toEqual(['POST', 'POST', 'DELETE']);
-    expect(calls[1]?.path).toMatch(/\/rewriteTo\/b\/acme_exports\/o\//);
+    expect(calls[0]?.query.get('name')).toMatch(new RegExp(`^${key.replaceAll('.', '\\.')}\\.partial-[0-9a-f-]{36}$`));
+    expect(calls[1]?.path).toBe(`/storage/v1/b/acme_exports/o/${encodeURIComponent(calls[0]?.query.get('name') ?? '')}/rewriteTo/b/acme_exports/o/${encodeURIComponent(key)}`);
+    expect(calls[2]?.path).toBe(`/storage/v1/b/acme_exports/o/${encodeURIComponent(calls[0]?.query.get('name') ?? '')}`);
   });
 
   it('writes CSV when asked, and retries a rate-limited upload (30-1307 is transient)', async () => {
@@ -163,16 +165,19 @@ describe('cloud_store bucket targets', () => {
     expect(gcs.keys('acme_exports')).toEqual(keys);
   });
 
-  it('a bucket the account may only read is denied (30-1301)', async () => {
+  it.each([
+    ['a bucket the account may only read is denied (30-1301)', 'acme_locked', '30-1301'],
+    ['a bucket that does not exist is 30-1302', 'acme_gone', '30-1302'],
+  ])('%s', async (_title, bucket, code) => {
     const connectionId = await createWritable({
       type: 'cloud_store',
-      path_restriction: 'acme_locked/',
+      path_restriction: `${bucket}/`,
       auth: { auth_type: 'service_account_key', file_name: 'key.json', service_account_key_json: writerKey },
     });
-    const locked = await createTarget({ type: 'bucket', connection_id: connectionId, path: 'acme_locked/out/' });
-    const done = await exportAndWait(locked);
-    expect(done.execution).toMatchObject({ status: 'FAILED', error: { code: '30-1301' } });
-    expect(gcs.keys('acme_locked')).toEqual([]);
+    const denied = await createTarget({ type: 'bucket', connection_id: connectionId, path: `${bucket}/out/` });
+    const done = await exportAndWait(denied);
+    expect(done.execution).toMatchObject({ status: 'FAILED', error: { code } });
+    expect(gcs.keys(bucket)).toEqual([]);
   });
 });
 
