@@ -78,8 +78,7 @@ export async function loadIntoAnalyticsDb(
       uploadMs,
       options.signal,
     );
-    const loaded = job;
-    const failure = await waitForJob(loaded, call, options.signal, () => options.onProgress(0));
+    const failure = await waitForJob(job, call, options.signal, () => options.onProgress(0));
     if (failure) throw failure;
     options.onProgress(file.rows);
     return { project: projectId, dataset: datasetId };

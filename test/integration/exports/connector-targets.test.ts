@@ -16,7 +16,9 @@ import { startTestTwin, type TestTwin } from '../../support/harness';
 import { importAndWait, putObjects, tableOver, waitForJob } from '../../support/imports';
 
 const PROJECT = 'acme-analytics';
-const SOURCE_CSV = 'id,region,amount,paid\n1,north,10.5,true\n2,south,,false\n3,east,7.25,\n4,west,1,true\n';
+const SOURCE_CSV = 'id,region,amount,paid,day\n1,north,10.5,true,2024-01-31\n2,south,,false,2024-02-29\n3,east,7.25,,\n4,west,1,true,2024-12-01\n';
+/** The columns table exports write, in this order: one of each kind the writers map. */
+const COLUMNS = ['paid', 'id', 'amount', 'day', 'region'];
 
 let env: TestTwin;
 let api: ApiClient;
@@ -96,7 +98,7 @@ function exportTo(targetId: number, overrides: Partial<RequestBody<'createExport
       source_type: 'datatable',
       source_id: tableId,
       source_version: 1,
-      columns: ['paid', 'id', 'amount'],
+      columns: COLUMNS,
       cast_boolean_to_integer: true,
       ...overrides,
     }),
@@ -113,9 +115,9 @@ async function exportAndWait(targetId: number, overrides: Partial<RequestBody<'c
   );
 }
 
-/** The source version's rows as the export shapes them: paid as an integer, then id and amount. */
+/** The source version's rows as the export shapes them (paid as an integer, COLUMNS' order), dates as ISO text. */
 async function expectedRows(): Promise<Record<string, unknown>[]> {
-  return (await queryFiles([await sourceParquet(env, tableId, 1)], 'SELECT CAST(paid AS INTEGER) AS paid, id, amount FROM f0')).rows;
+  return (await queryFiles([await sourceParquet(env, tableId, 1)], 'SELECT CAST(paid AS INTEGER) AS paid, id, amount, CAST(day AS VARCHAR) AS day, region FROM f0')).rows;
 }
 
 describe('cloud_store bucket targets', () => {
@@ -140,7 +142,9 @@ describe('cloud_store bucket targets', () => {
       data_target_details: { bucket: 'acme_exports', key, path: `acme_exports/out/${tableName}/v1/` },
     });
     expect(gcs.keys('acme_exports')).toEqual([key]);
-    expect((await queryFiles([gcs.object('acme_exports', key)!], 'SELECT * FROM f0')).rows).toEqual(await expectedRows());
+    const exported = await queryFiles([gcs.object('acme_exports', key)!], 'SELECT * REPLACE (CAST(day AS VARCHAR) AS day) FROM f0');
+    expect(exported.types).toMatchObject({ paid: 'INTEGER', day: 'VARCHAR' });
+    expect(exported.rows).toEqual(await expectedRows());
     // Uploaded under a staging name, rewritten to the final one, the staging object deleted.
     const calls = gcs.requests.slice(before).filter((call) => call.path.includes('/o'));
     expect(calls.map((call) => call.method)).toEqual(['POST', 'POST', 'DELETE']);
@@ -217,7 +221,13 @@ describe('analytics_db table targets', () => {
       });
       // WRITE_TRUNCATE: a second export replaces the rows instead of adding to them.
       expect(await bigQueryRows(table())).toEqual(
-        (await expectedRows()).map((row) => ({ 'paid:INTEGER': asText(row.paid), 'id:INTEGER': asText(row.id), 'amount:FLOAT': asText(row.amount) })),
+        (await expectedRows()).map((row) => ({
+          'paid:INTEGER': asText(row.paid),
+          'id:INTEGER': asText(row.id),
+          'amount:FLOAT': asText(row.amount),
+          'day:DATE': asText(row.day),
+          'region:STRING': asText(row.region),
+        })),
       );
     }
   });
@@ -268,7 +278,7 @@ describe('warehouse table targets', () => {
 
   it('creates the table with the export’s columns and inserts the rows in one transaction, in batches with binds; a second export replaces them', async () => {
     const targetId = await createTarget({ type: 'table', connection_id: connectionId, table_name: 'SALES_{dataset_name}_V{version}' });
-    const expected = (await expectedRows()).map((row) => [asText(row.paid), asText(row.id), asText(row.amount)]);
+    const expected = (await expectedRows()).map((row) => [asText(row.paid), asText(row.id), asText(row.amount), asText(row.day), asText(row.region)]);
     for (let round = 0; round < 2; round += 1) {
       const before = warehouse.snowflake.queries.length;
       const done = await exportAndWait(targetId);
@@ -285,6 +295,8 @@ describe('warehouse table targets', () => {
       { name: 'paid', type: 'fixed', scale: 0 },
       { name: 'id', type: 'fixed', scale: 0 },
       { name: 'amount', type: 'real' },
+      { name: 'day', type: 'date' },
+      { name: 'region', type: 'text' },
     ]);
   });
 
