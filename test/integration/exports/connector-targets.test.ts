@@ -161,6 +161,14 @@ describe('cloud_store bucket targets', () => {
     expect(csv).toBe('id,region\n1,north\n2,south\n3,east\n4,west\n');
   });
 
+  it('an upload the store never answers is cut at the connector timeout (30-1303, which jobs retry) and the retried export completes', async () => {
+    const before = gcs.requests.length;
+    gcs.inject('hang', /^\/upload\//);
+    const done = await exportAndWait(targetId, { format: 'csv', columns: ['id'] });
+    expect(done.execution, JSON.stringify(done.execution)).toMatchObject({ status: 'COMPLETED' });
+    expect(gcs.requests.slice(before).filter((call) => call.path.startsWith('/upload/'))).toHaveLength(2);
+  });
+
   it('a failure after the upload (the rewrite answers 503) leaves nothing under the final name, nor the staging object', async () => {
     const keys = gcs.keys('acme_exports');
     gcs.inject('unavailable', /\/rewriteTo\//);
