@@ -67,7 +67,8 @@ const ROUTES: readonly RouteSpec[] = [...META_ROUTES, STARTER];
 let stage: SynthesizedStage;
 
 beforeAll(() => {
-  stage = synthesize({ stage: 'jobs', routes: ROUTES, jobs: JOBS, nag: true });
+  // Not bundled: nothing here reads a bundle, and CDK bundles synchronously (job-machines.test.ts reads the workers' bundles).
+  stage = synthesize({ stage: 'jobs', routes: ROUTES, jobs: JOBS, nag: true, bundle: false });
 }, SYNTH_TIMEOUT_MS);
 afterAll(() => {
   stage?.close();

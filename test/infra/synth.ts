@@ -62,15 +62,27 @@ export interface FunctionInfo {
   readonly statements: readonly Statement[];
 }
 
-export interface SynthesizedStage {
-  readonly app: App;
-  readonly stack: DataPreparationStack;
+/** A synthesized stage as its templates and cloud assembly (what every check reads). */
+export interface SynthesizedTemplates {
   readonly assemblyDir: string;
   readonly root: TemplateView;
   readonly nested: readonly TemplateView[];
   readonly views: readonly TemplateView[];
   readonly functions: readonly FunctionInfo[];
   close(): void;
+}
+
+/** A stage synthesized in this process: its templates, and the constructs they came from. */
+export interface SynthesizedStage extends SynthesizedTemplates {
+  readonly app: App;
+  readonly stack: DataPreparationStack;
+}
+
+/** A nested stack's template: its construct id, the logical id of its stack resource in the root template, its JSON. */
+export interface NestedTemplate {
+  readonly name: string;
+  readonly logicalId: string;
+  readonly json: unknown;
 }
 
 export interface SynthesizeOptions extends Partial<DataPreparationStackProps> {
@@ -90,62 +102,66 @@ export interface SynthesizeOptions extends Partial<DataPreparationStackProps> {
  */
 export const SYNTH_TIMEOUT_MS = 180_000;
 
+/**
+ * Synthesizes in this process. CDK bundles synchronously, so a synthesis that bundles holds
+ * the test process for as long as it lasts: tests that read bundles use synthesizeBundled
+ * (synth-bundled.ts), which synthesizes in a child process.
+ */
 export function synthesize(options: SynthesizeOptions = {}): SynthesizedStage {
-  const { nag = false, bundle = true, ...props } = options;
-  const stage = props.stage ?? 'test';
   const assemblyDir = mkdtempSync(join(tmpdir(), 'dps-infra-'));
-  const context = bundle === true ? CDK_CONTEXT : { ...CDK_CONTEXT, [BUNDLING_STACKS]: bundle === false ? [] : bundle };
   try {
-    return synthesizeInto(assemblyDir, context, nag, { ...props, stage });
+    const { app, stack } = buildApp(assemblyDir, options);
+    const rootJson = Template.fromStack(stack).toJSON();
+    const nested = stack.node
+      .findAll()
+      .filter((construct): construct is NestedStack => NestedStack.isNestedStack(construct))
+      .map((nestedStack): NestedTemplate => {
+        const resource = nestedStack.nestedStackResource!;
+        const logicalId = Stack.of(resource).resolve((resource as CfnElement).logicalId) as string;
+        return { name: nestedStack.node.id, logicalId, json: Template.fromStack(nestedStack).toJSON() };
+      });
+    return { app, stack, ...templatesOf(assemblyDir, stack.artifactId, rootJson, nested) };
   } catch (error) {
     rmSync(assemblyDir, { recursive: true, force: true });
     throw error;
   }
 }
 
-function synthesizeInto(assemblyDir: string, context: Record<string, unknown>, nag: boolean, props: DataPreparationStackProps): SynthesizedStage {
+/** The app and the stage's stack, with the options' context and checks, synthesizing into `assemblyDir`. */
+export function buildApp(assemblyDir: string, options: SynthesizeOptions): { app: App; stack: DataPreparationStack } {
+  const { nag = false, bundle = true, ...props } = options;
+  const stage = props.stage ?? 'test';
+  const context = bundle === true ? CDK_CONTEXT : { ...CDK_CONTEXT, [BUNDLING_STACKS]: bundle === false ? [] : bundle };
   const app = new App({ outdir: assemblyDir, context, analyticsReporting: false });
-  const stack = new DataPreparationStack(app, stackName(props.stage), props);
+  const stack = new DataPreparationStack(app, stackName(stage), { ...props, stage });
   if (nag) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return { app, stack };
+}
 
-  const rootJson = Template.fromStack(stack).toJSON();
+/** The views over a root template and its nested stacks' templates. */
+export function templatesOf(assemblyDir: string, rootName: string, rootJson: unknown, nestedTemplates: readonly NestedTemplate[]): SynthesizedTemplates {
   const root: TemplateView = {
-    name: stack.artifactId,
-    template: Template.fromJSON(rootJson),
+    name: rootName,
+    template: Template.fromJSON(rootJson as Record<string, unknown>),
     json: CfnTemplate.parse(rootJson),
     parent: undefined,
     parameterValues: {},
     children: new Map(),
   };
-  const nested = stack.node
-    .findAll()
-    .filter((construct): construct is NestedStack => NestedStack.isNestedStack(construct))
-    .map((nestedStack): TemplateView => {
-      const json = Template.fromStack(nestedStack).toJSON();
-      const resource = nestedStack.nestedStackResource!;
-      const logicalId = Stack.of(resource).resolve((resource as CfnElement).logicalId) as string;
-      const view: TemplateView = {
-        name: nestedStack.node.id,
-        template: Template.fromJSON(json),
-        json: CfnTemplate.parse(json),
-        parent: root,
-        parameterValues: objectAt(at(resourceOf({ view: root, logicalId }), 'Properties', 'Parameters') ?? {}),
-        children: new Map(),
-      };
-      root.children.set(logicalId, view);
-      return view;
-    });
+  const nested = nestedTemplates.map(({ name, logicalId, json }): TemplateView => {
+    const view: TemplateView = {
+      name,
+      template: Template.fromJSON(json as Record<string, unknown>),
+      json: CfnTemplate.parse(json),
+      parent: root,
+      parameterValues: objectAt(at(resourceOf({ view: root, logicalId }), 'Properties', 'Parameters') ?? {}),
+      children: new Map(),
+    };
+    root.children.set(logicalId, view);
+    return view;
+  });
   const views = [root, ...nested];
-  return {
-    app,
-    stack,
-    assemblyDir,
-    root,
-    nested,
-    views,
-    functions: views.flatMap(functionsOf),
-    close: () => rmSync(assemblyDir, { recursive: true, force: true }),
-  };
+  return { assemblyDir, root, nested, views, functions: views.flatMap(functionsOf), close: () => rmSync(assemblyDir, { recursive: true, force: true }) };
 }
 
 const scratchDirs: string[] = [];
@@ -211,7 +227,7 @@ export function resourcesOfType(view: TemplateView, type: string): [string, CfnR
   return Object.entries(view.json.Resources).filter(([, resource]) => resource.Type === type);
 }
 
-export function allResourcesOfType(synthesized: SynthesizedStage, type: string): { view: TemplateView; logicalId: string; resource: CfnResource }[] {
+export function allResourcesOfType(synthesized: SynthesizedTemplates, type: string): { view: TemplateView; logicalId: string; resource: CfnResource }[] {
   return synthesized.views.flatMap((view) => resourcesOfType(view, type).map(([logicalId, resource]) => ({ view, logicalId, resource })));
 }
 
@@ -252,7 +268,7 @@ function functionsOf(view: TemplateView): FunctionInfo[] {
 }
 
 /** The one function whose description names functions/<handler>.ts (and matches `where`). */
-export function functionOf(synthesized: SynthesizedStage, handler: string, where: (fn: FunctionInfo) => boolean = () => true): FunctionInfo {
+export function functionOf(synthesized: SynthesizedTemplates, handler: string, where: (fn: FunctionInfo) => boolean = () => true): FunctionInfo {
   const found = synthesized.functions.filter((fn) => fn.description.includes(`functions/${handler}.ts)`) && where(fn));
   if (found.length !== 1) throw new Error(`expected one function for ${handler}, found ${found.length}`);
   return found[0]!;
@@ -290,7 +306,7 @@ export function actionsOf(fn: FunctionInfo): Set<string> {
 }
 
 /** The root stack's KMS keys, told apart by what uses them. */
-export function rootKeys(synthesized: SynthesizedStage): { table: Target; bucket: Target; data: Target; signing: Target } {
+export function rootKeys(synthesized: SynthesizedTemplates): { table: Target; bucket: Target; data: Target; signing: Target } {
   const { root } = synthesized;
   const keys = resourcesOfType(root, 'AWS::KMS::Key');
   const tables = resourcesOfType(root, 'AWS::DynamoDB::Table');
@@ -312,7 +328,7 @@ export function rootKeys(synthesized: SynthesizedStage): { table: Target; bucket
 }
 
 /** The root stack's KMS-encrypted bucket: the data bucket. */
-export function dataBucket(synthesized: SynthesizedStage): Target {
+export function dataBucket(synthesized: SynthesizedTemplates): Target {
   const encrypted = resourcesOfType(synthesized.root, 'AWS::S3::Bucket').filter(([, bucket]) =>
     JSON.stringify(at(bucket, 'Properties', 'BucketEncryption') ?? {}).includes('aws:kms'),
   );
@@ -321,19 +337,19 @@ export function dataBucket(synthesized: SynthesizedStage): Target {
 }
 
 /** A job worker (functions/jobs.ts) by name, from its description. */
-export function workerOf(synthesized: SynthesizedStage, name: string): FunctionInfo {
+export function workerOf(synthesized: SynthesizedTemplates, name: string): FunctionInfo {
   const found = synthesized.functions.filter((fn) => fn.description.startsWith(`worker ${name} (`));
   if (found.length !== 1) throw new Error(`expected one worker ${name}, found ${found.length}`);
   return found[0]!;
 }
 
 /** The directory of a zipped asset (a bundle, a layer) in the cloud assembly, by its S3 key. */
-export function assetDir(synthesized: SynthesizedStage, s3Key: string): string {
+export function assetDir(synthesized: SynthesizedTemplates, s3Key: string): string {
   return join(synthesized.assemblyDir, `asset.${s3Key.replace(/\.zip$/, '')}`);
 }
 
 /** The directory of a function's bundle in the cloud assembly. */
-export function bundleDir(synthesized: SynthesizedStage, fn: FunctionInfo): string {
+export function bundleDir(synthesized: SynthesizedTemplates, fn: FunctionInfo): string {
   return assetDir(synthesized, stringAt(fn.properties, 'Code', 'S3Key'));
 }
 
@@ -346,7 +362,7 @@ export function functionMarker(fn: Pick<FunctionInfo, 'logicalId'>): string {
  * What CloudFormation deploys for a state machine: the uploaded definition with its
  * DefinitionSubstitutions applied, each reference replaced by functionMarker of its target.
  */
-export function deployedDefinition(synthesized: SynthesizedStage, machine: { view: TemplateView; resource: CfnResource }): { text: string; definition: AslDefinition } {
+export function deployedDefinition(synthesized: SynthesizedTemplates, machine: { view: TemplateView; resource: CfnResource }): { text: string; definition: AslDefinition } {
   const substitutions = Object.entries(objectAt(machine.resource, 'Properties', 'DefinitionSubstitutions')).map(([key, value]) => {
     const target = targetOf(machine.view, value);
     if (target === undefined) throw new Error(`substitution ${key} names no resource`);
@@ -367,12 +383,12 @@ export function roleStatements(view: TemplateView, roleArn: Json | undefined): P
 }
 
 /** The text of a file asset (e.g. a state machine definition uploaded with DefinitionBody.fromFile). */
-export function fileAsset(synthesized: SynthesizedStage, s3Key: string): string {
+export function fileAsset(synthesized: SynthesizedTemplates, s3Key: string): string {
   return readFileSync(join(synthesized.assemblyDir, `asset.${s3Key}`), 'utf8');
 }
 
 /** The AWS Solutions checks' part of the validation report synthesis leaves in the cloud assembly (synthesize with nag). */
-export function awsSolutionsReport(synthesized: SynthesizedStage): PluginReport {
+export function awsSolutionsReport(synthesized: SynthesizedTemplates): PluginReport {
   const report = ValidationReport.parse(JSON.parse(readFileSync(join(synthesized.assemblyDir, 'validation-report.json'), 'utf8')));
   const nag = report.pluginReports.find((plugin) => plugin.pluginName === 'AwsSolutions');
   if (nag === undefined) throw new Error(`the validation report has no AwsSolutions part: ${report.pluginReports.map((plugin) => plugin.pluginName).join(', ')}`);
