@@ -62,6 +62,10 @@ describe('what a release needs', () => {
     });
     expect(changed.status, changed.text).toBe(200);
     expect((await release(graph)).problem.code).toBe('20-1021');
+    // The picture of the graph shows why: both recipe nodes read STALE.
+    const picture = (await api.call('getDatasetGraphMermaid', { params: version(graph.datasetId) })).text.split('\n');
+    expect(picture).toContain(`  class n${graph.join},n${graph.aggregate} STALE`);
+    expect(picture.find((line) => line.startsWith(`  n${graph.aggregate}[`))).toContain('<br/>STALE<br/>output');
     expect((await recipeVersion(graph.joinRecipe.id)).body.is_locked).toBe(false);
     expect((await api.call('getDatasetVersion', { params: version(graph.datasetId) })).body.release_status).toBe(false);
   });
