@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
 import { createClient, type IssuedCredentials } from '../../shared/auth/clients';
 import { API_BASE_PATH } from '../../shared/config';
 import { TABLE_SCHEMA } from '../../shared/db/table-schema';
@@ -85,9 +85,26 @@ async function ensureTable(endpoint: string): Promise<void> {
     );
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
+  }
+  try {
+    await untilActive(client);
   } finally {
     client.destroy();
   }
+}
+
+/**
+ * Waits for the table to be ACTIVE: dynalite answers CreateTable while the table is still
+ * CREATING (even with no delay configured, the switch is a later write of its store), and a
+ * request in between is ResourceNotFoundException. Seen with the on-disk store on a busy machine.
+ */
+async function untilActive(client: DynamoDBClient): Promise<void> {
+  for (let attempt = 1; attempt <= 500; attempt += 1) {
+    const { Table: table } = await client.send(new DescribeTableCommand({ TableName: TABLE_NAME }));
+    if (table?.TableStatus === 'ACTIVE') return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`the local table ${TABLE_NAME} did not become ACTIVE`);
 }
 
 /** The bootstrap admin: kept in the data folder so every start prints the same credential. */
