@@ -1,8 +1,9 @@
-import { BatchWriteCommand, GetCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { dynamoDocumentClient } from '../aws/clients';
 import { config } from '../config';
 import type { Actor } from '../db/actor';
 import { parseItem } from '../db/items';
+import { deleteItems } from '../db/purge';
 import { keys, type EntityKind, type TopLevelKind } from '../db/keys';
 import { failedAt, transactWrite, type TransactItem } from '../db/transactions';
 import { AppError } from '../errors/app-error';
@@ -291,16 +292,7 @@ export const dataVersions = {
   /** Removes the head and every version item of a deleted table. */
   async purge(tenantId: string, dataTableId: number): Promise<void> {
     const versions = await dataVersions.list(tenantId, dataTableId);
-    const itemKeys = [keys.childrenHead(tenantId, KIND, dataTableId), ...versions.map((v) => keys.version(tenantId, KIND, dataTableId, v.version_number))];
-    for (let index = 0; index < itemKeys.length; index += 25) {
-      let requests: Record<string, { DeleteRequest: { Key: Record<string, unknown> } }[]> | undefined = {
-        [config.tableName]: itemKeys.slice(index, index + 25).map((Key) => ({ DeleteRequest: { Key: { ...Key } } })),
-      };
-      while (requests && Object.keys(requests).length > 0) {
-        const result = await dynamoDocumentClient().send(new BatchWriteCommand({ RequestItems: requests }));
-        requests = result.UnprocessedItems as typeof requests;
-      }
-    }
+    await deleteItems([keys.childrenHead(tenantId, KIND, dataTableId), ...versions.map((v) => keys.version(tenantId, KIND, dataTableId, v.version_number))]);
   },
 
   /** A ConditionCheck for a table delete: no creation may be running. */

@@ -1,10 +1,11 @@
-import { BatchWriteCommand, GetCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dynamoDocumentClient } from '../aws/clients';
 import { config } from '../config';
 import type { Actor } from '../db/actor';
 import type { RelatedWrite } from '../db/entity-store';
 import { checkBeforeWrite, parseItem } from '../db/items';
+import { deleteItems, keysUnder } from '../db/purge';
 import { keys, type EntityKind, type TopLevelKind } from '../db/keys';
 import { failedAt, transactWrite, type TransactItem } from '../db/transactions';
 import { AppError } from '../errors/app-error';
@@ -26,8 +27,6 @@ const VERSION_KIND: EntityKind = 'RECIPE_VERSION';
 /** Enough for a burst of concurrent creations on one recipe; each round one of them commits. */
 const CREATE_ATTEMPTS = 40;
 const UPDATE_ATTEMPTS = 3;
-/** BatchWriteItem's limit of requests per call. */
-const BATCH_WRITE_ITEMS = 25;
 
 /** What a version holds besides its bookkeeping: checked code and its aliases. */
 export interface VersionContent {
@@ -325,30 +324,6 @@ export const recipeVersions = {
 
   /** Removes the head, every version and every use record of a deleted recipe. */
   async purge(tenantId: string, recipeId: number): Promise<void> {
-    const itemKeys: Record<string, unknown>[] = [];
-    let cursor: QueryCommandOutput['LastEvaluatedKey'];
-    do {
-      const page = await dynamoDocumentClient().send(
-        new QueryCommand({
-          TableName: config.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': keys.children(tenantId, KIND, recipeId) },
-          ProjectionExpression: 'pk, sk',
-          ConsistentRead: true,
-          ExclusiveStartKey: cursor,
-        }),
-      );
-      itemKeys.push(...(page.Items ?? []));
-      cursor = page.LastEvaluatedKey;
-    } while (cursor);
-    for (let index = 0; index < itemKeys.length; index += BATCH_WRITE_ITEMS) {
-      let requests: Record<string, { DeleteRequest: { Key: Record<string, unknown> } }[]> | undefined = {
-        [config.tableName]: itemKeys.slice(index, index + BATCH_WRITE_ITEMS).map((Key) => ({ DeleteRequest: { Key } })),
-      };
-      while (requests && Object.keys(requests).length > 0) {
-        const result = await dynamoDocumentClient().send(new BatchWriteCommand({ RequestItems: requests }));
-        requests = result.UnprocessedItems as typeof requests;
-      }
-    }
+    await deleteItems(await keysUnder(keys.children(tenantId, KIND, recipeId)));
   },
 };
