@@ -11,21 +11,7 @@ import type { ExportFormat } from '../model/export';
 import { GCS_BUCKETS, S3_BUCKETS, parseBucketLocation } from './bucket-location';
 import { writeObjectStoreObjects, type ObjectStoreDestination } from './object-store/write';
 import type { SourceConnection } from './source';
-
-/** One file to write, from the worker's scratch folder. */
-export interface ObjectToWrite {
-  readonly key: string;
-  readonly localPath: string;
-  readonly bytes: number;
-  readonly contentType: string;
-}
-
-export interface WriteOptions {
-  /** Aborts every request in flight (job stopped, inactivity). */
-  readonly signal: AbortSignal;
-  /** Called as bytes (rows, for table writers) are stored; the job turns it into progress and heartbeats. */
-  readonly onProgress: (written: number) => void;
-}
+import type { ObjectToWrite, WriteOptions } from './write-options';
 
 /** An S3-compatible bucket named in a direct export's request. */
 export type WriteDestination = { readonly type: 'object_store' } & ObjectStoreDestination;

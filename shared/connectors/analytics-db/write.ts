@@ -2,7 +2,7 @@ import type { Job } from '@google-cloud/bigquery';
 import { config } from '../../config';
 import { AppError, validationError } from '../../errors/app-error';
 import type { GoogleCredentials } from '../cloud/token';
-import type { WriteOptions } from '../target';
+import type { WriteOptions } from '../write-options';
 import { bounded, openAnalyticsDb } from './client';
 import { analyticsDbError } from './errors';
 import { jsonLinesForLoad } from './load-file';

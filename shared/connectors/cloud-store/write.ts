@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { File } from '@google-cloud/storage';
 import { config } from '../../config';
 import type { GoogleCredentials } from '../cloud/token';
-import type { ObjectToWrite, WriteOptions } from '../target';
+import type { ObjectToWrite, WriteOptions } from '../write-options';
 import { openCloudStore } from './client';
 import { cloudStoreError } from './errors';
 import { uploadFile } from './upload';

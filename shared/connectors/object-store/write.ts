@@ -10,7 +10,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { config } from '../../config';
 import { AppError } from '../../errors/app-error';
-import type { ObjectToWrite, WriteOptions } from '../target';
+import type { ObjectToWrite, WriteOptions } from '../write-options';
 import { objectStoreClient, type ObjectStoreCredentials } from './client';
 import { parseObjectStoreEndpoint } from './endpoint';
 import { objectStoreError } from './errors';

@@ -5,7 +5,7 @@ import { config } from '../../config';
 import { withDuckDb } from '../../engine/duckdb';
 import { describeParquet, parquetSource } from '../../engine/parquet';
 import type { ColumnSchema } from '../../model/columns';
-import type { WriteOptions } from '../target';
+import type { WriteOptions } from '../write-options';
 import { withWarehouseSession, type WarehouseSession, type WarehouseTarget } from './client';
 
 /** Most bind values one INSERT carries, and most rows: what a statement holds in memory, bounded. */
