@@ -9,10 +9,10 @@
  * view 400 invalid. Views are read through query jobs (bigquery-jobs.ts). `inject` makes matching requests fail (503, 403 rateLimitExceeded, 404, hang).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { GoogleAuthFake, apiError, sendJson } from './google-auth';
 import { FakeQueryJobs, type Resolved } from './bigquery-jobs';
 import { encodeRow, type FakeField, type FakeTable } from './bigquery-tables';
+import { freeLocalPort, listenLocally, type Listening } from './local-server';
 
 /** unavailable: 503 backendError; rateLimit: 403 rateLimitExceeded; gone: 404 notFound; hang: no answer. */
 export type BigQueryFailure = 'unavailable' | 'rateLimit' | 'gone' | 'hang';
@@ -44,7 +44,7 @@ export class BigQueryFake {
   tablePageSize = 1000;
   /** Query jobs; `jobs.allowJobs` lets an account run them. */
   readonly jobs = new FakeQueryJobs((project, dataset, table, principal) => this.queried(project, dataset, table, principal));
-  private readonly sockets = new Set<Socket>();
+  private listening: Listening | undefined;
   private readonly server = createServer((request, response) => void this.serve(request, response));
 
   private constructor(private readonly port: number) {
@@ -52,16 +52,8 @@ export class BigQueryFake {
   }
 
   static async start(): Promise<BigQueryFake> {
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
-    const port = (probe.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => probe.close(() => resolve()));
-    const fake = new BigQueryFake(port);
-    fake.server.on('connection', (socket) => {
-      fake.sockets.add(socket);
-      socket.on('close', () => fake.sockets.delete(socket));
-    });
-    await new Promise<void>((resolve) => fake.server.listen(port, '127.0.0.1', () => resolve()));
+    const fake = new BigQueryFake(await freeLocalPort());
+    fake.listening = await listenLocally(fake.server, fake.port);
     return fake;
   }
 
@@ -106,8 +98,7 @@ export class BigQueryFake {
   }
 
   async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await this.listening?.close();
   }
 
   private async serve(request: IncomingMessage, response: ServerResponse): Promise<void> {

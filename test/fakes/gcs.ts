@@ -12,9 +12,9 @@
  */
 import { randomBytes, createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { CRC32C } from '@google-cloud/storage';
 import { GoogleAuthFake, apiError, sendJson } from './google-auth';
+import { freeLocalPort, listenLocally, type Listening } from './local-server';
 
 export type Access = 'reader' | 'writer';
 
@@ -80,7 +80,7 @@ export class GcsFake {
   private readonly listers = new Map<string, Set<string>>();
   private readonly sessions = new Map<string, Session>();
   private readonly injections: Injection[] = [];
-  private readonly sockets = new Set<Socket>();
+  private listening: Listening | undefined;
   private readonly server = createServer((request, response) => void this.serve(request, response));
 
   private constructor(readonly port: number) {
@@ -88,16 +88,8 @@ export class GcsFake {
   }
 
   static async start(): Promise<GcsFake> {
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
-    const port = (probe.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => probe.close(() => resolve()));
-    const fake = new GcsFake(port);
-    fake.server.on('connection', (socket) => {
-      fake.sockets.add(socket);
-      socket.on('close', () => fake.sockets.delete(socket));
-    });
-    await new Promise<void>((resolve) => fake.server.listen(port, '127.0.0.1', () => resolve()));
+    const fake = new GcsFake(await freeLocalPort());
+    fake.listening = await listenLocally(fake.server, fake.port);
     return fake;
   }
 
@@ -140,8 +132,7 @@ export class GcsFake {
   }
 
   async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await this.listening?.close();
   }
 
   private put(bucket: string, name: string, data: Buffer, contentType: string): StoredObject {
