@@ -8,7 +8,7 @@ import { NODE_OUTPUT_FILES, nodeOutputPrefix } from '../../shared/datasets/run-s
 import { nodeRuns, type RunPlace } from '../../shared/datasets/runs';
 import { DEFAULT_PREVIEW_ROWS } from '../../shared/engine/csv-import';
 import { recipeEngineFor } from '../../shared/engine/recipe-engines';
-import { analyseParquet } from '../../shared/engine/schema-analysis';
+import type { RecipeSource } from '../../shared/engine/recipe-run';
 import { AppError, isAppError } from '../../shared/errors/app-error';
 import { jobErrorOf } from '../../shared/jobs/failure';
 import type { JobRef } from '../../shared/jobs/job-ref';
@@ -24,7 +24,9 @@ import type * as z from 'zod';
  * COMPLETED with its output; the node the run was asked for is last, and the job's own
  * completion records its output. A node's output stops being current when its build starts
  * (runs.ts startNode), so a failed build never leaves one that reads as current; its files
- * are removed too.
+ * are removed too. The build's reads (inputs, recipe) go out together with that status write,
+ * and its writes (output files, CPU usage) together: a run's time is its data's, not a queue
+ * of round trips.
  */
 type RunParams = z.output<typeof recipeRunJob.params>;
 
@@ -39,9 +41,10 @@ async function runBuild({ job, params, pulse, workDir }: JobStep<RunParams>): Pr
     const earlier = runs.get(step.node_id);
     // A retried worker keeps what an earlier attempt of the same job built.
     if (step.node_id !== params.node_id && earlier?.execution.job_id === job.job_id && earlier.execution.status === 'COMPLETED') continue;
-    await pulse.stage({ stage: 'RUNNING', percent: Math.floor((100 * index) / params.build.length) });
-    await nodeRuns.startNode(job, at, params.node_id, step.node_id, kind);
-    const output = await buildOrFail(job, params, step, kind, join(workDir, `node-${step.node_id}`));
+    // The first stage is the one the worker wrote when it picked the job up.
+    if (index > 0) await pulse.stage({ stage: 'RUNNING', percent: Math.floor((100 * index) / params.build.length) });
+    const started = nodeRuns.startNode(job, at, params.node_id, step.node_id, kind);
+    const output = await buildOrFail(job, params, step, kind, join(workDir, `node-${step.node_id}`), started);
     if (step.node_id === params.node_id) target = output;
     else await nodeRuns.finishNode(job, at, step.node_id, kind, output);
     pulse.throwIfAborted();
@@ -70,12 +73,23 @@ function asCatalogueError(job: JobRef, error: unknown): unknown {
   return new AppError('10-500');
 }
 
-/** Builds one node; on failure its files go, and a node other than the target records the error itself. */
-async function buildOrFail(job: JobRef, params: RunParams, step: BuildStep, kind: OutputKind, dir: string): Promise<NodeOutput> {
+/**
+ * Builds one node once `started` (its status write) lands; on failure its files go, and a node
+ * other than the target records the error itself. A node that could not be started has
+ * nothing to undo: its failure is the run's as it is.
+ */
+async function buildOrFail(job: JobRef, params: RunParams, step: BuildStep, kind: OutputKind, dir: string, started: Promise<void>): Promise<NodeOutput> {
   const prefix = nodeOutputPrefix(job.tenant_id, params.dataset_id, params.version_number, step.node_id, kind);
   try {
-    return await buildNode(job, params, step, kind, dir, prefix);
+    return await buildNode(job, params, step, kind, dir, prefix, started);
   } catch (caught) {
+    if (
+      !(await started.then(
+        () => true,
+        () => false,
+      ))
+    )
+      throw caught;
     const error = asCatalogueError(job, caught);
     if (!isAppError(error)) throw error;
     await deletePrefix(prefix).catch((cleanup: unknown) => logger.warn('cleanup of a failed node build failed', { jobId: job.job_id, error: cleanup as Error }));
@@ -110,11 +124,10 @@ async function download(key: string, path: string, missing: AppError): Promise<v
   }
 }
 
-async function buildNode(job: JobRef, params: RunParams, step: BuildStep, kind: OutputKind, dir: string, prefix: string): Promise<NodeOutput> {
-  const inDir = join(dir, 'in');
-  const outDir = join(dir, 'out');
-  await Promise.all([mkdir(inDir, { recursive: true }), mkdir(outDir, { recursive: true })]);
-  const sources = await Promise.all(
+/** The node's inputs in `inDir`: each alias's Parquet downloaded from the data bucket. */
+async function downloadSources(job: JobRef, params: RunParams, step: BuildStep, kind: OutputKind, inDir: string): Promise<RecipeSource[]> {
+  await mkdir(inDir, { recursive: true });
+  return Promise.all(
     step.inputs.sources.map(async (source, index) => {
       const { key, missing } = sourceKey(job, params, source, kind);
       const path = join(inDir, `source-${index}.parquet`);
@@ -122,24 +135,32 @@ async function buildNode(job: JobRef, params: RunParams, step: BuildStep, kind: 
       return { alias: source.alias, path };
     }),
   );
-  const [recipe, version] = await Promise.all([
-    recipeStore.get(job.tenant_id, step.inputs.recipe_id),
-    recipeVersions.get(job.tenant_id, step.inputs.recipe_id, step.inputs.recipe_version_number),
+}
+
+async function buildNode(job: JobRef, params: RunParams, step: BuildStep, kind: OutputKind, dir: string, prefix: string, started: Promise<void>): Promise<NodeOutput> {
+  const inDir = join(dir, 'in');
+  const outDir = join(dir, 'out');
+  // Nothing is written under the node's prefix before `started` lands; reading meanwhile is safe.
+  const [, sources, [recipe, version]] = await allSettled([
+    started,
+    downloadSources(job, params, step, kind, inDir),
+    Promise.all([recipeStore.get(job.tenant_id, step.inputs.recipe_id), recipeVersions.get(job.tenant_id, step.inputs.recipe_id, step.inputs.recipe_version_number)]),
+    mkdir(outDir, { recursive: true }),
   ]);
   // Updates are refused while the run holds the version (20-1048): another code here is a broken invariant.
   if (version.lock_version !== step.inputs.recipe_lock_version) throw new AppError('10-500', { extraDetails: { cause: 'the recipe version changed during the run' } });
 
-  const { result, analysis, cpuSeconds } = await withCpuCounted(job.tenant_id, async () => {
-    const result = await recipeEngineFor(recipe.data.language).run(version.code, sources, { inDir, outDir }, DEFAULT_PREVIEW_ROWS);
-    return { result, analysis: await analyseParquet(result.dataPath, params.schema_analysis_depth, { workDir: dir }) };
-  });
-
-  await Promise.all([
-    putFile(prefix + NODE_OUTPUT_FILES.data, result.dataPath, 'application/vnd.apache.parquet'),
-    putJson(prefix + NODE_OUTPUT_FILES.preview, result.previewRows),
-    putJson(prefix + NODE_OUTPUT_FILES.schema, result.columns),
-    putJson(prefix + NODE_OUTPUT_FILES.analysis(params.schema_analysis_depth), analysis),
-  ]);
+  const depth = params.schema_analysis_depth;
+  const { result, cpuSeconds } = await withCpuCounted(
+    job.tenant_id,
+    () => recipeEngineFor(recipe.data.language).run(version.code, sources, { inDir, outDir }, { previewRows: DEFAULT_PREVIEW_ROWS, analysisDepth: depth }),
+    (result) => [
+      putFile(prefix + NODE_OUTPUT_FILES.data, result.dataPath, 'application/vnd.apache.parquet'),
+      putJson(prefix + NODE_OUTPUT_FILES.preview, result.previewRows),
+      putJson(prefix + NODE_OUTPUT_FILES.schema, result.columns),
+      putJson(prefix + NODE_OUTPUT_FILES.analysis(depth), result.analysis),
+    ],
+  );
   return {
     run_id: job.job_id,
     inputs: step.inputs,
@@ -147,28 +168,46 @@ async function buildNode(job: JobRef, params: RunParams, step: BuildStep, kind: 
     columns: result.columns,
     data_bytes: (await stat(result.dataPath)).size,
     cpu_seconds: cpuSeconds,
-    analysis_depth: params.schema_analysis_depth,
+    analysis_depth: depth,
     completed_date: new Date().toISOString(),
   };
 }
 
 /**
- * Runs `work` and counts the worker's CPU time meanwhile in the tenant's monthly usage, whether
- * it succeeds or fails (DuckDB's threads are the process's, so they are counted too).
+ * Runs `work`, then the writes `store` starts with its result, and counts the worker's CPU time
+ * of the work in the tenant's monthly usage, whether it succeeds or fails (DuckDB's threads are
+ * the process's, so they are counted too). The usage is written together with the result.
  */
-async function withCpuCounted<T>(tenantId: string, work: () => Promise<T>): Promise<T & { readonly cpuSeconds: number }> {
+async function withCpuCounted<T>(tenantId: string, work: () => Promise<T>, store: (value: T) => Promise<void>[]): Promise<{ readonly result: T; readonly cpuSeconds: number }> {
   const before = process.cpuUsage();
   const seconds = () => {
     const used = process.cpuUsage(before);
     return (used.user + used.system) / 1e6;
   };
+  let cpuSeconds: number | undefined;
   try {
-    const value = await work();
-    const cpuSeconds = seconds();
-    await recordUsage(tenantId, 'CPU_SECONDS', cpuSeconds);
-    return { ...value, cpuSeconds };
+    const result = await work();
+    cpuSeconds = seconds();
+    await allSettled([recordUsage(tenantId, 'CPU_SECONDS', cpuSeconds), ...store(result)]);
+    return { result, cpuSeconds };
   } catch (error) {
+    // Once the work is done, its usage was written beside the result (or its write failed, and is not tried twice).
+    if (cpuSeconds !== undefined) throw error;
     await recordUsage(tenantId, 'CPU_SECONDS', seconds()).catch((usage: unknown) => logger.warn('CPU usage of a failed run not recorded', { error: usage as Error }));
     throw error;
   }
+}
+
+/**
+ * Promise.all that waits for every promise to settle before it throws the first failure (in
+ * the order given), so that no download or write outlives the build that started it.
+ */
+async function allSettled<T extends readonly unknown[] | []>(values: T): Promise<{ -readonly [P in keyof T]: Awaited<T[P]> }> {
+  const settled = await Promise.allSettled<readonly unknown[]>(values);
+  const fulfilled: unknown[] = [];
+  for (const outcome of settled) {
+    if (outcome.status === 'rejected') throw outcome.reason;
+    fulfilled.push(outcome.value);
+  }
+  return fulfilled as { -readonly [P in keyof T]: Awaited<T[P]> };
 }

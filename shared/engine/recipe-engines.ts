@@ -1,15 +1,16 @@
 import type { RecipeLanguage } from '../model/recipe';
-import { runRecipeSql, type RecipeRunResult, type RecipeSource } from './recipe-run';
+import { runRecipeSql, type RecipeRunOptions, type RecipeRunResult, type RecipeSource } from './recipe-run';
 
 /**
  * The seam for a second engine (docs/scale.md): what runs a recipe's code over its bound
  * sources and writes `<outDir>/data.parquet`. A recipe's language names its dialect, and so
  * the engine that runs it; DuckDB in the worker is the one built. A distributed backend
  * (Athena for a `trino` language, say) implements the same call over the same Parquet
- * inputs and answers the same result, so the recipe-run worker does not change.
+ * inputs and answers the same result (the output's analysis included), so the recipe-run
+ * worker does not change.
  */
 export interface RecipeEngine {
-  run(code: string, sources: readonly RecipeSource[], folders: { readonly inDir: string; readonly outDir: string }, previewRows: number): Promise<RecipeRunResult>;
+  run(code: string, sources: readonly RecipeSource[], folders: { readonly inDir: string; readonly outDir: string }, options: RecipeRunOptions): Promise<RecipeRunResult>;
 }
 
 const ENGINES: Readonly<Record<RecipeLanguage, RecipeEngine>> = {

@@ -4,18 +4,20 @@ import { quotedIdentifier, type DuckDBConnection } from '@duckdb/node-api';
 import { AppError, isAppError } from '../errors/app-error';
 import type { ErrorCode } from '../errors/catalogue';
 import { logger } from '../log';
-import type { ColumnSchema, DataRow } from '../model/columns';
+import type { ColumnSchema, DataRow, SchemaAnalysisDepth, SchemaAnalysisResult } from '../model/columns';
 import { withSandboxedDuckDb } from './duckdb';
 import { engineError, redactPaths, shortCause, type PathName } from './engine-errors';
 import { copyToParquet, describeParquet, parquetSource } from './parquet';
+import { analyseParquetWith } from './schema-analysis';
 import { readJsonSafeRows } from './values';
 
 /**
  * Runs a recipe's SQL over its sources in the sandboxed engine (duckdb.ts): each alias is a
  * view over its source's Parquet file, and the query's rows are written to
- * `<outDir>/data.parquet`. The engine may read and write only the input and output folders,
- * and the code was checked by the analyzer when it was stored (recipe-sql.ts), so the run
- * answers the same query the analyzer read.
+ * `<outDir>/data.parquet`, then analysed in the same engine (schema-analysis.ts; one engine
+ * per run, not two). The engine may read and write only the input and output folders, and the
+ * code was checked by the analyzer when it was stored (recipe-sql.ts), so the run answers the
+ * same query the analyzer read.
  *
  * Failures at run time, mapped to catalogue codes (docs/recipe-runs.md):
  * - a column the code names is not in its source (the source changed): 20-1031 naming it;
@@ -35,6 +37,14 @@ export interface RecipeRunResult {
   readonly columns: ColumnSchema[];
   readonly dataPath: string;
   readonly previewRows: DataRow[];
+  /** The output's schema analysis at the depth asked. */
+  readonly analysis: SchemaAnalysisResult;
+}
+
+/** What a run writes besides the data: how many preview rows, and how deep the output's analysis goes. */
+export interface RecipeRunOptions {
+  readonly previewRows: number;
+  readonly analysisDepth: SchemaAnalysisDepth;
 }
 
 /** The view the code is bound to: a name no alias or CTE can have (they are plain identifiers). */
@@ -47,7 +57,7 @@ export async function runRecipeSql(
   code: string,
   sources: readonly RecipeSource[],
   folders: { readonly inDir: string; readonly outDir: string },
-  previewRows: number,
+  options: RecipeRunOptions,
 ): Promise<RecipeRunResult> {
   const dataPath = join(folders.outDir, 'data.parquet');
   const known: PathName[] = [
@@ -55,18 +65,20 @@ export async function runRecipeSql(
     { path: folders.outDir, name: 'output' },
     { path: folders.inDir, name: 'input' },
   ];
-  const options = {
+  const sandbox = {
     directories: [folders.inDir, folders.outDir],
     threads: os.availableParallelism(),
     memoryLimitMb: Math.floor((os.totalmem() * MEMORY_SHARE) / 2 ** 20),
   };
   try {
-    return await withSandboxedDuckDb(options, async (connection) => {
+    return await withSandboxedDuckDb(sandbox, async (connection) => {
       for (const source of sources) await connection.run(`CREATE VIEW ${quotedIdentifier(source.alias)} AS SELECT * FROM ${parquetSource(source.path)}`);
       // A view takes the code as written (a trailing semicolon or comment included) and is bound here, before any row is read.
       await connection.run(`CREATE VIEW ${OUTPUT_VIEW} AS\n${code}\n`);
       const rowCount = await copyToParquet(connection, `SELECT * FROM ${OUTPUT_VIEW}`, dataPath);
-      return { rowCount, dataPath, ...(await describeOutput(connection, dataPath, previewRows)) };
+      const { columns, previewRows } = await describeOutput(connection, dataPath, options.previewRows);
+      const analysis = await analyseParquetWith(connection, dataPath, options.analysisDepth, { columns, rowCount });
+      return { rowCount, dataPath, columns, previewRows, analysis };
     });
   } catch (error) {
     throw isAppError(error) ? error : runFailure(error, known);

@@ -53,10 +53,28 @@ async function withWorkDir<T>(workDir: string | undefined, use: (workDir: string
   }
 }
 
-async function analyse(connection: DuckDBConnection, path: string, depth: SchemaAnalysisDepth): Promise<SchemaAnalysisResult> {
-  const columns = await describeParquet(connection, path);
+/** What the caller already knows of the file it just wrote: its columns and rows, read again otherwise. */
+export interface KnownParquet {
+  readonly columns: readonly ColumnSchema[];
+  readonly rowCount: number;
+}
+
+/**
+ * The same analysis on an engine the caller has open (a recipe run analyses its output in the
+ * engine that wrote it, instead of starting a second one). A failure is 10-500 without paths.
+ */
+export async function analyseParquetWith(connection: DuckDBConnection, path: string, depth: SchemaAnalysisDepth, known?: KnownParquet): Promise<SchemaAnalysisResult> {
+  try {
+    return await analyse(connection, path, depth, known);
+  } catch (error) {
+    throw isAppError(error) ? error : engineFailure(error, [{ path, name: basename(path) }]);
+  }
+}
+
+async function analyse(connection: DuckDBConnection, path: string, depth: SchemaAnalysisDepth, known?: KnownParquet): Promise<SchemaAnalysisResult> {
+  const columns = known?.columns ?? (await describeParquet(connection, path));
   const source = parquetSource(path);
-  const rowCount = toCount(await singleValue(connection, `SELECT count(*) FROM ${source}`));
+  const rowCount = known?.rowCount ?? toCount(await singleValue(connection, `SELECT count(*) FROM ${source}`));
   const exact = rowCount <= EXACT_STATISTICS_MAX_ROWS;
   const full = depth === 'FULL';
 

@@ -10,6 +10,8 @@ import { quotedString } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../shared/errors/app-error';
 import { runRecipeSql, type RecipeSource } from '../../../shared/engine/recipe-run';
+import { analyseParquet } from '../../../shared/engine/schema-analysis';
+import type { SchemaAnalysisDepth } from '../../../shared/model/columns';
 import { scratch, withPlainDuckDb, type Scratch } from './scratch';
 
 let dir: Scratch;
@@ -38,10 +40,10 @@ afterAll(async () => {
 });
 
 let runs = 0;
-async function run(code: string) {
+async function run(code: string, analysisDepth: SchemaAnalysisDepth = 'SHALLOW') {
   const outDir = join(dir.dir, `out-${(runs += 1)}`);
   await mkdir(outDir);
-  return runRecipeSql(code, sources, { inDir, outDir }, 100);
+  return runRecipeSql(code, sources, { inDir, outDir }, { previewRows: 100, analysisDepth });
 }
 
 async function failure(code: string): Promise<AppError> {
@@ -54,6 +56,13 @@ async function failure(code: string): Promise<AppError> {
 }
 
 describe('running recipe SQL', () => {
+  it.each(['SHALLOW', 'FULL'] as const)('analyses its output in the same engine as a separate %s analysis of the written file does', async (depth) => {
+    const result = await run('SELECT o.*, c.name FROM orders o LEFT JOIN customers c ON c.id = o.customer_id', depth);
+    expect(result.analysis.depth).toBe(depth);
+    expect(result.analysis.row_count).toBe(result.rowCount);
+    expect(result.analysis).toEqual(await analyseParquet(result.dataPath, depth));
+  });
+
   it('reads each alias as its file and writes every row, with columns and a preview', async () => {
     const result = await run(
       'SELECT c.name, count(*)::INTEGER AS orders, sum(o.amount)::DOUBLE AS total FROM orders o JOIN customers c ON c.id = o.customer_id GROUP BY c.name ORDER BY c.name; -- per customer',
