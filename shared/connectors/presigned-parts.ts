@@ -105,3 +105,93 @@ export async function putPart(rawUrl: string, index: number, file: string, range
   }
   throw objectStoreError(lastFailure, undefined);
 }
+
+/** A part the store took, and the ETag it answered. */
+export interface PutPart {
+  readonly partNumber: number;
+  readonly eTag: string;
+  readonly bytes: number;
+}
+
+/** What the owner of a PartUploads hears as the parts travel. */
+export interface PartUploadEvents {
+  /** A part was taken by the store. */
+  readonly onPut: (part: PutPart) => void;
+  /** Whether any PUT is in flight: data is expected to keep flowing only then. */
+  readonly onBusy: (busy: boolean) => void;
+}
+
+/**
+ * PUTs parts as they are handed over, at most `concurrency` at once, so that whoever writes
+ * them can go on writing the next while the previous ones travel. Each range goes to the URL
+ * of its part number (putPart: the outbound guard, bounded retries). The first failure aborts
+ * the parts in flight and those still waiting (the job has failed, its parts are of no use),
+ * as does `signal` (the job's).
+ */
+export class PartUploads {
+  private readonly waiting: { file: string; range: PartRange }[] = [];
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly taken: PutPart[] = [];
+  private readonly stop = new AbortController();
+  private readonly signal: AbortSignal;
+
+  constructor(
+    private readonly urls: readonly string[],
+    private readonly concurrency: number,
+    signal: AbortSignal,
+    private readonly events: PartUploadEvents,
+  ) {
+    this.signal = AbortSignal.any([signal, this.stop.signal]);
+  }
+
+  /** Whether a part failed or the work was aborted: nothing more is worth writing. */
+  get failed(): boolean {
+    return this.signal.aborted;
+  }
+
+  /** Queues the PUT of `range` of the local `file`. */
+  add(file: string, range: PartRange): void {
+    this.waiting.push({ file, range });
+    this.pump();
+  }
+
+  /** Aborts the parts in flight and those waiting (the work failed elsewhere), and waits for them to stop. */
+  async cancel(reason: unknown): Promise<void> {
+    if (!this.signal.aborted) this.stop.abort(reason);
+    while (this.inFlight.size > 0) await Promise.race(this.inFlight);
+  }
+
+  /** Waits for every part added: answers them in part order, or throws the first failure. */
+  async finish(): Promise<PutPart[]> {
+    while (this.inFlight.size > 0) await Promise.race(this.inFlight);
+    if (this.signal.aborted) throw this.signal.reason;
+    return [...this.taken].sort((a, b) => a.partNumber - b.partNumber);
+  }
+
+  private pump(): void {
+    while (this.inFlight.size < this.concurrency && !this.signal.aborted) {
+      const next = this.waiting.shift();
+      if (!next) return;
+      const { file, range } = next;
+      const index = range.partNumber - 1;
+      const put: Promise<void> = putPart(this.urls[index]!, index, file, range, this.signal)
+        .then(
+          (eTag) => {
+            const part = { partNumber: range.partNumber, eTag, bytes: range.length };
+            this.taken.push(part);
+            this.events.onPut(part);
+          },
+          (error: unknown) => {
+            if (!this.signal.aborted) this.stop.abort(error);
+          },
+        )
+        .finally(() => {
+          this.inFlight.delete(put);
+          if (this.inFlight.size === 0) this.events.onBusy(false);
+          this.pump();
+        });
+      if (this.inFlight.size === 0) this.events.onBusy(true);
+      this.inFlight.add(put);
+    }
+  }
+}

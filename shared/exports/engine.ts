@@ -16,11 +16,24 @@ export interface ExportFile {
 
 export const FORMAT_EXTENSIONS: Readonly<Record<ExportFormat, string>> = { parquet: '.parquet', csv: '.csv' };
 
-const COPY_OPTIONS: Readonly<Record<ExportFormat, string>> = {
-  parquet: 'FORMAT parquet',
-  // RFC 4180: comma, double-quote quoting, a header row.
-  csv: "FORMAT csv, HEADER true, DELIMITER ',', QUOTE '\"'",
-};
+/** RFC 4180: comma, double-quote quoting, a header row (unless the file continues another). */
+function copyOptions(format: ExportFormat, header: boolean): string {
+  return format === 'parquet' ? 'FORMAT parquet' : `FORMAT csv, HEADER ${header}, DELIMITER ',', QUOTE '"'`;
+}
+
+/** How the files of an export are written, beyond their shape. */
+export interface ExportWriteOptions {
+  /**
+   * CSV only: the header in the first file alone, so that the files laid end to end are
+   * byte for byte the one file a single COPY writes (the parts of one object).
+   */
+  readonly continued?: boolean;
+  /**
+   * Told of each file as soon as it is written, before the next one starts (to send it while
+   * DuckDB writes the next); answering false stops the writing there.
+   */
+  readonly onFile?: (file: ExportFile, index: number) => boolean;
+}
 
 /**
  * The select list of an export: the columns asked (or all, in the source's order), booleans
@@ -46,17 +59,39 @@ function rowRange(total: number, files: number, index: number): { offset: number
   return { offset, limit: Math.floor(((index + 1) * total) / files) - offset };
 }
 
-async function copyRows(connection: DuckDBConnection, select: string, path: string, format: ExportFormat): Promise<number> {
-  const result = await connection.run(`COPY (${select}) TO ${fileLiteral(path)} (${COPY_OPTIONS[format]})`);
+/** DuckDB's virtual column of a Parquet scan: each row's position in the file. */
+const FILE_ROW_NUMBER = 'file_row_number';
+
+/**
+ * The rows `offset` to `offset + limit` of the source. A filter on the virtual file_row_number
+ * is pushed into the Parquet scan: row groups outside the slice are skipped and the slice is
+ * read in parallel, in the file's order. A source column of that name would shadow it (and
+ * answer other rows): then LIMIT/OFFSET, which reads the file from its start.
+ */
+function sliceOf(select: string, columns: readonly { name: string }[], offset: number, limit: number): string {
+  if (columns.some((column) => column.name === FILE_ROW_NUMBER)) return `${select} LIMIT ${limit} OFFSET ${offset}`;
+  return `${select} WHERE ${FILE_ROW_NUMBER} >= ${offset} AND ${FILE_ROW_NUMBER} < ${offset + limit}`;
+}
+
+async function copyRows(connection: DuckDBConnection, select: string, path: string, format: ExportFormat, header: boolean): Promise<number> {
+  const result = await connection.run(`COPY (${select}) TO ${fileLiteral(path)} (${copyOptions(format, header)})`);
   return result.rowsChanged;
 }
 
 /**
  * The worker core every export shares: reads the source Parquet (a local copy) and writes
  * the export's output to `outDir` as `files` files in the export's format, the source's rows
- * in order, spread evenly (a file may be empty when there are fewer rows than files).
+ * in order, spread evenly (a file may be empty when there are fewer rows than files). Answers
+ * the files written: all of them, or those up to the one `options.onFile` stopped at.
  */
-export async function writeExportFiles(sourcePath: string, shape: ExportShape, files: number, outDir: string, workDir: string): Promise<ExportFile[]> {
+export async function writeExportFiles(
+  sourcePath: string,
+  shape: ExportShape,
+  files: number,
+  outDir: string,
+  workDir: string,
+  options: ExportWriteOptions = {},
+): Promise<ExportFile[]> {
   return withDuckDb(workDir, async (connection) => {
     const columns = await describeParquet(connection, sourcePath);
     const from = parquetSource(sourcePath);
@@ -66,11 +101,14 @@ export async function writeExportFiles(sourcePath: string, shape: ExportShape, f
     const written: ExportFile[] = [];
     for (let index = 0; index < files; index += 1) {
       const localPath = join(outDir, `part-${index + 1}${FORMAT_EXTENSIONS[shape.format]}`);
-      // One file keeps the source's order without a limit; several take consecutive slices
+      // One file keeps the source's order without a filter; several take consecutive slices
       // (DuckDB preserves insertion order, so the slices neither overlap nor miss a row).
       const { offset, limit } = rowRange(total, files, index);
-      const rows = await copyRows(connection, files === 1 ? select : `${select} LIMIT ${limit} OFFSET ${offset}`, localPath, shape.format);
-      written.push({ localPath, rows, bytes: (await stat(localPath)).size });
+      const header = !options.continued || index === 0;
+      const rows = await copyRows(connection, files === 1 ? select : sliceOf(select, columns, offset, limit), localPath, shape.format, header);
+      const file = { localPath, rows, bytes: (await stat(localPath)).size };
+      written.push(file);
+      if (options.onFile?.(file, index) === false) break;
     }
     return written;
   });

@@ -58,7 +58,7 @@ export const directExportJob = defineJob({
 export const multiPartExportJob = defineJob({
   name: 'multi-part-export',
   description:
-    "Multi-part export: the worker reads the source Parquet with DuckDB, writes one file, cuts it into the caller's parts and PUTs each to its pre-signed URL, recording every part's ETag.",
+    "Multi-part export: the worker reads the source Parquet with DuckDB and PUTs the output to the caller's pre-signed part URLs, recording every part's ETag: CSV written part by part, each sent while the next is written; Parquet (or CSV too small for even parts) as one file cut into the parts.",
   params: z.strictObject({ shape: ExportShape, parts: z.int().min(1) }),
   worker: {
     name: 'export-multi-part',

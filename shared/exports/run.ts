@@ -13,11 +13,10 @@ import { exportSourceAtRunTime } from './source';
 export const CONTENT_TYPES: Readonly<Record<ExportFormat, string>> = { parquet: 'application/vnd.apache.parquet', csv: 'text/csv; charset=utf-8' };
 
 /**
- * The first half of every export job: the source as it is now (30-6001 when it went away),
- * its Parquet copied from the data bucket, and the output written to the scratch folder as
- * `files` files. Progress: READING, then WRITING at 40 % with the rows written.
+ * The source of an export as it is now (30-6001 when it went away), its Parquet copied from
+ * the data bucket into the scratch folder: answers the local copy's path.
  */
-export async function produceExport(tenantId: string, shape: ExportShape, files: number, pulse: JobPulse, workDir: string): Promise<ExportFile[]> {
+export async function downloadExportSource(tenantId: string, shape: ExportShape, workDir: string): Promise<string> {
   const source = await exportSourceAtRunTime(tenantId, shape);
   const sourcePath = join(workDir, 'source.parquet');
   try {
@@ -26,9 +25,24 @@ export async function produceExport(tenantId: string, shape: ExportShape, files:
     if (error instanceof NoSuchKey) throw new AppError('30-6001', { cause: error });
     throw error;
   }
+  return sourcePath;
+}
+
+/** The folder of the scratch space an export's output is written to, created empty. */
+export async function exportOutputFolder(workDir: string): Promise<string> {
   const outDir = join(workDir, 'out');
   await mkdir(outDir);
-  const written = await writeExportFiles(sourcePath, shape, files, outDir, workDir);
+  return outDir;
+}
+
+/**
+ * The first half of every export job: the source downloaded (downloadExportSource) and the
+ * output written to the scratch folder as `files` files. Progress: READING, then WRITING at
+ * 40 % with the rows written.
+ */
+export async function produceExport(tenantId: string, shape: ExportShape, files: number, pulse: JobPulse, workDir: string): Promise<ExportFile[]> {
+  const sourcePath = await downloadExportSource(tenantId, shape, workDir);
+  const written = await writeExportFiles(sourcePath, shape, files, await exportOutputFolder(workDir), workDir);
   await pulse.stage({ stage: 'WRITING', percent: 40, rows: written.reduce((sum, file) => sum + file.rows, 0) });
   return written;
 }

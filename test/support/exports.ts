@@ -2,7 +2,7 @@
  * Building blocks of export tests: reading what an export wrote back from the twin's S3, the
  * source version's Parquet from the data bucket, and rows of Parquet files through DuckDB.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
@@ -75,6 +75,29 @@ export async function queryFiles(files: readonly Buffer[], sql: string, format: 
     const rows = reader.getRowObjectsJson() as Record<string, unknown>[];
     connection.closeSync();
     return { rows, types };
+  } finally {
+    instance.closeSync();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The CSV one COPY of `select` writes in a plain DuckDB where the Parquet `parquet` is the view
+ * f0, with RFC 4180's options and a header: what a CSV export of the same rows must equal,
+ * byte for byte, however the export wrote it.
+ */
+export async function csvByDuckDb(parquet: Buffer, select: string): Promise<Buffer> {
+  const dir = mkdtempSync(join(os.tmpdir(), 'exports-csv-'));
+  const instance = await DuckDBInstance.create(':memory:');
+  try {
+    const connection = await instance.connect();
+    const source = join(dir, 'source.parquet');
+    const out = join(dir, 'out.csv');
+    writeFileSync(source, parquet);
+    await connection.run(`CREATE VIEW f0 AS SELECT * FROM read_parquet(${quotedString(source)})`);
+    await connection.run(`COPY (${select}) TO ${quotedString(out)} (FORMAT csv, HEADER true, DELIMITER ',', QUOTE '"')`);
+    connection.closeSync();
+    return readFileSync(out);
   } finally {
     instance.closeSync();
     rmSync(dir, { recursive: true, force: true });

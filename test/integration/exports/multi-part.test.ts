@@ -4,7 +4,7 @@
  * the parts, the caller completes the upload with the ETags of the job status and reads the
  * object back.
  */
-import { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, UploadPartCommand, type S3Client } from '@aws-sdk/client-s3';
+import { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, HeadObjectCommand, UploadPartCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { DuckDBInstance, quotedString } from '@duckdb/node-api';
 import { createHash } from 'node:crypto';
@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flakyProxy, type FakeEndpoint } from '../../fakes/object-store';
 import { asBody, type ApiClient, type RequestBody } from '../../support/api-client';
-import { getObject, localS3, queryFiles, sourceParquet, waitForMultiPartExport } from '../../support/exports';
+import { MIN_PART_BYTES } from '../../../shared/connectors/presigned-parts';
+import { csvByDuckDb, getObject, localS3, queryFiles, sourceParquet, waitForMultiPartExport } from '../../support/exports';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { importAndWait, putObjects, tableOver } from '../../support/imports';
 
@@ -78,6 +79,28 @@ async function presignedUpload(key: string, parts: number): Promise<{ uploadId: 
   return { uploadId: uploadId!, urls };
 }
 
+/** Completes the upload with the parts the job answered, in order, and reads the object back. */
+async function completed(key: string, uploadId: string, result: readonly { e_tag: string; part_number: number }[]): Promise<Buffer> {
+  const parts = result.map((part) => ({ ETag: part.e_tag, PartNumber: part.part_number }));
+  await s3.send(new CompleteMultipartUploadCommand({ Bucket: 'uploads', Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
+  return getObject(env, 'uploads', key);
+}
+
+/** A part's ETag as S3 computes it: the MD5 of its bytes. */
+const md5 = (bytes: Buffer) => `"${createHash('md5').update(bytes).digest('hex')}"`;
+
+/** Byte offset in `csv` of the start of data row `row` (0-based; the header is line 0 and no value holds a line break). */
+function rowStart(csv: Buffer, row: number): number {
+  let at = 0;
+  for (let line = 0; line <= row; line += 1) at = csv.indexOf(10, at) + 1;
+  return at;
+}
+
+/** The big table as CSV with booleans as integers, written by DuckDB directly from the table's Parquet. */
+async function bigCsv(): Promise<Buffer> {
+  return csvByDuckDb(await sourceParquet(env, bigTable, 1), 'SELECT id, digest, CAST(even AS INTEGER) AS even FROM f0');
+}
+
 function multiPartRequest(tableId: number, urls: readonly string[], overrides: Partial<RequestBody<'startMultiPartExport'>> = {}): RequestBody<'startMultiPartExport'> {
   return asBody('startMultiPartExport', { source_type: 'datatable', source_id: tableId, source_version: 1, parts_urls: [...urls], ...overrides });
 }
@@ -116,6 +139,52 @@ describe('multi-part export', () => {
     ]);
     expect(fromExport.rows).toEqual(fromSource.rows);
     expect(fromExport.types.even).toBe('INTEGER');
+  });
+
+  it('writes a CSV as row slices, each PUT as its part: the object is byte for byte the CSV one COPY writes', async () => {
+    const key = 'out/sliced.csv';
+    const { uploadId, urls } = await presignedUpload(key, 2);
+    const started = await api.call('startMultiPartExport', { body: multiPartRequest(bigTable, urls, { format: 'csv', cast_boolean_to_integer: true }) });
+    const status = await waitForMultiPartExport(api, started.body.job_id);
+    expect(status, JSON.stringify(status)).toMatchObject({ status: 'COMPLETED', parts: 2 });
+    const [object, expected] = await Promise.all([completed(key, uploadId, status.result), bigCsv()]);
+    expect(object.length).toBe(expected.length);
+    expect(object.equals(expected)).toBe(true);
+    // The parts are the halves of the rows (header + rows 0..99 999, then the rest), not halves of the bytes.
+    const cut = rowStart(expected, ROWS / 2);
+    expect(cut).toBeGreaterThanOrEqual(MIN_PART_BYTES);
+    expect(cut).not.toBe(Math.ceil(expected.length / 2));
+    expect(status.result.map((part) => part.e_tag)).toEqual([md5(expected.subarray(0, cut)), md5(expected.subarray(cut))]);
+  });
+
+  it('falls back to one CSV cut into byte ranges when row slices would be under 5 MiB', async () => {
+    const key = 'out/cut.csv';
+    const expected = await bigCsv();
+    // A third of the rows is under S3's smallest part; the whole is enough for three parts.
+    expect(rowStart(expected, ROWS / 3)).toBeLessThan(MIN_PART_BYTES);
+    expect(expected.length).toBeGreaterThan(2 * MIN_PART_BYTES);
+    const { uploadId, urls } = await presignedUpload(key, 3);
+    const started = await api.call('startMultiPartExport', { body: multiPartRequest(bigTable, urls, { format: 'csv', cast_boolean_to_integer: true }) });
+    const status = await waitForMultiPartExport(api, started.body.job_id);
+    expect(status, JSON.stringify(status)).toMatchObject({ status: 'COMPLETED', parts: 3 });
+    const object = await completed(key, uploadId, status.result);
+    expect(object.equals(expected)).toBe(true);
+    const cuts = [0, MIN_PART_BYTES, 2 * MIN_PART_BYTES, expected.length];
+    expect(status.result.map((part) => part.e_tag)).toEqual([0, 1, 2].map((index) => md5(expected.subarray(cuts[index], cuts[index + 1]))));
+  });
+
+  it('fails the job when a part PUT is refused, and no object is left', async () => {
+    const key = 'out/refused-part.csv';
+    const { urls } = await presignedUpload(key, 2);
+    // Part 2 goes to a bucket that does not exist: the store refuses it (s3rver answers 404 and
+    // drops the connection mid-body, which is retried, then given up).
+    const missing = await getSignedUrl(s3, new UploadPartCommand({ Bucket: 'no-such-bucket', Key: key, UploadId: 'none', PartNumber: 2 }), { expiresIn: 600 });
+    const started = await api.call('startMultiPartExport', { body: multiPartRequest(bigTable, [urls[0]!, missing], { format: 'csv' }) });
+    expect(started.status, started.text).toBe(202);
+    const status = await waitForMultiPartExport(api, started.body.job_id);
+    expect(status, JSON.stringify(status)).toMatchObject({ status: 'FAILED', error_code: '30-1100', result: [] });
+    expect(JSON.stringify(status)).not.toContain('X-Amz-Signature');
+    await expect(s3.send(new HeadObjectCommand({ Bucket: 'uploads', Key: key }))).rejects.toMatchObject({ name: 'NotFound' });
   });
 
   it('fails the job with 10-1400 on parts_urls when the export is too small for the parts asked', async () => {
