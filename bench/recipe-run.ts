@@ -50,6 +50,11 @@ const recipeSql = (smallRows: number) =>
 const SEGMENTS = ['consumer', 'corporate', 'home office', 'small business', 'public sector'];
 const RUN_MS = 600_000;
 const POLL_INTERVAL_MS = 25;
+/**
+ * Pause before each measured side: what the previous side left running (a job's last writes
+ * and clean-up, disk write-back of its files) would otherwise fall on the next one's time.
+ */
+const SETTLE_MS = 300;
 
 async function customersCsv(path: string, rows: number): Promise<void> {
   const lines = ['id,segment,region'];
@@ -168,9 +173,12 @@ export async function measureRecipeRun(settings: RecipeRunSettings): Promise<Rec
     let outputRows = -1;
     // One warm-up round, then the measured ones; the three sides alternate so drift hits them alike.
     for (let round = 0; round <= settings.runs; round++) {
+      await sleep(SETTLE_MS);
       const full = await pipelineRun(api, graph, false);
+      await sleep(SETTLE_MS);
       const sample = await pipelineRun(api, graph, true);
 
+      await sleep(SETTLE_MS);
       const bareStart = now();
       await Promise.all([download(s3, ready.dataBucket, parquetKey('orders'), local.orders), download(s3, ready.dataBucket, parquetKey('customers'), local.customers)]);
       const bareRows = await duckDbQuery(local.orders, local.customers, local.out, settings.smallRows);
