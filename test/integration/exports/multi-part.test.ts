@@ -24,11 +24,33 @@ let api: ApiClient;
 let s3: S3Client;
 let bigTable: number;
 let smallTable: number;
+/** Wide rows, then narrow ones, then wide again: its middle third is far smaller than the others. */
+let skewedTable: number;
 /** In front of the twin's S3: the first PUT through it is answered 503. */
 let flaky: FakeEndpoint & { readonly puts: () => number };
 
 const MIB = 2 ** 20;
 const ROWS = 200_000;
+const SKEWED_ROWS = 30_000;
+
+/** Rows of ~600 bytes in the first and last thirds, of a few bytes in the middle one. */
+async function skewedParquet(): Promise<Buffer> {
+  const dir = mkdtempSync(join(os.tmpdir(), 'multi-part-'));
+  const instance = await DuckDBInstance.create(':memory:');
+  try {
+    const connection = await instance.connect();
+    const path = join(dir, 'skewed.parquet');
+    const narrow = `i >= ${SKEWED_ROWS / 3} AND i < ${(2 * SKEWED_ROWS) / 3}`;
+    await connection.run(
+      `COPY (SELECT i AS id, CASE WHEN ${narrow} THEN 'x' ELSE repeat(md5(i::VARCHAR), 19) END AS body FROM range(${SKEWED_ROWS}) t(i)) TO ${quotedString(path)} (FORMAT parquet)`,
+    );
+    connection.closeSync();
+    return readFileSync(path);
+  } finally {
+    instance.closeSync();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 /** A Parquet file of ~13 MiB that compression cannot shrink: hex digests, all different. */
 async function incompressibleParquet(): Promise<Buffer> {
@@ -55,11 +77,16 @@ beforeAll(async () => {
   env = await startTestTwin({ buckets: ['landing', 'uploads'], s3Port, retryIntervalMs: 10, allowOutbound: [`127.0.0.1:${flaky.port}`] });
   api = env.admin;
   s3 = localS3(env);
-  await putObjects(env, 'landing', { 'big/data.parquet': await incompressibleParquet(), 'small/a.csv': 'id,flag\n1,true\n2,false\n' });
+  await putObjects(env, 'landing', {
+    'big/data.parquet': await incompressibleParquet(),
+    'skewed/data.parquet': await skewedParquet(),
+    'small/a.csv': 'id,flag\n1,true\n2,false\n',
+  });
   bigTable = await tableOver(api, env, 'landing/big/');
+  skewedTable = await tableOver(api, env, 'landing/skewed/');
   smallTable = await tableOver(api, env, 'landing/small/');
-  const [big, small] = await Promise.all([importAndWait(api, bigTable), importAndWait(api, smallTable)]);
-  expect([big.execution.status, small.execution.status]).toEqual(['COMPLETED', 'COMPLETED']);
+  const imported = await Promise.all([importAndWait(api, bigTable), importAndWait(api, skewedTable), importAndWait(api, smallTable)]);
+  expect(imported.map((version) => version.execution.status)).toEqual(['COMPLETED', 'COMPLETED', 'COMPLETED']);
 }, 60_000);
 
 afterAll(async () => {
@@ -165,6 +192,23 @@ describe('multi-part export', () => {
     expect(expected.length).toBeGreaterThan(2 * MIN_PART_BYTES);
     const { uploadId, urls } = await presignedUpload(key, 3);
     const started = await api.call('startMultiPartExport', { body: multiPartRequest(bigTable, urls, { format: 'csv', cast_boolean_to_integer: true }) });
+    const status = await waitForMultiPartExport(api, started.body.job_id);
+    expect(status, JSON.stringify(status)).toMatchObject({ status: 'COMPLETED', parts: 3 });
+    const object = await completed(key, uploadId, status.result);
+    expect(object.equals(expected)).toBe(true);
+    const cuts = [0, MIN_PART_BYTES, 2 * MIN_PART_BYTES, expected.length];
+    expect(status.result.map((part) => part.e_tag)).toEqual([0, 1, 2].map((index) => md5(expected.subarray(cuts[index], cuts[index + 1]))));
+  });
+
+  it('falls back when a later slice comes out under 5 MiB: the parts already sent are PUT again, cut from one CSV', async () => {
+    const key = 'out/skewed.csv';
+    const expected = await csvByDuckDb(await sourceParquet(env, skewedTable, 1), 'SELECT id, body FROM f0');
+    // The first third is a valid part (and is sent); the second is not.
+    const [first, second] = [rowStart(expected, SKEWED_ROWS / 3), rowStart(expected, (2 * SKEWED_ROWS) / 3)];
+    expect(first).toBeGreaterThanOrEqual(MIN_PART_BYTES);
+    expect(second - first).toBeLessThan(MIN_PART_BYTES);
+    const { uploadId, urls } = await presignedUpload(key, 3);
+    const started = await api.call('startMultiPartExport', { body: multiPartRequest(skewedTable, urls, { format: 'csv' }) });
     const status = await waitForMultiPartExport(api, started.body.job_id);
     expect(status, JSON.stringify(status)).toMatchObject({ status: 'COMPLETED', parts: 3 });
     const object = await completed(key, uploadId, status.result);
