@@ -297,11 +297,11 @@ export const datasetRoutes = {
     path: `${NODE_PATH}/execute`,
     summary: 'Run a recipe node, building the upstream recipe nodes it needs first',
     description:
-      'Queues one job that builds, upstream first, every recipe node this one reads from that has no current output of the requested kind (sample or full), then this node, and analyses each output (SHALLOW unless asked; FULL needs schema:analyze). Poll run-status until run_state is SUCCEEDED or FAILED. While it runs, the graph version cannot be edited (20-1034) nor its recipe versions updated (20-1048), and another run of the version is 20-1034.',
+      'Queues one job that builds, upstream first, every recipe node this one reads from that has no current output of the requested kind (sample or full), then this node, and analyses each output (SHALLOW unless asked; FULL needs schema:analyze). Poll run-status until run_state is SUCCEEDED or FAILED. With an Idempotency-Key, a retry gets the first answer (the same job) instead of a second run. While it runs, the graph version cannot be edited (20-1034) nor its recipe versions updated (20-1048), and another run of the version is 20-1034.',
     tag,
     handler: 'datasets/execute-node',
     permission: 'data:write',
-    request: { params: NodeParams, body: ExecuteRecipeRequest },
+    request: { params: NodeParams, body: ExecuteRecipeRequest, idempotent: true },
     response: { status: 202, description: 'The run, queued', body: RecipeRunStatus },
     errors: ['10-404', '10-1006', '20-1014', '20-1022', '20-1034', '20-1039', '20-1044', '20-1045', '20-1049', '20-1059'],
     access: { table: 'write', startsJobs: [recipeRunJob] },

@@ -42,6 +42,8 @@ export const ENTITY_KINDS = {
   /** The run state and outputs of one recipe node of a graph version (shared/datasets/runs.ts). */
   RECIPE_NODE_RUN: 'child',
   DATA_VERSION_BATCH_CREATE: 'operation',
+  /** Idempotency-Key records of recipe node runs (POST .../nodes/{node_id}/execute). */
+  RECIPE_NODE_EXECUTE: 'operation',
   /** Exports of a version to a target (shared/exports/target-exports.ts); their job status is on the entity item. */
   EXPORT: 'entity',
   /** Direct exports to an object store named in the request (shared/exports/store.ts). */

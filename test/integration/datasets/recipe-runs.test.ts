@@ -189,3 +189,32 @@ describe('who may run', () => {
     expect((await api.call('getDatasetNodeRunStatus', { params: nodeAt(graph, graph.aggregate), query: { job_id: 'recipe-run-unknown' } })).problem.code).toBe('20-1015');
   });
 });
+
+describe('retries of a run request', () => {
+  it('with the same Idempotency-Key: the first answer again (same job, replayed), never a second run; another request with that key is 10-1400', async () => {
+    const own = await joinGraph(api, tables);
+    const params = nodeAt(own, own.join);
+    const headers = { 'idempotency-key': `execute-${own.datasetId}` };
+    // Parallel retries: the first request queues the run; each other one replays its answer or, while it is still being queued, is 20-1034.
+    const answers = await Promise.all(Array.from({ length: 4 }, () => api.call('executeDatasetNode', { params, body: { use_sample: true }, headers })));
+    const started = answers.filter((answer) => answer.status === 202);
+    expect(started.length).toBeGreaterThan(0);
+    for (const refused of answers.filter((answer) => answer.status !== 202)) expect(refused.problem.code).toBe('20-1034');
+    const jobIds = new Set(started.map((answer) => answer.body.execution?.job_id));
+    expect(jobIds.size).toBe(1);
+    expect(started.filter((answer) => answer.headers.get('idempotent-replayed') === null)).toHaveLength(1);
+    const done = await waitForRun(api, own, own.join);
+    expect(done).toMatchObject({ run_state: 'SUCCEEDED', execution: { job_id: [...jobIds][0] } });
+
+    // After the run ended, a retry still names the same job instead of running again.
+    const later = await api.call('executeDatasetNode', { params, body: { use_sample: true }, headers });
+    expect(later.status).toBe(202);
+    expect(later.headers.get('idempotent-replayed')).toBe('true');
+    expect(later.body.execution?.job_id).toBe(done.execution?.job_id);
+    expect((await api.call('getDatasetNodeRunStatus', { params })).body.execution?.job_id).toBe(done.execution?.job_id);
+
+    const other = await api.call('executeDatasetNode', { params, body: { use_sample: false }, headers });
+    expect(other.status).toBe(400);
+    expect(other.problem).toMatchObject({ code: '10-1400', extraDetails: { 'Idempotency-Key': expect.any(String) } });
+  });
+});
