@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { deletePrefix, downloadFile, putFile, putJson } from '../../shared/aws/data-bucket';
 import { VERSION_FILES, versionPrefix } from '../../shared/data-tables/storage';
 import { recipeRunJob, type BuildStep } from '../../shared/datasets/jobs';
-import { outputAttribute, outputKindOf, type NodeOutput, type OutputKind, type RunSource } from '../../shared/datasets/run-items';
+import { outputAttribute, outputKindOf, type NodeOutput, type OutputKind, type RunSource, type StoredNodeRun } from '../../shared/datasets/run-items';
 import { NODE_OUTPUT_FILES, nodeOutputPrefix } from '../../shared/datasets/run-storage';
 import { nodeRuns, type RunPlace } from '../../shared/datasets/runs';
 import { DEFAULT_PREVIEW_ROWS } from '../../shared/engine/csv-import';
@@ -35,7 +35,8 @@ export const handler = jobWorker(recipeRunJob, { stage: 'RUNNING', percent: 0 },
 async function runBuild({ job, params, pulse, workDir }: JobStep<RunParams>): Promise<JobOutcome<{ readonly row_count: number }>> {
   const at: RunPlace = { datasetId: params.dataset_id, graphVersion: params.version_number };
   const kind = outputKindOf(params.use_sample);
-  const runs = await nodeRuns.list(job.tenant_id, at.datasetId, at.graphVersion);
+  // Only upstream steps are skipped (below); a run of one node has none, and no need to read.
+  const runs = params.build.length > 1 ? await nodeRuns.list(job.tenant_id, at.datasetId, at.graphVersion) : new Map<number, StoredNodeRun>();
   let target: NodeOutput | undefined;
   for (const [index, step] of params.build.entries()) {
     const earlier = runs.get(step.node_id);
