@@ -1,5 +1,6 @@
 import { AppError } from '../../errors/app-error';
 import { GoogleTokenFailure } from '../cloud/token';
+import { isNetworkCode, networkReason } from '../network-reason';
 import { OutboundDestinationBlocked, blockedDestination } from '../outbound-guard';
 
 interface BigQueryFailure {
@@ -13,11 +14,10 @@ interface BigQueryFailure {
 const PROVIDER_CODE = /^[A-Za-z0-9_.-]{1,64}$/;
 const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT']);
 
-/** What BigQuery called the failure: its JSON error's reason, or a network errno; never its message. */
+/** What BigQuery called the failure: its JSON error's reason, or a network failure's reason (network-reason.ts); never its message. */
 function providerDetails(failure: BigQueryFailure, status: number | undefined): Record<string, string | number> {
   const reason = failure.errors?.[0]?.reason;
-  const provider =
-    typeof reason === 'string' && PROVIDER_CODE.test(reason) ? reason : typeof failure.code === 'string' && /^E[A-Z_]+$/.test(failure.code) ? failure.code : 'Unknown';
+  const provider = typeof reason === 'string' && PROVIDER_CODE.test(reason) ? reason : isNetworkCode(failure.code) ? networkReason(failure.code) : 'Unknown';
   return { provider_error: provider, ...(status === undefined ? {} : { provider_status: status }) };
 }
 

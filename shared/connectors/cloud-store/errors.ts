@@ -1,5 +1,6 @@
 import { AppError } from '../../errors/app-error';
 import { GoogleTokenFailure } from '../cloud/token';
+import { isNetworkCode, networkReason } from '../network-reason';
 import { OutboundDestinationBlocked, blockedDestination } from '../outbound-guard';
 
 /**
@@ -47,13 +48,13 @@ function isTimeout(failure: StoreFailure, status: number | undefined): boolean {
 }
 
 /**
- * What the store called the failure: the reason of its JSON error, or a network errno. Never
+ * What the store called the failure: the reason of its JSON error, or a network failure's reason (network-reason.ts). Never
  * its message (it can echo request details) nor the name of an exception raised on our side.
  */
 function providerError(failure: StoreFailure, status: number | undefined): string {
   const reason = reasonOf(failure);
   if (reason) return reason;
-  if (status === undefined && typeof failure.code === 'string' && /^E[A-Z_]+$/.test(failure.code)) return failure.code;
+  if (status === undefined && isNetworkCode(failure.code)) return networkReason(failure.code);
   return 'Unknown';
 }
 

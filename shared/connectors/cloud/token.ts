@@ -5,6 +5,7 @@ import type { PublicAuth } from '../../connections/configuration';
 import type { ErrorCode } from '../../errors/catalogue';
 import { serviceUrl } from '../endpoint';
 import { outboundRequest, type OutboundResponse } from '../outbound-http';
+import { isNetworkCode, networkReason } from '../network-reason';
 import { readServiceAccountKey } from './credentials';
 
 /**
@@ -57,7 +58,7 @@ export type TokenStep = 'service_account' | 'identity_provider' | 'sts' | 'imper
 
 /**
  * A token call that failed: refused (an HTTP answer), unreachable (a network error code) or
- * silent (timedOut). providerError is the provider's error code or the errno, never its text.
+ * silent (timedOut). providerError is the provider's error code or a network failure's reason, never its text.
  */
 export class GoogleTokenFailure extends Error {
   constructor(
@@ -175,12 +176,12 @@ async function call<T>(step: TokenStep, options: TokenOptions, request: TokenCal
   return parsed.data;
 }
 
-/** Errors of our side (the guard, an abort by the caller) pass through; network ones name their errno. */
+/** Errors of our side (the guard, an abort by the caller) pass through; network ones name their reason (network-reason.ts). */
 function networkFailure(step: TokenStep, error: unknown, signal: AbortSignal | undefined): unknown {
   if (signal?.aborted) return error;
   const failure = (error ?? {}) as { name?: unknown; code?: unknown };
-  if (failure.name === 'TimeoutError') return new GoogleTokenFailure(step, 'TimeoutError', undefined, true, { cause: error });
-  if (typeof failure.code === 'string' && /^E[A-Z_]+$/.test(failure.code)) return new GoogleTokenFailure(step, failure.code, undefined, false, { cause: error });
+  if (failure.name === 'TimeoutError') return new GoogleTokenFailure(step, 'timeout', undefined, true, { cause: error });
+  if (isNetworkCode(failure.code)) return new GoogleTokenFailure(step, networkReason(failure.code), undefined, false, { cause: error });
   return error;
 }
 

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { AppError } from '../../errors/app-error';
 import type { ErrorCode } from '../../errors/catalogue';
+import { isNetworkCode, networkReason } from '../network-reason';
 import { OutboundDestinationBlocked, blockedDestination } from '../outbound-guard';
 
 /**
@@ -80,7 +81,7 @@ export function oauthTransportError(error: unknown): AppError {
   if (blocked) return blockedDestination((blocked as OutboundDestinationBlocked).host);
   const code = chain.map((candidate) => (candidate as { code?: unknown }).code).find((value): value is string => typeof value === 'string');
   const timedOut = chain.some((candidate) => (candidate as { name?: unknown }).name === 'TimeoutError' || (candidate as { name?: unknown }).name === 'AbortError');
-  const providerError = timedOut ? 'TIMEOUT' : code && /^E[A-Z_]+$/.test(code) ? code : 'Unknown';
+  const providerError = timedOut ? 'timeout' : isNetworkCode(code) ? networkReason(code) : 'Unknown';
   if (!timedOut && code && UNREACHABLE.has(code)) return new AppError('30-1204', { cause: error, extraDetails: { provider_error: providerError } });
   return new AppError('30-1205', { cause: error, extraDetails: { provider_error: providerError } });
 }

@@ -1,4 +1,5 @@
 import { AppError } from '../../errors/app-error';
+import { isNetworkCode, networkReason } from '../network-reason';
 import { OutboundDestinationBlocked, blockedDestination } from '../outbound-guard';
 
 interface ServiceFailure {
@@ -11,15 +12,16 @@ interface ServiceFailure {
 
 /**
  * What the provider called the failure, as the caller may see it: the error code of the
- * store's answer (the SDK names its service exceptions after it), or a network error code such
- * as ECONNREFUSED. Never the name of a JavaScript exception (TypeError, RangeError) or an SDK
- * class: those describe our code, not the store.
+ * store's answer (the SDK names its service exceptions after it), or the reason of a network
+ * failure (network-reason.ts: connection_refused, not ECONNREFUSED). Never the name of a
+ * JavaScript exception (TypeError, RangeError) or an SDK class: those describe our code, not
+ * the store.
  */
 function providerError(failure: ServiceFailure): string {
   if (typeof failure.Code === 'string') return failure.Code;
   const answered = failure.$fault !== undefined || failure.$metadata !== undefined;
   if (answered && typeof failure.name === 'string') return failure.name;
-  if (typeof failure.code === 'string' && /^E[A-Z]+$/.test(failure.code)) return failure.code;
+  if (isNetworkCode(failure.code)) return networkReason(failure.code);
   return 'Unknown';
 }
 

@@ -1,5 +1,6 @@
 import { AppError } from '../../errors/app-error';
 import type { ErrorCode } from '../../errors/catalogue';
+import { isNetworkCode, networkReason } from '../network-reason';
 import { OutboundDestinationBlocked, blockedDestination } from '../outbound-guard';
 
 /**
@@ -62,10 +63,14 @@ function missingElement(message: string): string | undefined {
   return /(?:Object|Table|View|Schema|Database|Warehouse|Stage|Function) '([^']+)' does not exist/i.exec(message)?.[1] ?? /invalid identifier '([^']+)'/i.exec(message)?.[1];
 }
 
-/** A network error code (ECONNREFUSED) or "Unknown": never a JavaScript exception's name. */
-function networkCode(chain: readonly DriverError[]): string {
-  const code = chain.map((link) => link.code).find((value): value is string => typeof value === 'string' && /^E[A-Z_]+$/.test(value));
-  return code ?? 'Unknown';
+/** The network error code (ECONNREFUSED) in the chain, if any. */
+function networkCode(chain: readonly DriverError[]): string | undefined {
+  return chain.map((link) => link.code).find(isNetworkCode);
+}
+
+/** What the caller sees of a network failure: its reason (network-reason.ts) or "Unknown", never an errno or exception name. */
+function networkDetail(code: string | undefined): string {
+  return code === undefined ? 'Unknown' : networkReason(code);
 }
 
 /** The catalogue code of a failed warehouse call, made while logging in or running a statement. */
@@ -95,8 +100,8 @@ export function warehouseError(error: unknown, phase: WarehousePhase): AppError 
   if (driver.name === 'NetworkError' || driver.name === 'LargeResultSetError') {
     const status = driver.response?.statusCode ?? driver.response?.status;
     const code = networkCode(chain.slice(1));
-    if (TIMED_OUT.has(code)) return new AppError('30-1005', { cause: error, extraDetails: { provider_error: code } });
-    return new AppError('30-1002', { cause: error, extraDetails: { provider_error: code, ...(typeof status === 'number' ? { provider_status: status } : {}) } });
+    if (code !== undefined && TIMED_OUT.has(code)) return new AppError('30-1005', { cause: error, extraDetails: { provider_error: networkDetail(code) } });
+    return new AppError('30-1002', { cause: error, extraDetails: { provider_error: networkDetail(code), ...(typeof status === 'number' ? { provider_status: status } : {}) } });
   }
 
   if (driver.name === 'RequestFailedError' || driver.name === 'UnexpectedContentError') {
@@ -106,7 +111,7 @@ export function warehouseError(error: unknown, phase: WarehousePhase): AppError 
     return new AppError(phase === 'login' ? '30-1014' : '30-1003', { cause: error, extraDetails: details });
   }
 
-  return new AppError('30-1003', { cause: error, extraDetails: { provider_error: networkCode(chain) } });
+  return new AppError('30-1003', { cause: error, extraDetails: { provider_error: networkDetail(networkCode(chain)) } });
 }
 
 /**

@@ -128,7 +128,7 @@ describe('warehouse connection failures', () => {
 
   it('30-1002 when nothing answers at the host', async () => {
     const problem = await expectFailure({ ...passwordConnection(world), auth: { ...passwordConnection(world).auth, host: `http://127.0.0.1:${closedPort}` } }, 400, '30-1002');
-    expect(problem.extraDetails).toEqual({ provider_error: 'ECONNREFUSED' });
+    expect(problem.extraDetails).toEqual({ provider_error: 'connection_refused' });
   });
 
   it('30-1005 when the account never answers, within the connector timeout', async () => {

@@ -42,7 +42,7 @@ describe('cloudStoreError', () => {
   it('30-1300 naming only the provider’s reason and status, or the network errno', () => {
     expect(cloudStoreError(answer(503, 'backendError'), list).extraDetails).toEqual({ provider_error: 'backendError', provider_status: 503 });
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { name: 'FetchError', type: 'system', code: 'ECONNREFUSED' });
-    expect(cloudStoreError(refused, list)).toMatchObject({ code: '30-1300', extraDetails: { provider_error: 'ECONNREFUSED' } });
+    expect(cloudStoreError(refused, list)).toMatchObject({ code: '30-1300', extraDetails: { provider_error: 'connection_refused' } });
     expect(cloudStoreError(new TypeError('x is not a function'), list)).toMatchObject({ code: '30-1300', extraDetails: { provider_error: 'Unknown' } });
   });
 
@@ -51,13 +51,13 @@ describe('cloudStoreError', () => {
       code: '30-1323',
       extraDetails: { step: 'sts', provider_error: 'invalid_grant', provider_status: 400 },
     });
-    expect(cloudStoreError(new GoogleTokenFailure('identity_provider', 'ECONNREFUSED', undefined, false), list)).toMatchObject({
+    expect(cloudStoreError(new GoogleTokenFailure('identity_provider', 'connection_refused', undefined, false), list)).toMatchObject({
       code: '30-1323',
-      extraDetails: { step: 'identity_provider', provider_error: 'ECONNREFUSED' },
+      extraDetails: { step: 'identity_provider', provider_error: 'connection_refused' },
     });
     expect(cloudStoreError(new GoogleTokenFailure('service_account', 'invalid_grant', 400, false), list).code).toBe('30-1301');
     expect(cloudStoreError(new GoogleTokenFailure('service_account', 'internal_failure', 500, false), list).code).toBe('30-1300');
-    expect(cloudStoreError(new GoogleTokenFailure('impersonation', 'TimeoutError', undefined, true), list)).toMatchObject({
+    expect(cloudStoreError(new GoogleTokenFailure('impersonation', 'timeout', undefined, true), list)).toMatchObject({
       code: '30-1303',
       extraDetails: { step: 'impersonation' },
     });

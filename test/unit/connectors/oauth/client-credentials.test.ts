@@ -103,7 +103,7 @@ describe('the client-credentials grant against the fake', () => {
     expect(notFound.extraDetails).toEqual({ provider_error: 'not_found', provider_status: 404 });
     const refused = await failure(call({ tokenUrl: `http://127.0.0.1:${closedPort}/token` }));
     expect(refused.code).toBe('30-1204');
-    expect(refused.extraDetails).toEqual({ provider_error: 'ECONNREFUSED' });
+    expect(refused.extraDetails).toEqual({ provider_error: 'connection_refused' });
   });
 
   it('maps a server that never answers to 30-1205 within the timeout', async () => {
@@ -112,7 +112,7 @@ describe('the client-credentials grant against the fake', () => {
     const error = await failure(call({ timeoutMs: 300 }));
     expect(error.code).toBe('30-1205');
     expect(error.status).toBe(500);
-    expect(error.extraDetails).toEqual({ provider_error: 'TIMEOUT' });
+    expect(error.extraDetails).toEqual({ provider_error: 'timeout' });
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
@@ -162,9 +162,9 @@ describe('answers of other servers', () => {
 
   it('maps transport failures by their network code, never by an exception name', () => {
     const dns = Object.assign(new Error('getaddrinfo ENOTFOUND idp.example'), { code: 'ENOTFOUND' });
-    expect(oauthTransportError(dns)).toMatchObject({ code: '30-1204', extraDetails: { provider_error: 'ENOTFOUND' } });
+    expect(oauthTransportError(dns)).toMatchObject({ code: '30-1204', extraDetails: { provider_error: 'host_not_found' } });
     const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
-    expect(oauthTransportError(reset)).toMatchObject({ code: '30-1205', extraDetails: { provider_error: 'ECONNRESET' } });
+    expect(oauthTransportError(reset)).toMatchObject({ code: '30-1205', extraDetails: { provider_error: 'connection_reset' } });
     expect(oauthTransportError(new TypeError('x'))).toMatchObject({ code: '30-1205', extraDetails: { provider_error: 'Unknown' } });
   });
 });

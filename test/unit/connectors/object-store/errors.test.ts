@@ -133,7 +133,7 @@ describe('connection test of an object store: provider failures', () => {
 
   it('a network failure → 30-1100 with its error code', async () => {
     s3.on(ListObjectsV2Command).rejects(Object.assign(new Error('connect ECONNREFUSED 203.0.113.9:443'), { code: 'ECONNREFUSED' }));
-    expect((await failureOf()).extraDetails).toEqual({ provider_error: 'ECONNREFUSED' });
+    expect((await failureOf()).extraDetails).toEqual({ provider_error: 'connection_refused' });
   });
 
   it('a destination refused by the outbound guard → 30-1130', async () => {

@@ -79,18 +79,18 @@ describe('statement failures', () => {
 
 describe('transport failures', () => {
   it.each([
-    ['ECONNREFUSED', '30-1002'],
-    ['ENOTFOUND', '30-1002'],
-    ['ECONNRESET', '30-1002'],
-    ['ECONNABORTED', '30-1005'],
-    ['ETIMEDOUT', '30-1005'],
-  ])('a socket failing with %s → %s', (code, expected) => {
-    expect(warehouseError(network(code), 'login')).toMatchObject({ code: expected, extraDetails: { provider_error: code } });
+    ['ECONNREFUSED', '30-1002', 'connection_refused'],
+    ['ENOTFOUND', '30-1002', 'host_not_found'],
+    ['ECONNRESET', '30-1002', 'connection_reset'],
+    ['ECONNABORTED', '30-1005', 'connection_reset'],
+    ['ETIMEDOUT', '30-1005', 'timeout'],
+  ])('a socket failing with %s → %s, provider_error %s (not the errno)', (code, expected, reason) => {
+    expect(warehouseError(network(code), 'login')).toMatchObject({ code: expected, extraDetails: { provider_error: reason } });
   });
 
   it('maps a chunk download failure like the account’s own', () => {
     const chunk = driverError('NetworkError', { code: 402001, cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) });
-    expect(warehouseError(chunk, 'query')).toMatchObject({ code: '30-1002', extraDetails: { provider_error: 'ECONNRESET' } });
+    expect(warehouseError(chunk, 'query')).toMatchObject({ code: '30-1002', extraDetails: { provider_error: 'connection_reset' } });
     const refused = driverError('LargeResultSetError', { code: 402002, response: { statusCode: 403 } });
     expect(warehouseError(refused, 'query')).toMatchObject({ code: '30-1002', extraDetails: { provider_error: 'Unknown', provider_status: 403 } });
   });
