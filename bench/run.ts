@@ -11,7 +11,7 @@
  * only those sections.
  * BENCH_IMPORT_ROWS (1000000) and BENCH_IMPORT_RUNS (3) change the import measurement;
  * BENCH_RECIPE_SQL_ROUNDS (20) and BENCH_RECIPE_SQL_COLD_STARTS (5) the analyzer's; BENCH_RECIPE_RUN_ROWS
- * (1000000) and BENCH_RECIPE_RUN_RUNS (3) the recipe run's; BENCH_EXPORT_ROWS (1000000), BENCH_EXPORT_PARTS (5)
+ * (1000000) and BENCH_RECIPE_RUN_RUNS (5) the recipe run's; BENCH_EXPORT_ROWS (1000000), BENCH_EXPORT_PARTS (5)
  * and BENCH_EXPORT_RUNS (3) the multi-part export's.
  */
 import { cpus } from 'node:os';
@@ -200,7 +200,7 @@ async function main(): Promise<number> {
     ? await attempt(() => measureRecipeSql({ rounds: positiveSetting('BENCH_RECIPE_SQL_ROUNDS', 20), coldStarts: positiveSetting('BENCH_RECIPE_SQL_COLD_STARTS', 5) }))
     : undefined;
   const recipeRun = sections.has('recipe-run')
-    ? await attempt(() => measureRecipeRun({ rows: positiveSetting('BENCH_RECIPE_RUN_ROWS', 1_000_000), smallRows: 10_000, runs: positiveSetting('BENCH_RECIPE_RUN_RUNS', 3) }))
+    ? await attempt(() => measureRecipeRun({ rows: positiveSetting('BENCH_RECIPE_RUN_ROWS', 1_000_000), smallRows: 10_000, runs: positiveSetting('BENCH_RECIPE_RUN_RUNS', 5) }))
     : undefined;
   const multipartExport = sections.has('multipart-export')
     ? await attempt(() =>
