@@ -23,7 +23,10 @@ describe('analytics_db error mapping', () => {
   });
 
   it('a network errno or a timeout is 30-1413', () => {
-    expect(analyticsDbError(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), 'd')).toMatchObject({ code: '30-1413', extraDetails: { provider_error: 'connection_refused' } });
+    expect(analyticsDbError(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), 'd')).toMatchObject({
+      code: '30-1413',
+      extraDetails: { provider_error: 'connection_refused' },
+    });
     expect(analyticsDbError(new DOMException('late', 'TimeoutError'), 'd')).toMatchObject({ code: '30-1413', extraDetails: { provider_error: 'timeout' } });
   });
 });
