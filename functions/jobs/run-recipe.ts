@@ -154,7 +154,13 @@ async function buildNode(job: JobRef, params: RunParams, step: BuildStep, kind: 
   const depth = params.schema_analysis_depth;
   const { result, cpuSeconds } = await withCpuCounted(
     job.tenant_id,
-    () => recipeEngineFor(recipe.data.language).run(version.code, sources, { inDir, outDir }, { previewRows: DEFAULT_PREVIEW_ROWS, analysisDepth: depth }),
+    () =>
+      recipeEngineFor(recipe.data.language).run(
+        version.code,
+        sources,
+        { inDir, outDir, spillDir: join(dir, 'spill') },
+        { previewRows: DEFAULT_PREVIEW_ROWS, analysisDepth: depth },
+      ),
     (result) => [
       putFile(prefix + NODE_OUTPUT_FILES.data, result.dataPath, 'application/vnd.apache.parquet'),
       putJson(prefix + NODE_OUTPUT_FILES.preview, result.previewRows),

@@ -51,6 +51,13 @@ export interface SandboxOptions {
   /** One thread by default: analysis binds and parses, it does not scan. */
   readonly threads?: number;
   readonly memoryLimitMb?: number;
+  /**
+   * Where the engine spills what does not fit in its memory: a folder of the job's own (a
+   * recipe run's). None by default, and then nothing is spilled: DuckDB's own default is
+   * `.tmp` in the process's working directory, which is read-only in Lambda and, on the
+   * twin, outside every job's folder.
+   */
+  readonly spillDirectory?: string;
 }
 
 /** DuckDB's own default is 80% of the machine; an analysis needs a few megabytes. */
@@ -74,6 +81,7 @@ export async function createSandboxedDuckDb(options: SandboxOptions = {}): Promi
     autoinstall_known_extensions: 'false',
     autoload_known_extensions: 'false',
     allow_community_extensions: 'false',
+    temp_directory: options.spillDirectory ?? '',
   });
   try {
     const setup = await instance.connect();

@@ -1,5 +1,5 @@
 import type { RecipeLanguage } from '../model/recipe';
-import { runRecipeSql, type RecipeRunOptions, type RecipeRunResult, type RecipeSource } from './recipe-run';
+import { runRecipeSql, type RecipeFolders, type RecipeRunOptions, type RecipeRunResult, type RecipeSource } from './recipe-run';
 
 /**
  * The seam for a second engine (docs/scale.md): what runs a recipe's code over its bound
@@ -10,7 +10,7 @@ import { runRecipeSql, type RecipeRunOptions, type RecipeRunResult, type RecipeS
  * worker does not change.
  */
 export interface RecipeEngine {
-  run(code: string, sources: readonly RecipeSource[], folders: { readonly inDir: string; readonly outDir: string }, options: RecipeRunOptions): Promise<RecipeRunResult>;
+  run(code: string, sources: readonly RecipeSource[], folders: RecipeFolders, options: RecipeRunOptions): Promise<RecipeRunResult>;
 }
 
 const ENGINES: Readonly<Record<RecipeLanguage, RecipeEngine>> = {

@@ -41,6 +41,13 @@ export interface RecipeRunResult {
   readonly analysis: SchemaAnalysisResult;
 }
 
+/** The run's folders: its sources' (read only), its output's, and where the engine spills (neither readable nor writable by the code). */
+export interface RecipeFolders {
+  readonly inDir: string;
+  readonly outDir: string;
+  readonly spillDir: string;
+}
+
 /** What a run writes besides the data: how many preview rows, and how deep the output's analysis goes. */
 export interface RecipeRunOptions {
   readonly previewRows: number;
@@ -53,12 +60,7 @@ const OUTPUT_VIEW = quotedIdentifier('recipe output');
 /** Share of the worker's memory the engine may use, as in duckdb.ts's worker engine. */
 const MEMORY_SHARE = 0.6;
 
-export async function runRecipeSql(
-  code: string,
-  sources: readonly RecipeSource[],
-  folders: { readonly inDir: string; readonly outDir: string },
-  options: RecipeRunOptions,
-): Promise<RecipeRunResult> {
+export async function runRecipeSql(code: string, sources: readonly RecipeSource[], folders: RecipeFolders, options: RecipeRunOptions): Promise<RecipeRunResult> {
   const dataPath = join(folders.outDir, 'data.parquet');
   const known: PathName[] = [
     ...sources.map((source) => ({ path: source.path, name: source.alias })),
@@ -69,6 +71,7 @@ export async function runRecipeSql(
     directories: [folders.inDir, folders.outDir],
     threads: os.availableParallelism(),
     memoryLimitMb: Math.floor((os.totalmem() * MEMORY_SHARE) / 2 ** 20),
+    spillDirectory: folders.spillDir,
   };
   try {
     return await withSandboxedDuckDb(sandbox, async (connection) => {

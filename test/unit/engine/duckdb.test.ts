@@ -4,7 +4,8 @@ import os from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withDuckDb } from '../../../shared/engine/duckdb';
+import { quotedString } from '@duckdb/node-api';
+import { withDuckDb, withSandboxedDuckDb } from '../../../shared/engine/duckdb';
 import { scratch, type Scratch } from './scratch';
 
 let dir: Scratch;
@@ -41,5 +42,32 @@ describe('withDuckDb', () => {
     ).rejects.toThrow('work failed');
     expect(existsSync(join(dir.dir, '.duckdb-spill'))).toBe(false);
     await expect(kept?.run('SELECT 1')).rejects.toThrow();
+  });
+});
+
+describe('withSandboxedDuckDb and spilling', () => {
+  // A sort of about 60 MB of rows in an engine of 32 MB: it completes only by spilling.
+  const sortBeyondMemory = (connection: DuckDBConnection, out: string) =>
+    connection.run(`COPY (SELECT i, md5(i::VARCHAR) AS h FROM range(0, 1000000) t(i) ORDER BY h) TO ${quotedString(out)} (FORMAT parquet)`);
+  const small = { threads: 1, memoryLimitMb: 32 };
+
+  it('spills into the folder it is given, and completes what does not fit in its memory', async () => {
+    const out = join(dir.dir, 'sorted');
+    await mkdir(out);
+    const spill = join(dir.dir, 'sandbox-spill');
+    await withSandboxedDuckDb({ ...small, directories: [out], spillDirectory: spill }, async (connection) => {
+      expect(await setting(connection, 'temp_directory')).toBe(spill);
+      await sortBeyondMemory(connection, join(out, 'sorted.parquet'));
+    });
+    expect(existsSync(join(out, 'sorted.parquet'))).toBe(true);
+  });
+
+  it('without a spill folder, spills nowhere (not into the working directory): the same sort runs out of memory', async () => {
+    const out = join(dir.dir, 'unsorted');
+    await mkdir(out);
+    await withSandboxedDuckDb({ ...small, directories: [out] }, async (connection) => {
+      expect(await setting(connection, 'temp_directory')).toBe('');
+      await expect(sortBeyondMemory(connection, join(out, 'sorted.parquet'))).rejects.toThrow(/Out of Memory/);
+    });
   });
 });

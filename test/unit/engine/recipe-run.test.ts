@@ -43,7 +43,7 @@ let runs = 0;
 async function run(code: string, analysisDepth: SchemaAnalysisDepth = 'SHALLOW') {
   const outDir = join(dir.dir, `out-${(runs += 1)}`);
   await mkdir(outDir);
-  return runRecipeSql(code, sources, { inDir, outDir }, { previewRows: 100, analysisDepth });
+  return runRecipeSql(code, sources, { inDir, outDir, spillDir: join(dir.dir, `spill-${runs}`) }, { previewRows: 100, analysisDepth });
 }
 
 async function failure(code: string): Promise<AppError> {
@@ -56,6 +56,11 @@ async function failure(code: string): Promise<AppError> {
 }
 
 describe('running recipe SQL', () => {
+  it('spills into the run’s own folder, not the process’s working directory', async () => {
+    const result = await run("SELECT current_setting('temp_directory') AS spill FROM customers LIMIT 1");
+    expect(result.previewRows).toEqual([{ spill: join(dir.dir, `spill-${runs}`) }]);
+  });
+
   it.each(['SHALLOW', 'FULL'] as const)('analyses its output in the same engine as a separate %s analysis of the written file does', async (depth) => {
     const result = await run('SELECT o.*, c.name FROM orders o LEFT JOIN customers c ON c.id = o.customer_id', depth);
     expect(result.analysis.depth).toBe(depth);
