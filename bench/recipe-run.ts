@@ -4,26 +4,32 @@
  * script and by DuckDB alone, in the same run.
  *
  * - pipeline: the twin in a child process (bench/import-twin-process.ts); both tables imported
- *   through the API first (not timed); then the time from POST .../nodes/{id}/execute until GET
- *   .../run-status (every 25 ms) reads the run COMPLETED. And a run on samples, whose target is
- *   COMPLETED within a second end to end.
+ *   through the API first (not timed); then two runs on full data, each timed from POST
+ *   .../nodes/{id}/execute:
+ *   - until the run's completion as the service records it (execution.ended_date), read by a
+ *     GET .../run-status every 100 ms: the pipeline's own time, which the target is judged on;
+ *   - until a GET every 25 ms reads the run COMPLETED: what an eager client sees. On the
+ *     one-process twin each of those polls takes about 11 ms of the two cores' CPU (five
+ *     DynamoDB calls on the local store) from the run it watches; in AWS they are other
+ *     Lambdas' work.
+ *   And a run on samples, whose target is COMPLETED read within a second end to end.
  * - bare: a script with nothing of ours around it – S3 GetObject of the two data versions'
  *   Parquet from the twin's data bucket to local files, the recipe's SQL in DuckDB over them
  *   COPY'd to Parquet, S3 PutObject of the result back.
  * - duckdb: the same query and COPY on the local files, nothing else.
  */
-import { createWriteStream } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { VERSION_FILES, versionPrefix } from '../shared/data-tables/storage';
 import type { ApiClient } from '../test/support/api-client';
 import { ensureCsv } from './bench-csv';
 import { median } from './import-throughput';
 import { SOURCE_BUCKET, now } from './import-protocol';
-import { COPY_MS, createdId, HTTP_MS, sleep, tableOverSource, TRANSFER_MS, upload, withImportTwin, withTimeout } from './import-twin';
+import { createdId, HTTP_MS, sleep, tableOverSource, TRANSFER_MS, upload, withImportTwin, withTimeout } from './import-twin';
+import { BareTimes, recipeSql, type BareRound } from './recipe-bare';
 
 export interface RecipeRunSettings {
   /** Rows of the large table (the bench CSV). */
@@ -37,19 +43,21 @@ export interface RecipeRunReport {
   readonly settings: RecipeRunSettings;
   /** Rows the recipe's output has (every side checks it gives as many). */
   readonly outputRows: number;
+  /** POST → the completion the service recorded (ended_date), polled every 100 ms. */
   readonly pipelineMs: readonly number[];
+  /** POST → a poll every 25 ms reads COMPLETED. */
+  readonly pipelineReadMs: readonly number[];
   readonly sampleMs: readonly number[];
   readonly bareMs: readonly number[];
   readonly duckDbMs: readonly number[];
 }
 
-/** The recipe: each order joined with its customer (id modulo the small table's size), then totals per segment and category. */
-const recipeSql = (smallRows: number) =>
-  `SELECT c.segment, o.category, count(*)::BIGINT AS orders, round(sum(o.amount), 2) AS total FROM orders o JOIN customers c ON c.id = o.id % ${smallRows} + 1 GROUP BY c.segment, o.category`;
-
 const SEGMENTS = ['consumer', 'corporate', 'home office', 'small business', 'public sector'];
 const RUN_MS = 600_000;
-const POLL_INTERVAL_MS = 25;
+/** Polls of the run whose COMPLETED is read as it lands (the eager client, the sample run). */
+const EAGER_POLL_MS = 25;
+/** Polls of the run timed by its recorded completion: few, so that they take little from it. */
+const SPARSE_POLL_MS = 100;
 /**
  * Pause before each measured side: what the previous side left running (a job's last writes
  * and clean-up, disk write-back of its files) would otherwise fall on the next one's time.
@@ -111,9 +119,18 @@ async function recipeGraph(api: ApiClient, tables: { orders: number; customers: 
   return { datasetId, nodeId };
 }
 
-/** POST execute → a poll reads COMPLETED: the milliseconds, and the output's row count. */
-async function pipelineRun(api: ApiClient, graph: Graph, useSample: boolean): Promise<{ ms: number; rows: number }> {
+interface PipelineRun {
+  /** POST → the poll that read COMPLETED. */
+  readonly readMs: number;
+  /** POST → the completion the service recorded (execution.ended_date, whole milliseconds). */
+  readonly recordedMs: number;
+  readonly rows: number;
+}
+
+/** POST execute, then a poll every `pollMs` until one reads COMPLETED: both times, and the output's row count. */
+async function pipelineRun(api: ApiClient, graph: Graph, useSample: boolean, pollMs: number): Promise<PipelineRun> {
   const params = { dataset_id: graph.datasetId, version_number: 1, node_id: graph.nodeId };
+  // now() is epoch milliseconds, comparable with the twin's ended_date (same machine, same clock).
   const postedAt = now();
   const started = await withTimeout(api.call('executeDatasetNode', { params, body: { use_sample: useSample } }), HTTP_MS, 'executeDatasetNode');
   if (started.status !== 202) throw new Error(`execute: ${started.status} ${started.text}`);
@@ -123,36 +140,24 @@ async function pipelineRun(api: ApiClient, graph: Graph, useSample: boolean): Pr
     const pollStart = now();
     const status = (await withTimeout(api.call('getDatasetNodeRunStatus', { params }), HTTP_MS, 'getDatasetNodeRunStatus')).body;
     const execution = status.execution?.job_id === jobId ? status.execution : null;
-    if (execution?.status === 'COMPLETED') return { ms: now() - postedAt, rows: status.metadata?.row_count ?? -1 };
+    if (execution?.status === 'COMPLETED') {
+      const readMs = now() - postedAt;
+      if (!execution.ended_date) throw new Error('a COMPLETED run without ended_date');
+      return { readMs, recordedMs: Date.parse(execution.ended_date) - postedAt, rows: status.metadata?.row_count ?? -1 };
+    }
     if (execution?.status === 'FAILED' || execution?.status === 'ABORTED') throw new Error(`recipe run ${execution.status}: ${JSON.stringify(execution.error)}`);
     if (now() - postedAt > RUN_MS) throw new Error(`recipe run still ${execution?.status ?? 'not started'} after ${RUN_MS / 1000} s`);
-    await sleep(Math.max(0, pollStart + POLL_INTERVAL_MS - now()));
+    await sleep(Math.max(0, pollStart + pollMs - now()));
   }
 }
 
-/** The recipe's SQL over the two Parquet files in a fresh in-memory DuckDB, COPY'd to `outPath`: the rows written. */
-async function duckDbQuery(ordersPath: string, customersPath: string, outPath: string, smallRows: number): Promise<number> {
-  const { DuckDBInstance } = await import('@duckdb/node-api');
-  const instance = await DuckDBInstance.create(':memory:');
-  try {
-    const connection = await instance.connect();
-    try {
-      const literal = (path: string) => `'${path.replaceAll("'", "''")}'`;
-      await connection.run(`CREATE VIEW orders AS SELECT * FROM read_parquet(${literal(ordersPath)})`);
-      await connection.run(`CREATE VIEW customers AS SELECT * FROM read_parquet(${literal(customersPath)})`);
-      const copy = connection.run(`COPY (${recipeSql(smallRows)}) TO ${literal(outPath)} (FORMAT parquet)`);
-      return (await withTimeout(copy, COPY_MS, 'DuckDB COPY', () => connection.interrupt())).rowsChanged;
-    } finally {
-      connection.closeSync();
-    }
-  } finally {
-    instance.closeSync();
-  }
-}
+const execFileAsync = promisify(execFile);
+const BARE_SCRIPT = fileURLToPath(new URL('./recipe-bare.ts', import.meta.url));
 
-async function download(s3: S3Client, bucket: string, key: string, path: string): Promise<void> {
-  const { Body: body } = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: AbortSignal.timeout(TRANSFER_MS) });
-  await pipeline(body as Readable, createWriteStream(path), { signal: AbortSignal.timeout(TRANSFER_MS) });
+/** One round of the bare script, in a process of its own (recipe-bare.ts says why). */
+async function bareRound(round: BareRound): Promise<BareTimes> {
+  const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', BARE_SCRIPT, JSON.stringify(round)], { timeout: TRANSFER_MS, maxBuffer: 2 ** 20 });
+  return BareTimes.parse(JSON.parse(stdout));
 }
 
 export async function measureRecipeRun(settings: RecipeRunSettings): Promise<RecipeRunReport> {
@@ -167,36 +172,39 @@ export async function measureRecipeRun(settings: RecipeRunSettings): Promise<Rec
     const graph = await recipeGraph(api, tables, settings.smallRows);
     const tenantId = ready.clientId.split('.')[0]!;
     const parquetKey = (table: keyof typeof tables) => versionPrefix(tenantId, tables[table], versions[table]) + VERSION_FILES.data;
-    const local = { orders: join(dir, 'orders.parquet'), customers: join(dir, 'customers.parquet'), out: join(dir, 'out.parquet') };
 
-    const report = { pipelineMs: [] as number[], sampleMs: [] as number[], bareMs: [] as number[], duckDbMs: [] as number[] };
+    const report = { pipelineMs: [] as number[], pipelineReadMs: [] as number[], sampleMs: [] as number[], bareMs: [] as number[], duckDbMs: [] as number[] };
     let outputRows = -1;
     // One warm-up round, then the measured ones; the three sides alternate so drift hits them alike.
     for (let round = 0; round <= settings.runs; round++) {
       await sleep(SETTLE_MS);
-      const full = await pipelineRun(api, graph, false);
+      const full = await pipelineRun(api, graph, false, SPARSE_POLL_MS);
       await sleep(SETTLE_MS);
-      const sample = await pipelineRun(api, graph, true);
+      const eager = await pipelineRun(api, graph, false, EAGER_POLL_MS);
+      await sleep(SETTLE_MS);
+      const sample = await pipelineRun(api, graph, true, EAGER_POLL_MS);
 
       await sleep(SETTLE_MS);
-      const bareStart = now();
-      await Promise.all([download(s3, ready.dataBucket, parquetKey('orders'), local.orders), download(s3, ready.dataBucket, parquetKey('customers'), local.customers)]);
-      const bareRows = await duckDbQuery(local.orders, local.customers, local.out, settings.smallRows);
-      await upload(s3, SOURCE_BUCKET, `bare/out-${round}.parquet`, local.out, 'application/vnd.apache.parquet');
-      const bareMs = now() - bareStart;
-      await rm(local.out, { force: true });
-
-      const duckStart = now();
-      const duckRows = await duckDbQuery(local.orders, local.customers, local.out, settings.smallRows);
-      const duckMs = now() - duckStart;
-      await rm(local.out, { force: true });
-      if (full.rows !== bareRows || bareRows !== duckRows) throw new Error(`output rows differ: pipeline ${full.rows}, bare ${bareRows}, DuckDB alone ${duckRows}`);
+      const bare = await bareRound({
+        s3Endpoint: ready.s3Endpoint,
+        dataBucket: ready.dataBucket,
+        ordersKey: parquetKey('orders'),
+        customersKey: parquetKey('customers'),
+        outBucket: SOURCE_BUCKET,
+        outKey: `bare/out-${round}.parquet`,
+        dir,
+        smallRows: settings.smallRows,
+      });
+      const { bareRows, duckDbRows: duckRows } = bare;
+      if (full.rows !== bareRows || eager.rows !== bareRows || bareRows !== duckRows)
+        throw new Error(`output rows differ: pipeline ${full.rows}, bare ${bareRows}, DuckDB alone ${duckRows}`);
       outputRows = full.rows;
       if (round === 0) continue;
-      report.pipelineMs.push(full.ms);
-      report.sampleMs.push(sample.ms);
-      report.bareMs.push(bareMs);
-      report.duckDbMs.push(duckMs);
+      report.pipelineMs.push(full.recordedMs);
+      report.pipelineReadMs.push(eager.readMs);
+      report.sampleMs.push(sample.readMs);
+      report.bareMs.push(bare.bareMs);
+      report.duckDbMs.push(bare.duckDbMs);
     }
     return { settings, outputRows, ...report };
   });
@@ -225,11 +233,12 @@ export function recipeRunSection(report: RecipeRunReport): string[] {
     '',
     `| side | ${runs.join(' | ')} | median ms | input rows/s |`,
     `|---|${runs.map(() => '--:|').join('')}--:|--:|`,
-    line('pipeline (POST execute → COMPLETED read)', report.pipelineMs),
+    line('pipeline (POST execute → COMPLETED recorded; polls every 100 ms)', report.pipelineMs),
+    line('pipeline (POST execute → COMPLETED read; polls every 25 ms)', report.pipelineReadMs),
     line('bare script (2 GETs, DuckDB query + COPY, PUT)', report.bareMs),
     line('DuckDB alone (query + COPY on local files)', report.duckDbMs),
     '',
-    `- Pipeline / bare script throughput: ${recipeRunRatio(report).toFixed(2)} (target ≥ ${RECIPE_RUN_TARGET.toFixed(2)}); bare / DuckDB alone: ${(median(report.duckDbMs) / median(report.bareMs)).toFixed(2)}.`,
+    `- Pipeline (COMPLETED recorded) / bare script throughput: ${recipeRunRatio(report).toFixed(2)} (target ≥ ${RECIPE_RUN_TARGET.toFixed(2)}); with COMPLETED read by polls every 25 ms: ${(median(report.bareMs) / median(report.pipelineReadMs)).toFixed(2)}; bare / DuckDB alone: ${(median(report.duckDbMs) / median(report.bareMs)).toFixed(2)}.`,
     `- A run on samples, POST execute → COMPLETED read: ${report.sampleMs.map(ms0).join(', ')} ms (median ${ms0(median(report.sampleMs))}; target < ${SAMPLE_RUN_TARGET_MS} ms).`,
   ];
 }
