@@ -7,8 +7,8 @@ import { outputAttribute, outputKindOf, type NodeOutput, type OutputKind, type R
 import { NODE_OUTPUT_FILES, nodeOutputPrefix } from '../../shared/datasets/run-storage';
 import { nodeRuns, type RunPlace } from '../../shared/datasets/runs';
 import { DEFAULT_PREVIEW_ROWS } from '../../shared/engine/csv-import';
-import { recipeEngineFor } from '../../shared/engine/recipe-engines';
-import type { RecipeSource } from '../../shared/engine/recipe-run';
+import { recipeEngineFor, type RecipeEngine } from '../../shared/engine/recipe-engines';
+import type { RecipeFolders, RecipeSource } from '../../shared/engine/recipe-run';
 import { AppError, isAppError } from '../../shared/errors/app-error';
 import { jobErrorOf } from '../../shared/jobs/failure';
 import type { JobRef } from '../../shared/jobs/job-ref';
@@ -24,9 +24,9 @@ import type * as z from 'zod';
  * COMPLETED with its output; the node the run was asked for is last, and the job's own
  * completion records its output. A node's output stops being current when its build starts
  * (runs.ts startNode), so a failed build never leaves one that reads as current; its files
- * are removed too. The build's reads (inputs, recipe) go out together with that status write,
- * and its writes (output files, CPU usage) together: a run's time is its data's, not a queue
- * of round trips.
+ * are removed too. The build's reads (inputs, recipe) and its engine's start go out together
+ * with that status write, and its writes (output files, CPU usage) together: a run's time is
+ * its data's, not a queue of round trips.
  */
 type RunParams = z.output<typeof recipeRunJob.params>;
 
@@ -141,26 +141,43 @@ async function downloadSources(job: JobRef, params: RunParams, step: BuildStep, 
 async function buildNode(job: JobRef, params: RunParams, step: BuildStep, kind: OutputKind, dir: string, prefix: string, started: Promise<void>): Promise<NodeOutput> {
   const inDir = join(dir, 'in');
   const outDir = join(dir, 'out');
-  // Nothing is written under the node's prefix before `started` lands; reading meanwhile is safe.
-  const [, sources, [recipe, version]] = await allSettled([
-    started,
-    downloadSources(job, params, step, kind, inDir),
-    Promise.all([recipeStore.get(job.tenant_id, step.inputs.recipe_id), recipeVersions.get(job.tenant_id, step.inputs.recipe_id, step.inputs.recipe_version_number)]),
-    mkdir(outDir, { recursive: true }),
-  ]);
-  // Updates are refused while the run holds the version (20-1048): another code here is a broken invariant.
-  if (version.lock_version !== step.inputs.recipe_lock_version) throw new AppError('10-500', { extraDetails: { cause: 'the recipe version changed during the run' } });
+  // The inputs download while the start is written, the recipe is read and the engine starts
+  // (it takes their promise). Nothing is written under the node's prefix before `started` lands.
+  const sources = downloadSources(job, params, step, kind, inDir);
+  const downloaded = sources.then(
+    () => undefined,
+    () => undefined,
+  );
+  try {
+    const [, [recipe, version]] = await allSettled([
+      started,
+      Promise.all([recipeStore.get(job.tenant_id, step.inputs.recipe_id), recipeVersions.get(job.tenant_id, step.inputs.recipe_id, step.inputs.recipe_version_number)]),
+      mkdir(outDir, { recursive: true }),
+    ]);
+    // Updates are refused while the run holds the version (20-1048): another code here is a broken invariant.
+    if (version.lock_version !== step.inputs.recipe_lock_version) throw new AppError('10-500', { extraDetails: { cause: 'the recipe version changed during the run' } });
+    return await builtOutput(job, params, step, recipeEngineFor(recipe.data.language), version.code, sources, { inDir, outDir, spillDir: join(dir, 'spill') }, prefix);
+  } finally {
+    // No download outlives the build that started it.
+    await downloaded;
+  }
+}
 
+/** Runs the engine, writes the output's files beside the run's CPU usage, and answers the output. */
+async function builtOutput(
+  job: JobRef,
+  params: RunParams,
+  step: BuildStep,
+  engine: RecipeEngine,
+  code: string,
+  sources: Promise<readonly RecipeSource[]>,
+  folders: RecipeFolders,
+  prefix: string,
+): Promise<NodeOutput> {
   const depth = params.schema_analysis_depth;
   const { result, cpuSeconds } = await withCpuCounted(
     job.tenant_id,
-    () =>
-      recipeEngineFor(recipe.data.language).run(
-        version.code,
-        sources,
-        { inDir, outDir, spillDir: join(dir, 'spill') },
-        { previewRows: DEFAULT_PREVIEW_ROWS, analysisDepth: depth },
-      ),
+    () => engine.run(code, sources, folders, { previewRows: DEFAULT_PREVIEW_ROWS, analysisDepth: depth }),
     (result) => [
       putFile(prefix + NODE_OUTPUT_FILES.data, result.dataPath, 'application/vnd.apache.parquet'),
       putJson(prefix + NODE_OUTPUT_FILES.preview, result.previewRows),
@@ -183,7 +200,8 @@ async function buildNode(job: JobRef, params: RunParams, step: BuildStep, kind: 
 /**
  * Runs `work`, then the writes `store` starts with its result, and counts the worker's CPU time
  * of the work in the tenant's monthly usage, whether it succeeds or fails (DuckDB's threads are
- * the process's, so they are counted too). The usage is written together with the result.
+ * the process's, so they are counted too, as is the end of the inputs' download the engine
+ * waits for). The usage is written together with the result.
  */
 async function withCpuCounted<T>(tenantId: string, work: () => Promise<T>, store: (value: T) => Promise<void>[]): Promise<{ readonly result: T; readonly cpuSeconds: number }> {
   const before = process.cpuUsage();

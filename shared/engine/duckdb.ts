@@ -104,7 +104,11 @@ export async function createSandboxedDuckDb(options: SandboxOptions = {}): Promi
 
 /** Runs `use` on a connection of a fresh sandboxed engine (createSandboxedDuckDb), closed afterwards. */
 export async function withSandboxedDuckDb<T>(options: SandboxOptions, use: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
-  const instance = await createSandboxedDuckDb(options);
+  return withEngine(await createSandboxedDuckDb(options), use);
+}
+
+/** Runs `use` on a connection of `instance`, then closes both. */
+export async function withEngine<T>(instance: DuckDBInstance, use: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
   try {
     const connection = await instance.connect();
     try {

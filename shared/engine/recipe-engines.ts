@@ -10,7 +10,11 @@ import { runRecipeSql, type RecipeFolders, type RecipeRunOptions, type RecipeRun
  * worker does not change.
  */
 export interface RecipeEngine {
-  run(code: string, sources: readonly RecipeSource[], folders: RecipeFolders, options: RecipeRunOptions): Promise<RecipeRunResult>;
+  /**
+   * `sources` may still be arriving (the worker downloads them meanwhile): an engine can start
+   * before they are there. If they fail, the run fails with their error.
+   */
+  run(code: string, sources: Promise<readonly RecipeSource[]>, folders: RecipeFolders, options: RecipeRunOptions): Promise<RecipeRunResult>;
 }
 
 const ENGINES: Readonly<Record<RecipeLanguage, RecipeEngine>> = {

@@ -5,7 +5,7 @@ import { AppError, isAppError } from '../errors/app-error';
 import type { ErrorCode } from '../errors/catalogue';
 import { logger } from '../log';
 import type { ColumnSchema, DataRow, SchemaAnalysisDepth, SchemaAnalysisResult } from '../model/columns';
-import { withSandboxedDuckDb } from './duckdb';
+import { createSandboxedDuckDb, withEngine } from './duckdb';
 import { engineError, redactPaths, shortCause, type PathName } from './engine-errors';
 import { copyToParquet, describeParquet, parquetSource } from './parquet';
 import { analyseParquetWith } from './schema-analysis';
@@ -60,22 +60,37 @@ const OUTPUT_VIEW = quotedIdentifier('recipe output');
 /** Share of the worker's memory the engine may use, as in duckdb.ts's worker engine. */
 const MEMORY_SHARE = 0.6;
 
-export async function runRecipeSql(code: string, sources: readonly RecipeSource[], folders: RecipeFolders, options: RecipeRunOptions): Promise<RecipeRunResult> {
+/**
+ * Runs `code` over `sources`. The sandboxed engine starts at once, while the sources may still
+ * be downloading (the worker passes their promise): its start is not added to the run's time.
+ * A source that cannot be had fails the run with its own error, and the engine is closed.
+ */
+export async function runRecipeSql(code: string, sources: Promise<readonly RecipeSource[]>, folders: RecipeFolders, options: RecipeRunOptions): Promise<RecipeRunResult> {
   const dataPath = join(folders.outDir, 'data.parquet');
-  const known: PathName[] = [
-    ...sources.map((source) => ({ path: source.path, name: source.alias })),
-    { path: folders.outDir, name: 'output' },
-    { path: folders.inDir, name: 'input' },
-  ];
   const sandbox = {
     directories: [folders.inDir, folders.outDir],
     threads: os.availableParallelism(),
     memoryLimitMb: Math.floor((os.totalmem() * MEMORY_SHARE) / 2 ** 20),
     spillDirectory: folders.spillDir,
   };
+  const engine = createSandboxedDuckDb(sandbox);
+  // A handler from the start: an engine that fails while the sources download is awaited below, not an unhandled rejection.
+  const engineOrNone = engine.catch(() => undefined);
+  let ready: readonly RecipeSource[];
   try {
-    return await withSandboxedDuckDb(sandbox, async (connection) => {
-      for (const source of sources) await connection.run(`CREATE VIEW ${quotedIdentifier(source.alias)} AS SELECT * FROM ${parquetSource(source.path)}`);
+    ready = await sources;
+  } catch (error) {
+    (await engineOrNone)?.closeSync();
+    throw error;
+  }
+  const known: PathName[] = [
+    ...ready.map((source) => ({ path: source.path, name: source.alias })),
+    { path: folders.outDir, name: 'output' },
+    { path: folders.inDir, name: 'input' },
+  ];
+  try {
+    return await withEngine(await engine, async (connection) => {
+      for (const source of ready) await connection.run(`CREATE VIEW ${quotedIdentifier(source.alias)} AS SELECT * FROM ${parquetSource(source.path)}`);
       // A view takes the code as written (a trailing semicolon or comment included) and is bound here, before any row is read.
       await connection.run(`CREATE VIEW ${OUTPUT_VIEW} AS\n${code}\n`);
       const rowCount = await copyToParquet(connection, `SELECT * FROM ${OUTPUT_VIEW}`, dataPath);

@@ -43,7 +43,7 @@ let runs = 0;
 async function run(code: string, analysisDepth: SchemaAnalysisDepth = 'SHALLOW') {
   const outDir = join(dir.dir, `out-${(runs += 1)}`);
   await mkdir(outDir);
-  return runRecipeSql(code, sources, { inDir, outDir, spillDir: join(dir.dir, `spill-${runs}`) }, { previewRows: 100, analysisDepth });
+  return runRecipeSql(code, Promise.resolve(sources), { inDir, outDir, spillDir: join(dir.dir, `spill-${runs}`) }, { previewRows: 100, analysisDepth });
 }
 
 async function failure(code: string): Promise<AppError> {
@@ -56,6 +56,28 @@ async function failure(code: string): Promise<AppError> {
 }
 
 describe('running recipe SQL', () => {
+  it('starts before its sources are there, and runs once they are', async () => {
+    const outDir = join(dir.dir, 'out-late-sources');
+    await mkdir(outDir);
+    const late = new Promise<RecipeSource[]>((resolve) => setTimeout(() => resolve(sources), 50));
+    const result = await runRecipeSql(
+      'SELECT count(*)::INTEGER AS n FROM orders',
+      late,
+      { inDir, outDir, spillDir: join(dir.dir, 'spill-late') },
+      { previewRows: 10, analysisDepth: 'SHALLOW' },
+    );
+    expect(result.previewRows).toEqual([{ n: 3 }]);
+  });
+
+  it('fails with its sources’ own error when they cannot be had', async () => {
+    const outDir = join(dir.dir, 'out-no-sources');
+    await mkdir(outDir);
+    const missing = new AppError('20-1059', { params: [7, 1] });
+    const refused = Promise.reject(missing);
+    const run = runRecipeSql('SELECT * FROM orders', refused, { inDir, outDir, spillDir: join(dir.dir, 'spill-none') }, { previewRows: 10, analysisDepth: 'SHALLOW' });
+    await expect(run).rejects.toBe(missing);
+  });
+
   it('spills into the run’s own folder, not the process’s working directory', async () => {
     const result = await run("SELECT current_setting('temp_directory') AS spill FROM customers LIMIT 1");
     expect(result.previewRows).toEqual([{ spill: join(dir.dir, `spill-${runs}`) }]);
