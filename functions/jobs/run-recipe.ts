@@ -163,7 +163,11 @@ async function buildNode(job: JobRef, params: RunParams, step: BuildStep, kind: 
   }
 }
 
-/** Runs the engine, writes the output's files beside the run's CPU usage, and answers the output. */
+/**
+ * Runs the engine and writes the output's files beside the run's CPU usage: the data file as
+ * soon as the engine has written it (while it describes and analyses it), the rest after.
+ * Every upload settles before a failure goes on to the build's clean-up, which removes them.
+ */
 async function builtOutput(
   job: JobRef,
   params: RunParams,
@@ -175,16 +179,22 @@ async function builtOutput(
   prefix: string,
 ): Promise<NodeOutput> {
   const depth = params.schema_analysis_depth;
-  const { result, cpuSeconds } = await withCpuCounted(
-    job.tenant_id,
-    () => engine.run(code, sources, folders, { previewRows: DEFAULT_PREVIEW_ROWS, analysisDepth: depth }),
-    (result) => [
-      putFile(prefix + NODE_OUTPUT_FILES.data, result.dataPath, 'application/vnd.apache.parquet'),
-      putJson(prefix + NODE_OUTPUT_FILES.preview, result.previewRows),
-      putJson(prefix + NODE_OUTPUT_FILES.schema, result.columns),
-      putJson(prefix + NODE_OUTPUT_FILES.analysis(depth), result.analysis),
-    ],
-  );
+  let dataUpload: Promise<void> | undefined;
+  const uploadData = (dataPath: string) => {
+    dataUpload = putFile(prefix + NODE_OUTPUT_FILES.data, dataPath, 'application/vnd.apache.parquet');
+    // Awaited below, or settled before a failure leaves: not an unhandled rejection meanwhile.
+    dataUpload.catch(() => undefined);
+  };
+  const run = () => engine.run(code, sources, folders, { previewRows: DEFAULT_PREVIEW_ROWS, analysisDepth: depth, onData: uploadData });
+  const { result, cpuSeconds } = await withCpuCounted(job.tenant_id, run, (result) => [
+    dataUpload ?? putFile(prefix + NODE_OUTPUT_FILES.data, result.dataPath, 'application/vnd.apache.parquet'),
+    putJson(prefix + NODE_OUTPUT_FILES.preview, result.previewRows),
+    putJson(prefix + NODE_OUTPUT_FILES.schema, result.columns),
+    putJson(prefix + NODE_OUTPUT_FILES.analysis(depth), result.analysis),
+  ]).catch(async (error: unknown) => {
+    await dataUpload?.catch(() => undefined);
+    throw error;
+  });
   return {
     run_id: job.job_id,
     inputs: step.inputs,

@@ -52,6 +52,8 @@ export interface RecipeFolders {
 export interface RecipeRunOptions {
   readonly previewRows: number;
   readonly analysisDepth: SchemaAnalysisDepth;
+  /** Told the output's data file is complete, before it is described and analysed: the worker uploads it meanwhile. */
+  readonly onData?: (dataPath: string) => void;
 }
 
 /** The view the code is bound to: a name no alias or CTE can have (they are plain identifiers). */
@@ -94,6 +96,7 @@ export async function runRecipeSql(code: string, sources: Promise<readonly Recip
       // A view takes the code as written (a trailing semicolon or comment included) and is bound here, before any row is read.
       await connection.run(`CREATE VIEW ${OUTPUT_VIEW} AS\n${code}\n`);
       const rowCount = await copyToParquet(connection, `SELECT * FROM ${OUTPUT_VIEW}`, dataPath);
+      options.onData?.(dataPath);
       const { columns, previewRows } = await describeOutput(connection, dataPath, options.previewRows);
       const analysis = await analyseParquetWith(connection, dataPath, options.analysisDepth, { columns, rowCount });
       return { rowCount, dataPath, columns, previewRows, analysis };
