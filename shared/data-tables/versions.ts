@@ -53,13 +53,24 @@ export function analysisJobRef(tenantId: string, dataTableId: number, versionNum
   };
 }
 
+/** Versions read per page when looking for the newest COMPLETED one: usually the newest is. */
+const NEWEST_COMPLETED_PAGE = 4;
+
 function toVersion(item: Record<string, unknown>): StoredVersion {
   return parseItem(StoredVersion, 'DATA_VERSION', item);
 }
 
-/** Versions of a table in number order, all pages (or the first `limit`). */
-async function queryVersions(tenantId: string, dataTableId: number, options: { newestFirst: boolean; limit?: number }): Promise<StoredVersion[]> {
+/**
+ * Versions of a table in number order: all pages; or `limit` a page, until `enough` says the
+ * versions read so far suffice (by default, once `limit` are read).
+ */
+async function queryVersions(
+  tenantId: string,
+  dataTableId: number,
+  options: { newestFirst: boolean; limit?: number; enough?: (versions: readonly StoredVersion[]) => boolean },
+): Promise<StoredVersion[]> {
   const versions: StoredVersion[] = [];
+  const enough = options.enough ?? ((read) => options.limit !== undefined && read.length >= options.limit);
   let cursor: QueryCommandOutput['LastEvaluatedKey'];
   do {
     const page = await dynamoDocumentClient().send(
@@ -74,7 +85,7 @@ async function queryVersions(tenantId: string, dataTableId: number, options: { n
       }),
     );
     for (const item of page.Items ?? []) versions.push(toVersion(item));
-    cursor = options.limit !== undefined && versions.length >= options.limit ? undefined : page.LastEvaluatedKey;
+    cursor = enough(versions) ? undefined : page.LastEvaluatedKey;
   } while (cursor);
   return versions;
 }
@@ -142,6 +153,16 @@ export const dataVersions = {
     const version = await dataVersions.find(tenantId, dataTableId, versionNumber);
     if (!version) throw new AppError('10-404', { params: ['data version', `${dataTableId}/${versionNumber}`] });
     return version;
+  },
+
+  /**
+   * The table's newest COMPLETED version: read newest first, a few at a time, up to the first
+   * one, so that its cost does not grow with the table's history.
+   */
+  async newestCompleted(tenantId: string, dataTableId: number): Promise<StoredVersion | undefined> {
+    const completed = (version: StoredVersion) => version.execution.status === 'COMPLETED';
+    const read = await queryVersions(tenantId, dataTableId, { newestFirst: true, limit: NEWEST_COMPLETED_PAGE, enough: (versions) => versions.some(completed) });
+    return read.find(completed);
   },
 
   /** Every version of the table, oldest first. */

@@ -31,8 +31,7 @@ export async function tableVersionsNow(tenantId: string, nodes: readonly StoredN
         const version = await dataVersions.find(tenantId, node.data_table_id, node.data_table_version_number);
         return [node.id, version && completed(version.execution) ? version.version_number : undefined];
       }
-      const versions = await dataVersions.list(tenantId, node.data_table_id);
-      return [node.id, versions.filter((version) => completed(version.execution)).at(-1)?.version_number];
+      return [node.id, (await dataVersions.newestCompleted(tenantId, node.data_table_id))?.version_number];
     }),
   );
   return new Map(resolved);

@@ -129,6 +129,18 @@ async function requestsDuring(run: () => Promise<unknown>): Promise<string[]> {
   return seen.sort();
 }
 
+describe('the newest COMPLETED version', () => {
+  it('is found past newer versions that failed, over more than one page, and is none before any', async () => {
+    const tableId = await createTable(api, await createBucketSource(api, await createObjectStoreConnection(api, env), 'landing/flaky/'));
+    expect(await dataVersions.newestCompleted(env.twin.admin.tenant_id, tableId)).toBeUndefined();
+    await putObjects(env, 'landing', { 'flaky/a.csv': 'x\n1\n' });
+    expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
+    await putObjects(env, 'landing', { 'flaky/a.csv': '' });
+    for (let attempt = 0; attempt < 5; attempt++) expect((await importAndWait(api, tableId)).execution.status).toBe('FAILED');
+    expect((await dataVersions.newestCompleted(env.twin.admin.tenant_id, tableId))?.version_number).toBe(1);
+  });
+});
+
 describe('listing data tables', () => {
   it('reads no versions: one Query for any number of tables', async () => {
     const tenant = 'latest-list';
