@@ -6,12 +6,12 @@
  * - pipeline: the twin in a child process (bench/import-twin-process.ts); both tables imported
  *   through the API first (not timed); then two runs on full data, each timed from POST
  *   .../nodes/{id}/execute:
- *   - until the run's completion as the service records it (execution.ended_date), read by a
- *     GET .../run-status every 100 ms: the pipeline's own time, which the target is judged on;
+ *   - until the run's completion as the service records it (execution.ended_date, stamped as
+ *     the completion write goes out, about 3 ms before a poll could read it), read by a GET
+ *     .../run-status every 100 ms: the pipeline's own time, which the target is judged on;
  *   - until a GET every 25 ms reads the run COMPLETED: what an eager client sees. On the
- *     one-process twin each of those polls takes about 11 ms of the two cores' CPU (five
- *     DynamoDB calls on the local store) from the run it watches; in AWS they are other
- *     Lambdas' work.
+ *     one-process twin each of those polls takes CPU (HTTP, two DynamoDB calls on the local
+ *     store) from the run it watches; in AWS they are other Lambdas' work.
  *   And a run on samples, whose target is COMPLETED read within a second end to end.
  * - bare: a script with nothing of ours around it – S3 GetObject of the two data versions'
  *   Parquet from the twin's data bucket to local files, the recipe's SQL in DuckDB over them
@@ -130,8 +130,9 @@ interface PipelineRun {
 /** POST execute, then a poll every `pollMs` until one reads COMPLETED: both times, and the output's row count. */
 async function pipelineRun(api: ApiClient, graph: Graph, useSample: boolean, pollMs: number): Promise<PipelineRun> {
   const params = { dataset_id: graph.datasetId, version_number: 1, node_id: graph.nodeId };
-  // now() is epoch milliseconds, comparable with the twin's ended_date (same machine, same clock).
   const postedAt = now();
+  // The wall clock, as the twin's ended_date is (same machine); now() runs on a monotonic clock from the process's start.
+  const postedWall = Date.now();
   const started = await withTimeout(api.call('executeDatasetNode', { params, body: { use_sample: useSample } }), HTTP_MS, 'executeDatasetNode');
   if (started.status !== 202) throw new Error(`execute: ${started.status} ${started.text}`);
   const jobId = started.body.execution?.job_id;
@@ -143,7 +144,7 @@ async function pipelineRun(api: ApiClient, graph: Graph, useSample: boolean, pol
     if (execution?.status === 'COMPLETED') {
       const readMs = now() - postedAt;
       if (!execution.ended_date) throw new Error('a COMPLETED run without ended_date');
-      return { readMs, recordedMs: Date.parse(execution.ended_date) - postedAt, rows: status.metadata?.row_count ?? -1 };
+      return { readMs, recordedMs: Date.parse(execution.ended_date) - postedWall, rows: status.metadata?.row_count ?? -1 };
     }
     if (execution?.status === 'FAILED' || execution?.status === 'ABORTED') throw new Error(`recipe run ${execution.status}: ${JSON.stringify(execution.error)}`);
     if (now() - postedAt > RUN_MS) throw new Error(`recipe run still ${execution?.status ?? 'not started'} after ${RUN_MS / 1000} s`);
