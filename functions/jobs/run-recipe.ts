@@ -8,7 +8,7 @@ import { NODE_OUTPUT_FILES, nodeOutputPrefix } from '../../shared/datasets/run-s
 import { nodeRuns, type RunPlace } from '../../shared/datasets/runs';
 import { DEFAULT_PREVIEW_ROWS } from '../../shared/engine/csv-import';
 import { recipeEngineFor, type RecipeEngine } from '../../shared/engine/recipe-engines';
-import type { RecipeFolders, RecipeSource } from '../../shared/engine/recipe-run';
+import type { RecipeFolders, RecipeRunResult, RecipeSource } from '../../shared/engine/recipe-run';
 import { AppError, isAppError } from '../../shared/errors/app-error';
 import { jobErrorOf } from '../../shared/jobs/failure';
 import type { JobRef } from '../../shared/jobs/job-ref';
@@ -165,8 +165,9 @@ async function buildNode(job: JobRef, params: RunParams, step: BuildStep, kind: 
 
 /**
  * Runs the engine and writes the output's files beside the run's CPU usage: the data file as
- * soon as the engine has written it (while it describes and analyses it), the rest after.
- * Every upload settles before a failure goes on to the build's clean-up, which removes them.
+ * soon as the engine has written it, the preview and schema as soon as it has described it
+ * (each while the engine goes on), the analysis last. Every upload settles before a failure
+ * goes on to the build's clean-up, which removes them.
  */
 async function builtOutput(
   job: JobRef,
@@ -179,20 +180,22 @@ async function builtOutput(
   prefix: string,
 ): Promise<NodeOutput> {
   const depth = params.schema_analysis_depth;
-  let dataUpload: Promise<void> | undefined;
-  const uploadData = (dataPath: string) => {
-    dataUpload = putFile(prefix + NODE_OUTPUT_FILES.data, dataPath, 'application/vnd.apache.parquet');
-    // Awaited below, or settled before a failure leaves: not an unhandled rejection meanwhile.
-    dataUpload.catch(() => undefined);
-  };
-  const run = () => engine.run(code, sources, folders, { previewRows: DEFAULT_PREVIEW_ROWS, analysisDepth: depth, onData: uploadData });
-  const { result, cpuSeconds } = await withCpuCounted(job.tenant_id, run, (result) => [
-    dataUpload ?? putFile(prefix + NODE_OUTPUT_FILES.data, result.dataPath, 'application/vnd.apache.parquet'),
-    putJson(prefix + NODE_OUTPUT_FILES.preview, result.previewRows),
-    putJson(prefix + NODE_OUTPUT_FILES.schema, result.columns),
-    putJson(prefix + NODE_OUTPUT_FILES.analysis(depth), result.analysis),
-  ]).catch(async (error: unknown) => {
-    await dataUpload?.catch(() => undefined);
+  const early = new EarlyUploads();
+  const uploadData = (dataPath: string) => early.start('data', () => putFile(prefix + NODE_OUTPUT_FILES.data, dataPath, 'application/vnd.apache.parquet'));
+  const uploadDescription = ({ columns, previewRows }: Pick<RecipeRunResult, 'columns' | 'previewRows'>) =>
+    early.start('description', () => allSettled([putJson(prefix + NODE_OUTPUT_FILES.preview, previewRows), putJson(prefix + NODE_OUTPUT_FILES.schema, columns)]));
+  const options = { previewRows: DEFAULT_PREVIEW_ROWS, analysisDepth: depth, onData: uploadData, onDescribed: uploadDescription };
+  const { result, cpuSeconds } = await withCpuCounted(
+    job.tenant_id,
+    () => engine.run(code, sources, folders, options),
+    // An engine that did not tell (no early uploads) has its files uploaded here.
+    (result) => [
+      early.started('data') ?? uploadData(result.dataPath),
+      early.started('description') ?? uploadDescription(result),
+      putJson(prefix + NODE_OUTPUT_FILES.analysis(depth), result.analysis),
+    ],
+  ).catch(async (error: unknown) => {
+    await early.settled();
     throw error;
   });
   return {
@@ -205,6 +208,27 @@ async function builtOutput(
     analysis_depth: depth,
     completed_date: new Date().toISOString(),
   };
+}
+
+/** Uploads started while the engine works, by name; each is handled from its start, so that a failure elsewhere leaves no unhandled rejection. */
+class EarlyUploads {
+  private readonly uploads = new Map<string, Promise<void>>();
+
+  start(name: string, upload: () => Promise<unknown>): Promise<void> {
+    const started = upload().then(() => undefined);
+    started.catch(() => undefined);
+    this.uploads.set(name, started);
+    return started;
+  }
+
+  started(name: string): Promise<void> | undefined {
+    return this.uploads.get(name);
+  }
+
+  /** Every upload started, settled (a failure is the run's, thrown elsewhere). */
+  async settled(): Promise<void> {
+    await Promise.allSettled(this.uploads.values());
+  }
 }
 
 /**

@@ -54,6 +54,8 @@ export interface RecipeRunOptions {
   readonly analysisDepth: SchemaAnalysisDepth;
   /** Told the output's data file is complete, before it is described and analysed: the worker uploads it meanwhile. */
   readonly onData?: (dataPath: string) => void;
+  /** Told the output's columns and preview, before it is analysed: the worker uploads them meanwhile. */
+  readonly onDescribed?: (description: Pick<RecipeRunResult, 'columns' | 'previewRows'>) => void;
 }
 
 /** The view the code is bound to: a name no alias or CTE can have (they are plain identifiers). */
@@ -98,6 +100,7 @@ export async function runRecipeSql(code: string, sources: Promise<readonly Recip
       const rowCount = await copyToParquet(connection, `SELECT * FROM ${OUTPUT_VIEW}`, dataPath);
       options.onData?.(dataPath);
       const { columns, previewRows } = await describeOutput(connection, dataPath, options.previewRows);
+      options.onDescribed?.({ columns, previewRows });
       const analysis = await analyseParquetWith(connection, dataPath, options.analysisDepth, { columns, rowCount });
       return { rowCount, dataPath, columns, previewRows, analysis };
     });
