@@ -5,10 +5,11 @@
  * result; then the same query and COPY again on the local files (DuckDB alone). It prints the
  * two times as JSON.
  *
- * Why a fresh process: in the long-lived bench process, V8's parallel garbage-collector threads
- * grew busier round after round (their CPU time went from 25 to 150 ms a round while the
- * downloads' buffers piled up) and, on two cores, took the CPU from the script's own work: the
- * same script took 100–120 ms in its first rounds and 150–240 ms later.
+ * Why a fresh process: in the long-lived bench process the same script took 100–120 ms in its
+ * first rounds and 150–240 ms later. Four helper threads of that process, idle in the first
+ * round, took 120–200 ms of CPU a round later, on two cores, from the script's own work; with
+ * `--single-threaded-gc` the script stayed at 100–120 ms: they were V8's parallel
+ * garbage-collector threads.
  */
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
