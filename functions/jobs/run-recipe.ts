@@ -12,6 +12,7 @@ import type { RecipeFolders, RecipeRunResult, RecipeSource } from '../../shared/
 import { AppError, isAppError } from '../../shared/errors/app-error';
 import { jobErrorOf } from '../../shared/jobs/failure';
 import type { JobRef } from '../../shared/jobs/job-ref';
+import { EarlyUploads } from '../../shared/jobs/early-uploads';
 import { jobWorker, type JobOutcome, type JobStep } from '../../shared/jobs/worker-step';
 import { logger } from '../../shared/log';
 import { recipeStore } from '../../shared/recipes/store';
@@ -208,27 +209,6 @@ async function builtOutput(
     analysis_depth: depth,
     completed_date: new Date().toISOString(),
   };
-}
-
-/** Uploads started while the engine works, by name; each is handled from its start, so that a failure elsewhere leaves no unhandled rejection. */
-class EarlyUploads {
-  private readonly uploads = new Map<string, Promise<void>>();
-
-  start(name: string, upload: () => Promise<unknown>): Promise<void> {
-    const started = upload().then(() => undefined);
-    started.catch(() => undefined);
-    this.uploads.set(name, started);
-    return started;
-  }
-
-  started(name: string): Promise<void> | undefined {
-    return this.uploads.get(name);
-  }
-
-  /** Every upload started, settled (a failure is the run's, thrown elsewhere). */
-  async settled(): Promise<void> {
-    await Promise.allSettled(this.uploads.values());
-  }
 }
 
 /**
