@@ -23,9 +23,10 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { ApiClient } from '../test/support/api-client';
+import { bareDuckDbCopy, sqlLiteral } from './bare-duckdb';
 import { ensureCsv } from './bench-csv';
 import { SOURCE_BUCKET, now, type ImportProfile, type Span } from './import-protocol';
-import { ask, COPY_MS, HTTP_MS, sleep, tableOverSource, TRANSFER_MS, upload, withImportTwin, withTimeout } from './import-twin';
+import { ask, HTTP_MS, sleep, tableOverSource, TRANSFER_MS, upload, withImportTwin, withTimeout } from './import-twin';
 
 export interface ImportSettings {
   readonly rows: number;
@@ -113,23 +114,9 @@ async function pipelineRun(api: ApiClient, child: ChildProcess, tableId: number,
 // ---------------------------------------------------------------------------------------------
 // Bare script and DuckDB alone
 
-/** DuckDB's COPY of the CSV to Parquet in a fresh in-memory instance with its defaults; the rows written. Interrupted when over time. */
-async function duckDbCopy(csvPath: string, parquetPath: string): Promise<number> {
-  // Loaded on first use, so the other bench sections run without DuckDB's native library in this process.
-  const { DuckDBInstance } = await import('@duckdb/node-api');
-  const instance = await DuckDBInstance.create(':memory:');
-  try {
-    const connection = await instance.connect();
-    try {
-      const literal = (path: string) => `'${path.replaceAll("'", "''")}'`;
-      const copy = connection.run(`COPY (SELECT * FROM read_csv(${literal(csvPath)})) TO ${literal(parquetPath)} (FORMAT parquet)`);
-      return (await withTimeout(copy, COPY_MS, 'DuckDB COPY', () => connection.interrupt())).rowsChanged;
-    } finally {
-      connection.closeSync();
-    }
-  } finally {
-    instance.closeSync();
-  }
+/** DuckDB's COPY of the CSV to Parquet in a fresh in-memory instance with its defaults; the rows written. */
+function duckDbCopy(csvPath: string, parquetPath: string): Promise<number> {
+  return bareDuckDbCopy([], `COPY (SELECT * FROM read_csv(${sqlLiteral(csvPath)})) TO ${sqlLiteral(parquetPath)} (FORMAT parquet)`);
 }
 
 async function bareRun(s3: S3Client, dir: string, index: number, rows: number): Promise<RunResult> {

@@ -19,7 +19,8 @@ import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
 import { GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import * as z from 'zod';
-import { COPY_MS, s3Client, TRANSFER_MS, upload, withTimeout } from './import-twin';
+import { bareDuckDbCopy, sqlLiteral } from './bare-duckdb';
+import { s3Client, TRANSFER_MS, upload } from './import-twin';
 import { now } from './import-protocol';
 
 /** The recipe: each order joined with its customer (id modulo the small table's size), then totals per segment and category. */
@@ -45,23 +46,11 @@ export const BareTimes = z.object({ bareMs: z.number(), duckDbMs: z.number(), ba
 export type BareTimes = z.infer<typeof BareTimes>;
 
 /** The recipe's SQL over the two Parquet files in a fresh in-memory DuckDB, COPY'd to `outPath`: the rows written. */
-async function duckDbQuery(ordersPath: string, customersPath: string, outPath: string, smallRows: number): Promise<number> {
-  const { DuckDBInstance } = await import('@duckdb/node-api');
-  const instance = await DuckDBInstance.create(':memory:');
-  try {
-    const connection = await instance.connect();
-    try {
-      const literal = (path: string) => `'${path.replaceAll("'", "''")}'`;
-      await connection.run(`CREATE VIEW orders AS SELECT * FROM read_parquet(${literal(ordersPath)})`);
-      await connection.run(`CREATE VIEW customers AS SELECT * FROM read_parquet(${literal(customersPath)})`);
-      const copy = connection.run(`COPY (${recipeSql(smallRows)}) TO ${literal(outPath)} (FORMAT parquet)`);
-      return (await withTimeout(copy, COPY_MS, 'DuckDB COPY', () => connection.interrupt())).rowsChanged;
-    } finally {
-      connection.closeSync();
-    }
-  } finally {
-    instance.closeSync();
-  }
+function duckDbQuery(ordersPath: string, customersPath: string, outPath: string, smallRows: number): Promise<number> {
+  return bareDuckDbCopy(
+    [`CREATE VIEW orders AS SELECT * FROM read_parquet(${sqlLiteral(ordersPath)})`, `CREATE VIEW customers AS SELECT * FROM read_parquet(${sqlLiteral(customersPath)})`],
+    `COPY (${recipeSql(smallRows)}) TO ${sqlLiteral(outPath)} (FORMAT parquet)`,
+  );
 }
 
 async function download(s3: S3Client, bucket: string, key: string, path: string): Promise<void> {
