@@ -11,6 +11,10 @@ export default defineConfig({
     poolOptions: { forks: { maxForks: 3, minForks: 1 } },
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    env: { POWERTOOLS_LOG_LEVEL: 'SILENT', AWS_REGION: 'us-east-1', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    env: {
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      AWS_REGION: 'us-east-1',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    },
   },
 });

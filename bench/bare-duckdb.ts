@@ -19,7 +19,8 @@ export async function bareDuckDbCopy(setup: readonly string[], copy: string): Pr
     const connection = await instance.connect();
     try {
       for (const statement of setup) await connection.run(statement);
-      return (await withTimeout(connection.run(copy), COPY_MS, 'DuckDB COPY', () => connection.interrupt())).rowsChanged;
+      return (await withTimeout(connection.run(copy), COPY_MS, 'DuckDB COPY', () => connection.interrupt()))
+        .rowsChanged;
     } finally {
       connection.closeSync();
     }

@@ -21,10 +21,71 @@ function random(seed: number): () => number {
   };
 }
 
-const FIRST = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Donald', 'Margaret', 'Ken', 'Dennis', 'Frances', 'John', 'Radia', 'Tim', 'Linus', 'Sophie', 'Niklaus'];
-const LAST = ['Lovelace', 'Hopper', 'Turing', 'Dijkstra', 'Liskov', 'Knuth', 'Hamilton', 'Thompson', 'Ritchie', 'Allen', 'McCarthy', 'Perlman', 'Berners-Lee', 'Wirth'];
-const CATEGORIES = ['books', 'electronics', 'garden', 'grocery', 'health', 'home', 'kitchen', 'music', 'office', 'outdoor', 'sports', 'toys'];
-const WORDS = ['delivered', 'late', 'on time', 'customer', 'called', 'about', 'the', 'invoice', 'refund', 'pending', 'gift', 'wrapped', 'priority', 'returned', 'item'];
+const FIRST = [
+  'Ada',
+  'Grace',
+  'Alan',
+  'Edsger',
+  'Barbara',
+  'Donald',
+  'Margaret',
+  'Ken',
+  'Dennis',
+  'Frances',
+  'John',
+  'Radia',
+  'Tim',
+  'Linus',
+  'Sophie',
+  'Niklaus',
+];
+const LAST = [
+  'Lovelace',
+  'Hopper',
+  'Turing',
+  'Dijkstra',
+  'Liskov',
+  'Knuth',
+  'Hamilton',
+  'Thompson',
+  'Ritchie',
+  'Allen',
+  'McCarthy',
+  'Perlman',
+  'Berners-Lee',
+  'Wirth',
+];
+const CATEGORIES = [
+  'books',
+  'electronics',
+  'garden',
+  'grocery',
+  'health',
+  'home',
+  'kitchen',
+  'music',
+  'office',
+  'outdoor',
+  'sports',
+  'toys',
+];
+const WORDS = [
+  'delivered',
+  'late',
+  'on time',
+  'customer',
+  'called',
+  'about',
+  'the',
+  'invoice',
+  'refund',
+  'pending',
+  'gift',
+  'wrapped',
+  'priority',
+  'returned',
+  'item',
+];
 const HEADER = 'id,name,amount,day,flag,category,comment';
 
 function csvRow(id: number, next: () => number, days: readonly string[]): string {
@@ -37,7 +98,10 @@ function csvRow(id: number, next: () => number, days: readonly string[]): string
   let comment = '';
   // 40% empty (unquoted: NULL), 10% quoted with a delimiter inside, the rest a few words.
   if (kind >= 0.4) {
-    const words = Array.from({ length: 2 + Math.floor(next() * 5) }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ');
+    const words = Array.from(
+      { length: 2 + Math.floor(next() * 5) },
+      () => WORDS[Math.floor(next() * WORDS.length)],
+    ).join(' ');
     comment = kind < 0.5 ? `"${words}, see note ${id % 997}"` : words;
   }
   return `${id},${name},${amount},${day},${flag},${category},${comment}\n`;
@@ -50,7 +114,9 @@ export async function ensureCsv(rows: number): Promise<{ path: string; bytes: nu
   const partial = `${path}.${process.pid}.partial`;
   const next = random(rows);
   const start = Date.UTC(2020, 0, 1);
-  const days = Array.from({ length: 5 * 365 }, (_, index) => new Date(start + index * 86_400_000).toISOString().slice(0, 10));
+  const days = Array.from({ length: 5 * 365 }, (_, index) =>
+    new Date(start + index * 86_400_000).toISOString().slice(0, 10),
+  );
   const out = createWriteStream(partial);
   try {
     const chunks = async function* () {

@@ -67,7 +67,9 @@ export async function measureBundles(): Promise<BundleReport[]> {
       bytes: deployed.bytes,
       bytesWithSdk: withSdk.bytes,
       top: topContributors(deployed.metafile, 3),
-      forbidden: [...new Set([...forbiddenInRoute(deployed.metafile, engine), ...forbiddenInRoute(withSdk.metafile, engine)])],
+      forbidden: [
+        ...new Set([...forbiddenInRoute(deployed.metafile, engine), ...forbiddenInRoute(withSdk.metafile, engine)]),
+      ],
     });
   }
   return reports;

@@ -47,7 +47,8 @@ export interface ImportProfile {
   readonly spans: readonly Span[];
 }
 
-export type ImportParentMessage = { readonly type: 'reset' } | { readonly type: 'profile' } | { readonly type: 'close' };
+export type ImportParentMessage =
+  { readonly type: 'reset' } | { readonly type: 'profile' } | { readonly type: 'close' };
 export type ImportChildMessage = ImportTwinReady | ImportProfile | { readonly type: 'reset-done' };
 
 /** Epoch milliseconds with sub-millisecond precision. */

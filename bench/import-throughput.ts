@@ -47,7 +47,12 @@ export interface PipelineRun extends RunResult {
   readonly versionNumber: number;
   readonly polls: number;
   /** Distinct (status, stage, percent) the polls saw, at ms from the POST. */
-  readonly seen: readonly { readonly atMs: number; readonly status: string; readonly stage: string; readonly percent: number }[];
+  readonly seen: readonly {
+    readonly atMs: number;
+    readonly status: string;
+    readonly stage: string;
+    readonly percent: number;
+  }[];
   /** What the twin process saw, with times made relative to the POST. */
   readonly profile: ImportProfile;
   readonly postedAt: number;
@@ -71,13 +76,24 @@ const POLL_INTERVAL_MS = 25;
 /** Bound of one whole import. */
 const IMPORT_MS = 600_000;
 
-async function pipelineRun(api: ApiClient, child: ChildProcess, tableId: number, rows: number, pollIntervalMs: number): Promise<PipelineRun> {
+async function pipelineRun(
+  api: ApiClient,
+  child: ChildProcess,
+  tableId: number,
+  rows: number,
+  pollIntervalMs: number,
+): Promise<PipelineRun> {
   await ask(child, { type: 'reset' }, 'reset-done');
   const postedAt = now();
-  const started = await withTimeout(api.call('batchCreateDataVersions', { body: { data_table_ids: [tableId] } }), HTTP_MS, 'batchCreateDataVersions');
+  const started = await withTimeout(
+    api.call('batchCreateDataVersions', { body: { data_table_ids: [tableId] } }),
+    HTTP_MS,
+    'batchCreateDataVersions',
+  );
   const acceptedAt = now();
   const result = started.status === 202 ? started.body.results[0] : undefined;
-  if (result?.status !== 'ACCEPTED' || !result.data_version) throw new Error(`batch-create: ${started.status} ${started.text}`);
+  if (result?.status !== 'ACCEPTED' || !result.data_version)
+    throw new Error(`batch-create: ${started.status} ${started.text}`);
   const versionNumber = result.data_version.version_number;
   const params = { data_table_id: tableId, version_number: versionNumber };
   const seen: PipelineRun['seen'][number][] = [];
@@ -89,7 +105,8 @@ async function pipelineRun(api: ApiClient, child: ChildProcess, tableId: number,
     const response = await withTimeout(api.call('getDataVersion', { params }), HTTP_MS, 'getDataVersion');
     const at = now();
     polls += 1;
-    if (response.status !== 200) throw new Error(`getDataVersion ${tableId}/${versionNumber}: ${response.status} ${response.text}`);
+    if (response.status !== 200)
+      throw new Error(`getDataVersion ${tableId}/${versionNumber}: ${response.status} ${response.text}`);
     const { execution, metadata } = response.body;
     const { stage, percent } = execution.progress;
     const key = `${execution.status} ${stage} ${percent}`;
@@ -99,14 +116,26 @@ async function pipelineRun(api: ApiClient, child: ChildProcess, tableId: number,
     }
     if (execution.status === 'COMPLETED') {
       const rowCount = metadata?.row_count;
-      if (rowCount !== rows) throw new Error(`version ${versionNumber} COMPLETED with metadata.row_count ${rowCount}, expected ${rows}`);
+      if (rowCount !== rows)
+        throw new Error(`version ${versionNumber} COMPLETED with metadata.row_count ${rowCount}, expected ${rows}`);
       const profile = await ask(child, { type: 'profile' }, 'profile');
-      return { ms: at - postedAt, stages: { accepted: acceptedAt - postedAt }, versionNumber, polls, seen, profile, postedAt };
+      return {
+        ms: at - postedAt,
+        stages: { accepted: acceptedAt - postedAt },
+        versionNumber,
+        polls,
+        seen,
+        profile,
+        postedAt,
+      };
     }
     if (execution.status === 'FAILED' || execution.status === 'ABORTED') {
-      throw new Error(`import of version ${versionNumber} ended ${execution.status}: ${JSON.stringify(execution.error)}`);
+      throw new Error(
+        `import of version ${versionNumber} ended ${execution.status}: ${JSON.stringify(execution.error)}`,
+      );
     }
-    if (at > deadline) throw new Error(`import of version ${versionNumber} still ${execution.status} after ${IMPORT_MS / 1000} s`);
+    if (at > deadline)
+      throw new Error(`import of version ${versionNumber} still ${execution.status} after ${IMPORT_MS / 1000} s`);
     await sleep(Math.max(0, pollStart + pollIntervalMs - now()));
   }
 }
@@ -116,7 +145,10 @@ async function pipelineRun(api: ApiClient, child: ChildProcess, tableId: number,
 
 /** DuckDB's COPY of the CSV to Parquet in a fresh in-memory instance with its defaults; the rows written. */
 function duckDbCopy(csvPath: string, parquetPath: string): Promise<number> {
-  return bareDuckDbCopy([], `COPY (SELECT * FROM read_csv(${sqlLiteral(csvPath)})) TO ${sqlLiteral(parquetPath)} (FORMAT parquet)`);
+  return bareDuckDbCopy(
+    [],
+    `COPY (SELECT * FROM read_csv(${sqlLiteral(csvPath)})) TO ${sqlLiteral(parquetPath)} (FORMAT parquet)`,
+  );
 }
 
 async function bareRun(s3: S3Client, dir: string, index: number, rows: number): Promise<RunResult> {
@@ -124,7 +156,9 @@ async function bareRun(s3: S3Client, dir: string, index: number, rows: number): 
   const parquetPath = join(dir, `bare-${index}.parquet`);
   try {
     const begin = now();
-    const { Body: body } = await s3.send(new GetObjectCommand({ Bucket: SOURCE_BUCKET, Key: SOURCE_KEY }), { abortSignal: AbortSignal.timeout(TRANSFER_MS) });
+    const { Body: body } = await s3.send(new GetObjectCommand({ Bucket: SOURCE_BUCKET, Key: SOURCE_KEY }), {
+      abortSignal: AbortSignal.timeout(TRANSFER_MS),
+    });
     await pipeline(body as Readable, createWriteStream(csvPath), { signal: AbortSignal.timeout(TRANSFER_MS) });
     const downloaded = now();
     const written = await duckDbCopy(csvPath, parquetPath);
@@ -132,13 +166,21 @@ async function bareRun(s3: S3Client, dir: string, index: number, rows: number): 
     await upload(s3, SOURCE_BUCKET, `bare/out-${index}.parquet`, parquetPath, 'application/vnd.apache.parquet');
     const end = now();
     if (written !== rows) throw new Error(`bare script: COPY wrote ${written} rows, expected ${rows}`);
-    return { ms: end - begin, stages: { download: downloaded - begin, copy: copied - downloaded, upload: end - copied } };
+    return {
+      ms: end - begin,
+      stages: { download: downloaded - begin, copy: copied - downloaded, upload: end - copied },
+    };
   } finally {
     await Promise.all([rm(csvPath, { force: true }), rm(parquetPath, { force: true })]);
   }
 }
 
-async function duckDbRun(csvPath: string, dir: string, index: number, rows: number): Promise<RunResult & { parquetBytes: number }> {
+async function duckDbRun(
+  csvPath: string,
+  dir: string,
+  index: number,
+  rows: number,
+): Promise<RunResult & { parquetBytes: number }> {
   const parquetPath = join(dir, `duckdb-${index}.parquet`);
   try {
     const begin = now();
@@ -165,7 +207,13 @@ export async function measureImportThroughput(settings: ImportSettings): Promise
     let parquetBytes = 0;
     const warmup = settings.warmupRounds ?? 1;
     for (let index = 0; index < warmup + settings.runs; index++) {
-      const pipelineResult = await pipelineRun(api, child, tableId, settings.rows, settings.pollIntervalMs ?? POLL_INTERVAL_MS);
+      const pipelineResult = await pipelineRun(
+        api,
+        child,
+        tableId,
+        settings.rows,
+        settings.pollIntervalMs ?? POLL_INTERVAL_MS,
+      );
       const bareResult = await bareRun(s3, dir, index, settings.rows);
       const duckResult = await duckDbRun(csv.path, dir, index, settings.rows);
       if (index < warmup) continue;
@@ -174,7 +222,16 @@ export async function measureImportThroughput(settings: ImportSettings): Promise
       duckDbRuns.push(duckResult);
       parquetBytes = duckResult.parquetBytes;
     }
-    return { settings, csvPath: csv.path, csvBytes: csv.bytes, csvReused: csv.reused, parquetBytes, pipeline: pipelineRuns, bare: bareRuns, duckdb: duckDbRuns };
+    return {
+      settings,
+      csvPath: csv.path,
+      csvBytes: csv.bytes,
+      csvReused: csv.reused,
+      parquetBytes,
+      pipeline: pipelineRuns,
+      bare: bareRuns,
+      duckdb: duckDbRuns,
+    };
   });
 }
 
@@ -218,7 +275,9 @@ export function phasesOf(run: PipelineRun): PhaseBreakdown | undefined {
   const engineEnd = at(Math.max(...duck.map((span) => span.end)));
   const uploadEnd = at(Math.max(...puts.map((span) => span.end)));
   // markCompleted: the transaction that ends the job and releases the table's lock, after the uploads.
-  const completedWrite = spans.find((span) => span.kind === 'DynamoDB' && span.label === 'TransactWriteItems' && at(span.start) >= uploadEnd);
+  const completedWrite = spans.find(
+    (span) => span.kind === 'DynamoDB' && span.label === 'TransactWriteItems' && at(span.start) >= uploadEnd,
+  );
   const completedAt = completedWrite ? at(completedWrite.end) : workerEnd;
   const points: [string, number][] = [
     ['POST → worker starts (API, Step Functions start)', workerStart],
@@ -274,11 +333,18 @@ export interface Ratio {
 /** How much throughput `slower` keeps of `faster`'s: time of faster / time of slower. */
 function throughputRatio(slower: readonly RunResult[], faster: readonly RunResult[]): Ratio {
   const [a, b] = [slower.map((run) => run.ms), faster.map((run) => run.ms)];
-  return { median: median(b) / median(a), best: minimum(b) / minimum(a), perRound: median(a.map((time, index) => b[index]! / time)) };
+  return {
+    median: median(b) / median(a),
+    best: minimum(b) / minimum(a),
+    perRound: median(a.map((time, index) => b[index]! / time)),
+  };
 }
 
 export function importRatios(report: ImportReport): ImportRatios {
-  return { pipelineVsBare: throughputRatio(report.pipeline, report.bare), bareVsDuckDb: throughputRatio(report.bare, report.duckdb) };
+  return {
+    pipelineVsBare: throughputRatio(report.pipeline, report.bare),
+    bareVsDuckDb: throughputRatio(report.bare, report.duckdb),
+  };
 }
 
 export function importSection(report: ImportReport): string[] {
@@ -345,13 +411,17 @@ export function importSection(report: ImportReport): string[] {
   if (complete.length === breakdowns.length && complete.length > 0) {
     for (const [index, { name }] of complete[0]!.phases.entries()) {
       const values = complete.map((breakdown) => breakdown.phases[index]!.ms);
-      lines.push(`| ${name} | ${values.map(ms0).join(' | ')} | ${ms0(median(values))} | ${bareCounterpart[name] ?? ''} |`);
+      lines.push(
+        `| ${name} | ${values.map(ms0).join(' | ')} | ${ms0(median(values))} | ${bareCounterpart[name] ?? ''} |`,
+      );
     }
     const totals = report.pipeline.map((run) => run.ms);
     const bareMedian = median(report.bare.map((run) => run.ms));
     lines.push(`| **total** | ${totals.map(ms0).join(' | ')} | ${ms0(median(totals))} | ${ms0(bareMedian)} |`);
     // What the pipeline does that the bare script does not: every phase but the three they share.
-    const overheads = complete.map((breakdown) => breakdown.phases.filter(({ name }) => !(name in bareCounterpart)).reduce((sum, { ms }) => sum + ms, 0));
+    const overheads = complete.map((breakdown) =>
+      breakdown.phases.filter(({ name }) => !(name in bareCounterpart)).reduce((sum, { ms }) => sum + ms, 0),
+    );
     lines.push(
       '',
       `Pipeline-only work (every phase but download, COPY and upload): ${overheads.map(ms0).join(', ')} ms, median ${ms0(median(overheads))} ms. Were the shared`,
@@ -362,8 +432,11 @@ export function importSection(report: ImportReport): string[] {
     lines.push(`| (a run's spans were incomplete: no breakdown) | ${report.pipeline.map(() => '').join(' | ')} | | |`);
   }
 
-  const spansOf = (run: PipelineRun, kind: Span['kind'], label: string) => run.profile.spans.filter((span) => span.kind === kind && span.label === label);
-  const startExecution = report.pipeline.flatMap((run) => spansOf(run, 'SFN', 'StartExecution').map((span) => span.end - span.start));
+  const spansOf = (run: PipelineRun, kind: Span['kind'], label: string) =>
+    run.profile.spans.filter((span) => span.kind === kind && span.label === label);
+  const startExecution = report.pipeline.flatMap((run) =>
+    spansOf(run, 'SFN', 'StartExecution').map((span) => span.end - span.start),
+  );
   const accepted = report.pipeline.map((run) => run.stages.accepted ?? Number.NaN);
   const pick = <T>(get: (run: PipelineRun) => T) => report.pipeline.map(get);
   lines.push(
@@ -375,7 +448,10 @@ export function importSection(report: ImportReport): string[] {
       `${pick((run) => (run.profile.eventLoopUtilization * 100).toFixed(0)).join(', ')}%, longest event-loop delay ${pick((run) => ms0(run.profile.eventLoopMaxDelayMs)).join(', ')} ms; ` +
       `${pick((run) => run.profile.apiRequests).join(', ')} API requests (${pick((run) => run.polls).join(', ')} polls); ${complete.map((b) => b.dynamoCalls).join(', ')} DynamoDB calls (polls' reads included).`,
     `- Progress the polls saw (ms from the POST): ${report.pipeline
-      .map((run, index) => `run ${index + 1}: ${run.seen.map((seen) => `${ms0(seen.atMs)} ${seen.status}${seen.stage ? `/${seen.stage} ${seen.percent}%` : ''}`).join(' → ')}`)
+      .map(
+        (run, index) =>
+          `run ${index + 1}: ${run.seen.map((seen) => `${ms0(seen.atMs)} ${seen.status}${seen.stage ? `/${seen.stage} ${seen.percent}%` : ''}`).join(' → ')}`,
+      )
       .join('; ')}. The worker writes progress at every stage change and with its heartbeat.`,
   );
   return lines;

@@ -24,7 +24,8 @@ import { DATA_BUCKET, startTwin } from '../infra/local/twin';
 import { SOURCE_BUCKET, now, type ImportChildMessage, type ImportParentMessage, type Span } from './import-protocol';
 
 function send(message: ImportChildMessage): void {
-  if (!process.send) throw new Error('bench/import-twin-process.ts is started by bench/import-throughput.ts (it needs an IPC channel)');
+  if (!process.send)
+    throw new Error('bench/import-twin-process.ts is started by bench/import-throughput.ts (it needs an IPC channel)');
   process.send(message);
 }
 
@@ -46,7 +47,10 @@ function statementLabel(sql: string): string {
 
 function instrumentDuckDb(): void {
   const run = DuckDBConnection.prototype.run;
-  DuckDBConnection.prototype.run = async function timedRun(this: DuckDBConnection, ...args: Parameters<DuckDBConnection['run']>) {
+  DuckDBConnection.prototype.run = async function timedRun(
+    this: DuckDBConnection,
+    ...args: Parameters<DuckDBConnection['run']>
+  ) {
     const start = now();
     try {
       return await run.apply(this, args);
@@ -92,7 +96,8 @@ async function settleWorkers(ms: number): Promise<void> {
 function s3Label(request: ClientRequest): string {
   const url = new URL(request.path, 'http://s3');
   const target = decodeURIComponent(url.pathname.slice(1));
-  const operation = url.searchParams.get('x-id') ?? (url.searchParams.has('list-type') ? 'ListObjectsV2' : request.method);
+  const operation =
+    url.searchParams.get('x-id') ?? (url.searchParams.has('list-type') ? 'ListObjectsV2' : request.method);
   return `${operation} ${target}${url.searchParams.has('prefix') ? ` prefix=${url.searchParams.get('prefix')}` : ''}`;
 }
 
@@ -198,7 +203,16 @@ async function main(): Promise<void> {
       const eventLoopUtilization = performance.eventLoopUtilization(loop).utilization;
       const eventLoopMaxDelayMs = loopDelay.max / 1e6;
       const totals = http.totals();
-      void settleWorkers(5_000).then(() => send({ type: 'profile', cpuMs: (user + system) / 1000, eventLoopUtilization, eventLoopMaxDelayMs, ...totals, spans }));
+      void settleWorkers(5_000).then(() =>
+        send({
+          type: 'profile',
+          cpuMs: (user + system) / 1000,
+          eventLoopUtilization,
+          eventLoopMaxDelayMs,
+          ...totals,
+          spans,
+        }),
+      );
     } else close(0);
   });
 

@@ -12,7 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiClient, type ApiResponse } from '../test/support/api-client';
 import { exchangeToken } from '../test/support/harness';
-import { SOURCE_BUCKET, type ImportChildMessage, type ImportParentMessage, type ImportTwinReady } from './import-protocol';
+import {
+  SOURCE_BUCKET,
+  type ImportChildMessage,
+  type ImportParentMessage,
+  type ImportTwinReady,
+} from './import-protocol';
 
 export const LOCAL_S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
 
@@ -36,7 +41,11 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string, on
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-export function nextMessage<T extends ImportChildMessage['type']>(child: ChildProcess, type: T, ms: number): Promise<Extract<ImportChildMessage, { type: T }>> {
+export function nextMessage<T extends ImportChildMessage['type']>(
+  child: ChildProcess,
+  type: T,
+  ms: number,
+): Promise<Extract<ImportChildMessage, { type: T }>> {
   let cleanup = (): void => undefined;
   const answer = new Promise<Extract<ImportChildMessage, { type: T }>>((resolve, reject) => {
     const onMessage = (message: unknown): void => {
@@ -68,7 +77,11 @@ export function ask<T extends 'reset-done' | 'profile'>(child: ChildProcess, mes
 export function startChild(tmp: string): { child: ChildProcess; exited: Promise<number | null> } {
   const child = fork(fileURLToPath(new URL('./import-twin-process.ts', import.meta.url)), [], {
     // BENCH_CPU_PROF=<folder> writes a V8 CPU profile of the twin (open it in Chrome DevTools).
-    execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
+    execArgv: [
+      '--import',
+      'tsx',
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+    ],
     env: { ...process.env, TMPDIR: tmp, TMP: tmp, TEMP: tmp },
     // The twin's output goes to stderr so that stdout carries only the report.
     stdio: ['ignore', 2, 2, 'ipc'],
@@ -97,20 +110,37 @@ export async function createdId(what: string, call: Promise<ApiResponse<{ readon
 }
 
 /** Connection, data source over `folder` of the source bucket, data table named `name`: the table id. */
-export async function tableOverSource(api: ApiClient, ready: ImportTwinReady, folder: string, name: string): Promise<number> {
+export async function tableOverSource(
+  api: ApiClient,
+  ready: ImportTwinReady,
+  folder: string,
+  name: string,
+): Promise<number> {
   const connectionId = await createdId(
     'createConnection',
     api.call('createConnection', {
       body: {
         name: `bench source ${name}`,
         type: 'object_store',
-        auth: { auth_type: 'secret_key', access_key_id: LOCAL_S3_CREDENTIALS.accessKeyId, secret_access_key: LOCAL_S3_CREDENTIALS.secretAccessKey, endpoint: ready.s3Endpoint },
+        auth: {
+          auth_type: 'secret_key',
+          access_key_id: LOCAL_S3_CREDENTIALS.accessKeyId,
+          secret_access_key: LOCAL_S3_CREDENTIALS.secretAccessKey,
+          endpoint: ready.s3Endpoint,
+        },
       },
     }),
   );
   const dataSourceId = await createdId(
     'createDataSource',
-    api.call('createDataSource', { body: { name: `bench source ${name}`, type: 'bucket', connection_id: connectionId, path: `${SOURCE_BUCKET}/${folder}/` } }),
+    api.call('createDataSource', {
+      body: {
+        name: `bench source ${name}`,
+        type: 'bucket',
+        connection_id: connectionId,
+        path: `${SOURCE_BUCKET}/${folder}/`,
+      },
+    }),
   );
   return createdId('createDataTable', api.call('createDataTable', { body: { name, data_source_id: dataSourceId } }));
 }
@@ -127,11 +157,26 @@ export function s3Client(endpoint: string): S3Client {
   });
 }
 
-export async function upload(s3: S3Client, bucket: string, key: string, path: string, contentType: string): Promise<void> {
+export async function upload(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+  path: string,
+  contentType: string,
+): Promise<void> {
   const { size } = await stat(path);
-  await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: createReadStream(path), ContentLength: size, ContentType: contentType }), {
-    abortSignal: AbortSignal.timeout(TRANSFER_MS),
-  });
+  await s3.send(
+    new PutObjectCommand({
+      Bucket: bucket,
+      Key: key,
+      Body: createReadStream(path),
+      ContentLength: size,
+      ContentType: contentType,
+    }),
+    {
+      abortSignal: AbortSignal.timeout(TRANSFER_MS),
+    },
+  );
 }
 
 /** What a bench gets while the twin runs: the child, a scratch folder, S3 and API clients. */
@@ -169,7 +214,10 @@ export async function withImportTwin<T>(prefix: string, use: (session: ImportTwi
   try {
     const ready = await nextMessage(child, 'ready', CHILD_READY_MS);
     s3 = s3Client(ready.s3Endpoint);
-    const api = new ApiClient(ready.apiUrl, await withTimeout(exchangeToken(ready.apiUrl, ready.clientId, ready.clientSecret), HTTP_MS, 'token exchange'));
+    const api = new ApiClient(
+      ready.apiUrl,
+      await withTimeout(exchangeToken(ready.apiUrl, ready.clientId, ready.clientSecret), HTTP_MS, 'token exchange'),
+    );
     return await use({ child, dir, s3, api, ready });
   } finally {
     s3?.destroy();

@@ -61,7 +61,10 @@ interface Phase {
   readonly options: autocannon.Options & { readonly connections: number };
 }
 
-function nextMessage<T extends ChildMessage['type']>(child: ChildProcess, type: T): Promise<Extract<ChildMessage, { type: T }>> {
+function nextMessage<T extends ChildMessage['type']>(
+  child: ChildProcess,
+  type: T,
+): Promise<Extract<ChildMessage, { type: T }>> {
   return new Promise((resolve, reject) => {
     const onMessage = (message: unknown): void => {
       if ((message as ChildMessage).type !== type) return;
@@ -101,7 +104,12 @@ function cannon(options: autocannon.Options): Promise<{ times: number[]; failed:
     const times: number[] = [];
     const instance = autocannon(options, (error: unknown, result) => {
       if (error) reject(error instanceof Error ? error : new Error(String(error)));
-      else resolve({ times: times.sort((a, b) => a - b), failed: result.non2xx + result.errors, seconds: result.duration });
+      else
+        resolve({
+          times: times.sort((a, b) => a - b),
+          failed: result.non2xx + result.errors,
+          seconds: result.duration,
+        });
     });
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
       if (statusCode >= 200 && statusCode < 300) times.push(responseTime);
@@ -113,7 +121,10 @@ async function rawItem(ready: TwinReady): Promise<Record<string, unknown>> {
   const response = await fetch(`${ready.dynamoEndpoint}/`, {
     method: 'POST',
     headers: { 'x-amz-target': 'DynamoDB_20120810.GetItem', 'content-type': 'application/x-amz-json-1.0' },
-    body: JSON.stringify({ TableName: ready.tableName, Key: { pk: { S: ready.connectionKey.pk }, sk: { S: ready.connectionKey.sk } } }),
+    body: JSON.stringify({
+      TableName: ready.tableName,
+      Key: { pk: { S: ready.connectionKey.pk }, sk: { S: ready.connectionKey.sk } },
+    }),
   });
   const { Item } = (await response.json()) as { Item?: Record<string, unknown> };
   if (!Item) throw new Error(`the bench connection's item ${JSON.stringify(ready.connectionKey)} is not in the table`);
@@ -121,7 +132,8 @@ async function rawItem(ready: TwinReady): Promise<Record<string, unknown>> {
 }
 
 /** A phase's name for an API operation: its method and path template in the route table. */
-const routeName = (operationId: OperationId): string => `${routeTable[operationId].method} ${routeTable[operationId].path}`;
+const routeName = (operationId: OperationId): string =>
+  `${routeTable[operationId].method} ${routeTable[operationId].path}`;
 
 /**
  * The six phases, in run order, each API phase right before its raw counterpart: the GET at
@@ -132,7 +144,13 @@ async function phases(ready: TwinReady, settings: LatencySettings): Promise<Phas
   const common = { connections: settings.connections, pipelining: 1, timeout: 10 };
   // API requests are the typed test client's (route table method and path, its headers and body), sent by autocannon.
   const client = new ApiClient(ready.apiUrl, ready.token);
-  const api = ({ method, path, headers, body }: RequestDescription<HttpMethod>) => ({ ...common, url: `${ready.apiUrl}${path}`, method, headers, body });
+  const api = ({ method, path, headers, body }: RequestDescription<HttpMethod>) => ({
+    ...common,
+    url: `${ready.apiUrl}${path}`,
+    method,
+    headers,
+    body,
+  });
   const raw = (operation: string) => ({
     ...common,
     url: `${ready.dynamoEndpoint}/`,
@@ -146,7 +164,10 @@ async function phases(ready: TwinReady, settings: LatencySettings): Promise<Phas
     {
       name: routeName('getConnection'),
       side: 'API',
-      options: { ...api(client.requestOf('getConnection', { params: { connection_id: ready.connectionId } })), connections },
+      options: {
+        ...api(client.requestOf('getConnection', { params: { connection_id: ready.connectionId } })),
+        connections,
+      },
     },
     {
       name: 'DynamoDB GetItem (same item)',
@@ -155,7 +176,11 @@ async function phases(ready: TwinReady, settings: LatencySettings): Promise<Phas
         ...raw('GetItem'),
         connections,
         // ConsistentRead, as the API's read is.
-        body: JSON.stringify({ TableName: ready.tableName, Key: { pk: { S: ready.connectionKey.pk }, sk: { S: ready.connectionKey.sk } }, ConsistentRead: true }),
+        body: JSON.stringify({
+          TableName: ready.tableName,
+          Key: { pk: { S: ready.connectionKey.pk }, sk: { S: ready.connectionKey.sk } },
+          ConsistentRead: true,
+        }),
       },
     },
   ];
@@ -170,7 +195,12 @@ async function phases(ready: TwinReady, settings: LatencySettings): Promise<Phas
         // A new name per request: names are unique per tenant.
         requests: [
           {
-            setupRequest: (request) => ({ ...request, body: client.requestOf('createConnection', { body: connectionRequest(`bench-${++sequence}`, ready.s3Endpoint) }).body }),
+            setupRequest: (request) => ({
+              ...request,
+              body: client.requestOf('createConnection', {
+                body: connectionRequest(`bench-${++sequence}`, ready.s3Endpoint),
+              }).body,
+            }),
           },
         ],
       },
@@ -184,7 +214,10 @@ async function phases(ready: TwinReady, settings: LatencySettings): Promise<Phas
           {
             setupRequest: (request) => ({
               ...request,
-              body: JSON.stringify({ TableName: ready.tableName, Item: { ...item, pk: { S: 'BENCH#PUT' }, sk: { S: String(++sequence) } } }),
+              body: JSON.stringify({
+                TableName: ready.tableName,
+                Item: { ...item, pk: { S: 'BENCH#PUT' }, sk: { S: String(++sequence) } },
+              }),
             }),
           },
         ],
@@ -194,9 +227,15 @@ async function phases(ready: TwinReady, settings: LatencySettings): Promise<Phas
 }
 
 /** A phase's CPU profile file name (BENCH_CPU_PROF): its order, side, name and load, in characters any file system takes. */
-const profileName = (index: number, phase: Phase): string => `${index + 1}-${phase.side}-${phase.name.replace(/[^\w]+/g, '_').replace(/^_|_$/g, '')}-${phase.options.connections}c`;
+const profileName = (index: number, phase: Phase): string =>
+  `${index + 1}-${phase.side}-${phase.name.replace(/[^\w]+/g, '_').replace(/^_|_$/g, '')}-${phase.options.connections}c`;
 
-async function runPhase(child: ChildProcess, phase: Phase, index: number, settings: LatencySettings): Promise<PhaseResult> {
+async function runPhase(
+  child: ChildProcess,
+  phase: Phase,
+  index: number,
+  settings: LatencySettings,
+): Promise<PhaseResult> {
   await cannon({ ...phase.options, duration: settings.warmupSeconds });
   await ask(child, { type: 'reset', ...(process.env.BENCH_CPU_PROF ? { profile: profileName(index, phase) } : {}) });
   const loadCpu = process.cpuUsage();
@@ -230,9 +269,11 @@ export async function measureLatency(settings: LatencySettings): Promise<Latency
   try {
     const ready = await nextMessage(child, 'ready');
     const results: PhaseResult[] = [];
-    for (const [index, phase] of (await phases(ready, settings)).entries()) results.push(await runPhase(child, phase, index, settings));
+    for (const [index, phase] of (await phases(ready, settings)).entries())
+      results.push(await runPhase(child, phase, index, settings));
     const comparisons: Comparison[] = [];
-    for (let index = 0; index + 1 < results.length; index += 2) comparisons.push({ api: results[index]!, raw: results[index + 1]! });
+    for (let index = 0; index + 1 < results.length; index += 2)
+      comparisons.push({ api: results[index]!, raw: results[index + 1]! });
     return { settings, comparisons };
   } finally {
     if (child.exitCode === null && child.connected) child.send({ type: 'close' } satisfies ParentMessage);

@@ -39,7 +39,16 @@ import type { ApiClient } from '../test/support/api-client';
 import { ensureCsv } from './bench-csv';
 import { median } from './import-throughput';
 import { SOURCE_BUCKET, now } from './import-protocol';
-import { createdId, HTTP_MS, sleep, tableOverSource, TRANSFER_MS, upload, withImportTwin, withTimeout } from './import-twin';
+import {
+  createdId,
+  HTTP_MS,
+  sleep,
+  tableOverSource,
+  TRANSFER_MS,
+  upload,
+  withImportTwin,
+  withTimeout,
+} from './import-twin';
 
 export interface MultipartExportSettings {
   readonly rows: number;
@@ -79,7 +88,12 @@ const CONCURRENT_PARTS = 4;
 const JOB_MS = 600_000;
 const POLL_INTERVAL_MS = 25;
 
-async function poll<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, failed: (value: T) => string | undefined): Promise<T> {
+async function poll<T>(
+  what: string,
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  failed: (value: T) => string | undefined,
+): Promise<T> {
   const deadline = now() + JOB_MS;
   for (;;) {
     const started = now();
@@ -94,22 +108,33 @@ async function poll<T>(what: string, read: () => Promise<T>, done: (value: T) =>
 
 /** A released dataset whose output is every row of the table: its id and its recipe node's. */
 async function releasedDataset(api: ApiClient, tableId: number): Promise<{ datasetId: number; nodeId: number }> {
-  const imported = await withTimeout(api.call('batchCreateDataVersions', { body: { data_table_ids: [tableId] } }), HTTP_MS, 'batchCreateDataVersions');
+  const imported = await withTimeout(
+    api.call('batchCreateDataVersions', { body: { data_table_ids: [tableId] } }),
+    HTTP_MS,
+    'batchCreateDataVersions',
+  );
   const versionNumber = imported.body.results[0]?.data_version?.version_number;
   if (versionNumber === undefined) throw new Error(`batch-create: ${imported.status} ${imported.text}`);
   await poll(
     'import',
-    async () => (await api.call('getDataVersion', { params: { data_table_id: tableId, version_number: versionNumber } })).body.execution,
+    async () =>
+      (await api.call('getDataVersion', { params: { data_table_id: tableId, version_number: versionNumber } })).body
+        .execution,
     (execution) => execution.status === 'COMPLETED',
     (execution) => (execution.status === 'FAILED' ? JSON.stringify(execution.error) : undefined),
   );
   const recipeId = await createdId(
     'createRecipe',
-    api.call('createRecipe', { body: { name: 'bench all rows', aliases: ['orders'], recipe_version: { code: 'SELECT * FROM orders' } } }),
+    api.call('createRecipe', {
+      body: { name: 'bench all rows', aliases: ['orders'], recipe_version: { code: 'SELECT * FROM orders' } },
+    }),
   );
   const datasetId = await createdId('createDataset', api.call('createDataset', { body: { name: 'bench export' } }));
   const params = { dataset_id: datasetId, version_number: 1 };
-  const tableNode = await createdId('addDatasetNode', api.call('addDatasetNode', { params, body: { node_type: 'TABLE', dataset_id: datasetId, data_table_id: tableId } }));
+  const tableNode = await createdId(
+    'addDatasetNode',
+    api.call('addDatasetNode', { params, body: { node_type: 'TABLE', dataset_id: datasetId, data_table_id: tableId } }),
+  );
   const body = {
     node_type: 'RECIPE',
     dataset_id: datasetId,
@@ -136,14 +161,18 @@ async function releasedDataset(api: ApiClient, tableId: number): Promise<{ datas
 async function nodeOutputKey(s3: S3Client, bucket: string, datasetId: number, nodeId: number): Promise<string> {
   const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket }));
   const key = listed.Contents?.map((object) => object.Key ?? '').find(
-    (candidate) => candidate.includes(`/datasets/${datasetId}/`) && candidate.endsWith(`/nodes/${nodeId}/full/${NODE_OUTPUT_FILES.data}`),
+    (candidate) =>
+      candidate.includes(`/datasets/${datasetId}/`) &&
+      candidate.endsWith(`/nodes/${nodeId}/full/${NODE_OUTPUT_FILES.data}`),
   );
   if (!key) throw new Error(`no full output of node ${nodeId} in ${bucket}`);
   return key;
 }
 
 async function download(s3: S3Client, bucket: string, key: string, path: string): Promise<void> {
-  const { Body: body } = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: AbortSignal.timeout(TRANSFER_MS) });
+  const { Body: body } = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }), {
+    abortSignal: AbortSignal.timeout(TRANSFER_MS),
+  });
   await pipeline(body as Readable, createWriteStream(path));
 }
 
@@ -160,22 +189,38 @@ async function convertRun(sourcePath: string, files: number, dir: string): Promi
 }
 
 /** A multipart upload in the twin's S3 and a pre-signed PUT URL per part. */
-async function presignedUpload(s3: S3Client, key: string, parts: number): Promise<{ uploadId: string; urls: string[] }> {
+async function presignedUpload(
+  s3: S3Client,
+  key: string,
+  parts: number,
+): Promise<{ uploadId: string; urls: string[] }> {
   const { UploadId: uploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: SOURCE_BUCKET, Key: key }));
   if (!uploadId) throw new Error('CreateMultipartUpload answered no UploadId');
   const urls = await Promise.all(
     Array.from({ length: parts }, (_, index) =>
-      getSignedUrl(s3, new UploadPartCommand({ Bucket: SOURCE_BUCKET, Key: key, UploadId: uploadId, PartNumber: index + 1 }), { expiresIn: 3600 }),
+      getSignedUrl(
+        s3,
+        new UploadPartCommand({ Bucket: SOURCE_BUCKET, Key: key, UploadId: uploadId, PartNumber: index + 1 }),
+        { expiresIn: 3600 },
+      ),
     ),
   );
   return { uploadId, urls };
 }
 
-async function pipelineRun(api: ApiClient, s3: S3Client, datasetId: number, key: string, parts: number): Promise<number> {
+async function pipelineRun(
+  api: ApiClient,
+  s3: S3Client,
+  datasetId: number,
+  key: string,
+  parts: number,
+): Promise<number> {
   const { uploadId, urls } = await presignedUpload(s3, key, parts);
   const postedAt = now();
   const started = await withTimeout(
-    api.call('startMultiPartExport', { body: { source_type: 'dataset', source_id: datasetId, source_version: 1, format: 'csv', parts_urls: urls } }),
+    api.call('startMultiPartExport', {
+      body: { source_type: 'dataset', source_id: datasetId, source_version: 1, format: 'csv', parts_urls: urls },
+    }),
     HTTP_MS,
     'startMultiPartExport',
   );
@@ -188,7 +233,14 @@ async function pipelineRun(api: ApiClient, s3: S3Client, datasetId: number, key:
   );
   const ms = now() - postedAt;
   const completed: CompletedPart[] = status.result.map((part) => ({ ETag: part.e_tag, PartNumber: part.part_number }));
-  await s3.send(new CompleteMultipartUploadCommand({ Bucket: SOURCE_BUCKET, Key: key, UploadId: uploadId, MultipartUpload: { Parts: completed } }));
+  await s3.send(
+    new CompleteMultipartUploadCommand({
+      Bucket: SOURCE_BUCKET,
+      Key: key,
+      UploadId: uploadId,
+      MultipartUpload: { Parts: completed },
+    }),
+  );
   return ms;
 }
 
@@ -206,7 +258,14 @@ async function rawRun(s3: S3Client, path: string, bytes: number, key: string, pa
         const end = Math.min(bytes, start + size) - 1;
         const body = createReadStream(path, { start, end });
         const answer = await s3.send(
-          new UploadPartCommand({ Bucket: SOURCE_BUCKET, Key: key, UploadId: uploadId, PartNumber: index + 1, Body: body, ContentLength: end - start + 1 }),
+          new UploadPartCommand({
+            Bucket: SOURCE_BUCKET,
+            Key: key,
+            UploadId: uploadId,
+            PartNumber: index + 1,
+            Body: body,
+            ContentLength: end - start + 1,
+          }),
           {
             abortSignal: AbortSignal.timeout(TRANSFER_MS),
           },
@@ -217,7 +276,14 @@ async function rawRun(s3: S3Client, path: string, bytes: number, key: string, pa
     completed.push(...sent);
   }
   const ms = now() - begin;
-  await s3.send(new CompleteMultipartUploadCommand({ Bucket: SOURCE_BUCKET, Key: key, UploadId: uploadId, MultipartUpload: { Parts: completed } }));
+  await s3.send(
+    new CompleteMultipartUploadCommand({
+      Bucket: SOURCE_BUCKET,
+      Key: key,
+      UploadId: uploadId,
+      MultipartUpload: { Parts: completed },
+    }),
+  );
   return ms;
 }
 
@@ -225,11 +291,20 @@ export async function measureMultipartExport(settings: MultipartExportSettings):
   const csv = await ensureCsv(settings.rows);
   return withImportTwin('dps-bench-export-', async ({ dir, s3, api, ready }) => {
     await upload(s3, SOURCE_BUCKET, 'orders/data.csv', csv.path, 'text/csv');
-    const { datasetId, nodeId } = await releasedDataset(api, await tableOverSource(api, ready, 'orders', 'bench orders'));
+    const { datasetId, nodeId } = await releasedDataset(
+      api,
+      await tableOverSource(api, ready, 'orders', 'bench orders'),
+    );
     const outputKey = await nodeOutputKey(s3, ready.dataBucket, datasetId, nodeId);
     const sourcePath = join(dir, 'source.parquet');
     const exported = join(dir, 'exported.csv');
-    const report = { pipelineMs: [] as number[], rawMs: [] as number[], downloadMs: [] as number[], convertMs: [] as number[], slicedMs: [] as number[] };
+    const report = {
+      pipelineMs: [] as number[],
+      rawMs: [] as number[],
+      downloadMs: [] as number[],
+      convertMs: [] as number[],
+      slicedMs: [] as number[],
+    };
     let bytes = 0;
     // One warm-up round, then the measured ones, alternating.
     for (let round = 0; round <= settings.runs; round++) {
@@ -275,7 +350,8 @@ export function multipartExportSection(report: MultipartExportReport): string[] 
   const ms0 = (value: number) => value.toFixed(0);
   const rate = (ms: number) => (mb / (ms / 1000)).toFixed(1);
   const runs = report.pipelineMs.map((_, index) => `run ${index + 1}`);
-  const line = (name: string, values: readonly number[]) => `| ${name} | ${values.map(ms0).join(' | ')} | ${ms0(median(values))} | ${rate(median(values))} |`;
+  const line = (name: string, values: readonly number[]) =>
+    `| ${name} | ${values.map(ms0).join(' | ')} | ${ms0(median(values))} | ${rate(median(values))} |`;
   return [
     '## Multi-part export: pipeline vs raw SDK',
     '',
@@ -287,7 +363,10 @@ export function multipartExportSection(report: MultipartExportReport): string[] 
     line(`raw SDK (${report.settings.parts} UploadParts, ${CONCURRENT_PARTS} at a time)`, report.rawMs),
     line("download of the output's Parquet (GetObject to a local file)", report.downloadMs),
     line('DuckDB alone: the Parquet → one CSV on local files', report.convertMs),
-    line(`DuckDB alone: the Parquet → the CSV as ${report.settings.parts} parts (one COPY per row slice, as the pipeline writes)`, report.slicedMs),
+    line(
+      `DuckDB alone: the Parquet → the CSV as ${report.settings.parts} parts (one COPY per row slice, as the pipeline writes)`,
+      report.slicedMs,
+    ),
     '',
     `- Pipeline / raw SDK throughput: ${multipartExportRatio(report).toFixed(2)} (target ≥ ${MULTIPART_EXPORT_TARGET.toFixed(2)}). The pipeline also reads the output's Parquet and writes the CSV; the raw SDK only uploads.`,
     `- DuckDB alone / raw SDK throughput: ${(median(report.rawMs) / median(report.convertMs)).toFixed(2)} as one CSV, ${(median(report.rawMs) / median(report.slicedMs)).toFixed(2)} as ${report.settings.parts} parts.`,

@@ -29,7 +29,8 @@ export interface PhaseStats {
  * `reset` starts a phase (`profile`: also start a V8 CPU profile of the twin, written under that
  * file name when the phase's `stats` are asked for); `stats` ends it.
  */
-export type ParentMessage = { readonly type: 'reset'; readonly profile?: string } | { readonly type: 'stats' } | { readonly type: 'close' };
+export type ParentMessage =
+  { readonly type: 'reset'; readonly profile?: string } | { readonly type: 'stats' } | { readonly type: 'close' };
 export type ChildMessage = TwinReady | PhaseStats;
 
 /** The body of createConnection the bench sends: an object_store connection on the twin's S3. */

@@ -42,32 +42,49 @@ export const BareRound = z.object({
 });
 export type BareRound = z.infer<typeof BareRound>;
 
-export const BareTimes = z.object({ bareMs: z.number(), duckDbMs: z.number(), bareRows: z.number(), duckDbRows: z.number() });
+export const BareTimes = z.object({
+  bareMs: z.number(),
+  duckDbMs: z.number(),
+  bareRows: z.number(),
+  duckDbRows: z.number(),
+});
 export type BareTimes = z.infer<typeof BareTimes>;
 
 /** The recipe's SQL over the two Parquet files in a fresh in-memory DuckDB, COPY'd to `outPath`: the rows written. */
 function duckDbQuery(ordersPath: string, customersPath: string, outPath: string, smallRows: number): Promise<number> {
   return bareDuckDbCopy(
-    [`CREATE VIEW orders AS SELECT * FROM read_parquet(${sqlLiteral(ordersPath)})`, `CREATE VIEW customers AS SELECT * FROM read_parquet(${sqlLiteral(customersPath)})`],
+    [
+      `CREATE VIEW orders AS SELECT * FROM read_parquet(${sqlLiteral(ordersPath)})`,
+      `CREATE VIEW customers AS SELECT * FROM read_parquet(${sqlLiteral(customersPath)})`,
+    ],
     `COPY (${recipeSql(smallRows)}) TO ${sqlLiteral(outPath)} (FORMAT parquet)`,
   );
 }
 
 async function download(s3: S3Client, bucket: string, key: string, path: string): Promise<void> {
-  const { Body: body } = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: AbortSignal.timeout(TRANSFER_MS) });
+  const { Body: body } = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }), {
+    abortSignal: AbortSignal.timeout(TRANSFER_MS),
+  });
   await pipeline(body as Readable, createWriteStream(path), { signal: AbortSignal.timeout(TRANSFER_MS) });
 }
 
 async function bareRound(round: BareRound): Promise<BareTimes> {
   const s3 = s3Client(round.s3Endpoint);
-  const local = { orders: join(round.dir, 'orders.parquet'), customers: join(round.dir, 'customers.parquet'), out: join(round.dir, 'out.parquet') };
+  const local = {
+    orders: join(round.dir, 'orders.parquet'),
+    customers: join(round.dir, 'customers.parquet'),
+    out: join(round.dir, 'out.parquet'),
+  };
   try {
     // Not timed: the connection to the store and DuckDB's native module, which the twin's worker has warm too.
     await s3.send(new HeadObjectCommand({ Bucket: round.dataBucket, Key: round.ordersKey }));
     (await (await import('@duckdb/node-api')).DuckDBInstance.create(':memory:')).closeSync();
 
     const bareStart = now();
-    await Promise.all([download(s3, round.dataBucket, round.ordersKey, local.orders), download(s3, round.dataBucket, round.customersKey, local.customers)]);
+    await Promise.all([
+      download(s3, round.dataBucket, round.ordersKey, local.orders),
+      download(s3, round.dataBucket, round.customersKey, local.customers),
+    ]);
     const bareRows = await duckDbQuery(local.orders, local.customers, local.out, round.smallRows);
     await upload(s3, round.outBucket, round.outKey, local.out, 'application/vnd.apache.parquet');
     const bareMs = now() - bareStart;

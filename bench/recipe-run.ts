@@ -28,7 +28,16 @@ import type { ApiClient } from '../test/support/api-client';
 import { ensureCsv } from './bench-csv';
 import { median } from './import-throughput';
 import { SOURCE_BUCKET, now } from './import-protocol';
-import { createdId, HTTP_MS, sleep, tableOverSource, TRANSFER_MS, upload, withImportTwin, withTimeout } from './import-twin';
+import {
+  createdId,
+  HTTP_MS,
+  sleep,
+  tableOverSource,
+  TRANSFER_MS,
+  upload,
+  withImportTwin,
+  withTimeout,
+} from './import-twin';
 import { BareTimes, recipeSql, type BareRound } from './recipe-bare';
 
 export interface RecipeRunSettings {
@@ -72,12 +81,23 @@ async function customersCsv(path: string, rows: number): Promise<void> {
 
 /** Imports a table's source through the API and waits for its version to be COMPLETED. */
 async function importedVersion(api: ApiClient, tableId: number): Promise<number> {
-  const started = await withTimeout(api.call('batchCreateDataVersions', { body: { data_table_ids: [tableId] } }), HTTP_MS, 'batchCreateDataVersions');
+  const started = await withTimeout(
+    api.call('batchCreateDataVersions', { body: { data_table_ids: [tableId] } }),
+    HTTP_MS,
+    'batchCreateDataVersions',
+  );
   const versionNumber = started.body.results[0]?.data_version?.version_number;
-  if (started.status !== 202 || versionNumber === undefined) throw new Error(`batch-create: ${started.status} ${started.text}`);
+  if (started.status !== 202 || versionNumber === undefined)
+    throw new Error(`batch-create: ${started.status} ${started.text}`);
   const deadline = now() + RUN_MS;
   for (;;) {
-    const { execution } = (await withTimeout(api.call('getDataVersion', { params: { data_table_id: tableId, version_number: versionNumber } }), HTTP_MS, 'getDataVersion')).body;
+    const { execution } = (
+      await withTimeout(
+        api.call('getDataVersion', { params: { data_table_id: tableId, version_number: versionNumber } }),
+        HTTP_MS,
+        'getDataVersion',
+      )
+    ).body;
     if (execution.status === 'COMPLETED') return versionNumber;
     if (execution.status === 'FAILED' || execution.status === 'ABORTED' || now() > deadline)
       throw new Error(`import of table ${tableId}: ${execution.status} ${JSON.stringify(execution.error)}`);
@@ -90,15 +110,31 @@ interface Graph {
   readonly nodeId: number;
 }
 
-async function recipeGraph(api: ApiClient, tables: { orders: number; customers: number }, smallRows: number): Promise<Graph> {
+async function recipeGraph(
+  api: ApiClient,
+  tables: { orders: number; customers: number },
+  smallRows: number,
+): Promise<Graph> {
   const recipeId = await createdId(
     'createRecipe',
-    api.call('createRecipe', { body: { name: 'bench join and totals', aliases: ['orders', 'customers'], recipe_version: { code: recipeSql(smallRows) } } }),
+    api.call('createRecipe', {
+      body: {
+        name: 'bench join and totals',
+        aliases: ['orders', 'customers'],
+        recipe_version: { code: recipeSql(smallRows) },
+      },
+    }),
   );
   const datasetId = await createdId('createDataset', api.call('createDataset', { body: { name: 'bench recipe run' } }));
   const params = { dataset_id: datasetId, version_number: 1 };
   const table = (tableId: number) =>
-    createdId('addDatasetNode', api.call('addDatasetNode', { params, body: { node_type: 'TABLE', dataset_id: datasetId, data_table_id: tableId } }));
+    createdId(
+      'addDatasetNode',
+      api.call('addDatasetNode', {
+        params,
+        body: { node_type: 'TABLE', dataset_id: datasetId, data_table_id: tableId },
+      }),
+    );
   const [orders, customers] = [await table(tables.orders), await table(tables.customers)];
   const nodeId = await createdId(
     'addDatasetNode',
@@ -133,21 +169,33 @@ async function pipelineRun(api: ApiClient, graph: Graph, useSample: boolean, pol
   const postedAt = now();
   // The wall clock, as the twin's ended_date is (same machine); now() runs on a monotonic clock from the process's start.
   const postedWall = Date.now();
-  const started = await withTimeout(api.call('executeDatasetNode', { params, body: { use_sample: useSample } }), HTTP_MS, 'executeDatasetNode');
+  const started = await withTimeout(
+    api.call('executeDatasetNode', { params, body: { use_sample: useSample } }),
+    HTTP_MS,
+    'executeDatasetNode',
+  );
   if (started.status !== 202) throw new Error(`execute: ${started.status} ${started.text}`);
   const jobId = started.body.execution?.job_id;
   if (jobId === undefined) throw new Error(`execute answered no job: ${started.text}`);
   for (;;) {
     const pollStart = now();
-    const status = (await withTimeout(api.call('getDatasetNodeRunStatus', { params }), HTTP_MS, 'getDatasetNodeRunStatus')).body;
+    const status = (
+      await withTimeout(api.call('getDatasetNodeRunStatus', { params }), HTTP_MS, 'getDatasetNodeRunStatus')
+    ).body;
     const execution = status.execution?.job_id === jobId ? status.execution : null;
     if (execution?.status === 'COMPLETED') {
       const readMs = now() - postedAt;
       if (!execution.ended_date) throw new Error('a COMPLETED run without ended_date');
-      return { readMs, recordedMs: Date.parse(execution.ended_date) - postedWall, rows: status.metadata?.row_count ?? -1 };
+      return {
+        readMs,
+        recordedMs: Date.parse(execution.ended_date) - postedWall,
+        rows: status.metadata?.row_count ?? -1,
+      };
     }
-    if (execution?.status === 'FAILED' || execution?.status === 'ABORTED') throw new Error(`recipe run ${execution.status}: ${JSON.stringify(execution.error)}`);
-    if (now() - postedAt > RUN_MS) throw new Error(`recipe run still ${execution?.status ?? 'not started'} after ${RUN_MS / 1000} s`);
+    if (execution?.status === 'FAILED' || execution?.status === 'ABORTED')
+      throw new Error(`recipe run ${execution.status}: ${JSON.stringify(execution.error)}`);
+    if (now() - postedAt > RUN_MS)
+      throw new Error(`recipe run still ${execution?.status ?? 'not started'} after ${RUN_MS / 1000} s`);
     await sleep(Math.max(0, pollStart + pollMs - now()));
   }
 }
@@ -157,7 +205,10 @@ const BARE_SCRIPT = fileURLToPath(new URL('./recipe-bare.ts', import.meta.url));
 
 /** One round of the bare script, in a process of its own (recipe-bare.ts says why). */
 async function bareRound(round: BareRound): Promise<BareTimes> {
-  const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', BARE_SCRIPT, JSON.stringify(round)], { timeout: TRANSFER_MS, maxBuffer: 2 ** 20 });
+  const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', BARE_SCRIPT, JSON.stringify(round)], {
+    timeout: TRANSFER_MS,
+    maxBuffer: 2 ** 20,
+  });
   return BareTimes.parse(JSON.parse(stdout));
 }
 
@@ -168,13 +219,26 @@ export async function measureRecipeRun(settings: RecipeRunSettings): Promise<Rec
     await customersCsv(customersPath, settings.smallRows);
     await upload(s3, SOURCE_BUCKET, 'orders/data.csv', orders.path, 'text/csv');
     await upload(s3, SOURCE_BUCKET, 'customers/data.csv', customersPath, 'text/csv');
-    const tables = { orders: await tableOverSource(api, ready, 'orders', 'bench orders'), customers: await tableOverSource(api, ready, 'customers', 'bench customers') };
-    const versions = { orders: await importedVersion(api, tables.orders), customers: await importedVersion(api, tables.customers) };
+    const tables = {
+      orders: await tableOverSource(api, ready, 'orders', 'bench orders'),
+      customers: await tableOverSource(api, ready, 'customers', 'bench customers'),
+    };
+    const versions = {
+      orders: await importedVersion(api, tables.orders),
+      customers: await importedVersion(api, tables.customers),
+    };
     const graph = await recipeGraph(api, tables, settings.smallRows);
     const tenantId = ready.clientId.split('.')[0]!;
-    const parquetKey = (table: keyof typeof tables) => versionPrefix(tenantId, tables[table], versions[table]) + VERSION_FILES.data;
+    const parquetKey = (table: keyof typeof tables) =>
+      versionPrefix(tenantId, tables[table], versions[table]) + VERSION_FILES.data;
 
-    const report = { pipelineMs: [] as number[], pipelineReadMs: [] as number[], sampleMs: [] as number[], bareMs: [] as number[], duckDbMs: [] as number[] };
+    const report = {
+      pipelineMs: [] as number[],
+      pipelineReadMs: [] as number[],
+      sampleMs: [] as number[],
+      bareMs: [] as number[],
+      duckDbMs: [] as number[],
+    };
     let outputRows = -1;
     // One warm-up round, then the measured ones; the three sides alternate so drift hits them alike.
     for (let round = 0; round <= settings.runs; round++) {
@@ -225,7 +289,8 @@ export function recipeRunSection(report: RecipeRunReport): string[] {
   const inputRows = rows + smallRows;
   const ms0 = (value: number) => value.toFixed(0);
   const perSecond = (ms: number) => Math.round(inputRows / (ms / 1000)).toLocaleString('en-US');
-  const line = (name: string, values: readonly number[]) => `| ${name} | ${values.map(ms0).join(' | ')} | ${ms0(median(values))} | ${perSecond(median(values))} |`;
+  const line = (name: string, values: readonly number[]) =>
+    `| ${name} | ${values.map(ms0).join(' | ')} | ${ms0(median(values))} | ${perSecond(median(values))} |`;
   const runs = report.pipelineMs.map((_, index) => `run ${index + 1}`);
   return [
     '## Recipe run: pipeline vs bare script vs DuckDB alone',

@@ -46,11 +46,17 @@ export interface RecipeSqlReport {
   readonly bundleBytes: number;
 }
 
-const percentile = (sorted: readonly number[], share: number) => sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)] ?? Number.NaN;
+const percentile = (sorted: readonly number[], share: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)] ?? Number.NaN;
 
 function distribution(samples: readonly number[]): Distribution {
   const sorted = [...samples].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), mean: samples.reduce((sum, value) => sum + value, 0) / samples.length, samples: samples.length };
+  return {
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+    mean: samples.reduce((sum, value) => sum + value, 0) / samples.length,
+    samples: samples.length,
+  };
 }
 
 async function timed(work: () => Promise<unknown>): Promise<number> {
@@ -63,7 +69,8 @@ async function measureWarm(rounds: number): Promise<Pick<RecipeSqlReport, 'analy
   const engine = await createSandboxedDuckDb();
   const connection = await engine.connect();
   try {
-    const bare = async (code: string) => (await connection.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR)', [code])).getRows()[0]?.[0];
+    const bare = async (code: string) =>
+      (await connection.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR)', [code])).getRows()[0]?.[0];
     const analyzer: number[] = [];
     const bareParser: number[] = [];
     for (let round = 0; round <= rounds; round++) {

@@ -17,10 +17,30 @@
 import { cpus } from 'node:os';
 import { bundleBudget, LARGER_BUNDLE_BUDGETS } from '../infra/bundling';
 import { MAX_BUNDLE_BYTES, measureBundles, type BundleReport } from './bundles';
-import { PIPELINE_TARGET, importRatios, importSection, measureImportThroughput, median, type ImportReport } from './import-throughput';
+import {
+  PIPELINE_TARGET,
+  importRatios,
+  importSection,
+  measureImportThroughput,
+  median,
+  type ImportReport,
+} from './import-throughput';
 import { measureLatency, type LatencyReport, type PhaseResult } from './latency';
-import { measureMultipartExport, MULTIPART_EXPORT_TARGET, multipartExportRatio, multipartExportSection, type MultipartExportReport } from './multipart-export';
-import { measureRecipeRun, RECIPE_RUN_TARGET, recipeRunRatio, recipeRunSection, SAMPLE_RUN_TARGET_MS, type RecipeRunReport } from './recipe-run';
+import {
+  measureMultipartExport,
+  MULTIPART_EXPORT_TARGET,
+  multipartExportRatio,
+  multipartExportSection,
+  type MultipartExportReport,
+} from './multipart-export';
+import {
+  measureRecipeRun,
+  RECIPE_RUN_TARGET,
+  recipeRunRatio,
+  recipeRunSection,
+  SAMPLE_RUN_TARGET_MS,
+  type RecipeRunReport,
+} from './recipe-run';
 import { measureRecipeSql, recipeSqlSection, type RecipeSqlReport } from './recipe-sql';
 
 // Before anything loads the twin (the child process inherits them).
@@ -58,7 +78,9 @@ function bundleSection(bundles: readonly BundleReport[]): string[] {
 
 function outboundPerRequest({ server }: PhaseResult): string {
   if (server.apiRequests === 0) return '–';
-  return server.outbound.map((call) => `${call.operation} ×${(call.count / server.apiRequests).toFixed(2)} (${ms(call.meanMs)} ms)`).join('<br>');
+  return server.outbound
+    .map((call) => `${call.operation} ×${(call.count / server.apiRequests).toFixed(2)} (${ms(call.meanMs)} ms)`)
+    .join('<br>');
 }
 
 function latencySection({ settings, comparisons }: LatencyReport): string[] {
@@ -81,7 +103,13 @@ function latencySection({ settings, comparisons }: LatencyReport): string[] {
         `${ms(phase.serverCpuMsPerRequest)} | ${phase.serverCpuPercent.toFixed(0)} | ${phase.loadCpuPercent.toFixed(0)} |`,
     );
   }
-  lines.push('', '### Ratios API / raw', '', '| comparison | clients | p50 | p99 | req/s | twin CPU per request |', '|---|--:|--:|--:|--:|--:|');
+  lines.push(
+    '',
+    '### Ratios API / raw',
+    '',
+    '| comparison | clients | p50 | p99 | req/s | twin CPU per request |',
+    '|---|--:|--:|--:|--:|--:|',
+  );
   for (const { api, raw } of comparisons) {
     lines.push(
       `| ${api.name} / ${raw.name} | ${api.connections} | ${times(api.p50 / raw.p50)} | ${times(api.p99 / raw.p99)} | ${times(api.requestsPerSecond / raw.requestsPerSecond)} | ` +
@@ -99,14 +127,20 @@ function latencySection({ settings, comparisons }: LatencyReport): string[] {
     '|---|--:|--:|--:|---|',
   );
   for (const { api } of comparisons) {
-    lines.push(`| ${api.name} | ${api.connections} | ${ms(api.p50)} | ${ms(api.server.apiMeanMs)} | ${outboundPerRequest(api)} |`);
+    lines.push(
+      `| ${api.name} | ${api.connections} | ${ms(api.p50)} | ${ms(api.server.apiMeanMs)} | ${outboundPerRequest(api)} |`,
+    );
   }
   return lines;
 }
 
 /** Share of all cores busy over one second, from os.cpus() counters (the load average lags by minutes). */
 async function machineBusy(): Promise<number> {
-  const total = () => cpus().reduce((sum, { times: t }) => ({ idle: sum.idle + t.idle, all: sum.all + t.user + t.nice + t.sys + t.irq + t.idle }), { idle: 0, all: 0 });
+  const total = () =>
+    cpus().reduce(
+      (sum, { times: t }) => ({ idle: sum.idle + t.idle, all: sum.all + t.user + t.nice + t.sys + t.irq + t.idle }),
+      { idle: 0, all: 0 },
+    );
   const before = total();
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const after = total();
@@ -118,7 +152,8 @@ type Section = (typeof SECTIONS)[number];
 
 function selectedSections(args: readonly string[]): ReadonlySet<Section> {
   const unknown = args.filter((arg) => !(SECTIONS as readonly string[]).includes(arg));
-  if (unknown.length > 0) throw new Error(`unknown bench section(s): ${unknown.join(', ')} (known: ${SECTIONS.join(', ')})`);
+  if (unknown.length > 0)
+    throw new Error(`unknown bench section(s): ${unknown.join(', ')} (known: ${SECTIONS.join(', ')})`);
   return new Set(args.length === 0 ? SECTIONS : (args as Section[]));
 }
 
@@ -154,7 +189,10 @@ function latencyHeadlines({ settings, comparisons }: LatencyReport): string[] {
 
 function analyzerVerdict(report: RecipeSqlReport | Error): string {
   if (report instanceof Error) return `FAIL: the recipe SQL analyzer measurement failed: ${report.message}`;
-  const firstAnalysis = report.coldStarts.map((start) => start.importMs + start.firstAnalysisMs).sort((a, b) => a - b)[Math.floor(report.coldStarts.length / 2)] ?? Number.NaN;
+  const firstAnalysis =
+    report.coldStarts.map((start) => start.importMs + start.firstAnalysisMs).sort((a, b) => a - b)[
+      Math.floor(report.coldStarts.length / 2)
+    ] ?? Number.NaN;
   return (
     `ok: recipe SQL analyzer p50 ${report.analyzer.p50.toFixed(2)} ms, p99 ${report.analyzer.p99.toFixed(2)} ms warm ` +
     `(${(report.analyzer.p50 / report.bareParser.p50).toFixed(2)}× json_serialize_sql alone at p50); cold import + first analysis ${firstAnalysis.toFixed(0)} ms (median)`
@@ -192,15 +230,33 @@ async function main(): Promise<number> {
   // Taken before the bench loads the machine itself: other work on the 2 cores skews the numbers (the ratios less so).
   const busyBefore = await machineBusy();
   const bundles = sections.has('bundles') ? await measureBundles() : undefined;
-  const latency = sections.has('latency') ? await measureLatency({ connections: 10, loadConnections: 50, seconds: 5, warmupSeconds: 1 }) : undefined;
+  const latency = sections.has('latency')
+    ? await measureLatency({ connections: 10, loadConnections: 50, seconds: 5, warmupSeconds: 1 })
+    : undefined;
   const imported = sections.has('import')
-    ? await attempt(() => measureImportThroughput({ rows: positiveSetting('BENCH_IMPORT_ROWS', 1_000_000), runs: positiveSetting('BENCH_IMPORT_RUNS', 3) }))
+    ? await attempt(() =>
+        measureImportThroughput({
+          rows: positiveSetting('BENCH_IMPORT_ROWS', 1_000_000),
+          runs: positiveSetting('BENCH_IMPORT_RUNS', 3),
+        }),
+      )
     : undefined;
   const analyzer = sections.has('recipe-sql')
-    ? await attempt(() => measureRecipeSql({ rounds: positiveSetting('BENCH_RECIPE_SQL_ROUNDS', 20), coldStarts: positiveSetting('BENCH_RECIPE_SQL_COLD_STARTS', 5) }))
+    ? await attempt(() =>
+        measureRecipeSql({
+          rounds: positiveSetting('BENCH_RECIPE_SQL_ROUNDS', 20),
+          coldStarts: positiveSetting('BENCH_RECIPE_SQL_COLD_STARTS', 5),
+        }),
+      )
     : undefined;
   const recipeRun = sections.has('recipe-run')
-    ? await attempt(() => measureRecipeRun({ rows: positiveSetting('BENCH_RECIPE_RUN_ROWS', 1_000_000), smallRows: 10_000, runs: positiveSetting('BENCH_RECIPE_RUN_RUNS', 5) }))
+    ? await attempt(() =>
+        measureRecipeRun({
+          rows: positiveSetting('BENCH_RECIPE_RUN_ROWS', 1_000_000),
+          smallRows: 10_000,
+          runs: positiveSetting('BENCH_RECIPE_RUN_RUNS', 5),
+        }),
+      )
     : undefined;
   const multipartExport = sections.has('multipart-export')
     ? await attempt(() =>
@@ -212,7 +268,9 @@ async function main(): Promise<number> {
       )
     : undefined;
 
-  const oversized = (bundles ?? []).filter((bundle) => bundle.bytes > bundleBudget(bundle.handler)).map((bundle) => bundle.handler);
+  const oversized = (bundles ?? [])
+    .filter((bundle) => bundle.bytes > bundleBudget(bundle.handler))
+    .map((bundle) => bundle.handler);
   const forbidden = (bundles ?? []).filter((bundle) => bundle.forbidden.length > 0).map((bundle) => bundle.handler);
   const failedPhases = (latency?.comparisons ?? [])
     .flatMap(({ api, raw }) => [api, raw])
@@ -225,12 +283,21 @@ async function main(): Promise<number> {
   const verdict = [
     ...(bundles
       ? [
-          oversized.length > 0 ? `FAIL: over budget as deployed: ${oversized.join(', ')}` : `ok: every handler within its budget as deployed`,
-          forbidden.length > 0 ? `FAIL: forbidden packages in: ${forbidden.join(', ')}` : 'ok: no forbidden package in any bundle',
+          oversized.length > 0
+            ? `FAIL: over budget as deployed: ${oversized.join(', ')}`
+            : `ok: every handler within its budget as deployed`,
+          forbidden.length > 0
+            ? `FAIL: forbidden packages in: ${forbidden.join(', ')}`
+            : 'ok: no forbidden package in any bundle',
         ]
       : []),
     ...(latency
-      ? [failedPhases.length > 0 ? `FAIL: failed requests in: ${failedPhases.join(', ')}` : 'ok: no failed request in any latency phase', ...latencyHeadlines(latency)]
+      ? [
+          failedPhases.length > 0
+            ? `FAIL: failed requests in: ${failedPhases.join(', ')}`
+            : 'ok: no failed request in any latency phase',
+          ...latencyHeadlines(latency),
+        ]
       : []),
     ...(imported ? [importVerdict(imported)] : []),
     ...(analyzer ? [analyzerVerdict(analyzer)] : []),
@@ -246,20 +313,35 @@ async function main(): Promise<number> {
     '',
     ...(bundles ? [...bundleSection(bundles), ''] : []),
     ...(latency ? [...latencySection(latency), ''] : []),
-    ...(imported instanceof Error ? ['## Import throughput', '', `The measurement failed: ${imported.message}`, ''] : []),
+    ...(imported instanceof Error
+      ? ['## Import throughput', '', `The measurement failed: ${imported.message}`, '']
+      : []),
     ...(imported && !(imported instanceof Error) ? [...importSection(imported), ''] : []),
-    ...(analyzer instanceof Error ? ['## Recipe SQL analyzer', '', `The measurement failed: ${analyzer.message}`, ''] : []),
+    ...(analyzer instanceof Error
+      ? ['## Recipe SQL analyzer', '', `The measurement failed: ${analyzer.message}`, '']
+      : []),
     ...(analyzer && !(analyzer instanceof Error) ? [...recipeSqlSection(analyzer), ''] : []),
     ...(recipeRun instanceof Error ? ['## Recipe run', '', `The measurement failed: ${recipeRun.message}`, ''] : []),
     ...(recipeRun && !(recipeRun instanceof Error) ? [...recipeRunSection(recipeRun), ''] : []),
-    ...(multipartExport instanceof Error ? ['## Multi-part export', '', `The measurement failed: ${multipartExport.message}`, ''] : []),
+    ...(multipartExport instanceof Error
+      ? ['## Multi-part export', '', `The measurement failed: ${multipartExport.message}`, '']
+      : []),
     ...(multipartExport && !(multipartExport instanceof Error) ? [...multipartExportSection(multipartExport), ''] : []),
     '## Verdict',
     '',
     ...verdict.map((line) => `- ${line}`),
   ];
   console.log(report.join('\n'));
-  return oversized.length + forbidden.length + failedPhases.length + importFailed + analyzerFailed + recipeRunFailed + exportFailed > 0 ? 1 : 0;
+  return oversized.length +
+    forbidden.length +
+    failedPhases.length +
+    importFailed +
+    analyzerFailed +
+    recipeRunFailed +
+    exportFailed >
+    0
+    ? 1
+    : 0;
 }
 
 main().then(

@@ -74,7 +74,11 @@ function watchHttp(apiPort: number, serviceByPort: ReadonlyMap<number, string>) 
         cpuMs: (user + system) / 1000,
         apiRequests: api.count,
         apiMeanMs: api.count === 0 ? 0 : api.totalMs / api.count,
-        outbound: [...outbound].map(([operation, { count, totalMs }]) => ({ operation, count, meanMs: totalMs / count })),
+        outbound: [...outbound].map(([operation, { count, totalMs }]) => ({
+          operation,
+          count,
+          meanMs: totalMs / count,
+        })),
       };
     },
   };
@@ -114,8 +118,11 @@ function phaseProfiler(folder: string | undefined) {
 async function main(): Promise<void> {
   const twin = await startTwin();
   const token = await exchangeToken(twin.apiUrl, twin.admin.client_id, twin.admin.client_secret);
-  const response = await new ApiClient(twin.apiUrl, token).call('createConnection', { body: connectionRequest('bench', twin.s3.endpoint) });
-  if (response.status !== 201) throw new Error(`creating the bench connection failed: ${response.status} ${response.text}`);
+  const response = await new ApiClient(twin.apiUrl, token).call('createConnection', {
+    body: connectionRequest('bench', twin.s3.endpoint),
+  });
+  if (response.status !== 201)
+    throw new Error(`creating the bench connection failed: ${response.status} ${response.text}`);
   const { id } = response.body;
 
   const watcher = watchHttp(

@@ -8,7 +8,15 @@ import type { JobDeclaration, WorkerSpec } from '../shared/jobs/define-job';
  * Every asynchronous job of the service. CDK deploys a state machine and a worker for each,
  * the twin runs them, and routes start them by their declaration (`access.startsJobs`).
  */
-export const jobs: readonly JobDeclaration[] = [importJob, schemaAnalysisJob, recipeRunJob, nodeSchemaAnalysisJob, directExportJob, multiPartExportJob, targetExportJob];
+export const jobs: readonly JobDeclaration[] = [
+  importJob,
+  schemaAnalysisJob,
+  recipeRunJob,
+  nodeSchemaAnalysisJob,
+  directExportJob,
+  multiPartExportJob,
+  targetExportJob,
+];
 
 /**
  * The state machines' Catch target for every job: it records the caught failure in the

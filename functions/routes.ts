@@ -52,10 +52,12 @@ export const AUTHORIZER_HANDLER = 'auth/authorizer';
 export const API_TAGS: Readonly<Record<string, string>> = {
   auth: 'Client credentials exchange for access tokens',
   connections: 'Connections to external data systems; secrets are write-only',
-  'data-sources': 'Data sources: what to read through a connection (a bucket path, a query, a shared table or a table reference)',
+  'data-sources':
+    'Data sources: what to read through a connection (a bucket path, a query, a shared table or a table reference)',
   'data-tables': 'Data tables, their versioned imports, previews, samples and schema analyses',
   datasets: 'Datasets: versioned transformation graphs of data table and recipe nodes',
-  exports: 'Exports of data table and dataset versions: to an S3-compatible store named in the request, or into the parts of a multipart upload',
+  exports:
+    'Exports of data table and dataset versions: to an S3-compatible store named in the request, or into the parts of a multipart upload',
   meta: 'The API describing itself: OpenAPI document and error types',
   recipes: 'Recipes: versioned SQL transformations (DuckDB SQL) over aliased tables, checked by the SQL analyzer',
   targets: 'Export targets: a connection that may be written to, and where in it exports write',

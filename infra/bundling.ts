@@ -24,7 +24,13 @@ export const ESM_BANNER =
   "import { createRequire as __createRequire } from 'node:module'; import { fileURLToPath as __fileURLToPath } from 'node:url'; import { dirname as __pathDirname } from 'node:path'; const require = __createRequire(import.meta.url); const __filename = __fileURLToPath(import.meta.url); const __dirname = __pathDirname(__filename);";
 
 /** Packages an API function must never carry: the engine and warehouse SDKs belong to workers. */
-export const FORBIDDEN_IN_API_BUNDLES = ['@duckdb/', 'duckdb', 'snowflake-sdk', '@google-cloud/bigquery', '@google-cloud/storage'];
+export const FORBIDDEN_IN_API_BUNDLES = [
+  '@duckdb/',
+  'duckdb',
+  'snowflake-sdk',
+  '@google-cloud/bigquery',
+  '@google-cloud/storage',
+];
 
 /**
  * The exceptions, by handler: functions that call a user's system while answering a request
@@ -73,7 +79,10 @@ export function bundleBudget(handler: string): number {
 }
 
 /** Bundles one handler module as NodejsFunction does (no source map), in memory. */
-export async function bundleFunction(entry: string, external: readonly string[] = EXTERNAL_MODULES): Promise<{ bytes: number; metafile: Metafile; code: string }> {
+export async function bundleFunction(
+  entry: string,
+  external: readonly string[] = EXTERNAL_MODULES,
+): Promise<{ bytes: number; metafile: Metafile; code: string }> {
   const result = await build({
     entryPoints: [entry],
     outfile: 'index.mjs',
@@ -99,7 +108,10 @@ function isForbidden(path: string, allowed: readonly string[]): boolean {
   const packagePaths = [path, ...path.split('node_modules/').slice(1)];
   return FORBIDDEN_IN_API_BUNDLES.some(
     (entry) =>
-      !allowed.includes(entry) && packagePaths.some((candidate) => (entry.endsWith('/') ? candidate.startsWith(entry) : candidate === entry || candidate.startsWith(`${entry}/`))),
+      !allowed.includes(entry) &&
+      packagePaths.some((candidate) =>
+        entry.endsWith('/') ? candidate.startsWith(entry) : candidate === entry || candidate.startsWith(`${entry}/`),
+      ),
   );
 }
 
@@ -113,12 +125,16 @@ function allowedIn(metafile: Metafile): readonly string[] {
 /** Inputs, or imports left external, that belong to a package an API function must not carry. */
 export function forbiddenPackagesIn(metafile: Metafile): string[] {
   const allowed = allowedIn(metafile);
-  const paths = Object.entries(metafile.inputs).flatMap(([path, input]) => [path, ...input.imports.filter((i) => i.external).map((i) => i.path)]);
+  const paths = Object.entries(metafile.inputs).flatMap(([path, input]) => [
+    path,
+    ...input.imports.filter((i) => i.external).map((i) => i.path),
+  ]);
   return [...new Set(paths.filter((path) => isForbidden(path, allowed)))];
 }
 
 /** What a route's function leaves out of its bundle: DuckDB too when the route declares `engine`. */
-export const routeExternalModules = (engine: boolean | undefined): readonly string[] => (engine ? ENGINE_EXTERNAL_MODULES : EXTERNAL_MODULES);
+export const routeExternalModules = (engine: boolean | undefined): readonly string[] =>
+  engine ? ENGINE_EXTERNAL_MODULES : EXTERNAL_MODULES;
 
 /**
  * forbiddenPackagesIn for a route's function, where a route that declares `engine` may import
@@ -133,6 +149,8 @@ export function forbiddenInRoute(metafile: Metafile, engine: boolean | undefined
 
 /** DuckDB imports the bundle leaves external (for the layer). */
 export function duckDbImportsIn(metafile: Metafile): string[] {
-  const imports = Object.values(metafile.inputs).flatMap((input) => input.imports.filter((i) => i.external && i.path.startsWith('@duckdb/')).map((i) => i.path));
+  const imports = Object.values(metafile.inputs).flatMap((input) =>
+    input.imports.filter((i) => i.external && i.path.startsWith('@duckdb/')).map((i) => i.path),
+  );
   return [...new Set(imports)];
 }

@@ -37,7 +37,8 @@ function jobLocalValues(job: JobDeclaration): Record<string, string> {
 
 /** The definition of one job's state machine. */
 export function jobMachine(job: JobDeclaration): JobMachine {
-  const source = job.definitionFile === undefined ? SINGLE_STEP_TEMPLATE : resolve(STATE_MACHINES_DIR, job.definitionFile);
+  const source =
+    job.definitionFile === undefined ? SINGLE_STEP_TEMPLATE : resolve(STATE_MACHINES_DIR, job.definitionFile);
   const local = jobLocalValues(job);
   const definition = readFileSync(source, 'utf8').replace(PLACEHOLDER, (text, key: string) => local[key] ?? text);
   const placeholders = [...new Set([...definition.matchAll(PLACEHOLDER)].map((match) => match[1]!))];

@@ -71,7 +71,8 @@ function serviceRoot(fallback: string, description: string): Setting<string> {
         throw new Error('must be an absolute http(s) URL');
       }
       if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('must be an absolute http(s) URL');
-      if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') throw new Error('must not carry credentials, a query or a fragment');
+      if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '')
+        throw new Error('must not carry credentials, a query or a fragment');
       return value;
     },
   };
@@ -104,17 +105,35 @@ export const SETTINGS = {
   TOKEN_ISSUER: text('data-preparation-service', 'the `iss` claim of access tokens'),
   TOKEN_AUDIENCE: text('data-preparation-api', 'the `aud` claim of access tokens'),
   TOKEN_TTL_SECONDS: positiveInteger(900, 'access token lifetime'),
-  ERROR_BASE_URL: text(API_BASE_PATH, 'prefix of RFC 7807 `type` URIs; by default relative to the API, where GET /errors/{code} answers'),
+  ERROR_BASE_URL: text(
+    API_BASE_PATH,
+    'prefix of RFC 7807 `type` URIs; by default relative to the API, where GET /errors/{code} answers',
+  ),
   OUTBOUND_ALLOW_LIST: list('outbound destinations allowed although private or loopback: `host:port` or CIDR entries'),
   CONNECTOR_TIMEOUT_MS: positiveInteger(10_000, 'upper bound of one call to an external system'),
   MAX_BODY_BYTES: positiveInteger(256 * 1024, 'largest request body a JSON route accepts'),
-  JOB_INACTIVITY_SECONDS: positiveInteger(120, 'a running job that reports no progress for this long is stopped with 10-1047'),
+  JOB_INACTIVITY_SECONDS: positiveInteger(
+    120,
+    'a running job that reports no progress for this long is stopped with 10-1047',
+  ),
   WORK_DIRECTORY: text(tmpdir, "folder for a worker's scratch files (Lambda: /tmp)"),
   POWERTOOLS_LOG_LEVEL: logLevel('INFO', 'level of the JSON logs; the logger (shared/log.ts) reads it itself'),
-  GCS_API_ENDPOINT: serviceRoot('https://storage.googleapis.com', 'Google Cloud Storage JSON API root (cloud_store connections)'),
-  BIGQUERY_API_ENDPOINT: serviceRoot('https://bigquery.googleapis.com', 'BigQuery REST API root (analytics_db connections)'),
-  GOOGLE_STS_ENDPOINT: serviceRoot('https://sts.googleapis.com/v1/token', 'Google Security Token Service token URL (workload identity federation)'),
-  GOOGLE_IAM_CREDENTIALS_ENDPOINT: serviceRoot('https://iamcredentials.googleapis.com', 'Google IAM Credentials API root (service-account impersonation)'),
+  GCS_API_ENDPOINT: serviceRoot(
+    'https://storage.googleapis.com',
+    'Google Cloud Storage JSON API root (cloud_store connections)',
+  ),
+  BIGQUERY_API_ENDPOINT: serviceRoot(
+    'https://bigquery.googleapis.com',
+    'BigQuery REST API root (analytics_db connections)',
+  ),
+  GOOGLE_STS_ENDPOINT: serviceRoot(
+    'https://sts.googleapis.com/v1/token',
+    'Google Security Token Service token URL (workload identity federation)',
+  ),
+  GOOGLE_IAM_CREDENTIALS_ENDPOINT: serviceRoot(
+    'https://iamcredentials.googleapis.com',
+    'Google IAM Credentials API root (service-account impersonation)',
+  ),
 } as const;
 export type SettingName = keyof typeof SETTINGS;
 type SettingValue<N extends SettingName> = ReturnType<(typeof SETTINGS)[N]['fallback']>;
@@ -130,7 +149,9 @@ function setting<N extends SettingName>(name: N): SettingValue<N> {
   try {
     return parse(raw);
   } catch (error) {
-    throw new Error(`environment variable ${name} ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(`environment variable ${name} ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
 }
 

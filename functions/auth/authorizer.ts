@@ -8,9 +8,12 @@ import { logger } from '../../shared/log';
  * through with its verdict; the route then answers 401/403 with the contract's problem body,
  * which an HTTP API authorizer's own refusal cannot carry (docs/decisions.md).
  */
-export async function handler(event: APIGatewayRequestAuthorizerEventV2): Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>> {
+export async function handler(
+  event: APIGatewayRequestAuthorizerEventV2,
+): Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>> {
   const header = event.headers?.authorization;
-  if (header === undefined || header.trim() === '') return { isAuthorized: true, context: { rejection: 'missing_token' } };
+  if (header === undefined || header.trim() === '')
+    return { isAuthorized: true, context: { rejection: 'missing_token' } };
   const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
   if (token === undefined) return { isAuthorized: true, context: { rejection: 'invalid_token' } };
   try {

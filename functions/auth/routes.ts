@@ -5,7 +5,12 @@ const TokenRequest = z
   .strictObject({
     grant_type: z.literal('client_credentials'),
     client_id: z.string().min(1).max(256).optional().describe('Required unless sent with HTTP Basic authentication'),
-    client_secret: z.string().min(1).max(256).optional().describe('Required unless sent with HTTP Basic authentication'),
+    client_secret: z
+      .string()
+      .min(1)
+      .max(256)
+      .optional()
+      .describe('Required unless sent with HTTP Basic authentication'),
     scope: z.string().max(1024).optional().describe('Ignored: a token carries the permissions of its client’s roles'),
   })
   .meta({ id: 'TokenRequest' });

@@ -9,7 +9,8 @@ export const handler = httpHandler(connectionRoutes.browse, async ({ params, bod
   const current = await connectionStore.get(principal.tenantId, params.connection_id);
   const { data } = current;
   // Decided before the secret is opened: only bucket stores can be browsed.
-  if (data.type !== 'object_store' && data.type !== 'cloud_store') throw new AppError('10-1043', { params: [data.type] });
+  if (data.type !== 'object_store' && data.type !== 'cloud_store')
+    throw new AppError('10-1043', { params: [data.type] });
 
   const secret = await open(data.secret, secretContext(principal.tenantId, current.id));
   if (data.type === 'cloud_store') {

@@ -5,7 +5,13 @@ import { defineRoute } from '../../shared/http/route';
 import { BrowseRequest, BrowseResponse } from '../../shared/model/browse';
 import { integerText, listQuery } from '../../shared/model/common';
 import { CONNECTION_LIST_FIELDS, TABLE_LIST_FIELDS } from '../../shared/model/list-fields';
-import { ConnectionTableParams, MAX_LISTED_TABLES, TableDetails, TableDetailsQuery, TableList } from '../../shared/model/table';
+import {
+  ConnectionTableParams,
+  MAX_LISTED_TABLES,
+  TableDetails,
+  TableDetailsQuery,
+  TableList,
+} from '../../shared/model/table';
 import {
   ConnectionCreateRequest,
   ConnectionIdParams,
@@ -46,7 +52,16 @@ const CONFIGURATION_ERRORS: readonly ErrorCode[] = [
 ];
 
 /** Failures of calling the external system in a test. */
-const CONNECTOR_ERRORS: readonly ErrorCode[] = ['10-1501', '30-1100', '30-1108', '30-1110', '30-1112', '30-1114', '30-1116', '30-1117'];
+const CONNECTOR_ERRORS: readonly ErrorCode[] = [
+  '10-1501',
+  '30-1100',
+  '30-1108',
+  '30-1110',
+  '30-1112',
+  '30-1114',
+  '30-1116',
+  '30-1117',
+];
 
 /** Failures of reading a connection's tables: its type (30-3001, 10-1501), and BigQuery's or Snowflake's answers. */
 const TABLE_ERRORS: readonly ErrorCode[] = [
@@ -70,7 +85,8 @@ export const connectionRoutes = {
     method: 'POST',
     path: '/connections',
     summary: 'Create a connection',
-    description: 'Secrets are encrypted at rest and never returned. Send an Idempotency-Key header to make retries safe.',
+    description:
+      'Secrets are encrypted at rest and never returned. Send an Idempotency-Key header to make retries safe.',
     tag,
     handler: 'connections/create',
     permission: 'connection:write',
@@ -110,7 +126,8 @@ export const connectionRoutes = {
     method: 'PUT',
     path: '/connections/{connection_id}',
     summary: 'Update a connection',
-    description: 'Full update. Absent optional fields are cleared, except read and write (kept) and auth (kept). Within the same auth_type an absent secret keeps the stored one.',
+    description:
+      'Full update. Absent optional fields are cleared, except read and write (kept) and auth (kept). Within the same auth_type an absent secret keeps the stored one.',
     tag,
     handler: 'connections/update',
     permission: 'connection:write',
@@ -145,7 +162,11 @@ export const connectionRoutes = {
     permission: 'connection:write',
     request: {
       params: ConnectionIdParams,
-      query: z.strictObject({ lock_version: integerText('must be an integer', 0).optional().describe('Current lock_version; refused if the connection changed since') }),
+      query: z.strictObject({
+        lock_version: integerText('must be an integer', 0)
+          .optional()
+          .describe('Current lock_version; refused if the connection changed since'),
+      }),
     },
     response: { status: 204, description: 'Deleted' },
     errors: ['10-404', '10-1006', '30-1507', '30-1508'],
@@ -191,7 +212,17 @@ export const connectionRoutes = {
     permission: 'data:write',
     request: { params: ConnectionIdParams, body: BrowseRequest },
     response: { status: 200, description: 'One page of the folder', body: BrowseResponse },
-    errors: ['10-404', '10-1043', '10-1008', '30-1106', '30-1111', '30-1113', '30-1115', '30-1130', ...CONNECTOR_ERRORS],
+    errors: [
+      '10-404',
+      '10-1043',
+      '10-1008',
+      '30-1106',
+      '30-1111',
+      '30-1113',
+      '30-1115',
+      '30-1130',
+      ...CONNECTOR_ERRORS,
+    ],
     access: { table: 'read', dataKey: ['decrypt'] },
   }),
   listTables: defineRoute({

@@ -12,14 +12,21 @@ import { connectionRoutes } from './routes';
 export const handler = httpHandler(connectionRoutes.testStored, async ({ params, body, principal }) => {
   const current = await connectionStore.get(principal.tenantId, params.connection_id);
   const { data } = current;
-  if (body.type !== data.type) throw validationError({ type: `must be ${data.type}, the type of connection ${current.id}` });
+  if (body.type !== data.type)
+    throw validationError({ type: `must be ${data.type}, the type of connection ${current.id}` });
 
   // Overrides replace stored settings for this one test; a path restriction may only narrow.
-  const overrides = Object.fromEntries(Object.entries(settingsOf(data.type, body)).filter(([, value]) => value !== null));
+  const overrides = Object.fromEntries(
+    Object.entries(settingsOf(data.type, body)).filter(([, value]) => value !== null),
+  );
   const settings = { ...data.settings, ...overrides };
   const rules = data.type === 'object_store' ? S3_BUCKETS : GCS_BUCKETS;
   if (overrides.path_restriction && data.settings.path_restriction) {
-    assertWithin(parseBucketLocation(overrides.path_restriction, rules), parseBucketLocation(data.settings.path_restriction, rules), rules);
+    assertWithin(
+      parseBucketLocation(overrides.path_restriction, rules),
+      parseBucketLocation(data.settings.path_restriction, rules),
+      rules,
+    );
   }
 
   const secret = await open(data.secret, secretContext(principal.tenantId, current.id));

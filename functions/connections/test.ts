@@ -9,5 +9,10 @@ export const handler = httpHandler(connectionRoutes.test, async ({ body }) => {
   const configuration = configurationOf(body);
   const derived = validateConfiguration(configuration);
   await testConnection({ ...configuration, secret: configuration.secret ?? '' });
-  return { body: testResult(configuration, derived, { read: body.read ?? true, write: body.write ?? body.type === 'pricing_dim' }) };
+  return {
+    body: testResult(configuration, derived, {
+      read: body.read ?? true,
+      write: body.write ?? body.type === 'pricing_dim',
+    }),
+  };
 });

@@ -22,7 +22,8 @@ function parseTypeMapping(text: string): Record<string, string> {
   if (entries.length > MAX_MAPPINGS) throw invalid(`must map at most ${MAX_MAPPINGS} columns`);
   for (const [column, type] of entries) {
     if (column.trim() === '') throw invalid('column names must not be empty');
-    if (typeof type !== 'string' || type.trim() === '') throw invalid(`type of column ${JSON.stringify(column)} must be a non-empty string`);
+    if (typeof type !== 'string' || type.trim() === '')
+      throw invalid(`type of column ${JSON.stringify(column)} must be a non-empty string`);
   }
   return Object.fromEntries(entries) as Record<string, string>;
 }
@@ -30,7 +31,16 @@ function parseTypeMapping(text: string): Record<string, string> {
 export const handler = httpHandler(connectionRoutes.updateTypeMapping, async ({ params, body, principal }) => {
   assertSameId(params.connection_id, body.id);
   const current = await connectionStore.get(principal.tenantId, params.connection_id);
-  if (current.data.type !== 'pricing_dim' && current.data.type !== 'pricing_sdk') throw new AppError('30-4008', { params: [current.id] });
-  const next = { ...current.data, type_mapping: parseTypeMapping(body.type_mapping), type_mapping_name: body.type_mapping_name ?? null };
-  return { body: connectionResponse(await connectionStore.replace(principal.tenantId, actorOf(principal), current, body.lock_version, next)) };
+  if (current.data.type !== 'pricing_dim' && current.data.type !== 'pricing_sdk')
+    throw new AppError('30-4008', { params: [current.id] });
+  const next = {
+    ...current.data,
+    type_mapping: parseTypeMapping(body.type_mapping),
+    type_mapping_name: body.type_mapping_name ?? null,
+  };
+  return {
+    body: connectionResponse(
+      await connectionStore.replace(principal.tenantId, actorOf(principal), current, body.lock_version, next),
+    ),
+  };
 });

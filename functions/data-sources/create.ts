@@ -15,7 +15,11 @@ export const handler = httpHandler(dataSourceRoutes.create, async ({ body, princ
   // The data source uses its connection: the counter keeps the connection from being deleted.
   const { entity, replayed } = await dataSourceStore.create(tenantId, actorOf(principal), () => data, {
     // Validated against the connection as read: it must not have changed since (10-1006).
-    related: [connectionStore.reference(tenantId, body.connection_id, 'data_sources', 1, { seenLockVersion: connection.lock_version })],
+    related: [
+      connectionStore.reference(tenantId, body.connection_id, 'data_sources', 1, {
+        seenLockVersion: connection.lock_version,
+      }),
+    ],
     ...(idempotencyKey === undefined ? {} : { idempotency: { key: idempotencyKey, fingerprint: fingerprint(body) } }),
   });
   return {

@@ -86,7 +86,8 @@ export const dataSourceRoutes = {
     method: 'PUT',
     path: '/data-sources/{data_source_id}',
     summary: 'Update a data source',
-    description: 'Full update: absent optional fields are cleared; the type cannot change. Checked against the connection like a create.',
+    description:
+      'Full update: absent optional fields are cleared; the type cannot change. Checked against the connection like a create.',
     tag,
     handler: 'data-sources/update',
     permission: 'data:write',
@@ -114,13 +115,18 @@ export const dataSourceRoutes = {
     method: 'DELETE',
     path: '/data-sources/{data_source_id}',
     summary: 'Delete a data source',
-    description: 'Refused while data tables use the data source. With lock_version, refused if the data source changed since.',
+    description:
+      'Refused while data tables use the data source. With lock_version, refused if the data source changed since.',
     tag,
     handler: 'data-sources/delete',
     permission: 'data:write',
     request: {
       params: DataSourceIdParams,
-      query: z.strictObject({ lock_version: integerText('must be an integer', 0).optional().describe('Current lock_version; refused if the data source changed since') }),
+      query: z.strictObject({
+        lock_version: integerText('must be an integer', 0)
+          .optional()
+          .describe('Current lock_version; refused if the data source changed since'),
+      }),
     },
     response: { status: 204, description: 'Deleted' },
     errors: ['10-404', '10-1006', '30-1707'],

@@ -9,9 +9,15 @@ export const handler = httpHandler(dataSourceRoutes.testQuery, async ({ params, 
   assertConnectionFits('rdbms', connection);
   checkRdbmsQuery(connection, body.query, body.warehouse);
   // Loaded only when called: snowflake-sdk stays out of the cold start of other routes.
-  const [{ warehouseTarget }, { testWarehouseQuery }] = await Promise.all([import('../../shared/connectors/warehouse/client'), import('../../shared/connectors/warehouse/query')]);
+  const [{ warehouseTarget }, { testWarehouseQuery }] = await Promise.all([
+    import('../../shared/connectors/warehouse/client'),
+    import('../../shared/connectors/warehouse/query'),
+  ]);
   const { data } = connection;
   const secret = await open(data.secret, secretContext(principal.tenantId, connection.id));
-  await testWarehouseQuery(warehouseTarget({ type: data.type, auth: data.auth, settings: data.settings, secret }, body.warehouse), body.query);
+  await testWarehouseQuery(
+    warehouseTarget({ type: data.type, auth: data.auth, settings: data.settings, secret }, body.warehouse),
+    body.query,
+  );
   return { body: { valid: true as const } };
 });

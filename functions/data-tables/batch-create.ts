@@ -17,13 +17,20 @@ async function startImport(tenantId: string, actor: Actor, dataTableId: number) 
   try {
     const table = await dataTableStore.get(tenantId, dataTableId);
     const { version, job } = await dataVersions.begin(tenantId, actor, dataTableId);
-    await startJob(importJob, job, { data_table_id: dataTableId, version_number: version.version_number, data_source_id: table.data.data_source_id });
+    await startJob(importJob, job, {
+      data_table_id: dataTableId,
+      version_number: version.version_number,
+      data_source_id: table.data.data_source_id,
+    });
     const current = (await dataVersions.find(tenantId, dataTableId, version.version_number)) ?? version;
     return {
       data_table_id: dataTableId,
       status: 'ACCEPTED' as const,
       data_version: versionResponse(current),
-      job: { job_id: job.job_id, status_url: `${API_BASE_PATH}/data-tables/${dataTableId}/versions/${version.version_number}` },
+      job: {
+        job_id: job.job_id,
+        status_url: `${API_BASE_PATH}/data-tables/${dataTableId}/versions/${version.version_number}`,
+      },
     };
   } catch (error) {
     return { data_table_id: dataTableId, status: 'REJECTED' as const, error: batchItemError(error) };
@@ -44,7 +51,9 @@ export const handler = httpHandler(dataTableRoutes.batchCreate, async ({ body, p
     dataTableRoutes.batchCreate.response.body,
     idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: fingerprint(body) },
     () => new AppError('20-1029'),
-    async () => ({ results: await Promise.all(body.data_table_ids.map((dataTableId) => startImport(tenantId, actor, dataTableId))) }),
+    async () => ({
+      results: await Promise.all(body.data_table_ids.map((dataTableId) => startImport(tenantId, actor, dataTableId))),
+    }),
   );
   const headers: Record<string, string> = replayed ? { 'idempotent-replayed': 'true' } : {};
   return { body: response, headers };

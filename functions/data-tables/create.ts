@@ -14,7 +14,12 @@ export const handler = httpHandler(dataTableRoutes.create, async ({ body, princi
   const { entity, replayed } = await dataTableStore.create(
     tenantId,
     actorOf(principal),
-    () => ({ name: body.name, description: body.description ?? null, tags: body.tags ?? null, data_source_id: body.data_source_id }),
+    () => ({
+      name: body.name,
+      description: body.description ?? null,
+      tags: body.tags ?? null,
+      data_source_id: body.data_source_id,
+    }),
     {
       // The table is a use of its data source (30-1707 while it exists) and, through it, of the
       // source's connection (30-1507): only while the source names that connection (as read).
@@ -28,6 +33,9 @@ export const handler = httpHandler(dataTableRoutes.create, async ({ body, princi
   return {
     status: 201,
     body: await new DataTableViews(tenantId).of(entity),
-    headers: { location: `${API_BASE_PATH}/data-tables/${entity.id}`, ...(replayed ? { 'idempotent-replayed': 'true' } : {}) },
+    headers: {
+      location: `${API_BASE_PATH}/data-tables/${entity.id}`,
+      ...(replayed ? { 'idempotent-replayed': 'true' } : {}),
+    },
   };
 });

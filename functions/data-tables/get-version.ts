@@ -4,5 +4,7 @@ import { httpHandler } from '../../shared/http/handler';
 import { dataTableRoutes } from './routes';
 
 export const handler = httpHandler(dataTableRoutes.getVersion, async ({ params, principal }) => {
-  return { body: versionResponse(await dataVersions.get(principal.tenantId, params.data_table_id, params.version_number)) };
+  return {
+    body: versionResponse(await dataVersions.get(principal.tenantId, params.data_table_id, params.version_number)),
+  };
 });

@@ -15,5 +15,13 @@ export const handler = httpHandler(dataTableRoutes.preview, async ({ params, pri
   const text = await getText(versionPrefix(tenantId, tableId, versionNumber) + VERSION_FILES.preview);
   if (text === undefined) throw missing();
   const rows = JSON.parse(text) as DataRow[];
-  return { body: { data_table_id: tableId, version_number: versionNumber, row_count: version.metadata.row_count, columns: [...version.metadata.columns], rows } };
+  return {
+    body: {
+      data_table_id: tableId,
+      version_number: versionNumber,
+      row_count: version.metadata.row_count,
+      columns: [...version.metadata.columns],
+      rows,
+    },
+  };
 });

@@ -34,7 +34,8 @@ export const dataTableRoutes = {
     method: 'POST',
     path: '/data-tables',
     summary: 'Create a data table over a data source',
-    description: 'Send an Idempotency-Key header to make retries safe. Import data with POST /data-versions/batch-create.',
+    description:
+      'Send an Idempotency-Key header to make retries safe. Import data with POST /data-versions/batch-create.',
     tag,
     handler: 'data-tables/create',
     permission: 'data:write',
@@ -94,7 +95,11 @@ export const dataTableRoutes = {
     permission: 'data:write',
     request: {
       params: DataTableIdParams,
-      query: z.strictObject({ lock_version: integerText('must be an integer', 0).optional().describe('Current lock_version; refused if the table changed since') }),
+      query: z.strictObject({
+        lock_version: integerText('must be an integer', 0)
+          .optional()
+          .describe('Current lock_version; refused if the table changed since'),
+      }),
     },
     response: { status: 204, description: 'Deleted' },
     errors: ['10-404', '10-1006', '20-1023', '20-1029'],
@@ -122,7 +127,11 @@ export const dataTableRoutes = {
     handler: 'data-tables/get-version',
     permission: 'data:read',
     request: { params: VersionParams },
-    response: { status: 200, description: 'The version; execution holds the import status and any error', body: DataVersion },
+    response: {
+      status: 200,
+      description: 'The version; execution holds the import status and any error',
+      body: DataVersion,
+    },
     errors: ['10-404'],
     access: { table: 'read' },
   }),
@@ -146,7 +155,8 @@ export const dataTableRoutes = {
     method: 'POST',
     path: '/data-versions/batch-delete',
     summary: 'Delete versions of a data table',
-    description: 'One result per version: deleted, or the refusal for that version (10-404, 20-1024, 20-1029). All versions must belong to one table (20-1001).',
+    description:
+      'One result per version: deleted, or the refusal for that version (10-404, 20-1024, 20-1029). All versions must belong to one table (20-1001).',
     tag,
     handler: 'data-tables/batch-delete',
     permission: 'data:write',
@@ -187,7 +197,8 @@ export const dataTableRoutes = {
     method: 'POST',
     path: `${VERSION_PATH}/schema-analysis`,
     summary: 'Start a schema analysis of a data version',
-    description: 'SHALLOW: names, types, null counts. FULL (needs the schema:analyze permission): a profile per column and alerts.',
+    description:
+      'SHALLOW: names, types, null counts. FULL (needs the schema:analyze permission): a profile per column and alerts.',
     tag,
     handler: 'data-tables/analyse',
     permission: 'data:write',

@@ -12,11 +12,18 @@ export const handler = httpHandler(datasetRoutes.addNode, async ({ params, body,
   if (body.dataset_id !== params.dataset_id) throw new AppError('20-1005');
   assertNodeType(body.node_type);
   const { tenantId } = principal;
-  const at = { tenantId, actor: actorOf(principal), datasetId: params.dataset_id, versionNumber: params.version_number };
+  const at = {
+    tenantId,
+    actor: actorOf(principal),
+    datasetId: params.dataset_id,
+    versionNumber: params.version_number,
+  };
   const node = body.node_type === 'RECIPE' ? await addRecipeNode(at, body) : await addTableNode(at, body);
   return {
     status: 201,
     body: await nodeResponse(tenantId, await graphs.get(tenantId, params.dataset_id, params.version_number), node),
-    headers: { location: `${API_BASE_PATH}/datasets/${params.dataset_id}/versions/${params.version_number}/nodes/${node.id}` },
+    headers: {
+      location: `${API_BASE_PATH}/datasets/${params.dataset_id}/versions/${params.version_number}/nodes/${node.id}`,
+    },
   };
 });

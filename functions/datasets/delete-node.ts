@@ -4,7 +4,12 @@ import { httpHandler } from '../../shared/http/handler';
 import { datasetRoutes } from './routes';
 
 export const handler = httpHandler(datasetRoutes.deleteNode, async ({ params, principal }) => {
-  const at = { tenantId: principal.tenantId, actor: actorOf(principal), datasetId: params.dataset_id, versionNumber: params.version_number };
+  const at = {
+    tenantId: principal.tenantId,
+    actor: actorOf(principal),
+    datasetId: params.dataset_id,
+    versionNumber: params.version_number,
+  };
   await deleteNode(at, params.node_id);
   return { body: undefined };
 });

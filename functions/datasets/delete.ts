@@ -24,6 +24,9 @@ export const handler = httpHandler(datasetRoutes.delete, async ({ params, query,
   }
   await graphs.purge(tenantId, id);
   for (const graph of versions) await removeRunsOf(tenantId, id, graph.version_number);
-  await datasetStore.delete(tenantId, id, { expectedLockVersion: query.lock_version, related: [graphs.headDeletion(tenantId, id)] });
+  await datasetStore.delete(tenantId, id, {
+    expectedLockVersion: query.lock_version,
+    related: [graphs.headDeletion(tenantId, id)],
+  });
   return { body: undefined };
 });

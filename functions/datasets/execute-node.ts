@@ -27,11 +27,19 @@ export const handler = httpHandler(datasetRoutes.executeNode, async ({ params, b
     tenantId,
     'RECIPE_NODE_EXECUTE',
     datasetRoutes.executeNode.response.body,
-    idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: fingerprint({ ...params, ...request }) },
+    idempotencyKey === undefined
+      ? undefined
+      : { key: idempotencyKey, fingerprint: fingerprint({ ...params, ...request }) },
     () => new AppError('20-1034', { params: [nodeId] }),
     async () => {
       const { job, build } = await queueRun(tenantId, actorOf(principal), datasetId, graphVersion, nodeId, request);
-      await startJob(recipeRunJob, job, { dataset_id: datasetId, version_number: graphVersion, node_id: nodeId, ...request, build });
+      await startJob(recipeRunJob, job, {
+        dataset_id: datasetId,
+        version_number: graphVersion,
+        node_id: nodeId,
+        ...request,
+        build,
+      });
       return readRunStatus(tenantId, datasetId, graphVersion, nodeId);
     },
   );

@@ -4,5 +4,8 @@ import { httpHandler } from '../../shared/http/handler';
 import { datasetRoutes } from './routes';
 
 export const handler = httpHandler(datasetRoutes.getVersion, async ({ params, principal }) => ({
-  body: await fullGraph(principal.tenantId, await graphs.get(principal.tenantId, params.dataset_id, params.version_number)),
+  body: await fullGraph(
+    principal.tenantId,
+    await graphs.get(principal.tenantId, params.dataset_id, params.version_number),
+  ),
 }));

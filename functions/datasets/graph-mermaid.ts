@@ -35,7 +35,11 @@ const mermaid = middy<ApiEvent, ApiResult>()
     const names = {
       tables: new Map([...tables].map(([id, table]) => [id, table.data.name])),
       recipes: new Map([...recipes].map(([id, recipe]) => [id, recipe.data.name])),
-      runStates: new Map(graph.nodes.flatMap((node) => (node.node_type === 'RECIPE' ? [[node.id, runStatusOf(node, runs).run_state] as const] : []))),
+      runStates: new Map(
+        graph.nodes.flatMap((node) =>
+          node.node_type === 'RECIPE' ? [[node.id, runStatusOf(node, runs).run_state] as const] : [],
+        ),
+      ),
     };
     return {
       statusCode: route.response.status,

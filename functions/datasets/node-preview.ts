@@ -22,7 +22,9 @@ export const handler = httpHandler(datasetRoutes.nodePreview, async ({ params, q
   const kind = outputKindOf(useSample);
   const output = run[outputAttribute(kind)];
   if (!output) throw missing();
-  const text = await getText(nodeOutputPrefix(tenantId, datasetId, graphVersion, nodeId, kind) + NODE_OUTPUT_FILES.preview);
+  const text = await getText(
+    nodeOutputPrefix(tenantId, datasetId, graphVersion, nodeId, kind) + NODE_OUTPUT_FILES.preview,
+  );
   // A run that started meanwhile removed the output before rewriting its files: what was read may be its.
   const still = (await nodeRuns.find(tenantId, datasetId, graphVersion, nodeId))?.[outputAttribute(kind)];
   if (text === undefined || still?.run_id !== output.run_id) throw missing();

@@ -5,5 +5,8 @@ import { httpHandler } from '../../shared/http/handler';
 import { datasetReleaseRoutes } from './release-routes';
 
 export const handler = httpHandler(datasetReleaseRoutes.release, async ({ params, principal }) => ({
-  body: await fullGraph(principal.tenantId, await releaseGraph(principal.tenantId, actorOf(principal), params.dataset_id, params.version_number)),
+  body: await fullGraph(
+    principal.tenantId,
+    await releaseGraph(principal.tenantId, actorOf(principal), params.dataset_id, params.version_number),
+  ),
 }));

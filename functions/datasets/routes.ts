@@ -22,7 +22,13 @@ import {
   UpdateNodeRequest,
 } from '../../shared/model/dataset';
 import { DATASET_LIST_FIELDS, DATASET_VERSION_LIST_FIELDS } from '../../shared/model/list-fields';
-import { ExecuteRecipeRequest, NodePreview, NodePreviewQuery, RecipeRunStatus, RunStatusQuery } from '../../shared/model/recipe-run';
+import {
+  ExecuteRecipeRequest,
+  NodePreview,
+  NodePreviewQuery,
+  RecipeRunStatus,
+  RunStatusQuery,
+} from '../../shared/model/recipe-run';
 import { recipeRunJob } from '../../shared/datasets/jobs';
 
 const tag = 'datasets';
@@ -34,7 +40,19 @@ const write = { table: 'write' } as const;
 /** Refusals every change of a graph can meet (20-1034: a run of the version is live). */
 const GRAPH_EDIT_ERRORS = ['10-404', '10-1006', '20-1005', '20-1006', '20-1022', '20-1034'] as const;
 /** Refusals of a recipe node's version and bindings (shared/datasets/bindings.ts). */
-const RECIPE_NODE_ERRORS = ['20-1008', '20-1036', '20-1038', '20-1044', '20-1045', '20-1049', '20-1050', '20-1051', '20-1052', '20-1055', '20-1056'] as const;
+const RECIPE_NODE_ERRORS = [
+  '20-1008',
+  '20-1036',
+  '20-1038',
+  '20-1044',
+  '20-1045',
+  '20-1049',
+  '20-1050',
+  '20-1051',
+  '20-1052',
+  '20-1055',
+  '20-1056',
+] as const;
 
 export const datasetRoutes = {
   create: defineRoute({
@@ -42,7 +60,8 @@ export const datasetRoutes = {
     method: 'POST',
     path: '/datasets',
     summary: 'Create a dataset',
-    description: 'The dataset starts with transformation graph version 1, empty and draft. Send an Idempotency-Key header to make retries safe.',
+    description:
+      'The dataset starts with transformation graph version 1, empty and draft. Send an Idempotency-Key header to make retries safe.',
     tag,
     handler: 'datasets/create',
     permission: 'data:write',
@@ -82,7 +101,8 @@ export const datasetRoutes = {
     method: 'PUT',
     path: DATASET_PATH,
     summary: 'Update a dataset',
-    description: 'Full update of name, description and tags: description and tags omitted are cleared, a name omitted stays.',
+    description:
+      'Full update of name, description and tags: description and tags omitted are cleared, a name omitted stays.',
     tag,
     handler: 'datasets/update',
     permission: 'data:write',
@@ -110,13 +130,18 @@ export const datasetRoutes = {
     method: 'DELETE',
     path: DATASET_PATH,
     summary: 'Delete a dataset and all its graph versions',
-    description: 'Its nodes stop using their data tables and recipe versions. With lock_version, refused if the dataset changed since.',
+    description:
+      'Its nodes stop using their data tables and recipe versions. With lock_version, refused if the dataset changed since.',
     tag,
     handler: 'datasets/delete',
     permission: 'data:write',
     request: {
       params: DatasetIdParams,
-      query: z.strictObject({ lock_version: integerText('must be an integer', 0).optional().describe('Current lock_version; refused if the dataset changed since') }),
+      query: z.strictObject({
+        lock_version: integerText('must be an integer', 0)
+          .optional()
+          .describe('Current lock_version; refused if the dataset changed since'),
+      }),
     },
     response: { status: 204, description: 'Deleted' },
     errors: ['10-404', '10-1006', '20-1034'],
@@ -168,7 +193,8 @@ export const datasetRoutes = {
     method: 'DELETE',
     path: VERSION_PATH,
     summary: 'Delete a graph version',
-    description: 'The last version of a dataset stays (20-1007). Its nodes stop using their data tables and recipe versions.',
+    description:
+      'The last version of a dataset stays (20-1007). Its nodes stop using their data tables and recipe versions.',
     tag,
     handler: 'datasets/delete-version',
     permission: 'data:write',
@@ -251,7 +277,8 @@ export const datasetRoutes = {
     method: 'DELETE',
     path: `${VERSION_PATH}/nodes/{node_id}`,
     summary: 'Delete a node of a draft graph version',
-    description: 'A TABLE node that a recipe node reads from stays (20-1033). A RECIPE node goes with its edges; the node it fed loses that binding and must be rebound.',
+    description:
+      'A TABLE node that a recipe node reads from stays (20-1033). A RECIPE node goes with its edges; the node it fed loses that binding and must be rebound.',
     tag,
     handler: 'datasets/delete-node',
     permission: 'data:write',
@@ -303,7 +330,18 @@ export const datasetRoutes = {
     permission: 'data:write',
     request: { params: NodeParams, body: ExecuteRecipeRequest, idempotent: true },
     response: { status: 202, description: 'The run, queued', body: RecipeRunStatus },
-    errors: ['10-404', '10-1006', '20-1014', '20-1022', '20-1034', '20-1039', '20-1044', '20-1045', '20-1049', '20-1059'],
+    errors: [
+      '10-404',
+      '10-1006',
+      '20-1014',
+      '20-1022',
+      '20-1034',
+      '20-1039',
+      '20-1044',
+      '20-1045',
+      '20-1049',
+      '20-1059',
+    ],
     access: { table: 'write', startsJobs: [recipeRunJob] },
   }),
   nodeRunStatus: defineRoute({
@@ -311,7 +349,8 @@ export const datasetRoutes = {
     method: 'GET',
     path: `${NODE_PATH}/run-status`,
     summary: 'Status of the latest run of a recipe node',
-    description: 'run_state: QUEUED, RUNNING, SUCCEEDED, FAILED (execution.error says why) or STALE (a source or the recipe version changed since). 20-1013 before the first run.',
+    description:
+      'run_state: QUEUED, RUNNING, SUCCEEDED, FAILED (execution.error says why) or STALE (a source or the recipe version changed since). 20-1013 before the first run.',
     tag,
     handler: 'datasets/node-run-status',
     permission: 'data:read',

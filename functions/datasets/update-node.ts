@@ -12,8 +12,17 @@ export const handler = httpHandler(datasetRoutes.updateNode, async ({ params, bo
   if (body.id !== params.node_id) throw validationError({ id: 'must be the node id of the path' });
   assertNodeType(body.node_type);
   const { tenantId } = principal;
-  const at = { tenantId, actor: actorOf(principal), datasetId: params.dataset_id, versionNumber: params.version_number };
+  const at = {
+    tenantId,
+    actor: actorOf(principal),
+    datasetId: params.dataset_id,
+    versionNumber: params.version_number,
+  };
   const node =
-    body.node_type === 'RECIPE' ? await updateRecipeNode(at, params.node_id, body.lock_version, body) : await updateTableNode(at, params.node_id, body.lock_version, body);
-  return { body: await nodeResponse(tenantId, await graphs.get(tenantId, params.dataset_id, params.version_number), node) };
+    body.node_type === 'RECIPE'
+      ? await updateRecipeNode(at, params.node_id, body.lock_version, body)
+      : await updateTableNode(at, params.node_id, body.lock_version, body);
+  return {
+    body: await nodeResponse(tenantId, await graphs.get(tenantId, params.dataset_id, params.version_number), node),
+  };
 });

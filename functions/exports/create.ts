@@ -25,7 +25,14 @@ export const handler = httpHandler(exportRoutes.create, async ({ body, principal
   const { entity, ref, replayed } = await beginTargetExport(
     tenantId,
     actorOf(principal),
-    { target_id: target.id, target_name: target.data.name, connection_id: connection.id, connection_name: connection.data.name, source_name: source.name, shape },
+    {
+      target_id: target.id,
+      target_name: target.data.name,
+      connection_id: connection.id,
+      connection_name: connection.data.name,
+      source_name: source.name,
+      shape,
+    },
     target.lock_version,
     idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: fingerprint(body) },
   );
@@ -33,6 +40,9 @@ export const handler = httpHandler(exportRoutes.create, async ({ body, principal
   return {
     status: 202,
     body: { export_id: entity.id },
-    headers: { location: `${API_BASE_PATH}/exports/${entity.id}`, ...(replayed ? { 'idempotent-replayed': 'true' } : {}) },
+    headers: {
+      location: `${API_BASE_PATH}/exports/${entity.id}`,
+      ...(replayed ? { 'idempotent-replayed': 'true' } : {}),
+    },
   };
 });

@@ -5,6 +5,11 @@ import { httpHandler } from '../../shared/http/handler';
 import { exportRoutes } from './routes';
 
 export const handler = httpHandler(exportRoutes.getMultiPart, async ({ params, principal }) => {
-  const { item, execution } = await getExportJob(principal.tenantId, 'MULTI_PART_EXPORT', StoredMultiPartExport, params.job_id);
+  const { item, execution } = await getExportJob(
+    principal.tenantId,
+    'MULTI_PART_EXPORT',
+    StoredMultiPartExport,
+    params.job_id,
+  );
   return { body: multiPartExportStatus(item, execution) };
 });

@@ -20,5 +20,12 @@ const FIELDS: ListFields<Entity<ExportData, ExportMirrors>, typeof EXPORT_LIST_F
 
 export const handler = httpHandler(exportRoutes.list, async ({ query, principal }) => {
   const page = applyListQuery(await exportStore.list(principal.tenantId), query, FIELDS);
-  return { body: { ...page, items: await Promise.all(page.items.map(async (entity) => exportResponse(entity, await exportExecution(principal.tenantId, entity)))) } };
+  return {
+    body: {
+      ...page,
+      items: await Promise.all(
+        page.items.map(async (entity) => exportResponse(entity, await exportExecution(principal.tenantId, entity))),
+      ),
+    },
+  };
 });

@@ -49,7 +49,12 @@ export const handler = httpHandler(exportRoutes.startDirect, async ({ body, prin
         },
         body.key,
       );
-      const fields: Pick<StoredDirectExport, 'shape' | 'bucket' | 'key' | 'total_files'> = { shape, bucket: body.bucket, key: body.key, total_files: body.total_files };
+      const fields: Pick<StoredDirectExport, 'shape' | 'bucket' | 'key' | 'total_files'> = {
+        shape,
+        bucket: body.bucket,
+        key: body.key,
+        total_files: body.total_files,
+      };
       const { ref } = await beginExportJob(tenantId, 'DIRECT_EXPORT', actorOf(principal), fields, credentials);
       await startJob(directExportJob, ref, fields);
       return { job_id: ref.job_id };
@@ -58,6 +63,9 @@ export const handler = httpHandler(exportRoutes.startDirect, async ({ body, prin
   return {
     status: 202,
     body: started,
-    headers: { location: `${API_BASE_PATH}/exports/direct/${started.job_id}`, ...(replayed ? { 'idempotent-replayed': 'true' } : {}) },
+    headers: {
+      location: `${API_BASE_PATH}/exports/direct/${started.job_id}`,
+      ...(replayed ? { 'idempotent-replayed': 'true' } : {}),
+    },
   };
 });

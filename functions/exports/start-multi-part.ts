@@ -37,6 +37,9 @@ export const handler = httpHandler(exportRoutes.startMultiPart, async ({ body, p
   return {
     status: 202,
     body: started,
-    headers: { location: `${API_BASE_PATH}/exports/multi-part/${started.job_id}`, ...(replayed ? { 'idempotent-replayed': 'true' } : {}) },
+    headers: {
+      location: `${API_BASE_PATH}/exports/multi-part/${started.job_id}`,
+      ...(replayed ? { 'idempotent-replayed': 'true' } : {}),
+    },
   };
 });

@@ -38,7 +38,10 @@ export const handler = jobWorker(
     }
     const dataPath = join(workDir, NODE_OUTPUT_FILES.data);
     try {
-      await downloadFile(nodeOutputPrefix(node.tenantId, node.datasetId, node.graphVersion, node.nodeId, kind) + NODE_OUTPUT_FILES.data, dataPath);
+      await downloadFile(
+        nodeOutputPrefix(node.tenantId, node.datasetId, node.graphVersion, node.nodeId, kind) + NODE_OUTPUT_FILES.data,
+        dataPath,
+      );
     } catch (error) {
       // A run that failed on the node meanwhile removed its files.
       if ((error as Error).name === 'NoSuchKey') throw new AppError('20-1028', { params: [params.run_id] });
@@ -50,14 +53,18 @@ export const handler = jobWorker(
     await putJson(analysisFileKey(node, kind, job.job_id), result);
     // A run that started meanwhile rewrote the Parquet read above: then the record is refused.
     await nodeAnalyses.record(job, params);
-    return { progress: { stage: 'DONE', percent: 100, rows: result.row_count }, output: { columns: result.columns.length } };
+    return {
+      progress: { stage: 'DONE', percent: 100, rows: result.row_count },
+      output: { columns: result.columns.length },
+    };
   },
   {
     // The file goes unless the node's record names it (recorded, then the completion failed).
     onFailure: async ({ job, params }) => {
       const node = nodeOf(job, params);
       const item = await nodeAnalyses.find(node);
-      if (item?.analysed?.job_id !== job.job_id) await deletePrefix(analysisFileKey(node, outputKindOf(params.use_sample), job.job_id));
+      if (item?.analysed?.job_id !== job.job_id)
+        await deletePrefix(analysisFileKey(node, outputKindOf(params.use_sample), job.job_id));
     },
   },
 );

@@ -10,10 +10,17 @@ import { jobWorker } from '../../shared/jobs/worker-step';
  * caller sent URLs (exportInParts: every part but the last at least 5 MiB). The caller
  * completes the upload with the ETags the job records; the URLs are deleted with the job's end.
  */
-export const handler = jobWorker(multiPartExportJob, { stage: 'READING', percent: 0 }, async ({ job, params, pulse, workDir }) => {
-  const { parts_urls: urls } = await openJobCredentials(job, 'MULTI_PART_EXPORT', MultiPartCredentials);
-  if (urls.length !== params.parts) throw new AppError('10-500', { extraDetails: { cause: `${urls.length} part URLs stored for ${params.parts} parts` } });
-  const { parts, rows } = await exportInParts(job.tenant_id, params.shape, urls, pulse, workDir);
-  const result = parts.map((part) => ({ e_tag: part.eTag, part_number: part.partNumber }));
-  return { progress: { stage: 'DONE', percent: 100, rows }, fields: { result }, output: { parts: result.length } };
-});
+export const handler = jobWorker(
+  multiPartExportJob,
+  { stage: 'READING', percent: 0 },
+  async ({ job, params, pulse, workDir }) => {
+    const { parts_urls: urls } = await openJobCredentials(job, 'MULTI_PART_EXPORT', MultiPartCredentials);
+    if (urls.length !== params.parts)
+      throw new AppError('10-500', {
+        extraDetails: { cause: `${urls.length} part URLs stored for ${params.parts} parts` },
+      });
+    const { parts, rows } = await exportInParts(job.tenant_id, params.shape, urls, pulse, workDir);
+    const result = parts.map((part) => ({ e_tag: part.eTag, part_number: part.partNumber }));
+    return { progress: { stage: 'DONE', percent: 100, rows }, fields: { result }, output: { parts: result.length } };
+  },
+);

@@ -23,35 +23,53 @@ function fileName(sourceName: string, version: number, extension: string): strin
  * makes the data visible only once it is whole. The job's end, whatever it is, releases the
  * target (JobRef.claim).
  */
-export const handler = jobWorker(targetExportJob, { stage: 'READING', percent: 0 }, async ({ job, params, pulse, workDir }) => {
-  const tenantId = job.tenant_id;
-  const exported = await exportStore.get(tenantId, params.export_id);
-  const { target, connection } = await targetForExport(tenantId, exported.data.target_id);
-  const rendered = renderDestination(target.data, connection, {
-    dataset_name: exported.data.source_name,
-    version: params.shape.source_version,
-    export_id: exported.id,
-    started: new Date(exported.created_date),
-  });
-  const secret = await open(connection.data.secret, secretContext(tenantId, connection.id));
-  const writer = await targetWriter(
-    { type: connection.data.type, auth: connection.data.auth, secret, settings: connection.data.settings },
-    target.data.type === 'table' ? { kind: 'table', table: rendered.table_name ?? '' } : { kind: 'bucket', path: rendered.path ?? '' },
-  );
-  const format = writer.format(params.shape.format);
-  const [file] = await produceExport(tenantId, { ...params.shape, format }, 1, pulse, workDir);
-  if (!file) throw new Error('the export wrote no file');
-  pulse.watch(true);
-  // Bucket writers count bytes, table writers rows.
-  const total = Math.max(1, target.data.type === 'table' ? file.rows : file.bytes);
-  const written = await writer.write(
-    { ...file, name: fileName(exported.data.source_name, params.shape.source_version, FORMAT_EXTENSIONS[format]), contentType: CONTENT_TYPES[format] },
-    { signal: pulse.signal, onProgress: (done) => pulse.progress({ stage: 'WRITING', percent: 40 + Math.floor((60 * Math.min(done, total)) / total), rows: file.rows }) },
-  );
-  pulse.watch(false);
-  return {
-    progress: { stage: 'DONE', percent: 100, rows: file.rows },
-    fields: { exported_table_name: written.exportedTableName, data_target_details: { ...written.details } },
-    output: { key: written.exportedTableName },
-  };
-});
+export const handler = jobWorker(
+  targetExportJob,
+  { stage: 'READING', percent: 0 },
+  async ({ job, params, pulse, workDir }) => {
+    const tenantId = job.tenant_id;
+    const exported = await exportStore.get(tenantId, params.export_id);
+    const { target, connection } = await targetForExport(tenantId, exported.data.target_id);
+    const rendered = renderDestination(target.data, connection, {
+      dataset_name: exported.data.source_name,
+      version: params.shape.source_version,
+      export_id: exported.id,
+      started: new Date(exported.created_date),
+    });
+    const secret = await open(connection.data.secret, secretContext(tenantId, connection.id));
+    const writer = await targetWriter(
+      { type: connection.data.type, auth: connection.data.auth, secret, settings: connection.data.settings },
+      target.data.type === 'table'
+        ? { kind: 'table', table: rendered.table_name ?? '' }
+        : { kind: 'bucket', path: rendered.path ?? '' },
+    );
+    const format = writer.format(params.shape.format);
+    const [file] = await produceExport(tenantId, { ...params.shape, format }, 1, pulse, workDir);
+    if (!file) throw new Error('the export wrote no file');
+    pulse.watch(true);
+    // Bucket writers count bytes, table writers rows.
+    const total = Math.max(1, target.data.type === 'table' ? file.rows : file.bytes);
+    const written = await writer.write(
+      {
+        ...file,
+        name: fileName(exported.data.source_name, params.shape.source_version, FORMAT_EXTENSIONS[format]),
+        contentType: CONTENT_TYPES[format],
+      },
+      {
+        signal: pulse.signal,
+        onProgress: (done) =>
+          pulse.progress({
+            stage: 'WRITING',
+            percent: 40 + Math.floor((60 * Math.min(done, total)) / total),
+            rows: file.rows,
+          }),
+      },
+    );
+    pulse.watch(false);
+    return {
+      progress: { stage: 'DONE', percent: 100, rows: file.rows },
+      fields: { exported_table_name: written.exportedTableName, data_target_details: { ...written.details } },
+      output: { key: written.exportedTableName },
+    };
+  },
+);

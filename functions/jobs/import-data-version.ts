@@ -25,7 +25,8 @@ import { recordUsage } from '../../shared/usage';
 export const handler = jobWorker(
   importJob,
   { stage: 'READING', percent: 0 },
-  ({ job, params, pulse, workDir }) => importVersion(job.tenant_id, params, pulse, workDir, prefixOf(job.tenant_id, params)),
+  ({ job, params, pulse, workDir }) =>
+    importVersion(job.tenant_id, params, pulse, workDir, prefixOf(job.tenant_id, params)),
   { onFailure: ({ job, params }) => deletePrefix(prefixOf(job.tenant_id, params)) },
 );
 
@@ -35,7 +36,13 @@ function prefixOf(tenantId: string, params: ImportParams): string {
   return versionPrefix(tenantId, params.data_table_id, params.version_number);
 }
 
-async function importVersion(tenantId: string, params: ImportParams, pulse: JobPulse, workDir: string, prefix: string): Promise<JobOutcome<{ readonly row_count: number }>> {
+async function importVersion(
+  tenantId: string,
+  params: ImportParams,
+  pulse: JobPulse,
+  workDir: string,
+  prefix: string,
+): Promise<JobOutcome<{ readonly row_count: number }>> {
   const source = await dataSourceStore.get(tenantId, params.data_source_id);
   const connection = await connectionStore.get(tenantId, source.data.connection_id);
   if (!connection.data.read) throw new AppError('30-1708', { params: [source.id] });
@@ -44,12 +51,20 @@ async function importVersion(tenantId: string, params: ImportParams, pulse: JobP
   const sourceDir = join(workDir, 'source');
   await mkdir(sourceDir);
   pulse.watch(true);
-  const fetched = await fetchSource({ type: connection.data.type, auth: connection.data.auth, secret, settings: connection.data.settings }, source.data, {
-    workDir: sourceDir,
-    signal: pulse.signal,
-    onProgress: ({ bytesRead, filesDone, filesTotal }) =>
-      pulse.progress({ stage: 'READING', percent: Math.floor((40 * filesDone) / Math.max(1, filesTotal)), bytes_read: bytesRead }),
-  });
+  const fetched = await fetchSource(
+    { type: connection.data.type, auth: connection.data.auth, secret, settings: connection.data.settings },
+    source.data,
+    {
+      workDir: sourceDir,
+      signal: pulse.signal,
+      onProgress: ({ bytesRead, filesDone, filesTotal }) =>
+        pulse.progress({
+          stage: 'READING',
+          percent: Math.floor((40 * filesDone) / Math.max(1, filesTotal)),
+          bytes_read: bytesRead,
+        }),
+    },
+  );
   pulse.watch(false);
   pulse.throwIfAborted();
   await recordUsage(tenantId, 'DATA_READ_BYTES', fetched.bytesRead);

@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import { deletePrefix, downloadFile, putFile, putJson } from '../../shared/aws/data-bucket';
 import { VERSION_FILES, versionPrefix } from '../../shared/data-tables/storage';
 import { recipeRunJob, type BuildStep } from '../../shared/datasets/jobs';
-import { outputAttribute, outputKindOf, type NodeOutput, type OutputKind, type RunSource, type StoredNodeRun } from '../../shared/datasets/run-items';
+import {
+  outputAttribute,
+  outputKindOf,
+  type NodeOutput,
+  type OutputKind,
+  type RunSource,
+  type StoredNodeRun,
+} from '../../shared/datasets/run-items';
 import { NODE_OUTPUT_FILES, nodeOutputPrefix } from '../../shared/datasets/run-storage';
 import { nodeRuns, type RunPlace } from '../../shared/datasets/runs';
 import { DEFAULT_PREVIEW_ROWS } from '../../shared/engine/csv-import';
@@ -31,18 +38,33 @@ import type * as z from 'zod';
  */
 type RunParams = z.output<typeof recipeRunJob.params>;
 
-export const handler = jobWorker(recipeRunJob, { stage: 'RUNNING', percent: 0 }, (step) => withoutInternals(step.job, () => runBuild(step)));
+export const handler = jobWorker(recipeRunJob, { stage: 'RUNNING', percent: 0 }, (step) =>
+  withoutInternals(step.job, () => runBuild(step)),
+);
 
-async function runBuild({ job, params, pulse, workDir }: JobStep<RunParams>): Promise<JobOutcome<{ readonly row_count: number }>> {
+async function runBuild({
+  job,
+  params,
+  pulse,
+  workDir,
+}: JobStep<RunParams>): Promise<JobOutcome<{ readonly row_count: number }>> {
   const at: RunPlace = { datasetId: params.dataset_id, graphVersion: params.version_number };
   const kind = outputKindOf(params.use_sample);
   // Only upstream steps are skipped (below); a run of one node has none, and no need to read.
-  const runs = params.build.length > 1 ? await nodeRuns.list(job.tenant_id, at.datasetId, at.graphVersion) : new Map<number, StoredNodeRun>();
+  const runs =
+    params.build.length > 1
+      ? await nodeRuns.list(job.tenant_id, at.datasetId, at.graphVersion)
+      : new Map<number, StoredNodeRun>();
   let target: NodeOutput | undefined;
   for (const [index, step] of params.build.entries()) {
     const earlier = runs.get(step.node_id);
     // A retried worker keeps what an earlier attempt of the same job built.
-    if (step.node_id !== params.node_id && earlier?.execution.job_id === job.job_id && earlier.execution.status === 'COMPLETED') continue;
+    if (
+      step.node_id !== params.node_id &&
+      earlier?.execution.job_id === job.job_id &&
+      earlier.execution.status === 'COMPLETED'
+    )
+      continue;
     // The first stage is the one the worker wrote when it picked the job up.
     if (index > 0) await pulse.stage({ stage: 'RUNNING', percent: Math.floor((100 * index) / params.build.length) });
     const started = nodeRuns.startNode(job, at, params.node_id, step.node_id, kind);
@@ -80,7 +102,14 @@ function asCatalogueError(job: JobRef, error: unknown): unknown {
  * other than the target records the error itself. A node that could not be started has
  * nothing to undo: its failure is the run's as it is.
  */
-async function buildOrFail(job: JobRef, params: RunParams, step: BuildStep, kind: OutputKind, dir: string, started: Promise<void>): Promise<NodeOutput> {
+async function buildOrFail(
+  job: JobRef,
+  params: RunParams,
+  step: BuildStep,
+  kind: OutputKind,
+  dir: string,
+  started: Promise<void>,
+): Promise<NodeOutput> {
   const prefix = nodeOutputPrefix(job.tenant_id, params.dataset_id, params.version_number, step.node_id, kind);
   try {
     return await buildNode(job, params, step, kind, dir, prefix, started);
@@ -94,16 +123,28 @@ async function buildOrFail(job: JobRef, params: RunParams, step: BuildStep, kind
       throw caught;
     const error = asCatalogueError(job, caught);
     if (!isAppError(error)) throw error;
-    await deletePrefix(prefix).catch((cleanup: unknown) => logger.warn('cleanup of a failed node build failed', { jobId: job.job_id, error: cleanup as Error }));
+    await deletePrefix(prefix).catch((cleanup: unknown) =>
+      logger.warn('cleanup of a failed node build failed', { jobId: job.job_id, error: cleanup as Error }),
+    );
     if (step.node_id !== params.node_id) {
-      await nodeRuns.failNode(job, { datasetId: params.dataset_id, graphVersion: params.version_number }, step.node_id, jobErrorOf(error));
+      await nodeRuns.failNode(
+        job,
+        { datasetId: params.dataset_id, graphVersion: params.version_number },
+        step.node_id,
+        jobErrorOf(error),
+      );
     }
     throw error;
   }
 }
 
 /** Where an alias's rows are: a data version's Parquet, or the upstream node's output of the same kind. */
-function sourceKey(job: JobRef, params: RunParams, source: RunSource, kind: OutputKind): { key: string; missing: AppError } {
+function sourceKey(
+  job: JobRef,
+  params: RunParams,
+  source: RunSource,
+  kind: OutputKind,
+): { key: string; missing: AppError } {
   if (source.data_table_id !== undefined && source.data_version_number !== undefined) {
     const file = kind === 'sample' ? VERSION_FILES.sample : VERSION_FILES.data;
     return {
@@ -112,8 +153,12 @@ function sourceKey(job: JobRef, params: RunParams, source: RunSource, kind: Outp
     };
   }
   return {
-    key: nodeOutputPrefix(job.tenant_id, params.dataset_id, params.version_number, source.node_id, kind) + NODE_OUTPUT_FILES.data,
-    missing: new AppError('20-1039', { params: [`${params.dataset_id}/${params.version_number}/${source.node_id}/${kind}`] }),
+    key:
+      nodeOutputPrefix(job.tenant_id, params.dataset_id, params.version_number, source.node_id, kind) +
+      NODE_OUTPUT_FILES.data,
+    missing: new AppError('20-1039', {
+      params: [`${params.dataset_id}/${params.version_number}/${source.node_id}/${kind}`],
+    }),
   };
 }
 
@@ -127,7 +172,13 @@ async function download(key: string, path: string, missing: AppError): Promise<v
 }
 
 /** The node's inputs in `inDir`: each alias's Parquet downloaded from the data bucket. */
-async function downloadSources(job: JobRef, params: RunParams, step: BuildStep, kind: OutputKind, inDir: string): Promise<RecipeSource[]> {
+async function downloadSources(
+  job: JobRef,
+  params: RunParams,
+  step: BuildStep,
+  kind: OutputKind,
+  inDir: string,
+): Promise<RecipeSource[]> {
   await mkdir(inDir, { recursive: true });
   return Promise.all(
     step.inputs.sources.map(async (source, index) => {
@@ -139,7 +190,15 @@ async function downloadSources(job: JobRef, params: RunParams, step: BuildStep, 
   );
 }
 
-async function buildNode(job: JobRef, params: RunParams, step: BuildStep, kind: OutputKind, dir: string, prefix: string, started: Promise<void>): Promise<NodeOutput> {
+async function buildNode(
+  job: JobRef,
+  params: RunParams,
+  step: BuildStep,
+  kind: OutputKind,
+  dir: string,
+  prefix: string,
+  started: Promise<void>,
+): Promise<NodeOutput> {
   const inDir = join(dir, 'in');
   const outDir = join(dir, 'out');
   // The inputs download while the start is written, the recipe is read and the engine starts
@@ -152,12 +211,25 @@ async function buildNode(job: JobRef, params: RunParams, step: BuildStep, kind: 
   try {
     const [, [recipe, version]] = await allSettled([
       started,
-      Promise.all([recipeStore.get(job.tenant_id, step.inputs.recipe_id), recipeVersions.get(job.tenant_id, step.inputs.recipe_id, step.inputs.recipe_version_number)]),
+      Promise.all([
+        recipeStore.get(job.tenant_id, step.inputs.recipe_id),
+        recipeVersions.get(job.tenant_id, step.inputs.recipe_id, step.inputs.recipe_version_number),
+      ]),
       mkdir(outDir, { recursive: true }),
     ]);
     // Updates are refused while the run holds the version (20-1048): another code here is a broken invariant.
-    if (version.lock_version !== step.inputs.recipe_lock_version) throw new AppError('10-500', { extraDetails: { cause: 'the recipe version changed during the run' } });
-    return await builtOutput(job, params, step, recipeEngineFor(recipe.data.language), version.code, sources, { inDir, outDir, spillDir: join(dir, 'spill') }, prefix);
+    if (version.lock_version !== step.inputs.recipe_lock_version)
+      throw new AppError('10-500', { extraDetails: { cause: 'the recipe version changed during the run' } });
+    return await builtOutput(
+      job,
+      params,
+      step,
+      recipeEngineFor(recipe.data.language),
+      version.code,
+      sources,
+      { inDir, outDir, spillDir: join(dir, 'spill') },
+      prefix,
+    );
   } finally {
     // No download outlives the build that started it.
     await downloaded;
@@ -182,10 +254,21 @@ async function builtOutput(
 ): Promise<NodeOutput> {
   const depth = params.schema_analysis_depth;
   const early = new EarlyUploads();
-  const uploadData = (dataPath: string) => early.start('data', () => putFile(prefix + NODE_OUTPUT_FILES.data, dataPath, 'application/vnd.apache.parquet'));
+  const uploadData = (dataPath: string) =>
+    early.start('data', () => putFile(prefix + NODE_OUTPUT_FILES.data, dataPath, 'application/vnd.apache.parquet'));
   const uploadDescription = ({ columns, previewRows }: Pick<RecipeRunResult, 'columns' | 'previewRows'>) =>
-    early.start('description', () => allSettled([putJson(prefix + NODE_OUTPUT_FILES.preview, previewRows), putJson(prefix + NODE_OUTPUT_FILES.schema, columns)]));
-  const options = { previewRows: DEFAULT_PREVIEW_ROWS, analysisDepth: depth, onData: uploadData, onDescribed: uploadDescription };
+    early.start('description', () =>
+      allSettled([
+        putJson(prefix + NODE_OUTPUT_FILES.preview, previewRows),
+        putJson(prefix + NODE_OUTPUT_FILES.schema, columns),
+      ]),
+    );
+  const options = {
+    previewRows: DEFAULT_PREVIEW_ROWS,
+    analysisDepth: depth,
+    onData: uploadData,
+    onDescribed: uploadDescription,
+  };
   const { result, cpuSeconds } = await withCpuCounted(
     job.tenant_id,
     () => engine.run(code, sources, folders, options),
@@ -217,7 +300,11 @@ async function builtOutput(
  * the process's, so they are counted too, as is the end of the inputs' download the engine
  * waits for). The usage is written together with the result.
  */
-async function withCpuCounted<T>(tenantId: string, work: () => Promise<T>, store: (value: T) => Promise<void>[]): Promise<{ readonly result: T; readonly cpuSeconds: number }> {
+async function withCpuCounted<T>(
+  tenantId: string,
+  work: () => Promise<T>,
+  store: (value: T) => Promise<void>[],
+): Promise<{ readonly result: T; readonly cpuSeconds: number }> {
   const before = process.cpuUsage();
   const seconds = () => {
     const used = process.cpuUsage(before);
@@ -232,7 +319,9 @@ async function withCpuCounted<T>(tenantId: string, work: () => Promise<T>, store
   } catch (error) {
     // Once the work is done, its usage was written beside the result (or its write failed, and is not tried twice).
     if (cpuSeconds !== undefined) throw error;
-    await recordUsage(tenantId, 'CPU_SECONDS', seconds()).catch((usage: unknown) => logger.warn('CPU usage of a failed run not recorded', { error: usage as Error }));
+    await recordUsage(tenantId, 'CPU_SECONDS', seconds()).catch((usage: unknown) =>
+      logger.warn('CPU usage of a failed run not recorded', { error: usage as Error }),
+    );
     throw error;
   }
 }
@@ -241,7 +330,9 @@ async function withCpuCounted<T>(tenantId: string, work: () => Promise<T>, store
  * Promise.all that waits for every promise to settle before it throws the first failure (in
  * the order given), so that no download or write outlives the build that started it.
  */
-async function allSettled<T extends readonly unknown[] | []>(values: T): Promise<{ -readonly [P in keyof T]: Awaited<T[P]> }> {
+async function allSettled<T extends readonly unknown[] | []>(
+  values: T,
+): Promise<{ -readonly [P in keyof T]: Awaited<T[P]> }> {
   const settled = await Promise.allSettled<readonly unknown[]>(values);
   const fulfilled: unknown[] = [];
   for (const outcome of settled) {

@@ -6,7 +6,10 @@ import { observed, type ApiEvent, type ApiResult } from '../../shared/http/handl
 import { pathPattern } from '../../shared/http/route';
 import { routes } from '../routes';
 
-const patterns = routes.map((route) => ({ method: route.method, pattern: pathPattern(`${API_BASE_PATH}${route.path}`) }));
+const patterns = routes.map((route) => ({
+  method: route.method,
+  pattern: pathPattern(`${API_BASE_PATH}${route.path}`),
+}));
 
 export const handler = middy<ApiEvent, ApiResult>()
   .use(observed('fallback'))

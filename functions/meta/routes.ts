@@ -32,7 +32,9 @@ export const metaRoutes = {
     tag: 'meta',
     handler: 'meta/error-type',
     permission: null,
-    request: { params: z.strictObject({ code: z.string().regex(/^\d{2}-\d{3,5}$/, { error: 'must look like 30-1001' }) }) },
+    request: {
+      params: z.strictObject({ code: z.string().regex(/^\d{2}-\d{3,5}$/, { error: 'must look like 30-1001' }) }),
+    },
     response: { status: 200, description: 'The catalogue entry', body: ErrorType },
     errors: ['10-404'],
     access: {},
@@ -62,7 +64,10 @@ export const metaRoutes = {
     handler: 'meta/docs-script',
     permission: null,
     request: {},
-    response: { status: 200, description: 'Redoc’s standalone bundle (text/javascript), at the version the service pins' },
+    response: {
+      status: 200,
+      description: 'Redoc’s standalone bundle (text/javascript), at the version the service pins',
+    },
     errors: [],
     access: {},
   }),

@@ -28,7 +28,10 @@ export function acceptsGzip(acceptEncoding: string | undefined): boolean {
 }
 
 /** The handler of `route`, answering what `load` makes (once per function instance). */
-export function staticContentHandler<R extends RouteSpec>(route: R, load: () => Promise<StaticContent>): RouteHandler<R> {
+export function staticContentHandler<R extends RouteSpec>(
+  route: R,
+  load: () => Promise<StaticContent>,
+): RouteHandler<R> {
   let loaded: Promise<{ readonly content: StaticContent; readonly gzipped: string }> | undefined;
   const handler = middy<ApiEvent, ApiResult>()
     .use(observed(route.operationId))
@@ -36,9 +39,20 @@ export function staticContentHandler<R extends RouteSpec>(route: R, load: () => 
       parseRequest(route, event);
       loaded ??= load().then((content) => ({ content, gzipped: gzipSync(content.text).toString('base64') }));
       const { content, gzipped } = await loaded;
-      const headers = { 'content-type': content.contentType, 'x-trace-id': event.requestContext.requestId, vary: 'accept-encoding', ...content.headers };
-      if (!acceptsGzip(event.headers['accept-encoding'])) return { statusCode: route.response.status, headers, body: content.text };
-      return { statusCode: route.response.status, headers: { ...headers, 'content-encoding': 'gzip' }, body: gzipped, isBase64Encoded: true };
+      const headers = {
+        'content-type': content.contentType,
+        'x-trace-id': event.requestContext.requestId,
+        vary: 'accept-encoding',
+        ...content.headers,
+      };
+      if (!acceptsGzip(event.headers['accept-encoding']))
+        return { statusCode: route.response.status, headers, body: content.text };
+      return {
+        statusCode: route.response.status,
+        headers: { ...headers, 'content-encoding': 'gzip' },
+        body: gzipped,
+        isBase64Encoded: true,
+      };
     });
   return Object.assign(handler, { route });
 }

@@ -9,8 +9,11 @@ import { recipeRoutes } from './routes';
 /** The tables of the request as the describer takes them: one per alias, every alias and no other. */
 function tablesOf(aliases: readonly string[], tables: NonNullable<RecipeAnalyzeRequest['tables']>): AliasColumns[] {
   const problems: Record<string, string> = {};
-  for (const key of Object.keys(tables)) if (!aliases.includes(key)) problems[`tables.${key}`] = 'is not one of the aliases';
-  for (const alias of aliases) if (!Object.hasOwn(tables, alias)) problems[`tables.${alias}`] = 'is required: give the columns of every alias, or no tables';
+  for (const key of Object.keys(tables))
+    if (!aliases.includes(key)) problems[`tables.${key}`] = 'is not one of the aliases';
+  for (const alias of aliases)
+    if (!Object.hasOwn(tables, alias))
+      problems[`tables.${alias}`] = 'is required: give the columns of every alias, or no tables';
   if (Object.keys(problems).length > 0) throw validationError(problems);
   return aliases.map((alias) => ({ alias, columns: tables[alias] ?? [] }));
 }
@@ -18,6 +21,7 @@ function tablesOf(aliases: readonly string[], tables: NonNullable<RecipeAnalyzeR
 /** Nothing is read or stored: the code is analysed, and bound over empty tables when their columns are given. */
 export const handler = httpHandler(recipeRoutes.analyze, async ({ body }) => {
   checkAliases(body.aliases);
-  if (body.tables === undefined) return { body: { ...(await analyseRecipeSql(body.code, body.aliases)), columns: null } };
+  if (body.tables === undefined)
+    return { body: { ...(await analyseRecipeSql(body.code, body.aliases)), columns: null } };
   return { body: await describeRecipeOutput(body.code, tablesOf(body.aliases, body.tables)) };
 });

@@ -25,6 +25,9 @@ export const handler = httpHandler(recipeRoutes.create, async ({ body, principal
   return {
     status: 201,
     body: recipeResponse(entity),
-    headers: { location: `${API_BASE_PATH}/recipes/${entity.id}`, ...(replayed ? { 'idempotent-replayed': 'true' } : {}) },
+    headers: {
+      location: `${API_BASE_PATH}/recipes/${entity.id}`,
+      ...(replayed ? { 'idempotent-replayed': 'true' } : {}),
+    },
   };
 });

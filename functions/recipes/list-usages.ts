@@ -27,7 +27,10 @@ export const handler = httpHandler(recipeRoutes.listUsages, async ({ params, que
   const { tenantId } = principal;
   // 20-1044 or 20-1045 when the recipe or the version does not exist.
   await recipeVersions.get(tenantId, params.recipe_id, params.version_number);
-  const usages = await withCurrentDatasetNames(tenantId, await recipeUsages.list(tenantId, params.recipe_id, params.version_number));
+  const usages = await withCurrentDatasetNames(
+    tenantId,
+    await recipeUsages.list(tenantId, params.recipe_id, params.version_number),
+  );
   const page = applyListQuery(
     usages.map((usage, index) => ({ id: index + 1, usage })),
     query,

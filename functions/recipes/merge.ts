@@ -9,5 +9,15 @@ export const handler = httpHandler(recipeRoutes.merge, async ({ params, body, pr
   assertSameRecipe(params.recipe_id, body.id);
   const current = await recipeStore.get(principal.tenantId, params.recipe_id);
   const document = mergedDocument(current, body);
-  return { body: recipeResponse(await recipeStore.replace(principal.tenantId, actorOf(principal), current, document.lock_version, recipeData(document))) };
+  return {
+    body: recipeResponse(
+      await recipeStore.replace(
+        principal.tenantId,
+        actorOf(principal),
+        current,
+        document.lock_version,
+        recipeData(document),
+      ),
+    ),
+  };
 });

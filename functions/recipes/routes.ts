@@ -27,7 +27,19 @@ const tag = 'recipes';
 const VERSION_PATH = '/recipes/{recipe_id}/versions/{version_number}';
 
 /** Refusals of aliases as a set (20-1051, 20-1053) and of code by the SQL analyzer (40-*, 20-1054). */
-const CODE_ERRORS: readonly ErrorCode[] = ['20-1051', '20-1053', '20-1054', '40-50001', '40-50002', '40-50003', '40-50004', '40-50005', '40-50006', '40-50007', '40-50008'];
+const CODE_ERRORS: readonly ErrorCode[] = [
+  '20-1051',
+  '20-1053',
+  '20-1054',
+  '40-50001',
+  '40-50002',
+  '40-50003',
+  '40-50004',
+  '40-50005',
+  '40-50006',
+  '40-50007',
+  '40-50008',
+];
 
 export const recipeRoutes = {
   create: defineRoute({
@@ -35,7 +47,8 @@ export const recipeRoutes = {
     method: 'POST',
     path: '/recipes',
     summary: 'Create a recipe and its version 1',
-    description: 'The code of recipe_version is checked against the aliases by the SQL analyzer before anything is stored. Send an Idempotency-Key header to make retries safe.',
+    description:
+      'The code of recipe_version is checked against the aliases by the SQL analyzer before anything is stored. Send an Idempotency-Key header to make retries safe.',
     tag,
     handler: 'recipes/create',
     permission: 'data:write',
@@ -51,7 +64,8 @@ export const recipeRoutes = {
     method: 'GET',
     path: '/recipes',
     summary: 'List recipes',
-    description: 'Answers the recipes envelope: page_size is the limit asked for, page_number the zero-based page the offset falls on (docs/list-query.md).',
+    description:
+      'Answers the recipes envelope: page_size is the limit asked for, page_number the zero-based page the offset falls on (docs/list-query.md).',
     tag,
     handler: 'recipes/list',
     permission: 'data:read',
@@ -78,7 +92,8 @@ export const recipeRoutes = {
     method: 'PUT',
     path: '/recipes/{recipe_id}',
     summary: 'Update a recipe',
-    description: 'Full update of the recipe’s own fields: absent optional fields are cleared, shared becomes true. Versions change through their own routes.',
+    description:
+      'Full update of the recipe’s own fields: absent optional fields are cleared, shared becomes true. Versions change through their own routes.',
     tag,
     handler: 'recipes/update',
     permission: 'data:write',
@@ -112,7 +127,11 @@ export const recipeRoutes = {
     permission: 'data:write',
     request: {
       params: RecipeIdParams,
-      query: z.strictObject({ lock_version: integerText('must be an integer', 0).optional().describe('Current lock_version; refused if the recipe changed since') }),
+      query: z.strictObject({
+        lock_version: integerText('must be an integer', 0)
+          .optional()
+          .describe('Current lock_version; refused if the recipe changed since'),
+      }),
     },
     response: { status: 204, description: 'Deleted' },
     errors: ['10-1006', '20-1044'],
@@ -123,7 +142,8 @@ export const recipeRoutes = {
     method: 'POST',
     path: '/recipes/{recipe_id}/versions',
     summary: 'Create the next version of a recipe',
-    description: 'Numbered after the latest version; it becomes the recipe’s latest version. Without aliases, the latest version’s are kept.',
+    description:
+      'Numbered after the latest version; it becomes the recipe’s latest version. Without aliases, the latest version’s are kept.',
     tag,
     handler: 'recipes/create-version',
     permission: 'data:write',
@@ -165,7 +185,8 @@ export const recipeRoutes = {
     method: 'PUT',
     path: VERSION_PATH,
     summary: 'Update the code of a recipe version',
-    description: 'Send the version’s lock_version. Refused while released datasets use the version (20-1046), and while a run of a dataset builds a node using it (20-1048).',
+    description:
+      'Send the version’s lock_version. Refused while released datasets use the version (20-1046), and while a run of a dataset builds a node using it (20-1048).',
     tag,
     handler: 'recipes/update-version',
     permission: 'data:write',
@@ -200,7 +221,11 @@ export const recipeRoutes = {
     handler: 'recipes/analyze',
     permission: 'data:write',
     request: { body: RecipeAnalyzeRequest },
-    response: { status: 200, description: 'What the code reads, and its output columns when the tables were described', body: RecipeAnalysis },
+    response: {
+      status: 200,
+      description: 'What the code reads, and its output columns when the tables were described',
+      body: RecipeAnalysis,
+    },
     errors: CODE_ERRORS,
     access: {},
     // The SQL analyzer runs DuckDB's parser.

@@ -13,6 +13,8 @@ export const handler = httpHandler(recipeRoutes.updateVersion, async ({ params, 
     throw validationError({ version_number: 'must be the version number of the path' });
   }
   const current = await recipeVersions.get(principal.tenantId, params.recipe_id, params.version_number);
-  const updated = await recipeVersions.update(principal.tenantId, actorOf(principal), current, body.lock_version, () => checkedContent(body.code, body.aliases ?? current.aliases));
+  const updated = await recipeVersions.update(principal.tenantId, actorOf(principal), current, body.lock_version, () =>
+    checkedContent(body.code, body.aliases ?? current.aliases),
+  );
   return { body: recipeVersionResponse(updated) };
 });

@@ -8,5 +8,9 @@ import { recipeRoutes } from './routes';
 export const handler = httpHandler(recipeRoutes.update, async ({ params, body, principal }) => {
   assertSameRecipe(params.recipe_id, body.id);
   const current = await recipeStore.get(principal.tenantId, params.recipe_id);
-  return { body: recipeResponse(await recipeStore.replace(principal.tenantId, actorOf(principal), current, body.lock_version, recipeData(body))) };
+  return {
+    body: recipeResponse(
+      await recipeStore.replace(principal.tenantId, actorOf(principal), current, body.lock_version, recipeData(body)),
+    ),
+  };
 });

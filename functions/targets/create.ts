@@ -14,7 +14,11 @@ export const handler = httpHandler(targetRoutes.create, async ({ body, principal
   const data = targetData(body, connection);
   // The target uses its connection (30-1508), validated as read: it must not have changed since (10-1006).
   const { entity, replayed } = await targetStore.create(tenantId, actorOf(principal), () => data, {
-    related: [connectionStore.reference(tenantId, body.connection_id, 'targets', 1, { seenLockVersion: connection.lock_version })],
+    related: [
+      connectionStore.reference(tenantId, body.connection_id, 'targets', 1, {
+        seenLockVersion: connection.lock_version,
+      }),
+    ],
     ...(idempotencyKey === undefined ? {} : { idempotency: { key: idempotencyKey, fingerprint: fingerprint(body) } }),
   });
   return {

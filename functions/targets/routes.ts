@@ -3,7 +3,14 @@ import type { ErrorCode } from '../../shared/errors/catalogue';
 import { defineRoute } from '../../shared/http/route';
 import { integerText, listQuery } from '../../shared/model/common';
 import { TARGET_LIST_FIELDS } from '../../shared/model/list-fields';
-import { TargetCreateRequest, TargetIdParams, TargetList, TargetMergePatch, TargetResponse, TargetUpdateRequest } from '../../shared/model/target';
+import {
+  TargetCreateRequest,
+  TargetIdParams,
+  TargetList,
+  TargetMergePatch,
+  TargetResponse,
+  TargetUpdateRequest,
+} from '../../shared/model/target';
 
 const tag = 'targets';
 
@@ -72,7 +79,8 @@ export const targetRoutes = {
     method: 'PUT',
     path: '/targets/{target_id}',
     summary: 'Update an export target',
-    description: 'Full update, checked against the connection like a create. Refused while an export writes to the target (30-6005).',
+    description:
+      'Full update, checked against the connection like a create. Refused while an export writes to the target (30-6005).',
     tag,
     handler: 'targets/update',
     permission: 'data:write',
@@ -101,13 +109,18 @@ export const targetRoutes = {
     method: 'DELETE',
     path: '/targets/{target_id}',
     summary: 'Delete an export target',
-    description: 'Refused while an export writes to the target (30-6005). With lock_version, refused if the target changed since.',
+    description:
+      'Refused while an export writes to the target (30-6005). With lock_version, refused if the target changed since.',
     tag,
     handler: 'targets/delete',
     permission: 'data:write',
     request: {
       params: TargetIdParams,
-      query: z.strictObject({ lock_version: integerText('must be an integer', 0).optional().describe('Current lock_version; refused if the target changed since') }),
+      query: z.strictObject({
+        lock_version: integerText('must be an integer', 0)
+          .optional()
+          .describe('Current lock_version; refused if the target changed since'),
+      }),
     },
     response: { status: 204, description: 'Deleted' },
     errors: ['10-404', '10-1006', '30-6005'],

@@ -45,12 +45,20 @@ function verifyDuckDb(version: string): LambdaPackage['verify'] {
     const installed = packageVersion(nodeModules, DUCKDB_PACKAGE);
     if (installed !== version) throw new Error(`${DUCKDB_PACKAGE} ${installed ?? 'is missing'}, expected ${version}`);
     const bindingsVersion = packageVersion(nodeModules, '@duckdb/node-bindings');
-    if (packageVersion(nodeModules, DUCKDB_BINDING) !== bindingsVersion || !existsSync(join(nodeModules, DUCKDB_BINDING, 'duckdb.node'))) {
-      throw new Error(`${DUCKDB_BINDING} ${bindingsVersion ?? ''} with duckdb.node is missing: npm did not install the Lambda platform's binding`);
+    if (
+      packageVersion(nodeModules, DUCKDB_BINDING) !== bindingsVersion ||
+      !existsSync(join(nodeModules, DUCKDB_BINDING, 'duckdb.node'))
+    ) {
+      throw new Error(
+        `${DUCKDB_BINDING} ${bindingsVersion ?? ''} with duckdb.node is missing: npm did not install the Lambda platform's binding`,
+      );
     }
     const bindings = readdirSync(join(nodeModules, '@duckdb')).filter((name) => name.startsWith('node-bindings-'));
     const foreign = bindings.filter((name) => `@duckdb/${name}` !== DUCKDB_BINDING);
-    if (foreign.length > 0) throw new Error(`bindings for other platforms were installed (${foreign.join(', ')}); npm 10.3 or newer is needed for --libc`);
+    if (foreign.length > 0)
+      throw new Error(
+        `bindings for other platforms were installed (${foreign.join(', ')}); npm 10.3 or newer is needed for --libc`,
+      );
   };
 }
 

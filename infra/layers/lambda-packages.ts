@@ -39,7 +39,8 @@ function cacheName(pkg: Pick<LambdaPackage, 'name' | 'version'>): string {
  * a Node.js layer needs), installing it first when the cache has no verified copy.
  */
 export function installForLambda(pkg: LambdaPackage, cacheRoot: string): string {
-  if (!EXACT_VERSION.test(pkg.version)) throw new Error(`${pkg.name}: "${pkg.version}" is not an exact version; pin it in package.json`);
+  if (!EXACT_VERSION.test(pkg.version))
+    throw new Error(`${pkg.name}: "${pkg.version}" is not an exact version; pin it in package.json`);
   const target = join(cacheRoot, cacheName(pkg));
   if (isVerified(pkg, target)) return target;
   // Replace an entry damaged by hand. Checked again: one that another process has just
@@ -76,7 +77,9 @@ function isVerified(pkg: LambdaPackage, folder: string): boolean {
 }
 
 function npmInstall(pkg: LambdaPackage, prefix: string): void {
-  process.stderr.write(`Installing ${pkg.name}@${pkg.version} for ${LAMBDA_PLATFORM.os}-${LAMBDA_PLATFORM.cpu} (${LAMBDA_PLATFORM.libc}) into ${prefix}\n`);
+  process.stderr.write(
+    `Installing ${pkg.name}@${pkg.version} for ${LAMBDA_PLATFORM.os}-${LAMBDA_PLATFORM.cpu} (${LAMBDA_PLATFORM.libc}) into ${prefix}\n`,
+  );
   const args = [
     'install',
     `${pkg.name}@${pkg.version}`,
@@ -97,10 +100,19 @@ function npmInstall(pkg: LambdaPackage, prefix: string): void {
   ];
   mkdirSync(prefix, { recursive: true });
   try {
-    execFileSync('npm', args, { cwd: prefix, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', timeout: INSTALL_TIMEOUT_MS });
+    execFileSync('npm', args, {
+      cwd: prefix,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      encoding: 'utf8',
+      timeout: INSTALL_TIMEOUT_MS,
+    });
   } catch (error) {
     const { stderr, message, code } = error as { stderr?: string; message: string; code?: string };
-    const reason = code === 'ETIMEDOUT' ? `no answer within ${INSTALL_TIMEOUT_MS / 60_000} minutes` : stderr?.trim() || message;
-    throw new Error(`npm install of ${pkg.name}@${pkg.version} for Lambda failed (the npm registry must be reachable): ${reason}`, { cause: error });
+    const reason =
+      code === 'ETIMEDOUT' ? `no answer within ${INSTALL_TIMEOUT_MS / 60_000} minutes` : stderr?.trim() || message;
+    throw new Error(
+      `npm install of ${pkg.name}@${pkg.version} for Lambda failed (the npm registry must be reachable): ${reason}`,
+      { cause: error },
+    );
   }
 }

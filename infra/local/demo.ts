@@ -14,7 +14,12 @@ export const DEMO_OBJECTS: Readonly<Record<string, string>> = {
 
 /** Writes DEMO_OBJECTS into the local S3 at `endpoint` (again at every start: the demo stays as documented). */
 export async function seedDemoBucket(endpoint: string): Promise<void> {
-  const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: LOCAL_S3_CREDENTIALS });
+  const client = new S3Client({
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: LOCAL_S3_CREDENTIALS,
+  });
   try {
     for (const [key, body] of Object.entries(DEMO_OBJECTS)) {
       await client.send(new PutObjectCommand({ Bucket: DEMO_BUCKET, Key: key, ContentType: 'text/csv', Body: body }));

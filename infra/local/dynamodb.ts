@@ -51,8 +51,27 @@ const validations = require('dynalite/validations') as {
   checkValidations(data: Record<string, unknown>, types: Record<string, unknown>, custom: unknown, store: Store): void;
 };
 
-const READ_OPERATIONS = ['BatchGetItem', 'DescribeTable', 'DescribeTimeToLive', 'GetItem', 'ListTables', 'ListTagsOfResource', 'Query', 'Scan'];
-const WRITE_OPERATIONS = ['BatchWriteItem', 'CreateTable', 'DeleteItem', 'DeleteTable', 'PutItem', 'TagResource', 'UntagResource', 'UpdateItem', 'UpdateTable'];
+const READ_OPERATIONS = [
+  'BatchGetItem',
+  'DescribeTable',
+  'DescribeTimeToLive',
+  'GetItem',
+  'ListTables',
+  'ListTagsOfResource',
+  'Query',
+  'Scan',
+];
+const WRITE_OPERATIONS = [
+  'BatchWriteItem',
+  'CreateTable',
+  'DeleteItem',
+  'DeleteTable',
+  'PutItem',
+  'TagResource',
+  'UntagResource',
+  'UpdateItem',
+  'UpdateTable',
+];
 
 function lowerFirst(name: string): string {
   return name.charAt(0).toLowerCase() + name.slice(1);
@@ -109,7 +128,10 @@ function protocolError(error: unknown): unknown {
   const { statusCode, body, message } = error as DynaliteError;
   if (!statusCode || !body) return error;
   const { __type, message: bodyMessage, ...fields } = body;
-  return new JsonProtocolError(String(__type), typeof bodyMessage === 'string' ? bodyMessage : message, { status: statusCode, fields });
+  return new JsonProtocolError(String(__type), typeof bodyMessage === 'string' ? bodyMessage : message, {
+    status: statusCode,
+    fields,
+  });
 }
 
 function validate(operation: string, input: unknown, store: Store): Record<string, unknown> {
@@ -123,7 +145,12 @@ function call<T>(fn: (cb: Callback<T>) => void): Promise<T> {
   return new Promise((resolve, reject) => fn((error, result) => (error ? reject(error) : resolve(result as T))));
 }
 
-const TRANSACTION_KINDS = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'DeleteItem' } as const;
+const TRANSACTION_KINDS = {
+  Put: 'PutItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  ConditionCheck: 'DeleteItem',
+} as const;
 type TransactionKind = keyof typeof TRANSACTION_KINDS;
 
 interface PreparedWrite {
@@ -147,7 +174,10 @@ async function prepareTransaction(request: Record<string, unknown>, store: Store
     const kinds = Object.keys(entry) as TransactionKind[];
     const kind = kinds[0];
     if (kinds.length !== 1 || kind === undefined || !(kind in TRANSACTION_KINDS)) {
-      throw awsError('com.amazon.coral.validate#ValidationException', 'Each TransactItem must hold exactly one of Put, Update, Delete, ConditionCheck');
+      throw awsError(
+        'com.amazon.coral.validate#ValidationException',
+        'Each TransactItem must hold exactly one of Put, Update, Delete, ConditionCheck',
+      );
     }
     const input = entry[kind]!;
     if (kind === 'ConditionCheck' && typeof input.ConditionExpression !== 'string') {
@@ -159,10 +189,20 @@ async function prepareTransaction(request: Record<string, unknown>, store: Store
     const key = dynaliteDb.createKey(keyAttributes, table);
     const identity = `${table.TableName}\u0000${key}`;
     if (seen.has(identity)) {
-      throw awsError('com.amazon.coral.validate#ValidationException', 'Transaction request cannot include multiple operations on one item');
+      throw awsError(
+        'com.amazon.coral.validate#ValidationException',
+        'Transaction request cannot include multiple operations on one item',
+      );
     }
     seen.add(identity);
-    prepared.push({ kind, data, table, key, keyAttributes, returnOldOnFailure: input.ReturnValuesOnConditionCheckFailure === 'ALL_OLD' });
+    prepared.push({
+      kind,
+      data,
+      table,
+      key,
+      keyAttributes,
+      returnOldOnFailure: input.ReturnValuesOnConditionCheckFailure === 'ALL_OLD',
+    });
   }
   return prepared;
 }
@@ -188,9 +228,13 @@ async function transactWriteItems(request: Record<string, unknown>, store: Store
   });
   if (reasons.some((reason) => reason.Code !== 'None')) {
     const summary = reasons.map((reason) => reason.Code).join(', ');
-    throw awsError('com.amazonaws.dynamodb.v20120810#TransactionCanceledException', `Transaction cancelled, please refer cancellation reasons for specific reasons [${summary}]`, {
-      CancellationReasons: reasons,
-    });
+    throw awsError(
+      'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
+      `Transaction cancelled, please refer cancellation reasons for specific reasons [${summary}]`,
+      {
+        CancellationReasons: reasons,
+      },
+    );
   }
   const applied: PreparedWrite[] = [];
   try {
@@ -203,9 +247,15 @@ async function transactWriteItems(request: Record<string, unknown>, store: Store
     for (const write of applied.reverse()) {
       const TableName = write.table.TableName;
       if (write.before) {
-        await call((cb) => actions.get('PutItem')!.run(store, validate('PutItem', { TableName, Item: write.before }, store), cb));
+        await call((cb) =>
+          actions.get('PutItem')!.run(store, validate('PutItem', { TableName, Item: write.before }, store), cb),
+        );
       } else {
-        await call((cb) => actions.get('DeleteItem')!.run(store, validate('DeleteItem', { TableName, Key: write.keyAttributes }, store), cb));
+        await call((cb) =>
+          actions
+            .get('DeleteItem')!
+            .run(store, validate('DeleteItem', { TableName, Key: write.keyAttributes }, store), cb),
+        );
       }
     }
     throw error;
@@ -259,7 +309,9 @@ export async function startLocalDynamoDb(options: LocalDynamoDbOptions = {}): Pr
     endpoint: server.endpoint,
     async close() {
       await server.close();
-      await new Promise<void>((resolve, reject) => store.lifecycleManager.gracefulClose((error) => (error ? reject(error) : resolve())));
+      await new Promise<void>((resolve, reject) =>
+        store.lifecycleManager.gracefulClose((error) => (error ? reject(error) : resolve())),
+      );
     },
   };
 }

@@ -69,7 +69,11 @@ export function readEndpointsFile(dataDir: string): LocalEndpoints | { readonly 
     json = undefined;
   }
   const parsed = LocalEndpoints.safeParse(json);
-  if (!parsed.success) return { problem: `${file} is not what npm start writes; stop the stack, delete the file and start it again` };
-  if (!isRunning(parsed.data.pid)) return { problem: `the local stack that wrote ${file} (process ${parsed.data.pid}) is no longer running: start one with npm start` };
+  if (!parsed.success)
+    return { problem: `${file} is not what npm start writes; stop the stack, delete the file and start it again` };
+  if (!isRunning(parsed.data.pid))
+    return {
+      problem: `the local stack that wrote ${file} (process ${parsed.data.pid}) is no longer running: start one with npm start`,
+    };
   return parsed.data;
 }

@@ -26,7 +26,8 @@ export class ExecutionJournal {
   private readonly interrupted: ReadonlyMap<string, JournalEntry>;
 
   constructor(private readonly file: string | undefined) {
-    const loaded = file !== undefined && existsSync(file) ? Journal.safeParse(JSON.parse(readFileSync(file, 'utf8'))) : undefined;
+    const loaded =
+      file !== undefined && existsSync(file) ? Journal.safeParse(JSON.parse(readFileSync(file, 'utf8'))) : undefined;
     this.interrupted = new Map(loaded?.success ? Object.entries(loaded.data) : []);
     // Kept until each is resolved (restarted or failed), so a second death loses none of them.
     this.entries = new Map(this.interrupted);

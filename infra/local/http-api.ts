@@ -89,7 +89,10 @@ const NO_BODY = Buffer.alloc(0);
 
 /** Whether the request has a body to read: one with neither Content-Length (or 0) nor Transfer-Encoding has none (RFC 9112 §6.3). */
 function announcesBody({ headers }: IncomingMessage): boolean {
-  return headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
+  return (
+    headers['transfer-encoding'] !== undefined ||
+    (headers['content-length'] !== undefined && headers['content-length'] !== '0')
+  );
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer | 'too large'> {
@@ -106,7 +109,8 @@ async function readBody(req: IncomingMessage): Promise<Buffer | 'too large'> {
 function send(res: ServerResponse, result: ApiResult): void {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name.toLowerCase()] = String(value);
-  const body = result.body === undefined ? Buffer.alloc(0) : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
+  const body =
+    result.body === undefined ? Buffer.alloc(0) : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
   headers['content-length'] = String(body.length);
   res.writeHead(result.statusCode ?? 200, headers);
   res.end(body);
@@ -132,7 +136,13 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     apiId: 'local',
     domainName: headers.host ?? 'localhost',
     domainPrefix: 'local',
-    http: { method, path: url.pathname, protocol: 'HTTP/1.1', sourceIp: req.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? '' },
+    http: {
+      method,
+      path: url.pathname,
+      protocol: 'HTTP/1.1',
+      sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+      userAgent: headers['user-agent'] ?? '',
+    },
     requestId,
     routeKey,
     stage: '$default',
@@ -143,7 +153,11 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   // Reading a stream that holds nothing still costs an iterator and several ticks.
   const raw = announcesBody(req) ? await readBody(req) : NO_BODY;
   if (raw === 'too large') {
-    return send(res, { statusCode: 413, headers: { 'content-type': 'application/json' }, body: '{"message":"Request Entity Too Large"}' });
+    return send(res, {
+      statusCode: 413,
+      headers: { 'content-type': 'application/json' },
+      body: '{"message":"Request Entity Too Large"}',
+    });
   }
   const base = {
     version: '2.0',
@@ -174,7 +188,12 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
       pathParameters: params,
       requestContext,
     } as unknown as APIGatewayRequestAuthorizerEventV2);
-    if (!verdict.isAuthorized) return send(res, { statusCode: 403, headers: { 'content-type': 'application/json' }, body: '{"message":"Forbidden"}' });
+    if (!verdict.isAuthorized)
+      return send(res, {
+        statusCode: 403,
+        headers: { 'content-type': 'application/json' },
+        body: '{"message":"Forbidden"}',
+      });
     authorizer = { lambda: verdict.context ?? {} };
   }
 
@@ -183,7 +202,9 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     ...base,
     ...(Object.keys(params).length > 0 ? { pathParameters: params } : {}),
     requestContext: { ...requestContext, ...(authorizer ? { authorizer } : {}) },
-    ...(raw.length > 0 ? { body: textual ? raw.toString('utf8') : raw.toString('base64'), isBase64Encoded: !textual } : { isBase64Encoded: false }),
+    ...(raw.length > 0
+      ? { body: textual ? raw.toString('utf8') : raw.toString('base64'), isBase64Encoded: !textual }
+      : { isBase64Encoded: false }),
   } as unknown as ApiEvent;
 
   const handlerName = route?.handler ?? FALLBACK_HANDLER;
@@ -191,7 +212,11 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   try {
     send(res, await handler(event, new LocalContext(handlerName.replace('/', '-'), requestId)));
   } catch {
-    send(res, { statusCode: 500, headers: { 'content-type': 'application/json' }, body: '{"message":"Internal Server Error"}' });
+    send(res, {
+      statusCode: 500,
+      headers: { 'content-type': 'application/json' },
+      body: '{"message":"Internal Server Error"}',
+    });
   }
 }
 
@@ -203,7 +228,12 @@ export interface LocalHttpApi {
 export async function startLocalHttpApi(port = 0): Promise<LocalHttpApi> {
   const server: Server = createServer((req, res) => {
     handle(req, res).catch(() => {
-      if (!res.headersSent) send(res, { statusCode: 500, headers: { 'content-type': 'application/json' }, body: '{"message":"Internal Server Error"}' });
+      if (!res.headersSent)
+        send(res, {
+          statusCode: 500,
+          headers: { 'content-type': 'application/json' },
+          body: '{"message":"Internal Server Error"}',
+        });
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -65,7 +65,10 @@ interface Answer {
   readonly payload: JsonObject;
 }
 
-const failure = (error: JsonProtocolError): Answer => ({ status: error.status, payload: { __type: error.type, message: error.message, ...error.fields } });
+const failure = (error: JsonProtocolError): Answer => ({
+  status: error.status,
+  payload: { __type: error.type, message: error.message, ...error.fields },
+});
 
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -89,23 +92,37 @@ export async function startJsonProtocolServer(options: JsonProtocolOptions): Pro
 
   async function answer(req: IncomingMessage): Promise<Answer> {
     const input = parseInput(await readBody(req));
-    if (!input) return failure(new JsonProtocolError('SerializationException', 'the request body is not a JSON object'));
+    if (!input)
+      return failure(new JsonProtocolError('SerializationException', 'the request body is not a JSON object'));
     const target = String(req.headers['x-amz-target'] ?? '');
     const operation = target.startsWith(prefix) ? target.slice(prefix.length) : '';
     // hasOwn: a target such as "<prefix>.constructor" names no operation.
     const run = Object.hasOwn(options.operations, operation) ? options.operations[operation] : undefined;
-    if (!run) return failure(new JsonProtocolError('UnknownOperationException', `${target || 'an empty target'} is not supported by the local ${options.name}`));
+    if (!run)
+      return failure(
+        new JsonProtocolError(
+          'UnknownOperationException',
+          `${target || 'an empty target'} is not supported by the local ${options.name}`,
+        ),
+      );
     try {
       return { status: 200, payload: await run(input) };
     } catch (error) {
       if (error instanceof JsonProtocolError) return failure(error);
-      return { status: 500, payload: { __type: options.internalErrorType, message: error instanceof Error ? error.message : String(error) } };
+      return {
+        status: 500,
+        payload: { __type: options.internalErrorType, message: error instanceof Error ? error.message : String(error) },
+      };
     }
   }
 
   function send(res: ServerResponse, { status, payload }: Answer): void {
     const text = JSON.stringify(payload);
-    res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text), 'x-amzn-requestid': randomBytes(20).toString('hex') });
+    res.writeHead(status, {
+      'content-type': contentType,
+      'content-length': Buffer.byteLength(text),
+      'x-amzn-requestid': randomBytes(20).toString('hex'),
+    });
     res.end(text);
   }
 

@@ -5,7 +5,16 @@
  * folder (or in memory for tests) and never leaves this process except as KMS would hand it
  * out (data keys, public keys).
  */
-import { createCipheriv, createDecipheriv, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomBytes,
+  randomUUID,
+  sign,
+} from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { JsonProtocolError, startJsonProtocolServer, type JsonOperation } from './json-protocol';
@@ -77,7 +86,8 @@ export async function startLocalKms(options: { keyFile?: string; port?: number }
 
   const symmetric = (keyId: unknown) => {
     const resolved = resolve(keyId);
-    if (resolved.key.spec !== 'SYMMETRIC_DEFAULT') throw new JsonProtocolError('InvalidKeyUsageException', 'key is not a symmetric encryption key');
+    if (resolved.key.spec !== 'SYMMETRIC_DEFAULT')
+      throw new JsonProtocolError('InvalidKeyUsageException', 'key is not a symmetric encryption key');
     return { id: resolved.id, material: Buffer.from(resolved.key.material, 'base64') };
   };
 
@@ -109,31 +119,44 @@ export async function startLocalKms(options: { keyFile?: string; port?: number }
 
   const signingKey = (keyId: unknown) => {
     const resolved = resolve(keyId);
-    if (resolved.key.spec !== 'ECC_NIST_P256') throw new JsonProtocolError('InvalidKeyUsageException', 'key is not a signing key');
+    if (resolved.key.spec !== 'ECC_NIST_P256')
+      throw new JsonProtocolError('InvalidKeyUsageException', 'key is not a signing key');
     return { id: resolved.id, privateKey: createPrivateKey(resolved.key.material) };
   };
 
   const operations: Record<string, JsonOperation> = {
     GenerateDataKey: (input) => {
-      const size = input.KeySpec === 'AES_128' ? 16 : input.KeySpec === 'AES_256' ? 32 : Number(input.NumberOfBytes ?? 32);
+      const size =
+        input.KeySpec === 'AES_128' ? 16 : input.KeySpec === 'AES_256' ? 32 : Number(input.NumberOfBytes ?? 32);
       const plaintext = randomBytes(size);
       const blob = encrypt(input.KeyId, plaintext, input.EncryptionContext);
-      return { KeyId: arn(symmetric(input.KeyId).id), Plaintext: plaintext.toString('base64'), CiphertextBlob: blob.toString('base64') };
+      return {
+        KeyId: arn(symmetric(input.KeyId).id),
+        Plaintext: plaintext.toString('base64'),
+        CiphertextBlob: blob.toString('base64'),
+      };
     },
     Encrypt: (input) => {
       const blob = encrypt(input.KeyId, Buffer.from(String(input.Plaintext), 'base64'), input.EncryptionContext);
-      return { KeyId: arn(symmetric(input.KeyId).id), CiphertextBlob: blob.toString('base64'), EncryptionAlgorithm: 'SYMMETRIC_DEFAULT' };
+      return {
+        KeyId: arn(symmetric(input.KeyId).id),
+        CiphertextBlob: blob.toString('base64'),
+        EncryptionAlgorithm: 'SYMMETRIC_DEFAULT',
+      };
     },
     Decrypt: (input) => {
       const { id, plaintext } = decrypt(Buffer.from(String(input.CiphertextBlob), 'base64'), input.EncryptionContext);
       return { KeyId: arn(id), Plaintext: plaintext.toString('base64'), EncryptionAlgorithm: 'SYMMETRIC_DEFAULT' };
     },
     Sign: (input) => {
-      if (input.SigningAlgorithm !== 'ECDSA_SHA_256') throw new JsonProtocolError('UnsupportedOperationException', 'only ECDSA_SHA_256 is supported');
+      if (input.SigningAlgorithm !== 'ECDSA_SHA_256')
+        throw new JsonProtocolError('UnsupportedOperationException', 'only ECDSA_SHA_256 is supported');
       const { id, privateKey } = signingKey(input.KeyId);
       const message = Buffer.from(String(input.Message), 'base64');
       const signature =
-        input.MessageType === 'DIGEST' ? sign(null, message, { key: privateKey, dsaEncoding: 'der' }) : sign('sha256', message, { key: privateKey, dsaEncoding: 'der' });
+        input.MessageType === 'DIGEST'
+          ? sign(null, message, { key: privateKey, dsaEncoding: 'der' })
+          : sign('sha256', message, { key: privateKey, dsaEncoding: 'der' });
       return { KeyId: arn(id), Signature: signature.toString('base64'), SigningAlgorithm: 'ECDSA_SHA_256' };
     },
     GetPublicKey: (input) => {

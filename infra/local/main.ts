@@ -26,7 +26,12 @@ const PORTS = {
   s3: { option: 's3-port', variable: 'S3_PORT', fallback: 4569, serves: 'the local S3' },
   dynamodb: { option: 'dynamodb-port', variable: 'DYNAMODB_PORT', fallback: 4570, serves: 'the local DynamoDB' },
   kms: { option: 'kms-port', variable: 'KMS_PORT', fallback: 4571, serves: 'the local KMS' },
-  stepFunctions: { option: 'stepfunctions-port', variable: 'STEPFUNCTIONS_PORT', fallback: 4572, serves: 'the local Step Functions' },
+  stepFunctions: {
+    option: 'stepfunctions-port',
+    variable: 'STEPFUNCTIONS_PORT',
+    fallback: 4572,
+    serves: 'the local Step Functions',
+  },
 } as const;
 type PortName = keyof typeof PORTS;
 
@@ -44,7 +49,10 @@ function settings(): { readonly dataDir: string; readonly ports: Record<PortName
   let values: Record<string, string | undefined>;
   try {
     ({ values } = parseArgs({
-      options: { ...Object.fromEntries(Object.values(PORTS).map(({ option }) => [option, { type: 'string' }] as const)), 'data-dir': { type: 'string' } },
+      options: {
+        ...Object.fromEntries(Object.values(PORTS).map(({ option }) => [option, { type: 'string' }] as const)),
+        'data-dir': { type: 'string' },
+      },
       strict: true,
     }));
   } catch (error) {
@@ -62,11 +70,17 @@ function settings(): { readonly dataDir: string; readonly ports: Record<PortName
     if (raw === undefined || raw === '') return fallback;
     const value = Number(raw);
     if (!/^\d+$/.test(raw) || value > 65_535) {
-      throw new StartError(`${fromOption === undefined ? variable : `--${option}`} must be a port number from 0 to 65535, not "${raw}"`, 2);
+      throw new StartError(
+        `${fromOption === undefined ? variable : `--${option}`} must be a port number from 0 to 65535, not "${raw}"`,
+        2,
+      );
     }
     return value;
   };
-  const ports = Object.fromEntries(Object.keys(PORTS).map((name) => [name, port(name as PortName)])) as Record<PortName, number>;
+  const ports = Object.fromEntries(Object.keys(PORTS).map((name) => [name, port(name as PortName)])) as Record<
+    PortName,
+    number
+  >;
   return { dataDir: values['data-dir'] ?? process.env.DATA_DIR ?? '.local', ports };
 }
 

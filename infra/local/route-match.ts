@@ -9,7 +9,9 @@
  * can refuse it with a problem body naming the parameter.
  */
 
-type Segment = { readonly kind: 'literal'; readonly text: string } | { readonly kind: 'parameter' | 'greedy'; readonly name: string };
+type Segment =
+  | { readonly kind: 'literal'; readonly text: string }
+  | { readonly kind: 'parameter' | 'greedy'; readonly name: string };
 
 /** Rank of a segment kind: lower is more specific. */
 const RANK: Record<Segment['kind'], number> = { literal: 0, parameter: 1, greedy: 2 };
@@ -30,7 +32,8 @@ function parseTemplate(path: string): Segment[] {
   return segments.map((segment, index) => {
     const parameter = /^\{([a-z_][a-z0-9_]*)(\+?)\}$/i.exec(segment);
     if (!parameter) return { kind: 'literal', text: segment };
-    if (parameter[2] === '+' && index !== segments.length - 1) throw new Error(`greedy path variable not at the end of ${path}`);
+    if (parameter[2] === '+' && index !== segments.length - 1)
+      throw new Error(`greedy path variable not at the end of ${path}`);
     return { kind: parameter[2] === '+' ? 'greedy' : 'parameter', name: parameter[1]! };
   });
 }
@@ -82,7 +85,9 @@ function fit(template: readonly Segment[], segments: readonly string[]): Map<str
  * A matcher over `routes`. Ties between equally specific templates (which API Gateway
  * would refuse to deploy) fall back to declaration order.
  */
-export function routeMatcher<T extends RouteTemplate>(routes: readonly T[]): (method: string, rawPath: string) => RouteMatch<T> | undefined {
+export function routeMatcher<T extends RouteTemplate>(
+  routes: readonly T[],
+): (method: string, rawPath: string) => RouteMatch<T> | undefined {
   const compiled = routes
     .map((route, order) => ({ route, order, template: parseTemplate(route.path) }))
     .sort((a, b) => compareSpecificity(a.template, b.template) || a.order - b.order);
@@ -99,7 +104,9 @@ export function routeMatcher<T extends RouteTemplate>(routes: readonly T[]): (me
         if (decoded === undefined) invalid.push(name);
         else params[name] = decoded;
       }
-      return invalid.length > 0 ? { kind: 'badEncoding', route, parameters: invalid } : { kind: 'matched', route, params };
+      return invalid.length > 0
+        ? { kind: 'badEncoding', route, parameters: invalid }
+        : { kind: 'matched', route, params };
     }
     return undefined;
   };

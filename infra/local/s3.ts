@@ -16,7 +16,9 @@ export interface LocalS3 {
   close(): Promise<void>;
 }
 
-export async function startLocalS3(options: { directory?: string; port?: number; buckets?: readonly string[] } = {}): Promise<LocalS3> {
+export async function startLocalS3(
+  options: { directory?: string; port?: number; buckets?: readonly string[] } = {},
+): Promise<LocalS3> {
   const temporary = options.directory === undefined ? mkdtempSync(join(tmpdir(), 'dps-s3-')) : undefined;
   const server = new S3rver({
     address: '127.0.0.1',

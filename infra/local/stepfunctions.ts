@@ -6,7 +6,14 @@
  */
 import 'core-js/actual/promise/with-resolvers.js';
 import { randomUUID } from 'node:crypto';
-import { ExecutionAbortedError, ExecutionError, ExecutionTimeoutError, StateMachine, type RunOptions, type StateMachineDefinition } from 'aws-local-stepfunctions';
+import {
+  ExecutionAbortedError,
+  ExecutionError,
+  ExecutionTimeoutError,
+  StateMachine,
+  type RunOptions,
+  type StateMachineDefinition,
+} from 'aws-local-stepfunctions';
 
 type TaskHandlers = NonNullable<NonNullable<RunOptions['overrides']>['taskResourceLocalHandlers']>;
 import { workerPlaceholder, type WorkerSpec } from '../../shared/jobs/define-job';
@@ -71,7 +78,9 @@ interface Execution {
 
 /** Loads a worker's handler from functions/, as deployed. */
 export const loadWorkerHandler = async (worker: WorkerSpec): Promise<WorkerFunction> => {
-  const module = (await import(new URL(`../../functions/${worker.handler}.ts`, import.meta.url).href)) as { handler: WorkerFunction };
+  const module = (await import(new URL(`../../functions/${worker.handler}.ts`, import.meta.url).href)) as {
+    handler: WorkerFunction;
+  };
   return module.handler;
 };
 
@@ -89,7 +98,10 @@ type StateDefinition = {
 };
 
 /** Task states by name, through Map and Parallel states. */
-function taskStates(states: Record<string, StateDefinition> | undefined, found: Map<string, StateDefinition> = new Map()): Map<string, StateDefinition> {
+function taskStates(
+  states: Record<string, StateDefinition> | undefined,
+  found: Map<string, StateDefinition> = new Map(),
+): Map<string, StateDefinition> {
   for (const [name, state] of Object.entries(states ?? {})) {
     if (state.Type === 'Task') found.set(name, state);
     taskStates(state.Iterator?.States, found);
@@ -109,17 +121,28 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
     placeholders[workerPlaceholder(worker)] = arn;
   }
 
-  const machines = new Map<string, { machine: StateMachine; handlers: Record<string, (input: unknown) => Promise<unknown>>; retryIntervals: Record<string, number> }>();
+  const machines = new Map<
+    string,
+    {
+      machine: StateMachine;
+      handlers: Record<string, (input: unknown) => Promise<unknown>>;
+      retryIntervals: Record<string, number>;
+    }
+  >();
   for (const file of options.machines) {
-    const definition = JSON.parse(substitute(file.definition, placeholders)) as StateMachineDefinition & { States: Record<string, StateDefinition> };
+    const definition = JSON.parse(substitute(file.definition, placeholders)) as StateMachineDefinition & {
+      States: Record<string, StateDefinition>;
+    };
     const handlers: Record<string, (input: unknown) => Promise<unknown>> = {};
     const retryIntervals: Record<string, number> = {};
     for (const [stateName, state] of taskStates(definition.States)) {
       if (options.retryIntervalMs !== undefined && state.Retry) retryIntervals[stateName] = options.retryIntervalMs;
-      if (options.taskTimeoutSeconds !== undefined && state.TimeoutSeconds !== undefined) state.TimeoutSeconds = options.taskTimeoutSeconds;
+      if (options.taskTimeoutSeconds !== undefined && state.TimeoutSeconds !== undefined)
+        state.TimeoutSeconds = options.taskTimeoutSeconds;
       const invoke = state.Resource === LAMBDA_INVOKE;
       const worker = byArn.get(invoke ? String(state.Parameters?.FunctionName) : String(state.Resource));
-      if (!worker) throw new Error(`state ${stateName} of ${file.name} calls ${state.Resource}, which is not a known worker`);
+      if (!worker)
+        throw new Error(`state ${stateName} of ${file.name} calls ${state.Resource}, which is not a known worker`);
       handlers[stateName] = async (input) => {
         const run = await load(worker);
         const payload = invoke ? (input as { Payload?: unknown }).Payload : input;
@@ -128,7 +151,11 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
       };
     }
     // Validating a definition takes 100+ ms; it is done once here, and every execution reuses it.
-    machines.set(`arn:aws:states:${REGION_ACCOUNT}:stateMachine:${file.name}`, { machine: new StateMachine(definition), handlers, retryIntervals });
+    machines.set(`arn:aws:states:${REGION_ACCOUNT}:stateMachine:${file.name}`, {
+      machine: new StateMachine(definition),
+      handlers,
+      retryIntervals,
+    });
   }
 
   const executions = new Map<string, Execution>();
@@ -140,19 +167,32 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
   function start(input: JsonObject, restarts = 0): JsonObject {
     const stateMachineArn = String(input.stateMachineArn);
     const machine = machines.get(stateMachineArn);
-    if (!machine) throw new JsonProtocolError('StateMachineDoesNotExist', `State machine does not exist: ${stateMachineArn}`);
+    if (!machine)
+      throw new JsonProtocolError('StateMachineDoesNotExist', `State machine does not exist: ${stateMachineArn}`);
     const name = typeof input.name === 'string' ? input.name : randomUUID();
     const executionArn = `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
     const text = typeof input.input === 'string' ? input.input : '{}';
     const existing = executions.get(executionArn);
     if (existing) {
-      if (existing.input === text && existing.status === 'RUNNING') return { executionArn, startDate: existing.startDate };
+      if (existing.input === text && existing.status === 'RUNNING')
+        return { executionArn, startDate: existing.startDate };
       throw new JsonProtocolError('ExecutionAlreadyExists', `Execution already exists: ${executionArn}`);
     }
     const run = machine.machine.run(JSON.parse(text), {
-      overrides: { taskResourceLocalHandlers: machine.handlers as TaskHandlers, retryIntervalOverrides: machine.retryIntervals },
+      overrides: {
+        taskResourceLocalHandlers: machine.handlers as TaskHandlers,
+        retryIntervalOverrides: machine.retryIntervals,
+      },
     });
-    const execution: Execution = { executionArn, stateMachineArn, name, input: text, startDate: now(), status: 'RUNNING', abort: run.abort };
+    const execution: Execution = {
+      executionArn,
+      stateMachineArn,
+      name,
+      input: text,
+      startDate: now(),
+      status: 'RUNNING',
+      abort: run.abort,
+    };
     executions.set(executionArn, execution);
     journal.running(executionArn, { stateMachineArn, name, input: text, restarts });
     void run.result.finally(() => closing || journal.ended(executionArn)).catch(() => undefined);
@@ -163,10 +203,13 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
       (error: unknown) => {
         if (execution.status === 'ABORTED') return;
         if (error instanceof ExecutionAbortedError) Object.assign(execution, { status: 'ABORTED', stopDate: now() });
-        else if (error instanceof ExecutionTimeoutError) Object.assign(execution, { status: 'TIMED_OUT', error: 'States.Timeout', stopDate: now() });
+        else if (error instanceof ExecutionTimeoutError)
+          Object.assign(execution, { status: 'TIMED_OUT', error: 'States.Timeout', stopDate: now() });
         else {
           // A failed execution wraps the state's error: its name is the ASL error, its message the cause.
-          const failure = (error instanceof ExecutionError && error.cause instanceof Error ? error.cause : error) as Error;
+          const failure = (
+            error instanceof ExecutionError && error.cause instanceof Error ? error.cause : error
+          ) as Error;
           Object.assign(execution, { status: 'FAILED', error: failure.name, cause: failure.message, stopDate: now() });
         }
       },
@@ -176,7 +219,8 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
 
   function find(input: JsonObject): Execution {
     const execution = executions.get(String(input.executionArn));
-    if (!execution) throw new JsonProtocolError('ExecutionDoesNotExist', `Execution does not exist: ${String(input.executionArn)}`);
+    if (!execution)
+      throw new JsonProtocolError('ExecutionDoesNotExist', `Execution does not exist: ${String(input.executionArn)}`);
     return execution;
   }
 

@@ -6,7 +6,12 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceInUseException,
+} from '@aws-sdk/client-dynamodb';
 import { createClient, type IssuedCredentials } from '../../shared/auth/clients';
 import { API_BASE_PATH } from '../../shared/config';
 import { TABLE_SCHEMA } from '../../shared/db/table-schema';
@@ -58,7 +63,12 @@ export interface Twin {
   /** The local DynamoDB endpoint, for tests and benchmarks that measure the raw store. */
   readonly dynamoEndpoint: string;
   /** Every stand-in's endpoint, for the AWS CLI or an SDK. */
-  readonly endpoints: { readonly dynamodb: string; readonly kms: string; readonly s3: string; readonly stepFunctions: string };
+  readonly endpoints: {
+    readonly dynamodb: string;
+    readonly kms: string;
+    readonly s3: string;
+    readonly stepFunctions: string;
+  };
   /** Jobs that died with the previous process and run again at this start. */
   readonly resumedJobs: number;
   /** The admin client of tenant "local", created on first start. */
@@ -111,7 +121,11 @@ async function untilActive(client: DynamoDBClient): Promise<void> {
 async function bootstrapAdmin(dataDir: string | undefined): Promise<Twin['admin']> {
   const file = dataDir === undefined ? undefined : join(dataDir, 'bootstrap-admin.json');
   if (file !== undefined && existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Twin['admin'];
-  const credentials = await createClient({ tenantId: LOCAL_TENANT, roles: ['admin'], description: 'bootstrap admin of the local twin' });
+  const credentials = await createClient({
+    tenantId: LOCAL_TENANT,
+    roles: ['admin'],
+    description: 'bootstrap admin of the local twin',
+  });
   const admin = { tenant_id: LOCAL_TENANT, ...credentials };
   if (file !== undefined) writeFileSync(file, JSON.stringify(admin, null, 2), { mode: 0o600 });
   return admin;
@@ -128,7 +142,11 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     closers.push(() => dynamo.close());
     const kms = await startLocalKms({ keyFile: dataDir && join(dataDir, 'kms-keys.json'), port: ports.kms });
     closers.push(() => kms.close());
-    const s3 = await startLocalS3({ directory: dataDir && join(dataDir, 's3'), port: options.s3Port, buckets: [DATA_BUCKET, ...(options.buckets ?? [])] });
+    const s3 = await startLocalS3({
+      directory: dataDir && join(dataDir, 's3'),
+      port: options.s3Port,
+      buckets: [DATA_BUCKET, ...(options.buckets ?? [])],
+    });
     closers.push(() => s3.close());
     const jobs = options.jobs ?? declaredJobs;
     const workers = workersOf(jobs);
@@ -174,7 +192,12 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       apiUrl: `${api.url}${API_BASE_PATH}`,
       s3,
       dynamoEndpoint: dynamo.endpoint,
-      endpoints: { dynamodb: dynamo.endpoint, kms: kms.endpoint, s3: s3.endpoint, stepFunctions: stepFunctions.endpoint },
+      endpoints: {
+        dynamodb: dynamo.endpoint,
+        kms: kms.endpoint,
+        s3: s3.endpoint,
+        stepFunctions: stepFunctions.endpoint,
+      },
       resumedJobs,
       admin,
       async close() {

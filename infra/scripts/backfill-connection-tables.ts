@@ -12,7 +12,9 @@ import { parseArgs } from 'node:util';
 import { backfillConnectionTables } from '../../shared/connections/backfill';
 import { useStack } from './stack';
 
-const { values } = parseArgs({ options: { local: { type: 'boolean', default: false }, 'data-dir': { type: 'string' } } });
+const { values } = parseArgs({
+  options: { local: { type: 'boolean', default: false }, 'data-dir': { type: 'string' } },
+});
 
 function fail(message: string, exitCode = 2): never {
   process.stderr.write(`backfill-connection-tables: ${message}\n`);

@@ -51,6 +51,9 @@ const credentials = await createClient({
   ...(expiresAt === undefined ? {} : { expiresAt }),
 }).catch((error: unknown) => {
   if (!values.local) throw error;
-  return fail(`the local stack at ${process.env.AWS_ENDPOINT_URL_DYNAMODB} did not take the client (${String(error)}); is npm start still running?`, 1);
+  return fail(
+    `the local stack at ${process.env.AWS_ENDPOINT_URL_DYNAMODB} did not take the client (${String(error)}); is npm start still running?`,
+    1,
+  );
 });
 process.stdout.write(`${JSON.stringify({ tenant_id: tenantId, roles, ...credentials }, null, 2)}\n`);

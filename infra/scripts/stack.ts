@@ -6,7 +6,10 @@ import { readEndpointsFile } from '../local/endpoints-file';
  * runs, found through the endpoints file in its data folder (--data-dir / DATA_DIR, else
  * .local). Calls `fail` with a message and exit code when neither is given.
  */
-export function useStack(options: { readonly local: boolean; readonly dataDir: string | undefined }, fail: (message: string, exitCode?: number) => never): void {
+export function useStack(
+  options: { readonly local: boolean; readonly dataDir: string | undefined },
+  fail: (message: string, exitCode?: number) => never,
+): void {
   if (options.local) {
     const endpoints = readEndpointsFile(options.dataDir ?? process.env.DATA_DIR ?? '.local');
     if ('problem' in endpoints) fail(endpoints.problem, 1);

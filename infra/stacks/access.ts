@@ -34,7 +34,13 @@ export interface AccessTargets {
 export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
 
 /** Item writes; TransactWriteItems is authorized per item as Put/Update/Delete/ConditionCheckItem. */
-export const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem'] as const;
+export const TABLE_WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:ConditionCheckItem',
+] as const;
 
 /**
  * What DynamoDB asks of the caller's identity for a table encrypted with a customer-managed
@@ -58,7 +64,12 @@ export const TABLE_KEY_WRITE_ACTIONS = [
  */
 export const BUCKET_LIST_ACTION = 's3:ListBucket';
 export const BUCKET_READ_ACTIONS = ['s3:GetObject'] as const;
-export const BUCKET_WRITE_ACTIONS = [...BUCKET_READ_ACTIONS, 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'] as const;
+export const BUCKET_WRITE_ACTIONS = [
+  ...BUCKET_READ_ACTIONS,
+  's3:PutObject',
+  's3:DeleteObject',
+  's3:AbortMultipartUpload',
+] as const;
 
 /**
  * What S3 asks of the caller's identity for SSE-KMS objects: decrypt to read (and to complete
@@ -171,7 +182,12 @@ function dataBucketStatements(scope: Construct, use: 'read' | 'write', targets: 
   const write = use === 'write';
   const bucketArn = dataBucketArnIn(scope, targets.dataBucket);
   return [
-    new PolicyStatement({ sid: 'DataBucketList', effect: Effect.ALLOW, actions: [BUCKET_LIST_ACTION], resources: [bucketArn] }),
+    new PolicyStatement({
+      sid: 'DataBucketList',
+      effect: Effect.ALLOW,
+      actions: [BUCKET_LIST_ACTION],
+      resources: [bucketArn],
+    }),
     new PolicyStatement({
       sid: write ? 'DataBucketObjectsReadWrite' : 'DataBucketObjectsRead',
       effect: Effect.ALLOW,
@@ -192,11 +208,16 @@ function dataBucketStatements(scope: Construct, use: 'read' | 'write', targets: 
 function dataBucketArnIn(scope: Construct, bucket: IBucket): string {
   const stack = Stack.of(scope);
   if (!NestedStack.isNestedStack(stack)) {
-    throw new Error(`${scope.node.path}: data bucket access is granted to functions of nested stacks (route domains, jobs) only`);
+    throw new Error(
+      `${scope.node.path}: data bucket access is granted to functions of nested stacks (route domains, jobs) only`,
+    );
   }
   const existing = stack.node.tryFindChild(DATA_BUCKET_ARN_PARAMETER);
   if (existing instanceof CfnParameter) return existing.valueAsString;
-  const parameter = new CfnParameter(stack, DATA_BUCKET_ARN_PARAMETER, { type: 'String', description: 'ARN of the data bucket' });
+  const parameter = new CfnParameter(stack, DATA_BUCKET_ARN_PARAMETER, {
+    type: 'String',
+    description: 'ARN of the data bucket',
+  });
   stack.setParameter(DATA_BUCKET_ARN_PARAMETER, bucket.bucketArn);
   return parameter.valueAsString;
 }

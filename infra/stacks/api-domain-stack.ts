@@ -6,7 +6,14 @@
  * the stage's layer and more memory.
  */
 import { Duration, NestedStack, Validations } from 'aws-cdk-lib';
-import { HttpAuthorizer, HttpMethod, HttpNoneAuthorizer, HttpRoute, HttpRouteKey, type IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  HttpAuthorizer,
+  HttpMethod,
+  HttpNoneAuthorizer,
+  HttpRoute,
+  HttpRouteKey,
+  type IHttpApi,
+} from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ILayerVersion } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
@@ -81,7 +88,10 @@ export class ApiDomainStack extends NestedStack {
 }
 
 /** What an engine route differs in: DuckDB from the layer rather than the bundle, and more memory. */
-function engineOptions(operationId: string, layer: ILayerVersion | undefined): Pick<ServiceFunctionProps, 'externalModules' | 'layers' | 'memorySize'> {
+function engineOptions(
+  operationId: string,
+  layer: ILayerVersion | undefined,
+): Pick<ServiceFunctionProps, 'externalModules' | 'layers' | 'memorySize'> {
   if (!layer) throw new Error(`route ${operationId} declares engine, but its domain stack was given no DuckDB layer`);
   return { externalModules: ENGINE_EXTERNAL_MODULES, layers: [layer], memorySize: ENGINE_ROUTE_MEMORY_MB };
 }

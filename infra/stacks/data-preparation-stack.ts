@@ -88,7 +88,11 @@ export class DataPreparationStack extends Stack {
 
   constructor(scope: Construct, id: string, props: DataPreparationStackProps) {
     const stage = validateStage(props.stage);
-    super(scope, id, { description: `Data Preparation Service, stage ${stage}`, terminationProtection: stage === 'prod', ...props });
+    super(scope, id, {
+      description: `Data Preparation Service, stage ${stage}`,
+      terminationProtection: stage === 'prod',
+      ...props,
+    });
     this.stage = stage;
     const routes = props.routes ?? routeTable;
     const jobs = props.jobs ?? declaredJobs;
@@ -161,7 +165,9 @@ export class DataPreparationStack extends Stack {
       versioned: true,
       serverAccessLogsBucket: accessLogsBucket,
       serverAccessLogsPrefix: 'data-bucket/',
-      lifecycleRules: [{ abortIncompleteMultipartUploadAfter: Duration.days(7), noncurrentVersionExpiration: Duration.days(30) }],
+      lifecycleRules: [
+        { abortIncompleteMultipartUploadAfter: Duration.days(7), noncurrentVersionExpiration: Duration.days(30) },
+      ],
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
@@ -177,11 +183,17 @@ export class DataPreparationStack extends Stack {
 
     // ---- DuckDB -----------------------------------------------------------------------------
     // One layer for every function that runs the engine: engine workers and the routes that analyse SQL.
-    const engineLayer = workers.some((worker) => worker.engine) || routes.some((route) => route.engine) ? duckDbLayer(this, 'DuckDbLayer') : undefined;
+    const engineLayer =
+      workers.some((worker) => worker.engine) || routes.some((route) => route.engine)
+        ? duckDbLayer(this, 'DuckDbLayer')
+        : undefined;
 
     // ---- Jobs -------------------------------------------------------------------------------
     // Before the routes: a route that starts a job names its machine's ARN.
-    this.jobs = jobs.length > 0 ? new JobsStack(this, 'Jobs', { workers, machines, targets: resources, environment: settings, engineLayer }) : undefined;
+    this.jobs =
+      jobs.length > 0
+        ? new JobsStack(this, 'Jobs', { workers, machines, targets: resources, environment: settings, engineLayer })
+        : undefined;
     const targets: AccessTargets = { ...resources, stateMachines: this.jobs?.stateMachines ?? new Map() };
 
     // ---- HTTP API ---------------------------------------------------------------------------
@@ -190,7 +202,10 @@ export class DataPreparationStack extends Stack {
       description: `Data Preparation Service API, stage ${stage}`,
       createDefaultStage: false,
     });
-    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: LOG_RETENTION, removalPolicy: RemovalPolicy.RETAIN });
+    const accessLogs = new LogGroup(this, 'ApiAccessLogs', {
+      retention: LOG_RETENTION,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
     new HttpStage(this, 'DefaultStage', {
       httpApi: this.api,
       stageName: '$default',
@@ -226,7 +241,11 @@ export class DataPreparationStack extends Stack {
     (authorizer.node.defaultChild as CfnAuthorizer).addPropertyDeletionOverride('IdentitySource');
     this.authorizer.function.addPermission('ApiGatewayInvoke', {
       principal: new ServicePrincipal('apigateway.amazonaws.com'),
-      sourceArn: this.formatArn({ service: 'execute-api', resource: this.api.apiId, resourceName: `authorizers/${authorizer.authorizerId}` }),
+      sourceArn: this.formatArn({
+        service: 'execute-api',
+        resource: this.api.apiId,
+        resourceName: `authorizers/${authorizer.authorizerId}`,
+      }),
     });
 
     // $default: requests no route matches get the contract's 404/405 problem.
@@ -247,7 +266,8 @@ export class DataPreparationStack extends Stack {
     });
     Validations.of(defaultRoute).acknowledge({
       id: 'AwsSolutions::AwsSolutions-APIG4',
-      reason: 'The $default route only answers 404/405 problems for unmatched requests; its function has no access to any data.',
+      reason:
+        'The $default route only answers 404/405 problems for unmatched requests; its function has no access to any data.',
     });
 
     // ---- Routes, a nested stack per domain ---------------------------------------------------
@@ -265,7 +285,10 @@ export class DataPreparationStack extends Stack {
       this.domains.set(domain, stack);
     }
 
-    new CfnOutput(this, 'ApiUrl', { value: `${this.api.apiEndpoint}${API_BASE_PATH}`, description: 'Base URL of the API' });
+    new CfnOutput(this, 'ApiUrl', {
+      value: `${this.api.apiEndpoint}${API_BASE_PATH}`,
+      description: 'Base URL of the API',
+    });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'DataBucketName', { value: this.dataBucket.bucketName });
   }
@@ -277,9 +300,11 @@ function checkRoutes(routes: readonly RouteSpec[]): void {
   const keys = new Set<string>();
   for (const route of routes) {
     const key = `${route.method} ${route.path}`;
-    if (operations.has(route.operationId)) throw new Error(`route table: operationId ${route.operationId} is used twice`);
+    if (operations.has(route.operationId))
+      throw new Error(`route table: operationId ${route.operationId} is used twice`);
     if (keys.has(key)) throw new Error(`route table: ${key} is declared twice`);
-    if (!/^[a-z0-9-]+$/.test(route.tag)) throw new Error(`route table: tag ${route.tag} of ${route.operationId} is not kebab-case`);
+    if (!/^[a-z0-9-]+$/.test(route.tag))
+      throw new Error(`route table: tag ${route.tag} of ${route.operationId} is not kebab-case`);
     operations.add(route.operationId);
     keys.add(key);
   }

@@ -41,17 +41,24 @@ export interface JobsStackProps {
  * Fails unless every job a route starts is deployed, and no worker declares one: machines
  * are built after the workers they invoke, so a worker cannot name one.
  */
-export function checkJobStarts(routes: readonly RouteSpec[], workers: readonly WorkerSpec[], jobs: readonly JobDeclaration[]): void {
+export function checkJobStarts(
+  routes: readonly RouteSpec[],
+  workers: readonly WorkerSpec[],
+  jobs: readonly JobDeclaration[],
+): void {
   const known = new Set(jobs.map((job) => job.name));
   for (const route of routes) {
     for (const job of route.access.startsJobs ?? []) {
       if (!known.has(job.name)) {
-        throw new Error(`route ${route.operationId} starts jobs "${job.name}", which is not in the deployed job list; jobs: ${[...known].join(', ') || 'none'}`);
+        throw new Error(
+          `route ${route.operationId} starts jobs "${job.name}", which is not in the deployed job list; jobs: ${[...known].join(', ') || 'none'}`,
+        );
       }
     }
   }
   for (const worker of workers) {
-    if ((worker.access.startsJobs ?? []).length > 0) throw new Error(`worker ${worker.name} declares startsJobs; workers never start jobs, routes do`);
+    if ((worker.access.startsJobs ?? []).length > 0)
+      throw new Error(`worker ${worker.name} declares startsJobs; workers never start jobs, routes do`);
   }
 }
 
@@ -86,9 +93,14 @@ export class JobsStack extends NestedStack {
       const invoked = file.placeholders.map((placeholder) => byPlaceholder.get(placeholder)!);
       const machine = new StateMachine(this, `${id}StateMachine`, {
         definitionBody: DefinitionBody.fromString(file.definition),
-        definitionSubstitutions: Object.fromEntries(file.placeholders.map((placeholder, index) => [placeholder, invoked[index]!.function.functionArn])),
+        definitionSubstitutions: Object.fromEntries(
+          file.placeholders.map((placeholder, index) => [placeholder, invoked[index]!.function.functionArn]),
+        ),
         logs: {
-          destination: new LogGroup(this, `${id}Logs`, { retention: LOG_RETENTION, removalPolicy: RemovalPolicy.RETAIN }),
+          destination: new LogGroup(this, `${id}Logs`, {
+            retention: LOG_RETENTION,
+            removalPolicy: RemovalPolicy.RETAIN,
+          }),
           level: LogLevel.ALL,
           // Execution data carries tenant data; the log shows the flow and errors, not payloads.
           includeExecutionData: false,
@@ -106,11 +118,13 @@ export class JobsStack extends NestedStack {
       Validations.of(machine).acknowledge(
         {
           id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
-          reason: 'Only the CloudWatch Logs delivery actions Step Functions logging requires (logs:CreateLogDelivery and friends), which support no resource-level permissions.',
+          reason:
+            'Only the CloudWatch Logs delivery actions Step Functions logging requires (logs:CreateLogDelivery and friends), which support no resource-level permissions.',
         },
         {
           id: 'AwsSolutions::AwsSolutions-SF2',
-          reason: 'The service does not use X-Ray; jobs are followed through the execution history, the ALL-level execution log and the traceId in structured logs.',
+          reason:
+            'The service does not use X-Ray; jobs are followed through the execution history, the ALL-level execution log and the traceId in structured logs.',
         },
       );
       this.stateMachines.set(file.name, machine);
@@ -119,7 +133,10 @@ export class JobsStack extends NestedStack {
 }
 
 /** What an engine worker differs in: DuckDB from the layer rather than the bundle, and a large /tmp. */
-function engineOptions(worker: string, layer: ILayerVersion | undefined): Pick<ServiceFunctionProps, 'externalModules' | 'layers' | 'ephemeralStorageSize'> {
+function engineOptions(
+  worker: string,
+  layer: ILayerVersion | undefined,
+): Pick<ServiceFunctionProps, 'externalModules' | 'layers' | 'ephemeralStorageSize'> {
   if (!layer) throw new Error(`worker ${worker} declares engine, but the jobs stack was given no DuckDB layer`);
   return { externalModules: ENGINE_EXTERNAL_MODULES, layers: [layer], ephemeralStorageSize: ENGINE_EPHEMERAL_STORAGE };
 }

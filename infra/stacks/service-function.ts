@@ -64,7 +64,13 @@ export class ServiceFunction extends Construct {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
       description: `${props.handler}: its own log group and its declared access only`,
     });
-    this.role.addToPrincipalPolicy(new PolicyStatement({ sid: 'OwnLogGroup', actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [this.logGroup.logGroupArn] }));
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        sid: 'OwnLogGroup',
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [this.logGroup.logGroupArn],
+      }),
+    );
     grantAccess(this.role, props.access, props.targets);
 
     this.function = new NodejsFunction(this, 'Function', {
@@ -117,6 +123,7 @@ function resourceEnvironment(access: ResourceAccess, targets: AccessTargets): Re
   if ((access.dataKey ?? []).length > 0) environment.DATA_KEY_ID = targets.dataKey.keyId;
   if (access.signingKey !== undefined) environment.SIGNING_KEY_ID = targets.signingKey.keyId;
   if (access.dataBucket !== undefined) environment.DATA_BUCKET = targets.dataBucket.bucketName;
-  for (const job of access.startsJobs ?? []) environment[stateMachineArnVariable(job)] = stateMachineOf(targets, job).stateMachineArn;
+  for (const job of access.startsJobs ?? [])
+    environment[stateMachineArnVariable(job)] = stateMachineOf(targets, job).stateMachineArn;
   return environment;
 }

@@ -15,11 +15,14 @@ const isSettingName = (name: string): name is SettingName => Object.hasOwn(SETTI
 export function parseSettings(value: unknown): Settings {
   if (value === undefined || value === null) return {};
   if (typeof value === 'string') return parseSettings(JSON.parse(value) as unknown);
-  if (typeof value !== 'object' || Array.isArray(value)) throw new Error('context "settings" must be an object of setting name to value');
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new Error('context "settings" must be an object of setting name to value');
   const settings: Partial<Record<SettingName, string>> = {};
   for (const [name, raw] of Object.entries(value)) {
-    if (!isSettingName(name)) throw new Error(`unknown setting ${name}; known settings: ${Object.keys(SETTINGS).join(', ')}`);
-    if (typeof raw !== 'string' && typeof raw !== 'number' && !Array.isArray(raw)) throw new Error(`setting ${name} must be a string, a number or a list`);
+    if (!isSettingName(name))
+      throw new Error(`unknown setting ${name}; known settings: ${Object.keys(SETTINGS).join(', ')}`);
+    if (typeof raw !== 'string' && typeof raw !== 'number' && !Array.isArray(raw))
+      throw new Error(`setting ${name} must be a string, a number or a list`);
     const text = Array.isArray(raw) ? raw.map(String).join(',') : String(raw);
     try {
       SETTINGS[name].parse(text);

@@ -13,7 +13,9 @@ export function validateStage(stage: unknown): string {
     throw new Error('no stage given: pass the stage as CDK context, e.g. `npx cdk synth -c stage=dev`');
   }
   if (typeof stage !== 'string' || !STAGE_PATTERN.test(stage) || stage.length > STAGE_MAX_LENGTH) {
-    throw new Error(`invalid stage ${JSON.stringify(stage)}: use lowercase letters, digits and single hyphens (not at either end), at most ${STAGE_MAX_LENGTH} characters`);
+    throw new Error(
+      `invalid stage ${JSON.stringify(stage)}: use lowercase letters, digits and single hyphens (not at either end), at most ${STAGE_MAX_LENGTH} characters`,
+    );
   }
   return stage;
 }

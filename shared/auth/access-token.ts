@@ -49,7 +49,14 @@ export async function issueAccessToken(principal: Principal, now = new Date()): 
     jti: randomUUID(),
   };
   const signingInput = `${encode(header)}.${encode(payload)}`;
-  const { Signature } = await kmsClient().send(new SignCommand({ KeyId: keyId, Message: Buffer.from(signingInput), MessageType: 'RAW', SigningAlgorithm: 'ECDSA_SHA_256' }));
+  const { Signature } = await kmsClient().send(
+    new SignCommand({
+      KeyId: keyId,
+      Message: Buffer.from(signingInput),
+      MessageType: 'RAW',
+      SigningAlgorithm: 'ECDSA_SHA_256',
+    }),
+  );
   if (!Signature) throw new Error('KMS returned no signature');
   return {
     access_token: `${signingInput}.${derToJose(Buffer.from(Signature)).toString('base64url')}`,
@@ -132,7 +139,9 @@ async function verifySignedToken(token: string): Promise<{ principal: Principal;
       clientId: claims.data.sub,
       name: claims.data.name ?? null,
       roles: claims.data.roles,
-      permissions: claims.data.perms.filter((permission): permission is Principal['permissions'][number] => known.has(permission)),
+      permissions: claims.data.perms.filter((permission): permission is Principal['permissions'][number] =>
+        known.has(permission),
+      ),
     },
     expiresAt: claims.data.exp,
   };

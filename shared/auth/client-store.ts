@@ -31,6 +31,8 @@ export async function putClient(record: ClientRecord): Promise<void> {
 
 /** The stored client, read through its schema (the item's keys are dropped), or undefined. */
 export async function findClient(tenantId: string, clientId: string): Promise<ClientRecord | undefined> {
-  const result = await dynamoDocumentClient().send(new GetCommand({ TableName: config.tableName, Key: keys.client(tenantId, clientId), ConsistentRead: true }));
+  const result = await dynamoDocumentClient().send(
+    new GetCommand({ TableName: config.tableName, Key: keys.client(tenantId, clientId), ConsistentRead: true }),
+  );
   return result.Item ? ClientRecord.parse(result.Item) : undefined;
 }

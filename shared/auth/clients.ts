@@ -32,7 +32,11 @@ export async function createClient(client: NewClient): Promise<IssuedCredentials
 }
 
 /** The principal behind a client id and secret, or undefined when they do not authenticate. */
-export async function authenticateClient(clientId: string, secret: string, now = new Date()): Promise<Principal | undefined> {
+export async function authenticateClient(
+  clientId: string,
+  secret: string,
+  now = new Date(),
+): Promise<Principal | undefined> {
   const tenantId = tenantOfClientId(clientId);
   const record = tenantId ? await findClient(tenantId, clientId) : undefined;
   if (!record) {

@@ -1,5 +1,9 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, DynamoDBDocumentClientCommand, type DynamoDBDocumentClientResolvedConfig } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  DynamoDBDocumentClientCommand,
+  type DynamoDBDocumentClientResolvedConfig,
+} from '@aws-sdk/lib-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 
 /**
@@ -22,7 +26,11 @@ export function dynamoDocumentClient(): DynamoDBDocumentClient {
   if (!dynamo) {
     const client = new DynamoDBClient({ logger: QUIET_LOGGER });
     reusingSigners(client.config);
-    dynamo = resolvingOnce(DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false } }));
+    dynamo = resolvingOnce(
+      DynamoDBDocumentClient.from(client, {
+        marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+      }),
+    );
   }
   return dynamo;
 }
@@ -60,7 +68,10 @@ function reusingSigners(config: { signer: Signer }): void {
   const signers = new Map<string, ReturnType<Signer>>();
   config.signer = (authScheme) => {
     // What the default signer reads of the scheme.
-    const scope = authScheme === undefined ? '' : `${authScheme.name} ${authScheme.signingName ?? ''} ${authScheme.signingRegion ?? ''}`;
+    const scope =
+      authScheme === undefined
+        ? ''
+        : `${authScheme.name} ${authScheme.signingName ?? ''} ${authScheme.signingRegion ?? ''}`;
     let signer = signers.get(scope);
     if (signer === undefined) {
       signer = make(authScheme);
@@ -77,7 +88,9 @@ type Resolved = (command: unknown) => Promise<{ output: unknown }>;
 /** What lib-dynamodb's document commands keep protected: the base command they wrap and how they add (un)marshalling to it. */
 interface DocumentCommandInternals {
   readonly middlewareStack: Stack;
-  readonly clientCommand: { resolveMiddleware(stack: Stack, configuration: DynamoDBDocumentClientResolvedConfig, options: undefined): Resolved };
+  readonly clientCommand: {
+    resolveMiddleware(stack: Stack, configuration: DynamoDBDocumentClientResolvedConfig, options: undefined): Resolved;
+  };
   addMarshallingMiddleware(configuration: DynamoDBDocumentClientResolvedConfig): void;
 }
 
@@ -86,7 +99,9 @@ interface DocumentCommandInternals {
  * runtime's SDK is used (bundles leave `@aws-sdk/*` out), not the pinned one: should a later
  * lib-dynamodb lack them, commands go the ordinary way.
  */
-function hasInternals(command: unknown): command is DynamoDBDocumentClientCommand<object, object, object, object, object> & DocumentCommandInternals {
+function hasInternals(
+  command: unknown,
+): command is DynamoDBDocumentClientCommand<object, object, object, object, object> & DocumentCommandInternals {
   if (!(command instanceof DynamoDBDocumentClientCommand)) return false;
   const { addMarshallingMiddleware, clientCommand } = command as unknown as Partial<DocumentCommandInternals>;
   return typeof addMarshallingMiddleware === 'function' && typeof clientCommand?.resolveMiddleware === 'function';
@@ -124,7 +139,11 @@ function resolvingOnce(client: DynamoDBDocumentClient): DynamoDBDocumentClient {
     if (handler === undefined) {
       // What DynamoDBDocumentClientCommand.resolveMiddleware does, kept instead of thrown away.
       command.addMarshallingMiddleware(client.config);
-      handler = command.clientCommand.resolveMiddleware(stack.concat(command.middlewareStack), client.config, undefined);
+      handler = command.clientCommand.resolveMiddleware(
+        stack.concat(command.middlewareStack),
+        client.config,
+        undefined,
+      );
       resolved.set(command.constructor, handler);
     }
     return handler(command.clientCommand).then((result) => result.output);

@@ -1,4 +1,11 @@
-import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, NoSuchKey } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  NoSuchKey,
+} from '@aws-sdk/client-s3';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
@@ -26,11 +33,26 @@ function s3(): S3Client {
 
 export async function putFile(key: string, path: string, contentType: string): Promise<void> {
   const { size } = await stat(path);
-  await s3().send(new PutObjectCommand({ Bucket: config.dataBucket, Key: key, Body: createReadStream(path), ContentLength: size, ContentType: contentType }));
+  await s3().send(
+    new PutObjectCommand({
+      Bucket: config.dataBucket,
+      Key: key,
+      Body: createReadStream(path),
+      ContentLength: size,
+      ContentType: contentType,
+    }),
+  );
 }
 
 export async function putJson(key: string, value: unknown): Promise<void> {
-  await s3().send(new PutObjectCommand({ Bucket: config.dataBucket, Key: key, Body: JSON.stringify(value), ContentType: 'application/json' }));
+  await s3().send(
+    new PutObjectCommand({
+      Bucket: config.dataBucket,
+      Key: key,
+      Body: JSON.stringify(value),
+      ContentType: 'application/json',
+    }),
+  );
 }
 
 /** The object's text, or undefined when it does not exist. */
@@ -53,9 +75,14 @@ export async function downloadFile(key: string, path: string): Promise<void> {
 export async function deletePrefix(prefix: string): Promise<void> {
   let token: string | undefined;
   do {
-    const page = await s3().send(new ListObjectsV2Command({ Bucket: config.dataBucket, Prefix: prefix, ContinuationToken: token }));
+    const page = await s3().send(
+      new ListObjectsV2Command({ Bucket: config.dataBucket, Prefix: prefix, ContinuationToken: token }),
+    );
     const objects = (page.Contents ?? []).map((object) => ({ Key: object.Key! }));
-    if (objects.length > 0) await s3().send(new DeleteObjectsCommand({ Bucket: config.dataBucket, Delete: { Objects: objects, Quiet: true } }));
+    if (objects.length > 0)
+      await s3().send(
+        new DeleteObjectsCommand({ Bucket: config.dataBucket, Delete: { Objects: objects, Quiet: true } }),
+      );
     token = page.NextContinuationToken;
   } while (token);
 }

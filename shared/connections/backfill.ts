@@ -53,7 +53,10 @@ async function connectionKeys(): Promise<{ tenantId: string; id: number }[]> {
  * connection's data-source counter and its table counter to be as read: a table or data
  * source written meanwhile cancels it, and it is done again. Returns the change, if any.
  */
-async function recount(tenantId: string, id: number): Promise<{ before: number | undefined; after: number } | 'gone' | 'skipped'> {
+async function recount(
+  tenantId: string,
+  id: number,
+): Promise<{ before: number | undefined; after: number } | 'gone' | 'skipped'> {
   for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
     const connection = await connectionStore.find(tenantId, id);
     if (!connection) return 'gone';
@@ -79,7 +82,11 @@ async function recount(tenantId: string, id: number): Promise<{ before: number |
           UpdateExpression: 'SET #tables = :after',
           ConditionExpression: `${countCondition('#sources', ':sources', sources.length)} AND ${before === undefined ? 'attribute_not_exists(#tables)' : '#tables = :before'}`,
           ExpressionAttributeNames: { '#tables': refAttribute('tables'), '#sources': refAttribute('data_sources') },
-          ExpressionAttributeValues: { ':after': after, ':sources': sources.length, ...(before === undefined ? {} : { ':before': before }) },
+          ExpressionAttributeValues: {
+            ':after': after,
+            ':sources': sources.length,
+            ...(before === undefined ? {} : { ':before': before }),
+          },
         },
       },
       ...checks,
@@ -97,7 +104,8 @@ export async function backfillConnectionTables(): Promise<BackfillReport> {
   for (const { tenantId, id } of connections) {
     const result = await recount(tenantId, id);
     if (result === 'skipped') skipped.push(`${tenantId}/${id}`);
-    else if (result !== 'gone' && result.before !== result.after) corrected.push(`${tenantId}/${id}: ${result.before ?? 'absent'} -> ${result.after}`);
+    else if (result !== 'gone' && result.before !== result.after)
+      corrected.push(`${tenantId}/${id}: ${result.before ?? 'absent'} -> ${result.after}`);
   }
   return { connections: connections.length, corrected, skipped };
 }

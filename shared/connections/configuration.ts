@@ -29,9 +29,13 @@ export function splitAuth(auth: AuthFields): { auth: PublicAuth; secret: string 
 }
 
 export function settingsOf(type: ConnectionType, source: Readonly<Record<string, unknown>>): Settings {
-  return Object.fromEntries(SETTING_NAMES[type].map((name) => [name, (source[name] as string | null | undefined) ?? null]));
+  return Object.fromEntries(
+    SETTING_NAMES[type].map((name) => [name, (source[name] as string | null | undefined) ?? null]),
+  );
 }
 
-export function configurationOf(request: { readonly type: ConnectionType; readonly auth: AuthFields } & Readonly<Record<string, unknown>>): ConnectionConfiguration {
+export function configurationOf(
+  request: { readonly type: ConnectionType; readonly auth: AuthFields } & Readonly<Record<string, unknown>>,
+): ConnectionConfiguration {
   return { type: request.type, ...splitAuth(request.auth), settings: settingsOf(request.type, request) };
 }

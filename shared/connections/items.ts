@@ -10,13 +10,19 @@ import type { PublicAuth, Settings } from './configuration';
  * are free strings here, and the secret is a sealed envelope checked for structure.
  */
 
-const StoredAuthType = z.custom<AuthType>((value) => typeof value === 'string' && Object.hasOwn(AUTH_VARIANTS, value), 'unknown auth_type');
+const StoredAuthType = z.custom<AuthType>(
+  (value) => typeof value === 'string' && Object.hasOwn(AUTH_VARIANTS, value),
+  'unknown auth_type',
+);
 
 const StoredAuth: z.ZodType<PublicAuth> = z.object({ auth_type: StoredAuthType }).catchall(z.string().nullable());
 
 const StoredSettings: z.ZodType<Settings> = z.record(z.string(), z.string().nullable());
 
-const StoredDerivedFacts: z.ZodType<DerivedFacts> = z.object({ project_id: z.string().optional(), profile_redacted: z.string().optional() });
+const StoredDerivedFacts: z.ZodType<DerivedFacts> = z.object({
+  project_id: z.string().optional(),
+  profile_redacted: z.string().optional(),
+});
 
 export const ConnectionItemData = z.object({
   name: z.string(),

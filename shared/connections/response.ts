@@ -25,13 +25,19 @@ export function connectionResponse(entity: Entity<ConnectionData>): ConnectionRe
     write: data.write,
     auth: visibleAuth(data.auth, data.derived),
     ...data.settings,
-    ...(PRICING_TYPES.has(data.type) ? { type_mapping: data.type_mapping, type_mapping_name: data.type_mapping_name } : {}),
+    ...(PRICING_TYPES.has(data.type)
+      ? { type_mapping: data.type_mapping, type_mapping_name: data.type_mapping_name }
+      : {}),
     ...auditFieldsOf(entity),
   } as ConnectionResponse;
 }
 
 /** The answer to testing an unsaved configuration: what was tested, secrets omitted. */
-export function testResult(configuration: ConnectionConfiguration, derived: DerivedFacts, flags: { read: boolean; write: boolean }): ConnectionTestResult {
+export function testResult(
+  configuration: ConnectionConfiguration,
+  derived: DerivedFacts,
+  flags: { read: boolean; write: boolean },
+): ConnectionTestResult {
   return {
     type: configuration.type,
     ...flags,

@@ -27,7 +27,11 @@ function assertSameType(current: Entity<ConnectionData>, type: string): void {
  * read and write, when absent, keep their values; auth, when absent, is kept; within the same
  * auth_type an absent secret keeps the stored one. The write is conditional on lock_version.
  */
-export async function applyUpdate(principal: Principal, current: Entity<ConnectionData>, document: ConnectionUpdateRequest): Promise<Entity<ConnectionData>> {
+export async function applyUpdate(
+  principal: Principal,
+  current: Entity<ConnectionData>,
+  document: ConnectionUpdateRequest,
+): Promise<Entity<ConnectionData>> {
   assertSameType(current, document.type);
   const settings = settingsOf(document.type, document);
   let auth: PublicAuth = current.data.auth;
@@ -40,7 +44,10 @@ export async function applyUpdate(principal: Principal, current: Entity<Connecti
     auth = split.auth;
     newSecret = split.secret;
   }
-  const derived = validateConfiguration({ type: document.type, auth, secret: newSecret, settings }, current.data.derived);
+  const derived = validateConfiguration(
+    { type: document.type, auth, secret: newSecret, settings },
+    current.data.derived,
+  );
   const next: ConnectionData = {
     ...current.data,
     name: document.name,
@@ -49,7 +56,10 @@ export async function applyUpdate(principal: Principal, current: Entity<Connecti
     read: document.read ?? current.data.read,
     write: document.write ?? current.data.write,
     auth,
-    secret: newSecret === undefined ? current.data.secret : await seal(newSecret, secretContext(principal.tenantId, current.id)),
+    secret:
+      newSecret === undefined
+        ? current.data.secret
+        : await seal(newSecret, secretContext(principal.tenantId, current.id)),
     settings,
     derived,
   };
@@ -77,11 +87,18 @@ function updateDocumentOf(current: Entity<ConnectionData>): Json {
  * Merge (RFC 7396) of a patch into the stored connection, validated as a full update. A patch
  * whose auth names another auth_type replaces auth as a whole instead of merging into it.
  */
-export function mergedDocument(current: Entity<ConnectionData>, patch: Readonly<Record<string, unknown>>): ConnectionUpdateRequest {
+export function mergedDocument(
+  current: Entity<ConnectionData>,
+  patch: Readonly<Record<string, unknown>>,
+): ConnectionUpdateRequest {
   assertSameType(current, String(patch.type));
   const base = updateDocumentOf(current) as Record<string, Json>;
   const patchAuth = patch.auth as Record<string, unknown> | null | undefined;
-  const switchesAuth = typeof patchAuth === 'object' && patchAuth !== null && 'auth_type' in patchAuth && patchAuth.auth_type !== current.data.auth.auth_type;
+  const switchesAuth =
+    typeof patchAuth === 'object' &&
+    patchAuth !== null &&
+    'auth_type' in patchAuth &&
+    patchAuth.auth_type !== current.data.auth.auth_type;
   const merged = mergePatch(switchesAuth ? { ...base, auth: null } : base, patch);
   const result = ConnectionMergedDocument.safeParse(merged, { reportInput: true });
   if (!result.success) throw validationError(describeIssues(result.error.issues));

@@ -39,7 +39,11 @@ export interface BucketTarget {
  * What a data source's path names, inside the connection's restriction (the store's
  * out-of-bounds code otherwise): a folder, and possibly an object of that exact key.
  */
-export function bucketTarget(path: string, pathRestriction: string | null | undefined, rules: BucketRules): BucketTarget {
+export function bucketTarget(
+  path: string,
+  pathRestriction: string | null | undefined,
+  rules: BucketRules,
+): BucketTarget {
   const location = parseBucketLocation(path, rules);
   const key = location.prefix === '' || path.trim().endsWith('/') ? undefined : location.prefix.slice(0, -1);
   const shown = shownPath(path, location);
@@ -48,7 +52,12 @@ export function bucketTarget(path: string, pathRestriction: string | null | unde
   assertWithin(location, restriction, rules, shown);
   // "demo/sales" under the restriction "demo/sales/" can only mean that folder: an object
   // with the key "sales" lies outside it.
-  return { bucket: location.bucket, folder: location.prefix, key: key?.startsWith(restriction.prefix) ? key : undefined, shown };
+  return {
+    bucket: location.bucket,
+    folder: location.prefix,
+    key: key?.startsWith(restriction.prefix) ? key : undefined,
+    shown,
+  };
 }
 
 /** Keys in the store's order (UTF-8 bytes), which not every store keeps: the same source always yields the same file order. */
@@ -92,7 +101,13 @@ export type OpenBody = (key: string, signal: AbortSignal) => Promise<Readable>;
  * the other downloads and is the one reported (the others then fail only because they were
  * stopped); the caller maps it to its store's code.
  */
-export async function downloadAll(bucket: string, keys: readonly string[], options: FetchOptions, idleMs: number, open: OpenBody): Promise<FetchedSource> {
+export async function downloadAll(
+  bucket: string,
+  keys: readonly string[],
+  options: FetchOptions,
+  idleMs: number,
+  open: OpenBody,
+): Promise<FetchedSource> {
   const progress = new ProgressReporter(keys.length, options.onProgress);
   const stop = new AbortController();
   const signal = AbortSignal.any([options.signal, stop.signal]);
@@ -108,8 +123,13 @@ export async function downloadAll(bucket: string, keys: readonly string[], optio
         const key = keys[index]!;
         // Local names are ours: a key is user data and must not become a path. They keep the
         // key's data file extension, which tells the engine the format (and DuckDB the compression).
-        const localPath = join(options.workDir, `${String(index + 1).padStart(5, '0')}${dataFileExtension(key) ?? '.csv'}`);
-        const bytes = await writeBody(await open(key, signal), localPath, signal, idleMs, (count) => progress.bytes(count));
+        const localPath = join(
+          options.workDir,
+          `${String(index + 1).padStart(5, '0')}${dataFileExtension(key) ?? '.csv'}`,
+        );
+        const bytes = await writeBody(await open(key, signal), localPath, signal, idleMs, (count) =>
+          progress.bytes(count),
+        );
         files[index] = { source: `${bucket}/${key}`, localPath, bytes };
         progress.fileDone();
       }
@@ -123,7 +143,13 @@ export async function downloadAll(bucket: string, keys: readonly string[], optio
   return { files, bytesRead: progress.bytesRead };
 }
 
-async function writeBody(body: Readable, localPath: string, signal: AbortSignal, idleMs: number, onBytes: (count: number) => void): Promise<number> {
+async function writeBody(
+  body: Readable,
+  localPath: string,
+  signal: AbortSignal,
+  idleMs: number,
+  onBytes: (count: number) => void,
+): Promise<number> {
   let bytes = 0;
   const counted = (count: number) => {
     bytes += count;

@@ -52,7 +52,10 @@ export function parseBucketLocation(raw: string, rules: BucketRules): BucketLoca
   if (!rules.isValidBucketName(bucket)) throw rules.invalidBucket(bucket, raw);
   if (rest === '') return { bucket, prefix: '' };
   const segments = rest.replace(/\/$/, '').split('/');
-  const invalid = rest.length > 1024 || /[\\\u0000-\u001f\u007f]/.test(rest) || segments.some((segment) => segment === '' || segment === '.' || segment === '..');
+  const invalid =
+    rest.length > 1024 ||
+    /[\\\u0000-\u001f\u007f]/.test(rest) ||
+    segments.some((segment) => segment === '' || segment === '.' || segment === '..');
   if (invalid) throw rules.invalidPath(raw);
   return { bucket, prefix: `${segments.join('/')}/` };
 }
@@ -67,14 +70,21 @@ export function formatLocation(location: BucketLocation): string {
  */
 export function shownPath(raw: string, location: BucketLocation): string {
   const named = raw.trim().replace(/^\/+/, '');
-  return location.prefix === '' || named.endsWith('/') ? formatLocation(location) : `${location.bucket}/${location.prefix.slice(0, -1)}`;
+  return location.prefix === '' || named.endsWith('/')
+    ? formatLocation(location)
+    : `${location.bucket}/${location.prefix.slice(0, -1)}`;
 }
 
 /**
  * Refuses a location outside the connection's restriction (same bucket, folder at or below).
  * `shown` names the requested path in the message when it is not a folder (a file's path).
  */
-export function assertWithin(requested: BucketLocation, restriction: BucketLocation, rules: BucketRules, shown = formatLocation(requested)): void {
+export function assertWithin(
+  requested: BucketLocation,
+  restriction: BucketLocation,
+  rules: BucketRules,
+  shown = formatLocation(requested),
+): void {
   if (requested.bucket !== restriction.bucket || !requested.prefix.startsWith(restriction.prefix)) {
     throw rules.outOfBounds(shown, formatLocation(restriction));
   }

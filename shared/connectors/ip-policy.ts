@@ -20,7 +20,8 @@ const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
 const NAT64_WELL_KNOWN = ipaddr.parseCIDR('64:ff9b::/96');
 const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
 
-const ipv4At = (bytes: readonly number[], offset: number, mask = 0): ipaddr.IPv4 => new ipaddr.IPv4(bytes.slice(offset, offset + 4).map((byte) => byte ^ mask));
+const ipv4At = (bytes: readonly number[], offset: number, mask = 0): ipaddr.IPv4 =>
+  new ipaddr.IPv4(bytes.slice(offset, offset + 4).map((byte) => byte ^ mask));
 
 /**
  * The IPv4 addresses an IPv6 address carries, that a packet to it reaches through mapping,

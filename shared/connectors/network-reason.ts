@@ -4,7 +4,8 @@
  * class (TimeoutError). Those name how Node failed, which is our implementation and could
  * change with it; these name what happened on the way to the provider, and stay.
  */
-export type NetworkReason = 'host_not_found' | 'connection_refused' | 'connection_reset' | 'unreachable' | 'timeout' | 'network_error';
+export type NetworkReason =
+  'host_not_found' | 'connection_refused' | 'connection_reset' | 'unreachable' | 'timeout' | 'network_error';
 
 const REASONS: Readonly<Record<string, NetworkReason>> = {
   ENOTFOUND: 'host_not_found',

@@ -61,7 +61,8 @@ export function assertDestinationAllowed(url: URL): void {
   const port = portOf(url);
   const loopbackName = host === 'localhost' || host.endsWith('.localhost');
   const literal = parseIpLiteral(host);
-  if ((loopbackName || (literal && isForbiddenIp(literal))) && !isAllowListed(host, host, port)) throw blockedDestination(host);
+  if ((loopbackName || (literal && isForbiddenIp(literal))) && !isAllowListed(host, host, port))
+    throw blockedDestination(host);
 }
 
 export function isAllowedPlainHttp(url: URL): boolean {
@@ -83,7 +84,9 @@ export function guardedLookup(port: number) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, []);
-      const blocked = addresses.find(({ address }) => isForbiddenAddress(address) && !isAllowListed(hostname, address, port));
+      const blocked = addresses.find(
+        ({ address }) => isForbiddenAddress(address) && !isAllowListed(hostname, address, port),
+      );
       if (blocked) return callback(new OutboundDestinationBlocked(hostname), []);
       if (options.all) return callback(null, addresses);
       const first = addresses[0];

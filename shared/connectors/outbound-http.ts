@@ -72,7 +72,11 @@ export async function outboundRequest(request: OutboundRequest): Promise<Outboun
     const outgoing = send(request.url, {
       method: request.method,
       agent: guardedAgent(request.url),
-      headers: { accept: 'application/json', ...request.headers, ...(request.body === undefined ? {} : { 'content-length': String(bodyLength(request.body)) }) },
+      headers: {
+        accept: 'application/json',
+        ...request.headers,
+        ...(request.body === undefined ? {} : { 'content-length': String(bodyLength(request.body)) }),
+      },
     });
     const timer = setTimeout(() => finish({ error: timeoutError(request.timeoutMs) }), request.timeoutMs);
     const onAbort = () => finish({ error: request.signal?.reason });
@@ -83,13 +87,30 @@ export async function outboundRequest(request: OutboundRequest): Promise<Outboun
       let bytes = 0;
       incoming.on('data', (chunk: Buffer) => {
         bytes += chunk.length;
-        if (bytes > MAX_ANSWER_BYTES) finish({ error: Object.assign(new Error(`answer larger than ${MAX_ANSWER_BYTES} bytes`), { code: 'EANSWERTOOLARGE' }) });
+        if (bytes > MAX_ANSWER_BYTES)
+          finish({
+            error: Object.assign(new Error(`answer larger than ${MAX_ANSWER_BYTES} bytes`), {
+              code: 'EANSWERTOOLARGE',
+            }),
+          });
         else chunks.push(chunk);
       });
       incoming.on('error', (error) => finish({ error }));
-      incoming.on('end', () => finish({ response: { status: incoming.statusCode ?? 0, headers: incoming.headers, text: Buffer.concat(chunks).toString('utf8') } }));
+      incoming.on('end', () =>
+        finish({
+          response: {
+            status: incoming.statusCode ?? 0,
+            headers: incoming.headers,
+            text: Buffer.concat(chunks).toString('utf8'),
+          },
+        }),
+      );
       // A connection closed before the answer ended.
-      incoming.on('close', () => finish({ error: Object.assign(new Error('connection closed before the answer ended'), { code: 'ECONNRESET' }) }));
+      incoming.on('close', () =>
+        finish({
+          error: Object.assign(new Error('connection closed before the answer ended'), { code: 'ECONNRESET' }),
+        }),
+      );
     });
     if (typeof request.body === 'object') {
       const body = request.body.open();

@@ -69,7 +69,13 @@ function isTransient(error: unknown): boolean {
  * PUTs one range of a local file to its pre-signed URL and answers the part's ETag. A store
  * that refuses the signature is 30-1109; another refusal is 30-1100 with the provider's code.
  */
-export async function putPart(rawUrl: string, index: number, file: string, range: PartRange, signal: AbortSignal): Promise<string> {
+export async function putPart(
+  rawUrl: string,
+  index: number,
+  file: string,
+  range: PartRange,
+  signal: AbortSignal,
+): Promise<string> {
   const url = partUrl(rawUrl, index);
   const timeoutMs = config.connectorTimeoutMs + Math.ceil((range.length / MIN_BYTES_PER_SECOND) * 1000);
   let lastFailure: unknown;
@@ -97,11 +103,21 @@ export async function putPart(rawUrl: string, index: number, file: string, range
     if (answer.status === 200 && typeof etag === 'string' && etag !== '') return etag;
     const code = providerCode(answer.text);
     if (answer.status >= 500 || answer.status === 429) {
-      lastFailure = Object.assign(new Error(`part ${range.partNumber}: ${answer.status}`), { Code: code ?? 'InternalError', $metadata: { httpStatusCode: answer.status } });
+      lastFailure = Object.assign(new Error(`part ${range.partNumber}: ${answer.status}`), {
+        Code: code ?? 'InternalError',
+        $metadata: { httpStatusCode: answer.status },
+      });
       continue;
     }
-    if (code === 'SignatureDoesNotMatch') throw new AppError('30-1109', { extraDetails: { part_number: range.partNumber } });
-    throw new AppError('30-1100', { extraDetails: { provider_error: code ?? 'Unknown', provider_status: answer.status, part_number: range.partNumber } });
+    if (code === 'SignatureDoesNotMatch')
+      throw new AppError('30-1109', { extraDetails: { part_number: range.partNumber } });
+    throw new AppError('30-1100', {
+      extraDetails: {
+        provider_error: code ?? 'Unknown',
+        provider_status: answer.status,
+        part_number: range.partNumber,
+      },
+    });
   }
   throw objectStoreError(lastFailure, undefined);
 }

@@ -16,7 +16,11 @@ export type SourceConnection = ConnectionConfiguration & { readonly secret: stri
  * another kind than its connection serves is 10-1043; connectors not built yet are 10-1501
  * with the feature flag connector.<type>, as in a connection test.
  */
-export async function fetchSource(connection: SourceConnection, dataSource: DataSourceData, options: FetchOptions): Promise<FetchedSource> {
+export async function fetchSource(
+  connection: SourceConnection,
+  dataSource: DataSourceData,
+  options: FetchOptions,
+): Promise<FetchedSource> {
   switch (connection.type) {
     case 'object_store':
       if (dataSource.type !== 'bucket') throw new AppError('10-1043', { params: [dataSource.type] });
@@ -35,9 +39,16 @@ export async function fetchSource(connection: SourceConnection, dataSource: Data
       if (dataSource.type !== 'bucket') throw new AppError('10-1043', { params: [dataSource.type] });
       if (dataSource.path === null) throw new AppError('30-1304', { extraDetails: { path: null } });
       // Loaded only when called: the Google SDK stays out of readers of other stores.
-      const [{ fetchCloudStoreSource }, { googleCredentialsOf }] = await Promise.all([import('./cloud-store/source'), import('./cloud/token')]);
+      const [{ fetchCloudStoreSource }, { googleCredentialsOf }] = await Promise.all([
+        import('./cloud-store/source'),
+        import('./cloud/token'),
+      ]);
       return fetchCloudStoreSource(
-        { credentials: googleCredentialsOf(connection.auth, connection.secret), pathRestriction: connection.settings.path_restriction, path: dataSource.path },
+        {
+          credentials: googleCredentialsOf(connection.auth, connection.secret),
+          pathRestriction: connection.settings.path_restriction,
+          path: dataSource.path,
+        },
         options,
       );
     }
@@ -45,16 +56,29 @@ export async function fetchSource(connection: SourceConnection, dataSource: Data
       if (dataSource.type !== 'rdbms') throw new AppError('10-1043', { params: [dataSource.type] });
       if (dataSource.query === null) throw new AppError('30-1008', { extraDetails: { query: null } });
       // Loaded only when called: snowflake-sdk stays out of readers of other stores.
-      const [{ fetchWarehouseSource }, { warehouseTarget }] = await Promise.all([import('./warehouse/source'), import('./warehouse/client')]);
-      return fetchWarehouseSource({ target: warehouseTarget(connection, dataSource.warehouse), query: dataSource.query }, options);
+      const [{ fetchWarehouseSource }, { warehouseTarget }] = await Promise.all([
+        import('./warehouse/source'),
+        import('./warehouse/client'),
+      ]);
+      return fetchWarehouseSource(
+        { target: warehouseTarget(connection, dataSource.warehouse), query: dataSource.query },
+        options,
+      );
     }
     case 'analytics_db': {
       if (dataSource.type !== 'analytics_db') throw new AppError('10-1043', { params: [dataSource.type] });
       if (dataSource.table_ref === null) throw new AppError('30-1419', { params: [''] });
       // Loaded only when called: the BigQuery SDK stays out of readers of other stores.
-      const [{ fetchAnalyticsDbSource }, { googleCredentialsOf }] = await Promise.all([import('./analytics-db/source'), import('./cloud/token')]);
+      const [{ fetchAnalyticsDbSource }, { googleCredentialsOf }] = await Promise.all([
+        import('./analytics-db/source'),
+        import('./cloud/token'),
+      ]);
       return fetchAnalyticsDbSource(
-        { credentials: googleCredentialsOf(connection.auth, connection.secret), tableRef: dataSource.table_ref, datasetId: connection.settings.dataset_id ?? null },
+        {
+          credentials: googleCredentialsOf(connection.auth, connection.secret),
+          tableRef: dataSource.table_ref,
+          datasetId: connection.settings.dataset_id ?? null,
+        },
         options,
       );
     }

@@ -27,10 +27,19 @@ export function assertTablesView(type: ConnectionType, connectionId: number): vo
 export async function listTables(connection: TablesConnection, connectionId: number): Promise<TableDetails[]> {
   assertTablesView(connection.type, connectionId);
   if (connection.type === 'analytics_db') {
-    const [{ listAnalyticsDbTables }, { googleCredentialsOf }] = await Promise.all([import('./analytics-db/tables'), import('./cloud/token')]);
-    return listAnalyticsDbTables({ credentials: googleCredentialsOf(connection.auth, connection.secret), datasetId: connection.settings.dataset_id ?? null });
+    const [{ listAnalyticsDbTables }, { googleCredentialsOf }] = await Promise.all([
+      import('./analytics-db/tables'),
+      import('./cloud/token'),
+    ]);
+    return listAnalyticsDbTables({
+      credentials: googleCredentialsOf(connection.auth, connection.secret),
+      datasetId: connection.settings.dataset_id ?? null,
+    });
   }
-  const [{ listWarehouseTables }, { warehouseTarget }] = await Promise.all([import('./warehouse/tables'), import('./warehouse/client')]);
+  const [{ listWarehouseTables }, { warehouseTarget }] = await Promise.all([
+    import('./warehouse/tables'),
+    import('./warehouse/client'),
+  ]);
   return listWarehouseTables(warehouseTarget(connection));
 }
 
@@ -41,12 +50,26 @@ export interface TableLookup {
 }
 
 /** One table's details; a table the connection cannot see is 30-1425 (analytics_db) or 30-1010 (warehouse). */
-export async function getTable(connection: TablesConnection, connectionId: number, lookup: TableLookup): Promise<TableDetails> {
+export async function getTable(
+  connection: TablesConnection,
+  connectionId: number,
+  lookup: TableLookup,
+): Promise<TableDetails> {
   assertTablesView(connection.type, connectionId);
   if (connection.type === 'analytics_db') {
-    const [{ analyticsDbTable }, { googleCredentialsOf }] = await Promise.all([import('./analytics-db/tables'), import('./cloud/token')]);
-    return analyticsDbTable({ credentials: googleCredentialsOf(connection.auth, connection.secret), datasetId: connection.settings.dataset_id ?? null, ...lookup });
+    const [{ analyticsDbTable }, { googleCredentialsOf }] = await Promise.all([
+      import('./analytics-db/tables'),
+      import('./cloud/token'),
+    ]);
+    return analyticsDbTable({
+      credentials: googleCredentialsOf(connection.auth, connection.secret),
+      datasetId: connection.settings.dataset_id ?? null,
+      ...lookup,
+    });
   }
-  const [{ warehouseTable }, { warehouseTarget }] = await Promise.all([import('./warehouse/tables'), import('./warehouse/client')]);
+  const [{ warehouseTable }, { warehouseTarget }] = await Promise.all([
+    import('./warehouse/tables'),
+    import('./warehouse/client'),
+  ]);
   return warehouseTable(warehouseTarget(connection), lookup);
 }

@@ -17,12 +17,17 @@ import type { ObjectToWrite, WriteOptions } from './write-options';
 export type WriteDestination = { readonly type: 'object_store' } & ObjectStoreDestination;
 
 /** Writes a direct export's files to the destination, all of them or none visibly. */
-export async function writeToDestination(destination: WriteDestination, objects: readonly ObjectToWrite[], options: WriteOptions): Promise<void> {
+export async function writeToDestination(
+  destination: WriteDestination,
+  objects: readonly ObjectToWrite[],
+  options: WriteOptions,
+): Promise<void> {
   return writeObjectStoreObjects(destination, objects, options);
 }
 
 /** Where a target sends an export, rendered: a folder (`<bucket>/<folder>/`) or a table name. */
-export type TargetPlace = { readonly kind: 'bucket'; readonly path: string } | { readonly kind: 'table'; readonly table: string };
+export type TargetPlace =
+  { readonly kind: 'bucket'; readonly path: string } | { readonly kind: 'table'; readonly table: string };
 
 /** The export's output as the worker wrote it: one file, with the name a bucket target gives it. */
 export interface ExportedFile {
@@ -48,7 +53,12 @@ export interface TargetWriter {
 }
 
 /** A bucket writer: the file goes in the folder under its name; `write` writes that object. */
-function bucketWriter(path: string, prefix: string, bucket: string, write: (objects: readonly ObjectToWrite[], options: WriteOptions) => Promise<void>): TargetWriter {
+function bucketWriter(
+  path: string,
+  prefix: string,
+  bucket: string,
+  write: (objects: readonly ObjectToWrite[], options: WriteOptions) => Promise<void>,
+): TargetWriter {
   return {
     format: (requested) => requested,
     async write(file, options) {
@@ -74,29 +84,54 @@ function tableWriter(write: TargetWriter['write']): TargetWriter {
 export async function targetWriter(connection: SourceConnection, place: TargetPlace): Promise<TargetWriter> {
   if (place.kind === 'bucket' && connection.type === 'object_store') {
     const { bucket, prefix } = parseBucketLocation(place.path, S3_BUCKETS);
-    const destination = { endpoint: connection.auth.endpoint ?? '', accessKeyId: connection.auth.access_key_id ?? '', secretAccessKey: connection.secret, bucket };
-    return bucketWriter(place.path, prefix, bucket, (objects, options) => writeObjectStoreObjects(destination, objects, options));
+    const destination = {
+      endpoint: connection.auth.endpoint ?? '',
+      accessKeyId: connection.auth.access_key_id ?? '',
+      secretAccessKey: connection.secret,
+      bucket,
+    };
+    return bucketWriter(place.path, prefix, bucket, (objects, options) =>
+      writeObjectStoreObjects(destination, objects, options),
+    );
   }
   if (place.kind === 'bucket' && connection.type === 'cloud_store') {
     const { bucket, prefix } = parseBucketLocation(place.path, GCS_BUCKETS);
-    const [{ writeCloudStoreObjects }, { googleCredentialsOf }] = await Promise.all([import('./cloud-store/write'), import('./cloud/token')]);
+    const [{ writeCloudStoreObjects }, { googleCredentialsOf }] = await Promise.all([
+      import('./cloud-store/write'),
+      import('./cloud/token'),
+    ]);
     const destination = { credentials: googleCredentialsOf(connection.auth, connection.secret), bucket };
-    return bucketWriter(place.path, prefix, bucket, (objects, options) => writeCloudStoreObjects(destination, objects, options));
+    return bucketWriter(place.path, prefix, bucket, (objects, options) =>
+      writeCloudStoreObjects(destination, objects, options),
+    );
   }
   if (place.kind === 'table' && connection.type === 'analytics_db') {
-    const [{ loadIntoAnalyticsDb }, { googleCredentialsOf }] = await Promise.all([import('./analytics-db/write'), import('./cloud/token')]);
-    const destination = { credentials: googleCredentialsOf(connection.auth, connection.secret), datasetId: connection.settings.dataset_id, table: place.table };
+    const [{ loadIntoAnalyticsDb }, { googleCredentialsOf }] = await Promise.all([
+      import('./analytics-db/write'),
+      import('./cloud/token'),
+    ]);
+    const destination = {
+      credentials: googleCredentialsOf(connection.auth, connection.secret),
+      datasetId: connection.settings.dataset_id,
+      table: place.table,
+    };
     return tableWriter(async (file, options) => {
       const { project, dataset } = await loadIntoAnalyticsDb(destination, file, options);
       return { exportedTableName: place.table, details: { project, dataset, table: place.table } };
     });
   }
   if (place.kind === 'table' && connection.type === 'warehouse') {
-    const [{ insertIntoWarehouse }, { warehouseTarget }] = await Promise.all([import('./warehouse/write'), import('./warehouse/client')]);
+    const [{ insertIntoWarehouse }, { warehouseTarget }] = await Promise.all([
+      import('./warehouse/write'),
+      import('./warehouse/client'),
+    ]);
     const target = warehouseTarget(connection);
     return tableWriter(async (file, options) => {
       await insertIntoWarehouse(target, place.table, file.localPath, options);
-      return { exportedTableName: place.table, details: { database: target.database ?? '', schema: target.schema ?? '', table: place.table } };
+      return {
+        exportedTableName: place.table,
+        details: { database: target.database ?? '', schema: target.schema ?? '', table: place.table },
+      };
     });
   }
   throw new AppError('10-1501', { params: [`connector.${connection.type}`] });

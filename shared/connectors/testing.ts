@@ -7,7 +7,9 @@ import { testObjectStore } from './object-store/test';
  * failures to the type's codes. Types whose connector is not built yet say so with 10-1501
  * (feature flag connector.<type>); they never report a success they did not check.
  */
-export async function testConnection(configuration: ConnectionConfiguration & { readonly secret: string }): Promise<void> {
+export async function testConnection(
+  configuration: ConnectionConfiguration & { readonly secret: string },
+): Promise<void> {
   const { auth, settings } = configuration;
   switch (configuration.type) {
     case 'object_store':
@@ -19,17 +21,32 @@ export async function testConnection(configuration: ConnectionConfiguration & { 
       });
     case 'cloud_store': {
       // Loaded only when called: the Google SDK stays out of the cold start of other calls.
-      const [{ testCloudStore }, { googleCredentialsOf }] = await Promise.all([import('./cloud-store/test'), import('./cloud/token')]);
-      return testCloudStore({ credentials: googleCredentialsOf(auth, configuration.secret), pathRestriction: settings.path_restriction });
+      const [{ testCloudStore }, { googleCredentialsOf }] = await Promise.all([
+        import('./cloud-store/test'),
+        import('./cloud/token'),
+      ]);
+      return testCloudStore({
+        credentials: googleCredentialsOf(auth, configuration.secret),
+        pathRestriction: settings.path_restriction,
+      });
     }
     case 'analytics_db': {
       // Loaded only when called: the BigQuery SDK stays out of the cold start of other calls.
-      const [{ testAnalyticsDb }, { googleCredentialsOf }] = await Promise.all([import('./analytics-db/test'), import('./cloud/token')]);
-      return testAnalyticsDb({ credentials: googleCredentialsOf(auth, configuration.secret), datasetId: settings.dataset_id });
+      const [{ testAnalyticsDb }, { googleCredentialsOf }] = await Promise.all([
+        import('./analytics-db/test'),
+        import('./cloud/token'),
+      ]);
+      return testAnalyticsDb({
+        credentials: googleCredentialsOf(auth, configuration.secret),
+        datasetId: settings.dataset_id,
+      });
     }
     case 'warehouse': {
       // Loaded only when called: snowflake-sdk stays out of the cold start of other calls.
-      const [{ testWarehouse }, { warehouseTarget }] = await Promise.all([import('./warehouse/test'), import('./warehouse/client')]);
+      const [{ testWarehouse }, { warehouseTarget }] = await Promise.all([
+        import('./warehouse/test'),
+        import('./warehouse/client'),
+      ]);
       return testWarehouse(warehouseTarget(configuration));
     }
     default:

@@ -32,13 +32,21 @@ export function validateConfiguration(configuration: ConnectionConfiguration, st
       return {};
     case 'cloud_store':
     case 'analytics_db': {
-      if (configuration.type === 'cloud_store' && settings.path_restriction) parseBucketLocation(settings.path_restriction, GCS_BUCKETS);
+      if (configuration.type === 'cloud_store' && settings.path_restriction)
+        parseBucketLocation(settings.path_restriction, GCS_BUCKETS);
       if (auth.auth_type === 'workload_identity') {
-        checkWorkloadIdentity({ token_url: text(auth.token_url), service_account_email: text(auth.service_account_email), project_id: text(auth.project_id) });
+        checkWorkloadIdentity({
+          token_url: text(auth.token_url),
+          service_account_email: text(auth.service_account_email),
+          project_id: text(auth.project_id),
+        });
         return {};
       }
       if (secret === undefined) return { project_id: stored.project_id };
-      const { projectId } = parseServiceAccountKey(secret, configuration.type === 'cloud_store' ? '30-1320' : '30-1415');
+      const { projectId } = parseServiceAccountKey(
+        secret,
+        configuration.type === 'cloud_store' ? '30-1320' : '30-1415',
+      );
       return { project_id: projectId };
     }
     case 'warehouse':

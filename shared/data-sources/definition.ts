@@ -11,11 +11,23 @@ import { parseTableRef } from './table-ref';
 type Connection = Entity<ConnectionData>;
 
 /** The connection types each kind reads through, and the refusal of any other. */
-const FITS: Record<DataSourceType, { readonly types: readonly ConnectionType[]; readonly refusal: (connection: Connection) => AppError }> = {
-  bucket: { types: ['object_store', 'cloud_store'], refusal: (connection) => new AppError('10-1043', { params: [connection.data.type] }) },
+const FITS: Record<
+  DataSourceType,
+  { readonly types: readonly ConnectionType[]; readonly refusal: (connection: Connection) => AppError }
+> = {
+  bucket: {
+    types: ['object_store', 'cloud_store'],
+    refusal: (connection) => new AppError('10-1043', { params: [connection.data.type] }),
+  },
   rdbms: { types: ['warehouse'], refusal: (connection) => new AppError('30-1007', { params: [connection.id] }) },
-  delta_sharing: { types: ['delta_sharing'], refusal: (connection) => new AppError('30-3011', { params: [connection.id] }) },
-  analytics_db: { types: ['analytics_db'], refusal: (connection) => new AppError('30-3001', { params: [connection.id] }) },
+  delta_sharing: {
+    types: ['delta_sharing'],
+    refusal: (connection) => new AppError('30-3011', { params: [connection.id] }),
+  },
+  analytics_db: {
+    types: ['analytics_db'],
+    refusal: (connection) => new AppError('30-3001', { params: [connection.id] }),
+  },
 };
 
 export function assertConnectionFits(type: DataSourceType, connection: Connection): void {
@@ -44,7 +56,8 @@ function checkBucketPath(path: string, connection: Connection): void {
 export function checkRdbmsQuery(connection: Connection, query: string, warehouse: string | null | undefined): void {
   assertReadOnlyQuery(query);
   const pinned = connection.data.settings.warehouse;
-  if (warehouse && pinned && warehouse.toLowerCase() !== pinned.toLowerCase()) throw new AppError('30-1004', { params: [warehouse, pinned] });
+  if (warehouse && pinned && warehouse.toLowerCase() !== pinned.toLowerCase())
+    throw new AppError('30-1004', { params: [warehouse, pinned] });
 }
 
 /** A table reference inside the connection's project and, when it names one, its dataset. */
@@ -52,12 +65,22 @@ function checkTableRef(ref: string, connection: Connection): void {
   const { project, dataset } = parseTableRef(ref);
   // A service-account key's project was derived when the key was stored; workload identity names it.
   const connectionProject = connection.data.derived.project_id ?? connection.data.auth.project_id;
-  if (connectionProject && project !== connectionProject) throw new AppError('30-1421', { params: [project, connectionProject] });
+  if (connectionProject && project !== connectionProject)
+    throw new AppError('30-1421', { params: [project, connectionProject] });
   const connectionDataset = connection.data.settings.dataset_id;
-  if (connectionDataset && dataset !== connectionDataset) throw new AppError('30-1422', { params: [dataset, connectionDataset] });
+  if (connectionDataset && dataset !== connectionDataset)
+    throw new AppError('30-1422', { params: [dataset, connectionDataset] });
 }
 
-const NO_KIND_FIELDS = { path: null, query: null, warehouse: null, share: null, schema: null, table: null, table_ref: null } as const;
+const NO_KIND_FIELDS = {
+  path: null,
+  query: null,
+  warehouse: null,
+  share: null,
+  schema: null,
+  table: null,
+  table_ref: null,
+} as const;
 
 /**
  * Checks a create or update document against the connection it names and returns what is
@@ -65,7 +88,11 @@ const NO_KIND_FIELDS = { path: null, query: null, warehouse: null, share: null, 
  * (30-1708 names `subject`: the data source's id, or its name before it has one), and the
  * kind's fields must hold for that connection.
  */
-export function dataSourceData(document: DataSourceCreateRequest | DataSourceUpdateRequest, connection: Connection, subject: number | string): DataSourceData {
+export function dataSourceData(
+  document: DataSourceCreateRequest | DataSourceUpdateRequest,
+  connection: Connection,
+  subject: number | string,
+): DataSourceData {
   assertConnectionFits(document.type, connection);
   if (!connection.data.read) throw new AppError('30-1708', { params: [subject] });
   const common = {

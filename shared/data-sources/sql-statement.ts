@@ -56,11 +56,16 @@ interface Reading {
 }
 
 const READINGS: readonly Reading[] = [false, true].flatMap((backslashEscapes) =>
-  [false, true].flatMap((nestedComments) => [false, true].map((slashComments) => ({ backslashEscapes, nestedComments, slashComments }))),
+  [false, true].flatMap((nestedComments) =>
+    [false, true].map((slashComments) => ({ backslashEscapes, nestedComments, slashComments })),
+  ),
 );
 
 /** Words (bare identifiers and keywords, upper-cased), punctuation, and opaque literals. */
-type Token = { readonly kind: 'word'; readonly text: string } | { readonly kind: 'symbol'; readonly text: string } | { readonly kind: 'literal' };
+type Token =
+  | { readonly kind: 'word'; readonly text: string }
+  | { readonly kind: 'symbol'; readonly text: string }
+  | { readonly kind: 'literal' };
 
 // Sticky patterns, matched at one position. Words are ASCII only: any other character stands
 // alone, so a keyword is never hidden inside what a warehouse would split into two tokens.

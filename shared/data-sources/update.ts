@@ -34,7 +34,11 @@ function assertSameType(current: Entity<DataSourceData>, type: string): void {
  * data source's reference, and those of the tables reading it, from the old connection to
  * the new one in the same transaction, so the counts that guard a connection's delete hold.
  */
-export async function applyUpdate(principal: Principal, current: Entity<DataSourceData>, document: DataSourceUpdateRequest): Promise<Entity<DataSourceData>> {
+export async function applyUpdate(
+  principal: Principal,
+  current: Entity<DataSourceData>,
+  document: DataSourceUpdateRequest,
+): Promise<Entity<DataSourceData>> {
   assertSameType(current, document.type);
   const { tenantId } = principal;
   const connection = await connectionStore.get(tenantId, document.connection_id);
@@ -51,19 +55,36 @@ export async function applyUpdate(principal: Principal, current: Entity<DataSour
   const related: RelatedWrite[] = [
     connectionStore.counters(tenantId, previous, { data_sources: -1, ...(tables > 0 ? { tables: -tables } : {}) }),
     // Validated against the connection as read: it must not have changed since (10-1006).
-    connectionStore.counters(tenantId, next.connection_id, { data_sources: 1, ...(tables > 0 ? { tables } : {}) }, { seenLockVersion: connection.lock_version }),
+    connectionStore.counters(
+      tenantId,
+      next.connection_id,
+      { data_sources: 1, ...(tables > 0 ? { tables } : {}) },
+      { seenLockVersion: connection.lock_version },
+    ),
   ];
-  return dataSourceStore.replace(tenantId, actorOf(principal), current, document.lock_version, next, { related, refsAsRead: ['data_tables'] });
+  return dataSourceStore.replace(tenantId, actorOf(principal), current, document.lock_version, next, {
+    related,
+    refsAsRead: ['data_tables'],
+  });
 }
 
 /** The stored data source as an update document (its response without the audit fields): the base a merge patch applies to. */
 function updateDocumentOf(current: Entity<DataSourceData>): Json {
-  const { created_by: _createdBy, created_date: _createdDate, last_modified_by: _modifiedBy, last_modified_date: _modifiedDate, ...document } = dataSourceResponse(current);
+  const {
+    created_by: _createdBy,
+    created_date: _createdDate,
+    last_modified_by: _modifiedBy,
+    last_modified_date: _modifiedDate,
+    ...document
+  } = dataSourceResponse(current);
   return document as Json;
 }
 
 /** Merge (RFC 7396) of a patch into the stored data source, validated as a full update. */
-export function mergedDocument(current: Entity<DataSourceData>, patch: Readonly<Record<string, unknown>>): DataSourceUpdateRequest {
+export function mergedDocument(
+  current: Entity<DataSourceData>,
+  patch: Readonly<Record<string, unknown>>,
+): DataSourceUpdateRequest {
   assertSameType(current, String(patch.type));
   const result = DataSourceUpdateRequest.safeParse(mergePatch(updateDocumentOf(current), patch), { reportInput: true });
   if (!result.success) throw validationError(describeIssues(result.error.issues));

@@ -8,11 +8,17 @@ import { dataVersions } from './versions';
  * The result of a version's last successful analysis: 20-1025 when none was ever asked
  * for, 20-1027 while none has succeeded yet.
  */
-export async function lastAnalysis(tenantId: string, tableId: number, versionNumber: number): Promise<SchemaAnalysisResult> {
+export async function lastAnalysis(
+  tenantId: string,
+  tableId: number,
+  versionNumber: number,
+): Promise<SchemaAnalysisResult> {
   const version = await dataVersions.get(tenantId, tableId, versionNumber);
   if (!version.analysis_execution) throw new AppError('20-1025', { params: [tableId, versionNumber] });
   if (!version.analysis_depth) throw new AppError('20-1027');
-  const text = await getText(versionPrefix(tenantId, tableId, versionNumber) + VERSION_FILES.analysis(version.analysis_depth));
+  const text = await getText(
+    versionPrefix(tenantId, tableId, versionNumber) + VERSION_FILES.analysis(version.analysis_depth),
+  );
   if (text === undefined) throw new AppError('20-1027');
   return JSON.parse(text) as SchemaAnalysisResult;
 }

@@ -13,7 +13,8 @@ export const ENGINE_WORKER = { timeoutSeconds: 900, memoryMb: 4096, engine: true
 /** The import of a data version (POST /data-versions/batch-create). */
 export const importJob = defineJob({
   name: 'import',
-  description: "Import of a data version: the worker reads the source, loads it with DuckDB and writes the version's files, then marks it COMPLETED.",
+  description:
+    "Import of a data version: the worker reads the source, loads it with DuckDB and writes the version's files, then marks it COMPLETED.",
   params: z.strictObject({
     data_table_id: positiveId,
     version_number: positiveId,
@@ -31,7 +32,13 @@ export const importJob = defineJob({
 /** A schema analysis of a data version (POST .../schema-analysis). */
 export const schemaAnalysisJob = defineJob({
   name: 'schema-analysis',
-  description: 'Schema analysis of a data version: the worker profiles its Parquet with DuckDB (SHALLOW or FULL) and stores the result beside it.',
+  description:
+    'Schema analysis of a data version: the worker profiles its Parquet with DuckDB (SHALLOW or FULL) and stores the result beside it.',
   params: z.strictObject({ data_table_id: positiveId, version_number: positiveId, depth: SchemaAnalysisDepth }),
-  worker: { name: 'analyse-schema', handler: 'jobs/analyse-schema', ...ENGINE_WORKER, access: { table: 'write', dataBucket: 'write' } },
+  worker: {
+    name: 'analyse-schema',
+    handler: 'jobs/analyse-schema',
+    ...ENGINE_WORKER,
+    access: { table: 'write', dataBucket: 'write' },
+  },
 });

@@ -34,12 +34,23 @@ export function analysisStatus(version: StoredVersion): z.input<typeof SchemaAna
   };
 }
 
-export function connectionDetails(source: Entity<DataSourceData> | undefined, connection: Entity<ConnectionData> | undefined): z.input<typeof ConnectionDetails> | null {
+export function connectionDetails(
+  source: Entity<DataSourceData> | undefined,
+  connection: Entity<ConnectionData> | undefined,
+): z.input<typeof ConnectionDetails> | null {
   if (!source || !connection) return null;
-  return { connection_id: connection.id, connection_name: connection.data.name, connection_type: connection.data.type, data_source_type: source.data.type };
+  return {
+    connection_id: connection.id,
+    connection_name: connection.data.name,
+    connection_type: connection.data.type,
+    data_source_type: source.data.type,
+  };
 }
 
-export function dataTableResponse(entity: DataTableEntity, details: z.input<typeof ConnectionDetails> | null): z.input<typeof DataTableResponse> {
+export function dataTableResponse(
+  entity: DataTableEntity,
+  details: z.input<typeof ConnectionDetails> | null,
+): z.input<typeof DataTableResponse> {
   const { data } = entity;
   const latest = entity.mirrors.latest_version;
   return {

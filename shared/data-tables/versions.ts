@@ -77,7 +77,10 @@ async function queryVersions(
       new QueryCommand({
         TableName: config.tableName,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.children(tenantId, KIND, dataTableId), ':prefix': keys.VERSION_PREFIX },
+        ExpressionAttributeValues: {
+          ':pk': keys.children(tenantId, KIND, dataTableId),
+          ':prefix': keys.VERSION_PREFIX,
+        },
         ConsistentRead: true,
         ScanIndexForward: !options.newestFirst,
         Limit: options.limit,
@@ -91,7 +94,13 @@ async function queryVersions(
 }
 
 async function readHead(tenantId: string, dataTableId: number): Promise<VersionHead> {
-  const result = await dynamoDocumentClient().send(new GetCommand({ TableName: config.tableName, Key: keys.childrenHead(tenantId, KIND, dataTableId), ConsistentRead: true }));
+  const result = await dynamoDocumentClient().send(
+    new GetCommand({
+      TableName: config.tableName,
+      Key: keys.childrenHead(tenantId, KIND, dataTableId),
+      ConsistentRead: true,
+    }),
+  );
   return result.Item ? parseItem(VersionHead, KIND, result.Item) : {};
 }
 
@@ -100,7 +109,12 @@ async function readHead(tenantId: string, dataTableId: number): Promise<VersionH
  * takes its place (as read, and checked unchanged: a finished version's execution no longer
  * moves), or there is none left.
  */
-function latestMovesBack(tenantId: string, dataTableId: number, removed: number, previous: StoredVersion | undefined): TransactItem[] {
+function latestMovesBack(
+  tenantId: string,
+  dataTableId: number,
+  removed: number,
+  previous: StoredVersion | undefined,
+): TransactItem[] {
   const TableName = config.tableName;
   const table: TransactItem = {
     Update: {
@@ -109,7 +123,10 @@ function latestMovesBack(tenantId: string, dataTableId: number, removed: number,
       UpdateExpression: previous ? 'SET #latest = :previous' : 'REMOVE #latest',
       ConditionExpression: '#latest.version_number = :removed',
       ExpressionAttributeNames: { '#latest': LATEST_VERSION },
-      ExpressionAttributeValues: { ':removed': removed, ...(previous ? { ':previous': latestVersionOf(previous) } : {}) },
+      ExpressionAttributeValues: {
+        ':removed': removed,
+        ...(previous ? { ':previous': latestVersionOf(previous) } : {}),
+      },
     },
   };
   if (!previous) return [table];
@@ -118,9 +135,14 @@ function latestMovesBack(tenantId: string, dataTableId: number, removed: number,
     ConditionCheck: {
       TableName,
       Key: keys.version(tenantId, KIND, dataTableId, previous.version_number),
-      ConditionExpression: '#execution.job_id = :job AND #execution.#status = :status AND #execution.heartbeat_date = :heartbeat',
+      ConditionExpression:
+        '#execution.job_id = :job AND #execution.#status = :status AND #execution.heartbeat_date = :heartbeat',
       ExpressionAttributeNames: { '#execution': 'execution', '#status': 'status' },
-      ExpressionAttributeValues: { ':job': execution.job_id, ':status': execution.status, ':heartbeat': execution.heartbeat_date },
+      ExpressionAttributeValues: {
+        ':job': execution.job_id,
+        ':status': execution.status,
+        ':heartbeat': execution.heartbeat_date,
+      },
     },
   };
   return [table, unchanged];
@@ -144,7 +166,11 @@ function latestStays(tenantId: string, dataTableId: number, removed: number): Tr
 export const dataVersions = {
   async find(tenantId: string, dataTableId: number, versionNumber: number): Promise<StoredVersion | undefined> {
     const result = await dynamoDocumentClient().send(
-      new GetCommand({ TableName: config.tableName, Key: keys.version(tenantId, KIND, dataTableId, versionNumber), ConsistentRead: true }),
+      new GetCommand({
+        TableName: config.tableName,
+        Key: keys.version(tenantId, KIND, dataTableId, versionNumber),
+        ConsistentRead: true,
+      }),
     );
     return result.Item ? toVersion(result.Item) : undefined;
   },
@@ -161,7 +187,11 @@ export const dataVersions = {
    */
   async newestCompleted(tenantId: string, dataTableId: number): Promise<StoredVersion | undefined> {
     const completed = (version: StoredVersion) => version.execution.status === 'COMPLETED';
-    const read = await queryVersions(tenantId, dataTableId, { newestFirst: true, limit: NEWEST_COMPLETED_PAGE, enough: (versions) => versions.some(completed) });
+    const read = await queryVersions(tenantId, dataTableId, {
+      newestFirst: true,
+      limit: NEWEST_COMPLETED_PAGE,
+      enough: (versions) => versions.some(completed),
+    });
     return read.find(completed);
   },
 
@@ -203,7 +233,9 @@ export const dataVersions = {
             Key: headKey,
             UpdateExpression: 'SET version_count = :next, active_job = :active',
             ConditionExpression:
-              previous === 0 ? 'attribute_not_exists(version_count) AND attribute_not_exists(active_job)' : 'version_count = :previous AND attribute_not_exists(active_job)',
+              previous === 0
+                ? 'attribute_not_exists(version_count) AND attribute_not_exists(active_job)'
+                : 'version_count = :previous AND attribute_not_exists(active_job)',
             ExpressionAttributeValues: {
               ':next': versionNumber,
               ':active': { job_id: jobId, version_number: versionNumber },
@@ -224,7 +256,12 @@ export const dataVersions = {
         {
           Put: {
             TableName,
-            Item: { ...keys.version(tenantId, KIND, dataTableId, versionNumber), kind: 'DATA_VERSION' satisfies EntityKind, tenant_id: tenantId, ...version },
+            Item: {
+              ...keys.version(tenantId, KIND, dataTableId, versionNumber),
+              kind: 'DATA_VERSION' satisfies EntityKind,
+              tenant_id: tenantId,
+              ...version,
+            },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
@@ -238,7 +275,11 @@ export const dataVersions = {
   },
 
   /** Fails a creation whose worker went silent, releasing the table; otherwise 20-1029. */
-  async recoverAbandoned(tenantId: string, dataTableId: number, active: NonNullable<VersionHead['active_job']>): Promise<void> {
+  async recoverAbandoned(
+    tenantId: string,
+    dataTableId: number,
+    active: NonNullable<VersionHead['active_job']>,
+  ): Promise<void> {
     const running = await dataVersions.find(tenantId, dataTableId, active.version_number);
     if (running && !isAbandoned(running.execution, now(), inactivity())) throw new AppError('20-1029');
     const ref = importJobRef(tenantId, dataTableId, active.version_number, active.job_id);
@@ -278,12 +319,19 @@ export const dataVersions = {
           Delete: {
             TableName,
             Key: keys.version(tenantId, KIND, dataTableId, versionNumber),
-            ConditionExpression: '#execution.job_id = :job AND #execution.#status = :status AND (attribute_not_exists(ref_datasets) OR ref_datasets = :zero)',
+            ConditionExpression:
+              '#execution.job_id = :job AND #execution.#status = :status AND (attribute_not_exists(ref_datasets) OR ref_datasets = :zero)',
             ExpressionAttributeNames: { '#execution': 'execution', '#status': 'status' },
-            ExpressionAttributeValues: { ':job': version.execution.job_id, ':status': version.execution.status, ':zero': 0 },
+            ExpressionAttributeValues: {
+              ':job': version.execution.job_id,
+              ':status': version.execution.status,
+              ':zero': 0,
+            },
           },
         },
-        ...(newest?.version_number === versionNumber ? latestMovesBack(tenantId, dataTableId, versionNumber, previous) : latestStays(tenantId, dataTableId, versionNumber)),
+        ...(newest?.version_number === versionNumber
+          ? latestMovesBack(tenantId, dataTableId, versionNumber, previous)
+          : latestStays(tenantId, dataTableId, versionNumber)),
       ];
       if (abandoned) {
         // An abandoned creation: its claim on the table goes with it.
@@ -313,7 +361,10 @@ export const dataVersions = {
   /** Removes the head and every version item of a deleted table. */
   async purge(tenantId: string, dataTableId: number): Promise<void> {
     const versions = await dataVersions.list(tenantId, dataTableId);
-    await deleteItems([keys.childrenHead(tenantId, KIND, dataTableId), ...versions.map((v) => keys.version(tenantId, KIND, dataTableId, v.version_number))]);
+    await deleteItems([
+      keys.childrenHead(tenantId, KIND, dataTableId),
+      ...versions.map((v) => keys.version(tenantId, KIND, dataTableId, v.version_number)),
+    ]);
   },
 
   /** A ConditionCheck for a table delete: no creation may be running. */
@@ -333,7 +384,12 @@ export const analyses = {
    * Starts a schema analysis of a ready version: one at a time (20-1065), none after a FULL
    * one (20-1066). A run whose worker went silent no longer blocks.
    */
-  async begin(tenantId: string, dataTableId: number, versionNumber: number, depth: SchemaAnalysisDepth): Promise<JobRef> {
+  async begin(
+    tenantId: string,
+    dataTableId: number,
+    versionNumber: number,
+    depth: SchemaAnalysisDepth,
+  ): Promise<JobRef> {
     const jobId = newJobId(schemaAnalysisJob);
     const created = new Date().toISOString();
     const staleBefore = new Date(now() - abandonedAfterSeconds(inactivity()) * 1000).toISOString();
@@ -373,5 +429,7 @@ export const analyses = {
 /** A version without data to read: still being created (20-1029) or failed (20-1059). */
 export function notReady(dataTableId: number, version: StoredVersion): AppError {
   const creating = version.execution.status === 'PENDING' || version.execution.status === 'IN_PROGRESS';
-  return creating ? new AppError('20-1029') : new AppError('20-1059', { params: [dataTableId, version.version_number] });
+  return creating
+    ? new AppError('20-1029')
+    : new AppError('20-1059', { params: [dataTableId, version.version_number] });
 }

@@ -22,5 +22,10 @@ export const nodeSchemaAnalysisJob = defineJob({
     use_sample: z.boolean(),
     depth: SchemaAnalysisDepth,
   }),
-  worker: { name: 'analyse-node-schema', handler: 'jobs/analyse-node-schema', ...ENGINE_WORKER, access: { table: 'write', dataBucket: 'write' } },
+  worker: {
+    name: 'analyse-node-schema',
+    handler: 'jobs/analyse-node-schema',
+    ...ENGINE_WORKER,
+    access: { table: 'write', dataBucket: 'write' },
+  },
 });

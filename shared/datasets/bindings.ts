@@ -17,7 +17,9 @@ export interface BindingInput {
 
 /** The recipe node a node feeds, if any: a node has at most one outgoing edge (20-1050). */
 export function targetOf(nodes: readonly StoredNode[], sourceId: number): number | undefined {
-  return nodes.find((node) => node.node_type === 'RECIPE' && node.sources.some((binding) => binding.source_node_id === sourceId))?.id;
+  return nodes.find(
+    (node) => node.node_type === 'RECIPE' && node.sources.some((binding) => binding.source_node_id === sourceId),
+  )?.id;
 }
 
 /** The nodes that read, directly or not, from `start`: binding one of them to `start` closes a cycle. */
@@ -43,7 +45,12 @@ const lower = (text: string): string => text.toLowerCase();
  * spells it. For a single-source recipe sent several sources, 20-1008 (several TABLE nodes)
  * and 20-1036 (several recipe nodes) say what is wrong more precisely than 20-1049.
  */
-export function checkBindings(nodes: readonly StoredNode[], self: number, aliases: readonly string[], sources: readonly BindingInput[]): StoredBinding[] {
+export function checkBindings(
+  nodes: readonly StoredNode[],
+  self: number,
+  aliases: readonly string[],
+  sources: readonly BindingInput[],
+): StoredBinding[] {
   const byId = new Map(nodes.map((node) => [node.id, node]));
   if (aliases.length === 1 && sources.length > 1) {
     const types = sources.map((source) => byId.get(source.source_node_id)?.node_type);
@@ -60,7 +67,8 @@ export function checkBindings(nodes: readonly StoredNode[], self: number, aliase
     seenSources.add(source.source_node_id);
   }
   const expected = new Map(aliases.map((alias) => [lower(alias), alias]));
-  if (sources.some((source) => !expected.has(lower(source.alias)))) throw new AppError('20-1055', { params: [aliases.join(', ')] });
+  if (sources.some((source) => !expected.has(lower(source.alias))))
+    throw new AppError('20-1055', { params: [aliases.join(', ')] });
   const downstream = downstreamOf(nodes, self);
   return sources.map((source) => {
     const id = source.source_node_id;

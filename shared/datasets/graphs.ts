@@ -1,4 +1,10 @@
-import { BatchGetCommand, GetCommand, QueryCommand, type BatchGetCommandOutput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  GetCommand,
+  QueryCommand,
+  type BatchGetCommandOutput,
+  type QueryCommandOutput,
+} from '@aws-sdk/lib-dynamodb';
 import { dynamoDocumentClient } from '../aws/clients';
 import { config } from '../config';
 import type { Actor } from '../db/actor';
@@ -26,9 +32,11 @@ const WRITE_ATTEMPTS = 12;
 const BATCH_GET_KEYS = 100;
 
 const headKey = (tenantId: string, datasetId: number): ItemKey => keys.childrenHead(tenantId, KIND, datasetId);
-const graphKey = (tenantId: string, datasetId: number, versionNumber: number): ItemKey => keys.version(tenantId, KIND, datasetId, versionNumber);
+const graphKey = (tenantId: string, datasetId: number, versionNumber: number): ItemKey =>
+  keys.version(tenantId, KIND, datasetId, versionNumber);
 
-export const graphNotFound = (datasetId: number, versionNumber: number): AppError => notFound('dataset version', `${datasetId}/${versionNumber}`);
+export const graphNotFound = (datasetId: number, versionNumber: number): AppError =>
+  notFound('dataset version', `${datasetId}/${versionNumber}`);
 
 /**
  * Whether a graph may change. The one place for every rule that freezes a graph: released
@@ -40,16 +48,24 @@ export function assertEditable(graph: StoredGraph): void {
 }
 
 function graphItem(tenantId: string, graph: StoredGraph): Record<string, unknown> {
-  return { ...graphKey(tenantId, graph.dataset_id, graph.version_number), kind: GRAPH_KIND, tenant_id: tenantId, ...graph };
+  return {
+    ...graphKey(tenantId, graph.dataset_id, graph.version_number),
+    kind: GRAPH_KIND,
+    tenant_id: tenantId,
+    ...graph,
+  };
 }
 
 async function readHead(tenantId: string, datasetId: number): Promise<GraphHead | undefined> {
-  const result = await dynamoDocumentClient().send(new GetCommand({ TableName: config.tableName, Key: headKey(tenantId, datasetId), ConsistentRead: true }));
+  const result = await dynamoDocumentClient().send(
+    new GetCommand({ TableName: config.tableName, Key: headKey(tenantId, datasetId), ConsistentRead: true }),
+  );
   return result.Item ? parseItem(GraphHead, KIND, result.Item) : undefined;
 }
 
 /** Pauses a little before another attempt, so that racing writers spread out. */
-const backOff = (attempt: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+const backOff = (attempt: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
 
 /**
  * Raises the error of the first related write whose condition failed, counting from `first`;
@@ -65,10 +81,17 @@ function raiseRelated(outcome: TransactionOutcome, first: number, writes: readon
  * Every use a graph write moves: table and version counters, recipe version uses. The
  * dataset's name is read only when a recipe node's use needs it.
  */
-async function useWrites(tenantId: string, before: StoredGraph | undefined, after: StoredGraph | undefined): Promise<UseWrite[]> {
+async function useWrites(
+  tenantId: string,
+  before: StoredGraph | undefined,
+  after: StoredGraph | undefined,
+): Promise<UseWrite[]> {
   const recipes = after?.nodes.some((node) => node.node_type === 'RECIPE') ?? false;
   const name = recipes && after ? ((await datasetStore.find(tenantId, after.dataset_id))?.data.name ?? null) : null;
-  return [...tableUseWrites(tenantId, before?.nodes ?? [], after?.nodes ?? []), ...recipeUseWrites(tenantId, before, after, name)];
+  return [
+    ...tableUseWrites(tenantId, before?.nodes ?? [], after?.nodes ?? []),
+    ...recipeUseWrites(tenantId, before, after, name),
+  ];
 }
 
 /** What one edit of a draft graph version writes (graphs.edit). */
@@ -84,7 +107,13 @@ export interface GraphChange<T> {
 
 export const graphs = {
   async find(tenantId: string, datasetId: number, versionNumber: number): Promise<StoredGraph | undefined> {
-    const result = await dynamoDocumentClient().send(new GetCommand({ TableName: config.tableName, Key: graphKey(tenantId, datasetId, versionNumber), ConsistentRead: true }));
+    const result = await dynamoDocumentClient().send(
+      new GetCommand({
+        TableName: config.tableName,
+        Key: graphKey(tenantId, datasetId, versionNumber),
+        ConsistentRead: true,
+      }),
+    );
     return result.Item ? parseItem(StoredGraph, GRAPH_KIND, result.Item) : undefined;
   },
 
@@ -106,7 +135,10 @@ export const graphs = {
         new QueryCommand({
           TableName: config.tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': keys.children(tenantId, KIND, datasetId), ':prefix': keys.VERSION_PREFIX },
+          ExpressionAttributeValues: {
+            ':pk': keys.children(tenantId, KIND, datasetId),
+            ':prefix': keys.VERSION_PREFIX,
+          },
           ConsistentRead: true,
           ExclusiveStartKey: cursor,
         }),
@@ -138,9 +170,13 @@ export const graphs = {
     const head: GraphHead = { version_count: 1, live_count: 1, latest_version: 1, empty_version: 1 };
     const put = (Item: Record<string, unknown>): RelatedWrite => ({
       item: { Put: { TableName: config.tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' } },
-      onConditionFailure: () => new AppError('10-500', { cause: new Error(`dataset ${datasetId}: its graph items already exist`) }),
+      onConditionFailure: () =>
+        new AppError('10-500', { cause: new Error(`dataset ${datasetId}: its graph items already exist`) }),
     });
-    return [put({ ...headKey(tenantId, datasetId), kind: KIND, tenant_id: tenantId, ...head }), put(graphItem(tenantId, graph))];
+    return [
+      put({ ...headKey(tenantId, datasetId), kind: KIND, tenant_id: tenantId, ...head }),
+      put(graphItem(tenantId, graph)),
+    ];
   },
 
   /**
@@ -163,7 +199,11 @@ export const graphs = {
       const uses = await useWrites(tenantId, undefined, graph);
       const writes: TransactItem[] = [
         {
-          ConditionCheck: { TableName, Key: keys.entity(tenantId, KIND, datasetId), ConditionExpression: 'attribute_exists(pk)' },
+          ConditionCheck: {
+            TableName,
+            Key: keys.entity(tenantId, KIND, datasetId),
+            ConditionExpression: 'attribute_exists(pk)',
+          },
         },
         {
           Update: {
@@ -254,7 +294,8 @@ export const graphs = {
         continue;
       }
       // A second empty version is refused; the head moving for any other reason is a retry.
-      if (emptiness.length > 0 && isEmpty && failedAt(outcome, 1) && !failedAt(outcome, 0)) throw new AppError('20-1006');
+      if (emptiness.length > 0 && isEmpty && failedAt(outcome, 1) && !failedAt(outcome, 0))
+        throw new AppError('20-1006');
       if (!failedAt(outcome, 0)) raiseRelated(outcome, 1 + emptiness.length, uses);
       await backOff(attempt);
     }
@@ -265,7 +306,12 @@ export const graphs = {
    * Deletes a version with its uses. The last one stays (20-1007) unless the whole dataset
    * goes (`allowLast`); when the newest goes, the one before it becomes the latest.
    */
-  async remove(tenantId: string, datasetId: number, versionNumber: number, options: { readonly allowLast?: boolean } = {}): Promise<void> {
+  async remove(
+    tenantId: string,
+    datasetId: number,
+    versionNumber: number,
+    options: { readonly allowLast?: boolean } = {},
+  ): Promise<void> {
     for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt += 1) {
       const all = await graphs.list(tenantId, datasetId);
       const current = all.find((graph) => graph.version_number === versionNumber);
@@ -277,8 +323,14 @@ export const graphs = {
       const previous = all.filter((graph) => graph.version_number < versionNumber).at(-1);
       const TableName = config.tableName;
       const sets = ['live_count = live_count - :one', ...(isLatest && previous ? ['latest_version = :previous'] : [])];
-      const removes = [...(current.nodes.length === 0 ? ['empty_version'] : []), ...(isLatest && !previous ? ['latest_version'] : [])];
-      const conditions = [options.allowLast ? 'live_count >= :one' : 'live_count > :one', isLatest ? 'latest_version = :removed' : 'latest_version <> :removed'];
+      const removes = [
+        ...(current.nodes.length === 0 ? ['empty_version'] : []),
+        ...(isLatest && !previous ? ['latest_version'] : []),
+      ];
+      const conditions = [
+        options.allowLast ? 'live_count >= :one' : 'live_count > :one',
+        isLatest ? 'latest_version = :removed' : 'latest_version <> :removed',
+      ];
       const uses = await useWrites(tenantId, current, undefined);
       const writes: TransactItem[] = [
         {
@@ -296,12 +348,24 @@ export const graphs = {
             Key: headKey(tenantId, datasetId),
             UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
             ConditionExpression: conditions.join(' AND '),
-            ExpressionAttributeValues: { ':one': 1, ':removed': versionNumber, ...(isLatest && previous ? { ':previous': previous.version_number } : {}) },
+            ExpressionAttributeValues: {
+              ':one': 1,
+              ':removed': versionNumber,
+              ...(isLatest && previous ? { ':previous': previous.version_number } : {}),
+            },
           },
         },
         // The version that becomes the latest must still be there (not deleted at the same time).
         ...(isLatest && previous
-          ? [{ ConditionCheck: { TableName, Key: graphKey(tenantId, datasetId, previous.version_number), ConditionExpression: 'attribute_exists(pk)' } }]
+          ? [
+              {
+                ConditionCheck: {
+                  TableName,
+                  Key: graphKey(tenantId, datasetId, previous.version_number),
+                  ConditionExpression: 'attribute_exists(pk)',
+                },
+              },
+            ]
           : []),
         ...uses.map((write) => write.item),
         noActiveRun(tenantId, datasetId, versionNumber),
@@ -328,7 +392,14 @@ export const graphs = {
   /** Deleting the head commits with the dataset's item, and only if no version was created meanwhile. */
   headDeletion(tenantId: string, datasetId: number): RelatedWrite {
     return {
-      item: { Delete: { TableName: config.tableName, Key: headKey(tenantId, datasetId), ConditionExpression: 'live_count = :zero', ExpressionAttributeValues: { ':zero': 0 } } },
+      item: {
+        Delete: {
+          TableName: config.tableName,
+          Key: headKey(tenantId, datasetId),
+          ConditionExpression: 'live_count = :zero',
+          ExpressionAttributeValues: { ':zero': 0 },
+        },
+      },
       onConditionFailure: () => new AppError('10-1006'),
     };
   },
@@ -364,15 +435,21 @@ function sourceUnchanged(tenantId: string, source: StoredGraph): TransactItem {
 }
 
 /** The items at these keys, in their order (undefined where none), a BatchGetItem per hundred keys. */
-async function batchGet<T>(wanted: readonly ItemKey[], parse: (item: Record<string, unknown>) => T): Promise<(T | undefined)[]> {
+async function batchGet<T>(
+  wanted: readonly ItemKey[],
+  parse: (item: Record<string, unknown>) => T,
+): Promise<(T | undefined)[]> {
   const byKey = new Map<string, T>();
   for (let index = 0; index < wanted.length; index += BATCH_GET_KEYS) {
-    let pending: Record<string, unknown>[] | undefined = wanted.slice(index, index + BATCH_GET_KEYS).map((key) => ({ pk: key.pk, sk: key.sk }));
+    let pending: Record<string, unknown>[] | undefined = wanted
+      .slice(index, index + BATCH_GET_KEYS)
+      .map((key) => ({ pk: key.pk, sk: key.sk }));
     while (pending && pending.length > 0) {
       const result: BatchGetCommandOutput = await dynamoDocumentClient().send(
         new BatchGetCommand({ RequestItems: { [config.tableName]: { Keys: pending, ConsistentRead: true } } }),
       );
-      for (const item of result.Responses?.[config.tableName] ?? []) byKey.set(`${String(item.pk)}|${String(item.sk)}`, parse(item));
+      for (const item of result.Responses?.[config.tableName] ?? [])
+        byKey.set(`${String(item.pk)}|${String(item.sk)}`, parse(item));
       pending = result.UnprocessedKeys?.[config.tableName]?.Keys;
     }
   }

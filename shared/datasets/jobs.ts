@@ -28,5 +28,10 @@ export const recipeRunJob = defineJob({
     schema_analysis_depth: SchemaAnalysisDepth,
     build: z.array(BuildStep).min(1).max(MAX_RECIPE_NODES),
   }),
-  worker: { name: 'run-recipe', handler: 'jobs/run-recipe', ...ENGINE_WORKER, access: { table: 'write', dataBucket: 'write' } },
+  worker: {
+    name: 'run-recipe',
+    handler: 'jobs/run-recipe',
+    ...ENGINE_WORKER,
+    access: { table: 'write', dataBucket: 'write' },
+  },
 });

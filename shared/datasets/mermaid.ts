@@ -23,27 +23,41 @@ const STATE_STYLES: Readonly<Record<Exclude<RecipeRunState, 'NOT_RUN'>, string>>
   STALE: 'fill:#fff3cd,stroke:#ffc107',
 };
 
-const ESCAPES: Readonly<Record<string, string>> = { '"': '#quot;', '#': '#35;', '<': '#lt;', '>': '#gt;', '\n': ' ', '\r': ' ' };
+const ESCAPES: Readonly<Record<string, string>> = {
+  '"': '#quot;',
+  '#': '#35;',
+  '<': '#lt;',
+  '>': '#gt;',
+  '\n': ' ',
+  '\r': ' ',
+};
 const escape = (text: string): string => text.replace(/["#<>\r\n]/g, (character) => ESCAPES[character] ?? character);
 
 export function mermaidOf(graph: StoredGraph, names: GraphNames, outputNodeId: number | null): string {
-  const lines = ['flowchart LR', `  %% dataset ${graph.dataset_id} ${escape(graph.version_display_name)}${graph.release_status ? ' (released)' : ' (draft)'}`];
+  const lines = [
+    'flowchart LR',
+    `  %% dataset ${graph.dataset_id} ${escape(graph.version_display_name)}${graph.release_status ? ' (released)' : ' (draft)'}`,
+  ];
   for (const node of graph.nodes) {
     if (node.node_type === 'TABLE') {
       const table = names.tables.get(node.data_table_id) ?? `data table ${node.data_table_id}`;
-      const version = node.data_table_version_number === null ? 'latest COMPLETED' : `version ${node.data_table_version_number}`;
+      const version =
+        node.data_table_version_number === null ? 'latest COMPLETED' : `version ${node.data_table_version_number}`;
       lines.push(`  n${node.id}[("${escape(`${node.id}: ${table}`)}<br/>${version}")]`);
     } else {
       const recipe = names.recipes.get(node.recipe_id) ?? `recipe ${node.recipe_id}`;
       const output = node.id === outputNodeId ? '<br/>output' : '';
       const state = names.runStates.get(node.id);
       const shown = state === undefined || state === 'NOT_RUN' ? '' : `<br/>${state}`;
-      lines.push(`  n${node.id}["${escape(`${node.id}: ${recipe}`)}<br/>version ${node.recipe_version_number}${shown}${output}"]`);
+      lines.push(
+        `  n${node.id}["${escape(`${node.id}: ${recipe}`)}<br/>version ${node.recipe_version_number}${shown}${output}"]`,
+      );
     }
   }
   for (const node of graph.nodes) {
     if (node.node_type !== 'RECIPE') continue;
-    for (const binding of node.sources) lines.push(`  n${binding.source_node_id} -->|"${escape(binding.alias)}"| n${node.id}`);
+    for (const binding of node.sources)
+      lines.push(`  n${binding.source_node_id} -->|"${escape(binding.alias)}"| n${node.id}`);
   }
   for (const [state, style] of Object.entries(STATE_STYLES)) {
     const nodes = graph.nodes.filter((node) => names.runStates.get(node.id) === state).map((node) => `n${node.id}`);

@@ -65,7 +65,13 @@ const runKey = (node: NodeRef): ItemKey => keys.nodeRun(node.tenantId, node.data
 const inactivity = () => config.jobInactivitySeconds;
 
 export function nodeAnalysisJobRef(node: NodeRef, jobId: string): JobRef {
-  return { tenant_id: node.tenantId, job_id: jobId, kind: nodeSchemaAnalysisJob.name, subject: runKey(node), attribute: 'analysis_execution' };
+  return {
+    tenant_id: node.tenantId,
+    job_id: jobId,
+    kind: nodeSchemaAnalysisJob.name,
+    subject: runKey(node),
+    attribute: 'analysis_execution',
+  };
 }
 
 /** The file an analysis job writes, beside the output it analyses (a run's own analysis is NODE_OUTPUT_FILES.analysis). */
@@ -74,15 +80,27 @@ export function analysisFileKey(node: NodeRef, kind: OutputKind, jobId: string):
 }
 
 /** The node's output of its last run's kind, if it has one. */
-export function currentOutput(item: StoredNodeAnalysis): { readonly kind: OutputKind; readonly output: NodeOutput | undefined } {
+export function currentOutput(item: StoredNodeAnalysis): {
+  readonly kind: OutputKind;
+  readonly output: NodeOutput | undefined;
+} {
   const kind = outputKindOf(item.use_sample);
   return { kind, output: item[outputAttribute(kind)] };
 }
 
 /** The deepest analysis of `output`: its run's own, or a later analysis of the same run when that one is at least as deep. */
-export function deepestAnalysis(node: NodeRef, item: StoredNodeAnalysis, kind: OutputKind, output: NodeOutput): { readonly depth: SchemaAnalysisDepth; readonly key: string } {
+export function deepestAnalysis(
+  node: NodeRef,
+  item: StoredNodeAnalysis,
+  kind: OutputKind,
+  output: NodeOutput,
+): { readonly depth: SchemaAnalysisDepth; readonly key: string } {
   const { analysed } = item;
-  if (analysed && analysed.run_id === output.run_id && DEPTH_RANK[analysed.depth] >= DEPTH_RANK[output.analysis_depth]) {
+  if (
+    analysed &&
+    analysed.run_id === output.run_id &&
+    DEPTH_RANK[analysed.depth] >= DEPTH_RANK[output.analysis_depth]
+  ) {
     return { depth: analysed.depth, key: analysisFileKey(node, kind, analysed.job_id) };
   }
   const prefix = nodeOutputPrefix(node.tenantId, node.datasetId, node.graphVersion, node.nodeId, kind);
@@ -101,7 +119,9 @@ function refusal(node: NodeRef, item: StoredNodeAnalysis | undefined, now: numbe
 export const nodeAnalyses = {
   /** The node's run item with its analyses, if the node was ever run. */
   async find(node: NodeRef): Promise<StoredNodeAnalysis | undefined> {
-    const result = await dynamoDocumentClient().send(new GetCommand({ TableName: config.tableName, Key: runKey(node), ConsistentRead: true }));
+    const result = await dynamoDocumentClient().send(
+      new GetCommand({ TableName: config.tableName, Key: runKey(node), ConsistentRead: true }),
+    );
     return result.Item ? parseItem(StoredNodeAnalysis, 'RECIPE_NODE_RUN', result.Item) : undefined;
   },
 
@@ -112,7 +132,10 @@ export const nodeAnalyses = {
    * rebuild the node (20-1064: its output is being replaced). A run queued afterwards
    * replaces the output under the analysis, which then fails with 20-1028 (the worker).
    */
-  async begin(node: NodeRef, depth: SchemaAnalysisDepth): Promise<{ readonly job: JobRef; readonly request: AnalysisRequest }> {
+  async begin(
+    node: NodeRef,
+    depth: SchemaAnalysisDepth,
+  ): Promise<{ readonly job: JobRef; readonly request: AnalysisRequest }> {
     for (let attempt = 1; attempt <= BEGIN_ATTEMPTS; attempt += 1) {
       const item = await nodeAnalyses.find(node);
       const refused = refusal(node, item, Date.now());
@@ -120,7 +143,13 @@ export const nodeAnalyses = {
       const { kind, output } = currentOutput(item!);
       const now = new Date();
       const jobId = newJobId(nodeSchemaAnalysisJob);
-      const request: AnalysisRequest = { job_id: jobId, run_id: output!.run_id, use_sample: item!.use_sample, depth, requested_date: now.toISOString() };
+      const request: AnalysisRequest = {
+        job_id: jobId,
+        run_id: output!.run_id,
+        use_sample: item!.use_sample,
+        depth,
+        requested_date: now.toISOString(),
+      };
       const staleBefore = new Date(now.getTime() - abandonedAfterSeconds(inactivity()) * 1000).toISOString();
       const outcome = await transactWrite([
         {
@@ -179,16 +208,29 @@ export const nodeAnalyses = {
           TableName: config.tableName,
           Key: ref.subject,
           UpdateExpression: 'SET analysed = :analysed',
-          ConditionExpression: 'analysis_execution.job_id = :job AND analysis_execution.#status = :running AND use_sample = :useSample AND #output.run_id = :run',
-          ExpressionAttributeNames: { '#output': outputAttribute(outputKindOf(request.use_sample)), '#status': 'status' },
-          ExpressionAttributeValues: { ':analysed': analysed, ':job': ref.job_id, ':running': 'IN_PROGRESS', ':useSample': request.use_sample, ':run': request.run_id },
+          ConditionExpression:
+            'analysis_execution.job_id = :job AND analysis_execution.#status = :running AND use_sample = :useSample AND #output.run_id = :run',
+          ExpressionAttributeNames: {
+            '#output': outputAttribute(outputKindOf(request.use_sample)),
+            '#status': 'status',
+          },
+          ExpressionAttributeValues: {
+            ':analysed': analysed,
+            ':job': ref.job_id,
+            ':running': 'IN_PROGRESS',
+            ':useSample': request.use_sample,
+            ':run': request.run_id,
+          },
         }),
       );
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const read = await dynamoDocumentClient().send(new GetCommand({ TableName: config.tableName, Key: ref.subject, ConsistentRead: true }));
+      const read = await dynamoDocumentClient().send(
+        new GetCommand({ TableName: config.tableName, Key: ref.subject, ConsistentRead: true }),
+      );
       const old = read.Item ? parseItem(StoredNodeAnalysis, 'RECIPE_NODE_RUN', read.Item) : undefined;
-      if (old?.analysis_execution?.job_id !== ref.job_id || old.analysis_execution.status !== 'IN_PROGRESS') throw new JobSupersededError(ref);
+      if (old?.analysis_execution?.job_id !== ref.job_id || old.analysis_execution.status !== 'IN_PROGRESS')
+        throw new JobSupersededError(ref);
       throw new AppError('20-1028', { params: [request.run_id] });
     }
   },

@@ -19,7 +19,10 @@ import { nodeExecution } from './run-view';
  */
 
 /** The node of the path, which must be a recipe node (20-1014 otherwise; 10-404 when missing). */
-export async function recipeNodeRef(tenantId: string, params: { dataset_id: number; version_number: number; node_id: number }): Promise<NodeRef> {
+export async function recipeNodeRef(
+  tenantId: string,
+  params: { dataset_id: number; version_number: number; node_id: number },
+): Promise<NodeRef> {
   const node = findNode(await graphs.get(tenantId, params.dataset_id, params.version_number), params.node_id);
   if (node.node_type !== 'RECIPE') throw new AppError('20-1014', { params: [node.node_type] });
   return { tenantId, datasetId: params.dataset_id, graphVersion: params.version_number, nodeId: params.node_id };
@@ -45,13 +48,21 @@ async function runJob(node: NodeRef, item: StoredNodeAnalysis): Promise<Analysin
     const target = await nodeRuns.find(node.tenantId, node.datasetId, node.graphVersion, item.job_target);
     if (target) runs.set(target.node_id, target);
   }
-  return { execution: nodeExecution(item, runs), requestedDepth: item.schema_analysis_depth, runId: item.execution.job_id };
+  return {
+    execution: nodeExecution(item, runs),
+    requestedDepth: item.schema_analysis_depth,
+    runId: item.execution.job_id,
+  };
 }
 
 function analysisJob(item: StoredNodeAnalysis): AnalysingJob | undefined {
   const { analysis_execution: execution, analysis_request: request } = item;
   if (!execution || !request || execution.job_id !== request.job_id) return undefined;
-  return { execution: executionView(execution, Date.now(), config.jobInactivitySeconds), requestedDepth: request.depth, runId: request.run_id };
+  return {
+    execution: executionView(execution, Date.now(), config.jobInactivitySeconds),
+    requestedDepth: request.depth,
+    runId: request.run_id,
+  };
 }
 
 /**
@@ -71,7 +82,10 @@ async function analysingJob(node: NodeRef, item: StoredNodeAnalysis, jobId?: str
 }
 
 /** The status of the node's schema analysis; 20-1026 when the node was never run. */
-export async function nodeAnalysisStatus(node: NodeRef, jobId?: string): Promise<z.input<typeof NodeSchemaAnalysisStatus>> {
+export async function nodeAnalysisStatus(
+  node: NodeRef,
+  jobId?: string,
+): Promise<z.input<typeof NodeSchemaAnalysisStatus>> {
   const item = await nodeAnalyses.find(node);
   if (!item) throw noAnalysis(node);
   const job = await analysingJob(node, item, jobId);
@@ -101,7 +115,8 @@ export async function nodeAnalysisResult(node: NodeRef): Promise<SchemaAnalysisR
   }
   const text = await getText(deepestAnalysis(node, item, kind, output).key);
   const after = await nodeAnalyses.find(node);
-  if ((after && currentOutput(after).output?.run_id) !== output.run_id) throw new AppError('20-1028', { params: [output.run_id] });
+  if ((after && currentOutput(after).output?.run_id) !== output.run_id)
+    throw new AppError('20-1028', { params: [output.run_id] });
   if (text === undefined) throw new AppError('20-1027');
   return JSON.parse(text) as SchemaAnalysisResult;
 }

@@ -74,14 +74,25 @@ export async function addTableNode(at: NodeAddress, input: TableNodeInput): Prom
  * Fields omitted stay; a version of null means the latest COMPLETED one at run time, and a
  * pinned version is dropped when the node moves to another table without naming one.
  */
-export async function updateTableNode(at: NodeAddress, nodeId: number, lockVersion: number, input: TableNodeInput): Promise<StoredNode> {
+export async function updateTableNode(
+  at: NodeAddress,
+  nodeId: number,
+  lockVersion: number,
+  input: TableNodeInput,
+): Promise<StoredNode> {
   const { result } = await graphs.edit(at.tenantId, at.actor, at.datasetId, at.versionNumber, (graph, now) => {
     const current = findNode(graph, nodeId);
-    if (current.node_type !== 'TABLE') throw validationError({ node_type: `node ${nodeId} is a ${current.node_type} node` });
+    if (current.node_type !== 'TABLE')
+      throw validationError({ node_type: `node ${nodeId} is a ${current.node_type} node` });
     if (current.lock_version !== lockVersion) throw new AppError('10-1006');
     const tableId = input.data_table_id ?? current.data_table_id;
     const moved = tableId !== current.data_table_id;
-    const versionNumber = input.data_table_version_number === undefined ? (moved ? null : current.data_table_version_number) : input.data_table_version_number;
+    const versionNumber =
+      input.data_table_version_number === undefined
+        ? moved
+          ? null
+          : current.data_table_version_number
+        : input.data_table_version_number;
     const node: StoredTableNode = {
       ...current,
       data_table_id: tableId,

@@ -11,7 +11,11 @@ import { findNode, type NodeAddress, type RecipeNodeInput } from './nodes';
  * written (usages.ts); the bindings are judged on the graph as read (bindings.ts).
  */
 
-async function versionOf(tenantId: string, recipeId: number | undefined, versionNumber: number | undefined): Promise<StoredRecipeVersion> {
+async function versionOf(
+  tenantId: string,
+  recipeId: number | undefined,
+  versionNumber: number | undefined,
+): Promise<StoredRecipeVersion> {
   if (recipeId === undefined) throw new AppError('20-1047');
   if (versionNumber === undefined) throw validationError({ recipe_version_number: 'is required for a RECIPE node' });
   return recipeVersions.get(tenantId, recipeId, versionNumber);
@@ -20,7 +24,8 @@ async function versionOf(tenantId: string, recipeId: number | undefined, version
 export async function addRecipeNode(at: NodeAddress, input: RecipeNodeInput): Promise<StoredRecipeNode> {
   const version = await versionOf(at.tenantId, input.recipe_id, input.recipe_version_number);
   const { result } = await graphs.edit(at.tenantId, at.actor, at.datasetId, at.versionNumber, (graph, now) => {
-    if (graph.nodes.filter((node) => node.node_type === 'RECIPE').length >= MAX_RECIPE_NODES) throw new AppError('20-1035');
+    if (graph.nodes.filter((node) => node.node_type === 'RECIPE').length >= MAX_RECIPE_NODES)
+      throw new AppError('20-1035');
     const id = graph.next_node_id;
     const node: StoredRecipeNode = {
       id,
@@ -40,10 +45,17 @@ export async function addRecipeNode(at: NodeAddress, input: RecipeNodeInput): Pr
 }
 
 /** Switches the recipe version (or the recipe, with recipe_id) and rebinds the sources, with the checks of an addition. */
-export async function updateRecipeNode(at: NodeAddress, nodeId: number, lockVersion: number, input: RecipeNodeInput): Promise<StoredRecipeNode> {
-  if (input.source_node_definitions === undefined) throw validationError({ source_node_definitions: 'is required for a RECIPE node' });
+export async function updateRecipeNode(
+  at: NodeAddress,
+  nodeId: number,
+  lockVersion: number,
+  input: RecipeNodeInput,
+): Promise<StoredRecipeNode> {
+  if (input.source_node_definitions === undefined)
+    throw validationError({ source_node_definitions: 'is required for a RECIPE node' });
   const current = findNode(await graphs.get(at.tenantId, at.datasetId, at.versionNumber), nodeId);
-  if (current.node_type !== 'RECIPE') throw validationError({ node_type: `node ${nodeId} is a ${current.node_type} node` });
+  if (current.node_type !== 'RECIPE')
+    throw validationError({ node_type: `node ${nodeId} is a ${current.node_type} node` });
   const version = await versionOf(at.tenantId, input.recipe_id ?? current.recipe_id, input.recipe_version_number);
   const sources = input.source_node_definitions;
   const { result } = await graphs.edit(at.tenantId, at.actor, at.datasetId, at.versionNumber, (graph, now) => {
@@ -65,7 +77,11 @@ export async function updateRecipeNode(at: NodeAddress, nodeId: number, lockVers
 }
 
 /** For each alias of a recipe node's version, the nodes that may be bound to it (20-1057 for a TABLE node). */
-export async function bindingCandidates(tenantId: string, graph: StoredGraph, nodeId: number): Promise<{ alias: string; source_node_ids: number[] }[]> {
+export async function bindingCandidates(
+  tenantId: string,
+  graph: StoredGraph,
+  nodeId: number,
+): Promise<{ alias: string; source_node_ids: number[] }[]> {
   const node = findNode(graph, nodeId);
   if (node.node_type !== 'RECIPE') throw new AppError('20-1057');
   const version = await recipeVersions.get(tenantId, node.recipe_id, node.recipe_version_number);

@@ -40,7 +40,9 @@ function countUses(tenantId: string, nodes: readonly StoredNode[], sign: 1 | -1,
     add(`T${tableId}`, keys.entity(tenantId, 'DATA_TABLE', tableId), () => notFound('data table', tableId));
     const versionNumber = node.data_table_version_number;
     if (versionNumber !== null) {
-      add(`V${tableId}/${versionNumber}`, keys.version(tenantId, 'DATA_TABLE', tableId, versionNumber), () => notFound('data version', `${tableId}/${versionNumber}`));
+      add(`V${tableId}/${versionNumber}`, keys.version(tenantId, 'DATA_TABLE', tableId, versionNumber), () =>
+        notFound('data version', `${tableId}/${versionNumber}`),
+      );
     }
   }
 }
@@ -50,7 +52,11 @@ function countUses(tenantId: string, nodes: readonly StoredNode[], sign: 1 | -1,
  * table or version whose count changes (a clone adds its uses of one table in one write).
  * An added use requires the table or version to exist (10-404).
  */
-export function tableUseWrites(tenantId: string, before: readonly StoredNode[], after: readonly StoredNode[]): UseWrite[] {
+export function tableUseWrites(
+  tenantId: string,
+  before: readonly StoredNode[],
+  after: readonly StoredNode[],
+): UseWrite[] {
   const counts = new Map<string, Counted>();
   countUses(tenantId, before, -1, counts);
   countUses(tenantId, after, 1, counts);
@@ -69,7 +75,9 @@ export function tableUseWrites(tenantId: string, before: readonly StoredNode[], 
           ExpressionAttributeValues: { ':delta': count, ...(adding ? {} : { ':count': -count }) },
         },
       },
-      onConditionFailure: adding ? missing : () => new Error(`${key.pk} / ${key.sk}: ${REF} lower than the graph's uses`),
+      onConditionFailure: adding
+        ? missing
+        : () => new Error(`${key.pk} / ${key.sk}: ${REF} lower than the graph's uses`),
     });
   }
   return writes;

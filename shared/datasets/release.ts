@@ -36,14 +36,24 @@ export function releasableOutputOf(graph: StoredGraph): StoredRecipeNode {
 }
 
 /** Releases the version; a released one is answered as it is (a retried release succeeds). */
-export async function releaseGraph(tenantId: string, actor: Actor, datasetId: number, versionNumber: number): Promise<StoredGraph> {
+export async function releaseGraph(
+  tenantId: string,
+  actor: Actor,
+  datasetId: number,
+  versionNumber: number,
+): Promise<StoredGraph> {
   const current = await graphs.get(tenantId, datasetId, versionNumber);
   if (current.release_status) return current;
   const { graph } = await graphs.edit(tenantId, actor, datasetId, versionNumber, async (read) => {
     const output = releasableOutputOf(read);
     const versions = await recipeVersionsOf(tenantId, read.nodes);
     const outputs = await currentFullOutputs(tenantId, read, output, versions);
-    return { nodes: read.nodes, result: undefined, release: true, writes: [...outputs, ...(await lockWritesOf(tenantId, versions))] };
+    return {
+      nodes: read.nodes,
+      result: undefined,
+      release: true,
+      writes: [...outputs, ...(await lockWritesOf(tenantId, versions))],
+    };
   });
   return graph;
 }
@@ -53,11 +63,17 @@ export async function releaseGraph(tenantId: string, actor: Actor, datasetId: nu
  * full data; then the checks that those outputs are still the ones read when the release
  * commits.
  */
-async function currentFullOutputs(tenantId: string, graph: StoredGraph, output: StoredRecipeNode, versions: RecipeVersionsShown): Promise<UseWrite[]> {
+async function currentFullOutputs(
+  tenantId: string,
+  graph: StoredGraph,
+  output: StoredRecipeNode,
+  versions: RecipeVersionsShown,
+): Promise<UseWrite[]> {
   const context = await runContextOf(tenantId, graph, versions);
   return upstreamOrder(graph, output).map((node) => {
     const built = context.runs.get(node.id)?.full_output;
-    if (!built || !isCurrent(graph, node, versions, context.tables, context.runs, 'full')) throw new AppError('20-1021');
+    if (!built || !isCurrent(graph, node, versions, context.tables, context.runs, 'full'))
+      throw new AppError('20-1021');
     return {
       item: {
         ConditionCheck: {
@@ -75,6 +91,12 @@ async function currentFullOutputs(tenantId: string, graph: StoredGraph, output: 
 
 /** The locks of every recipe version the graph uses that is not locked yet. */
 async function lockWritesOf(tenantId: string, versions: RecipeVersionsShown): Promise<UseWrite[]> {
-  const writes = await Promise.all([...versions.values()].filter((version) => !version.is_locked).map((version) => recipeVersions.lockWrites(tenantId, version)));
-  return writes.flat().map((write) => ({ item: write.item, onConditionFailure: () => write.onConditionFailure(undefined), retry: true }));
+  const writes = await Promise.all(
+    [...versions.values()]
+      .filter((version) => !version.is_locked)
+      .map((version) => recipeVersions.lockWrites(tenantId, version)),
+  );
+  return writes
+    .flat()
+    .map((write) => ({ item: write.item, onConditionFailure: () => write.onConditionFailure(undefined), retry: true }));
 }

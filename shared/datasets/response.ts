@@ -40,9 +40,18 @@ const versionKey = (recipeId: number, versionNumber: number): string => `${recip
 export async function recipeVersionsOf(tenantId: string, nodes: readonly StoredNode[]): Promise<RecipeVersionsShown> {
   const wanted = new Map<string, { recipeId: number; versionNumber: number }>();
   for (const node of nodes) {
-    if (node.node_type === 'RECIPE') wanted.set(versionKey(node.recipe_id, node.recipe_version_number), { recipeId: node.recipe_id, versionNumber: node.recipe_version_number });
+    if (node.node_type === 'RECIPE')
+      wanted.set(versionKey(node.recipe_id, node.recipe_version_number), {
+        recipeId: node.recipe_id,
+        versionNumber: node.recipe_version_number,
+      });
   }
-  const found = await Promise.all([...wanted].map(async ([key, { recipeId, versionNumber }]) => [key, await recipeVersions.find(tenantId, recipeId, versionNumber)] as const));
+  const found = await Promise.all(
+    [...wanted].map(
+      async ([key, { recipeId, versionNumber }]) =>
+        [key, await recipeVersions.find(tenantId, recipeId, versionNumber)] as const,
+    ),
+  );
   return new Map(found.flatMap(([key, version]) => (version ? [[key, version] as const] : [])));
 }
 
@@ -52,7 +61,14 @@ export function nodeView(node: StoredNode, context: RunContext): DatasetNode {
   if (node.node_type === 'TABLE') return { ...node, dataset_id: datasetId };
   const { sources, recipe_version_number: versionNumber, ...fields } = node;
   const version = context.versions.get(versionKey(node.recipe_id, versionNumber));
-  const { dataset_id: _dataset, version_number: _version, node_id: _node, build_node_ids: _build, running_node_id: _running, ...run } = runStatusOf(node, context);
+  const {
+    dataset_id: _dataset,
+    version_number: _version,
+    node_id: _node,
+    build_node_ids: _build,
+    running_node_id: _running,
+    ...run
+  } = runStatusOf(node, context);
   return {
     ...fields,
     dataset_id: datasetId,
@@ -70,7 +86,13 @@ export async function nodeResponse(tenantId: string, graph: StoredGraph, node: S
 /** The edges of a graph: one per binding of a recipe node's source, carrying its alias. */
 export function edgesOf(graph: StoredGraph): Edge[] {
   return graph.nodes.flatMap((node) =>
-    node.node_type === 'RECIPE' ? node.sources.map((binding) => ({ source_node_id: binding.source_node_id, target_node_id: node.id, alias: binding.alias })) : [],
+    node.node_type === 'RECIPE'
+      ? node.sources.map((binding) => ({
+          source_node_id: binding.source_node_id,
+          target_node_id: node.id,
+          alias: binding.alias,
+        }))
+      : [],
   );
 }
 
@@ -84,7 +106,12 @@ export function outputNodeOf(graph: StoredGraph): number | null {
 export async function fullGraph(tenantId: string, graph: StoredGraph): Promise<FullGraph> {
   const { expiration_date: _omitted, ...lean } = leanGraph(graph);
   const context = await runContextOf(tenantId, graph, await recipeVersionsOf(tenantId, graph.nodes));
-  return { ...lean, nodes: graph.nodes.map((node) => nodeView(node, context)), edges: edgesOf(graph), output_dataset_recipe_node_id: outputNodeOf(graph) };
+  return {
+    ...lean,
+    nodes: graph.nodes.map((node) => nodeView(node, context)),
+    edges: edgesOf(graph),
+    output_dataset_recipe_node_id: outputNodeOf(graph),
+  };
 }
 
 export function datasetResponse(entity: DatasetEntity, latest: StoredGraph | undefined): DatasetResponse {
@@ -105,13 +132,22 @@ export function datasetResponse(entity: DatasetEntity, latest: StoredGraph | und
  * since only then do they decide anything (SUCCEEDED or STALE): a poll while a run is queued or
  * running reads the graph and its runs, two store calls instead of five.
  */
-export async function readRunStatus(tenantId: string, datasetId: number, graphVersion: number, nodeId: number): Promise<RecipeRunStatus> {
+export async function readRunStatus(
+  tenantId: string,
+  datasetId: number,
+  graphVersion: number,
+  nodeId: number,
+): Promise<RecipeRunStatus> {
   const graph = await graphs.get(tenantId, datasetId, graphVersion);
   const node = findNode(graph, nodeId);
   if (node.node_type !== 'RECIPE') throw new AppError('20-1014', { params: [node.node_type] });
   const runs = await nodeRuns.list(tenantId, datasetId, graphVersion);
   const run = runs.get(nodeId);
-  if (!run || nodeExecution(run, runs).status !== 'COMPLETED') return runStatusOf(node, { graph, versions: new Map(), runs, tables: new Map() });
-  const [versions, tables] = await Promise.all([recipeVersionsOf(tenantId, graph.nodes), tableVersionsNow(tenantId, graph.nodes)]);
+  if (!run || nodeExecution(run, runs).status !== 'COMPLETED')
+    return runStatusOf(node, { graph, versions: new Map(), runs, tables: new Map() });
+  const [versions, tables] = await Promise.all([
+    recipeVersionsOf(tenantId, graph.nodes),
+    tableVersionsNow(tenantId, graph.nodes),
+  ]);
   return runStatusOf(node, { graph, versions, runs, tables });
 }

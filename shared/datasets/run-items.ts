@@ -20,7 +20,8 @@ export type OutputKind = (typeof OUTPUT_KINDS)[number];
 export const outputKindOf = (useSample: boolean): OutputKind => (useSample ? 'sample' : 'full');
 
 /** The attribute of a node run item that holds its current output of `kind`. */
-export const outputAttribute = (kind: OutputKind): 'sample_output' | 'full_output' => (kind === 'sample' ? 'sample_output' : 'full_output');
+export const outputAttribute = (kind: OutputKind): 'sample_output' | 'full_output' =>
+  kind === 'sample' ? 'sample_output' : 'full_output';
 
 /**
  * What one alias of a run read: a data version (TABLE node) or the output of an upstream

@@ -34,18 +34,30 @@ export function recipeRunJobRef(tenantId: string, datasetId: number, graphVersio
 
 /** For a graph write's transaction: no run may hold the version (a missing lock item is free). */
 export function noActiveRun(tenantId: string, datasetId: number, graphVersion: number): TransactItem {
-  return { ConditionCheck: { TableName: config.tableName, Key: keys.graphRunLock(tenantId, datasetId, graphVersion), ConditionExpression: 'attribute_not_exists(active_job)' } };
+  return {
+    ConditionCheck: {
+      TableName: config.tableName,
+      Key: keys.graphRunLock(tenantId, datasetId, graphVersion),
+      ConditionExpression: 'attribute_not_exists(active_job)',
+    },
+  };
 }
 
 async function getItem(key: { pk: string; sk: string }): Promise<Record<string, unknown> | undefined> {
-  return (await dynamoDocumentClient().send(new GetCommand({ TableName: config.tableName, Key: key, ConsistentRead: true }))).Item;
+  return (
+    await dynamoDocumentClient().send(new GetCommand({ TableName: config.tableName, Key: key, ConsistentRead: true }))
+  ).Item;
 }
 
 /**
  * The run that holds the graph version, if one is alive. A holder whose worker went silent is
  * failed (10-1047), and a lock whose job has ended is released, so neither blocks anyone.
  */
-export async function liveRun(tenantId: string, datasetId: number, graphVersion: number): Promise<ActiveRun | undefined> {
+export async function liveRun(
+  tenantId: string,
+  datasetId: number,
+  graphVersion: number,
+): Promise<ActiveRun | undefined> {
   const lockItem = await getItem(keys.graphRunLock(tenantId, datasetId, graphVersion));
   const active = lockItem ? parseItem(RunLock, 'GRAPH_RUN_LOCK', lockItem).active_job : undefined;
   if (!active) return undefined;
@@ -54,7 +66,8 @@ export async function liveRun(tenantId: string, datasetId: number, graphVersion:
   const execution = targetItem ? parseItem(StoredNodeRun, 'RECIPE_NODE_RUN', targetItem).execution : undefined;
   const now = Date.now();
   if (execution?.job_id === active.job_id && isRunning(execution, now, config.jobInactivitySeconds)) return active;
-  const error = execution?.job_id === active.job_id ? executionView(execution, now, config.jobInactivitySeconds).error : undefined;
+  const error =
+    execution?.job_id === active.job_id ? executionView(execution, now, config.jobInactivitySeconds).error : undefined;
   if (error && (await markFailed(ref, error))) return undefined;
   // The job ended without releasing the lock, or its status is gone: release it directly.
   await transactWrite([

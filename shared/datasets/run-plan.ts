@@ -71,7 +71,8 @@ export function inputsOf(
   upstream: UpstreamRuns,
   kind: OutputKind,
 ): RunInputs | AppError {
-  if (node.sources.length !== version.aliases.length) return new AppError('20-1049', { params: [version.aliases.length, node.sources.length] });
+  if (node.sources.length !== version.aliases.length)
+    return new AppError('20-1049', { params: [version.aliases.length, node.sources.length] });
   const sources: RunSource[] = [];
   for (const binding of node.sources) {
     const source = graph.nodes.find((candidate) => candidate.id === binding.source_node_id);
@@ -79,22 +80,34 @@ export function inputsOf(
     const at = { alias: binding.alias, node_id: source.id };
     if (source.node_type === 'TABLE') {
       const versionNumber = tables.get(source.id);
-      if (versionNumber === undefined) return new AppError('20-1059', { params: [source.data_table_id, source.data_table_version_number ?? 'latest'] });
+      if (versionNumber === undefined)
+        return new AppError('20-1059', {
+          params: [source.data_table_id, source.data_table_version_number ?? 'latest'],
+        });
       sources.push({ ...at, data_table_id: source.data_table_id, data_version_number: versionNumber });
     } else if (upstream.builtBy?.nodes.has(source.id)) {
       sources.push({ ...at, upstream_run_id: upstream.builtBy.jobId });
     } else {
       const output = upstream.runs.get(source.id)?.[outputAttribute(kind)];
-      if (!output) return new AppError('20-1039', { params: [`${graph.dataset_id}/${graph.version_number}/${source.id}/${kind}`] });
+      if (!output)
+        return new AppError('20-1039', {
+          params: [`${graph.dataset_id}/${graph.version_number}/${source.id}/${kind}`],
+        });
       sources.push({ ...at, upstream_run_id: output.run_id });
     }
   }
-  return { recipe_id: node.recipe_id, recipe_version_number: version.version_number, recipe_lock_version: version.lock_version, sources };
+  return {
+    recipe_id: node.recipe_id,
+    recipe_version_number: version.version_number,
+    recipe_lock_version: version.lock_version,
+    sources,
+  };
 }
 
 /** Same inputs, field by field (stored items keep their order of writing). */
 export function sameInputs(a: RunInputs, b: RunInputs): boolean {
-  const sourceText = (source: RunSource) => [source.alias, source.node_id, source.data_table_id, source.data_version_number, source.upstream_run_id].join('|');
+  const sourceText = (source: RunSource) =>
+    [source.alias, source.node_id, source.data_table_id, source.data_version_number, source.upstream_run_id].join('|');
   return (
     a.recipe_id === b.recipe_id &&
     a.recipe_version_number === b.recipe_version_number &&

@@ -24,7 +24,8 @@ import { nodeRuns } from './runs';
 const QUEUE_ATTEMPTS = 8;
 const RUN_KIND: EntityKind = 'RECIPE_NODE_RUN';
 
-const backOff = (attempt: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+const backOff = (attempt: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
 
 export interface RunRequest {
   readonly use_sample: boolean;
@@ -32,9 +33,27 @@ export interface RunRequest {
 }
 
 /** One node's run item update of a queuing transaction. */
-function queuedItem(tenantId: string, datasetId: number, graphVersion: number, nodeId: number, fields: Record<string, unknown>): TransactItem {
-  const values: Record<string, unknown> = { ':kind': RUN_KIND, ':tenant': tenantId, ':dataset': datasetId, ':version': graphVersion, ':node': nodeId };
-  const sets = ['kind = :kind', 'tenant_id = :tenant', 'dataset_id = :dataset', 'version_number = :version', 'node_id = :node'];
+function queuedItem(
+  tenantId: string,
+  datasetId: number,
+  graphVersion: number,
+  nodeId: number,
+  fields: Record<string, unknown>,
+): TransactItem {
+  const values: Record<string, unknown> = {
+    ':kind': RUN_KIND,
+    ':tenant': tenantId,
+    ':dataset': datasetId,
+    ':version': graphVersion,
+    ':node': nodeId,
+  };
+  const sets = [
+    'kind = :kind',
+    'tenant_id = :tenant',
+    'dataset_id = :dataset',
+    'version_number = :version',
+    'node_id = :node',
+  ];
   Object.entries(fields).forEach(([field, value], index) => {
     sets.push(`${field} = :f${index}`);
     values[`:f${index}`] = value;
@@ -79,7 +98,9 @@ export async function queueRun(
     const active = { job_id: jobId, node_id: nodeId, node_ids: build.map((step) => step.node_id) };
     const now = new Date().toISOString();
     const TableName = config.tableName;
-    const recipeVersions = new Map(build.map((step) => [`${step.inputs.recipe_id}/${step.inputs.recipe_version_number}`, step.inputs]));
+    const recipeVersions = new Map(
+      build.map((step) => [`${step.inputs.recipe_id}/${step.inputs.recipe_version_number}`, step.inputs]),
+    );
     const writes: TransactItem[] = [
       {
         Update: {
@@ -87,7 +108,11 @@ export async function queueRun(
           Key: keys.graphRunLock(tenantId, datasetId, graphVersion),
           UpdateExpression: 'SET active_job = :active, kind = :kind, tenant_id = :tenant',
           ConditionExpression: 'attribute_not_exists(active_job)',
-          ExpressionAttributeValues: { ':active': active, ':kind': 'GRAPH_RUN_LOCK' satisfies EntityKind, ':tenant': tenantId },
+          ExpressionAttributeValues: {
+            ':active': active,
+            ':kind': 'GRAPH_RUN_LOCK' satisfies EntityKind,
+            ':tenant': tenantId,
+          },
         },
       },
       {

@@ -8,7 +8,13 @@ import type { OutputKind } from './run-items';
  * schema-analysis.<depth>.json. A run rewrites its kind's folder; the node's run item says
  * whether what is there is current (run-items.ts).
  */
-export function nodeOutputPrefix(tenantId: string, datasetId: number, graphVersion: number, nodeId: number, kind: OutputKind): string {
+export function nodeOutputPrefix(
+  tenantId: string,
+  datasetId: number,
+  graphVersion: number,
+  nodeId: number,
+  kind: OutputKind,
+): string {
   return `${graphOutputPrefix(tenantId, datasetId, graphVersion)}nodes/${nodeId}/${kind}/`;
 }
 

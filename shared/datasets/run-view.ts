@@ -24,9 +24,15 @@ export interface RunContext {
  * Reads the run items of the graph version, and, when an output exists, the data version each
  * TABLE node reads now (needed to tell SUCCEEDED from STALE).
  */
-export async function runContextOf(tenantId: string, graph: StoredGraph, versions: RecipeVersionsByKey): Promise<RunContext> {
+export async function runContextOf(
+  tenantId: string,
+  graph: StoredGraph,
+  versions: RecipeVersionsByKey,
+): Promise<RunContext> {
   const recipes = graph.nodes.some((node) => node.node_type === 'RECIPE');
-  const runs = recipes ? await nodeRuns.list(tenantId, graph.dataset_id, graph.version_number) : new Map<number, StoredNodeRun>();
+  const runs = recipes
+    ? await nodeRuns.list(tenantId, graph.dataset_id, graph.version_number)
+    : new Map<number, StoredNodeRun>();
   const outputs = [...runs.values()].some((run) => run.sample_output ?? run.full_output);
   const tables = outputs ? await tableVersionsNow(tenantId, graph.nodes) : new Map<number, number | undefined>();
   return { graph, versions, runs, tables };
@@ -38,10 +44,19 @@ const ACTIVE = new Set(['PENDING', 'IN_PROGRESS']);
  * A node's execution: the target's is the job's own; another node's follows the job, so a
  * job that failed (or died) before reaching it shows it FAILED with the job's error.
  */
-export function nodeExecution(run: StoredNodeRun, runs: ReadonlyMap<number, StoredNodeRun>, now = Date.now()): JobExecution {
+export function nodeExecution(
+  run: StoredNodeRun,
+  runs: ReadonlyMap<number, StoredNodeRun>,
+  now = Date.now(),
+): JobExecution {
   const own = executionView(run.execution, now, config.jobInactivitySeconds);
   const target = runs.get(run.job_target);
-  if (run.node_id === run.job_target || !ACTIVE.has(run.execution.status) || target?.execution.job_id !== run.execution.job_id) return own;
+  if (
+    run.node_id === run.job_target ||
+    !ACTIVE.has(run.execution.status) ||
+    target?.execution.job_id !== run.execution.job_id
+  )
+    return own;
   const job = executionView(target.execution, now, config.jobInactivitySeconds);
   if (ACTIVE.has(job.status)) return { ...own, heartbeat_date: job.heartbeat_date };
   const error = job.error ?? { code: '10-500', message: 'internal server error' };
@@ -74,7 +89,11 @@ export function outputMetadata(output: NodeOutput): RecipeRunMetadata {
 
 /** The run status of recipe node `node` (NOT_RUN, with every field null, before its first run). */
 export function runStatusOf(node: StoredRecipeNode, context: RunContext): RecipeRunStatus {
-  const place = { dataset_id: context.graph.dataset_id, version_number: context.graph.version_number, node_id: node.id };
+  const place = {
+    dataset_id: context.graph.dataset_id,
+    version_number: context.graph.version_number,
+    node_id: node.id,
+  };
   const run = context.runs.get(node.id);
   if (!run) {
     return {
@@ -97,7 +116,9 @@ export function runStatusOf(node: StoredRecipeNode, context: RunContext): Recipe
   const output = run[outputAttribute(kind)];
   const current = isCurrent(context.graph, node, context.versions, context.tables, context.runs, kind);
   const target = context.runs.get(run.job_target);
-  const jobRunning = target?.execution.job_id === run.execution.job_id && executionView(target.execution, Date.now(), config.jobInactivitySeconds).status === 'IN_PROGRESS';
+  const jobRunning =
+    target?.execution.job_id === run.execution.job_id &&
+    executionView(target.execution, Date.now(), config.jobInactivitySeconds).status === 'IN_PROGRESS';
   return {
     ...place,
     start_time: execution.started_date,

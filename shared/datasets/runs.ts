@@ -47,7 +47,10 @@ export const nodeRuns = {
         new QueryCommand({
           TableName: config.tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': keys.children(tenantId, 'DATASET', datasetId), ':prefix': keys.nodeRunPrefix(graphVersion) },
+          ExpressionAttributeValues: {
+            ':pk': keys.children(tenantId, 'DATASET', datasetId),
+            ':prefix': keys.nodeRunPrefix(graphVersion),
+          },
           ConsistentRead: true,
           ExclusiveStartKey: cursor,
         }),
@@ -61,9 +64,18 @@ export const nodeRuns = {
     return runs;
   },
 
-  async find(tenantId: string, datasetId: number, graphVersion: number, nodeId: number): Promise<StoredNodeRun | undefined> {
+  async find(
+    tenantId: string,
+    datasetId: number,
+    graphVersion: number,
+    nodeId: number,
+  ): Promise<StoredNodeRun | undefined> {
     const result = await dynamoDocumentClient().send(
-      new GetCommand({ TableName: config.tableName, Key: keys.nodeRun(tenantId, datasetId, graphVersion, nodeId), ConsistentRead: true }),
+      new GetCommand({
+        TableName: config.tableName,
+        Key: keys.nodeRun(tenantId, datasetId, graphVersion, nodeId),
+        ConsistentRead: true,
+      }),
     );
     return result.Item ? parseItem(StoredNodeRun, RUN_KIND, result.Item) : undefined;
   },
@@ -93,7 +105,12 @@ export const nodeRuns = {
           UpdateExpression: `SET execution.#status = :running, execution.started_date = if_not_exists(execution.started_date, :now), execution.heartbeat_date = :now, execution.progress = :progress REMOVE ${output}`,
           ConditionExpression: `${OWNED} AND execution.#status IN (:pending, :running)`,
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ...owned, ':pending': 'PENDING', ':now': now, ':progress': { stage: 'RUNNING', percent: 0 } },
+          ExpressionAttributeValues: {
+            ...owned,
+            ':pending': 'PENDING',
+            ':now': now,
+            ':progress': { stage: 'RUNNING', percent: 0 },
+          },
         },
       },
       { Update: onTarget },
@@ -128,10 +145,18 @@ export const nodeRuns = {
       await sendRunning(ref, {
         TableName: config.tableName,
         Key: keys.nodeRun(ref.tenant_id, at.datasetId, at.graphVersion, nodeId),
-        UpdateExpression: 'SET execution.#status = :failed, execution.ended_date = :now, execution.heartbeat_date = :now, execution.#error = :error',
+        UpdateExpression:
+          'SET execution.#status = :failed, execution.ended_date = :now, execution.heartbeat_date = :now, execution.#error = :error',
         ConditionExpression: `${OWNED} AND execution.#status IN (:pending, :running)`,
         ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-        ExpressionAttributeValues: { ':job': ref.job_id, ':pending': 'PENDING', ':running': 'IN_PROGRESS', ':failed': 'FAILED', ':now': now, ':error': error },
+        ExpressionAttributeValues: {
+          ':job': ref.job_id,
+          ':pending': 'PENDING',
+          ':running': 'IN_PROGRESS',
+          ':failed': 'FAILED',
+          ':now': now,
+          ':error': error,
+        },
       });
     } catch (superseded) {
       if (!(superseded instanceof JobSupersededError)) throw superseded;

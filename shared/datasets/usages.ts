@@ -17,10 +17,15 @@ import { datasetStore } from './store';
 const USAGE_KIND: EntityKind = 'RECIPE_VERSION_USAGE';
 
 function usageKey(tenantId: string, graph: StoredGraph, node: StoredRecipeNode): ItemKey {
-  return keys.versionUse(tenantId, 'RECIPE', node.recipe_id, node.recipe_version_number, [graph.dataset_id, graph.version_number, node.id]);
+  return keys.versionUse(tenantId, 'RECIPE', node.recipe_id, node.recipe_version_number, [
+    graph.dataset_id,
+    graph.version_number,
+    node.id,
+  ]);
 }
 
-const recipeNodes = (graph: StoredGraph): StoredRecipeNode[] => graph.nodes.flatMap((node) => (node.node_type === 'RECIPE' ? [node] : []));
+const recipeNodes = (graph: StoredGraph): StoredRecipeNode[] =>
+  graph.nodes.flatMap((node) => (node.node_type === 'RECIPE' ? [node] : []));
 const keyText = (key: ItemKey): string => `${key.pk}|${key.sk}`;
 
 function usageOf(graph: StoredGraph, node: StoredRecipeNode, datasetName: string | null): StoredRecipeUsage {
@@ -46,15 +51,29 @@ function usageOf(graph: StoredGraph, node: StoredRecipeNode, datasetName: string
  * The writes that take the recorded uses from graph `before` to graph `after` (either may be
  * absent: a new or a deleted version). A newly used version must exist (20-1045).
  */
-export function recipeUseWrites(tenantId: string, before: StoredGraph | undefined, after: StoredGraph | undefined, datasetName: string | null): UseWrite[] {
+export function recipeUseWrites(
+  tenantId: string,
+  before: StoredGraph | undefined,
+  after: StoredGraph | undefined,
+  datasetName: string | null,
+): UseWrite[] {
   const TableName = config.tableName;
   const unexpected = (key: ItemKey) => () => new Error(`use ${keyText(key)}: unexpected condition failure`);
   const previous = before ? recipeNodes(before).map((node) => usageKey(tenantId, before, node)) : [];
-  const next = after ? recipeNodes(after).map((node) => ({ node, key: usageKey(tenantId, after, node), usage: usageOf(after, node, datasetName) })) : [];
+  const next = after
+    ? recipeNodes(after).map((node) => ({
+        node,
+        key: usageKey(tenantId, after, node),
+        usage: usageOf(after, node, datasetName),
+      }))
+    : [];
   const writes: UseWrite[] = [];
   const checked = new Set(previous.map(keyText));
   for (const { node, key, usage } of next) {
-    writes.push({ item: { Put: { TableName, Item: { ...key, kind: USAGE_KIND, tenant_id: tenantId, ...usage } } }, onConditionFailure: unexpected(key) });
+    writes.push({
+      item: { Put: { TableName, Item: { ...key, kind: USAGE_KIND, tenant_id: tenantId, ...usage } } },
+      onConditionFailure: unexpected(key),
+    });
     const versionKey = keys.version(tenantId, 'RECIPE', node.recipe_id, node.recipe_version_number);
     // A use new to this graph needs its version to exist; one check per version.
     if (checked.has(keyText(key)) || checked.has(keyText(versionKey))) continue;
@@ -66,7 +85,8 @@ export function recipeUseWrites(tenantId: string, before: StoredGraph | undefine
   }
   const kept = new Set(next.map(({ key }) => keyText(key)));
   for (const key of previous) {
-    if (!kept.has(keyText(key))) writes.push({ item: { Delete: { TableName, Key: key } }, onConditionFailure: unexpected(key) });
+    if (!kept.has(keyText(key)))
+      writes.push({ item: { Delete: { TableName, Key: key } }, onConditionFailure: unexpected(key) });
   }
   return writes;
 }
@@ -76,10 +96,16 @@ export function recipeUseWrites(tenantId: string, before: StoredGraph | undefine
  * the name of the graph's last change), so the list reads the names, one BatchGetItem per
  * hundred datasets.
  */
-export async function withCurrentDatasetNames(tenantId: string, usages: readonly StoredRecipeUsage[]): Promise<StoredRecipeUsage[]> {
+export async function withCurrentDatasetNames(
+  tenantId: string,
+  usages: readonly StoredRecipeUsage[],
+): Promise<StoredRecipeUsage[]> {
   const datasets = await datasetStore.findMany(
     tenantId,
     usages.map((usage) => usage.dataset_id),
   );
-  return usages.map((usage) => ({ ...usage, dataset_name: datasets.get(usage.dataset_id)?.data.name ?? usage.dataset_name }));
+  return usages.map((usage) => ({
+    ...usage,
+    dataset_name: datasets.get(usage.dataset_id)?.data.name ?? usage.dataset_name,
+  }));
 }

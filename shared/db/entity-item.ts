@@ -29,7 +29,9 @@ export interface Entity<D, M = Record<never, never>> {
 }
 
 /** The audit fields every response shows (spec 2.2). */
-export function auditFieldsOf(entity: Entity<unknown>): Pick<Entity<unknown>, 'created_by' | 'created_date' | 'last_modified_by' | 'last_modified_date'> {
+export function auditFieldsOf(
+  entity: Entity<unknown>,
+): Pick<Entity<unknown>, 'created_by' | 'created_date' | 'last_modified_by' | 'last_modified_date'> {
   return {
     created_by: entity.created_by,
     created_date: entity.created_date,

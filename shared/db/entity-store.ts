@@ -1,5 +1,12 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand, type BatchGetCommandOutput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  GetCommand,
+  QueryCommand,
+  UpdateCommand,
+  type BatchGetCommandOutput,
+  type QueryCommandOutput,
+} from '@aws-sdk/lib-dynamodb';
 import type * as z from 'zod';
 import { dynamoDocumentClient } from '../aws/clients';
 import { config } from '../config';
@@ -9,7 +16,15 @@ import { EntityItems, type Entity } from './entity-item';
 import { checkBeforeWrite } from './items';
 import { createRecordWrite, earlierCreate, replayedEntityId, type IdempotentRequest } from './idempotent-create';
 import { keys, normaliseName, type TopLevelKind } from './keys';
-import { counterChange, countCondition, entityRemoval, refAttribute, unchangedCheck, type Cascade, type RelatedWrite } from './related-writes';
+import {
+  counterChange,
+  countCondition,
+  entityRemoval,
+  refAttribute,
+  unchangedCheck,
+  type Cascade,
+  type RelatedWrite,
+} from './related-writes';
 import { failedAt, transactWrite, type TransactItem } from './transactions';
 
 export { auditFieldsOf, type Entity } from './entity-item';
@@ -110,7 +125,11 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
 
     if (idempotency) {
       const racedReplay = failedAt(outcome, writes.length - 1);
-      if (racedReplay) return { entity: await this.get(tenantId, replayedEntityId(this.settings.kind, idempotency, racedReplay.item)), replayed: true };
+      if (racedReplay)
+        return {
+          entity: await this.get(tenantId, replayedEntityId(this.settings.kind, idempotency, racedReplay.item)),
+          replayed: true,
+        };
     }
     if (failedAt(outcome, 1)) throw new AppError('10-409', { params: [this.settings.label, 'name'] });
     related.forEach((write, index) => {
@@ -121,7 +140,13 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
   }
 
   async find(tenantId: string, id: number): Promise<Entity<D, M> | undefined> {
-    const result = await dynamoDocumentClient().send(new GetCommand({ TableName: config.tableName, Key: keys.entity(tenantId, this.settings.kind, id), ConsistentRead: true }));
+    const result = await dynamoDocumentClient().send(
+      new GetCommand({
+        TableName: config.tableName,
+        Key: keys.entity(tenantId, this.settings.kind, id),
+        ConsistentRead: true,
+      }),
+    );
     return result.Item ? this.items.toEntity(result.Item) : undefined;
   }
 
@@ -130,7 +155,9 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
     const found = new Map<number, Entity<D, M>>();
     const all = [...new Set(ids)];
     for (let index = 0; index < all.length; index += BATCH_GET_KEYS) {
-      let pending: Record<string, unknown>[] | undefined = all.slice(index, index + BATCH_GET_KEYS).map((id) => ({ ...keys.entity(tenantId, this.settings.kind, id) }));
+      let pending: Record<string, unknown>[] | undefined = all
+        .slice(index, index + BATCH_GET_KEYS)
+        .map((id) => ({ ...keys.entity(tenantId, this.settings.kind, id) }));
       while (pending && pending.length > 0) {
         const result: BatchGetCommandOutput = await dynamoDocumentClient().send(
           new BatchGetCommand({ RequestItems: { [config.tableName]: { Keys: pending, ConsistentRead: true } } }),
@@ -197,12 +224,18 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
     const update = {
       TableName,
       Key,
-      UpdateExpression: 'SET #data = :data, lock_version = :next, name_key = :nameKey, last_modified_by = :actor, last_modified_date = :now',
+      UpdateExpression:
+        'SET #data = :data, lock_version = :next, name_key = :nameKey, last_modified_by = :actor, last_modified_date = :now',
       ConditionExpression: [
         'lock_version = :expected',
-        ...refsAsRead.map((_, index) => countCondition(`#kept${index}`, `:kept${index}`, current.refs[refsAsRead[index]!] ?? 0)),
+        ...refsAsRead.map((_, index) =>
+          countCondition(`#kept${index}`, `:kept${index}`, current.refs[refsAsRead[index]!] ?? 0),
+        ),
       ].join(' AND '),
-      ExpressionAttributeNames: { '#data': 'data', ...Object.fromEntries(refsAsRead.map((ref, index) => [`#kept${index}`, refAttribute(ref)])) },
+      ExpressionAttributeNames: {
+        '#data': 'data',
+        ...Object.fromEntries(refsAsRead.map((ref, index) => [`#kept${index}`, refAttribute(ref)])),
+      },
       ExpressionAttributeValues: {
         ...Object.fromEntries(refsAsRead.map((ref, index) => [`:kept${index}`, current.refs[ref] ?? 0])),
         ':data': next,
@@ -236,7 +269,11 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
             this.claimName(tenantId, next.name, current.id),
           ]
         : [];
-      const outcome = await transactWrite([{ Update: { ...update, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } }, ...claims, ...related.map((write) => write.item)]);
+      const outcome = await transactWrite([
+        { Update: { ...update, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
+        ...claims,
+        ...related.map((write) => write.item),
+      ]);
       const stale = failedAt(outcome, 0);
       if (stale) throw stale.item ? new AppError('10-1006') : this.missing(current.id);
       if (renamed && failedAt(outcome, 2)) throw new AppError('10-409', { params: [this.settings.label, 'name'] });
@@ -244,7 +281,8 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
         const failed = failedAt(outcome, 1 + claims.length + index);
         if (failed) throw write.onConditionFailure(failed.item);
       });
-      if (!outcome.committed) throw new Error(`${this.settings.label} ${current.id}: update cancelled for an unexpected reason`);
+      if (!outcome.committed)
+        throw new Error(`${this.settings.label} ${current.id}: update cancelled for an unexpected reason`);
     }
     return {
       ...current,
@@ -268,7 +306,9 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
     options: {
       readonly expectedLockVersion?: number;
       /** Writes that commit with the delete, derived from the entity as it is being deleted. */
-      readonly related?: readonly RelatedWrite[] | ((current: Entity<D, M>) => readonly RelatedWrite[] | Promise<readonly RelatedWrite[]>);
+      readonly related?:
+        | readonly RelatedWrite[]
+        | ((current: Entity<D, M>) => readonly RelatedWrite[] | Promise<readonly RelatedWrite[]>);
       /** The uses that go with the entity (counters marked `cascade`), found for the entity as read. */
       readonly cascade?: (current: Entity<D, M>) => Promise<Cascade<R>>;
     } = {},
@@ -323,7 +363,8 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
       if (changed?.item) {
         const now = this.items.toEntity(changed.item);
         this.assertNotInUse(now);
-        if (options.expectedLockVersion !== undefined && now.lock_version !== options.expectedLockVersion) throw new AppError('10-1006');
+        if (options.expectedLockVersion !== undefined && now.lock_version !== options.expectedLockVersion)
+          throw new AppError('10-1006');
       }
     }
     throw new AppError('10-1006');
@@ -336,13 +377,29 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
    * against its connection) or derived from its data (a table's use of its data source's
    * connection) cannot commit after the entity changed (10-1006).
    */
-  reference(tenantId: string, id: number, ref: R, delta: number, options: { readonly seenLockVersion?: number } = {}): RelatedWrite {
+  reference(
+    tenantId: string,
+    id: number,
+    ref: R,
+    delta: number,
+    options: { readonly seenLockVersion?: number } = {},
+  ): RelatedWrite {
     return this.counters(tenantId, id, { [ref]: delta } as Partial<Record<R, number>>, options);
   }
 
   /** Several counter changes in one write (as `reference`): a transaction writes an item once. */
-  counters(tenantId: string, id: number, deltas: Partial<Record<R, number>>, options: { readonly seenLockVersion?: number } = {}): RelatedWrite {
-    return counterChange(keys.entity(tenantId, this.settings.kind, id), deltas as Record<string, number>, options.seenLockVersion, () => this.missing(id));
+  counters(
+    tenantId: string,
+    id: number,
+    deltas: Partial<Record<R, number>>,
+    options: { readonly seenLockVersion?: number } = {},
+  ): RelatedWrite {
+    return counterChange(
+      keys.entity(tenantId, this.settings.kind, id),
+      deltas as Record<string, number>,
+      options.seenLockVersion,
+      () => this.missing(id),
+    );
   }
 
   /** A check that commits with another resource's write: the entity is still as read (10-1006). */
@@ -355,9 +412,16 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
    * item, only as read and while no counter says it is in use, and its name claim.
    */
   removal(tenantId: string, entity: Entity<D, M>): RelatedWrite[] {
-    const blocking = (Object.keys(this.settings.references) as R[]).filter((ref) => this.settings.references[ref] !== 'cascade');
+    const blocking = (Object.keys(this.settings.references) as R[]).filter(
+      (ref) => this.settings.references[ref] !== 'cascade',
+    );
     const { kind } = this.settings;
-    const target = { key: keys.entity(tenantId, kind, entity.id), claim: keys.nameClaim(tenantId, kind, entity.data.name), id: entity.id, lockVersion: entity.lock_version };
+    const target = {
+      key: keys.entity(tenantId, kind, entity.id),
+      claim: keys.nameClaim(tenantId, kind, entity.data.name),
+      id: entity.id,
+      lockVersion: entity.lock_version,
+    };
     return entityRemoval(target, blocking, () => this.missing(entity.id));
   }
 

@@ -33,8 +33,17 @@ const CreateRecord = z.object({
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** The Put of the record, in the create's transaction; refused while an unexpired record holds the key. */
-export function createRecordWrite(tenantId: string, kind: TopLevelKind, request: IdempotentRequest, entityId: number): TransactItem {
-  const record: z.infer<typeof CreateRecord> = { fingerprint: request.fingerprint, entity_id: entityId, expires_at: nowSeconds() + IDEMPOTENCY_TTL_SECONDS };
+export function createRecordWrite(
+  tenantId: string,
+  kind: TopLevelKind,
+  request: IdempotentRequest,
+  entityId: number,
+): TransactItem {
+  const record: z.infer<typeof CreateRecord> = {
+    fingerprint: request.fingerprint,
+    entity_id: entityId,
+    expires_at: nowSeconds() + IDEMPOTENCY_TTL_SECONDS,
+  };
   return {
     Put: {
       TableName: config.tableName,
@@ -47,8 +56,18 @@ export function createRecordWrite(tenantId: string, kind: TopLevelKind, request:
 }
 
 /** The entity an earlier create with this key made, if its record is still alive. */
-export async function earlierCreate(tenantId: string, kind: TopLevelKind, request: IdempotentRequest): Promise<number | undefined> {
-  const result = await dynamoDocumentClient().send(new GetCommand({ TableName: config.tableName, Key: keys.idempotency(tenantId, kind, request.key), ConsistentRead: true }));
+export async function earlierCreate(
+  tenantId: string,
+  kind: TopLevelKind,
+  request: IdempotentRequest,
+): Promise<number | undefined> {
+  const result = await dynamoDocumentClient().send(
+    new GetCommand({
+      TableName: config.tableName,
+      Key: keys.idempotency(tenantId, kind, request.key),
+      ConsistentRead: true,
+    }),
+  );
   if (!result.Item) return undefined;
   const record = parseItem(CreateRecord, kind, result.Item);
   return record.expires_at < nowSeconds() ? undefined : entityIdOf(request, record);
@@ -58,7 +77,11 @@ export async function earlierCreate(tenantId: string, kind: TopLevelKind, reques
  * The entity named by the record a create found in its way when it lost the race for the
  * key (the transaction returns it); 10-1400 when the record is of another request.
  */
-export function replayedEntityId(kind: TopLevelKind, request: IdempotentRequest, item: Record<string, unknown> | undefined): number {
+export function replayedEntityId(
+  kind: TopLevelKind,
+  request: IdempotentRequest,
+  item: Record<string, unknown> | undefined,
+): number {
   return entityIdOf(request, item ? parseItem(CreateRecord, kind, item) : undefined);
 }
 

@@ -11,7 +11,10 @@ import { keys, type OperationKind } from './keys';
 /** The record of an operation's Idempotency-Key: claimed RUNNING, then DONE with the answer. */
 function responseRecord<T>(answer: z.ZodType<T>) {
   const claim = { fingerprint: z.string(), expires_at: z.int() };
-  return z.discriminatedUnion('state', [z.object({ ...claim, state: z.literal('RUNNING') }), z.object({ ...claim, state: z.literal('DONE'), body: answer })]);
+  return z.discriminatedUnion('state', [
+    z.object({ ...claim, state: z.literal('RUNNING') }),
+    z.object({ ...claim, state: z.literal('DONE'), body: answer }),
+  ]);
 }
 
 /**
@@ -48,7 +51,8 @@ export async function idempotentResponse<T>(
     const item = (await client.send(new GetCommand({ TableName: config.tableName, Key, ConsistentRead: true }))).Item;
     if (!item) throw busy();
     const earlier = parseItem(responseRecord(answer), operation, item);
-    if (earlier.fingerprint !== request.fingerprint) throw validationError({ 'Idempotency-Key': 'already used with a different request' });
+    if (earlier.fingerprint !== request.fingerprint)
+      throw validationError({ 'Idempotency-Key': 'already used with a different request' });
     if (earlier.state !== 'DONE') throw busy();
     return { body: earlier.body, replayed: true };
   }

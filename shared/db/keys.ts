@@ -100,8 +100,12 @@ export const keys = {
   }),
   client: (tenantId: string, clientId: string): ItemKey => ({ pk: `${tenantPrefix(tenantId)}#CLIENT`, sk: clientId }),
   /** The item collection of an entity's children (a data table's versions), next to its head. */
-  children: (tenantId: string, kind: TopLevelKind, id: number): string => `${tenantPrefix(tenantId)}#${kind}#${String(id).padStart(ID_WIDTH, '0')}`,
-  childrenHead: (tenantId: string, kind: TopLevelKind, id: number): ItemKey => ({ pk: keys.children(tenantId, kind, id), sk: '#HEAD' }),
+  children: (tenantId: string, kind: TopLevelKind, id: number): string =>
+    `${tenantPrefix(tenantId)}#${kind}#${String(id).padStart(ID_WIDTH, '0')}`,
+  childrenHead: (tenantId: string, kind: TopLevelKind, id: number): ItemKey => ({
+    pk: keys.children(tenantId, kind, id),
+    sk: '#HEAD',
+  }),
   VERSION_PREFIX: 'V#',
   version: (tenantId: string, kind: TopLevelKind, id: number, versionNumber: number): ItemKey => ({
     pk: keys.children(tenantId, kind, id),
@@ -110,7 +114,13 @@ export const keys = {
   /** Where the uses of version `versionNumber` are listed: a Query with this sk prefix in the children. */
   versionUsePrefix: (versionNumber: number): string => `U#${String(versionNumber).padStart(ID_WIDTH, '0')}#`,
   /** One use of an entity's version; `user` names the user (a dataset node: dataset, graph version and node ids). */
-  versionUse: (tenantId: string, kind: TopLevelKind, id: number, versionNumber: number, user: readonly number[]): ItemKey => ({
+  versionUse: (
+    tenantId: string,
+    kind: TopLevelKind,
+    id: number,
+    versionNumber: number,
+    user: readonly number[],
+  ): ItemKey => ({
     pk: keys.children(tenantId, kind, id),
     sk: `${keys.versionUsePrefix(versionNumber)}${user.map((part) => String(part).padStart(ID_WIDTH, '0')).join('#')}`,
   }),
@@ -125,8 +135,17 @@ export const keys = {
     pk: keys.children(tenantId, 'DATASET', datasetId),
     sk: `${keys.nodeRunPrefix(graphVersion)}${String(nodeId).padStart(ID_WIDTH, '0')}`,
   }),
-  usage: (tenantId: string, metric: string, period: string): ItemKey => ({ pk: `${tenantPrefix(tenantId)}#USAGE`, sk: `${metric}#${period}` }),
-  job: (tenantId: string, kind: JobKind, jobId: string): ItemKey => ({ pk: `${tenantPrefix(tenantId)}#${kind}`, sk: jobId }),
+  usage: (tenantId: string, metric: string, period: string): ItemKey => ({
+    pk: `${tenantPrefix(tenantId)}#USAGE`,
+    sk: `${metric}#${period}`,
+  }),
+  job: (tenantId: string, kind: JobKind, jobId: string): ItemKey => ({
+    pk: `${tenantPrefix(tenantId)}#${kind}`,
+    sk: jobId,
+  }),
   /** A job's sealed credentials, apart from its status so that no read of the status carries them. */
-  jobSecret: (tenantId: string, kind: JobKind, jobId: string): ItemKey => ({ pk: `${tenantPrefix(tenantId)}#${kind}`, sk: `${jobId}#SECRET` }),
+  jobSecret: (tenantId: string, kind: JobKind, jobId: string): ItemKey => ({
+    pk: `${tenantPrefix(tenantId)}#${kind}`,
+    sk: `${jobId}#SECRET`,
+  }),
 };

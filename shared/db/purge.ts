@@ -39,10 +39,15 @@ export async function keysUnder(pk: string, prefix?: string): Promise<ItemKey[]>
 export async function deleteItems(itemKeys: readonly ItemKey[]): Promise<void> {
   for (let index = 0; index < itemKeys.length; index += BATCH_WRITE_ITEMS) {
     let requests: Record<string, { DeleteRequest: { Key: Record<string, unknown> } }[]> | undefined = {
-      [config.tableName]: itemKeys.slice(index, index + BATCH_WRITE_ITEMS).map((key) => ({ DeleteRequest: { Key: { pk: key.pk, sk: key.sk } } })),
+      [config.tableName]: itemKeys
+        .slice(index, index + BATCH_WRITE_ITEMS)
+        .map((key) => ({ DeleteRequest: { Key: { pk: key.pk, sk: key.sk } } })),
     };
     for (let round = 1; requests && Object.keys(requests).length > 0; round += 1) {
-      if (round > UNPROCESSED_ROUNDS) throw new Error(`${Object.values(requests).flat().length} deletions still unprocessed after ${UNPROCESSED_ROUNDS} rounds`);
+      if (round > UNPROCESSED_ROUNDS)
+        throw new Error(
+          `${Object.values(requests).flat().length} deletions still unprocessed after ${UNPROCESSED_ROUNDS} rounds`,
+        );
       if (round > 1) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** round));
       const result = await dynamoDocumentClient().send(new BatchWriteCommand({ RequestItems: requests }));
       requests = result.UnprocessedItems as typeof requests;

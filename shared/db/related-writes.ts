@@ -30,10 +30,16 @@ export const countCondition = (name: string, value: string, expected: number): s
   expected === 0 ? `(attribute_not_exists(${name}) OR ${name} = ${value})` : `${name} = ${value}`;
 
 /** 10-1006 when the item exists but is not as read, else the entity's not-found error. */
-const staleOr = (missing: () => AppError) => (current: Record<string, unknown> | undefined) => (current ? new AppError('10-1006') : missing());
+const staleOr = (missing: () => AppError) => (current: Record<string, unknown> | undefined) =>
+  current ? new AppError('10-1006') : missing();
 
 /** See EntityStore.counters: `deltas` by counter name, in one update of the item. */
-export function counterChange(Key: ItemKey, deltas: Readonly<Record<string, number>>, seenLockVersion: number | undefined, missing: () => AppError): RelatedWrite {
+export function counterChange(
+  Key: ItemKey,
+  deltas: Readonly<Record<string, number>>,
+  seenLockVersion: number | undefined,
+  missing: () => AppError,
+): RelatedWrite {
   const changes = Object.entries(deltas);
   const conditions = ['attribute_exists(pk)', ...(seenLockVersion === undefined ? [] : ['lock_version = :seen'])];
   const values: Record<string, number> = seenLockVersion === undefined ? {} : { ':seen': seenLockVersion };
@@ -50,7 +56,9 @@ export function counterChange(Key: ItemKey, deltas: Readonly<Record<string, numb
         Key,
         UpdateExpression: `ADD ${changes.map((_, index) => `#ref${index} :delta${index}`).join(', ')}`,
         ConditionExpression: conditions.join(' AND '),
-        ExpressionAttributeNames: Object.fromEntries(changes.map(([ref], index) => [`#ref${index}`, refAttribute(ref)])),
+        ExpressionAttributeNames: Object.fromEntries(
+          changes.map(([ref], index) => [`#ref${index}`, refAttribute(ref)]),
+        ),
         ExpressionAttributeValues: values,
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
@@ -86,14 +94,28 @@ export function entityRemoval(
     Delete: {
       TableName,
       Key: entity.key,
-      ConditionExpression: ['lock_version = :seen', ...blocking.map((_, index) => countCondition(`#ref${index}`, ':zero', 0))].join(' AND '),
-      ...(blocking.length > 0 ? { ExpressionAttributeNames: Object.fromEntries(blocking.map((ref, index) => [`#ref${index}`, refAttribute(ref)])) } : {}),
+      ConditionExpression: [
+        'lock_version = :seen',
+        ...blocking.map((_, index) => countCondition(`#ref${index}`, ':zero', 0)),
+      ].join(' AND '),
+      ...(blocking.length > 0
+        ? {
+            ExpressionAttributeNames: Object.fromEntries(
+              blocking.map((ref, index) => [`#ref${index}`, refAttribute(ref)]),
+            ),
+          }
+        : {}),
       ExpressionAttributeValues: { ':seen': entity.lockVersion, ...(blocking.length > 0 ? { ':zero': 0 } : {}) },
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
   };
   const claim: TransactItem = {
-    Delete: { TableName, Key: entity.claim, ConditionExpression: 'entity_id = :id', ExpressionAttributeValues: { ':id': entity.id } },
+    Delete: {
+      TableName,
+      Key: entity.claim,
+      ConditionExpression: 'entity_id = :id',
+      ExpressionAttributeValues: { ':id': entity.id },
+    },
   };
   return [
     { item, onConditionFailure: staleOr(missing) },

@@ -13,13 +13,15 @@ export interface CancellationReason {
   readonly item: Record<string, unknown> | undefined;
 }
 
-export type TransactionOutcome = { readonly committed: true } | { readonly committed: false; readonly reasons: readonly CancellationReason[] };
+export type TransactionOutcome =
+  { readonly committed: true } | { readonly committed: false; readonly reasons: readonly CancellationReason[] };
 
 /** Attempts of a transaction that DynamoDB cancelled only because another one held its items. */
 const CONFLICT_ATTEMPTS = 4;
 
 /** A short pause that grows with each attempt, randomised so that colliding writers spread out. */
-const conflictPause = (attempt: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+const conflictPause = (attempt: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
 
 /**
  * Runs a conditional transaction. A cancellation is an expected outcome (a condition did not

@@ -48,7 +48,13 @@ export function typeFamily(typeName: string): TypeFamily {
   return 'other';
 }
 
-const NUMERIC: ReadonlySet<TypeFamily> = new Set(['small-integer', 'big-integer', 'unsigned-big-integer', 'float', 'decimal']);
+const NUMERIC: ReadonlySet<TypeFamily> = new Set([
+  'small-integer',
+  'big-integer',
+  'unsigned-big-integer',
+  'float',
+  'decimal',
+]);
 
 export function isNumeric(typeName: string): boolean {
   return NUMERIC.has(typeFamily(typeName));

@@ -50,10 +50,25 @@ async function readEnds(path: string): Promise<FileEnds> {
   const handle = await open(path, 'r');
   try {
     const { size } = await handle.stat();
-    const { buffer: head, bytesRead } = await handle.read(Buffer.alloc(Math.min(size, HEAD_BYTES)), 0, Math.min(size, HEAD_BYTES), 0);
+    const { buffer: head, bytesRead } = await handle.read(
+      Buffer.alloc(Math.min(size, HEAD_BYTES)),
+      0,
+      Math.min(size, HEAD_BYTES),
+      0,
+    );
     const whole = bytesRead >= size;
-    if (whole) return { head: head.subarray(0, bytesRead), tail: head.subarray(Math.max(0, bytesRead - SIGNATURE_TAIL_BYTES), bytesRead), whole };
-    const { buffer: tail } = await handle.read(Buffer.alloc(SIGNATURE_TAIL_BYTES), 0, SIGNATURE_TAIL_BYTES, size - SIGNATURE_TAIL_BYTES);
+    if (whole)
+      return {
+        head: head.subarray(0, bytesRead),
+        tail: head.subarray(Math.max(0, bytesRead - SIGNATURE_TAIL_BYTES), bytesRead),
+        whole,
+      };
+    const { buffer: tail } = await handle.read(
+      Buffer.alloc(SIGNATURE_TAIL_BYTES),
+      0,
+      SIGNATURE_TAIL_BYTES,
+      size - SIGNATURE_TAIL_BYTES,
+    );
     return { head: head.subarray(0, bytesRead), tail, whole };
   } finally {
     await handle.close();
@@ -69,7 +84,12 @@ async function readGzipEnds(file: CsvSourceFile): Promise<FileEnds> {
   const raw = await readEnds(file.localPath);
   if (raw.head.length === 0) return raw;
   const format = recognisedFormat(raw.head, raw.tail);
-  if (format !== 'gzip') throw engineError(format ? '10-1000' : '10-1003', file.source, `${format ? `${format} data` : 'not gzip data'}, not gzip-compressed CSV`);
+  if (format !== 'gzip')
+    throw engineError(
+      format ? '10-1000' : '10-1003',
+      file.source,
+      `${format ? `${format} data` : 'not gzip data'}, not gzip-compressed CSV`,
+    );
   const chunks: Buffer[] = [];
   let length = 0;
   let whole = true;
@@ -84,13 +104,22 @@ async function readGzipEnds(file: CsvSourceFile): Promise<FileEnds> {
       }
     }
   } catch (error) {
-    if (length === 0) throw engineError('10-1003', file.source, `not readable as gzip: ${error instanceof Error ? error.message : String(error)}`);
+    if (length === 0)
+      throw engineError(
+        '10-1003',
+        file.source,
+        `not readable as gzip: ${error instanceof Error ? error.message : String(error)}`,
+      );
   } finally {
     // Leaving the loop early ends the gunzip stream only; pipe() leaves its source open.
     compressed.destroy();
   }
   const head = Buffer.concat(chunks).subarray(0, HEAD_BYTES);
-  return { head, tail: whole ? head.subarray(Math.max(0, head.length - SIGNATURE_TAIL_BYTES)) : Buffer.alloc(0), whole };
+  return {
+    head,
+    tail: whole ? head.subarray(Math.max(0, head.length - SIGNATURE_TAIL_BYTES)) : Buffer.alloc(0),
+    whole,
+  };
 }
 
 /** The head as text; a multi-byte character cut at the end of a partial head is no error. */
@@ -117,7 +146,8 @@ export async function checkCsvFile(file: CsvSourceFile): Promise<CheckedCsvFile>
   if (whole && text.trim() === '') return { file, hasContent: false, delimiter: undefined };
 
   const line = headerLine(text);
-  if (!line.ended && !whole) throw refuse('10-1002', `the header line does not end within the first ${HEAD_BYTES / 2 ** 20} MiB`);
+  if (!line.ended && !whole)
+    throw refuse('10-1002', `the header line does not end within the first ${HEAD_BYTES / 2 ** 20} MiB`);
   if (line.inQuotes) throw refuse('10-1002', 'unterminated quote in the header line');
   const delimiter = detectDelimiter(line.text);
   const problem = headerProblem(splitFields(line.text, delimiter ?? ','));

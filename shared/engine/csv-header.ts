@@ -34,7 +34,8 @@ export function headerLine(text: string): HeaderLine {
   for (let index = 0; index < text.length; index++) {
     const character = text[index];
     if (character === QUOTE) inQuotes = !inQuotes;
-    else if (!inQuotes && (character === '\n' || character === '\r')) return { text: text.slice(0, index), ended: true, inQuotes };
+    else if (!inQuotes && (character === '\n' || character === '\r'))
+      return { text: text.slice(0, index), ended: true, inQuotes };
   }
   return { text, ended: false, inQuotes };
 }
@@ -91,7 +92,8 @@ export function headerProblem(names: readonly string[]): string | undefined {
     const name = raw.trim();
     if (name === '') return `column ${index + 1} has an empty name`;
     if (CONTROL_CHARACTER.test(raw)) return `column name ${shown(raw)} contains a control character or line break`;
-    if ([...name].length > MAX_COLUMN_NAME_LENGTH) return `column name ${shown(name)} is longer than ${MAX_COLUMN_NAME_LENGTH} characters`;
+    if ([...name].length > MAX_COLUMN_NAME_LENGTH)
+      return `column name ${shown(name)} is longer than ${MAX_COLUMN_NAME_LENGTH} characters`;
     const key = name.toLowerCase();
     if (seen.has(key)) return `column name ${shown(name)} appears more than once (case is ignored)`;
     seen.add(key);

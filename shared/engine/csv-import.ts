@@ -4,7 +4,14 @@ import type { Delimiter } from './csv-header';
 import { csvReadFailure, engineError } from './engine-errors';
 import { copyToParquet } from './parquet';
 import { fileLiteral } from './sql';
-import { importTable, outputName, singleSource, sourceNames, type TableImportOptions, type TableImportResult } from './table-import';
+import {
+  importTable,
+  outputName,
+  singleSource,
+  sourceNames,
+  type TableImportOptions,
+  type TableImportResult,
+} from './table-import';
 
 /**
  * CSV files (plain or gzip-compressed, ".csv.gz") to one Parquet table, in one pass over the
@@ -25,7 +32,10 @@ export type CsvImportResult = TableImportResult;
 export const DEFAULT_SAMPLE_ROWS = 10_000;
 export const DEFAULT_PREVIEW_ROWS = 100;
 
-export async function importCsvFiles(files: readonly CsvSourceFile[], options: CsvImportOptions): Promise<CsvImportResult> {
+export async function importCsvFiles(
+  files: readonly CsvSourceFile[],
+  options: CsvImportOptions,
+): Promise<CsvImportResult> {
   return importTable(files, options, async () => {
     const withContent = (await Promise.all(files.map(checkCsvFile))).filter((checked) => checked.hasContent);
     if (withContent.length === 0) throw engineError('10-1005', singleSource(files), 'no file holds any data');
@@ -71,7 +81,8 @@ function csvSource(files: readonly CsvSourceFile[], delimiter: Delimiter, sample
   return `read_csv([${files.map((file) => fileLiteral(file.localPath)).join(', ')}], ${options.join(', ')})`;
 }
 
-const isLateTypeMismatch = (error: unknown) => error instanceof Error && /^Conversion Error: CSV Error/.test(error.message);
+const isLateTypeMismatch = (error: unknown) =>
+  error instanceof Error && /^Conversion Error: CSV Error/.test(error.message);
 
 /**
  * Writes the CSV files to `dataPath`; answers the number of rows. When a value beyond the
@@ -79,8 +90,14 @@ const isLateTypeMismatch = (error: unknown) => error instanceof Error && /^Conve
  * as numbers), the files are read once more with every row as the sample: slower, but only
  * for such files.
  */
-async function convertToParquet(connection: DuckDBConnection, files: readonly CsvSourceFile[], delimiter: Delimiter, dataPath: string): Promise<number> {
-  const copy = (sampleEveryRow: boolean) => copyToParquet(connection, `SELECT * FROM ${csvSource(files, delimiter, sampleEveryRow)}`, dataPath);
+async function convertToParquet(
+  connection: DuckDBConnection,
+  files: readonly CsvSourceFile[],
+  delimiter: Delimiter,
+  dataPath: string,
+): Promise<number> {
+  const copy = (sampleEveryRow: boolean) =>
+    copyToParquet(connection, `SELECT * FROM ${csvSource(files, delimiter, sampleEveryRow)}`, dataPath);
   try {
     return await copy(false);
   } catch (error) {

@@ -22,7 +22,9 @@ export interface DeclaredColumn {
 }
 
 const hasBlob = (type: DeclaredType): boolean =>
-  type.kind === 'blob' || (type.kind === 'list' && hasBlob(type.element)) || (type.kind === 'struct' && type.fields.some((field) => hasBlob(field.type)));
+  type.kind === 'blob' ||
+  (type.kind === 'list' && hasBlob(type.element)) ||
+  (type.kind === 'struct' && type.fields.some((field) => hasBlob(field.type)));
 
 /** The type read_json reads a value as: the declared one, with BLOBs as their base64 text. */
 function readType(type: DeclaredType): string {
@@ -51,7 +53,10 @@ function loaded(operand: string, type: DeclaredType, depth: number): string {
       return `list_transform(${operand}, ${element} -> ${loaded(element, type.element, depth + 1)})`;
     }
     case 'struct': {
-      const fields = type.fields.map((field) => `${quotedIdentifier(field.name)} := ${loaded(`struct_extract(${operand}, ${quotedString(field.name)})`, field.type, depth + 1)}`);
+      const fields = type.fields.map(
+        (field) =>
+          `${quotedIdentifier(field.name)} := ${loaded(`struct_extract(${operand}, ${quotedString(field.name)})`, field.type, depth + 1)}`,
+      );
       return `CASE WHEN ${operand} IS NULL THEN NULL ELSE struct_pack(${fields.join(', ')}) END`;
     }
   }
@@ -64,5 +69,7 @@ export function jsonColumnsOption(columns: readonly DeclaredColumn[]): string {
 
 /** The select list loading every declared column under its own name, in the declared order. */
 export function declaredSelectList(columns: readonly DeclaredColumn[]): string {
-  return columns.map((column) => `${loaded(quotedIdentifier(column.name), column.type, 0)} AS ${quotedIdentifier(column.name)}`).join(', ');
+  return columns
+    .map((column) => `${loaded(quotedIdentifier(column.name), column.type, 0)} AS ${quotedIdentifier(column.name)}`)
+    .join(', ');
 }

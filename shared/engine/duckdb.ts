@@ -87,7 +87,10 @@ export async function createSandboxedDuckDb(options: SandboxOptions = {}): Promi
     const setup = await instance.connect();
     try {
       const directories = options.directories ?? [];
-      if (directories.length > 0) await setup.run(`SET allowed_directories = [${directories.map((directory) => quotedString(directory)).join(', ')}]`);
+      if (directories.length > 0)
+        await setup.run(
+          `SET allowed_directories = [${directories.map((directory) => quotedString(directory)).join(', ')}]`,
+        );
       // GLOBAL: every connection of the instance renders timestamps in UTC, as workers do.
       await setup.run("SET GLOBAL TimeZone = 'UTC'");
       await setup.run('SET enable_external_access = false');
@@ -103,12 +106,18 @@ export async function createSandboxedDuckDb(options: SandboxOptions = {}): Promi
 }
 
 /** Runs `use` on a connection of a fresh sandboxed engine (createSandboxedDuckDb), closed afterwards. */
-export async function withSandboxedDuckDb<T>(options: SandboxOptions, use: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+export async function withSandboxedDuckDb<T>(
+  options: SandboxOptions,
+  use: (connection: DuckDBConnection) => Promise<T>,
+): Promise<T> {
   return withEngine(await createSandboxedDuckDb(options), use);
 }
 
 /** Runs `use` on a connection of `instance`, then closes both. */
-export async function withEngine<T>(instance: DuckDBInstance, use: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+export async function withEngine<T>(
+  instance: DuckDBInstance,
+  use: (connection: DuckDBConnection) => Promise<T>,
+): Promise<T> {
   try {
     const connection = await instance.connect();
     try {

@@ -81,6 +81,8 @@ function csvFailureCode(message: string): ErrorCode {
  */
 export function csvReadFailure(error: unknown, files: readonly PathName[], otherPaths: readonly PathName[]): AppError {
   const message = messageOf(error);
-  const file = [...files].sort((a, b) => b.path.length - a.path.length).find(({ path }) => message.includes(path))?.name;
+  const file = [...files]
+    .sort((a, b) => b.path.length - a.path.length)
+    .find(({ path }) => message.includes(path))?.name;
   return engineError(csvFailureCode(message), file, shortCause(redactPaths(message, [...files, ...otherPaths])), error);
 }

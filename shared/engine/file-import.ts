@@ -20,7 +20,11 @@ import type { SourceFile, TableImportOptions, TableImportResult } from './table-
  * `declared` is the schema a source system declares for the rows its reader wrote as JSON
  * Lines (the analytics_db reader): they are loaded with those types (declared-columns.ts).
  */
-export async function importFiles(files: readonly SourceFile[], options: TableImportOptions, declared?: readonly DeclaredColumn[]): Promise<TableImportResult> {
+export async function importFiles(
+  files: readonly SourceFile[],
+  options: TableImportOptions,
+  declared?: readonly DeclaredColumn[],
+): Promise<TableImportResult> {
   const formats = new Map<DataFormat, SourceFile>();
   for (const file of files) {
     const format = formatOf(file);
@@ -28,11 +32,16 @@ export async function importFiles(files: readonly SourceFile[], options: TableIm
   }
   if (formats.size > 1) {
     const named = [...formats].map(([format, file]) => `${file.source} is ${FORMAT_NAMES[format]}`).join(', ');
-    throw engineError('10-1002', undefined, `the folder mixes file formats (${named}); an import reads files of one format`);
+    throw engineError(
+      '10-1002',
+      undefined,
+      `the folder mixes file formats (${named}); an import reads files of one format`,
+    );
   }
   const format = formats.keys().next().value ?? 'csv';
   // Only a reader of ours declares a schema, and it writes JSON Lines: anything else is a bug.
-  if (declared && format !== 'jsonl') throw new Error(`a declared schema is read from JSON Lines, not ${FORMAT_NAMES[format]}`);
+  if (declared && format !== 'jsonl')
+    throw new Error(`a declared schema is read from JSON Lines, not ${FORMAT_NAMES[format]}`);
   switch (format) {
     case 'csv':
       return importCsvFiles(files, options);

@@ -31,12 +31,16 @@ const SIGNATURES: readonly FileSignature[] = [
   { format: 'PDF', head: ascii('%PDF-') },
 ];
 
-const startsWith = (data: Uint8Array, prefix: readonly number[]) => data.length >= prefix.length && prefix.every((byte, index) => byte === ANY || data[index] === byte);
-const endsWith = (data: Uint8Array, suffix: readonly number[]) => startsWith(data.subarray(data.length - suffix.length), suffix);
+const startsWith = (data: Uint8Array, prefix: readonly number[]) =>
+  data.length >= prefix.length && prefix.every((byte, index) => byte === ANY || data[index] === byte);
+const endsWith = (data: Uint8Array, suffix: readonly number[]) =>
+  startsWith(data.subarray(data.length - suffix.length), suffix);
 
 /** The format `head` (and `tail`, the file's last bytes) belongs to, if it is a known non-CSV one. */
 export function recognisedFormat(head: Uint8Array, tail: Uint8Array): string | undefined {
-  return SIGNATURES.find((signature) => startsWith(head, signature.head) && (!signature.tail || endsWith(tail, signature.tail)))?.format;
+  return SIGNATURES.find(
+    (signature) => startsWith(head, signature.head) && (!signature.tail || endsWith(tail, signature.tail)),
+  )?.format;
 }
 
 /** How many trailing bytes recognisedFormat needs. */
@@ -66,4 +70,8 @@ export function formatOfExtension(extension: string): DataFormat | undefined {
 }
 
 /** Shown in messages. */
-export const FORMAT_NAMES: Readonly<Record<DataFormat, string>> = { csv: 'CSV', parquet: 'Parquet', jsonl: 'JSON Lines' };
+export const FORMAT_NAMES: Readonly<Record<DataFormat, string>> = {
+  csv: 'CSV',
+  parquet: 'Parquet',
+  jsonl: 'JSON Lines',
+};

@@ -8,7 +8,15 @@ import { engineError, redactPaths, shortCause } from './engine-errors';
 import { recognisedFormat, SIGNATURE_TAIL_BYTES } from './file-signatures';
 import { copyToParquet } from './parquet';
 import { fileLiteral } from './sql';
-import { importTable, outputName, singleSource, sourceNames, type SourceFile, type TableImportOptions, type TableImportResult } from './table-import';
+import {
+  importTable,
+  outputName,
+  singleSource,
+  sourceNames,
+  type SourceFile,
+  type TableImportOptions,
+  type TableImportResult,
+} from './table-import';
 
 /**
  * JSON Lines files (".jsonl", ".ndjson": one JSON object per line) to one table, read by
@@ -23,20 +31,32 @@ import { importTable, outputName, singleSource, sourceNames, type SourceFile, ty
  * - `declared`: the columns and types the source system declares (declared-columns.ts), read
  *   as such instead of detected; a key outside them is not read.
  */
-export async function importJsonLinesFiles(files: readonly SourceFile[], options: TableImportOptions, declared?: readonly DeclaredColumn[]): Promise<TableImportResult> {
+export async function importJsonLinesFiles(
+  files: readonly SourceFile[],
+  options: TableImportOptions,
+  declared?: readonly DeclaredColumn[],
+): Promise<TableImportResult> {
   return importTable(files, options, async () => {
-    const withContent = (await Promise.all(files.map(checkJsonLinesFile))).filter((file): file is SourceFile => file !== undefined);
+    const withContent = (await Promise.all(files.map(checkJsonLinesFile))).filter(
+      (file): file is SourceFile => file !== undefined,
+    );
     if (withContent.length === 0) throw engineError('10-1005', singleSource(files), 'no file holds any data');
     return async (connection, dataPath) => {
       const known = [...sourceNames(withContent), outputName(options.outDir)];
       let rowCount: number;
       try {
-        rowCount = await (declared ? convertDeclared(connection, withContent, declared, dataPath) : convert(connection, withContent, dataPath));
+        rowCount = await (declared
+          ? convertDeclared(connection, withContent, declared, dataPath)
+          : convert(connection, withContent, dataPath));
       } catch (error) {
         if (isAppError(error)) throw error;
         const message = error instanceof Error ? error.message : String(error);
         const file = withContent.find(({ localPath }) => message.includes(localPath))?.source;
-        const code = /unicode|utf-8/i.test(message) ? '10-1003' : /^(Invalid Input|Conversion) Error|^Binder Error: json_read/.test(message) ? '10-1002' : '10-500';
+        const code = /unicode|utf-8/i.test(message)
+          ? '10-1003'
+          : /^(Invalid Input|Conversion) Error|^Binder Error: json_read/.test(message)
+            ? '10-1002'
+            : '10-500';
         throw engineError(code, file, shortCause(redactPaths(message, known)), error);
       }
       if (rowCount === 0) throw engineError('10-1005', singleSource(withContent), 'no rows');
@@ -45,7 +65,11 @@ export async function importJsonLinesFiles(files: readonly SourceFile[], options
   });
 }
 
-function jsonSource(files: readonly SourceFile[], sampleEveryLine: boolean, declared?: readonly DeclaredColumn[]): string {
+function jsonSource(
+  files: readonly SourceFile[],
+  sampleEveryLine: boolean,
+  declared?: readonly DeclaredColumn[],
+): string {
   const options = [
     "format = 'newline_delimited'",
     "records = 'true'",
@@ -67,16 +91,33 @@ async function convert(connection: DuckDBConnection, files: readonly SourceFile[
   try {
     return await copy(false);
   } catch (error) {
-    if (isAppError(error) || !(error instanceof Error && /^(Conversion|Invalid Input) Error/.test(error.message) && /type|convert|cast/i.test(error.message))) throw error;
+    if (
+      isAppError(error) ||
+      !(
+        error instanceof Error &&
+        /^(Conversion|Invalid Input) Error/.test(error.message) &&
+        /type|convert|cast/i.test(error.message)
+      )
+    )
+      throw error;
     return await copy(true);
   }
 }
 
 /** Loads the lines with the declared types: nothing to detect, so nothing to read again. */
-async function convertDeclared(connection: DuckDBConnection, files: readonly SourceFile[], declared: readonly DeclaredColumn[], dataPath: string): Promise<number> {
+async function convertDeclared(
+  connection: DuckDBConnection,
+  files: readonly SourceFile[],
+  declared: readonly DeclaredColumn[],
+  dataPath: string,
+): Promise<number> {
   const problem = headerProblem(declared.map((column) => column.name));
   if (problem) throw engineError('10-1009', singleSource(files), problem);
-  return copyToParquet(connection, `SELECT ${declaredSelectList(declared)} FROM ${jsonSource(files, false, declared)}`, dataPath);
+  return copyToParquet(
+    connection,
+    `SELECT ${declaredSelectList(declared)} FROM ${jsonSource(files, false, declared)}`,
+    dataPath,
+  );
 }
 
 /**
@@ -96,7 +137,8 @@ function keysOfLines(text: string, whole: boolean): string[] {
       // DuckDB reports the malformed line with its number (10-1002).
       continue;
     }
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) for (const key of Object.keys(value)) keys.add(key);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value))
+      for (const key of Object.keys(value)) keys.add(key);
   }
   return [...keys];
 }

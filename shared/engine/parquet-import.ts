@@ -6,7 +6,15 @@ import { engineError, redactPaths, shortCause } from './engine-errors';
 import { recognisedFormat, SIGNATURE_TAIL_BYTES } from './file-signatures';
 import { copyToParquet, parquetSource } from './parquet';
 import { fileLiteral } from './sql';
-import { importTable, outputName, singleSource, sourceNames, type SourceFile, type TableImportOptions, type TableImportResult } from './table-import';
+import {
+  importTable,
+  outputName,
+  singleSource,
+  sourceNames,
+  type SourceFile,
+  type TableImportOptions,
+  type TableImportResult,
+} from './table-import';
 
 /**
  * Parquet files to one table. Several files are one table unioned by column name, as for CSV
@@ -16,9 +24,14 @@ import { importTable, outputName, singleSource, sourceNames, type SourceFile, ty
  * A file of 0 bytes holds nothing and is skipped; a file that is not Parquet is 10-1000 when
  * its bytes are another known format, 10-1003 otherwise.
  */
-export async function importParquetFiles(files: readonly SourceFile[], options: TableImportOptions): Promise<TableImportResult> {
+export async function importParquetFiles(
+  files: readonly SourceFile[],
+  options: TableImportOptions,
+): Promise<TableImportResult> {
   return importTable(files, options, async () => {
-    const withContent = (await Promise.all(files.map(checkParquetFile))).filter((file): file is SourceFile => file !== undefined);
+    const withContent = (await Promise.all(files.map(checkParquetFile))).filter(
+      (file): file is SourceFile => file !== undefined,
+    );
     if (withContent.length === 0) throw engineError('10-1005', singleSource(files), 'no file holds any data');
     return async (connection, dataPath) => {
       const known = [...sourceNames(withContent), outputName(options.outDir)];
@@ -27,7 +40,11 @@ export async function importParquetFiles(files: readonly SourceFile[], options: 
         const file = withContent.find(({ localPath }) => message.includes(localPath))?.source;
         // A damaged footer or page is the file's fault; columns that cannot be unioned are read
         // as one table and fail like CSV values; anything else (memory, disk) is ours.
-        const code = /^Invalid Input Error/.test(message) ? '10-1003' : /^Conversion Error/.test(message) ? '10-1002' : '10-500';
+        const code = /^Invalid Input Error/.test(message)
+          ? '10-1003'
+          : /^Conversion Error/.test(message)
+            ? '10-1002'
+            : '10-500';
         throw engineError(code, file, shortCause(redactPaths(message, known)), error);
       };
       let rowCount: number;
@@ -73,8 +90,12 @@ async function checkParquetFile(file: SourceFile): Promise<SourceFile | undefine
  * show them after DuckDB's renaming ("id" beside "Id" becomes "id_1"), which hides the problem.
  */
 async function checkColumnNames(connection: DuckDBConnection, file: SourceFile): Promise<void> {
-  const reader = await connection.runAndReadAll(`SELECT name, num_children FROM parquet_schema(${fileLiteral(file.localPath)})`);
-  const elements = reader.getRowObjects().map((row) => ({ name: String(row.name), children: Number(row.num_children ?? 0) }));
+  const reader = await connection.runAndReadAll(
+    `SELECT name, num_children FROM parquet_schema(${fileLiteral(file.localPath)})`,
+  );
+  const elements = reader
+    .getRowObjects()
+    .map((row) => ({ name: String(row.name), children: Number(row.num_children ?? 0) }));
   const names: string[] = [];
   // Walks the root's children, skipping each one's descendants.
   let index = 1;

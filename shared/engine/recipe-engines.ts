@@ -1,5 +1,11 @@
 import type { RecipeLanguage } from '../model/recipe';
-import { runRecipeSql, type RecipeFolders, type RecipeRunOptions, type RecipeRunResult, type RecipeSource } from './recipe-run';
+import {
+  runRecipeSql,
+  type RecipeFolders,
+  type RecipeRunOptions,
+  type RecipeRunResult,
+  type RecipeSource,
+} from './recipe-run';
 
 /**
  * The seam for a second engine (docs/scale.md): what runs a recipe's code over its bound
@@ -14,7 +20,12 @@ export interface RecipeEngine {
    * `sources` may still be arriving (the worker downloads them meanwhile): an engine can start
    * before they are there. If they fail, the run fails with their error.
    */
-  run(code: string, sources: Promise<readonly RecipeSource[]>, folders: RecipeFolders, options: RecipeRunOptions): Promise<RecipeRunResult>;
+  run(
+    code: string,
+    sources: Promise<readonly RecipeSource[]>,
+    folders: RecipeFolders,
+    options: RecipeRunOptions,
+  ): Promise<RecipeRunResult>;
 }
 
 const ENGINES: Readonly<Record<RecipeLanguage, RecipeEngine>> = {

@@ -69,7 +69,12 @@ const MEMORY_SHARE = 0.6;
  * be downloading (the worker passes their promise): its start is not added to the run's time.
  * A source that cannot be had fails the run with its own error, and the engine is closed.
  */
-export async function runRecipeSql(code: string, sources: Promise<readonly RecipeSource[]>, folders: RecipeFolders, options: RecipeRunOptions): Promise<RecipeRunResult> {
+export async function runRecipeSql(
+  code: string,
+  sources: Promise<readonly RecipeSource[]>,
+  folders: RecipeFolders,
+  options: RecipeRunOptions,
+): Promise<RecipeRunResult> {
   const dataPath = join(folders.outDir, 'data.parquet');
   const sandbox = {
     directories: [folders.inDir, folders.outDir],
@@ -94,7 +99,10 @@ export async function runRecipeSql(code: string, sources: Promise<readonly Recip
   ];
   try {
     return await withEngine(await engine, async (connection) => {
-      for (const source of ready) await connection.run(`CREATE VIEW ${quotedIdentifier(source.alias)} AS SELECT * FROM ${parquetSource(source.path)}`);
+      for (const source of ready)
+        await connection.run(
+          `CREATE VIEW ${quotedIdentifier(source.alias)} AS SELECT * FROM ${parquetSource(source.path)}`,
+        );
       // A view takes the code as written (a trailing semicolon or comment included) and is bound here, before any row is read.
       await connection.run(`CREATE VIEW ${OUTPUT_VIEW} AS\n${code}\n`);
       const rowCount = await copyToParquet(connection, `SELECT * FROM ${OUTPUT_VIEW}`, dataPath);
@@ -109,7 +117,11 @@ export async function runRecipeSql(code: string, sources: Promise<readonly Recip
   }
 }
 
-async function describeOutput(connection: DuckDBConnection, dataPath: string, previewRows: number): Promise<Pick<RecipeRunResult, 'columns' | 'previewRows'>> {
+async function describeOutput(
+  connection: DuckDBConnection,
+  dataPath: string,
+  previewRows: number,
+): Promise<Pick<RecipeRunResult, 'columns' | 'previewRows'>> {
   const columns = await describeParquet(connection, dataPath);
   return { columns, previewRows: await readJsonSafeRows(connection, parquetSource(dataPath), columns, previewRows) };
 }
@@ -126,7 +138,11 @@ export function runFailure(error: unknown, known: readonly PathName[]): AppError
   const column = missing?.[1] ?? missing?.[2];
   const cause = shortCause(redactPaths(message, known));
   if (column !== undefined) return new AppError('20-1031', { params: [column], extraDetails: { cause }, cause: error });
-  const code: ErrorCode | undefined = CODE_ERRORS.test(message) ? '40-50001' : DATA_ERRORS.test(message) ? '10-1002' : undefined;
+  const code: ErrorCode | undefined = CODE_ERRORS.test(message)
+    ? '40-50001'
+    : DATA_ERRORS.test(message)
+      ? '10-1002'
+      : undefined;
   if (code) return engineError(code, undefined, cause, error);
   // The user is told nothing of the worker's internals (the job's error has no cause); the log keeps them.
   logger.error('recipe run failed in the engine', { error: error instanceof Error ? error : new Error(message) });

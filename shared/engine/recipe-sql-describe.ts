@@ -41,7 +41,10 @@ export interface RecipeSqlDescription extends RecipeSqlAnalysis {
  * `tables.<alias>.<column>`; a query DuckDB cannot bind over these columns (an unknown
  * column, a type mismatch, an aggregate misused) answers 40-50001 with DuckDB's message.
  */
-export async function describeRecipeOutput(code: string | null | undefined, tables: readonly AliasColumns[]): Promise<RecipeSqlDescription> {
+export async function describeRecipeOutput(
+  code: string | null | undefined,
+  tables: readonly AliasColumns[],
+): Promise<RecipeSqlDescription> {
   const analysis = await analyseRecipeSql(
     code,
     tables.map((table) => table.alias),
@@ -54,9 +57,11 @@ export async function describeRecipeOutput(code: string | null | undefined, tabl
   return { ...analysis, columns };
 }
 
-const fieldOf = (table: AliasColumns, column?: AliasColumn) => `tables.${table.alias}${column ? `.${column.name}` : ''}`;
+const fieldOf = (table: AliasColumns, column?: AliasColumn) =>
+  `tables.${table.alias}${column ? `.${column.name}` : ''}`;
 
-const TYPE_RULE = 'must be one DuckDB type, such as VARCHAR, BIGINT, DECIMAL(18,3), TIMESTAMP WITH TIME ZONE, VARCHAR[] or STRUCT(a INTEGER)';
+const TYPE_RULE =
+  'must be one DuckDB type, such as VARCHAR, BIGINT, DECIMAL(18,3), TIMESTAMP WITH TIME ZONE, VARCHAR[] or STRUCT(a INTEGER)';
 /** What a type never holds: statement ends, comments, control characters. */
 const NOT_IN_TYPE = /[;\u0000-\u001f\u007f]|--|\/\*/;
 
@@ -65,8 +70,10 @@ async function tableDefinition(table: AliasColumns): Promise<string> {
   if (table.columns.length === 0) throw validationError({ [fieldOf(table)]: 'must have at least one column' });
   const columns: string[] = [];
   for (const column of table.columns) {
-    if (column.name === '' || /[\u0000-\u001f\u007f]/.test(column.name)) throw validationError({ [fieldOf(table, column)]: 'must be a non-empty name without control characters' });
-    if (NOT_IN_TYPE.test(column.type) || !(await isOneType(column.type))) throw validationError({ [fieldOf(table, column)]: TYPE_RULE });
+    if (column.name === '' || /[\u0000-\u001f\u007f]/.test(column.name))
+      throw validationError({ [fieldOf(table, column)]: 'must be a non-empty name without control characters' });
+    if (NOT_IN_TYPE.test(column.type) || !(await isOneType(column.type)))
+      throw validationError({ [fieldOf(table, column)]: TYPE_RULE });
     columns.push(`${quotedIdentifier(column.name)} ${column.type}`);
   }
   return columns.join(', ');
@@ -96,7 +103,9 @@ async function isOneType(type: string): Promise<boolean> {
 const isEmptyList = (value: Json | undefined): boolean => Array.isArray(value) && value.length === 0;
 
 function field(value: Json | undefined, key: string): Json | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, Json>)[key] : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, Json>)[key]
+    : undefined;
 }
 
 async function createTable(connection: DuckDBConnection, table: AliasColumns, definition: string): Promise<void> {
@@ -104,7 +113,9 @@ async function createTable(connection: DuckDBConnection, table: AliasColumns, de
     await connection.run(`CREATE TABLE ${quotedIdentifier(table.alias)} (${definition})`);
   } catch (error) {
     // A type DuckDB does not know, or two columns of one name.
-    throw validationError({ [fieldOf(table)]: `cannot be created: ${shortCause(error instanceof Error ? error.message : String(error))}` });
+    throw validationError({
+      [fieldOf(table)]: `cannot be created: ${shortCause(error instanceof Error ? error.message : String(error))}`,
+    });
   }
 }
 
@@ -113,10 +124,14 @@ async function outputColumns(connection: DuckDBConnection, code: string): Promis
   try {
     prepared = await connection.prepare(code);
   } catch (error) {
-    throw new AppError('40-50001', { extraDetails: { cause: shortCause(error instanceof Error ? error.message : String(error)) }, cause: error });
+    throw new AppError('40-50001', {
+      extraDetails: { cause: shortCause(error instanceof Error ? error.message : String(error)) },
+      cause: error,
+    });
   }
   const columns: OutputColumn[] = [];
-  for (let index = 0; index < prepared.columnCount; index++) columns.push({ name: prepared.columnName(index), type: prepared.columnType(index).toString() });
+  for (let index = 0; index < prepared.columnCount; index++)
+    columns.push({ name: prepared.columnName(index), type: prepared.columnType(index).toString() });
   prepared.destroySync();
   return columns;
 }

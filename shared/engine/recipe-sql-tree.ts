@@ -59,7 +59,8 @@ const TABLE_REFS = new Set(['BASE_TABLE', 'JOIN', 'SUBQUERY', 'TABLE_FUNCTION', 
 /** How the user wrote what the parser calls SHOW_REF. */
 const UNSUPPORTED_NAMES: Readonly<Record<string, string>> = { SHOW_REF: 'DESCRIBE, SHOW or SUMMARIZE' };
 
-const isObject = (value: Json | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: Json | undefined): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const text = (value: Json | undefined): string => (typeof value === 'string' ? value : '');
 const asList = (value: Json | undefined): readonly Json[] => (Array.isArray(value) ? (value as readonly Json[]) : []);
 
@@ -69,7 +70,8 @@ function inScope(scope: Scope | undefined, name: string): boolean {
 }
 
 /** A FROM-clause item: not an expression (no `class`), and shaped like DuckDB's TableRef. */
-const looksLikeTableRef = (node: JsonObject): boolean => 'sample' in node && 'alias' in node && !QUERY_NODES.has(text(node.type));
+const looksLikeTableRef = (node: JsonObject): boolean =>
+  'sample' in node && 'alias' in node && !QUERY_NODES.has(text(node.type));
 
 /**
  * The function's own name, whatever precedes it: the parser writes main. before the

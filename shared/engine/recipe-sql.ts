@@ -1,5 +1,11 @@
 import { AppError, validationError } from '../errors/app-error';
-import { ALLOWED_FUNCTIONS, ALLOWED_TABLE_FUNCTIONS, BINDER_FUNCTIONS, NON_DETERMINISTIC_FUNCTIONS, WINDOW_ONLY_FUNCTIONS } from './recipe-sql-functions';
+import {
+  ALLOWED_FUNCTIONS,
+  ALLOWED_TABLE_FUNCTIONS,
+  BINDER_FUNCTIONS,
+  NON_DETERMINISTIC_FUNCTIONS,
+  WINDOW_ONLY_FUNCTIONS,
+} from './recipe-sql-functions';
 import { serializeSql, type SerializedSql } from './recipe-sql-parse';
 import { readQueryTree, type QueryTree } from './recipe-sql-tree';
 
@@ -43,9 +49,13 @@ export const MAX_ANALYSED_CODE_LENGTH = 100_000;
  * Analyses `code` against the recipe's `aliases` (the table names it may read), throwing
  * the AppError of the first rule it breaks.
  */
-export async function analyseRecipeSql(code: string | null | undefined, aliases: readonly string[]): Promise<RecipeSqlAnalysis> {
+export async function analyseRecipeSql(
+  code: string | null | undefined,
+  aliases: readonly string[],
+): Promise<RecipeSqlAnalysis> {
   if (code === null || code === undefined || code.trim() === '') throw new AppError('40-50004');
-  if (code.length > MAX_ANALYSED_CODE_LENGTH) throw validationError({ code: `must be at most ${MAX_ANALYSED_CODE_LENGTH} characters` });
+  if (code.length > MAX_ANALYSED_CODE_LENGTH)
+    throw validationError({ code: `must be at most ${MAX_ANALYSED_CODE_LENGTH} characters` });
   const nul = code.indexOf('\u0000');
   if (nul >= 0) {
     // DuckDB reads text up to a NUL: what follows would escape the analysis, whatever the engine did with it.
@@ -56,7 +66,9 @@ export async function analyseRecipeSql(code: string | null | undefined, aliases:
   if (parsed.error) throw await parseFailure(code, parsed);
   if (parsed.statements.length === 0) throw new AppError('40-50004');
   if (parsed.statements.length > 1) {
-    throw new AppError('40-50002', { extraDetails: { cause: `a recipe is one query; DuckDB reads ${parsed.statements.length} statements` } });
+    throw new AppError('40-50002', {
+      extraDetails: { cause: `a recipe is one query; DuckDB reads ${parsed.statements.length} statements` },
+    });
   }
   const tree = readQueryTree(parsed.statements[0]!);
   checkConstructs(tree);
@@ -81,20 +93,28 @@ async function parseFailure(code: string, parsed: ParseError): Promise<AppError>
     // json_serialize_sql serializes queries only: anything else is a statement a recipe cannot be.
     const keyword = firstKeyword(code);
     return new AppError('40-50002', {
-      extraDetails: { cause: `a recipe is a query (SELECT, WITH, FROM, VALUES); DuckDB reads ${keyword ? `a ${keyword} statement` : 'another statement'}` },
+      extraDetails: {
+        cause: `a recipe is a query (SELECT, WITH, FROM, VALUES); DuckDB reads ${keyword ? `a ${keyword} statement` : 'another statement'}`,
+      },
     });
   }
   // Rewritten with EXCLUDE, the code parses: the one thing wrong was the star's EXCEPT.
   if (STAR_EXCEPT.test(code)) {
     const rewritten = await serializeSql(code.replace(new RegExp(STAR_EXCEPT.source, 'gi'), '* EXCLUDE ('));
-    if (!rewritten.error) return new AppError('40-50007', { extraDetails: { cause: 'DuckDB leaves columns out of * with EXCLUDE: SELECT * EXCLUDE (a, b)' } });
+    if (!rewritten.error)
+      return new AppError('40-50007', {
+        extraDetails: { cause: 'DuckDB leaves columns out of * with EXCLUDE: SELECT * EXCLUDE (a, b)' },
+      });
   }
-  return new AppError('40-50001', { extraDetails: { cause: parseCause(parsed.error_message), ...location(code, parsed.position) } });
+  return new AppError('40-50001', {
+    extraDetails: { cause: parseCause(parsed.error_message), ...location(code, parsed.position) },
+  });
 }
 
 function parseCause(message: string): string {
   // DuckDB suggests a setting a recipe cannot change.
-  if (/max expression depth/i.test(message)) return 'the query nests expressions or subqueries deeper than DuckDB allows (1000 levels)';
+  if (/max expression depth/i.test(message))
+    return 'the query nests expressions or subqueries deeper than DuckDB allows (1000 levels)';
   return message;
 }
 
@@ -122,10 +142,14 @@ function firstKeyword(code: string): string | undefined {
 
 function checkConstructs(tree: QueryTree): void {
   if (tree.unsupported.length > 0) {
-    throw new AppError('40-50002', { extraDetails: { cause: `a recipe reads its aliases; it cannot use ${[...new Set(tree.unsupported)].join(', ')}` } });
+    throw new AppError('40-50002', {
+      extraDetails: { cause: `a recipe reads its aliases; it cannot use ${[...new Set(tree.unsupported)].join(', ')}` },
+    });
   }
   if (tree.parameters > 0) {
-    throw new AppError('40-50001', { extraDetails: { cause: 'a recipe has no parameters ($1, ?, $name): nothing would give them a value' } });
+    throw new AppError('40-50001', {
+      extraDetails: { cause: 'a recipe has no parameters ($1, ?, $name): nothing would give them a value' },
+    });
   }
 }
 
@@ -136,9 +160,15 @@ function checkFunctions(tree: QueryTree): void {
     const allowed =
       call.kind === 'table'
         ? ALLOWED_TABLE_FUNCTIONS.has(call.name)
-        : ALLOWED_FUNCTIONS.has(call.name) || BINDER_FUNCTIONS.has(call.name) || NON_DETERMINISTIC_FUNCTIONS.has(call.name);
+        : ALLOWED_FUNCTIONS.has(call.name) ||
+          BINDER_FUNCTIONS.has(call.name) ||
+          NON_DETERMINISTIC_FUNCTIONS.has(call.name);
     if (!allowed) disallowed.add(call.name);
-    else if (NON_DETERMINISTIC_FUNCTIONS.has(call.name) || (call.kind === 'scalar' && WINDOW_ONLY_FUNCTIONS.has(call.name))) notUsable.add(call.name);
+    else if (
+      NON_DETERMINISTIC_FUNCTIONS.has(call.name) ||
+      (call.kind === 'scalar' && WINDOW_ONLY_FUNCTIONS.has(call.name))
+    )
+      notUsable.add(call.name);
   }
   if (disallowed.size > 0) throw new AppError('40-50005', { extraDetails: { functions: [...disallowed].sort() } });
   for (const keyword of tree.clockKeywords) notUsable.add(keyword.toLowerCase());
@@ -176,7 +206,9 @@ function referencedAliases(tree: QueryTree, aliases: readonly string[]): string[
       extraDetails: { unknown_tables: unknown, unreferenced_aliases: unread },
     });
   }
-  if (unknown.length > 0) throw new AppError('40-50006', { extraDetails: { tables: unknown, aliases: [...byKey.values()] } });
-  if (unread.length > 0) throw new AppError('40-50008', { params: [unread.join(', ')], extraDetails: { aliases: unread } });
+  if (unknown.length > 0)
+    throw new AppError('40-50006', { extraDetails: { tables: unknown, aliases: [...byKey.values()] } });
+  if (unread.length > 0)
+    throw new AppError('40-50008', { params: [unread.join(', ')], extraDetails: { aliases: unread } });
   return [...byKey.values()].filter((alias) => read.has(alias));
 }

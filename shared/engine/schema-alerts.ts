@@ -50,7 +50,12 @@ function familyShares(kinds: ValueKinds, nonNull: number): [string, number][] {
 
 export function columnAlerts(column: ColumnProfile, rowCount: number, distinctIsExact: boolean): SchemaAlert[] {
   if (rowCount === 0) return [];
-  const alert = (type: SchemaAlert['type'], message: string, value: number): SchemaAlert => ({ column: column.name, type, message, value });
+  const alert = (type: SchemaAlert['type'], message: string, value: number): SchemaAlert => ({
+    column: column.name,
+    type,
+    message,
+    value,
+  });
   if (column.null_count === rowCount) return [alert('ALL_NULL', `All ${rowCount} values are NULL`, 1)];
 
   const alerts: SchemaAlert[] = [];
@@ -63,11 +68,27 @@ export function columnAlerts(column: ColumnProfile, rowCount: number, distinctIs
   if (nonNull >= ALERT_THRESHOLDS.constantMinValues && distinct === 1) {
     alerts.push(alert('CONSTANT', `All ${nonNull} non-null values are the same`, distinct));
   }
-  const unique = distinctIsExact && mayBeKey(column.type) && column.null_count === 0 && rowCount >= ALERT_THRESHOLDS.uniqueMinRows && distinct === rowCount;
+  const unique =
+    distinctIsExact &&
+    mayBeKey(column.type) &&
+    column.null_count === 0 &&
+    rowCount >= ALERT_THRESHOLDS.uniqueMinRows &&
+    distinct === rowCount;
   if (unique) alerts.push(alert('UNIQUE', `All ${rowCount} values are distinct: a candidate key`, distinct));
   const distinctRatio = distinct / nonNull;
-  if (isText && !unique && distinct > ALERT_THRESHOLDS.highCardinalityMinDistinct && distinctRatio >= ALERT_THRESHOLDS.highCardinalityMinRatio) {
-    alerts.push(alert('HIGH_CARDINALITY', `${distinct} distinct values among ${nonNull} (${percent(distinctRatio)})`, distinctRatio));
+  if (
+    isText &&
+    !unique &&
+    distinct > ALERT_THRESHOLDS.highCardinalityMinDistinct &&
+    distinctRatio >= ALERT_THRESHOLDS.highCardinalityMinRatio
+  ) {
+    alerts.push(
+      alert(
+        'HIGH_CARDINALITY',
+        `${distinct} distinct values among ${nonNull} (${percent(distinctRatio)})`,
+        distinctRatio,
+      ),
+    );
   }
   if (isText && column.value_kinds) {
     const shares = familyShares(column.value_kinds, nonNull);

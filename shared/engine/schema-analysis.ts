@@ -3,7 +3,14 @@ import os from 'node:os';
 import { basename, join } from 'node:path';
 import { DuckDBListValue, quotedIdentifier, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { isAppError } from '../errors/app-error';
-import type { ColumnProfile, ColumnQuantiles, ColumnSchema, SchemaAnalysisDepth, SchemaAnalysisResult, ValueKinds } from '../model/columns';
+import type {
+  ColumnProfile,
+  ColumnQuantiles,
+  ColumnSchema,
+  SchemaAnalysisDepth,
+  SchemaAnalysisResult,
+  ValueKinds,
+} from '../model/columns';
 import { VALUE_KINDS } from '../model/columns';
 import { isNumeric, typeFamily } from './column-types';
 import { withDuckDb } from './duckdb';
@@ -34,9 +41,15 @@ const QUANTILES: readonly (readonly [keyof ColumnQuantiles, number])[] = [
   ['p95', 0.95],
 ];
 
-export async function analyseParquet(path: string, depth: SchemaAnalysisDepth, options: { readonly workDir?: string } = {}): Promise<SchemaAnalysisResult> {
+export async function analyseParquet(
+  path: string,
+  depth: SchemaAnalysisDepth,
+  options: { readonly workDir?: string } = {},
+): Promise<SchemaAnalysisResult> {
   try {
-    return await withWorkDir(options.workDir, (workDir) => withDuckDb(workDir, (connection) => analyse(connection, path, depth)));
+    return await withWorkDir(options.workDir, (workDir) =>
+      withDuckDb(workDir, (connection) => analyse(connection, path, depth)),
+    );
   } catch (error) {
     throw isAppError(error) ? error : engineFailure(error, [{ path, name: basename(path) }]);
   }
@@ -63,7 +76,12 @@ export interface KnownParquet {
  * The same analysis on an engine the caller has open (a recipe run analyses its output in the
  * engine that wrote it, instead of starting a second one). A failure is 10-500 without paths.
  */
-export async function analyseParquetWith(connection: DuckDBConnection, path: string, depth: SchemaAnalysisDepth, known?: KnownParquet): Promise<SchemaAnalysisResult> {
+export async function analyseParquetWith(
+  connection: DuckDBConnection,
+  path: string,
+  depth: SchemaAnalysisDepth,
+  known?: KnownParquet,
+): Promise<SchemaAnalysisResult> {
   try {
     return await analyse(connection, path, depth, known);
   } catch (error) {
@@ -71,7 +89,12 @@ export async function analyseParquetWith(connection: DuckDBConnection, path: str
   }
 }
 
-async function analyse(connection: DuckDBConnection, path: string, depth: SchemaAnalysisDepth, known?: KnownParquet): Promise<SchemaAnalysisResult> {
+async function analyse(
+  connection: DuckDBConnection,
+  path: string,
+  depth: SchemaAnalysisDepth,
+  known?: KnownParquet,
+): Promise<SchemaAnalysisResult> {
   const columns = known?.columns ?? (await describeParquet(connection, path));
   const source = parquetSource(path);
   const rowCount = known?.rowCount ?? toCount(await singleValue(connection, `SELECT count(*) FROM ${source}`));
@@ -82,15 +105,26 @@ async function analyse(connection: DuckDBConnection, path: string, depth: Schema
   // collide with the names of the aggregates.
   const projection = columns.flatMap((column, index) => {
     const name = quotedIdentifier(column.name);
-    return full && typeFamily(column.type) === 'text' ? [`${name} AS v${index}`, `${valueKindSql(name)} AS k${index}`] : [`${name} AS v${index}`];
+    return full && typeFamily(column.type) === 'text'
+      ? [`${name} AS v${index}`, `${valueKindSql(name)} AS k${index}`]
+      : [`${name} AS v${index}`];
   });
-  const aggregates = columns.flatMap((column, index) => (full ? fullAggregates(column, index, exact) : [`count(v${index}) AS n${index}`]));
-  const reader = await connection.runAndReadAll(`SELECT ${aggregates.join(', ')} FROM (SELECT ${projection.join(', ')} FROM ${source})`);
+  const aggregates = columns.flatMap((column, index) =>
+    full ? fullAggregates(column, index, exact) : [`count(v${index}) AS n${index}`],
+  );
+  const reader = await connection.runAndReadAll(
+    `SELECT ${aggregates.join(', ')} FROM (SELECT ${projection.join(', ')} FROM ${source})`,
+  );
   const row = reader.getRowObjects()[0] ?? {};
 
   const profiles = columns.map((column, index) => {
     const nullCount = rowCount - toCount(row[`n${index}`] ?? null);
-    const shallow: ColumnProfile = { name: column.name, type: column.type, null_count: nullCount, null_ratio: rowCount === 0 ? 0 : nullCount / rowCount };
+    const shallow: ColumnProfile = {
+      name: column.name,
+      type: column.type,
+      null_count: nullCount,
+      null_ratio: rowCount === 0 ? 0 : nullCount / rowCount,
+    };
     return full ? { ...shallow, ...fullProfile(column, index, row) } : shallow;
   });
   const alerts = full ? profiles.flatMap((profile) => columnAlerts(profile, rowCount, exact)) : [];
@@ -99,9 +133,15 @@ async function analyse(connection: DuckDBConnection, path: string, depth: Schema
 
 function fullAggregates(column: ColumnSchema, index: number, exact: boolean): string[] {
   const value = `v${index}`;
-  const aggregates = [`count(${value}) AS n${index}`, exact ? `count(DISTINCT ${value}) AS d${index}` : `approx_count_distinct(${value}) AS d${index}`];
+  const aggregates = [
+    `count(${value}) AS n${index}`,
+    exact ? `count(DISTINCT ${value}) AS d${index}` : `approx_count_distinct(${value}) AS d${index}`,
+  ];
   if (typeFamily(column.type) !== 'nested') {
-    aggregates.push(`${jsonSafeSql(`min(${value})`, column.type)} AS lo${index}`, `${jsonSafeSql(`max(${value})`, column.type)} AS hi${index}`);
+    aggregates.push(
+      `${jsonSafeSql(`min(${value})`, column.type)} AS lo${index}`,
+      `${jsonSafeSql(`max(${value})`, column.type)} AS hi${index}`,
+    );
   }
   if (isNumeric(column.type)) {
     const fractions = QUANTILES.map(([, fraction]) => fraction).join(', ');
@@ -120,7 +160,11 @@ function fullAggregates(column: ColumnSchema, index: number, exact: boolean): st
 
 type Row = Readonly<Record<string, DuckDBValue>>;
 
-function fullProfile(column: ColumnSchema, index: number, row: Row): Omit<ColumnProfile, 'name' | 'type' | 'null_count' | 'null_ratio'> {
+function fullProfile(
+  column: ColumnSchema,
+  index: number,
+  row: Row,
+): Omit<ColumnProfile, 'name' | 'type' | 'null_count' | 'null_ratio'> {
   const cell = (alias: string) => row[`${alias}${index}`] ?? null;
   const profile = {
     distinct_count: toCount(cell('d')),
@@ -131,7 +175,10 @@ function fullProfile(column: ColumnSchema, index: number, row: Row): Omit<Column
   };
   if (isNumeric(column.type)) return { ...profile, quantiles: toQuantiles(cell('q')) };
   if (typeFamily(column.type) === 'text') {
-    return { ...profile, value_kinds: Object.fromEntries(VALUE_KINDS.map((kind) => [kind, toCount(cell(kind))])) as ValueKinds };
+    return {
+      ...profile,
+      value_kinds: Object.fromEntries(VALUE_KINDS.map((kind) => [kind, toCount(cell(kind))])) as ValueKinds,
+    };
   }
   return profile;
 }
@@ -153,5 +200,7 @@ function toStatistic(value: DuckDBValue): number | null {
 
 function toQuantiles(value: DuckDBValue): ColumnQuantiles {
   const items = value instanceof DuckDBListValue ? value.items : [];
-  return Object.fromEntries(QUANTILES.map(([key], position) => [key, toStatistic(items[position] ?? null)])) as ColumnQuantiles;
+  return Object.fromEntries(
+    QUANTILES.map(([key], position) => [key, toStatistic(items[position] ?? null)]),
+  ) as ColumnQuantiles;
 }

@@ -49,7 +49,8 @@ export type TableLoader = (connection: DuckDBConnection, dataPath: string) => Pr
 
 type OutputPaths = Pick<TableImportResult, 'dataPath' | 'samplePath' | 'sampleJsonPath'>;
 
-export const sourceNames = (files: readonly SourceFile[]): PathName[] => files.map((file) => ({ path: file.localPath, name: file.source }));
+export const sourceNames = (files: readonly SourceFile[]): PathName[] =>
+  files.map((file) => ({ path: file.localPath, name: file.source }));
 export const outputName = (outDir: string): PathName => ({ path: outDir, name: 'output' });
 /** The file a refusal names when there is only one. */
 export const singleSource = (files: readonly SourceFile[]) => (files.length === 1 ? files[0]?.source : undefined);
@@ -63,7 +64,11 @@ function assertRowLimit(name: string, value: number): void {
  * loader in a fresh DuckDB, then writes the sample, preview and schema. A refused import
  * leaves no half-written table behind; a failure that is no AppError is 10-500.
  */
-export async function importTable(files: readonly SourceFile[], options: TableImportOptions, prepare: () => Promise<TableLoader>): Promise<TableImportResult> {
+export async function importTable(
+  files: readonly SourceFile[],
+  options: TableImportOptions,
+  prepare: () => Promise<TableLoader>,
+): Promise<TableImportResult> {
   assertRowLimit('sampleRows', options.sampleRows);
   assertRowLimit('previewRows', options.previewRows);
   const paths: OutputPaths = {

@@ -15,8 +15,16 @@ const KIND_TESTS: readonly (readonly [Exclude<ValueKind, 'text'>, (value: string
   ['integer', (value) => String.raw`regexp_full_match(${value}, '[+-]?\d+')`],
   ['decimal', (value) => String.raw`regexp_full_match(${value}, '[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?')`],
   ['boolean', (value) => `lower(${value}) IN ('true', 'false')`],
-  ['date', (value) => String.raw`(regexp_full_match(${value}, '\d{4}-\d{2}-\d{2}') AND try_cast(${value} AS DATE) IS NOT NULL)`],
-  ['timestamp', (value) => String.raw`regexp_full_match(${value}, '\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?')`],
+  [
+    'date',
+    (value) =>
+      String.raw`(regexp_full_match(${value}, '\d{4}-\d{2}-\d{2}') AND try_cast(${value} AS DATE) IS NOT NULL)`,
+  ],
+  [
+    'timestamp',
+    (value) =>
+      String.raw`regexp_full_match(${value}, '\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?')`,
+  ],
 ];
 
 /** SQL naming the kind of the VARCHAR `operand`; NULL for NULL. */

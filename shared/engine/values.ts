@@ -58,23 +58,42 @@ export function parseJsonSafe(json: unknown): DataValue {
   if (json === null) return null;
   if (typeof json !== 'string') throw new TypeError(`Expected JSON text, got ${typeof json}`);
   const value: unknown = JSON.parse(json);
-  if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+    return value;
   throw new TypeError('JSON-safe SQL produced a composite value');
 }
 
 /** The select list that renders each column of `columns` JSON-safe, under its own name. */
 export function jsonSafeSelectList(columns: readonly ColumnSchema[]): string {
-  return columns.map((column) => `${jsonSafeSql(quotedIdentifier(column.name), column.type)} AS ${quotedIdentifier(column.name)}`).join(', ');
+  return columns
+    .map((column) => `${jsonSafeSql(quotedIdentifier(column.name), column.type)} AS ${quotedIdentifier(column.name)}`)
+    .join(', ');
 }
 
 /** The first `limit` rows of `fromSql` (a FROM item), JSON-safe. */
-export async function readJsonSafeRows(connection: DuckDBConnection, fromSql: string, columns: readonly ColumnSchema[], limit: number): Promise<DataRow[]> {
+export async function readJsonSafeRows(
+  connection: DuckDBConnection,
+  fromSql: string,
+  columns: readonly ColumnSchema[],
+  limit: number,
+): Promise<DataRow[]> {
   if (limit === 0 || columns.length === 0) return [];
   const reader = await connection.runAndReadAll(`SELECT ${jsonSafeSelectList(columns)} FROM ${fromSql} LIMIT ${limit}`);
-  return reader.getRows().map((cells) => Object.fromEntries(columns.map((column, index) => [column.name, parseJsonSafe(cells[index] ?? null)])));
+  return reader
+    .getRows()
+    .map((cells) =>
+      Object.fromEntries(columns.map((column, index) => [column.name, parseJsonSafe(cells[index] ?? null)])),
+    );
 }
 
 /** Writes the rows of `fromSql` as JSON lines (one object per row, columns in order). */
-export async function copyToJsonLines(connection: DuckDBConnection, fromSql: string, columns: readonly ColumnSchema[], path: string): Promise<void> {
-  await connection.run(`COPY (SELECT ${jsonSafeSelectList(columns)} FROM ${fromSql}) TO ${fileLiteral(path)} (FORMAT json)`);
+export async function copyToJsonLines(
+  connection: DuckDBConnection,
+  fromSql: string,
+  columns: readonly ColumnSchema[],
+  path: string,
+): Promise<void> {
+  await connection.run(
+    `COPY (SELECT ${jsonSafeSelectList(columns)} FROM ${fromSql}) TO ${fileLiteral(path)} (FORMAT json)`,
+  );
 }

@@ -41,7 +41,14 @@ export const EXCERPT_LENGTH = 40;
 // Control and format characters (bidi overrides included), line and paragraph separators,
 // lone surrogates, and the backslash that introduces the escapes.
 const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\\]/gu;
-const SHORT_ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' };
+const SHORT_ESCAPES: Readonly<Record<string, string>> = {
+  '\\': '\\\\',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\b': '\\b',
+  '\f': '\\f',
+};
 
 /**
  * A value as a message may quote it: at most EXCERPT_LENGTH characters (code points, so a
@@ -65,7 +72,8 @@ export function excerpt(value: string): string {
 /** \uXXXX for each UTF-16 unit, as JSON writes a character outside the BMP. */
 function unicodeEscape(character: string): string {
   let escaped = '';
-  for (let unit = 0; unit < character.length; unit++) escaped += `\\u${character.charCodeAt(unit).toString(16).padStart(4, '0')}`;
+  for (let unit = 0; unit < character.length; unit++)
+    escaped += `\\u${character.charCodeAt(unit).toString(16).padStart(4, '0')}`;
   return escaped;
 }
 

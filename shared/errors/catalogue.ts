@@ -58,7 +58,10 @@ export const errorCatalogue = {
   '20-1021': { status: 400, message: 'recipe output execution node has not run with full data' },
   '20-1022': { status: 400, message: 'modifying the transformation graph after release is not allowed' },
   '20-1023': { status: 409, message: 'data table {0} is in use by active datasets; disconnect it and retry' },
-  '20-1024': { status: 409, message: 'data table {0} version {1} is in use by active datasets; disconnect it and retry' },
+  '20-1024': {
+    status: 409,
+    message: 'data table {0} version {1} is in use by active datasets; disconnect it and retry',
+  },
   '20-1025': { status: 404, message: 'schema analysis for data table {0} version {1} does not exist' },
   '20-1026': { status: 404, message: '{0} schema analysis for dataset {1} version {2} and recipe {3} does not exist' },
   '20-1027': { status: 400, message: 'schema analysis results are not ready' },
@@ -94,12 +97,21 @@ export const errorCatalogue = {
   '20-1058': { status: 400, message: 'dataset cannot be released: the graph has more than one free node (sink)' },
   '20-1059': { status: 404, message: 'sample for data table {0} version {1} not available' },
   '20-1060': { status: 400, message: 'a retention rule with threshold days is required when the policy is enabled' },
-  '20-1061': { status: 409, message: 'import cannot start: the existing failed data version is expired and owned by the retention policy' },
-  '20-1062': { status: 404, message: 'schema alerts unavailable because the version was analysed only at shallow depth; run a full analysis' },
+  '20-1061': {
+    status: 409,
+    message: 'import cannot start: the existing failed data version is expired and owned by the retention policy',
+  },
+  '20-1062': {
+    status: 404,
+    message: 'schema alerts unavailable because the version was analysed only at shallow depth; run a full analysis',
+  },
   '20-1064': { status: 400, message: 'schema analysis cannot run because the recipe has no completed run' },
   '20-1065': { status: 409, message: 'a schema analysis is already running for this version' },
   '20-1066': { status: 409, message: 'this version is already fully analysed' },
-  '20-1063': { status: 500, message: 'version {1} of data table {0} was deleted but a related background operation could not complete' },
+  '20-1063': {
+    status: 500,
+    message: 'version {1} of data table {0} was deleted but a related background operation could not complete',
+  },
   '30-1001': { status: 400, message: 'invalid credentials for the warehouse connection' },
   '30-1002': { status: 400, message: 'network issue while connecting to the warehouse' },
   '30-1003': { status: 400, message: 'a warehouse issue occurred' },
@@ -126,7 +138,10 @@ export const errorCatalogue = {
   '30-1115': { status: 400, message: 'bucket name {0} is invalid' },
   '30-1116': { status: 400, message: 'check the connection access key; signature mismatch' },
   '30-1117': { status: 400, message: 'check the connection secret key; signature mismatch' },
-  '30-1118': { status: 400, message: 'the folder contains no CSV files (subfolders possible); schema cannot be inferred' },
+  '30-1118': {
+    status: 400,
+    message: 'the folder contains no CSV files (subfolders possible); schema cannot be inferred',
+  },
   '30-1130': { status: 400, message: 'custom host not allowed by default; contact support' },
   '30-1200': { status: 400, message: 'invalid client ID' },
   '30-1201': { status: 400, message: 'invalid client secret' },
@@ -144,12 +159,22 @@ export const errorCatalogue = {
   '30-1305': { status: 400, message: 'path {0} does not exist in the bucket' },
   '30-1306': { status: 400, message: 'path {0} is out of path restriction bounds {1}' },
   '30-1307': { status: 429, message: 'cloud-storage rate limit exceeded; retry after a short wait' },
-  '30-1308': { status: 403, message: 'access denied when listing buckets at project level; grant the bucket-listing permission or set a bucket-scoped path restriction' },
+  '30-1308': {
+    status: 403,
+    message:
+      'access denied when listing buckets at project level; grant the bucket-listing permission or set a bucket-scoped path restriction',
+  },
   '30-1309': { status: 400, message: 'project not found' },
-  '30-1310': { status: 400, message: 'the folder contains no CSV files (subfolders possible); schema cannot be inferred' },
+  '30-1310': {
+    status: 400,
+    message: 'the folder contains no CSV files (subfolders possible); schema cannot be inferred',
+  },
   '30-1320': { status: 400, message: 'service account key JSON invalid or cannot be parsed' },
   '30-1321': { status: 400, message: 'project ID {0} on the connection does not match project ID {1} in the key JSON' },
-  '30-1322': { status: 400, message: 'project ID {0} on the connection does not match the project ID in the service account email {1}' },
+  '30-1322': {
+    status: 400,
+    message: 'project ID {0} on the connection does not match the project ID in the service account email {1}',
+  },
   '30-1323': { status: 400, message: 'token exchange for workload identity federation failed' },
   '30-1413': { status: 400, message: 'connection error; verify the connection properties' },
   '30-1414': { status: 404, message: 'dataset {0} does not exist or is not accessible' },
@@ -157,7 +182,11 @@ export const errorCatalogue = {
   '30-1416': { status: 400, message: 'authentication failed; check credentials' },
   '30-1417': { status: 403, message: 'access denied; check service account permissions' },
   '30-1418': { status: 404, message: 'requested resource not found' },
-  '30-1419': { status: 400, message: 'invalid tableRef {0}; format is [projectId].[datasetId].[tableName], backtick-quoted where identifiers contain spaces' },
+  '30-1419': {
+    status: 400,
+    message:
+      'invalid tableRef {0}; format is [projectId].[datasetId].[tableName], backtick-quoted where identifiers contain spaces',
+  },
   '30-1420': { status: 400, message: 'tableRef {0} has an empty table name' },
   '30-1421': { status: 400, message: 'project {0} in tableRef does not match connection project {1}' },
   '30-1422': { status: 400, message: 'dataset {0} in tableRef does not match connection dataset {1}' },
@@ -165,7 +194,11 @@ export const errorCatalogue = {
   '30-1424': { status: 400, message: 'the provided query is invalid' },
   '30-1425': { status: 404, message: 'table {0} not found in the connection' },
   '30-1426': { status: 403, message: 'view access denied: write permission required on the materialization dataset' },
-  '30-1427': { status: 400, message: 'table has a very high precision decimal column beyond the supported limit; cast it to a smaller numeric type before export' },
+  '30-1427': {
+    status: 400,
+    message:
+      'table has a very high precision decimal column beyond the supported limit; cast it to a smaller numeric type before export',
+  },
   '30-1507': { status: 409, message: 'connection {0} is in use by active tables' },
   '30-1508': { status: 409, message: 'connection {0} is in use by targets' },
   '30-1600': { status: 400, message: 'connection ID in URL ({0}) and body ({1}) mismatch' },
@@ -242,7 +275,10 @@ export const errorCatalogue = {
   '70-7001': { status: 400, message: 'end date must be after start date' },
   '70-7002': { status: 400, message: 'both dates provided, or both null' },
   '70-7004': { status: 400, message: 'quota values must be non-negative' },
-  '70-7005': { status: 400, message: 'when dates are provided, cpuTimeHours, dataTransferGb and name are also required' },
+  '70-7005': {
+    status: 400,
+    message: 'when dates are provided, cpuTimeHours, dataTransferGb and name are also required',
+  },
   '70-7006': { status: 400, message: 'end date must be after start date' },
   '80-8001': { status: 500, message: 'app service initialization placeholder error' },
   '80-8003': { status: 404, message: 'bundle {0} not found' },
@@ -250,17 +286,28 @@ export const errorCatalogue = {
   '80-8016': { status: 409, message: 'bundle {0} cannot be installed because it is not published' },
   '80-8017': { status: 409, message: 'bundle {0} already has an install on this tenant; check install status' },
   '80-8014': { status: 404, message: 'app {0} not found' },
-  '80-8015': { status: 409, message: 'app cannot be installed: the tenant has no configured link for required providers {0}' },
+  '80-8015': {
+    status: 409,
+    message: 'app cannot be installed: the tenant has no configured link for required providers {0}',
+  },
   '80-8026': { status: 500, message: 'provisioning failed; install rolled back; retry' },
   '80-8018': { status: 400, message: 'link ID in URL ({0}) and body ({1}) mismatch' },
   '80-8002': { status: 404, message: 'link {0} not found' },
-  '80-8019': { status: 400, message: 'link details invalid: non-empty map, at most 20 entries, each value at most 1024 characters, total at most 3072' },
+  '80-8019': {
+    status: 400,
+    message:
+      'link details invalid: non-empty map, at most 20 entries, each value at most 1024 characters, total at most 3072',
+  },
   '80-8020': { status: 404, message: 'no value found for the requested key' },
   '80-8021': { status: 400, message: 'value exceeds the maximum size of {0} bytes' },
   '80-8022': { status: 400, message: 'session-scoped request requires a session context' },
   '80-8024': { status: 400, message: 'reporting session activity requires a valid session context in the SDK token' },
   '80-8027': { status: 400, message: 'reporting session activity requires a valid app context in the SDK token' },
-  '80-8028': { status: 400, message: 'returnTo must be a same-origin relative path; absolute URLs and scheme or protocol-relative prefixes are rejected' },
+  '80-8028': {
+    status: 400,
+    message:
+      'returnTo must be a same-origin relative path; absolute URLs and scheme or protocol-relative prefixes are rejected',
+  },
   '80-8029': { status: 403, message: 'app {0} is disabled and cannot be run' },
   '80-8030': { status: 403, message: 'no permission to run apps' },
   '80-8031': { status: 404, message: 'session {0} not found' },
@@ -273,7 +320,10 @@ export const errorCatalogue = {
   '80-8038': { status: 502, message: 'bundle {0} version {1} not published: manifest.json could not be read; retry' },
   '80-8039': { status: 502, message: 'asset {0} could not be read; retry' },
   '80-8040': { status: 500, message: 'SDK user ID missing from the provisioned credentials' },
-  '80-8042': { status: 409, message: 'bundle {0} is being uninstalled; poll install status and retry once it reads NOT_INSTALLED' },
+  '80-8042': {
+    status: 409,
+    message: 'bundle {0} is being uninstalled; poll install status and retry once it reads NOT_INSTALLED',
+  },
   '80-8043': { status: 500, message: 'uninstall failed; the app was restored to its previous status; retry' },
 } as const satisfies Record<string, ErrorDefinition>;
 

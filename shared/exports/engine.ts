@@ -40,7 +40,10 @@ export interface ExportWriteOptions {
  * as integers when asked (true → 1, false → 0, null stays null). Columns were checked against
  * the stored schema when the export was requested; one missing now is 30-6001's business.
  */
-function selectList(columns: readonly { name: string; type: string }[], shape: Pick<ExportShape, 'columns' | 'cast_boolean_to_integer'>): string {
+function selectList(
+  columns: readonly { name: string; type: string }[],
+  shape: Pick<ExportShape, 'columns' | 'cast_boolean_to_integer'>,
+): string {
   const byName = new Map(columns.map((column) => [column.name, column]));
   const chosen = shape.columns ?? columns.map((column) => column.name);
   return chosen
@@ -48,7 +51,9 @@ function selectList(columns: readonly { name: string; type: string }[], shape: P
       const column = byName.get(name);
       if (!column) throw new Error(`column ${JSON.stringify(name)} is not in the source file`);
       const quoted = quotedIdentifier(name);
-      return shape.cast_boolean_to_integer && column.type === 'BOOLEAN' ? `CAST(${quoted} AS INTEGER) AS ${quoted}` : quoted;
+      return shape.cast_boolean_to_integer && column.type === 'BOOLEAN'
+        ? `CAST(${quoted} AS INTEGER) AS ${quoted}`
+        : quoted;
     })
     .join(', ');
 }
@@ -73,7 +78,13 @@ function sliceOf(select: string, columns: readonly { name: string }[], offset: n
   return `${select} WHERE ${FILE_ROW_NUMBER} >= ${offset} AND ${FILE_ROW_NUMBER} < ${offset + limit}`;
 }
 
-async function copyRows(connection: DuckDBConnection, select: string, path: string, format: ExportFormat, header: boolean): Promise<number> {
+async function copyRows(
+  connection: DuckDBConnection,
+  select: string,
+  path: string,
+  format: ExportFormat,
+  header: boolean,
+): Promise<number> {
   const result = await connection.run(`COPY (${select}) TO ${fileLiteral(path)} (${copyOptions(format, header)})`);
   return result.rowsChanged;
 }
@@ -105,7 +116,13 @@ export async function writeExportFiles(
       // (DuckDB preserves insertion order, so the slices neither overlap nor miss a row).
       const { offset, limit } = rowRange(total, files, index);
       const header = !options.continued || index === 0;
-      const rows = await copyRows(connection, files === 1 ? select : sliceOf(select, columns, offset, limit), localPath, shape.format, header);
+      const rows = await copyRows(
+        connection,
+        files === 1 ? select : sliceOf(select, columns, offset, limit),
+        localPath,
+        shape.format,
+        header,
+      );
       const file = { localPath, rows, bytes: (await stat(localPath)).size };
       written.push(file);
       if (options.onFile?.(file, index) === false) break;

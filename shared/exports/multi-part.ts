@@ -34,7 +34,14 @@ function jobUploads(urls: readonly string[], pulse: JobPulse, onPut: (part: PutP
  * refuses such a part): the caller then cuts one file instead. Rows spread evenly give parts
  * of about even size, so the first slice almost always decides, before any PUT.
  */
-async function sliceParts(sourcePath: string, shape: ExportShape, urls: readonly string[], pulse: JobPulse, workDir: string, outDir: string): Promise<PartsSent | undefined> {
+async function sliceParts(
+  sourcePath: string,
+  shape: ExportShape,
+  urls: readonly string[],
+  pulse: JobPulse,
+  workDir: string,
+  outDir: string,
+): Promise<PartsSent | undefined> {
   const total = urls.length;
   let rows = 0;
   let taken = 0;
@@ -72,7 +79,14 @@ async function sliceParts(sourcePath: string, shape: ExportShape, urls: readonly
 }
 
 /** One file cut into byte ranges (partRanges: 10-1400 when it is too small for the parts asked). */
-async function cutParts(sourcePath: string, shape: ExportShape, urls: readonly string[], pulse: JobPulse, workDir: string, outDir: string): Promise<PartsSent> {
+async function cutParts(
+  sourcePath: string,
+  shape: ExportShape,
+  urls: readonly string[],
+  pulse: JobPulse,
+  workDir: string,
+  outDir: string,
+): Promise<PartsSent> {
   const [file] = await writeExportFiles(sourcePath, shape, 1, outDir, workDir);
   if (!file) throw new Error('the export wrote no file');
   await pulse.stage({ stage: 'WRITING', percent: 40, rows: file.rows });
@@ -91,7 +105,13 @@ async function cutParts(sourcePath: string, shape: ExportShape, urls: readonly s
  * output written in the export's shape and PUT to `urls`, one part per URL, every part but the
  * last at least MIN_PART_BYTES. The first part that fails fails the whole.
  */
-export async function exportInParts(tenantId: string, shape: ExportShape, urls: readonly string[], pulse: JobPulse, workDir: string): Promise<PartsSent> {
+export async function exportInParts(
+  tenantId: string,
+  shape: ExportShape,
+  urls: readonly string[],
+  pulse: JobPulse,
+  workDir: string,
+): Promise<PartsSent> {
   const sourcePath = await downloadExportSource(tenantId, shape, workDir);
   const outDir = await exportOutputFolder(workDir);
   const sliced = shape.format === 'csv' ? await sliceParts(sourcePath, shape, urls, pulse, workDir, outDir) : undefined;

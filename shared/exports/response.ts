@@ -9,7 +9,13 @@ function statusOf(execution: JobExecution): DirectExportStatus['status']['status
 }
 
 function sourceOf(shape: ExportShape) {
-  return { source_type: shape.source_type, source_id: shape.source_id, source_version: shape.source_version, use_sample: shape.use_sample, format: shape.format };
+  return {
+    source_type: shape.source_type,
+    source_id: shape.source_id,
+    source_version: shape.source_version,
+    use_sample: shape.use_sample,
+    format: shape.format,
+  };
 }
 
 /** A failure as a person reads it: the technical cause when there is one, else the message. */
@@ -26,7 +32,11 @@ export function directExportStatus(item: StoredDirectExport, execution: JobExecu
     total_files: item.total_files,
     files: item.files ?? [],
     ...sourceOf(item.shape),
-    status: { status: statusOf(execution), ...(execution.error ? { error_code: execution.error.code } : {}), ...(cause ? { error_cause: cause } : {}) },
+    status: {
+      status: statusOf(execution),
+      ...(execution.error ? { error_code: execution.error.code } : {}),
+      ...(cause ? { error_cause: cause } : {}),
+    },
     created_date: item.created_date,
   };
 }
@@ -38,7 +48,9 @@ export function multiPartExportStatus(item: StoredMultiPartExport, execution: Jo
     parts: item.parts,
     ...sourceOf(item.shape),
     status: statusOf(execution),
-    ...(error ? { error: `${error.code}: ${error.message}${error.cause ? ` (${error.cause})` : ''}`, error_code: error.code } : {}),
+    ...(error
+      ? { error: `${error.code}: ${error.message}${error.cause ? ` (${error.cause})` : ''}`, error_code: error.code }
+      : {}),
     result: item.result ?? [],
     created_date: item.created_date,
   };

@@ -10,7 +10,10 @@ import type { ExportShape } from './jobs';
 import { exportSourceAtRunTime } from './source';
 
 /** Media type of each format's files, as the objects are stored. */
-export const CONTENT_TYPES: Readonly<Record<ExportFormat, string>> = { parquet: 'application/vnd.apache.parquet', csv: 'text/csv; charset=utf-8' };
+export const CONTENT_TYPES: Readonly<Record<ExportFormat, string>> = {
+  parquet: 'application/vnd.apache.parquet',
+  csv: 'text/csv; charset=utf-8',
+};
 
 /**
  * The source of an export as it is now (30-6001 when it went away), its Parquet copied from
@@ -40,7 +43,13 @@ export async function exportOutputFolder(workDir: string): Promise<string> {
  * output written to the scratch folder as `files` files. Progress: READING, then WRITING at
  * 40 % with the rows written.
  */
-export async function produceExport(tenantId: string, shape: ExportShape, files: number, pulse: JobPulse, workDir: string): Promise<ExportFile[]> {
+export async function produceExport(
+  tenantId: string,
+  shape: ExportShape,
+  files: number,
+  pulse: JobPulse,
+  workDir: string,
+): Promise<ExportFile[]> {
   const sourcePath = await downloadExportSource(tenantId, shape, workDir);
   const written = await writeExportFiles(sourcePath, shape, files, await exportOutputFolder(workDir), workDir);
   await pulse.stage({ stage: 'WRITING', percent: 40, rows: written.reduce((sum, file) => sum + file.rows, 0) });

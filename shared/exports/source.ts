@@ -49,7 +49,11 @@ export async function exportSourceOf(tenantId: string, request: ExportSourceRequ
     if (version.execution.status !== 'COMPLETED' || !version.metadata) throw notReady(request.source_id, version);
     const prefix = versionPrefix(tenantId, request.source_id, request.source_version);
     const table = await dataTableStore.get(tenantId, request.source_id);
-    return { name: table.data.name, dataKey: prefix + (request.use_sample ? VERSION_FILES.sample : VERSION_FILES.data), columns: version.metadata.columns };
+    return {
+      name: table.data.name,
+      dataKey: prefix + (request.use_sample ? VERSION_FILES.sample : VERSION_FILES.data),
+      columns: version.metadata.columns,
+    };
   }
   const graph = await graphs.get(tenantId, request.source_id, request.source_version);
   if (request.validate_release && !graph.release_status) throw new AppError('20-1016');
@@ -62,7 +66,8 @@ export async function exportSourceOf(tenantId: string, request: ExportSourceRequ
   const dataset = await datasetStore.get(tenantId, request.source_id);
   return {
     name: dataset.data.name,
-    dataKey: nodeOutputPrefix(tenantId, request.source_id, request.source_version, output.id, kind) + NODE_OUTPUT_FILES.data,
+    dataKey:
+      nodeOutputPrefix(tenantId, request.source_id, request.source_version, output.id, kind) + NODE_OUTPUT_FILES.data,
     columns: built.columns,
   };
 }

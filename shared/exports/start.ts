@@ -21,7 +21,10 @@ export interface ExportShapeRequest {
  * The export's shape, once its source is known to be exportable (exportSourceOf) and its
  * columns to exist in the source's stored schema (20-1031): checked before any job starts.
  */
-export async function checkedExport(tenantId: string, request: ExportShapeRequest): Promise<{ readonly shape: ExportShape; readonly source: ExportSource }> {
+export async function checkedExport(
+  tenantId: string,
+  request: ExportShapeRequest,
+): Promise<{ readonly shape: ExportShape; readonly source: ExportSource }> {
   const source = await exportSourceOf(tenantId, request);
   const shape: ExportShape = {
     source_type: request.source_type,
@@ -40,7 +43,11 @@ export async function checkedExport(tenantId: string, request: ExportShapeReques
  * The Idempotency-Key record of an export start. Its fingerprint leaves the credentials out:
  * a digest of a secret is not stored, and a retry with the same key names the same export.
  */
-export function idempotentStart(idempotencyKey: string | undefined, request: object, secretFields: readonly string[]): IdempotentRequest | undefined {
+export function idempotentStart(
+  idempotencyKey: string | undefined,
+  request: object,
+  secretFields: readonly string[],
+): IdempotentRequest | undefined {
   if (idempotencyKey === undefined) return undefined;
   const withoutSecrets = Object.fromEntries(Object.entries(request).filter(([field]) => !secretFields.includes(field)));
   return { key: idempotencyKey, fingerprint: fingerprint(withoutSecrets) };

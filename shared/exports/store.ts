@@ -21,13 +21,19 @@ import { directExportJob, multiPartExportJob } from './jobs';
  * created PENDING together with its sealed credentials in one transaction, and read back by
  * job id within the caller's tenant.
  */
-const JOBS: Readonly<Record<JobKind, JobDeclaration>> = { DIRECT_EXPORT: directExportJob, MULTI_PART_EXPORT: multiPartExportJob };
+const JOBS: Readonly<Record<JobKind, JobDeclaration>> = {
+  DIRECT_EXPORT: directExportJob,
+  MULTI_PART_EXPORT: multiPartExportJob,
+};
 
 /** Past the longest a job's state machine may run (an hour), with room for its failure recorder. */
 const SECRET_TTL_SECONDS = 2 * 3600;
 
 /** The entity name of errors and of the encryption context. */
-const ENTITY_NAMES: Readonly<Record<JobKind, string>> = { DIRECT_EXPORT: 'direct export', MULTI_PART_EXPORT: 'multi-part export' };
+const ENTITY_NAMES: Readonly<Record<JobKind, string>> = {
+  DIRECT_EXPORT: 'direct export',
+  MULTI_PART_EXPORT: 'multi-part export',
+};
 
 export function exportJobRef(tenantId: string, kind: JobKind, jobId: string): JobRef {
   return {
@@ -66,7 +72,13 @@ export async function beginExportJob<F extends object>(
 ): Promise<{ readonly ref: JobRef; readonly item: F & JobBase }> {
   const jobId = newJobId(JOBS[kind]);
   const created = new Date().toISOString();
-  const item = { ...fields, job_id: jobId, execution: pendingExecution(jobId, created), created_by: actor, created_date: created };
+  const item = {
+    ...fields,
+    job_id: jobId,
+    execution: pendingExecution(jobId, created),
+    created_by: actor,
+    created_date: created,
+  };
   const sealed = await seal(JSON.stringify(credentials), secretContext(tenantId, kind, jobId));
   const ref = exportJobRef(tenantId, kind, jobId);
   const expiresAt = Math.floor(Date.now() / 1000) + SECRET_TTL_SECONDS;
@@ -78,7 +90,12 @@ export async function beginExportJob<F extends object>(
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
-    { Put: { TableName: config.tableName, Item: { ...ref.secret, kind, tenant_id: tenantId, sealed, expires_at: expiresAt } } },
+    {
+      Put: {
+        TableName: config.tableName,
+        Item: { ...ref.secret, kind, tenant_id: tenantId, sealed, expires_at: expiresAt },
+      },
+    },
   ]);
   if (!outcome.committed) throw new Error(`export job ${jobId} already exists`);
   return { ref, item };
@@ -95,20 +112,26 @@ export async function getExportJob<T extends { readonly execution: StoredExecuti
   jobId: string,
 ): Promise<{ readonly item: T; readonly execution: JobExecution }> {
   const ref = exportJobRef(tenantId, kind, jobId);
-  const result = await dynamoDocumentClient().send(new GetCommand({ TableName: config.tableName, Key: ref.subject, ConsistentRead: true }));
+  const result = await dynamoDocumentClient().send(
+    new GetCommand({ TableName: config.tableName, Key: ref.subject, ConsistentRead: true }),
+  );
   if (!result.Item) throw notFound(ENTITY_NAMES[kind], jobId);
   const item = parseItem(schema, kind, result.Item);
   const now = Date.now();
   const execution = executionView(item.execution, now, config.jobInactivitySeconds);
-  if (isAbandoned(item.execution, now, config.jobInactivitySeconds) && execution.error) await markFailed(ref, execution.error);
+  if (isAbandoned(item.execution, now, config.jobInactivitySeconds) && execution.error)
+    await markFailed(ref, execution.error);
   return { item, execution };
 }
 
 /** The job's credentials in clear, for its worker; gone once the job has ended. */
 export async function openJobCredentials<T>(ref: JobRef, kind: JobKind, schema: z.ZodType<T>): Promise<T> {
   if (!ref.secret) throw new Error(`job ${ref.job_id} has no credentials`);
-  const result = await dynamoDocumentClient().send(new GetCommand({ TableName: config.tableName, Key: ref.secret, ConsistentRead: true }));
-  if (!result.Item) throw new AppError('10-500', { extraDetails: { cause: 'the export credentials are gone: the job already ended' } });
+  const result = await dynamoDocumentClient().send(
+    new GetCommand({ TableName: config.tableName, Key: ref.secret, ConsistentRead: true }),
+  );
+  if (!result.Item)
+    throw new AppError('10-500', { extraDetails: { cause: 'the export credentials are gone: the job already ended' } });
   const { sealed } = parseItem(StoredJobSecret, kind, result.Item);
   return schema.parse(JSON.parse(await open(sealed, secretContext(ref.tenant_id, kind, ref.job_id))));
 }

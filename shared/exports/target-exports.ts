@@ -82,7 +82,10 @@ export async function beginTargetExport(
 }
 
 /** The export's job status as callers see it; a silent job is failed here, which releases its target. */
-export async function exportExecution(tenantId: string, entity: Entity<ExportData, ExportMirrors>): Promise<JobExecution> {
+export async function exportExecution(
+  tenantId: string,
+  entity: Entity<ExportData, ExportMirrors>,
+): Promise<JobExecution> {
   const stored = entity.mirrors.execution;
   if (!stored) throw new Error(`export ${entity.id} has no execution`);
   const now = Date.now();

@@ -11,7 +11,9 @@ import { parseRequest } from './request';
 import type { RouteRequest, RouteResult, RouteSpec } from './route';
 
 export type ApiEvent = APIGatewayProxyEventV2 & {
-  readonly requestContext: APIGatewayProxyEventV2['requestContext'] & { readonly authorizer?: { readonly lambda?: unknown } };
+  readonly requestContext: APIGatewayProxyEventV2['requestContext'] & {
+    readonly authorizer?: { readonly lambda?: unknown };
+  };
 };
 export type ApiResult = APIGatewayProxyStructuredResultV2;
 export type ApiHandler = (event: ApiEvent, context: Context) => Promise<ApiResult>;
@@ -59,7 +61,10 @@ export function observed(operationId: string): MiddlewareObj<ApiEvent, ApiResult
       if (status >= 500) {
         logger.error('request failed', { ...line(request.event, status), error: error as Error });
       } else {
-        logger.info('request refused', { ...line(request.event, status), code: isAppError(error) ? error.code : undefined });
+        logger.info('request refused', {
+          ...line(request.event, status),
+          code: isAppError(error) ? error.code : undefined,
+        });
       }
     },
   };
@@ -68,9 +73,11 @@ export function observed(operationId: string): MiddlewareObj<ApiEvent, ApiResult
 /** The caller of a request, refused as 10-401 or 10-403 unless its token carries `permission`. */
 export function authorize(event: ApiEvent, permission: Permission): Principal {
   const outcome = principalFromContext(event.requestContext.authorizer?.lambda);
-  if (outcome === 'verification_unavailable') throw new AppError('10-500', { cause: new Error('token verification unavailable') });
+  if (outcome === 'verification_unavailable')
+    throw new AppError('10-500', { cause: new Error('token verification unavailable') });
   if (typeof outcome === 'string') throw new AppError('10-401', { extraDetails: { reason: outcome } });
-  if (!outcome.permissions.includes(permission)) throw new AppError('10-403', { extraDetails: { required_permission: permission } });
+  if (!outcome.permissions.includes(permission))
+    throw new AppError('10-403', { extraDetails: { required_permission: permission } });
   return outcome;
 }
 
@@ -90,7 +97,10 @@ export type RouteHandler<R extends RouteSpec> = ApiHandler & { readonly route: R
  * The Lambda handler of one route: authorization by the route's permission, validation by
  * its schemas, the implementation, then the response through the response schema.
  */
-export function httpHandler<R extends RouteSpec>(route: R, implementation: (request: RouteRequest<R>) => Promise<RouteResult<R>>): RouteHandler<R> {
+export function httpHandler<R extends RouteSpec>(
+  route: R,
+  implementation: (request: RouteRequest<R>) => Promise<RouteResult<R>>,
+): RouteHandler<R> {
   const handler = middy<ApiEvent, ApiResult>()
     .use(observed(route.operationId))
     .handler(async (event) => {

@@ -1,5 +1,11 @@
 import { validationError } from '../errors/app-error';
-import { MAX_FILTER_DEPTH, MAX_FILTER_TOKENS, MAX_SORT_KEYS, type ListFieldType, type ListFieldTypes } from '../model/list-fields';
+import {
+  MAX_FILTER_DEPTH,
+  MAX_FILTER_TOKENS,
+  MAX_SORT_KEYS,
+  type ListFieldType,
+  type ListFieldTypes,
+} from '../model/list-fields';
 
 /**
  * ListQuery: offset, limit, sort and filter over a tenant's entities (docs/list-query.md).
@@ -104,14 +110,16 @@ function tokenize(source: string): Token[] {
       else tokens.push({ kind: 'word', text, at });
       at += text.length;
     }
-    if (tokens.length > MAX_FILTER_TOKENS) throw new FilterSyntaxError(`expression longer than ${MAX_FILTER_TOKENS} tokens`);
+    if (tokens.length > MAX_FILTER_TOKENS)
+      throw new FilterSyntaxError(`expression longer than ${MAX_FILTER_TOKENS} tokens`);
   }
   return tokens;
 }
 
 function describe(token: Token | undefined): string {
   if (!token) return 'end of expression';
-  const text = token.kind === 'string' ? `'${token.value}'` : token.kind === 'number' ? String(token.value) : token.text;
+  const text =
+    token.kind === 'string' ? `'${token.value}'` : token.kind === 'number' ? String(token.value) : token.text;
   return `'${text}' at position ${token.at + 1}`;
 }
 
@@ -158,7 +166,8 @@ function compileFilter<T>(source: string, fields: ListFields<T>): Predicate<T> {
       position += 1;
       const inner = parseOr(depth + 1);
       const close = tokens[position];
-      if (close?.kind !== 'paren' || close.text !== ')') throw new FilterSyntaxError(`expected ')' but found ${describe(close)}`);
+      if (close?.kind !== 'paren' || close.text !== ')')
+        throw new FilterSyntaxError(`expected ')' but found ${describe(close)}`);
       position += 1;
       return inner;
     }
@@ -167,13 +176,19 @@ function compileFilter<T>(source: string, fields: ListFields<T>): Predicate<T> {
 
   const parseComparison = (): Predicate<T> => {
     const fieldToken = tokens[position];
-    if (fieldToken?.kind !== 'word') throw new FilterSyntaxError(`expected a field name but found ${describe(fieldToken)}`);
+    if (fieldToken?.kind !== 'word')
+      throw new FilterSyntaxError(`expected a field name but found ${describe(fieldToken)}`);
     const field = fieldNamed(fields, fieldToken.text);
-    if (!field) throw new FilterSyntaxError(`unknown field '${fieldToken.text}'; filterable fields: ${Object.keys(fields).join(', ')}`);
+    if (!field)
+      throw new FilterSyntaxError(
+        `unknown field '${fieldToken.text}'; filterable fields: ${Object.keys(fields).join(', ')}`,
+      );
     const operatorToken = tokens[++position];
     const operator = operatorToken?.kind === 'word' ? (operatorToken.text.toLowerCase() as Operator) : undefined;
     if (!operator || !OPERATORS.includes(operator)) {
-      throw new FilterSyntaxError(`expected an operator (${OPERATORS.join(', ')}) but found ${describe(operatorToken)}`);
+      throw new FilterSyntaxError(
+        `expected an operator (${OPERATORS.join(', ')}) but found ${describe(operatorToken)}`,
+      );
     }
     if (!ALLOWED_OPERATORS[field.type].includes(operator)) {
       throw new FilterSyntaxError(`operator '${operator}' does not apply to ${field.type} field '${fieldToken.text}'`);
@@ -197,7 +212,13 @@ function literal(token: Token | undefined): Literal {
   throw new FilterSyntaxError(`expected a value but found ${describe(token)}`);
 }
 
-function comparison<T>(name: string, field: ListField<T>, operator: Operator, value: Literal, token: Token | undefined): Predicate<T> {
+function comparison<T>(
+  name: string,
+  field: ListField<T>,
+  operator: Operator,
+  value: Literal,
+  token: Token | undefined,
+): Predicate<T> {
   if (value === null) {
     if (operator !== 'eq' && operator !== 'ne') throw new FilterSyntaxError(`null can only be compared with eq or ne`);
     return (record) => isAbsent(field.value(record)) === (operator === 'eq');
@@ -278,7 +299,8 @@ function ordered(own: unknown, other: string | number, operator: Operator): bool
 
 function compareValues(a: unknown, b: unknown): number {
   if (isAbsent(a) || isAbsent(b)) return isAbsent(a) === isAbsent(b) ? 0 : isAbsent(a) ? 1 : -1;
-  if (typeof a === 'string' && typeof b === 'string') return a.localeCompare(b, 'en', { sensitivity: 'base' }) || (a < b ? -1 : a > b ? 1 : 0);
+  if (typeof a === 'string' && typeof b === 'string')
+    return a.localeCompare(b, 'en', { sensitivity: 'base' }) || (a < b ? -1 : a > b ? 1 : 0);
   if (typeof a === 'number' && typeof b === 'number') return a - b;
   if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
   return String(a).localeCompare(String(b));
@@ -316,7 +338,11 @@ function compileSort<T>(source: string, fields: ListFields<T>): (a: T, b: T) => 
 }
 
 /** Applies filter, sort (then id), offset and limit; bad expressions are 10-1400. */
-export function applyListQuery<T extends { readonly id: number }>(records: readonly T[], query: ListQuery, fields: ListFields<T>): ListPage<T> {
+export function applyListQuery<T extends { readonly id: number }>(
+  records: readonly T[],
+  query: ListQuery,
+  fields: ListFields<T>,
+): ListPage<T> {
   let predicate: Predicate<T> | undefined;
   if (query.filter !== undefined && query.filter.trim() !== '') {
     try {

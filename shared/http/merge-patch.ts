@@ -23,7 +23,8 @@ export function mergePatch(target: unknown, patch: unknown): Json {
 
 function merge(target: unknown, patch: unknown, depth: number): Json {
   if (!isObject(patch)) return patch as Json;
-  if (depth > MAX_JSON_DEPTH) throw validationError({ body: `must not nest objects and arrays deeper than ${MAX_JSON_DEPTH} levels` });
+  if (depth > MAX_JSON_DEPTH)
+    throw validationError({ body: `must not nest objects and arrays deeper than ${MAX_JSON_DEPTH} levels` });
   const result: Record<string, Json> = Object.create(null) as Record<string, Json>;
   if (isObject(target)) for (const [key, value] of Object.entries(target)) result[key] = value;
   for (const [key, value] of Object.entries(patch)) {

@@ -15,7 +15,10 @@ import { integerTexts } from '../model/common';
 type JsonSchema = z.core.JSONSchema.BaseSchema;
 
 /** The override for z.toJSONSchema. */
-export function correctRendering(context: { readonly zodSchema: z.core.$ZodTypes; readonly jsonSchema: JsonSchema }): void {
+export function correctRendering(context: {
+  readonly zodSchema: z.core.$ZodTypes;
+  readonly jsonSchema: JsonSchema;
+}): void {
   const { zodSchema, jsonSchema } = context;
   const bounds = integerTexts.get(zodSchema);
   if (bounds) {
@@ -31,10 +34,15 @@ const TRIM_PROBE = ' \t x \n';
 
 function trims(schema: z.core.$ZodString): boolean {
   const checks = schema._zod.def.checks ?? [];
-  const index = checks.findIndex((check) => check._zod.def.check === 'overwrite' && (check._zod.def as z.core.$ZodCheckOverwriteDef<string>).tx(TRIM_PROBE) === 'x');
+  const index = checks.findIndex(
+    (check) =>
+      check._zod.def.check === 'overwrite' &&
+      (check._zod.def as z.core.$ZodCheckOverwriteDef<string>).tx(TRIM_PROBE) === 'x',
+  );
   // Checks before the trim would see the text as sent; none of the models has one, and the
   // restatement below assumes so.
-  if (index > 0) throw new Error('a string schema checks its text before trimming it: the OpenAPI rendering cannot restate that');
+  if (index > 0)
+    throw new Error('a string schema checks its text before trimming it: the OpenAPI rendering cannot restate that');
   return index === 0;
 }
 
@@ -44,7 +52,8 @@ function trims(schema: z.core.$ZodString): boolean {
  */
 function characterOf(pattern: string): string {
   const body = /^\^(.*)\*\$$/s.exec(pattern)?.[1];
-  if (body !== undefined && (/^\[(?:\\.|[^\]\\])*\]$/s.test(body) || (body.startsWith('(?:') && closesAtEnd(body)))) return body;
+  if (body !== undefined && (/^\[(?:\\.|[^\]\\])*\]$/s.test(body) || (body.startsWith('(?:') && closesAtEnd(body))))
+    return body;
   throw new Error(`the pattern ${pattern} of a trimmed string cannot be restated around white space`);
 }
 
@@ -66,15 +75,20 @@ function closesAtEnd(text: string): boolean {
 function restateTrimmed(jsonSchema: JsonSchema): void {
   const min = typeof jsonSchema.minLength === 'number' ? jsonSchema.minLength : 0;
   const max = typeof jsonSchema.maxLength === 'number' ? jsonSchema.maxLength : undefined;
-  const patterns = [jsonSchema.pattern, ...(jsonSchema.allOf ?? []).map((part) => (typeof part === 'object' ? part.pattern : undefined))].filter(
-    (pattern): pattern is string => typeof pattern === 'string',
-  );
+  const patterns = [
+    jsonSchema.pattern,
+    ...(jsonSchema.allOf ?? []).map((part) => (typeof part === 'object' ? part.pattern : undefined)),
+  ].filter((pattern): pattern is string => typeof pattern === 'string');
   if (patterns.length === 0 && min === 0 && max === undefined) return;
   // Several patterns all hold at each position: every one but the last as a lookahead.
   const characters = patterns.map(characterOf);
-  const inner = characters.length === 0 ? '[\\s\\S]' : characters.map((character, index) => (index < characters.length - 1 ? `(?=${character})` : character)).join('');
+  const inner =
+    characters.length === 0
+      ? '[\\s\\S]'
+      : characters.map((character, index) => (index < characters.length - 1 ? `(?=${character})` : character)).join('');
   const edge = `(?!\\s)${inner}`;
-  const count = (low: number, upper: number | undefined) => (upper === undefined ? (low === 0 ? '*' : `{${low},}`) : `{${low},${upper}}`);
+  const count = (low: number, upper: number | undefined) =>
+    upper === undefined ? (low === 0 ? '*' : `{${low},}`) : `{${low},${upper}}`;
   const high = max === undefined ? undefined : max - 2;
   let core: string;
   if (max === 0) core = '';

@@ -32,7 +32,12 @@ const MEDIA_TYPES: Record<BodyType, string> = {
 function mapRefs(value: unknown, map: (ref: string) => string): unknown {
   if (Array.isArray(value)) return value.map((item) => mapRefs(item, map));
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, key === '$ref' && typeof inner === 'string' ? map(inner) : mapRefs(inner, map)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [
+      key,
+      key === '$ref' && typeof inner === 'string' ? map(inner) : mapRefs(inner, map),
+    ]),
+  );
 }
 
 const COMPONENTS = '#/components/schemas/';
@@ -46,14 +51,22 @@ class ComponentRegistry {
    */
   add(schema: z.ZodType, io: Io): JsonSchema {
     const shown = documentedSchemaOf(schema);
-    const converted = z.toJSONSchema(shown, { target: 'draft-2020-12', io, unrepresentable: 'any', override: correctRendering }) as JsonSchema;
+    const converted = z.toJSONSchema(shown, {
+      target: 'draft-2020-12',
+      io,
+      unrepresentable: 'any',
+      override: correctRendering,
+    }) as JsonSchema;
     const { $schema: _dialect, $defs, ...root } = converted;
     const toComponents = (value: unknown) => mapRefs(value, (ref) => ref.replace('#/$defs/', COMPONENTS));
-    const definitions = Object.entries(($defs ?? {}) as Record<string, JsonSchema>).map(([id, definition]) => [id, toComponents(definition)] as const);
+    const definitions = Object.entries(($defs ?? {}) as Record<string, JsonSchema>).map(
+      ([id, definition]) => [id, toComponents(definition)] as const,
+    );
     const renames = new Map<string, string>();
     for (const [id, definition] of definitions) {
       const existing = this.schemas[id];
-      if (existing !== undefined && JSON.stringify(existing) !== JSON.stringify(definition)) renames.set(id, `${id}${io === 'input' ? 'Input' : 'Output'}`);
+      if (existing !== undefined && JSON.stringify(existing) !== JSON.stringify(definition))
+        renames.set(id, `${id}${io === 'input' ? 'Input' : 'Output'}`);
     }
     const renamed = (value: unknown) =>
       mapRefs(value, (ref) => {
@@ -65,7 +78,11 @@ class ComponentRegistry {
   }
 }
 
-function parameters(registry: ComponentRegistry, schema: z.ZodObject | undefined, location: 'path' | 'query'): JsonSchema[] {
+function parameters(
+  registry: ComponentRegistry,
+  schema: z.ZodObject | undefined,
+  location: 'path' | 'query',
+): JsonSchema[] {
   if (!schema) return [];
   return Object.entries(schema.shape).map(([name, field]) => {
     const rendered = registry.add(field as z.ZodType, 'input');
@@ -103,10 +120,15 @@ function formRefusals(route: RouteSpec): Record<string, JsonSchema> {
     description: `Content Too Large: 10-400, for a body over ${config.maxBodyBytes} bytes. Over 10 MiB API Gateway answers before the service, with its own body {"message": "Request Entity Too Large"}`,
     content: {
       ...PROBLEM_CONTENT,
-      'application/json': { schema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } },
+      'application/json': {
+        schema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
+      },
     },
   };
-  refusals[unsupportedMediaType] = { description: 'Unsupported Media Type: 10-400, for a body in a media type the operation does not list', content: PROBLEM_CONTENT };
+  refusals[unsupportedMediaType] = {
+    description: 'Unsupported Media Type: 10-400, for a body in a media type the operation does not list',
+    content: PROBLEM_CONTENT,
+  };
   return refusals;
 }
 
@@ -144,7 +166,11 @@ function operation(registry: ComponentRegistry, route: RouteSpec): JsonSchema {
         },
       ]
     : [];
-  const allParameters = [...parameters(registry, request.params, 'path'), ...parameters(registry, request.query, 'query'), ...headerParameters];
+  const allParameters = [
+    ...parameters(registry, request.params, 'path'),
+    ...parameters(registry, request.query, 'query'),
+    ...headerParameters,
+  ];
   const body = request.body;
   return {
     operationId: route.operationId,
@@ -157,14 +183,21 @@ function operation(registry: ComponentRegistry, route: RouteSpec): JsonSchema {
       ? {
           requestBody: {
             required: true,
-            content: Object.fromEntries((request.bodyTypes ?? ['json']).map((type) => [MEDIA_TYPES[type], { schema: registry.add(body, 'input') }])),
+            content: Object.fromEntries(
+              (request.bodyTypes ?? ['json']).map((type) => [
+                MEDIA_TYPES[type],
+                { schema: registry.add(body, 'input') },
+              ]),
+            ),
           },
         }
       : {}),
     responses: {
       [String(response.status)]: {
         description: response.description,
-        ...(response.body ? { content: { 'application/json': { schema: registry.add(response.body, 'output') } } } : {}),
+        ...(response.body
+          ? { content: { 'application/json': { schema: registry.add(response.body, 'output') } } }
+          : {}),
       },
       ...errorResponses(route),
     },
@@ -200,7 +233,11 @@ export function buildOpenApiDocument(
   });
   return {
     openapi: '3.1.0',
-    info: { ...info, description: `${info.description}\n\n${wireRules()}`, license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } },
+    info: {
+      ...info,
+      description: `${info.description}\n\n${wireRules()}`,
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
     servers: [{ url: API_BASE_PATH, description: 'This deployment' }],
     security: [{ bearerAuth: [] }],
     tags,

@@ -43,11 +43,18 @@ const NOT_UTF8 = 'must be valid percent-encoded UTF-8';
  * whatever it passes for a malformed encoding (the raw text, or a lossy decoding) is refused
  * as 10-1400 naming the parameter rather than reaching the store or a connector.
  */
-function unreadableParameters(values: Readonly<Record<string, string | undefined>> | undefined, identifiers: boolean): string[] {
+function unreadableParameters(
+  values: Readonly<Record<string, string | undefined>> | undefined,
+  identifiers: boolean,
+): string[] {
   const names: string[] = [];
   for (const [name, value] of Object.entries(values ?? {})) {
     if (LONE_SURROGATE.test(name)) names.push('query');
-    else if (value !== undefined && (LONE_SURROGATE.test(value) || (identifiers && value.includes(REPLACEMENT_CHARACTER)))) names.push(name);
+    else if (
+      value !== undefined &&
+      (LONE_SURROGATE.test(value) || (identifiers && value.includes(REPLACEMENT_CHARACTER)))
+    )
+      names.push(name);
   }
   return names;
 }
@@ -85,7 +92,10 @@ export function parseRequest(route: RouteSpec, event: APIGatewayProxyEventV2): P
     }
   }
 
-  for (const name of [...unreadableParameters(event.pathParameters, true), ...unreadableParameters(event.queryStringParameters, false)]) {
+  for (const name of [
+    ...unreadableParameters(event.pathParameters, true),
+    ...unreadableParameters(event.queryStringParameters, false),
+  ]) {
     invalid = true;
     problems[name] = NOT_UTF8;
   }
@@ -120,7 +130,8 @@ function readBody(route: RouteSpec, event: APIGatewayProxyEventV2): unknown {
   }
   if (bodyType === 'form') return Object.fromEntries(new URLSearchParams(text));
   // Checked on the raw text, before the parser or any recursive code sees the value.
-  if (exceedsJsonDepth(text)) throw validationError({ body: `must not nest objects and arrays deeper than ${MAX_JSON_DEPTH} levels` });
+  if (exceedsJsonDepth(text))
+    throw validationError({ body: `must not nest objects and arrays deeper than ${MAX_JSON_DEPTH} levels` });
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {

@@ -39,7 +39,11 @@ const NOUNS: Record<string, string> = {
   date: 'a date',
 };
 
-function bound(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall, limit: number | bigint, above: boolean): string {
+function bound(
+  issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall,
+  limit: number | bigint,
+  above: boolean,
+): string {
   const inclusive = issue.inclusive !== false;
   switch (issue.origin) {
     case 'string':
@@ -70,12 +74,17 @@ function rule(issue: z.core.$ZodIssue): string {
         case 'datetime':
           return 'must be an ISO 8601 date-time';
         case 'regex':
-          return issue.message && !issue.message.startsWith('Invalid') ? issue.message : `must match ${issue.pattern ?? 'the expected format'}`;
+          return issue.message && !issue.message.startsWith('Invalid')
+            ? issue.message
+            : `must match ${issue.pattern ?? 'the expected format'}`;
         default:
           return `must be a valid ${issue.format}`;
       }
     case 'invalid_value': {
-      const expected = issue.values.length === 1 ? `must be ${JSON.stringify(issue.values[0])}` : `must be one of: ${issue.values.join(', ')}`;
+      const expected =
+        issue.values.length === 1
+          ? `must be ${JSON.stringify(issue.values[0])}`
+          : `must be one of: ${issue.values.join(', ')}`;
       return issue.input === undefined ? `is required; ${expected}` : expected;
     }
     case 'invalid_union': {
@@ -83,7 +92,9 @@ function rule(issue: z.core.$ZodIssue): string {
       if (Array.isArray(options) && options.length > 0) {
         // The issue sits on the discriminator's path but carries the object that lacks it.
         const input = issue.input;
-        const missing = input === undefined || (typeof input === 'object' && input !== null && discriminator !== undefined && !(discriminator in input));
+        const missing =
+          input === undefined ||
+          (typeof input === 'object' && input !== null && discriminator !== undefined && !(discriminator in input));
         return `${missing ? 'is required; ' : ''}must be one of: ${options.join(', ')}`;
       }
       return 'does not match any of the allowed shapes';

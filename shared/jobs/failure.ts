@@ -14,7 +14,15 @@ export const JOB_FAILED = 'Job.Failed';
 export const JOB_TRANSIENT = 'Job.Transient';
 
 /** Failures worth another attempt: timeouts, throttling, provider hiccups. */
-const TRANSIENT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['30-1100', '30-1110', '30-1303', '30-1307', '30-1005', '30-1002', '30-1413']);
+const TRANSIENT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  '30-1100',
+  '30-1110',
+  '30-1303',
+  '30-1307',
+  '30-1005',
+  '30-1002',
+  '30-1413',
+]);
 
 /** The error a runner gives a job that died with it and could not run again (the twin's journal). */
 export const RUNNER_RESTARTED = 'Job.RunnerRestarted';
@@ -91,12 +99,22 @@ export function jobErrorFromState(failure: { readonly Error?: string; readonly C
   const inactivity = Object.hasOwn(INACTIVITY_ERRORS, name) ? INACTIVITY_ERRORS[name] : undefined;
   if (inactivity) return jobErrorOf(new AppError('10-1047', { extraDetails: { cause: `${name}: ${inactivity}` } }));
   if (name === LAMBDA_DIED) {
-    if (/timed out/i.test(failure.Cause ?? '')) return jobErrorOf(new AppError('10-1047', { extraDetails: { cause: `${name}: the worker ran past its Lambda timeout` } }));
-    return jobErrorOf(new AppError('10-500', { extraDetails: { cause: `${name}: the worker stopped without an answer (out of memory or a crash)` } }));
+    if (/timed out/i.test(failure.Cause ?? ''))
+      return jobErrorOf(
+        new AppError('10-1047', { extraDetails: { cause: `${name}: the worker ran past its Lambda timeout` } }),
+      );
+    return jobErrorOf(
+      new AppError('10-500', {
+        extraDetails: { cause: `${name}: the worker stopped without an answer (out of memory or a crash)` },
+      }),
+    );
   }
   if (name === JOB_FAILED || name === JOB_TRANSIENT) {
     const cause = parseJson(failure.Cause);
-    const message = typeof cause === 'object' && cause !== null && 'errorMessage' in cause ? parseJson(String(cause.errorMessage)) : cause;
+    const message =
+      typeof cause === 'object' && cause !== null && 'errorMessage' in cause
+        ? parseJson(String(cause.errorMessage))
+        : cause;
     const recorded = asJobError(message);
     if (recorded) return recorded;
   }

@@ -62,7 +62,9 @@ export class JobPulse {
 
   private check(): void {
     if (this.watching && Date.now() - this.lastActivity > this.inactivitySeconds * 1000) {
-      this.controller.abort(new AppError('10-1047', { extraDetails: { cause: `no data for ${this.inactivitySeconds} s` } }));
+      this.controller.abort(
+        new AppError('10-1047', { extraDetails: { cause: `no data for ${this.inactivitySeconds} s` } }),
+      );
     }
   }
 

@@ -18,7 +18,11 @@ function jobLimits(): JobInput<never>['limits'] {
  * Starts the job's state machine, named after the job so a retried start cannot run it
  * twice. If the start fails, the job is failed at once: nothing is left PENDING forever.
  */
-export async function startJob<P extends z.ZodType>(job: JobDeclaration<P>, ref: JobRef, params: z.input<P>): Promise<void> {
+export async function startJob<P extends z.ZodType>(
+  job: JobDeclaration<P>,
+  ref: JobRef,
+  params: z.input<P>,
+): Promise<void> {
   if (ref.kind !== job.name) throw new Error(`job ${ref.job_id} is a ${ref.kind} job, not ${job.name}`);
   sfn ??= new SFNClient({});
   const input: JobInput<z.input<P>> = { job: ref, limits: jobLimits(), params };
@@ -33,6 +37,9 @@ export async function startJob<P extends z.ZodType>(job: JobDeclaration<P>, ref:
   } catch (error) {
     if (error instanceof ExecutionAlreadyExists) return;
     logger.error('job start failed', { jobId: ref.job_id, kind: ref.kind, error: error as Error });
-    await markFailed(ref, jobErrorOf(new AppError('10-500', { extraDetails: { cause: 'the job could not be started' } })));
+    await markFailed(
+      ref,
+      jobErrorOf(new AppError('10-500', { extraDetails: { cause: 'the job could not be started' } })),
+    );
   }
 }

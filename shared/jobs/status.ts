@@ -52,7 +52,12 @@ type Update = NonNullable<TransactItem['Update']>;
 
 /** The subject's update, then its mirror's. */
 function statusUpdates(ref: JobRef, write: StatusWrite): [Update, ...Update[]] {
-  const update = (Key: ItemKey, execution: string, fields: string, names: Readonly<Record<string, string>>): Update => ({
+  const update = (
+    Key: ItemKey,
+    execution: string,
+    fields: string,
+    names: Readonly<Record<string, string>>,
+  ): Update => ({
     TableName: config.tableName,
     Key,
     UpdateExpression: `SET ${write.set(execution, fields).join(', ')}`,
@@ -61,7 +66,9 @@ function statusUpdates(ref: JobRef, write: StatusWrite): [Update, ...Update[]] {
     ExpressionAttributeValues: { ':job': ref.job_id, ...write.values },
   });
   const subject = update(ref.subject, '#execution', '', {});
-  return ref.mirror ? [subject, update(ref.mirror.item, '#mirror.#execution', '#mirror.', { '#mirror': ref.mirror.attribute })] : [subject];
+  return ref.mirror
+    ? [subject, update(ref.mirror.item, '#mirror.#execution', '#mirror.', { '#mirror': ref.mirror.attribute })]
+    : [subject];
 }
 
 /**
@@ -80,7 +87,8 @@ async function commit(ref: JobRef, writes: readonly TransactItem[]): Promise<boo
 async function writeRunning(ref: JobRef, write: StatusWrite): Promise<void> {
   const [subject, ...mirrors] = statusUpdates(ref, write);
   if (mirrors.length > 0) {
-    if (!(await commit(ref, [{ Update: subject }, ...mirrors.map((mirror) => ({ Update: mirror }))]))) throw new JobSupersededError(ref);
+    if (!(await commit(ref, [{ Update: subject }, ...mirrors.map((mirror) => ({ Update: mirror }))])))
+      throw new JobSupersededError(ref);
     return;
   }
   try {
@@ -101,7 +109,12 @@ export async function markRunning(ref: JobRef, progress: JobProgress): Promise<v
       `${execution}.started_date = if_not_exists(${execution}.started_date, :now)`,
     ],
     allowed: (execution) => `${execution}.#status IN (:pending, :running)`,
-    values: { ':running': 'IN_PROGRESS', ':pending': 'PENDING', ':progress': progress, ':now': new Date().toISOString() },
+    values: {
+      ':running': 'IN_PROGRESS',
+      ':pending': 'PENDING',
+      ':progress': progress,
+      ':now': new Date().toISOString(),
+    },
   });
 }
 
@@ -179,15 +192,27 @@ async function finish(
   });
   fromStatuses.forEach((from, index) => (values[`:from${index}`] = from));
   const updates = statusUpdates(ref, {
-    set: (execution, prefix) => [...onExecution.map((set) => `${execution}.${set}`), ...onItem.map((set) => `${prefix}${set}`)],
+    set: (execution, prefix) => [
+      ...onExecution.map((set) => `${execution}.${set}`),
+      ...onItem.map((set) => `${prefix}${set}`),
+    ],
     allowed: (execution) => `${execution}.#status IN (${fromStatuses.map((_, index) => `:from${index}`).join(', ')})`,
     names,
     values,
   });
-  return commit(ref, [...updates.map((update) => ({ Update: update })), ...releaseLock(ref), ...releaseClaim(ref), ...eraseSecret(ref)]);
+  return commit(ref, [
+    ...updates.map((update) => ({ Update: update })),
+    ...releaseLock(ref),
+    ...releaseClaim(ref),
+    ...eraseSecret(ref),
+  ]);
 }
 
-export async function markCompleted(ref: JobRef, progress: JobProgress, fields: Record<string, unknown>): Promise<void> {
+export async function markCompleted(
+  ref: JobRef,
+  progress: JobProgress,
+  fields: Record<string, unknown>,
+): Promise<void> {
   const done = await finish(ref, 'COMPLETED', ['IN_PROGRESS'], { progress }, fields);
   if (!done) throw new JobSupersededError(ref);
 }

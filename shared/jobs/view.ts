@@ -18,12 +18,19 @@ export function isAbandoned(execution: StoredExecution, now: number, inactivityS
 }
 
 export function isRunning(execution: StoredExecution, now: number, inactivitySeconds: number): boolean {
-  return (execution.status === 'PENDING' || execution.status === 'IN_PROGRESS') && !isAbandoned(execution, now, inactivitySeconds);
+  return (
+    (execution.status === 'PENDING' || execution.status === 'IN_PROGRESS') &&
+    !isAbandoned(execution, now, inactivitySeconds)
+  );
 }
 
 /** The execution as callers see it. */
 export function executionView(execution: StoredExecution, now: number, inactivitySeconds: number): JobExecution {
-  const view: JobExecution = { ...execution, started_date: execution.started_date ?? null, ended_date: execution.ended_date ?? null };
+  const view: JobExecution = {
+    ...execution,
+    started_date: execution.started_date ?? null,
+    ended_date: execution.ended_date ?? null,
+  };
   if (!isAbandoned(execution, now, inactivitySeconds)) return view;
   return {
     ...view,

@@ -40,8 +40,12 @@ function parseInput<P extends z.ZodType>(job: JobDeclaration<P>, input: unknown)
   const envelope = Envelope.safeParse(input);
   const params = envelope.success ? job.params.safeParse(envelope.data.params) : undefined;
   if (!envelope.success || !params?.success || envelope.data.job.kind !== job.name) {
-    const issues = envelope.success ? (params?.error?.issues ?? [{ message: `kind ${envelope.data.job.kind}` }]) : envelope.error.issues;
-    throw new AppError('10-500', { extraDetails: { cause: `invalid ${job.name} job input: ${issues.map((issue) => issue.message).join('; ')}` } });
+    const issues = envelope.success
+      ? (params?.error?.issues ?? [{ message: `kind ${envelope.data.job.kind}` }])
+      : envelope.error.issues;
+    throw new AppError('10-500', {
+      extraDetails: { cause: `invalid ${job.name} job input: ${issues.map((issue) => issue.message).join('; ')}` },
+    });
   }
   // The job reference was checked for its identity only; its keys are read as the starter wrote them.
   return { job: (input as JobInput<unknown>).job, limits: envelope.data.limits, params: params.data };
@@ -78,7 +82,11 @@ export function jobWorker<P extends z.ZodType, R>(
         await markCompleted(ref, outcome.progress, outcome.fields ?? {});
         return outcome.output;
       } catch (error) {
-        await options.onFailure?.(step).catch((cleanup: unknown) => logger.warn(`cleanup of a failed ${job.name} failed`, { jobId, error: cleanup as Error }));
+        await options
+          .onFailure?.(step)
+          .catch((cleanup: unknown) =>
+            logger.warn(`cleanup of a failed ${job.name} failed`, { jobId, error: cleanup as Error }),
+          );
         throw error;
       } finally {
         pulse.stop();

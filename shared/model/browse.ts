@@ -9,10 +9,19 @@ export const BrowseRequest = z
   .strictObject({
     // A bucket name (at most 63), a slash and a key prefix (at most 1024); the path rules
     // themselves (30-1113, 30-1115) are checked with the connection's bucket rules.
-    path: withoutControls(z.string().trim().min(1).max(1088)).describe('"<bucket>" or "<bucket>/<folder>/"; inside the connection\'s path_restriction'),
+    path: withoutControls(z.string().trim().min(1).max(1088)).describe(
+      '"<bucket>" or "<bucket>/<folder>/"; inside the connection\'s path_restriction',
+    ),
     // Opaque to us; S3 hands out base64 text. Anything else would only reach the store's client.
-    continuation_token: visibleAscii(z.string().min(1).max(4096)).optional().describe('metadata.next_continuation_token of the previous page, to read the next one'),
-    max_items: z.int().min(1).max(1000).default(1000).describe('Most folders and files in one page (they count together)'),
+    continuation_token: visibleAscii(z.string().min(1).max(4096))
+      .optional()
+      .describe('metadata.next_continuation_token of the previous page, to read the next one'),
+    max_items: z
+      .int()
+      .min(1)
+      .max(1000)
+      .default(1000)
+      .describe('Most folders and files in one page (they count together)'),
   })
   .meta({ id: 'BrowseRequest' });
 
@@ -43,6 +52,8 @@ export const BucketObjectMetadata = z
   })
   .meta({ id: 'BucketObjectMetadata' });
 
-export const BrowseResponse = z.object({ folders: z.array(BucketFolder), files: z.array(BucketFile), metadata: BucketObjectMetadata }).meta({ id: 'BrowseResponse' });
+export const BrowseResponse = z
+  .object({ folders: z.array(BucketFolder), files: z.array(BucketFile), metadata: BucketObjectMetadata })
+  .meta({ id: 'BrowseResponse' });
 
 export type BrowseResult = z.input<typeof BrowseResponse>;

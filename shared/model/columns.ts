@@ -9,7 +9,9 @@ import * as z from 'zod';
 export const ColumnSchema = z
   .object({
     name: z.string(),
-    type: z.string().describe('DuckDB logical type name, e.g. BIGINT, DOUBLE, VARCHAR, DATE, TIMESTAMP, BOOLEAN, DECIMAL(18,3)'),
+    type: z
+      .string()
+      .describe('DuckDB logical type name, e.g. BIGINT, DOUBLE, VARCHAR, DATE, TIMESTAMP, BOOLEAN, DECIMAL(18,3)'),
     nullable: z.boolean().describe('Whether the column may hold NULL; true for every imported CSV column'),
   })
   .meta({ id: 'ColumnSchema' });
@@ -28,7 +30,9 @@ export type DataRow = z.infer<typeof DataRow>;
 export const SCHEMA_ANALYSIS_DEPTHS = ['SHALLOW', 'FULL'] as const;
 export const SchemaAnalysisDepth = z
   .enum(SCHEMA_ANALYSIS_DEPTHS)
-  .describe('SHALLOW: names, types and null counts; FULL: also distinct counts, ranges, statistics, value kinds and alerts')
+  .describe(
+    'SHALLOW: names, types and null counts; FULL: also distinct counts, ranges, statistics, value kinds and alerts',
+  )
   .meta({ id: 'SchemaAnalysisDepth' });
 export type SchemaAnalysisDepth = z.infer<typeof SchemaAnalysisDepth>;
 
@@ -63,18 +67,33 @@ export const ColumnProfile = z
     type: z.string(),
     null_count: count,
     null_ratio: z.number().min(0).max(1).describe('null_count / row_count; 0 for an empty table'),
-    distinct_count: count.optional().describe('FULL: distinct non-null values; exact up to 1,000,000 rows, approximate (HyperLogLog) above'),
-    min: DataValue.optional().describe('FULL: smallest non-null value; null when there is none or the type has no order'),
-    max: DataValue.optional().describe('FULL: largest non-null value; null when there is none or the type has no order'),
+    distinct_count: count
+      .optional()
+      .describe('FULL: distinct non-null values; exact up to 1,000,000 rows, approximate (HyperLogLog) above'),
+    min: DataValue.optional().describe(
+      'FULL: smallest non-null value; null when there is none or the type has no order',
+    ),
+    max: DataValue.optional().describe(
+      'FULL: largest non-null value; null when there is none or the type has no order',
+    ),
     mean: statistic.optional().describe('FULL: mean of a numeric column; null otherwise'),
-    std: statistic.optional().describe('FULL: sample standard deviation of a numeric column; null otherwise or with fewer than 2 values'),
+    std: statistic
+      .optional()
+      .describe('FULL: sample standard deviation of a numeric column; null otherwise or with fewer than 2 values'),
     quantiles: ColumnQuantiles.optional().describe('FULL, numeric columns only'),
     value_kinds: ValueKinds.optional().describe('FULL, VARCHAR columns only'),
   })
   .meta({ id: 'ColumnProfile' });
 export type ColumnProfile = z.infer<typeof ColumnProfile>;
 
-export const SCHEMA_ALERT_TYPES = ['ALL_NULL', 'MOSTLY_NULL', 'CONSTANT', 'HIGH_CARDINALITY', 'UNIQUE', 'MIXED_TYPES'] as const;
+export const SCHEMA_ALERT_TYPES = [
+  'ALL_NULL',
+  'MOSTLY_NULL',
+  'CONSTANT',
+  'HIGH_CARDINALITY',
+  'UNIQUE',
+  'MIXED_TYPES',
+] as const;
 export type SchemaAlertType = (typeof SCHEMA_ALERT_TYPES)[number];
 
 export const SchemaAlert = z

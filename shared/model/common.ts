@@ -1,12 +1,22 @@
 import * as z from 'zod';
-import { MAX_FILTER_DEPTH, MAX_FILTER_TOKENS, MAX_SORT_KEYS, type ListFieldType, type ListFieldTypes } from './list-fields';
+import {
+  MAX_FILTER_DEPTH,
+  MAX_FILTER_TOKENS,
+  MAX_SORT_KEYS,
+  type ListFieldType,
+  type ListFieldTypes,
+} from './list-fields';
 
 /**
  * Fields shared by most resources (spec 2.2). Bounds the specification leaves open are
  * decided here and listed in docs/decisions.md.
  */
 export const EntityId = z.int().min(1).max(Number.MAX_SAFE_INTEGER);
-export const LockVersion = z.int().min(0).max(Number.MAX_SAFE_INTEGER).describe('Optimistic-lock counter; send the current value');
+export const LockVersion = z
+  .int()
+  .min(0)
+  .max(Number.MAX_SAFE_INTEGER)
+  .describe('Optimistic-lock counter; send the current value');
 
 /**
  * How integers sent as text describe themselves in the OpenAPI document: as the integer they
@@ -65,7 +75,8 @@ export const EchoedAuditFields = {
   last_modified_date: z.unknown().optional(),
 };
 
-const queryInteger = (fallback: number, min: number, max: number) => integerText('must be an integer', min, max).optional().default(fallback);
+const queryInteger = (fallback: number, min: number, max: number) =>
+  integerText('must be an integer', min, max).optional().default(fallback);
 
 const FIELD_TYPE_NAMES: Readonly<Record<ListFieldType, string>> = {
   string: 'text',
@@ -94,7 +105,11 @@ const PAGING = {
 export const ListQuery = z.strictObject({
   ...PAGING,
   sort: z.string().max(200).optional().describe('Sort keys, e.g. `name,-created_date` (docs/list-query.md)'),
-  filter: z.string().max(2000).optional().describe("Filter expression, e.g. `type eq 'object_store' and name co 'sales'` (docs/list-query.md)"),
+  filter: z
+    .string()
+    .max(2000)
+    .optional()
+    .describe("Filter expression, e.g. `type eq 'object_store' and name co 'sales'` (docs/list-query.md)"),
 });
 
 export function listQuery(fields: ListFieldTypes) {

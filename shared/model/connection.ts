@@ -1,5 +1,15 @@
 import * as z from 'zod';
-import { AuditFields, Description, EchoedAuditFields, EntityId, IdParameter, LockVersion, Name, Tags, listEnvelope } from './common';
+import {
+  AuditFields,
+  Description,
+  EchoedAuditFields,
+  EntityId,
+  IdParameter,
+  LockVersion,
+  Name,
+  Tags,
+  listEnvelope,
+} from './common';
 import { documented, mergePatchOf } from './merge-patch-schema';
 import { printableAscii, withoutControls } from './text-rules';
 
@@ -9,7 +19,15 @@ import { printableAscii, withoutControls } from './text-rules';
  * variants each allows and its type-specific fields). Every request and response schema is
  * derived from them.
  */
-export const CONNECTION_TYPES = ['object_store', 'warehouse', 'delta_sharing', 'pricing_dim', 'cloud_store', 'analytics_db', 'pricing_sdk'] as const;
+export const CONNECTION_TYPES = [
+  'object_store',
+  'warehouse',
+  'delta_sharing',
+  'pricing_dim',
+  'cloud_store',
+  'analytics_db',
+  'pricing_sdk',
+] as const;
 export type ConnectionType = (typeof CONNECTION_TYPES)[number];
 
 const text = (max: number) => z.string().trim().min(1).max(max);
@@ -38,7 +56,12 @@ interface AuthVariant<R extends z.ZodObject, U extends z.ZodObject, P extends z.
   readonly response: P;
 }
 
-const authVariant = <R extends z.ZodObject, U extends z.ZodObject, P extends z.ZodObject>(secretField: string, request: R, update: U, response: P): AuthVariant<R, U, P> => ({
+const authVariant = <R extends z.ZodObject, U extends z.ZodObject, P extends z.ZodObject>(
+  secretField: string,
+  request: R,
+  update: U,
+  response: P,
+): AuthVariant<R, U, P> => ({
   secretField,
   request,
   update,
@@ -48,7 +71,10 @@ const authVariant = <R extends z.ZodObject, U extends z.ZodObject, P extends z.Z
 const ServiceAccountKey = z.strictObject({
   auth_type: z.literal('service_account_key'),
   file_name: optionalText(255),
-  service_account_key_json: z.string().max(65_536).describe('Service-account key file content (JSON); the project is taken from it'),
+  service_account_key_json: z
+    .string()
+    .max(65_536)
+    .describe('Service-account key file content (JSON); the project is taken from it'),
 });
 const WorkloadIdentity = z.strictObject({
   auth_type: z.literal('workload_identity'),
@@ -104,9 +130,24 @@ export const AUTH_VARIANTS = {
     ServiceAccountKey.partial({ service_account_key_json: true }),
     responseOf(ServiceAccountKey).omit({ service_account_key_json: true }),
   ),
-  workload_identity: authVariant('client_secret', WorkloadIdentity, WorkloadIdentity.partial({ client_secret: true }), responseOf(WorkloadIdentity).omit({ client_secret: true })),
-  secret_key: authVariant('secret_access_key', SecretKey, SecretKey.partial({ secret_access_key: true }), responseOf(SecretKey).omit({ secret_access_key: true })),
-  password: authVariant('password', Password, Password.partial({ password: true }), responseOf(Password).omit({ password: true })),
+  workload_identity: authVariant(
+    'client_secret',
+    WorkloadIdentity,
+    WorkloadIdentity.partial({ client_secret: true }),
+    responseOf(WorkloadIdentity).omit({ client_secret: true }),
+  ),
+  secret_key: authVariant(
+    'secret_access_key',
+    SecretKey,
+    SecretKey.partial({ secret_access_key: true }),
+    responseOf(SecretKey).omit({ secret_access_key: true }),
+  ),
+  password: authVariant(
+    'password',
+    Password,
+    Password.partial({ password: true }),
+    responseOf(Password).omit({ password: true }),
+  ),
   oauth_client_credentials: authVariant(
     'client_secret',
     OAuthClientCredentials,
@@ -119,9 +160,18 @@ export const AUTH_VARIANTS = {
     DeltaSharingProfile.partial({ delta_sharing_profile_content: true }),
     responseOf(DeltaSharingProfile)
       .omit({ delta_sharing_profile_content: true })
-      .extend({ delta_sharing_profile_content_redacted: z.string().describe('The profile with every credential replaced by a redaction mark') }),
+      .extend({
+        delta_sharing_profile_content_redacted: z
+          .string()
+          .describe('The profile with every credential replaced by a redaction mark'),
+      }),
   ),
-  private_key_jwt: authVariant('private_key', PrivateKeyJwt, PrivateKeyJwt.partial({ private_key: true }), responseOf(PrivateKeyJwt).omit({ private_key: true })),
+  private_key_jwt: authVariant(
+    'private_key',
+    PrivateKeyJwt,
+    PrivateKeyJwt.partial({ private_key: true }),
+    responseOf(PrivateKeyJwt).omit({ private_key: true }),
+  ),
 };
 export type AuthType = keyof typeof AUTH_VARIANTS;
 export const AUTH_TYPES = Object.keys(AUTH_VARIANTS) as AuthType[];
@@ -131,7 +181,11 @@ const PathRestriction = withoutControls(z.string().trim().min(1).max(1024))
   .optional()
   .describe('Limits access to paths inside the bucket: "<bucket>" or "<bucket>/<folder>/"');
 const DatasetId = optionalText(1024).describe('Default dataset for table listing and connection testing');
-const TypeMapping = z.record(z.string(), z.string()).nullable().optional().describe('Source column name → target type name');
+const TypeMapping = z
+  .record(z.string(), z.string())
+  .nullable()
+  .optional()
+  .describe('Source column name → target type name');
 
 /** Type-specific fields a request may carry, by type. */
 const SETTINGS = {
@@ -155,7 +209,9 @@ const TEST_OVERRIDES = {
   pricing_sdk: {},
 } satisfies Record<ConnectionType, z.ZodRawShape>;
 
-export const SETTING_NAMES = Object.fromEntries(CONNECTION_TYPES.map((type) => [type, Object.keys(SETTINGS[type])])) as unknown as Record<ConnectionType, readonly string[]>;
+export const SETTING_NAMES = Object.fromEntries(
+  CONNECTION_TYPES.map((type) => [type, Object.keys(SETTINGS[type])]),
+) as unknown as Record<ConnectionType, readonly string[]>;
 
 const PRICING_RESPONSE = { type_mapping: TypeMapping, type_mapping_name: optionalText(255) };
 
@@ -195,7 +251,9 @@ function connectionType<const T extends ConnectionType, S extends z.ZodRawShape,
       ...settings,
       ...EchoedAuditFields,
       // Changed only through the type-mapping operation; accepted here when echoed back.
-      ...(Object.keys(responseExtras).length > 0 ? { type_mapping: z.unknown().optional(), type_mapping_name: z.unknown().optional() } : {}),
+      ...(Object.keys(responseExtras).length > 0
+        ? { type_mapping: z.unknown().optional(), type_mapping_name: z.unknown().optional() }
+        : {}),
     });
   return {
     type,
@@ -212,7 +270,9 @@ function connectionType<const T extends ConnectionType, S extends z.ZodRawShape,
         ...settings,
       })
       .meta({ id: `${name}ConnectionCreateRequest` }),
-    update: updateDocument(authRequiredOnUpdate ? authUnion(variants, 'request') : authUnion(variants, 'update').optional()).meta({
+    update: updateDocument(
+      authRequiredOnUpdate ? authUnion(variants, 'request') : authUnion(variants, 'update').optional(),
+    ).meta({
       id: `${name}ConnectionUpdateRequest`,
     }),
     /** A merge patch applied to the stored connection: a full update in which auth may be absent. */
@@ -229,7 +289,9 @@ function connectionType<const T extends ConnectionType, S extends z.ZodRawShape,
         ...settings,
       })
       .meta({ id: `${name}ConnectionTestRequest` }),
-    testStored: z.strictObject({ type: typeLiteral, ...TEST_OVERRIDES[type] }).meta({ id: `${name}ConnectionTestStoredRequest` }),
+    testStored: z
+      .strictObject({ type: typeLiteral, ...TEST_OVERRIDES[type] })
+      .meta({ id: `${name}ConnectionTestStoredRequest` }),
     response: z
       .object({
         id: EntityId,
@@ -262,21 +324,65 @@ function connectionType<const T extends ConnectionType, S extends z.ZodRawShape,
 const V = AUTH_VARIANTS;
 const TYPES = [
   connectionType('object_store', [V.secret_key], SETTINGS.object_store, {}, { authRequiredOnUpdate: false }),
-  connectionType('warehouse', [V.password, V.oauth_client_credentials], SETTINGS.warehouse, {}, { authRequiredOnUpdate: false }),
-  connectionType('delta_sharing', [V.delta_sharing_profile], SETTINGS.delta_sharing, {}, { authRequiredOnUpdate: true }),
-  connectionType('pricing_dim', [V.oauth_client_credentials], SETTINGS.pricing_dim, PRICING_RESPONSE, { authRequiredOnUpdate: false }),
-  connectionType('cloud_store', [V.service_account_key, V.workload_identity], SETTINGS.cloud_store, {}, { authRequiredOnUpdate: false }),
-  connectionType('analytics_db', [V.service_account_key, V.workload_identity], SETTINGS.analytics_db, {}, { authRequiredOnUpdate: true }),
-  connectionType('pricing_sdk', [V.private_key_jwt], SETTINGS.pricing_sdk, PRICING_RESPONSE, { authRequiredOnUpdate: false }),
+  connectionType(
+    'warehouse',
+    [V.password, V.oauth_client_credentials],
+    SETTINGS.warehouse,
+    {},
+    { authRequiredOnUpdate: false },
+  ),
+  connectionType(
+    'delta_sharing',
+    [V.delta_sharing_profile],
+    SETTINGS.delta_sharing,
+    {},
+    { authRequiredOnUpdate: true },
+  ),
+  connectionType('pricing_dim', [V.oauth_client_credentials], SETTINGS.pricing_dim, PRICING_RESPONSE, {
+    authRequiredOnUpdate: false,
+  }),
+  connectionType(
+    'cloud_store',
+    [V.service_account_key, V.workload_identity],
+    SETTINGS.cloud_store,
+    {},
+    { authRequiredOnUpdate: false },
+  ),
+  connectionType(
+    'analytics_db',
+    [V.service_account_key, V.workload_identity],
+    SETTINGS.analytics_db,
+    {},
+    { authRequiredOnUpdate: true },
+  ),
+  connectionType('pricing_sdk', [V.private_key_jwt], SETTINGS.pricing_sdk, PRICING_RESPONSE, {
+    authRequiredOnUpdate: false,
+  }),
 ] as const;
 
 const [objectStore, warehouse, deltaSharing, pricingDim, cloudStore, analyticsDb, pricingSdk] = TYPES;
 
 export const ConnectionCreateRequest = z
-  .discriminatedUnion('type', [objectStore.create, warehouse.create, deltaSharing.create, pricingDim.create, cloudStore.create, analyticsDb.create, pricingSdk.create])
+  .discriminatedUnion('type', [
+    objectStore.create,
+    warehouse.create,
+    deltaSharing.create,
+    pricingDim.create,
+    cloudStore.create,
+    analyticsDb.create,
+    pricingSdk.create,
+  ])
   .meta({ id: 'ConnectionCreateRequest' });
 export const ConnectionUpdateRequest = z
-  .discriminatedUnion('type', [objectStore.update, warehouse.update, deltaSharing.update, pricingDim.update, cloudStore.update, analyticsDb.update, pricingSdk.update])
+  .discriminatedUnion('type', [
+    objectStore.update,
+    warehouse.update,
+    deltaSharing.update,
+    pricingDim.update,
+    cloudStore.update,
+    analyticsDb.update,
+    pricingSdk.update,
+  ])
   .meta({ id: 'ConnectionUpdateRequest' });
 /** The Test request lists six types; a pricing SDK connection is tested once stored (spec 2.3). */
 /** Internal: the document a merge patch produces, validated before it is applied. */
@@ -290,7 +396,14 @@ export const ConnectionMergedDocument = z.discriminatedUnion('type', [
   pricingSdk.merged,
 ]);
 export const ConnectionTestRequest = z
-  .discriminatedUnion('type', [objectStore.test, warehouse.test, deltaSharing.test, pricingDim.test, cloudStore.test, analyticsDb.test])
+  .discriminatedUnion('type', [
+    objectStore.test,
+    warehouse.test,
+    deltaSharing.test,
+    pricingDim.test,
+    cloudStore.test,
+    analyticsDb.test,
+  ])
   .meta({ id: 'ConnectionTestRequest' });
 export const ConnectionTestStoredRequest = z
   .discriminatedUnion('type', [
@@ -315,7 +428,14 @@ export const ConnectionResponse = z
   ])
   .meta({ id: 'Connection' });
 export const ConnectionTestResult = z
-  .discriminatedUnion('type', [objectStore.testResult, warehouse.testResult, deltaSharing.testResult, pricingDim.testResult, cloudStore.testResult, analyticsDb.testResult])
+  .discriminatedUnion('type', [
+    objectStore.testResult,
+    warehouse.testResult,
+    deltaSharing.testResult,
+    pricingDim.testResult,
+    cloudStore.testResult,
+    analyticsDb.testResult,
+  ])
   .meta({ id: 'ConnectionTestResult' });
 export const ConnectionList = listEnvelope(ConnectionResponse, 'ConnectionList');
 
@@ -336,7 +456,10 @@ export const TypeMappingUpdateRequest = z
   .strictObject({
     id: EntityId,
     lock_version: LockVersion,
-    type_mapping: z.string().max(65_536).describe('A JSON object, as a string, mapping source column names to target type names'),
+    type_mapping: z
+      .string()
+      .max(65_536)
+      .describe('A JSON object, as a string, mapping source column names to target type names'),
     type_mapping_name: optionalText(255),
   })
   .meta({ id: 'TypeMappingUpdateRequest' });
@@ -344,7 +467,8 @@ export const TypeMappingUpdateRequest = z
 export const ConnectionIdParams = z.strictObject({ connection_id: IdParameter });
 
 export type ConnectionCreateRequest = z.output<typeof ConnectionCreateRequest>;
-export type ConnectionUpdateRequest = z.output<typeof ConnectionUpdateRequest> | z.output<typeof ConnectionMergedDocument>;
+export type ConnectionUpdateRequest =
+  z.output<typeof ConnectionUpdateRequest> | z.output<typeof ConnectionMergedDocument>;
 export type ConnectionTestRequest = z.output<typeof ConnectionTestRequest>;
 export type ConnectionTestStoredRequest = z.output<typeof ConnectionTestStoredRequest>;
 export type ConnectionResponse = z.input<typeof ConnectionResponse>;

@@ -1,5 +1,15 @@
 import * as z from 'zod';
-import { AuditFields, Description, EchoedAuditFields, EntityId, IdParameter, LockVersion, Name, Tags, listEnvelope } from './common';
+import {
+  AuditFields,
+  Description,
+  EchoedAuditFields,
+  EntityId,
+  IdParameter,
+  LockVersion,
+  Name,
+  Tags,
+  listEnvelope,
+} from './common';
 import { documented, mergePatchOf } from './merge-patch-schema';
 
 /**
@@ -19,7 +29,9 @@ const text = (max: number) => z.string().trim().min(1).max(max);
 const optionalText = (max: number) => z.string().trim().max(max).nullable().optional();
 
 const SourceQuery = text(65_536).describe('A single read-only SQL query (SELECT, WITH, VALUES or TABLE)');
-const SourceWarehouse = optionalText(255).describe('Warehouse to run the query on; must match the connection warehouse when both are set');
+const SourceWarehouse = optionalText(255).describe(
+  'Warehouse to run the query on; must match the connection warehouse when both are set',
+);
 
 /** What each kind adds to the common fields, in requests; required unless marked optional. */
 const KIND_FIELDS = {
@@ -31,7 +43,9 @@ const KIND_FIELDS = {
   rdbms: { query: SourceQuery, warehouse: SourceWarehouse },
   delta_sharing: { share: text(255), schema: text(255), table: text(255) },
   analytics_db: {
-    table_ref: text(1024).describe('[projectId].[datasetId].[tableName]; backtick-quote identifiers that contain spaces, e.g. `my project`.sales.`daily totals`'),
+    table_ref: text(1024).describe(
+      '[projectId].[datasetId].[tableName]; backtick-quote identifiers that contain spaces, e.g. `my project`.sales.`daily totals`',
+    ),
   },
 } satisfies Record<DataSourceType, z.ZodRawShape>;
 
@@ -47,10 +61,9 @@ const KIND_RESPONSE_FIELDS = {
 type KindField = { [T in DataSourceType]: keyof (typeof KIND_FIELDS)[T] }[DataSourceType];
 
 /** The stored fields of each kind; the other kinds' fields are null. */
-export const KIND_FIELD_NAMES = Object.fromEntries(DATA_SOURCE_TYPES.map((type) => [type, Object.keys(KIND_FIELDS[type])])) as unknown as Record<
-  DataSourceType,
-  readonly KindField[]
->;
+export const KIND_FIELD_NAMES = Object.fromEntries(
+  DATA_SOURCE_TYPES.map((type) => [type, Object.keys(KIND_FIELDS[type])]),
+) as unknown as Record<DataSourceType, readonly KindField[]>;
 
 /** The spec writes the delta-sharing value "delta sharing"; requests may, responses say delta_sharing. */
 const requestType = <const T extends DataSourceType>(type: T) =>
@@ -62,11 +75,25 @@ const requestType = <const T extends DataSourceType>(type: T) =>
     : z.literal(type);
 
 function dataSourceKind<const T extends DataSourceType>(type: T, label: string) {
-  const common = { name: Name, description: Description, tags: Tags, connection_id: EntityId.describe('The connection the data is read through') };
+  const common = {
+    name: Name,
+    description: Description,
+    tags: Tags,
+    connection_id: EntityId.describe('The connection the data is read through'),
+  };
   return {
-    create: z.strictObject({ type: requestType(type), ...common, ...KIND_FIELDS[type] }).meta({ id: `${label}DataSourceCreateRequest` }),
+    create: z
+      .strictObject({ type: requestType(type), ...common, ...KIND_FIELDS[type] })
+      .meta({ id: `${label}DataSourceCreateRequest` }),
     update: z
-      .strictObject({ id: EntityId, lock_version: LockVersion, type: requestType(type), ...common, ...KIND_FIELDS[type], ...EchoedAuditFields })
+      .strictObject({
+        id: EntityId,
+        lock_version: LockVersion,
+        type: requestType(type),
+        ...common,
+        ...KIND_FIELDS[type],
+        ...EchoedAuditFields,
+      })
       .meta({ id: `${label}DataSourceUpdateRequest` }),
     response: z
       .object({
@@ -89,9 +116,15 @@ const rdbms = dataSourceKind('rdbms', 'Rdbms');
 const deltaSharing = dataSourceKind('delta_sharing', 'DeltaSharing');
 const analyticsDb = dataSourceKind('analytics_db', 'AnalyticsDb');
 
-export const DataSourceCreateRequest = z.discriminatedUnion('type', [bucket.create, rdbms.create, deltaSharing.create, analyticsDb.create]).meta({ id: 'DataSourceCreateRequest' });
-export const DataSourceUpdateRequest = z.discriminatedUnion('type', [bucket.update, rdbms.update, deltaSharing.update, analyticsDb.update]).meta({ id: 'DataSourceUpdateRequest' });
-export const DataSourceResponse = z.discriminatedUnion('type', [bucket.response, rdbms.response, deltaSharing.response, analyticsDb.response]).meta({ id: 'DataSource' });
+export const DataSourceCreateRequest = z
+  .discriminatedUnion('type', [bucket.create, rdbms.create, deltaSharing.create, analyticsDb.create])
+  .meta({ id: 'DataSourceCreateRequest' });
+export const DataSourceUpdateRequest = z
+  .discriminatedUnion('type', [bucket.update, rdbms.update, deltaSharing.update, analyticsDb.update])
+  .meta({ id: 'DataSourceUpdateRequest' });
+export const DataSourceResponse = z
+  .discriminatedUnion('type', [bucket.response, rdbms.response, deltaSharing.response, analyticsDb.response])
+  .meta({ id: 'DataSource' });
 export const DataSourceList = listEnvelope(DataSourceResponse, 'DataSourceList');
 
 /**
@@ -102,12 +135,15 @@ export const DataSourceMergePatch = documented(
   z.looseObject({ id: EntityId, lock_version: LockVersion, type: z.enum([...DATA_SOURCE_TYPES, 'delta sharing']) }),
   mergePatchOf(DataSourceUpdateRequest, ['id', 'lock_version', 'type']).meta({
     id: 'DataSourceMergePatch',
-    description: 'RFC 7396 merge patch of DataSourceUpdateRequest: id, lock_version and type are required, every other member optional; null removes an optional member',
+    description:
+      'RFC 7396 merge patch of DataSourceUpdateRequest: id, lock_version and type are required, every other member optional; null removes an optional member',
   }),
 );
 
 /** Test of an rdbms query through a stored warehouse connection (spec 2.5, "Test rdbms DataSource"). */
-export const RdbmsTestQueryRequest = z.strictObject({ query: SourceQuery, warehouse: SourceWarehouse }).meta({ id: 'RdbmsTestQueryRequest' });
+export const RdbmsTestQueryRequest = z
+  .strictObject({ query: SourceQuery, warehouse: SourceWarehouse })
+  .meta({ id: 'RdbmsTestQueryRequest' });
 export const RdbmsTestQueryResult = z.object({ valid: z.literal(true) }).meta({
   id: 'RdbmsTestQueryResult',
   description: 'The warehouse compiled the query: it is valid for the connection',

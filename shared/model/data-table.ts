@@ -1,6 +1,17 @@
 import * as z from 'zod';
 import { ColumnSchema, DataRow, SchemaAlert, SchemaAnalysisDepth } from './columns';
-import { AuditFields, Description, EchoedAuditFields, EntityId, IdParameter, LockVersion, Name, Tags, listEnvelope, integerText } from './common';
+import {
+  AuditFields,
+  Description,
+  EchoedAuditFields,
+  EntityId,
+  IdParameter,
+  LockVersion,
+  Name,
+  Tags,
+  listEnvelope,
+  integerText,
+} from './common';
 import { JobExecution } from './job';
 
 /** Data tables, their versions, previews, samples and schema analyses (spec 2.6). */
@@ -11,7 +22,11 @@ export const VersionParams = z.strictObject({
   version_number: integerText('must be a positive integer', 1).describe('Version number of the data table'),
 });
 
-const dataVersionExist = z.boolean().nullable().optional().describe('Read-only: whether any data version exists; accepted and ignored in requests');
+const dataVersionExist = z
+  .boolean()
+  .nullable()
+  .optional()
+  .describe('Read-only: whether any data version exists; accepted and ignored in requests');
 
 export const DataTableCreateRequest = z
   .strictObject({
@@ -103,9 +118,13 @@ export const BatchCreateRequest = z
   .meta({ id: 'DataVersionBatchCreateRequest' });
 
 /** A refusal inside a batch: the code and message a single request would have answered. */
-export const BatchItemError = z.object({ code: z.string(), status: z.int(), message: z.string() }).meta({ id: 'BatchItemError' });
+export const BatchItemError = z
+  .object({ code: z.string(), status: z.int(), message: z.string() })
+  .meta({ id: 'BatchItemError' });
 
-export const JobLink = z.object({ job_id: z.string(), status_url: z.string().describe('Where the job status is read: the data version') }).meta({ id: 'JobLink' });
+export const JobLink = z
+  .object({ job_id: z.string(), status_url: z.string().describe('Where the job status is read: the data version') })
+  .meta({ id: 'JobLink' });
 
 export const BatchCreateResult = z
   .object({
@@ -117,9 +136,13 @@ export const BatchCreateResult = z
   })
   .meta({ id: 'DataVersionBatchCreateResult' });
 
-export const BatchCreateResponse = z.object({ results: z.array(BatchCreateResult) }).meta({ id: 'DataVersionBatchCreateResponse' });
+export const BatchCreateResponse = z
+  .object({ results: z.array(BatchCreateResult) })
+  .meta({ id: 'DataVersionBatchCreateResponse' });
 
-export const VersionReference = z.strictObject({ data_table_id: EntityId, version_number: EntityId }).meta({ id: 'DataVersionReference' });
+export const VersionReference = z
+  .strictObject({ data_table_id: EntityId, version_number: EntityId })
+  .meta({ id: 'DataVersionReference' });
 
 export const BatchDeleteRequest = z
   .strictObject({
@@ -145,7 +168,9 @@ export const BatchDeleteResult = z
   })
   .meta({ id: 'DataVersionBatchDeleteResult' });
 
-export const BatchDeleteResponse = z.object({ results: z.array(BatchDeleteResult) }).meta({ id: 'DataVersionBatchDeleteResponse' });
+export const BatchDeleteResponse = z
+  .object({ results: z.array(BatchDeleteResult) })
+  .meta({ id: 'DataVersionBatchDeleteResponse' });
 
 export const PreviewResponse = z
   .object({
@@ -159,7 +184,10 @@ export const PreviewResponse = z
 
 export const SampleQuery = z.strictObject({
   offset: integerText('must be an integer', 0).optional().default(0).describe('Sample rows to skip'),
-  limit: integerText('must be an integer', 1, 1000).optional().default(100).describe('Sample rows to return, at most 1000'),
+  limit: integerText('must be an integer', 1, 1000)
+    .optional()
+    .default(100)
+    .describe('Sample rows to return, at most 1000'),
 });
 
 export const SampleResponse = z
@@ -174,7 +202,9 @@ export const SampleResponse = z
   })
   .meta({ id: 'DataVersionSample' });
 
-export const SchemaAnalysisRequest = z.strictObject({ depth: SchemaAnalysisDepth.default('SHALLOW') }).meta({ id: 'SchemaAnalysisRequest' });
+export const SchemaAnalysisRequest = z
+  .strictObject({ depth: SchemaAnalysisDepth.default('SHALLOW') })
+  .meta({ id: 'SchemaAnalysisRequest' });
 
 export const SchemaAnalysisStatus = z
   .object({
@@ -184,4 +214,6 @@ export const SchemaAnalysisStatus = z
   })
   .meta({ id: 'SchemaAnalysisStatus' });
 
-export const SchemaAlerts = z.object({ depth: SchemaAnalysisDepth, alerts: z.array(SchemaAlert) }).meta({ id: 'SchemaAlerts' });
+export const SchemaAlerts = z
+  .object({ depth: SchemaAnalysisDepth, alerts: z.array(SchemaAlert) })
+  .meta({ id: 'SchemaAlerts' });

@@ -1,16 +1,35 @@
 import * as z from 'zod';
 import { RecipeVersionResponse } from './recipe';
 import { runStatusFields } from './recipe-run';
-import { AuditFields, Description, EchoedAuditFields, EntityId, IdParameter, LockVersion, Name, Tags, integerText, listEnvelope } from './common';
+import {
+  AuditFields,
+  Description,
+  EchoedAuditFields,
+  EntityId,
+  IdParameter,
+  LockVersion,
+  Name,
+  Tags,
+  integerText,
+  listEnvelope,
+} from './common';
 
 /** Datasets and their versioned transformation graphs (spec 2.8). */
 
 export const DatasetIdParams = z.strictObject({ dataset_id: IdParameter });
-const versionNumberText = integerText('must be a positive integer', 1).describe('Version number of the transformation graph');
+const versionNumberText = integerText('must be a positive integer', 1).describe(
+  'Version number of the transformation graph',
+);
 export const GraphVersionParams = z.strictObject({ dataset_id: IdParameter, version_number: versionNumberText });
-export const NodeParams = z.strictObject({ dataset_id: IdParameter, version_number: versionNumberText, node_id: IdParameter });
+export const NodeParams = z.strictObject({
+  dataset_id: IdParameter,
+  version_number: versionNumberText,
+  node_id: IdParameter,
+});
 
-export const DatasetCreateRequest = z.strictObject({ name: Name, description: Description, tags: Tags }).meta({ id: 'DatasetCreateRequest' });
+export const DatasetCreateRequest = z
+  .strictObject({ name: Name, description: Description, tags: Tags })
+  .meta({ id: 'DatasetCreateRequest' });
 
 export const DatasetUpdateRequest = z
   .strictObject({
@@ -22,11 +41,23 @@ export const DatasetUpdateRequest = z
     latest_transformation_graph: z.unknown().optional().describe('Read-only; accepted and ignored'),
     ...EchoedAuditFields,
   })
-  .meta({ id: 'DatasetUpdateRequest', description: 'Full update: description and tags omitted are cleared; name omitted stays' });
+  .meta({
+    id: 'DatasetUpdateRequest',
+    description: 'Full update: description and tags omitted are cleared; name omitted stays',
+  });
 
 export const DatasetMergePatch = z
-  .strictObject({ id: EntityId, lock_version: LockVersion, name: Name.optional(), description: Description, tags: Tags })
-  .meta({ id: 'DatasetMergePatch', description: 'RFC 7396 merge patch: fields omitted stay, null clears description or tags' });
+  .strictObject({
+    id: EntityId,
+    lock_version: LockVersion,
+    name: Name.optional(),
+    description: Description,
+    tags: Tags,
+  })
+  .meta({
+    id: 'DatasetMergePatch',
+    description: 'RFC 7396 merge patch: fields omitted stay, null clears description or tags',
+  });
 
 /** The lean graph: a version without its nodes (spec 2.8). */
 export const LeanGraph = z
@@ -53,7 +84,10 @@ export const TableNode = z
     ...nodeFields,
     node_type: z.literal('TABLE'),
     data_table_id: z.int(),
-    data_table_version_number: z.int().nullable().describe('Null: the latest COMPLETED version of the table when the graph runs'),
+    data_table_version_number: z
+      .int()
+      .nullable()
+      .describe('Null: the latest COMPLETED version of the table when the graph runs'),
   })
   .meta({ id: 'TableNode' });
 
@@ -90,12 +124,18 @@ export const DatasetNode = z.discriminatedUnion('node_type', [TableNode, RecipeN
 export const BindingCandidates = z
   .object({
     node_id: z.int(),
-    candidates: z.array(z.object({ alias: z.string(), source_node_ids: z.array(z.int()) })).describe('For each alias, the nodes that may be bound to it'),
+    candidates: z
+      .array(z.object({ alias: z.string(), source_node_ids: z.array(z.int()) }))
+      .describe('For each alias, the nodes that may be bound to it'),
   })
   .meta({ id: 'BindingCandidates' });
 
 export const Edge = z
-  .object({ source_node_id: z.int(), target_node_id: z.int(), alias: z.string().nullable().describe('The recipe alias the source is bound to') })
+  .object({
+    source_node_id: z.int(),
+    target_node_id: z.int(),
+    alias: z.string().nullable().describe('The recipe alias the source is bound to'),
+  })
   .meta({ id: 'Edge' });
 
 export const FullGraph = z
@@ -103,11 +143,16 @@ export const FullGraph = z
     ...LeanGraph.omit({ expiration_date: true }).shape,
     nodes: z.array(DatasetNode),
     edges: z.array(Edge),
-    output_dataset_recipe_node_id: z.int().nullable().describe('The final recipe node: the only recipe node nothing reads from, if there is exactly one'),
+    output_dataset_recipe_node_id: z
+      .int()
+      .nullable()
+      .describe('The final recipe node: the only recipe node nothing reads from, if there is exactly one'),
   })
   .meta({ id: 'TransformationGraph' });
 
-export const GraphWrapper = z.object({ latest_transformation_graph: FullGraph }).meta({ id: 'TransformationGraphWrapper' });
+export const GraphWrapper = z
+  .object({ latest_transformation_graph: FullGraph })
+  .meta({ id: 'TransformationGraphWrapper' });
 export const NodesResponse = z.object({ nodes: z.array(DatasetNode) }).meta({ id: 'NodesResponse' });
 export const EdgesResponse = z.object({ edges: z.array(Edge) }).meta({ id: 'EdgesResponse' });
 
@@ -129,7 +174,12 @@ export const GraphVersionList = listEnvelope(LeanGraph, 'TransformationGraphList
 export const CreateGraphVersionRequest = z
   .strictObject({
     dataset_id: EntityId,
-    source_transformation_graph_version_number: z.int().min(1).nullable().optional().describe('An existing version to copy nodes, edges and bindings from; empty when omitted'),
+    source_transformation_graph_version_number: z
+      .int()
+      .min(1)
+      .nullable()
+      .optional()
+      .describe('An existing version to copy nodes, edges and bindings from; empty when omitted'),
   })
   .meta({ id: 'CreateDatasetVersionRequest' });
 
@@ -139,7 +189,12 @@ const SourceNodeDefinitions = z
   .describe('RECIPE: one source node per alias of the recipe version, as {source_node_id, alias}');
 const RecipeVersionNumber = z.int().min(1).optional().describe('RECIPE: required');
 
-const DataTableVersionNumber = z.int().min(1).nullable().optional().describe('Pinned version; null or omitted: the latest COMPLETED version when the graph runs');
+const DataTableVersionNumber = z
+  .int()
+  .min(1)
+  .nullable()
+  .optional()
+  .describe('Pinned version; null or omitted: the latest COMPLETED version when the graph runs');
 
 /**
  * Adding a node. node_type is any string so that an unsupported one is 20-1012 rather than a

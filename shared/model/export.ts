@@ -10,11 +10,15 @@ import { EXPORT_LIST_FIELDS } from './list-fields';
  */
 
 export const EXPORT_SOURCE_TYPES = ['dataset', 'datatable'] as const;
-export const ExportSourceType = z.enum(EXPORT_SOURCE_TYPES).describe('dataset (a dataset version) or datatable (a data table version)');
+export const ExportSourceType = z
+  .enum(EXPORT_SOURCE_TYPES)
+  .describe('dataset (a dataset version) or datatable (a data table version)');
 export type ExportSourceType = z.infer<typeof ExportSourceType>;
 
 export const EXPORT_FORMATS = ['parquet', 'csv'] as const;
-export const ExportFormat = z.enum(EXPORT_FORMATS).describe('File format written: parquet (default) or csv (header row, comma, RFC 4180 quoting, UTF-8)');
+export const ExportFormat = z
+  .enum(EXPORT_FORMATS)
+  .describe('File format written: parquet (default) or csv (header row, comma, RFC 4180 quoting, UTF-8)');
 export type ExportFormat = z.infer<typeof ExportFormat>;
 
 /** Most columns a request may name: far beyond any table the service imports. */
@@ -54,12 +58,29 @@ export const DirectExportRequest = z
       .min(1)
       .max(1024)
       .refine((key) => !key.startsWith('/') && !key.endsWith('/'), { error: 'must not start or end with /' })
-      .describe('Object key; with total_files > 1 the files are <key stem>-<n>-of-<total><extension> (docs/exports.md)'),
-    endpoint: z.string().min(1).max(2048).describe('https URL of the S3-compatible endpoint; it passes the outbound guard (10-1008, 30-1130)'),
+      .describe(
+        'Object key; with total_files > 1 the files are <key stem>-<n>-of-<total><extension> (docs/exports.md)',
+      ),
+    endpoint: z
+      .string()
+      .min(1)
+      .max(2048)
+      .describe('https URL of the S3-compatible endpoint; it passes the outbound guard (10-1008, 30-1130)'),
     access_key: secretText(256).describe('Access key id'),
-    secret_key: secretText(1024).describe('Secret access key: encrypted at rest, never returned or logged, deleted when the job ends'),
-    session_token: z.string().max(4096).optional().describe('Session token of temporary credentials; omit or send "" for long-term keys'),
-    total_files: z.int().min(1).max(MAX_TOTAL_FILES).default(1).describe('Number of files the output is split into (rows spread evenly)'),
+    secret_key: secretText(1024).describe(
+      'Secret access key: encrypted at rest, never returned or logged, deleted when the job ends',
+    ),
+    session_token: z
+      .string()
+      .max(4096)
+      .optional()
+      .describe('Session token of temporary credentials; omit or send "" for long-term keys'),
+    total_files: z
+      .int()
+      .min(1)
+      .max(MAX_TOTAL_FILES)
+      .default(1)
+      .describe('Number of files the output is split into (rows spread evenly)'),
   })
   .meta({ id: 'DirectExportRequest' });
 export type DirectExportRequest = z.infer<typeof DirectExportRequest>;
@@ -72,7 +93,9 @@ export const MultiPartExportRequest = z
       .array(z.string().min(1).max(8192))
       .min(1)
       .max(MAX_PARTS)
-      .describe('Pre-signed PUT URLs of parts 1..n of a multipart upload the caller created, in part order; each passes the outbound guard'),
+      .describe(
+        'Pre-signed PUT URLs of parts 1..n of a multipart upload the caller created, in part order; each passes the outbound guard',
+      ),
   })
   .meta({ id: 'MultiPartExportRequest' });
 export type MultiPartExportRequest = z.infer<typeof MultiPartExportRequest>;
@@ -127,7 +150,9 @@ export const MultiPartExportStatus = z
     status: z.enum(DIRECT_EXPORT_STATUSES),
     error: z.string().optional().describe('<code>: <message>, when FAILED'),
     error_code: z.string().optional().describe('Catalogue code of the failure'),
-    result: z.array(UploadedPart).describe('ETag of every part, in part order, once COMPLETED: what CompleteMultipartUpload takes'),
+    result: z
+      .array(UploadedPart)
+      .describe('ETag of every part, in part order, once COMPLETED: what CompleteMultipartUpload takes'),
     created_date: z.iso.datetime(),
   })
   .meta({ id: 'MultiPartExportStatus' });
@@ -155,7 +180,10 @@ export const ExportResponse = z
     target_name: z.string().describe('The target as it was named when the export was created'),
     connection_id: EntityId,
     connection_name: z.string(),
-    data_target_details: z.record(z.string(), z.string()).optional().describe('Where the data went, once COMPLETED: bucket, key and path for a bucket target'),
+    data_target_details: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe('Where the data went, once COMPLETED: bucket, key and path for a bucket target'),
     exported_table_name: z.string().optional().describe('The object (bucket target) or table written, once COMPLETED'),
     source_type: ExportSourceType,
     source_id: EntityId,

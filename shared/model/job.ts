@@ -34,7 +34,9 @@ export const JobExecution = z
     progress: JobProgress,
     started_date: z.iso.datetime().nullable().describe('When a worker first picked the job up'),
     ended_date: z.iso.datetime().nullable(),
-    heartbeat_date: z.iso.datetime().describe('Last sign of life of the job; a job silent for too long fails with 10-1047'),
+    heartbeat_date: z.iso
+      .datetime()
+      .describe('Last sign of life of the job; a job silent for too long fails with 10-1047'),
     error: JobError.optional(),
   })
   .meta({ id: 'JobExecution' });

@@ -34,7 +34,9 @@ export function mergePatchOf(document: z.ZodType, required: readonly string[] = 
     return second === undefined ? first! : z.union([first!, second, ...rest]);
   }
   if (document instanceof z.ZodObject) {
-    const members = Object.entries(document.shape as Record<string, z.ZodType>).map(([name, member]) => [name, required.includes(name) ? member : patchMember(member)] as const);
+    const members = Object.entries(document.shape as Record<string, z.ZodType>).map(
+      ([name, member]) => [name, required.includes(name) ? member : patchMember(member)] as const,
+    );
     return z.object(Object.fromEntries(members)).catchall(z.null());
   }
   return document;

@@ -13,7 +13,10 @@ export const Problem = z
       .regex(/^\d{2}-\d{3,5}$/)
       .describe('Catalogue code, <family>-<number>'),
     timestamp: z.iso.datetime().describe('ISO 8601 time of the error'),
-    extraDetails: z.record(z.string(), z.unknown()).optional().describe('Extra context; for 10-1400 each invalid field mapped to the violated rule'),
+    extraDetails: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('Extra context; for 10-1400 each invalid field mapped to the violated rule'),
     traceId: z.string().describe('Request trace id, also present in the service log line'),
   })
   .meta({ id: 'Problem' });

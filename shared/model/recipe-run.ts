@@ -32,7 +32,10 @@ export const RecipeRunMetadata = z
     column_count: z.int().min(0),
     columns: z.array(ColumnSchema),
     data_bytes: z.int().min(0).describe('Size of the output Parquet file'),
-    cpu_seconds: z.number().min(0).describe('CPU time of the worker while it built this node (counted in the tenant’s monthly CPU usage)'),
+    cpu_seconds: z
+      .number()
+      .min(0)
+      .describe('CPU time of the worker while it built this node (counted in the tenant’s monthly CPU usage)'),
     schema_analysis_depth: SchemaAnalysisDepth.nullable().describe('Depth of the analysis stored with the output'),
   })
   .meta({ id: 'RecipeRunMetadata' });
@@ -42,10 +45,14 @@ export const runStatusFields = {
   start_time: z.iso.datetime().nullable().describe('When a worker started the latest run'),
   end_time: z.iso.datetime().nullable().describe('When the latest run ended; null while it runs or before it started'),
   use_sample: z.boolean().nullable().describe('Whether the latest run was on samples'),
-  schema_analysis_depth: SchemaAnalysisDepth.nullable().describe('Depth requested on the latest run; the depth reached is in metadata'),
+  schema_analysis_depth: SchemaAnalysisDepth.nullable().describe(
+    'Depth requested on the latest run; the depth reached is in metadata',
+  ),
   last_run: z.iso.datetime().nullable().describe('When the latest run was requested'),
   run_by: User.nullable().describe('Who requested the latest run'),
-  metadata: RecipeRunMetadata.nullable().describe('The output of the latest run’s kind (sample or full), when there is one'),
+  metadata: RecipeRunMetadata.nullable().describe(
+    'The output of the latest run’s kind (sample or full), when there is one',
+  ),
   execution: JobExecution.nullable().describe('The job of the latest run that included this node'),
   run_state: RecipeRunState,
 };
@@ -56,17 +63,27 @@ export const RecipeRunStatus = z
     version_number: z.int(),
     node_id: z.int(),
     ...runStatusFields,
-    build_node_ids: z.array(z.int()).describe('Nodes the latest job of this node builds, in order (upstream first); empty before the first run'),
+    build_node_ids: z
+      .array(z.int())
+      .describe('Nodes the latest job of this node builds, in order (upstream first); empty before the first run'),
     running_node_id: z.int().nullable().describe('The node that job is building now; null when it is not running'),
   })
   .meta({ id: 'RecipeRunStatus' });
 
 export const RunStatusQuery = z.strictObject({
-  job_id: z.string().min(1).max(128).optional().describe('Answer only if the latest run is this job (20-1015 otherwise)'),
+  job_id: z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .describe('Answer only if the latest run is this job (20-1015 otherwise)'),
 });
 
 export const NodePreviewQuery = z.strictObject({
-  use_sample: z.enum(['true', 'false']).optional().describe('Which output: the sample run’s or the full run’s; the latest run’s kind when omitted'),
+  use_sample: z
+    .enum(['true', 'false'])
+    .optional()
+    .describe('Which output: the sample run’s or the full run’s; the latest run’s kind when omitted'),
 });
 
 export const NodePreview = z

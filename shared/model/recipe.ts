@@ -1,5 +1,15 @@
 import * as z from 'zod';
-import { AuditFields, Description, EchoedAuditFields, EntityId, IdParameter, LockVersion, Name, Tags, integerText } from './common';
+import {
+  AuditFields,
+  Description,
+  EchoedAuditFields,
+  EntityId,
+  IdParameter,
+  LockVersion,
+  Name,
+  Tags,
+  integerText,
+} from './common';
 import type { ListFieldTypes } from './list-fields';
 import { documented, mergePatchOf } from './merge-patch-schema';
 import { withoutControls } from './text-rules';
@@ -47,8 +57,13 @@ export const NON_ALIAS_KEYWORDS: ReadonlySet<string> = new Set(
 
 export const RecipeAlias = z
   .string()
-  .regex(ALIAS_PATTERN, 'must be a SQL identifier: a letter or underscore, then letters, digits or underscores, at most 63 characters')
-  .refine((alias) => !NON_ALIAS_KEYWORDS.has(alias.toLowerCase()), { error: 'must not be a DuckDB keyword that cannot name a table (such as select or join)' })
+  .regex(
+    ALIAS_PATTERN,
+    'must be a SQL identifier: a letter or underscore, then letters, digits or underscores, at most 63 characters',
+  )
+  .refine((alias) => !NON_ALIAS_KEYWORDS.has(alias.toLowerCase()), {
+    error: 'must not be a DuckDB keyword that cannot name a table (such as select or join)',
+  })
   .describe('A SQL identifier the code uses as a table name; not a DuckDB reserved keyword');
 
 export const RecipeAliases = z
@@ -64,16 +79,24 @@ const RecipeCode = z
   .max(MAX_CODE_LENGTH)
   .nullable()
   .optional()
-  .describe('SQL of the transformation: one SELECT in DuckDB SQL that reads the aliases as tables; required in effect (40-50004 without it)');
+  .describe(
+    'SQL of the transformation: one SELECT in DuckDB SQL that reads the aliases as tables; required in effect (40-50004 without it)',
+  );
 
 const Language = z
   .string()
   .max(64)
   .nullable()
   .optional()
-  .describe(`The SQL dialect, shared by all versions: ${RECIPE_LANGUAGES.join(', ')} (DuckDB's SQL), the default; others are refused with 20-1010`);
+  .describe(
+    `The SQL dialect, shared by all versions: ${RECIPE_LANGUAGES.join(', ')} (DuckDB's SQL), the default; others are refused with 20-1010`,
+  );
 
-const Shared = z.boolean().nullable().optional().describe('Whether other users of the tenant may use the recipe; true when omitted');
+const Shared = z
+  .boolean()
+  .nullable()
+  .optional()
+  .describe('Whether other users of the tenant may use the recipe; true when omitted');
 
 export const RecipeIdParams = z.strictObject({ recipe_id: IdParameter });
 export const RecipeVersionParams = z.strictObject({
@@ -104,7 +127,10 @@ export const RecipeUpdateRequest = z
     tags: Tags,
     shared: Shared,
     language: Language,
-    latest_version: z.unknown().optional().describe('Read-only; accepted and ignored (versions change through their own routes)'),
+    latest_version: z
+      .unknown()
+      .optional()
+      .describe('Read-only; accepted and ignored (versions change through their own routes)'),
     ...EchoedAuditFields,
   })
   .meta({ id: 'RecipeUpdateRequest' });
@@ -113,7 +139,8 @@ export const RecipeMergePatch = documented(
   z.looseObject({ id: EntityId, lock_version: LockVersion }),
   mergePatchOf(RecipeUpdateRequest, ['id', 'lock_version']).meta({
     id: 'RecipeMergePatch',
-    description: 'RFC 7396 merge patch of RecipeUpdateRequest: id and lock_version are required, every other member optional; null removes an optional member',
+    description:
+      'RFC 7396 merge patch of RecipeUpdateRequest: id and lock_version are required, every other member optional; null removes an optional member',
   }),
 );
 
@@ -162,7 +189,9 @@ export const RecipeResponse = z
   })
   .meta({ id: 'Recipe' });
 
-export const RecipeCodeResponse = z.object({ code: z.string().describe('SQL of the version') }).meta({ id: 'RecipeCode' });
+export const RecipeCodeResponse = z
+  .object({ code: z.string().describe('SQL of the version') })
+  .meta({ id: 'RecipeCode' });
 
 export const RecipeVersionUsage = z
   .object({
@@ -180,7 +209,13 @@ export const RecipeVersionUsage = z
 
 const AliasColumn = z.strictObject({
   name: withoutControls(z.string().min(1).max(255)).describe('Column name as the table has it'),
-  type: z.string().min(1).max(255).describe('A DuckDB type: VARCHAR, BIGINT, DECIMAL(18,3), TIMESTAMP WITH TIME ZONE, VARCHAR[], STRUCT(a INTEGER)...'),
+  type: z
+    .string()
+    .min(1)
+    .max(255)
+    .describe(
+      'A DuckDB type: VARCHAR, BIGINT, DECIMAL(18,3), TIMESTAMP WITH TIME ZONE, VARCHAR[], STRUCT(a INTEGER)...',
+    ),
 });
 
 /** Most columns a table of the analyze request may describe; each type is parsed on its own. */
@@ -193,7 +228,9 @@ export const RecipeAnalyzeRequest = z
     tables: z
       .record(z.string().max(63), z.array(AliasColumn).min(1).max(MAX_ANALYZE_COLUMNS))
       .optional()
-      .describe('The columns of each alias’s table, by alias: every alias, or none. With them, the answer names the output columns and their types'),
+      .describe(
+        'The columns of each alias’s table, by alias: every alias, or none. With them, the answer names the output columns and their types',
+      ),
   })
   .meta({ id: 'RecipeAnalyzeRequest' });
 

@@ -19,7 +19,9 @@ export const TableDetails = z
     name: z.string().describe('The table name, as the system stores it (case included)'),
     database: z.string().nullable().describe('Snowflake database, or BigQuery project'),
     schema: z.string().nullable().describe('Snowflake schema, or BigQuery dataset'),
-    type: z.string().describe('TABLE or VIEW (BigQuery also MATERIALIZED_VIEW, EXTERNAL, SNAPSHOT), as the system names it'),
+    type: z
+      .string()
+      .describe('TABLE or VIEW (BigQuery also MATERIALIZED_VIEW, EXTERNAL, SNAPSHOT), as the system names it'),
   })
   .meta({ id: 'TableDetails' });
 
@@ -35,10 +37,14 @@ export const ConnectionTableParams = z.strictObject({
 
 /** Where the table is, when not in the connection's own dataset or schema (the listing's database and schema). */
 export const TableDetailsQuery = z.strictObject({
-  database: withoutControls(z.string().min(1).max(255)).optional().describe("Snowflake database, or BigQuery project (only the connection's own); the connection's when omitted"),
+  database: withoutControls(z.string().min(1).max(255))
+    .optional()
+    .describe("Snowflake database, or BigQuery project (only the connection's own); the connection's when omitted"),
   schema: withoutControls(z.string().min(1).max(1024))
     .optional()
-    .describe("Snowflake schema, or BigQuery dataset; the connection's when omitted, required when the connection names none"),
+    .describe(
+      "Snowflake schema, or BigQuery dataset; the connection's when omitted, required when the connection names none",
+    ),
 });
 
 export type TableDetails = z.input<typeof TableDetails>;

@@ -1,5 +1,15 @@
 import * as z from 'zod';
-import { AuditFields, Description, EchoedAuditFields, EntityId, IdParameter, LockVersion, Name, Tags, listEnvelope } from './common';
+import {
+  AuditFields,
+  Description,
+  EchoedAuditFields,
+  EntityId,
+  IdParameter,
+  LockVersion,
+  Name,
+  Tags,
+  listEnvelope,
+} from './common';
 import type { ConnectionType } from './connection';
 import { documented, mergePatchOf } from './merge-patch-schema';
 
@@ -32,12 +42,15 @@ const destination = (max: number) =>
     .max(max)
     .regex(/^[^\u0000-\u001f\u007f]*$/, { error: 'must not contain control characters' });
 
-const PARAMETERS = 'may hold the dynamic parameters {dataset_name}, {version}, {date}, {time} and {export_id} (docs/targets.md)';
+const PARAMETERS =
+  'may hold the dynamic parameters {dataset_name}, {version}, {date}, {time} and {export_id} (docs/targets.md)';
 
 /** What each kind adds to the common fields; every field required. */
 const KIND_FIELDS = {
   bucket: {
-    path: destination(2048).describe(`Folder the files are written to: "<bucket>" or "<bucket>/<folder>/..."; inside the connection's path restriction; folders ${PARAMETERS}`),
+    path: destination(2048).describe(
+      `Folder the files are written to: "<bucket>" or "<bucket>/<folder>/..."; inside the connection's path restriction; folders ${PARAMETERS}`,
+    ),
   },
   table: {
     // Bounded well above every limit, so that a long name is 30-5004 naming the connection's limit.
@@ -46,8 +59,12 @@ const KIND_FIELDS = {
     ),
   },
   pricing: {
-    project_path: destination(1024).describe(`Pricing project, starting with a backslash and not ending with one, e.g. \\Pricing\\Europe; ${PARAMETERS}`),
-    table_path: destination(1024).describe(`Table inside the project, not starting with a backslash and ending with one, e.g. Tables\\Prices\\; ${PARAMETERS}`),
+    project_path: destination(1024).describe(
+      `Pricing project, starting with a backslash and not ending with one, e.g. \\Pricing\\Europe; ${PARAMETERS}`,
+    ),
+    table_path: destination(1024).describe(
+      `Table inside the project, not starting with a backslash and ending with one, e.g. Tables\\Prices\\; ${PARAMETERS}`,
+    ),
   },
 } satisfies Record<TargetType, z.ZodRawShape>;
 
@@ -62,22 +79,32 @@ const KIND_RESPONSE_FIELDS = {
 type KindField = { [T in TargetType]: keyof (typeof KIND_FIELDS)[T] }[TargetType];
 
 /** The stored fields of each kind; the other kinds' fields are null. */
-export const TARGET_KIND_FIELD_NAMES = Object.fromEntries(TARGET_TYPES.map((type) => [type, Object.keys(KIND_FIELDS[type])])) as unknown as Record<
-  TargetType,
-  readonly KindField[]
->;
+export const TARGET_KIND_FIELD_NAMES = Object.fromEntries(
+  TARGET_TYPES.map((type) => [type, Object.keys(KIND_FIELDS[type])]),
+) as unknown as Record<TargetType, readonly KindField[]>;
 
 function targetKind<const T extends TargetType>(type: T, label: string) {
   const common = {
     name: Name,
     description: Description,
     tags: Tags,
-    connection_id: EntityId.describe(`The connection written through: ${TARGET_CONNECTION_TYPES[type].join(' or ')}, with write permission`),
+    connection_id: EntityId.describe(
+      `The connection written through: ${TARGET_CONNECTION_TYPES[type].join(' or ')}, with write permission`,
+    ),
   };
   return {
-    create: z.strictObject({ type: z.literal(type), ...common, ...KIND_FIELDS[type] }).meta({ id: `${label}TargetCreateRequest` }),
+    create: z
+      .strictObject({ type: z.literal(type), ...common, ...KIND_FIELDS[type] })
+      .meta({ id: `${label}TargetCreateRequest` }),
     update: z
-      .strictObject({ id: EntityId, lock_version: LockVersion, type: z.literal(type), ...common, ...KIND_FIELDS[type], ...EchoedAuditFields })
+      .strictObject({
+        id: EntityId,
+        lock_version: LockVersion,
+        type: z.literal(type),
+        ...common,
+        ...KIND_FIELDS[type],
+        ...EchoedAuditFields,
+      })
       .meta({ id: `${label}TargetUpdateRequest` }),
     response: z
       .object({
@@ -99,9 +126,15 @@ const bucket = targetKind('bucket', 'Bucket');
 const table = targetKind('table', 'Table');
 const pricing = targetKind('pricing', 'Pricing');
 
-export const TargetCreateRequest = z.discriminatedUnion('type', [bucket.create, table.create, pricing.create]).meta({ id: 'TargetCreateRequest' });
-export const TargetUpdateRequest = z.discriminatedUnion('type', [bucket.update, table.update, pricing.update]).meta({ id: 'TargetUpdateRequest' });
-export const TargetResponse = z.discriminatedUnion('type', [bucket.response, table.response, pricing.response]).meta({ id: 'Target' });
+export const TargetCreateRequest = z
+  .discriminatedUnion('type', [bucket.create, table.create, pricing.create])
+  .meta({ id: 'TargetCreateRequest' });
+export const TargetUpdateRequest = z
+  .discriminatedUnion('type', [bucket.update, table.update, pricing.update])
+  .meta({ id: 'TargetUpdateRequest' });
+export const TargetResponse = z
+  .discriminatedUnion('type', [bucket.response, table.response, pricing.response])
+  .meta({ id: 'Target' });
 export const TargetList = listEnvelope(TargetResponse, 'TargetList');
 
 /**
@@ -113,7 +146,8 @@ export const TargetMergePatch = documented(
   z.looseObject({ id: EntityId, lock_version: LockVersion, type: z.enum(TARGET_TYPES) }),
   mergePatchOf(TargetUpdateRequest, ['id', 'lock_version', 'type']).meta({
     id: 'TargetMergePatch',
-    description: 'RFC 7396 merge patch of TargetUpdateRequest: id, lock_version and type are required, every other member optional; null removes an optional member',
+    description:
+      'RFC 7396 merge patch of TargetUpdateRequest: id, lock_version and type are required, every other member optional; null removes an optional member',
   }),
 );
 

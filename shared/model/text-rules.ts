@@ -13,10 +13,13 @@ const PRINTABLE_ASCII = /^[\x20-\x7E]*$/;
 const VISIBLE_ASCII = /^[\x21-\x7E]*$/;
 
 /** Any text a person types, Unicode included, without control characters or unpaired surrogates. */
-export const withoutControls = <T extends z.ZodString>(schema: T) => schema.regex(NO_CONTROL, 'must not contain control characters or unpaired surrogates');
+export const withoutControls = <T extends z.ZodString>(schema: T) =>
+  schema.regex(NO_CONTROL, 'must not contain control characters or unpaired surrogates');
 
 /** Printable ASCII, space to tilde: what OAuth client ids, secrets and scopes (RFC 6749 appendix A) and S3 secret keys are made of. */
-export const printableAscii = <T extends z.ZodString>(schema: T) => schema.regex(PRINTABLE_ASCII, 'must contain only printable ASCII characters (space to ~)');
+export const printableAscii = <T extends z.ZodString>(schema: T) =>
+  schema.regex(PRINTABLE_ASCII, 'must contain only printable ASCII characters (space to ~)');
 
 /** Printable ASCII without spaces: opaque tokens a store hands out. */
-export const visibleAscii = <T extends z.ZodString>(schema: T) => schema.regex(VISIBLE_ASCII, 'must contain only printable ASCII characters other than space');
+export const visibleAscii = <T extends z.ZodString>(schema: T) =>
+  schema.regex(VISIBLE_ASCII, 'must contain only printable ASCII characters other than space');

@@ -12,7 +12,8 @@ import { CURRENT_TABLE_ALIAS, DEFAULT_RECIPE_LANGUAGE, RECIPE_LANGUAGES, type Re
 export function recipeLanguage(language: string | null | undefined): RecipeLanguage {
   if (language === null || language === undefined) return DEFAULT_RECIPE_LANGUAGE;
   const known = RECIPE_LANGUAGES.find((candidate) => candidate === language);
-  if (!known) throw new AppError('20-1010', { extraDetails: { language: `must be one of: ${RECIPE_LANGUAGES.join(', ')}` } });
+  if (!known)
+    throw new AppError('20-1010', { extraDetails: { language: `must be one of: ${RECIPE_LANGUAGES.join(', ')}` } });
   return known;
 }
 

@@ -13,7 +13,9 @@ export function assertSameRecipe(urlId: number, bodyId: number | undefined): voi
 }
 
 /** The stored data of a create or full update: absent optional fields cleared, shared true unless false. */
-export function recipeData(document: Pick<RecipeCreateRequest, 'name' | 'description' | 'tags' | 'shared' | 'language'>): RecipeData {
+export function recipeData(
+  document: Pick<RecipeCreateRequest, 'name' | 'description' | 'tags' | 'shared' | 'language'>,
+): RecipeData {
   return {
     name: document.name,
     description: document.description ?? null,

@@ -19,7 +19,10 @@ export const recipeUsages = {
         new QueryCommand({
           TableName: config.tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': keys.children(tenantId, 'RECIPE', recipeId), ':prefix': keys.versionUsePrefix(versionNumber) },
+          ExpressionAttributeValues: {
+            ':pk': keys.children(tenantId, 'RECIPE', recipeId),
+            ':prefix': keys.versionUsePrefix(versionNumber),
+          },
           ConsistentRead: true,
           ExclusiveStartKey: cursor,
         }),

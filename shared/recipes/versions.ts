@@ -45,7 +45,13 @@ function toVersion(item: Record<string, unknown>): StoredRecipeVersion {
 }
 
 /** A new version as stored; it is also its recipe's copy of the latest version. */
-export function newVersion(recipeId: number, versionNumber: number, actor: Actor, content: VersionContent, now: string): StoredRecipeVersion {
+export function newVersion(
+  recipeId: number,
+  versionNumber: number,
+  actor: Actor,
+  content: VersionContent,
+  now: string,
+): StoredRecipeVersion {
   return checkBeforeWrite(StoredRecipeVersion, VERSION_KIND, 'version', {
     recipe_id: recipeId,
     version_number: versionNumber,
@@ -64,14 +70,24 @@ function versionPut(tenantId: string, version: StoredRecipeVersion): TransactIte
   return {
     Put: {
       TableName: config.tableName,
-      Item: { ...keys.version(tenantId, KIND, version.recipe_id, version.version_number), kind: VERSION_KIND, tenant_id: tenantId, ...version },
+      Item: {
+        ...keys.version(tenantId, KIND, version.recipe_id, version.version_number),
+        kind: VERSION_KIND,
+        tenant_id: tenantId,
+        ...version,
+      },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
 }
 
 /** The recipe item's copy of its latest version, set to `version` while the recipe exists. */
-function latestCopy(tenantId: string, version: StoredRecipeVersion, condition: string, values: Record<string, unknown> = {}): TransactItem {
+function latestCopy(
+  tenantId: string,
+  version: StoredRecipeVersion,
+  condition: string,
+  values: Record<string, unknown> = {},
+): TransactItem {
   return {
     Update: {
       TableName: config.tableName,
@@ -87,7 +103,13 @@ function latestCopy(tenantId: string, version: StoredRecipeVersion, condition: s
 }
 
 async function readHead(tenantId: string, recipeId: number): Promise<RecipeVersionHead | undefined> {
-  const result = await dynamoDocumentClient().send(new GetCommand({ TableName: config.tableName, Key: keys.childrenHead(tenantId, KIND, recipeId), ConsistentRead: true }));
+  const result = await dynamoDocumentClient().send(
+    new GetCommand({
+      TableName: config.tableName,
+      Key: keys.childrenHead(tenantId, KIND, recipeId),
+      ConsistentRead: true,
+    }),
+  );
   return result.Item ? parseItem(RecipeVersionHead, KIND, result.Item) : undefined;
 }
 
@@ -98,8 +120,12 @@ async function readHead(tenantId: string, recipeId: number): Promise<RecipeVersi
  */
 async function refusalOf(tenantId: string, version: StoredRecipeVersion): Promise<AppError | undefined> {
   if (version.is_locked) return new AppError('20-1046', { params: [version.recipe_id, version.version_number] });
-  const running = await runningNodeAmong(tenantId, await recipeUsages.list(tenantId, version.recipe_id, version.version_number));
-  if (running !== undefined) return new AppError('20-1048', { params: [version.recipe_id, version.version_number, running] });
+  const running = await runningNodeAmong(
+    tenantId,
+    await recipeUsages.list(tenantId, version.recipe_id, version.version_number),
+  );
+  if (running !== undefined)
+    return new AppError('20-1048', { params: [version.recipe_id, version.version_number, running] });
   return undefined;
 }
 
@@ -107,7 +133,10 @@ async function refusalOf(tenantId: string, version: StoredRecipeVersion): Promis
  * The condition refusalOf states, for the write itself: the version as read, still unlocked,
  * and marked by no run since it was judged (a run marks the versions it plans with).
  */
-function writable(version: StoredRecipeVersion): { readonly condition: string; readonly values: Record<string, unknown> } {
+function writable(version: StoredRecipeVersion): {
+  readonly condition: string;
+  readonly values: Record<string, unknown>;
+} {
   const marker = version.run_marker === undefined ? 'attribute_not_exists(run_marker)' : 'run_marker = :marker';
   return {
     condition: `lock_version = :expected AND is_locked = :false AND ${marker}`,
@@ -116,7 +145,10 @@ function writable(version: StoredRecipeVersion): { readonly condition: string; r
 }
 
 /** The part of a version's Update that differs between writes. */
-type VersionUpdate = Pick<NonNullable<TransactItem['Update']>, 'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeValues'>;
+type VersionUpdate = Pick<
+  NonNullable<TransactItem['Update']>,
+  'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeValues'
+>;
 
 /**
  * One conditional write of a version's item that leaves it as `next`, with the recipe's copy
@@ -176,7 +208,8 @@ export const recipeVersions = {
       },
     };
     // Ids are never reused, so neither item can exist: a failure here is a bug, not a refusal.
-    const unexpected = () => new AppError('10-500', { cause: new Error(`recipe ${version.recipe_id}: version 1 already exists`) });
+    const unexpected = () =>
+      new AppError('10-500', { cause: new Error(`recipe ${version.recipe_id}: version 1 already exists`) });
     return [
       { item: head, onConditionFailure: unexpected },
       { item: versionPut(tenantId, version), onConditionFailure: unexpected },
@@ -185,7 +218,11 @@ export const recipeVersions = {
 
   async find(tenantId: string, recipeId: number, versionNumber: number): Promise<StoredRecipeVersion | undefined> {
     const result = await dynamoDocumentClient().send(
-      new GetCommand({ TableName: config.tableName, Key: keys.version(tenantId, KIND, recipeId, versionNumber), ConsistentRead: true }),
+      new GetCommand({
+        TableName: config.tableName,
+        Key: keys.version(tenantId, KIND, recipeId, versionNumber),
+        ConsistentRead: true,
+      }),
     );
     return result.Item ? toVersion(result.Item) : undefined;
   },
@@ -219,7 +256,12 @@ export const recipeVersions = {
   },
 
   /** The recipe's next version, numbered after the last; 20-1044 when the recipe is gone. */
-  async create(tenantId: string, actor: Actor, recipeId: number, content: VersionContent): Promise<StoredRecipeVersion> {
+  async create(
+    tenantId: string,
+    actor: Actor,
+    recipeId: number,
+    content: VersionContent,
+  ): Promise<StoredRecipeVersion> {
     for (let attempt = 1; attempt <= CREATE_ATTEMPTS; attempt += 1) {
       const head = await readHead(tenantId, recipeId);
       if (!head) throw recipeMissing(recipeId);
@@ -251,7 +293,13 @@ export const recipeVersions = {
    * after those cheap checks. When it is the recipe's latest version, the recipe's copy
    * changes in the same transaction.
    */
-  async update(tenantId: string, actor: Actor, current: StoredRecipeVersion, expectedLockVersion: number, prepare: () => Promise<VersionContent>): Promise<StoredRecipeVersion> {
+  async update(
+    tenantId: string,
+    actor: Actor,
+    current: StoredRecipeVersion,
+    expectedLockVersion: number,
+    prepare: () => Promise<VersionContent>,
+  ): Promise<StoredRecipeVersion> {
     const refusal = await refusalOf(tenantId, current);
     if (refusal) throw refusal;
     if (current.lock_version !== expectedLockVersion) throw new AppError('10-1006');
@@ -265,7 +313,8 @@ export const recipeVersions = {
       last_modified_date: new Date().toISOString(),
     });
     await writeVersion(tenantId, next, {
-      UpdateExpression: 'SET code = :code, aliases = :aliases, lock_version = :next, last_modified_by = :actor, last_modified_date = :now',
+      UpdateExpression:
+        'SET code = :code, aliases = :aliases, lock_version = :next, last_modified_by = :actor, last_modified_date = :now',
       ConditionExpression: writable(current).condition,
       ExpressionAttributeValues: {
         ...writable(current).values,

@@ -30,7 +30,9 @@ function additionalData(context: EncryptionContext): Buffer {
 }
 
 export async function seal(plaintext: string, context: EncryptionContext): Promise<SealedSecret> {
-  const { Plaintext, CiphertextBlob } = await kmsClient().send(new GenerateDataKeyCommand({ KeyId: config.dataKeyId, KeySpec: 'AES_256', EncryptionContext: { ...context } }));
+  const { Plaintext, CiphertextBlob } = await kmsClient().send(
+    new GenerateDataKeyCommand({ KeyId: config.dataKeyId, KeySpec: 'AES_256', EncryptionContext: { ...context } }),
+  );
   if (!Plaintext || !CiphertextBlob) throw new Error('KMS returned no data key');
   const dataKey = Buffer.from(Plaintext);
   try {
@@ -51,7 +53,9 @@ export async function seal(plaintext: string, context: EncryptionContext): Promi
 }
 
 export async function open(sealed: SealedSecret, context: EncryptionContext): Promise<string> {
-  const { Plaintext } = await kmsClient().send(new DecryptCommand({ CiphertextBlob: Buffer.from(sealed.key, 'base64'), EncryptionContext: { ...context } }));
+  const { Plaintext } = await kmsClient().send(
+    new DecryptCommand({ CiphertextBlob: Buffer.from(sealed.key, 'base64'), EncryptionContext: { ...context } }),
+  );
   if (!Plaintext) throw new Error('KMS returned no plaintext');
   const dataKey = Buffer.from(Plaintext);
   try {

@@ -1,7 +1,12 @@
 import type { ConnectionData } from '../connections/store';
 import type { Entity } from '../db/entity-store';
 import { AppError } from '../errors/app-error';
-import { TARGET_CONNECTION_TYPES, type TargetCreateRequest, type TargetType, type TargetUpdateRequest } from '../model/target';
+import {
+  TARGET_CONNECTION_TYPES,
+  type TargetCreateRequest,
+  type TargetType,
+  type TargetUpdateRequest,
+} from '../model/target';
 import { checkDestination } from './destination';
 import type { TargetData } from './items';
 
@@ -14,7 +19,8 @@ type Connection = Entity<ConnectionData>;
  */
 export function assertWritableThrough(type: TargetType, connection: Connection): void {
   const allowed = TARGET_CONNECTION_TYPES[type];
-  if (!allowed.includes(connection.data.type)) throw new AppError('30-5003', { params: [connection.data.type, allowed.join(' or ')] });
+  if (!allowed.includes(connection.data.type))
+    throw new AppError('30-5003', { params: [connection.data.type, allowed.join(' or ')] });
   if (!connection.data.write) throw new AppError('30-5002');
 }
 

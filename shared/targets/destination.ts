@@ -16,7 +16,10 @@ export const DYNAMIC_PARAMETERS = ['dataset_name', 'version', 'date', 'time', 'e
 export type DynamicParameter = (typeof DYNAMIC_PARAMETERS)[number];
 
 /** Longest table name each table-holding connection type accepts (Snowflake identifiers; BigQuery table ids). */
-export const TABLE_NAME_LIMITS: Readonly<Partial<Record<ConnectionType, number>>> = { warehouse: 255, analytics_db: 1024 };
+export const TABLE_NAME_LIMITS: Readonly<Partial<Record<ConnectionType, number>>> = {
+  warehouse: 255,
+  analytics_db: 1024,
+};
 
 const KNOWN = new Set<string>(DYNAMIC_PARAMETERS);
 /** A parameter token, or a brace that does not open or close one (reported up to the next brace or the end). */
@@ -47,7 +50,8 @@ export function checkTableName(name: string, connectionType: ConnectionType): vo
 
 /** Empty segments (two backslashes in a row) name nothing in a pricing system. */
 function checkSegments(field: string, path: string): void {
-  if (path.includes('\\\\')) throw validationError({ [field]: 'must not contain an empty segment (two backslashes in a row)' });
+  if (path.includes('\\\\'))
+    throw validationError({ [field]: 'must not contain an empty segment (two backslashes in a row)' });
 }
 
 /** A pricing project path "\A\B" (30-5008) and a table path "C\D\" (30-5009) inside it. */
@@ -97,7 +101,11 @@ export interface DynamicValues {
 }
 
 /** Per field kind, the characters a value may not bring in: they become underscores. */
-const UNSAFE = { table: /[^A-Za-z0-9_]/g, folder: /[/\\{}\u0000-\u001f\u007f]/g, pricing: /[\\{}\u0000-\u001f\u007f]/g } as const;
+const UNSAFE = {
+  table: /[^A-Za-z0-9_]/g,
+  folder: /[/\\{}\u0000-\u001f\u007f]/g,
+  pricing: /[\\{}\u0000-\u001f\u007f]/g,
+} as const;
 
 function substitute(template: string, values: DynamicValues, unsafe: RegExp): string {
   const iso = values.started.toISOString();
@@ -121,7 +129,11 @@ function substitute(template: string, values: DynamicValues, unsafe: RegExp): st
  * so a name that grew too long (30-5004) or a folder outside a narrowed restriction fails
  * the export instead of writing elsewhere.
  */
-export function renderDestination(data: TargetData, connection: Entity<ConnectionData>, values: DynamicValues): TargetData {
+export function renderDestination(
+  data: TargetData,
+  connection: Entity<ConnectionData>,
+  values: DynamicValues,
+): TargetData {
   const rendered: TargetData = {
     ...data,
     path: data.path === null ? null : substitute(data.path, values, UNSAFE.folder),

@@ -18,7 +18,12 @@ export type { TargetData } from './items';
  * writing to it, recorded on its head item (below), which update and delete check in their
  * transactions (30-6005).
  */
-export const targetStore = new EntityStore<TargetData>({ kind: 'TARGET', label: 'target', data: TargetItemData, references: {} });
+export const targetStore = new EntityStore<TargetData>({
+  kind: 'TARGET',
+  label: 'target',
+  data: TargetItemData,
+  references: {},
+});
 
 const head = (tenantId: string, targetId: number) => keys.childrenHead(tenantId, 'TARGET', targetId);
 const transferInProgress = (): AppError => new AppError('30-6005');
@@ -62,7 +67,12 @@ export function headGoesUnlessTransferring(tenantId: string, targetId: number): 
  * set of job ids, so a repeated claim by the same job is harmless and several exports may
  * write to one target at once; while any claim stands, update and delete answer 30-6005.
  */
-export function targetClaim(tenantId: string, targetId: number, jobId: string, options: { readonly seenLockVersion?: number } = {}): RelatedWrite[] {
+export function targetClaim(
+  tenantId: string,
+  targetId: number,
+  jobId: string,
+  options: { readonly seenLockVersion?: number } = {},
+): RelatedWrite[] {
   const { seenLockVersion } = options;
   const TableName = config.tableName;
   return [
@@ -94,7 +104,12 @@ export function targetClaim(tenantId: string, targetId: number, jobId: string, o
 }
 
 /** Claims the target for export job `jobId` (targetClaim), on its own. */
-export async function claimTargetForExport(tenantId: string, targetId: number, jobId: string, options: { readonly seenLockVersion?: number } = {}): Promise<void> {
+export async function claimTargetForExport(
+  tenantId: string,
+  targetId: number,
+  jobId: string,
+  options: { readonly seenLockVersion?: number } = {},
+): Promise<void> {
   const writes = targetClaim(tenantId, targetId, jobId, options);
   const outcome = await transactWrite(writes.map((write) => write.item));
   if (outcome.committed) return;
@@ -131,7 +146,9 @@ export async function releaseTarget(tenantId: string, targetId: number, jobId: s
 
 /** The export jobs holding a claim on the target now, in no particular order. */
 export async function transfersOf(tenantId: string, targetId: number): Promise<string[]> {
-  const result = await dynamoDocumentClient().send(new GetCommand({ TableName: config.tableName, Key: head(tenantId, targetId), ConsistentRead: true }));
+  const result = await dynamoDocumentClient().send(
+    new GetCommand({ TableName: config.tableName, Key: head(tenantId, targetId), ConsistentRead: true }),
+  );
   return result.Item ? [...(parseItem(TargetHead, 'TARGET', result.Item).transfers ?? [])] : [];
 }
 
@@ -140,7 +157,10 @@ export async function transfersOf(tenantId: string, targetId: number): Promise<s
  * exist, and the connection checked again (30-5003, 30-5002), since its type cannot change
  * but its write permission can after the target was created.
  */
-export async function targetForExport(tenantId: string, targetId: number): Promise<{ target: Entity<TargetData>; connection: Entity<ConnectionData> }> {
+export async function targetForExport(
+  tenantId: string,
+  targetId: number,
+): Promise<{ target: Entity<TargetData>; connection: Entity<ConnectionData> }> {
   const target = await targetStore.find(tenantId, targetId);
   if (!target) throw new AppError('30-6002');
   // The target's reference keeps its connection from being deleted.

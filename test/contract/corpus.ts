@@ -22,12 +22,22 @@ export interface ContractFixtures {
   readonly tableId: number;
   readonly versionNumber: number;
   /** Entities nothing depends on, for the deletes. */
-  readonly spare: { readonly connectionId: number; readonly sourceId: number; readonly tableId: number; readonly recipeId: number };
+  readonly spare: {
+    readonly connectionId: number;
+    readonly sourceId: number;
+    readonly tableId: number;
+    readonly recipeId: number;
+  };
   /** A recipe with version 1. */
   readonly recipeId: number;
   readonly client: { readonly id: string; readonly secret: string };
   /** The entities as GET answers them: the bases of full updates. */
-  readonly current: { readonly connection: JsonValue; readonly source: JsonValue; readonly table: JsonValue; readonly recipe: JsonValue };
+  readonly current: {
+    readonly connection: JsonValue;
+    readonly source: JsonValue;
+    readonly table: JsonValue;
+    readonly recipe: JsonValue;
+  };
   readonly datasets: DatasetFixtures;
   readonly targets: TargetFixtures;
 }
@@ -51,11 +61,21 @@ interface Base {
   readonly bodies?: Readonly<Record<string, JsonValue>>;
 }
 
-const CONNECTION_TYPES = ['warehouse', 'delta_sharing', 'pricing_dim', 'cloud_store', 'analytics_db', 'pricing_sdk', 'OBJECT_STORE'];
+const CONNECTION_TYPES = [
+  'warehouse',
+  'delta_sharing',
+  'pricing_dim',
+  'cloud_store',
+  'analytics_db',
+  'pricing_sdk',
+  'OBJECT_STORE',
+];
 const DATA_SOURCE_TYPES = ['rdbms', 'delta_sharing', 'delta sharing', 'analytics_db', 'BUCKET'];
 
 /** Filter fields by list operation, as docs/list-query.md lists them. */
-const LIST_FIELDS: Readonly<Record<string, { readonly text: string; readonly integer: string; readonly list?: string }>> = {
+const LIST_FIELDS: Readonly<
+  Record<string, { readonly text: string; readonly integer: string; readonly list?: string }>
+> = {
   listConnections: { text: 'name', integer: 'id', list: 'tags' },
   listDataSources: { text: 'name', integer: 'connection_id', list: 'tags' },
   listDataTables: { text: 'description', integer: 'data_source_id', list: 'tags' },
@@ -75,23 +95,48 @@ const LIST_FIELDS: Readonly<Record<string, { readonly text: string; readonly int
  * contract test's coverage check names it.
  */
 function bases(f: ContractFixtures): Partial<Readonly<Record<OperationId, Base>>> {
-  const s3Auth = { auth_type: 'secret_key', access_key_id: 'S3RVER', secret_access_key: 'S3RVER', endpoint: f.endpoint };
+  const s3Auth = {
+    auth_type: 'secret_key',
+    access_key_id: 'S3RVER',
+    secret_access_key: 'S3RVER',
+    endpoint: f.endpoint,
+  };
   const bucket = f.folder.split('/')[0]!;
-  const connection = { type: 'object_store', name: 'contract', description: 'a connection', tags: ['a'], read: true, write: false, auth: s3Auth, path_restriction: `${bucket}/` };
+  const connection = {
+    type: 'object_store',
+    name: 'contract',
+    description: 'a connection',
+    tags: ['a'],
+    read: true,
+    write: false,
+    auth: s3Auth,
+    path_restriction: `${bucket}/`,
+  };
   const connectionId = { connection_id: String(f.connectionId) };
   const sourceId = { data_source_id: String(f.sourceId) };
   const tableId = { data_table_id: String(f.tableId) };
   const version = { ...tableId, version_number: String(f.versionNumber) };
   const recipeId = { recipe_id: String(f.recipeId) };
   const recipeVersion = { ...recipeId, version_number: '1' };
-  const recipe = { name: 'contract recipe', description: null, tags: ['r'], shared: true, language: 'duckdb-sql', aliases: ['CurrentTable'] };
+  const recipe = {
+    name: 'contract recipe',
+    description: null,
+    tags: ['r'],
+    shared: true,
+    language: 'duckdb-sql',
+    aliases: ['CurrentTable'],
+  };
   const lock = (entity: JsonValue) => (entity as { lock_version: number }).lock_version;
   // A full update sends the entity back; one echoed read-only member of each kind is enough to
   // probe them (every value is accepted there), the others would only multiply the cases.
-  const echo = (entity: JsonValue, ...omit: string[]) => Object.fromEntries(Object.entries(entity as object).filter(([name]) => !omit.includes(name))) as JsonValue;
+  const echo = (entity: JsonValue, ...omit: string[]) =>
+    Object.fromEntries(Object.entries(entity as object).filter(([name]) => !omit.includes(name))) as JsonValue;
   const audit = ['last_modified_by', 'last_modified_date'];
   return {
-    issueToken: { body: { grant_type: 'client_credentials', client_id: f.client.id, client_secret: f.client.secret }, mediaType: 'application/json' },
+    issueToken: {
+      body: { grant_type: 'client_credentials', client_id: f.client.id, client_secret: f.client.secret },
+      mediaType: 'application/json',
+    },
     getOpenApiDocument: {},
     getErrorType: { params: { code: '10-400' } },
     getApiReference: {},
@@ -112,29 +157,54 @@ function bases(f: ContractFixtures): Partial<Readonly<Record<OperationId, Base>>
       params: connectionId,
       body: echo(f.current.connection, ...audit),
       bodies: {
-        'created_by nested 65 levels': { ...(f.current.connection as object), created_by: JSON.parse(`${'['.repeat(65)}${']'.repeat(65)}`) as JsonValue },
+        'created_by nested 65 levels': {
+          ...(f.current.connection as object),
+          created_by: JSON.parse(`${'['.repeat(65)}${']'.repeat(65)}`) as JsonValue,
+        },
         'created_by of 300 KiB': { ...(f.current.connection as object), created_by: 'x'.repeat(300 * 1024) },
       },
     },
     mergeConnection: {
       params: connectionId,
-      body: { id: f.connectionId, lock_version: lock(f.current.connection), type: 'object_store', description: 'merged', auth: { endpoint: f.endpoint } },
+      body: {
+        id: f.connectionId,
+        lock_version: lock(f.current.connection),
+        type: 'object_store',
+        description: 'merged',
+        auth: { endpoint: f.endpoint },
+      },
       mediaType: 'application/merge-patch+json',
       enums: { type: CONNECTION_TYPES, auth_type: ['secret_key', 'password'] },
     },
     deleteConnection: { params: { connection_id: String(f.spare.connectionId) } },
     testConnection: { body: connection },
-    testStoredConnection: { params: connectionId, body: { type: 'object_store', path_restriction: f.folder }, enums: { type: CONNECTION_TYPES } },
+    testStoredConnection: {
+      params: connectionId,
+      body: { type: 'object_store', path_restriction: f.folder },
+      enums: { type: CONNECTION_TYPES },
+    },
     browseConnection: { params: connectionId, body: { path: f.folder, max_items: 10 } },
     // The fixture connection is an object store: valid requests end in 30-3001.
     listConnectionTables: { params: connectionId, query: {} },
     getConnectionTable: { params: { ...connectionId, table_name: 'orders' }, query: { schema: 'PUBLIC' } },
     updateConnectionTypeMapping: {
       params: connectionId,
-      body: { id: f.connectionId, lock_version: lock(f.current.connection), type_mapping: '{"a": "string"}', type_mapping_name: 'm' },
+      body: {
+        id: f.connectionId,
+        lock_version: lock(f.current.connection),
+        type_mapping: '{"a": "string"}',
+        type_mapping_name: 'm',
+      },
     },
     createDataSource: {
-      body: { type: 'bucket', name: 'contract source', description: null, tags: null, connection_id: f.connectionId, path: f.folder },
+      body: {
+        type: 'bucket',
+        name: 'contract source',
+        description: null,
+        tags: null,
+        connection_id: f.connectionId,
+        path: f.folder,
+      },
       enums: { type: DATA_SOURCE_TYPES },
     },
     listDataSources: { query: {} },
@@ -142,16 +212,33 @@ function bases(f: ContractFixtures): Partial<Readonly<Record<OperationId, Base>>
     updateDataSource: { params: sourceId, body: echo(f.current.source, ...audit) },
     mergeDataSource: {
       params: sourceId,
-      body: { id: f.sourceId, lock_version: lock(f.current.source), type: 'bucket', name: 'merged source', tags: ['t'] },
+      body: {
+        id: f.sourceId,
+        lock_version: lock(f.current.source),
+        type: 'bucket',
+        name: 'merged source',
+        tags: ['t'],
+      },
       mediaType: 'application/merge-patch+json',
       enums: { type: DATA_SOURCE_TYPES },
     },
     deleteDataSource: { params: { data_source_id: String(f.spare.sourceId) } },
     testRdbmsQuery: { params: connectionId, body: { query: 'SELECT 1', warehouse: 'w' } },
-    createDataTable: { body: { name: 'contract table', description: 'd', tags: ['x', 'y'], data_source_id: f.sourceId, data_version_exist: false } },
+    createDataTable: {
+      body: {
+        name: 'contract table',
+        description: 'd',
+        tags: ['x', 'y'],
+        data_source_id: f.sourceId,
+        data_version_exist: false,
+      },
+    },
     listDataTables: { query: { offset: '0', limit: '1000' } },
     getDataTable: { params: tableId },
-    updateDataTable: { params: tableId, body: echo(f.current.table, ...audit, 'connection_details', 'latest_data_version') },
+    updateDataTable: {
+      params: tableId,
+      body: echo(f.current.table, ...audit, 'connection_details', 'latest_data_version'),
+    },
     deleteDataTable: { params: { data_table_id: String(f.spare.tableId) } },
     listDataVersions: { params: tableId },
     getDataVersion: { params: version },
@@ -159,13 +246,20 @@ function bases(f: ContractFixtures): Partial<Readonly<Record<OperationId, Base>>
     batchDeleteDataVersions: { body: { data_versions: [{ data_table_id: f.spare.tableId, version_number: 99 }] } },
     previewDataVersion: { params: version },
     sampleDataVersion: { params: version, query: { offset: '1', limit: '2' } },
-    analyseDataVersionSchema: { params: version, body: { depth: 'SHALLOW' }, enums: { depth: ['FULL', 'shallow', 'DEEP'] } },
+    analyseDataVersionSchema: {
+      params: version,
+      body: { depth: 'SHALLOW' },
+      enums: { depth: ['FULL', 'shallow', 'DEEP'] },
+    },
     getSchemaAnalysisStatus: { params: version },
     getSchemaAnalysisResult: { params: version },
     getSchemaAlerts: { params: version },
     createRecipe: {
       body: { ...recipe, recipe_version: { code: 'SELECT * FROM CurrentTable' } },
-      bodies: { 'alias select': { ...recipe, aliases: ['select'] }, 'alias of 64 characters': { ...recipe, aliases: ['a'.repeat(64)] } },
+      bodies: {
+        'alias select': { ...recipe, aliases: ['select'] },
+        'alias of 64 characters': { ...recipe, aliases: ['a'.repeat(64)] },
+      },
     },
     listRecipes: { query: { limit: '5' } },
     getRecipe: { params: recipeId },
@@ -176,12 +270,20 @@ function bases(f: ContractFixtures): Partial<Readonly<Record<OperationId, Base>>
       mediaType: 'application/merge-patch+json',
     },
     deleteRecipe: { params: { recipe_id: String(f.spare.recipeId) } },
-    createRecipeVersion: { params: recipeId, body: { code: 'SELECT 1 AS one FROM CurrentTable', aliases: ['CurrentTable'] } },
+    createRecipeVersion: {
+      params: recipeId,
+      body: { code: 'SELECT 1 AS one FROM CurrentTable', aliases: ['CurrentTable'] },
+    },
     listRecipeVersions: { params: recipeId },
     getRecipeVersion: { params: recipeVersion },
-    updateRecipeVersion: { params: recipeVersion, body: { lock_version: 0, code: 'SELECT 2 AS two FROM CurrentTable', aliases: ['CurrentTable'] } },
+    updateRecipeVersion: {
+      params: recipeVersion,
+      body: { lock_version: 0, code: 'SELECT 2 AS two FROM CurrentTable', aliases: ['CurrentTable'] },
+    },
     getRecipeVersionCode: { params: recipeVersion },
-    analyzeRecipe: { body: { code: 'SELECT a FROM t', aliases: ['t'], tables: { t: [{ name: 'a', type: 'INTEGER' }] } } },
+    analyzeRecipe: {
+      body: { code: 'SELECT a FROM t', aliases: ['t'], tables: { t: [{ name: 'a', type: 'INTEGER' }] } },
+    },
     listRecipeVersionUsages: { params: recipeVersion },
     ...datasetBases(f.datasets),
     ...exportBases(f),
@@ -194,12 +296,18 @@ function pathOf(template: string, params: Readonly<Record<string, string>>): str
 }
 
 function queryText(query: Readonly<Record<string, string>>): string {
-  const pairs = Object.entries(query).map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
+  const pairs = Object.entries(query).map(
+    ([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`,
+  );
   return pairs.length === 0 ? '' : `?${pairs.join('&')}`;
 }
 
 /** Sort and filter texts over a resource's fields: valid ones, and each way of breaking the grammar. */
-function listQueries(fields: { readonly text: string; readonly integer: string; readonly list?: string }): Record<string, string>[] {
+function listQueries(fields: {
+  readonly text: string;
+  readonly integer: string;
+  readonly list?: string;
+}): Record<string, string>[] {
   const { text, integer, list } = fields;
   const sorts = [
     text,
@@ -255,9 +363,20 @@ function listQueries(fields: { readonly text: string; readonly integer: string; 
   return [...sorts.map((sort) => ({ sort })), ...filters.map((filter) => ({ filter }))];
 }
 
-const INTEGER_QUERY: Readonly<Record<string, readonly string[]>> = { offset: INTEGER_TEXTS, limit: INTEGER_TEXTS, lock_version: INTEGER_TEXTS };
+const INTEGER_QUERY: Readonly<Record<string, readonly string[]>> = {
+  offset: INTEGER_TEXTS,
+  limit: INTEGER_TEXTS,
+  lock_version: INTEGER_TEXTS,
+};
 const IDEMPOTENCY_KEYS = ['', ' ', 'a b', 'é', 'k'.repeat(255), 'k'.repeat(256), 'contract-key'];
-const MEDIA_TYPES = ['text/plain', 'application/xml', 'application/vnd.api+json', 'application/json-patch+json', 'multipart/form-data', ''];
+const MEDIA_TYPES = [
+  'text/plain',
+  'application/xml',
+  'application/vnd.api+json',
+  'application/json-patch+json',
+  'multipart/form-data',
+  '',
+];
 const METHODS = ['GET', 'PUT', 'POST', 'PATCH', 'DELETE'];
 
 /** Every case of the corpus; deletes come last, so the entities they remove serve the rest first. */
@@ -266,7 +385,10 @@ export function contractCorpus(fixtures: ContractFixtures): ContractCase[] {
   const all = bases(fixtures);
   for (const [operationId, base] of Object.entries(all) as [OperationId, Base][]) {
     const route = routeTable[operationId];
-    const mediaType = base.mediaType ?? (route.request as { bodyTypes?: readonly string[] }).bodyTypes?.[0]?.replace(/^json$/, 'application/json') ?? 'application/json';
+    const mediaType =
+      base.mediaType ??
+      (route.request as { bodyTypes?: readonly string[] }).bodyTypes?.[0]?.replace(/^json$/, 'application/json') ??
+      'application/json';
     const make = (
       label: string,
       parts: {
@@ -281,7 +403,10 @@ export function contractCorpus(fixtures: ContractFixtures): ContractCase[] {
       anonymous = false,
     ): void => {
       const method = parts.method ?? route.method;
-      const body = method === 'GET' ? undefined : (parts.text ?? (parts.body === undefined ? undefined : JSON.stringify(parts.body)));
+      const body =
+        method === 'GET'
+          ? undefined
+          : (parts.text ?? (parts.body === undefined ? undefined : JSON.stringify(parts.body)));
       const request: HttpRequest = {
         method,
         path: pathOf(route.path, parts.params ?? base.params ?? {}) + queryText(parts.query ?? base.query ?? {}),
@@ -295,19 +420,24 @@ export function contractCorpus(fixtures: ContractFixtures): ContractCase[] {
 
     for (const name of Object.keys(base.params ?? {})) {
       const values = name === 'code' ? ['1-400', '10-40', '10-400000', 'ab-cde', '99-9999', '10-400 '] : INTEGER_TEXTS;
-      for (const value of values) make(`path ${name} = ${JSON.stringify(value)}`, { params: { ...base.params, [name]: value }, body });
+      for (const value of values)
+        make(`path ${name} = ${JSON.stringify(value)}`, { params: { ...base.params, [name]: value }, body });
     }
 
     const query = route.request as { query?: { shape: Record<string, unknown> } };
     for (const name of Object.keys(query.query?.shape ?? {})) {
-      for (const value of INTEGER_QUERY[name] ?? []) make(`query ${name} = ${JSON.stringify(value)}`, { query: { ...base.query, [name]: value }, body });
+      for (const value of INTEGER_QUERY[name] ?? [])
+        make(`query ${name} = ${JSON.stringify(value)}`, { query: { ...base.query, [name]: value }, body });
     }
     const fields = LIST_FIELDS[operationId];
-    if (fields) for (const extra of listQueries(fields)) make(`query ${JSON.stringify(extra)}`, { query: { ...base.query, ...extra } });
+    if (fields)
+      for (const extra of listQueries(fields))
+        make(`query ${JSON.stringify(extra)}`, { query: { ...base.query, ...extra } });
     make('unknown query parameter', { query: { ...base.query, bogus: '1' }, body });
 
     if (body !== undefined) {
-      for (const variation of bodyVariations(body, base.enums)) make(`body ${variation.label}`, { body: variation.value });
+      for (const variation of bodyVariations(body, base.enums))
+        make(`body ${variation.label}`, { body: variation.value });
       for (const [label, value] of Object.entries(base.bodies ?? {})) make(`body ${label}`, { body: value });
       for (const contentType of MEDIA_TYPES) make(`media type ${JSON.stringify(contentType)}`, { body, contentType });
       make('malformed JSON', { text: JSON.stringify(body).slice(0, -1) });
@@ -316,12 +446,17 @@ export function contractCorpus(fixtures: ContractFixtures): ContractCase[] {
     }
 
     if ((route.request as { idempotent?: boolean }).idempotent) {
-      for (const key of IDEMPOTENCY_KEYS) make(`Idempotency-Key ${JSON.stringify(key)}`, { body, headers: { 'idempotency-key': key } });
+      for (const key of IDEMPOTENCY_KEYS)
+        make(`Idempotency-Key ${JSON.stringify(key)}`, { body, headers: { 'idempotency-key': key } });
     }
-    const others = METHODS.filter((method) => !Object.values(routeTable).some((other) => other.path === route.path && other.method === method));
+    const others = METHODS.filter(
+      (method) => !Object.values(routeTable).some((other) => other.path === route.path && other.method === method),
+    );
     if (others[0]) make(`method ${others[0]}`, { method: others[0], body });
     if (route.permission !== null) make('no token', { body }, true);
   }
-  const deletes = cases.filter((item) => routeTable[item.operationId].method === 'DELETE' && !item.label.includes(': method '));
+  const deletes = cases.filter(
+    (item) => routeTable[item.operationId].method === 'DELETE' && !item.label.includes(': method '),
+  );
   return [...cases.filter((item) => !deletes.includes(item)), ...deletes];
 }

@@ -28,7 +28,8 @@ export interface DatasetBase {
 }
 
 /** A full update sends the entity back without the members the corpus need not probe. */
-const without = (entity: JsonValue, ...omit: string[]) => Object.fromEntries(Object.entries(entity as object).filter(([name]) => !omit.includes(name))) as JsonValue;
+const without = (entity: JsonValue, ...omit: string[]) =>
+  Object.fromEntries(Object.entries(entity as object).filter(([name]) => !omit.includes(name))) as JsonValue;
 
 export function datasetBases(f: DatasetFixtures): Partial<Readonly<Record<OperationId, DatasetBase>>> {
   const datasetId = { dataset_id: String(f.datasetId) };
@@ -47,7 +48,10 @@ export function datasetBases(f: DatasetFixtures): Partial<Readonly<Record<Operat
       mediaType: 'application/merge-patch+json',
     },
     deleteDataset: { params: { dataset_id: String(f.spare.datasetId) } },
-    createDatasetVersion: { params: datasetId, body: { dataset_id: f.datasetId, source_transformation_graph_version_number: 1 } },
+    createDatasetVersion: {
+      params: datasetId,
+      body: { dataset_id: f.datasetId, source_transformation_graph_version_number: 1 },
+    },
     listDatasetVersions: { params: datasetId },
     getDatasetVersion: { params: version },
     deleteDatasetVersion: { params: { dataset_id: String(f.spare.datasetId), version_number: '1' } },
@@ -64,7 +68,11 @@ export function datasetBases(f: DatasetFixtures): Partial<Readonly<Record<Operat
     getDatasetGraphMermaid: { params: version },
     listBindingCandidates: { params: node },
     // The fixture node is a TABLE node: the service answers 20-1014 once the request is valid.
-    analyseDatasetNodeSchema: { params: node, body: { depth: 'SHALLOW' }, enums: { depth: ['FULL', 'shallow', 'DEEP'] } },
+    analyseDatasetNodeSchema: {
+      params: node,
+      body: { depth: 'SHALLOW' },
+      enums: { depth: ['FULL', 'shallow', 'DEEP'] },
+    },
     getDatasetNodeSchemaAnalysisStatus: { params: node, query: { job_id: 'node-schema-analysis-1' } },
     getDatasetNodeSchemaAnalysisResult: { params: node },
     getDatasetNodeSchemaAlerts: { params: node },

@@ -42,11 +42,23 @@ export function exportBases(f: ExportFixtures): Partial<Readonly<Record<Operatio
     getExport: { params: { export_id: '999999' } },
     listExports: { query: { limit: '5' } },
     startDirectExport: {
-      body: { ...source, bucket: missingBucket, key: 'contract/out.parquet', endpoint: f.endpoint, access_key: 'S3RVER', secret_key: 'S3RVER', total_files: 2, columns: ['id'] },
+      body: {
+        ...source,
+        bucket: missingBucket,
+        key: 'contract/out.parquet',
+        endpoint: f.endpoint,
+        access_key: 'S3RVER',
+        secret_key: 'S3RVER',
+        total_files: 2,
+        columns: ['id'],
+      },
       enums,
     },
     getDirectExport: { params: UNKNOWN_JOB },
-    startMultiPartExport: { body: { ...source, parts_urls: [`${f.endpoint}/${bucket}/contract/part?partNumber=1&uploadId=contract`] }, enums },
+    startMultiPartExport: {
+      body: { ...source, parts_urls: [`${f.endpoint}/${bucket}/contract/part?partNumber=1&uploadId=contract`] },
+      enums,
+    },
     getMultiPartExport: { params: UNKNOWN_JOB },
   };
 }

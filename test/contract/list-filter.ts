@@ -91,7 +91,8 @@ export function filterFormatProblem(source: string, fields: ListFieldTypes): str
     };
     const comparison = (): void => {
       const field = list[at];
-      if (field?.kind !== 'word' || !Object.hasOwn(fields, field.text)) throw new Refused('expected a field of the resource');
+      if (field?.kind !== 'word' || !Object.hasOwn(fields, field.text))
+        throw new Refused('expected a field of the resource');
       const type = fields[field.text]!;
       const operator = list[at + 1];
       const op = operator?.kind === 'word' ? operator.text.toLowerCase() : '';

@@ -134,15 +134,23 @@ export class OpenApiValidator {
       for (const [method, operation] of Object.entries(item)) {
         if (!isObject(operation) || typeof operation.operationId !== 'string') continue;
         const pointer = `/paths/${token(template)}/${method}`;
-        const parameters = (Array.isArray(operation.parameters) ? operation.parameters : []).filter(isObject).map((parameter, index): Parameter => ({
-          name: String(parameter.name),
-          in: String(parameter.in),
-          required: parameter.required === true,
-          schema: { $ref: `${DOCUMENT_ID}#${pointer}/parameters/${index}/schema` },
-        }));
+        const parameters = (Array.isArray(operation.parameters) ? operation.parameters : [])
+          .filter(isObject)
+          .map((parameter, index): Parameter => ({
+            name: String(parameter.name),
+            in: String(parameter.in),
+            required: parameter.required === true,
+            schema: { $ref: `${DOCUMENT_ID}#${pointer}/parameters/${index}/schema` },
+          }));
         const body = isObject(operation.requestBody) ? operation.requestBody : undefined;
-        const security = Array.isArray(operation.security) ? operation.security : Array.isArray(document.security) ? document.security : [];
-        const source = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{([a-z_][a-z0-9_]*)\\?\}/g, '(?<$1>[^/]+)');
+        const security = Array.isArray(operation.security)
+          ? operation.security
+          : Array.isArray(document.security)
+            ? document.security
+            : [];
+        const source = template
+          .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+          .replace(/\\?\{([a-z_][a-z0-9_]*)\\?\}/g, '(?<$1>[^/]+)');
         this.operations.push({
           operationId: operation.operationId,
           method: method.toUpperCase(),
@@ -150,7 +158,9 @@ export class OpenApiValidator {
           pattern: new RegExp(`^${source}$`),
           pointer,
           parameters,
-          secured: security.length > 0 && !security.some((requirement) => isObject(requirement) && Object.keys(requirement).length === 0),
+          secured:
+            security.length > 0 &&
+            !security.some((requirement) => isObject(requirement) && Object.keys(requirement).length === 0),
           bodyRequired: body?.required === true,
           mediaTypes: isObject(body?.content) ? Object.keys(body.content) : [],
           responses: isObject(operation.responses) ? operation.responses : {},
@@ -167,7 +177,9 @@ export class OpenApiValidator {
   /** The operation a request is for, by method and path; undefined when the document has none. */
   operationFor(method: string, path: string): Operation | undefined {
     const pathname = path.split('?')[0]!;
-    return this.operations.find((operation) => operation.method === method.toUpperCase() && operation.pattern.test(pathname));
+    return this.operations.find(
+      (operation) => operation.method === method.toUpperCase() && operation.pattern.test(pathname),
+    );
   }
 
   /** The operation asks for a bearer token. */
@@ -181,13 +193,19 @@ export class OpenApiValidator {
     const operation = this.operationFor(request.method, pathname);
     if (!operation) return [`no operation ${request.method} ${pathname}`];
     const problems: string[] = [];
-    const authorization = Object.entries(request.headers ?? {}).find(([name]) => name.toLowerCase() === 'authorization')?.[1];
-    if (operation.secured && !/^Bearer \S+$/.test(authorization ?? '')) problems.push('security: a bearer token is required');
+    const authorization = Object.entries(request.headers ?? {}).find(
+      ([name]) => name.toLowerCase() === 'authorization',
+    )?.[1];
+    if (operation.secured && !/^Bearer \S+$/.test(authorization ?? ''))
+      problems.push('security: a bearer token is required');
     const segments = operation.pattern.exec(pathname)?.groups ?? {};
     const query = queryPairs(search);
     if (!query) return ['query: not percent-encoded UTF-8'];
-    const declared = new Set(operation.parameters.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name));
-    for (const name of query.keys()) if (!declared.has(name)) problems.push(`query ${name}: not a parameter of ${operation.operationId}`);
+    const declared = new Set(
+      operation.parameters.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name),
+    );
+    for (const name of query.keys())
+      if (!declared.has(name)) problems.push(`query ${name}: not a parameter of ${operation.operationId}`);
 
     for (const parameter of operation.parameters) {
       let text: string | undefined;
@@ -201,7 +219,9 @@ export class OpenApiValidator {
       } else if (parameter.in === 'query') {
         text = query.get(parameter.name);
       } else if (parameter.in === 'header') {
-        text = Object.entries(request.headers ?? {}).find(([name]) => name.toLowerCase() === parameter.name.toLowerCase())?.[1];
+        text = Object.entries(request.headers ?? {}).find(
+          ([name]) => name.toLowerCase() === parameter.name.toLowerCase(),
+        )?.[1];
       }
       if (text === undefined) {
         if (parameter.required) problems.push(`${parameter.in} ${parameter.name}: required`);
@@ -213,7 +233,12 @@ export class OpenApiValidator {
       );
       problems.push(...this.schemaProblems(parameter.schema, value, `${parameter.in} ${parameter.name}`));
       const schema = this.resolve(parameter.schema.$ref);
-      if (isObject(schema) && schema.format === 'list-filter' && isObject(schema['x-list-fields']) && typeof value === 'string') {
+      if (
+        isObject(schema) &&
+        schema.format === 'list-filter' &&
+        isObject(schema['x-list-fields']) &&
+        typeof value === 'string'
+      ) {
         const problem = filterFormatProblem(value, schema['x-list-fields'] as ListFieldTypes);
         if (problem) problems.push(`${parameter.in} ${parameter.name}: ${problem}`);
       }
@@ -227,7 +252,8 @@ export class OpenApiValidator {
     if (operation.mediaTypes.length === 0) return [];
     if (request.body === undefined || request.body === '') return operation.bodyRequired ? ['body: required'] : [];
     const mediaType = mediaTypeOf(request.contentType);
-    if (!operation.mediaTypes.includes(mediaType)) return [`body: media type ${mediaType || '(none)'} is not one of ${operation.mediaTypes.join(', ')}`];
+    if (!operation.mediaTypes.includes(mediaType))
+      return [`body: media type ${mediaType || '(none)'} is not one of ${operation.mediaTypes.join(', ')}`];
     let value: unknown;
     if (mediaType === 'application/x-www-form-urlencoded') {
       value = Object.fromEntries(new URLSearchParams(request.body));
@@ -248,12 +274,16 @@ export class OpenApiValidator {
     if (!operation) return [`no operation ${operationId}`];
     const status = String(answer.status);
     const response = operation.responses[status] ?? operation.responses.default;
-    if (!isObject(response)) return [`status ${status} is not declared (declared: ${Object.keys(operation.responses).join(', ')})`];
+    if (!isObject(response))
+      return [`status ${status} is not declared (declared: ${Object.keys(operation.responses).join(', ')})`];
     const content = isObject(response.content) ? response.content : undefined;
     if (!content) return answer.json === undefined ? [] : [`status ${status} declares no body`];
     const mediaType = mediaTypeOf(answer.contentType);
-    if (!Object.hasOwn(content, mediaType)) return [`status ${status}: media type ${mediaType} is not one of ${Object.keys(content).join(', ')}`];
-    const schema = { $ref: `${DOCUMENT_ID}#${operation.pointer}/responses/${status in operation.responses ? status : 'default'}/content/${token(mediaType)}/schema` };
+    if (!Object.hasOwn(content, mediaType))
+      return [`status ${status}: media type ${mediaType} is not one of ${Object.keys(content).join(', ')}`];
+    const schema = {
+      $ref: `${DOCUMENT_ID}#${operation.pointer}/responses/${status in operation.responses ? status : 'default'}/content/${token(mediaType)}/schema`,
+    };
     return this.schemaProblems(schema, answer.json, `answer ${status}`);
   }
 

@@ -34,7 +34,14 @@ export function targetBases(f: TargetFixtures): Partial<Readonly<Record<Operatio
   const { last_modified_by: _by, last_modified_date: _date, ...current } = f.current as Record<string, JsonValue>;
   return {
     createTarget: {
-      body: { type: 'bucket', name: 'contract target', description: null, tags: ['t'], connection_id: f.connectionId, path: `${f.folder}{dataset_name}/` },
+      body: {
+        type: 'bucket',
+        name: 'contract target',
+        description: null,
+        tags: ['t'],
+        connection_id: f.connectionId,
+        path: `${f.folder}{dataset_name}/`,
+      },
       enums: { type: TARGET_TYPES },
     },
     listTargets: { query: { limit: '5' } },

@@ -54,7 +54,8 @@ function otherTypes(value: JsonValue): Variation<JsonValue>[] {
     { label: '[]', value: [] },
     { label: '{}', value: {} },
   ];
-  const type = (candidate: JsonValue) => (candidate === null ? 'null' : Array.isArray(candidate) ? 'array' : typeof candidate);
+  const type = (candidate: JsonValue) =>
+    candidate === null ? 'null' : Array.isArray(candidate) ? 'array' : typeof candidate;
   return all.filter((variation) => type(variation.value) !== type(value));
 }
 
@@ -74,7 +75,10 @@ function stringEdges(value: string): Variation<JsonValue>[] {
 }
 
 function numberEdges(): Variation<JsonValue>[] {
-  return [-1, 0, 1, 2, 1.5, 1000, 1001, 2 ** 53 - 1, 2 ** 53, 1e300].map((number) => ({ label: String(number), value: number }));
+  return [-1, 0, 1, 2, 1.5, 1000, 1001, 2 ** 53 - 1, 2 ** 53, 1e300].map((number) => ({
+    label: String(number),
+    value: number,
+  }));
 }
 
 function arrayEdges(value: JsonValue[]): Variation<JsonValue>[] {
@@ -82,7 +86,10 @@ function arrayEdges(value: JsonValue[]): Variation<JsonValue>[] {
   return [
     { label: 'empty', value: [] },
     ...(first === undefined ? [] : [{ label: 'repeated item', value: [first, first] }]),
-    { label: '51 items', value: Array.from({ length: 51 }, (_, index) => (typeof first === 'number' ? index + 1 : `item-${index}`)) },
+    {
+      label: '51 items',
+      value: Array.from({ length: 51 }, (_, index) => (typeof first === 'number' ? index + 1 : `item-${index}`)),
+    },
     { label: 'number items', value: [1, 2] },
     { label: 'text items', value: ['a', 'b'] },
     { label: 'case variants', value: ['a', 'A'] },
@@ -91,11 +98,22 @@ function arrayEdges(value: JsonValue[]): Variation<JsonValue>[] {
 
 /** Edge values of one member, by the type of its valid value. */
 function edgesOf(value: JsonValue): Variation<JsonValue>[] {
-  const typed = typeof value === 'string' ? stringEdges(value) : typeof value === 'number' ? numberEdges() : Array.isArray(value) ? arrayEdges(value) : [];
+  const typed =
+    typeof value === 'string'
+      ? stringEdges(value)
+      : typeof value === 'number'
+        ? numberEdges()
+        : Array.isArray(value)
+          ? arrayEdges(value)
+          : [];
   return [...otherTypes(value), ...typed];
 }
 
-function replaced(root: JsonValue, path: readonly (string | number)[], change: (current: JsonValue) => JsonValue | undefined): JsonValue {
+function replaced(
+  root: JsonValue,
+  path: readonly (string | number)[],
+  change: (current: JsonValue) => JsonValue | undefined,
+): JsonValue {
   if (path.length === 0) return change(root) ?? null;
   const [head, ...rest] = path;
   if (Array.isArray(root) && typeof head === 'number') {
@@ -120,33 +138,53 @@ function replaced(root: JsonValue, path: readonly (string | number)[], change: (
 
 /** Member paths of a body: every member of every object, and the first item of arrays. */
 function memberPaths(value: JsonValue, path: (string | number)[] = []): (string | number)[][] {
-  if (isObject(value)) return Object.entries(value).flatMap(([key, inner]) => [[...path, key], ...memberPaths(inner, [...path, key])]);
+  if (isObject(value))
+    return Object.entries(value).flatMap(([key, inner]) => [[...path, key], ...memberPaths(inner, [...path, key])]);
   if (Array.isArray(value) && value.length > 0) return [[...path, 0], ...memberPaths(value[0]!, [...path, 0])];
   return [];
 }
 
-const label = (path: readonly (string | number)[]) => path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${part}`)).join('') || '(body)';
+const label = (path: readonly (string | number)[]) =>
+  path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${part}`)).join('') || '(body)';
 
 /** Bodies derived from a valid one: each member changed to its edge values or removed, unknown members, other whole bodies. */
-export function bodyVariations(body: JsonValue, extra: Readonly<Record<string, readonly JsonValue[]>> = {}): Variation<JsonValue>[] {
+export function bodyVariations(
+  body: JsonValue,
+  extra: Readonly<Record<string, readonly JsonValue[]>> = {},
+): Variation<JsonValue>[] {
   const variations: Variation<JsonValue>[] = [];
   for (const path of memberPaths(body)) {
     const at = label(path);
-    const current = path.reduce<JsonValue | undefined>((node, part) => (node === undefined ? undefined : (node as Record<string | number, JsonValue>)[part]), body)!;
-    for (const edge of edgesOf(current)) variations.push({ label: `${at} = ${edge.label}`, value: replaced(body, path, () => edge.value) });
-    for (const value of extra[String(path[path.length - 1])] ?? []) variations.push({ label: `${at} = ${JSON.stringify(value)}`, value: replaced(body, path, () => value) });
-    if (typeof path[path.length - 1] === 'string') variations.push({ label: `${at} removed`, value: replaced(body, path, () => undefined) });
+    const current = path.reduce<JsonValue | undefined>(
+      (node, part) => (node === undefined ? undefined : (node as Record<string | number, JsonValue>)[part]),
+      body,
+    )!;
+    for (const edge of edgesOf(current))
+      variations.push({ label: `${at} = ${edge.label}`, value: replaced(body, path, () => edge.value) });
+    for (const value of extra[String(path[path.length - 1])] ?? [])
+      variations.push({ label: `${at} = ${JSON.stringify(value)}`, value: replaced(body, path, () => value) });
+    if (typeof path[path.length - 1] === 'string')
+      variations.push({ label: `${at} removed`, value: replaced(body, path, () => undefined) });
   }
-  const objects = [[], ...memberPaths(body).filter((path) => isObject(path.reduce<JsonValue>((node, part) => (node as Record<string | number, JsonValue>)[part]!, body)))];
+  const objects = [
+    [],
+    ...memberPaths(body).filter((path) =>
+      isObject(path.reduce<JsonValue>((node, part) => (node as Record<string | number, JsonValue>)[part]!, body)),
+    ),
+  ];
   for (const path of objects) {
     for (const [member, value] of [
       ['unknown_member', 1],
       ['unknown_member', null],
       ['__proto__', 1],
     ] as const) {
-      variations.push({ label: `${label(path)}.${member} = ${JSON.stringify(value)}`, value: replaced(body, path, (current) => ({ ...(current as object), [member]: value })) });
+      variations.push({
+        label: `${label(path)}.${member} = ${JSON.stringify(value)}`,
+        value: replaced(body, path, (current) => ({ ...(current as object), [member]: value })),
+      });
     }
   }
-  for (const whole of [null, [], 'text', 0, {}] as const) variations.push({ label: `whole body ${JSON.stringify(whole)}`, value: whole });
+  for (const whole of [null, [], 'text', 0, {}] as const)
+    variations.push({ label: `whole body ${JSON.stringify(whole)}`, value: whole });
   return variations;
 }

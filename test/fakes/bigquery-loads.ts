@@ -22,7 +22,8 @@ export interface LoadRequest {
   readonly jobReference?: { readonly jobId?: string; readonly location?: string };
 }
 
-export type LoadOutcome = { readonly table: FakeTable } | { readonly error: { readonly reason: string; readonly message: string } };
+export type LoadOutcome =
+  { readonly table: FakeTable } | { readonly error: { readonly reason: string; readonly message: string } };
 
 /** The two parts of a multipart/related upload (text: the fake reads JSON data only); the boundary is the body's first line. */
 export function parseLoadUpload(body: string): { readonly request: LoadRequest; readonly data: string } | undefined {
@@ -49,19 +50,28 @@ function textOf(value: unknown): FakeValue {
  * an existing table of the same columns, WRITE_EMPTY refuses a table with rows. A row naming a
  * column the schema lacks fails the whole load (BigQuery's `invalid`), so nothing is written.
  */
-export function loadTable(configuration: LoadConfiguration, data: string, existing: FakeTable | undefined): LoadOutcome {
+export function loadTable(
+  configuration: LoadConfiguration,
+  data: string,
+  existing: FakeTable | undefined,
+): LoadOutcome {
   const invalid = (message: string): LoadOutcome => ({ error: { reason: 'invalid', message } });
-  if (configuration.sourceFormat !== 'NEWLINE_DELIMITED_JSON') return invalid(`the fake loads NEWLINE_DELIMITED_JSON only, not ${configuration.sourceFormat}`);
+  if (configuration.sourceFormat !== 'NEWLINE_DELIMITED_JSON')
+    return invalid(`the fake loads NEWLINE_DELIMITED_JSON only, not ${configuration.sourceFormat}`);
   const schema = configuration.schema?.fields ?? existing?.schema;
   if (!schema) return invalid('No schema specified on job or table.');
-  if (!existing && configuration.createDisposition === 'CREATE_NEVER') return { error: { reason: 'notFound', message: 'Not found: Table' } };
+  if (!existing && configuration.createDisposition === 'CREATE_NEVER')
+    return { error: { reason: 'notFound', message: 'Not found: Table' } };
   const names = new Set(schema.map((field) => field.name));
   const rows: Record<string, FakeValue>[] = [];
   for (const [index, line] of data.split('\n').entries()) {
     if (line.trim() === '') continue;
     const parsed = JSON.parse(line) as Record<string, unknown>;
     const unknown = Object.keys(parsed).find((name) => !names.has(name));
-    if (unknown !== undefined) return invalid(`Error while reading data, error message: JSON parsing error in row starting at position ${index}: No such field: ${unknown}.`);
+    if (unknown !== undefined)
+      return invalid(
+        `Error while reading data, error message: JSON parsing error in row starting at position ${index}: No such field: ${unknown}.`,
+      );
     rows.push(Object.fromEntries(Object.entries(parsed).map(([name, value]) => [name, textOf(value)])));
   }
   switch (configuration.writeDisposition ?? 'WRITE_APPEND') {

@@ -41,18 +41,30 @@ function floatSeconds(micros: string): string {
   return (Number(micros) / 1e6).toExponential().replace('e+', 'E').replace('e-', 'E-');
 }
 
-function encodeValue(field: FakeField, value: FakeValue | undefined, int64Timestamps: boolean, inArray: boolean): unknown {
+function encodeValue(
+  field: FakeField,
+  value: FakeValue | undefined,
+  int64Timestamps: boolean,
+  inArray: boolean,
+): unknown {
   if (value === null || value === undefined) return null;
   if (field.mode === 'REPEATED' && !inArray) {
     if (!Array.isArray(value)) throw new Error(`fixture: ${field.name} is REPEATED`);
-    return (value as readonly FakeValue[]).map((element): Cell => ({ v: encodeValue(field, element, int64Timestamps, true) }));
+    return (value as readonly FakeValue[]).map((element): Cell => ({
+      v: encodeValue(field, element, int64Timestamps, true),
+    }));
   }
-  if (field.type === 'RECORD' || field.type === 'STRUCT') return encodeRow(field.fields ?? [], value as { readonly [field: string]: FakeValue }, int64Timestamps);
+  if (field.type === 'RECORD' || field.type === 'STRUCT')
+    return encodeRow(field.fields ?? [], value as { readonly [field: string]: FakeValue }, int64Timestamps);
   if (typeof value !== 'string') throw new Error(`fixture: ${field.name} holds BigQuery's text`);
   return field.type === 'TIMESTAMP' && !int64Timestamps ? floatSeconds(value) : value;
 }
 
 /** One row in tabledata.list's shape. */
-export function encodeRow(schema: readonly FakeField[], row: { readonly [column: string]: FakeValue }, int64Timestamps: boolean): { f: Cell[] } {
+export function encodeRow(
+  schema: readonly FakeField[],
+  row: { readonly [column: string]: FakeValue },
+  int64Timestamps: boolean,
+): { f: Cell[] } {
   return { f: schema.map((field) => ({ v: encodeValue(field, row[field.name], int64Timestamps, false) })) };
 }

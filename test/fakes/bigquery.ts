@@ -43,7 +43,9 @@ export class BigQueryFake {
   /** Tables BigQuery puts in a page of tables.list at most, whatever maxResults asks. */
   tablePageSize = 1000;
   /** Query jobs; `jobs.allowJobs` lets an account run them. */
-  readonly jobs = new FakeQueryJobs((project, dataset, table, principal) => this.queried(project, dataset, table, principal));
+  readonly jobs = new FakeQueryJobs((project, dataset, table, principal) =>
+    this.queried(project, dataset, table, principal),
+  );
   private listening: Listening | undefined;
   private readonly server = createServer((request, response) => void this.serve(request, response));
 
@@ -63,7 +65,11 @@ export class BigQueryFake {
 
   /** The settings that point the connectors at this fake. */
   get environment(): Record<string, string> {
-    return { BIGQUERY_API_ENDPOINT: this.endpoint, GOOGLE_STS_ENDPOINT: `${this.endpoint}/v1/token`, GOOGLE_IAM_CREDENTIALS_ENDPOINT: this.endpoint };
+    return {
+      BIGQUERY_API_ENDPOINT: this.endpoint,
+      GOOGLE_STS_ENDPOINT: `${this.endpoint}/v1/token`,
+      GOOGLE_IAM_CREDENTIALS_ENDPOINT: this.endpoint,
+    };
   }
 
   get allowOutbound(): string {
@@ -109,16 +115,53 @@ export class BigQueryFake {
     this.requests.push(url.pathname);
     if (this.injected(url.pathname, response)) return;
     const principal = this.auth.principalOf(request.headers.authorization);
-    if (!principal) return apiError(response, 401, 'unauthorized', 'Request is missing required authentication credential.', 'UNAUTHENTICATED');
-    if (this.jobs.handle(method, url.pathname, url.searchParams, body, { principal, scopes: this.auth.scopesOf(request.headers.authorization) }, response)) return;
-    const tablePath = /^\/bigquery\/v2\/projects\/([^/]+)\/datasets\/([^/]+)\/tables\/([^/]+)(\/data)?$/.exec(url.pathname);
+    if (!principal)
+      return apiError(
+        response,
+        401,
+        'unauthorized',
+        'Request is missing required authentication credential.',
+        'UNAUTHENTICATED',
+      );
+    if (
+      this.jobs.handle(
+        method,
+        url.pathname,
+        url.searchParams,
+        body,
+        { principal, scopes: this.auth.scopesOf(request.headers.authorization) },
+        response,
+      )
+    )
+      return;
+    const tablePath = /^\/bigquery\/v2\/projects\/([^/]+)\/datasets\/([^/]+)\/tables\/([^/]+)(\/data)?$/.exec(
+      url.pathname,
+    );
     if (method === 'GET' && tablePath) {
-      const [project, datasetId, tableId] = [1, 2, 3].map((index) => decodeURIComponent(tablePath[index]!)) as [string, string, string];
-      return this.serveTable(project, datasetId, tableId, tablePath[4] !== undefined, url.searchParams, principal, response);
+      const [project, datasetId, tableId] = [1, 2, 3].map((index) => decodeURIComponent(tablePath[index]!)) as [
+        string,
+        string,
+        string,
+      ];
+      return this.serveTable(
+        project,
+        datasetId,
+        tableId,
+        tablePath[4] !== undefined,
+        url.searchParams,
+        principal,
+        response,
+      );
     }
     const tableListing = /^\/bigquery\/v2\/projects\/([^/]+)\/datasets\/([^/]+)\/tables$/.exec(url.pathname);
     if (method === 'GET' && tableListing) {
-      return this.listTables(decodeURIComponent(tableListing[1]!), decodeURIComponent(tableListing[2]!), url.searchParams, principal, response);
+      return this.listTables(
+        decodeURIComponent(tableListing[1]!),
+        decodeURIComponent(tableListing[2]!),
+        url.searchParams,
+        principal,
+        response,
+      );
     }
     const listing = /^\/bigquery\/v2\/projects\/([^/]+)\/datasets$/.exec(url.pathname);
     if (method === 'GET' && listing) return this.listDatasets(decodeURIComponent(listing[1]!), principal, response);
@@ -128,7 +171,13 @@ export class BigQueryFake {
     const dataset = this.datasets.get(`${project}.${datasetId}`);
     if (!dataset) return apiError(response, 404, 'notFound', `Not found: Dataset ${project}:${datasetId}`, 'NOT_FOUND');
     if (!dataset.readers.has(principal)) {
-      return apiError(response, 403, 'accessDenied', `Access Denied: Dataset ${project}:${datasetId}: Permission bigquery.datasets.get denied`, 'PERMISSION_DENIED');
+      return apiError(
+        response,
+        403,
+        'accessDenied',
+        `Access Denied: Dataset ${project}:${datasetId}: Permission bigquery.datasets.get denied`,
+        'PERMISSION_DENIED',
+      );
     }
     sendJson(response, 200, {
       kind: 'bigquery#dataset',
@@ -151,13 +200,25 @@ export class BigQueryFake {
       case 'hang':
         return true;
       case 'rateLimit':
-        apiError(response, 403, 'rateLimitExceeded', 'Exceeded rate limits: too many api requests per user per method for this user_method.', 'PERMISSION_DENIED');
+        apiError(
+          response,
+          403,
+          'rateLimitExceeded',
+          'Exceeded rate limits: too many api requests per user per method for this user_method.',
+          'PERMISSION_DENIED',
+        );
         return true;
       case 'gone':
         apiError(response, 404, 'notFound', `Not found: ${path}`, 'NOT_FOUND');
         return true;
       case 'unavailable':
-        apiError(response, 503, 'backendError', 'Error encountered during execution. Retrying may solve the problem.', 'UNAVAILABLE');
+        apiError(
+          response,
+          503,
+          'backendError',
+          'Error encountered during execution. Retrying may solve the problem.',
+          'UNAVAILABLE',
+        );
         return true;
     }
   }
@@ -165,7 +226,13 @@ export class BigQueryFake {
   /** What a query job reading `project.dataset.table` sees, as `principal`. */
   private queried(project: string, dataset: string, name: string, principal: string): Resolved {
     const table = this.datasets.get(`${project}.${dataset}`)?.tables.get(name);
-    if (!table) return { error: { reason: 'notFound', message: `Not found: Table ${project}:${dataset}.${name} was not found in location US` } };
+    if (!table)
+      return {
+        error: {
+          reason: 'notFound',
+          message: `Not found: Table ${project}:${dataset}.${name} was not found in location US`,
+        },
+      };
     if (!this.datasets.get(`${project}.${dataset}`)?.readers.has(principal)) {
       return {
         error: {
@@ -178,7 +245,15 @@ export class BigQueryFake {
   }
 
   /** tables.get (`data` false) and tabledata.list (`data` true). */
-  private serveTable(project: string, datasetId: string, tableId: string, data: boolean, query: URLSearchParams, principal: string, response: ServerResponse): void {
+  private serveTable(
+    project: string,
+    datasetId: string,
+    tableId: string,
+    data: boolean,
+    query: URLSearchParams,
+    principal: string,
+    response: ServerResponse,
+  ): void {
     const dataset = this.datasets.get(`${project}.${datasetId}`);
     if (!dataset) return apiError(response, 404, 'notFound', `Not found: Dataset ${project}:${datasetId}`, 'NOT_FOUND');
     const table = dataset.tables.get(tableId);
@@ -187,7 +262,13 @@ export class BigQueryFake {
     const permission = data ? 'bigquery.tables.getData' : 'bigquery.tables.get';
     const readers = data ? (table.dataReaders ?? dataset.readers) : dataset.readers;
     if (!readers.has(principal))
-      return apiError(response, 403, 'accessDenied', `Access Denied: Table ${name}: Permission ${permission} denied on table ${name} (or it may not exist).`, 'PERMISSION_DENIED');
+      return apiError(
+        response,
+        403,
+        'accessDenied',
+        `Access Denied: Table ${name}: Permission ${permission} denied on table ${name} (or it may not exist).`,
+        'PERMISSION_DENIED',
+      );
     const type = table.type ?? 'TABLE';
     const rows = table.rows;
     if (!data) {
@@ -201,10 +282,12 @@ export class BigQueryFake {
         location: 'US',
       });
     }
-    if (type !== 'TABLE') return apiError(response, 400, 'invalid', `Cannot list a table of type ${type}.`, 'INVALID_ARGUMENT');
+    if (type !== 'TABLE')
+      return apiError(response, 400, 'invalid', `Cannot list a table of type ${type}.`, 'INVALID_ARGUMENT');
     const token = query.get('pageToken');
     const start = token === null ? 0 : Number(Buffer.from(token, 'base64url').toString('utf8'));
-    if (!Number.isSafeInteger(start) || start < 0 || start > rows.length) return apiError(response, 400, 'invalid', 'Invalid page token.', 'INVALID_ARGUMENT');
+    if (!Number.isSafeInteger(start) || start < 0 || start > rows.length)
+      return apiError(response, 400, 'invalid', 'Invalid page token.', 'INVALID_ARGUMENT');
     const asked = Number(query.get('maxResults') ?? rows.length);
     const end = Math.min(rows.length, start + Math.min(asked, this.pageRows));
     const int64Timestamps = query.get('formatOptions.useInt64Timestamp') === 'true';
@@ -218,11 +301,23 @@ export class BigQueryFake {
   }
 
   /** tables.list: tables and views by id, with their type; needs bigquery.tables.list on the dataset (its readers). */
-  private listTables(project: string, datasetId: string, query: URLSearchParams, principal: string, response: ServerResponse): void {
+  private listTables(
+    project: string,
+    datasetId: string,
+    query: URLSearchParams,
+    principal: string,
+    response: ServerResponse,
+  ): void {
     const dataset = this.datasets.get(`${project}.${datasetId}`);
     if (!dataset) return apiError(response, 404, 'notFound', `Not found: Dataset ${project}:${datasetId}`, 'NOT_FOUND');
     if (!dataset.readers.has(principal)) {
-      return apiError(response, 403, 'accessDenied', `Access Denied: Dataset ${project}:${datasetId}: Permission bigquery.tables.list denied`, 'PERMISSION_DENIED');
+      return apiError(
+        response,
+        403,
+        'accessDenied',
+        `Access Denied: Dataset ${project}:${datasetId}: Permission bigquery.tables.list denied`,
+        'PERMISSION_DENIED',
+      );
     }
     const ids = [...dataset.tables.keys()].sort();
     const token = query.get('pageToken');
@@ -245,13 +340,23 @@ export class BigQueryFake {
 
   private listDatasets(project: string, principal: string, response: ServerResponse): void {
     if (!this.listers.get(project)?.has(principal)) {
-      return apiError(response, 403, 'accessDenied', `Access Denied: Project ${project}: Permission bigquery.datasets.list denied`, 'PERMISSION_DENIED');
+      return apiError(
+        response,
+        403,
+        'accessDenied',
+        `Access Denied: Project ${project}: Permission bigquery.datasets.list denied`,
+        'PERMISSION_DENIED',
+      );
     }
     // Without all=true BigQuery lists only the datasets the caller may read.
     const datasets = [...this.datasets.entries()]
       .filter(([key, dataset]) => key.startsWith(`${project}.`) && dataset.readers.has(principal))
       .map(([key]) => key)
-      .map((key) => ({ kind: 'bigquery#dataset', id: key.replace('.', ':'), datasetReference: { projectId: project, datasetId: key.slice(project.length + 1) } }));
+      .map((key) => ({
+        kind: 'bigquery#dataset',
+        id: key.replace('.', ':'),
+        datasetReference: { projectId: project, datasetId: key.slice(project.length + 1) },
+      }));
     sendJson(response, 200, { kind: 'bigquery#datasetList', datasets });
   }
 }

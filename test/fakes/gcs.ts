@@ -99,7 +99,11 @@ export class GcsFake {
 
   /** The settings that point the connectors at this fake, and let the outbound guard reach it. */
   get environment(): Record<string, string> {
-    return { GCS_API_ENDPOINT: this.endpoint, GOOGLE_STS_ENDPOINT: `${this.endpoint}/v1/token`, GOOGLE_IAM_CREDENTIALS_ENDPOINT: this.endpoint };
+    return {
+      GCS_API_ENDPOINT: this.endpoint,
+      GOOGLE_STS_ENDPOINT: `${this.endpoint}/v1/token`,
+      GOOGLE_IAM_CREDENTIALS_ENDPOINT: this.endpoint,
+    };
   }
 
   get allowOutbound(): string {
@@ -108,7 +112,11 @@ export class GcsFake {
 
   addBucket(name: string, options: BucketOptions): void {
     const objects = new Map<string, StoredObject>();
-    this.buckets.set(name, { project: options.project, grants: new Map(Object.entries(options.grants ?? {})), objects });
+    this.buckets.set(name, {
+      project: options.project,
+      grants: new Map(Object.entries(options.grants ?? {})),
+      objects,
+    });
     for (const [key, data] of Object.entries(options.objects ?? {})) this.put(name, key, Buffer.from(data), 'text/csv');
   }
 
@@ -136,7 +144,12 @@ export class GcsFake {
   }
 
   private put(bucket: string, name: string, data: Buffer, contentType: string): StoredObject {
-    const stored = { data, contentType, generation: String(Date.now() * 1000 + this.requests.length), updated: new Date().toISOString() };
+    const stored = {
+      data,
+      contentType,
+      generation: String(Date.now() * 1000 + this.requests.length),
+      updated: new Date().toISOString(),
+    };
     this.buckets.get(bucket)!.objects.set(name, stored);
     return stored;
   }
@@ -168,29 +181,59 @@ export class GcsFake {
       const principal = this.auth.principalOf(request.headers.authorization);
       this.requests.push({ method, path: url.pathname, query: url.searchParams, principal });
       const injected = this.injections.find(
-        (candidate) => candidate.remaining > 0 && (!candidate.method || candidate.method === method) && candidate.path.test(`${url.pathname}${url.search}`),
+        (candidate) =>
+          candidate.remaining > 0 &&
+          (!candidate.method || candidate.method === method) &&
+          candidate.path.test(`${url.pathname}${url.search}`),
       );
       if (injected) injected.remaining -= 1;
       if (injected?.failure === 'hang') return;
       if (injected?.failure === 'rate-limit')
-        return apiError(response, 429, 'rateLimitExceeded', 'The project exceeded the rate limit for CloudStorage and this operation.', 'RESOURCE_EXHAUSTED');
-      if (injected?.failure === 'unavailable') return apiError(response, 503, 'backendError', 'Backend Error', 'UNAVAILABLE');
-      if (injected?.failure === 'gone') return apiError(response, 404, 'notFound', `No such object: ${decodeURIComponent(url.pathname)}`, 'NOT_FOUND');
+        return apiError(
+          response,
+          429,
+          'rateLimitExceeded',
+          'The project exceeded the rate limit for CloudStorage and this operation.',
+          'RESOURCE_EXHAUSTED',
+        );
+      if (injected?.failure === 'unavailable')
+        return apiError(response, 503, 'backendError', 'Backend Error', 'UNAVAILABLE');
+      if (injected?.failure === 'gone')
+        return apiError(response, 404, 'notFound', `No such object: ${decodeURIComponent(url.pathname)}`, 'NOT_FOUND');
       if (this.auth.handle(method, url.pathname, request.headers, body.toString('utf8'), response)) return;
       if (!principal)
-        return apiError(response, 401, 'required', 'Anonymous caller does not have storage.objects.list access to the Google Cloud Storage bucket.', 'UNAUTHENTICATED');
+        return apiError(
+          response,
+          401,
+          'required',
+          'Anonymous caller does not have storage.objects.list access to the Google Cloud Storage bucket.',
+          'UNAUTHENTICATED',
+        );
       this.route(method, url, body, principal, request, response, injected?.failure === 'stall');
     } catch (error) {
       apiError(response, 500, 'backendError', `fake failure: ${String(error)}`, 'INTERNAL');
     }
   }
 
-  private route(method: string, url: URL, body: Buffer, principal: string, request: IncomingMessage, response: ServerResponse, stall: boolean): void {
+  private route(
+    method: string,
+    url: URL,
+    body: Buffer,
+    principal: string,
+    request: IncomingMessage,
+    response: ServerResponse,
+    stall: boolean,
+  ): void {
     const path = url.pathname;
     const query = url.searchParams;
     if (method === 'GET' && path === '/storage/v1/b') return this.listBuckets(query, principal, response);
     const rewrite = /^\/storage\/v1\/b\/([^/]+)\/o\/([^/]+)\/rewriteTo\/b\/([^/]+)\/o\/([^/]+)$/.exec(path);
-    if (method === 'POST' && rewrite) return this.rewrite(rewrite.slice(1).map(decodeURIComponent) as [string, string, string, string], principal, response);
+    if (method === 'POST' && rewrite)
+      return this.rewrite(
+        rewrite.slice(1).map(decodeURIComponent) as [string, string, string, string],
+        principal,
+        response,
+      );
     const api = /^\/storage\/v1\/b\/([^/]+)(\/o(?:\/(.+))?)?$/.exec(path);
     const upload = /^\/upload\/storage\/v1\/b\/([^/]+)\/o$/.exec(path);
     const bucketName = decodeURIComponent((api ?? upload)?.[1] ?? '');
@@ -215,14 +258,25 @@ export class GcsFake {
     if (method === 'DELETE' && encodedName !== undefined) {
       if (access !== 'writer') return denied('storage.objects.delete');
       const name = decodeURIComponent(encodedName);
-      if (!bucket.objects.delete(name)) return apiError(response, 404, 'notFound', `No such object: ${bucketName}/${name}`, 'NOT_FOUND');
+      if (!bucket.objects.delete(name))
+        return apiError(response, 404, 'notFound', `No such object: ${bucketName}/${name}`, 'NOT_FOUND');
       response.writeHead(204);
       return void response.end();
     }
     if (method !== 'GET') return apiError(response, 405, 'methodNotAllowed', 'Method not allowed', 'INVALID_ARGUMENT');
-    if (!access) return denied(encodedName !== undefined ? 'storage.objects.get' : objects ? 'storage.objects.list' : 'storage.buckets.get');
+    if (!access)
+      return denied(
+        encodedName !== undefined ? 'storage.objects.get' : objects ? 'storage.objects.list' : 'storage.buckets.get',
+      );
     if (!objects)
-      return sendJson(response, 200, { kind: 'storage#bucket', id: bucketName, name: bucketName, projectNumber: '123456789', location: 'US', storageClass: 'STANDARD' });
+      return sendJson(response, 200, {
+        kind: 'storage#bucket',
+        id: bucketName,
+        name: bucketName,
+        projectNumber: '123456789',
+        location: 'US',
+        storageClass: 'STANDARD',
+      });
     if (encodedName === undefined) return this.listObjects(bucketName, bucket, query, response);
     const name = decodeURIComponent(encodedName);
     const object = bucket.objects.get(name);
@@ -241,16 +295,33 @@ export class GcsFake {
   }
 
   /** objects.rewrite of one object to another name, finished in one call (done: true), as GCS does within a location. */
-  private rewrite([from, source, to, destination]: [string, string, string, string], principal: string, response: ServerResponse): void {
+  private rewrite(
+    [from, source, to, destination]: [string, string, string, string],
+    principal: string,
+    response: ServerResponse,
+  ): void {
     const [origin, target] = [this.buckets.get(from), this.buckets.get(to)];
-    if (!origin || !target) return apiError(response, 404, 'notFound', 'The specified bucket does not exist.', 'NOT_FOUND');
+    if (!origin || !target)
+      return apiError(response, 404, 'notFound', 'The specified bucket does not exist.', 'NOT_FOUND');
     if (!origin.grants.get(principal) || target.grants.get(principal) !== 'writer')
-      return apiError(response, 403, 'forbidden', `${principal} does not have storage.objects.create access to the Google Cloud Storage bucket.`, 'PERMISSION_DENIED');
+      return apiError(
+        response,
+        403,
+        'forbidden',
+        `${principal} does not have storage.objects.create access to the Google Cloud Storage bucket.`,
+        'PERMISSION_DENIED',
+      );
     const object = origin.objects.get(source);
     if (!object) return apiError(response, 404, 'notFound', `No such object: ${from}/${source}`, 'NOT_FOUND');
     const size = String(object.data.length);
     const copied = this.put(to, destination, object.data, object.contentType);
-    sendJson(response, 200, { kind: 'storage#rewriteResponse', totalBytesRewritten: size, objectSize: size, done: true, resource: this.resource(to, destination, copied) });
+    sendJson(response, 200, {
+      kind: 'storage#rewriteResponse',
+      totalBytesRewritten: size,
+      objectSize: size,
+      done: true,
+      resource: this.resource(to, destination, copied),
+    });
   }
 
   private listBuckets(query: URLSearchParams, principal: string, response: ServerResponse): void {
@@ -258,18 +329,29 @@ export class GcsFake {
     const known = [...this.buckets.values()].some((bucket) => bucket.project === project) || this.listers.has(project);
     if (!known) return apiError(response, 400, 'invalid', `Unknown project id: ${project}`, 'INVALID_ARGUMENT');
     if (!this.listers.get(project)?.has(principal)) {
-      return apiError(response, 403, 'forbidden', `${principal} does not have storage.buckets.list access to the Google Cloud project.`, 'PERMISSION_DENIED');
+      return apiError(
+        response,
+        403,
+        'forbidden',
+        `${principal} does not have storage.buckets.list access to the Google Cloud project.`,
+        'PERMISSION_DENIED',
+      );
     }
     const names = [...this.buckets.entries()].filter(([, bucket]) => bucket.project === project).map(([name]) => name);
     const max = Number(query.get('maxResults') ?? 1000);
-    sendJson(response, 200, { kind: 'storage#buckets', items: names.slice(0, max).map((name) => ({ kind: 'storage#bucket', id: name, name })) });
+    sendJson(response, 200, {
+      kind: 'storage#buckets',
+      items: names.slice(0, max).map((name) => ({ kind: 'storage#bucket', id: name, name })),
+    });
   }
 
   private listObjects(bucketName: string, bucket: Bucket, query: URLSearchParams, response: ServerResponse): void {
     const prefix = query.get('prefix') ?? '';
     const delimiter = query.get('delimiter') ?? '';
     const max = Math.min(Number(query.get('maxResults') ?? 1000), 1000);
-    const after = query.has('pageToken') ? Buffer.from(query.get('pageToken')!, 'base64url').toString('utf8') : undefined;
+    const after = query.has('pageToken')
+      ? Buffer.from(query.get('pageToken')!, 'base64url').toString('utf8')
+      : undefined;
     // Entries in name order: objects, and with a delimiter the folders that fold the rest.
     const entries = new Map<string, { prefix: boolean }>();
     for (const name of [...bucket.objects.keys()].sort(byBytes)) {
@@ -279,7 +361,9 @@ export class GcsFake {
     }
     const ordered = [...entries.entries()].filter(([name]) => after === undefined || byBytes(name, after) > 0);
     const page = ordered.slice(0, max);
-    const items = page.filter(([, entry]) => !entry.prefix).map(([name]) => this.resource(bucketName, name, bucket.objects.get(name)!));
+    const items = page
+      .filter(([, entry]) => !entry.prefix)
+      .map(([name]) => this.resource(bucketName, name, bucket.objects.get(name)!));
     const prefixes = page.filter(([, entry]) => entry.prefix).map(([name]) => name);
     const last = page.at(-1)?.[0];
     sendJson(response, 200, {
@@ -290,24 +374,42 @@ export class GcsFake {
     });
   }
 
-  private upload(method: string, bucket: string, query: URLSearchParams, body: Buffer, request: IncomingMessage, response: ServerResponse): void {
+  private upload(
+    method: string,
+    bucket: string,
+    query: URLSearchParams,
+    body: Buffer,
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): void {
     const type = query.get('uploadType');
     const contentType = request.headers['content-type'] ?? 'application/octet-stream';
-    if (method === 'POST' && type === 'media') return this.stored(response, bucket, query.get('name') ?? '', body, contentType);
+    if (method === 'POST' && type === 'media')
+      return this.stored(response, bucket, query.get('name') ?? '', body, contentType);
     if (method === 'POST' && type === 'multipart') {
       const [metadata, media] = multipartParts(contentType, body);
-      if (!metadata || !media) return apiError(response, 400, 'invalid', 'Invalid multipart request.', 'INVALID_ARGUMENT');
+      if (!metadata || !media)
+        return apiError(response, 400, 'invalid', 'Invalid multipart request.', 'INVALID_ARGUMENT');
       const fields = JSON.parse(metadata.body.toString('utf8')) as { name?: string; contentType?: string };
-      return this.stored(response, bucket, query.get('name') ?? fields.name ?? '', media.body, fields.contentType ?? media.contentType);
+      return this.stored(
+        response,
+        bucket,
+        query.get('name') ?? fields.name ?? '',
+        media.body,
+        fields.contentType ?? media.contentType,
+      );
     }
     if (method === 'POST' && type === 'resumable') {
-      const fields = body.length > 0 ? (JSON.parse(body.toString('utf8')) as { name?: string; contentType?: string }) : {};
+      const fields =
+        body.length > 0 ? (JSON.parse(body.toString('utf8')) as { name?: string; contentType?: string }) : {};
       const id = randomBytes(12).toString('hex');
       const name = query.get('name') ?? fields.name ?? '';
       this.sessions.set(id, {
         bucket,
         name,
-        contentType: String(request.headers['x-upload-content-type'] ?? fields.contentType ?? 'application/octet-stream'),
+        contentType: String(
+          request.headers['x-upload-content-type'] ?? fields.contentType ?? 'application/octet-stream',
+        ),
         parts: [],
         received: 0,
       });
@@ -321,13 +423,17 @@ export class GcsFake {
     const range = /^bytes (?:(\d+)-(\d+|\*)|\*)\/(\d+|\*)$/.exec(String(request.headers['content-range'] ?? ''));
     if (!range) return apiError(response, 400, 'invalid', 'Invalid Content-Range.', 'INVALID_ARGUMENT');
     if (range[1] !== undefined) {
-      if (Number(range[1]) !== session.received) return apiError(response, 400, 'invalid', 'Chunk does not start where the last one ended.', 'INVALID_ARGUMENT');
+      if (Number(range[1]) !== session.received)
+        return apiError(response, 400, 'invalid', 'Chunk does not start where the last one ended.', 'INVALID_ARGUMENT');
       session.parts.push(body);
       session.received += body.length;
     }
     const total = range[3] === '*' ? (range[2] === '*' ? session.received : undefined) : Number(range[3]);
     if (total === undefined || session.received < total) {
-      response.writeHead(308, { ...(session.received > 0 ? { range: `bytes=0-${session.received - 1}` } : {}), 'content-length': '0' });
+      response.writeHead(308, {
+        ...(session.received > 0 ? { range: `bytes=0-${session.received - 1}` } : {}),
+        'content-length': '0',
+      });
       return void response.end();
     }
     this.sessions.delete(query.get('upload_id')!);
@@ -362,7 +468,10 @@ function multipartParts(contentType: string, body: Buffer): { contentType: strin
     const part = body.subarray(start + delimiter.length + 2, next - 2);
     const split = part.indexOf('\r\n\r\n');
     const headers = part.subarray(0, split).toString('utf8');
-    parts.push({ contentType: /content-type:\s*([^\r\n]+)/i.exec(headers)?.[1] ?? 'application/octet-stream', body: part.subarray(split + 4) });
+    parts.push({
+      contentType: /content-type:\s*([^\r\n]+)/i.exec(headers)?.[1] ?? 'application/octet-stream',
+      body: part.subarray(split + 4),
+    });
     start = next;
   }
   return parts;

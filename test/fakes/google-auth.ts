@@ -33,14 +33,29 @@ interface Account {
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 
-export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
-  response.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', 'content-length': String(Buffer.byteLength(text)), ...headers });
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=UTF-8',
+    'content-length': String(Buffer.byteLength(text)),
+    ...headers,
+  });
   response.end(text);
 }
 
 /** A Google API error body ({error: {code, message, errors, status}}). */
-export function apiError(response: ServerResponse, code: number, reason: string, message: string, status: string): void {
+export function apiError(
+  response: ServerResponse,
+  code: number,
+  reason: string,
+  message: string,
+  status: string,
+): void {
   sendJson(response, code, { error: { code, message, errors: [{ message, domain: 'global', reason }], status } });
 }
 
@@ -80,7 +95,11 @@ export class GoogleAuthFake {
 
   /** A service account without a key of its own, to be impersonated through a federation. */
   addImpersonationTarget(email: string): void {
-    this.accounts.set(email, { publicKey: generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey, keyId: '', disabled: false });
+    this.accounts.set(email, {
+      publicKey: generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey,
+      keyId: '',
+      disabled: false,
+    });
   }
 
   /** Disables an account: its assertions are refused (invalid_grant), as for a deleted key. */
@@ -106,7 +125,13 @@ export class GoogleAuthFake {
   }
 
   /** Serves the token routes; false when the request is not one of them. */
-  handle(method: string, path: string, headers: { authorization?: string }, body: string, response: ServerResponse): boolean {
+  handle(
+    method: string,
+    path: string,
+    headers: { authorization?: string },
+    body: string,
+    response: ServerResponse,
+  ): boolean {
     if (method !== 'POST') return false;
     if (path === '/token') this.assertion(new URLSearchParams(body), response);
     else if (path === '/v1/token') this.exchange(new URLSearchParams(body), response);
@@ -130,42 +155,83 @@ export class GoogleAuthFake {
   }
 
   private assertion(form: URLSearchParams, response: ServerResponse): void {
-    const refuse = (error: string, description: string) => sendJson(response, 400, { error, error_description: description });
-    if (form.get('grant_type') !== JWT_BEARER) return refuse('unsupported_grant_type', 'Invalid grant_type: ' + String(form.get('grant_type')));
+    const refuse = (error: string, description: string) =>
+      sendJson(response, 400, { error, error_description: description });
+    if (form.get('grant_type') !== JWT_BEARER)
+      return refuse('unsupported_grant_type', 'Invalid grant_type: ' + String(form.get('grant_type')));
     const [header, claims, signature] = (form.get('assertion') ?? '').split('.');
     if (header === undefined || claims === undefined || signature === undefined)
       return refuse('invalid_request', 'Invalid JWT: Token must be a short-lived token and in a reasonable timeframe');
-    const decoded = JSON.parse(Buffer.from(claims, 'base64url').toString('utf8')) as { iss?: string; aud?: string; exp?: number; iat?: number; scope?: string };
+    const decoded = JSON.parse(Buffer.from(claims, 'base64url').toString('utf8')) as {
+      iss?: string;
+      aud?: string;
+      exp?: number;
+      iat?: number;
+      scope?: string;
+    };
     const account = this.accounts.get(decoded.iss ?? '');
     if (!account || account.disabled) return refuse('invalid_grant', 'Invalid grant: account not found');
-    if (!verify('sha256', Buffer.from(`${header}.${claims}`), account.publicKey, Buffer.from(signature, 'base64url'))) return refuse('invalid_grant', 'Invalid JWT Signature.');
+    if (!verify('sha256', Buffer.from(`${header}.${claims}`), account.publicKey, Buffer.from(signature, 'base64url')))
+      return refuse('invalid_grant', 'Invalid JWT Signature.');
     const now = Date.now() / 1000;
-    if (decoded.aud !== this.tokenUri || !decoded.exp || !decoded.iat || decoded.exp < now || decoded.exp - decoded.iat > 3600) {
-      return refuse('invalid_grant', 'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.');
+    if (
+      decoded.aud !== this.tokenUri ||
+      !decoded.exp ||
+      !decoded.iat ||
+      decoded.exp < now ||
+      decoded.exp - decoded.iat > 3600
+    ) {
+      return refuse(
+        'invalid_grant',
+        'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.',
+      );
     }
     if (!decoded.scope) return refuse('invalid_scope', 'Invalid OAuth scope or ID token audience provided.');
-    sendJson(response, 200, { access_token: this.issue(decoded.iss!, decoded.scope.split(' ')), expires_in: 3599, token_type: 'Bearer' });
+    sendJson(response, 200, {
+      access_token: this.issue(decoded.iss!, decoded.scope.split(' ')),
+      expires_in: 3599,
+      token_type: 'Bearer',
+    });
   }
 
   private exchange(form: URLSearchParams, response: ServerResponse): void {
-    const refuse = (error: string, description: string) => sendJson(response, 400, { error, error_description: description });
+    const refuse = (error: string, description: string) =>
+      sendJson(response, 400, { error, error_description: description });
     if (form.get('grant_type') !== TOKEN_EXCHANGE) return refuse('unsupported_grant_type', 'Unsupported grant type');
     const federation = this.federations.find((candidate) => candidate.audience === form.get('audience'));
-    if (!federation) return refuse('invalid_target', 'The target service indicated by the "audience" parameters is invalid.');
-    if (!federation.isSubjectToken(form.get('subject_token') ?? '')) return refuse('invalid_grant', 'The subject token is invalid or expired.');
+    if (!federation)
+      return refuse('invalid_target', 'The target service indicated by the "audience" parameters is invalid.');
+    if (!federation.isSubjectToken(form.get('subject_token') ?? ''))
+      return refuse('invalid_grant', 'The subject token is invalid or expired.');
     const token = `sts.${randomBytes(24).toString('base64url')}`;
     this.federated.set(token, federation);
-    sendJson(response, 200, { access_token: token, issued_token_type: 'urn:ietf:params:oauth:token-type:access_token', token_type: 'Bearer', expires_in: 3600 });
+    sendJson(response, 200, {
+      access_token: token,
+      issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      token_type: 'Bearer',
+      expires_in: 3600,
+    });
   }
 
   private impersonate(email: string, authorization: string | undefined, body: string, response: ServerResponse): void {
     const federation = this.federated.get(/^Bearer (\S+)$/.exec(authorization ?? '')?.[1] ?? '');
-    if (!federation) return apiError(response, 401, 'authError', 'Request had invalid authentication credentials.', 'UNAUTHENTICATED');
+    if (!federation)
+      return apiError(response, 401, 'authError', 'Request had invalid authentication credentials.', 'UNAUTHENTICATED');
     if (!this.accounts.has(email) || !federation.serviceAccounts.includes(email)) {
-      return apiError(response, 403, 'forbidden', "Permission 'iam.serviceAccounts.getAccessToken' denied on resource (or it may not exist).", 'PERMISSION_DENIED');
+      return apiError(
+        response,
+        403,
+        'forbidden',
+        "Permission 'iam.serviceAccounts.getAccessToken' denied on resource (or it may not exist).",
+        'PERMISSION_DENIED',
+      );
     }
     const scope = (JSON.parse(body || '{}') as { scope?: unknown }).scope;
-    if (!Array.isArray(scope) || scope.length === 0) return apiError(response, 400, 'badRequest', 'Scope required.', 'INVALID_ARGUMENT');
-    sendJson(response, 200, { accessToken: this.issue(email, scope.map(String)), expireTime: new Date(Date.now() + 3600_000).toISOString() });
+    if (!Array.isArray(scope) || scope.length === 0)
+      return apiError(response, 400, 'badRequest', 'Scope required.', 'INVALID_ARGUMENT');
+    sendJson(response, 200, {
+      accessToken: this.issue(email, scope.map(String)),
+      expireTime: new Date(Date.now() + 3600_000).toISOString(),
+    });
   }
 }

@@ -58,7 +58,12 @@ export interface OAuthFake {
 
 function answer(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', pragma: 'no-cache', ...headers });
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    pragma: 'no-cache',
+    ...headers,
+  });
   response.end(text);
 }
 
@@ -82,7 +87,8 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
   return { id: decode(decoded.slice(0, separator)), secret: decode(decoded.slice(separator + 1)) };
 }
 
-const ENTRA_TRACE = 'Trace ID: 0b7c4a36-7f5e-4f43-9d7f-3c1f7f1d2a00 Correlation ID: 5a1f3f2e-0a9b-4bb0-8d71-6f0e0c9b1e11 Timestamp: 2024-05-01 10:00:00Z';
+const ENTRA_TRACE =
+  'Trace ID: 0b7c4a36-7f5e-4f43-9d7f-3c1f7f1d2a00 Correlation ID: 5a1f3f2e-0a9b-4bb0-8d71-6f0e0c9b1e11 Timestamp: 2024-05-01 10:00:00Z';
 
 export async function startOAuthFake(options: OAuthFakeOptions): Promise<OAuthFake> {
   const style = options.style ?? 'entra';
@@ -93,7 +99,11 @@ export async function startOAuthFake(options: OAuthFakeOptions): Promise<OAuthFa
   let behaviour: OAuthBehaviour = 'normal';
 
   const refuseClient = (response: ServerResponse, clientId: string, wrongSecret: boolean) => {
-    if (style === 'generic') return answer(response, 401, { error: 'invalid_client', error_description: 'Invalid client or Invalid client credentials' });
+    if (style === 'generic')
+      return answer(response, 401, {
+        error: 'invalid_client',
+        error_description: 'Invalid client or Invalid client credentials',
+      });
     if (wrongSecret) {
       return answer(response, 401, {
         error: 'invalid_client',
@@ -111,11 +121,21 @@ export async function startOAuthFake(options: OAuthFakeOptions): Promise<OAuthFa
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     if (url.pathname !== path) return answer(response, 404, { error: 'not_found' });
-    if (request.method !== 'POST') return answer(response, 405, { error: 'invalid_request', error_description: 'The token endpoint takes POST' }, { allow: 'POST' });
+    if (request.method !== 'POST')
+      return answer(
+        response,
+        405,
+        { error: 'invalid_request', error_description: 'The token endpoint takes POST' },
+        { allow: 'POST' },
+      );
     const body = await readBody(request);
     const basic = basicCredentials(request.headers.authorization);
-    const form = /^application\/x-www-form-urlencoded\b/i.test(request.headers['content-type'] ?? '') ? new URLSearchParams(body) : undefined;
-    const posted = form?.get('client_id') ? { id: form.get('client_id')!, secret: form.get('client_secret') ?? '' } : undefined;
+    const form = /^application\/x-www-form-urlencoded\b/i.test(request.headers['content-type'] ?? '')
+      ? new URLSearchParams(body)
+      : undefined;
+    const posted = form?.get('client_id')
+      ? { id: form.get('client_id')!, secret: form.get('client_secret') ?? '' }
+      : undefined;
     const credentials = basic ?? posted;
     requests.push({
       authentication: basic ? 'basic' : posted ? 'post' : 'none',
@@ -128,7 +148,10 @@ export async function startOAuthFake(options: OAuthFakeOptions): Promise<OAuthFa
       case 'hang':
         return;
       case 'server-error':
-        return answer(response, 500, { error: 'server_error', error_description: 'AADSTS90033: A transient error has occurred. Please try again.' });
+        return answer(response, 500, {
+          error: 'server_error',
+          error_description: 'AADSTS90033: A transient error has occurred. Please try again.',
+        });
       case 'unavailable':
         response.writeHead(503, { 'content-type': 'text/html' });
         return response.end('<html><body><h1>503 Service Unavailable</h1></body></html>');
@@ -138,10 +161,22 @@ export async function startOAuthFake(options: OAuthFakeOptions): Promise<OAuthFa
         break;
     }
 
-    if (!form) return answer(response, 400, { error: 'invalid_request', error_description: 'The request body must be application/x-www-form-urlencoded.' });
+    if (!form)
+      return answer(response, 400, {
+        error: 'invalid_request',
+        error_description: 'The request body must be application/x-www-form-urlencoded.',
+      });
     const grantType = form.get('grant_type');
-    if (!grantType) return answer(response, 400, { error: 'invalid_request', error_description: "The request body must contain the following parameter: 'grant_type'." });
-    if (grantType !== 'client_credentials') return answer(response, 400, { error: 'unsupported_grant_type', error_description: `The grant type ${grantType} is not supported.` });
+    if (!grantType)
+      return answer(response, 400, {
+        error: 'invalid_request',
+        error_description: "The request body must contain the following parameter: 'grant_type'.",
+      });
+    if (grantType !== 'client_credentials')
+      return answer(response, 400, {
+        error: 'unsupported_grant_type',
+        error_description: `The grant type ${grantType} is not supported.`,
+      });
     if (options.requireResource && !form.get('resource')) {
       return answer(response, 400, {
         error: 'invalid_request',
@@ -150,7 +185,12 @@ export async function startOAuthFake(options: OAuthFakeOptions): Promise<OAuthFa
       });
     }
     if (!credentials)
-      return answer(response, 401, { error: 'invalid_client', error_description: 'Client authentication failed: no credentials were sent.' }, { 'www-authenticate': 'Basic' });
+      return answer(
+        response,
+        401,
+        { error: 'invalid_client', error_description: 'Client authentication failed: no credentials were sent.' },
+        { 'www-authenticate': 'Basic' },
+      );
 
     const client = options.clients.find((candidate) => candidate.clientId === credentials.id);
     if (!client) return refuseClient(response, credentials.id, false);

@@ -2,7 +2,13 @@
  * Protocol-level fakes of misbehaving S3-compatible endpoints, for failures the local S3
  * (s3rver) cannot produce. They listen on 127.0.0.1 only and are closed by the test.
  */
-import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server as HttpServer,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
@@ -69,10 +75,19 @@ export async function failingEndpoint(status = 500, code = 'InternalError'): Pro
 
 /** Passes a request on to `upstream` as it came (headers included: the signature stays valid) and its answer back. */
 function forward(upstream: URL, request: IncomingMessage, response: ServerResponse): void {
-  const forwarded = httpRequest({ host: upstream.hostname, port: upstream.port, method: request.method, path: request.url, headers: request.headers }, (answer) => {
-    response.writeHead(answer.statusCode ?? 502, answer.headers);
-    answer.pipe(response);
-  });
+  const forwarded = httpRequest(
+    {
+      host: upstream.hostname,
+      port: upstream.port,
+      method: request.method,
+      path: request.url,
+      headers: request.headers,
+    },
+    (answer) => {
+      response.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(response);
+    },
+  );
   forwarded.on('error', () => response.destroy());
   request.pipe(forwarded);
 }
@@ -81,7 +96,10 @@ function forward(upstream: URL, request: IncomingMessage, response: ServerRespon
  * A pass-through proxy to an S3-compatible endpoint whose first `failures` PUTs are answered
  * 503 SlowDown, as a store under load does: what bounded retries are for.
  */
-export async function flakyProxy(target: string, failures: number): Promise<FakeEndpoint & { readonly puts: () => number }> {
+export async function flakyProxy(
+  target: string,
+  failures: number,
+): Promise<FakeEndpoint & { readonly puts: () => number }> {
   const upstream = new URL(target);
   let hits = 0;
   let puts = 0;
@@ -91,7 +109,8 @@ export async function flakyProxy(target: string, failures: number): Promise<Fake
       puts += 1;
       if (puts <= failures) {
         request.resume();
-        const body = '<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>';
+        const body =
+          '<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>';
         response.writeHead(503, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(body) });
         response.end(body);
         return;

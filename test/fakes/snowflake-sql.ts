@@ -9,7 +9,18 @@
  */
 
 /** Snowflake's wire type names (rowtype[].type). */
-export type SnowflakeType = 'fixed' | 'real' | 'text' | 'boolean' | 'date' | 'time' | 'timestamp_ntz' | 'timestamp_ltz' | 'timestamp_tz' | 'variant' | 'binary';
+export type SnowflakeType =
+  | 'fixed'
+  | 'real'
+  | 'text'
+  | 'boolean'
+  | 'date'
+  | 'time'
+  | 'timestamp_ntz'
+  | 'timestamp_ltz'
+  | 'timestamp_tz'
+  | 'variant'
+  | 'binary';
 
 export interface FakeColumn {
   readonly name: string;
@@ -64,11 +75,16 @@ export interface PlannedQuery {
   readonly source: string | undefined;
 }
 
-type Token = { readonly kind: 'word' | 'quoted' | 'number' | 'string' | 'symbol'; readonly text: string; readonly position: number };
+type Token = {
+  readonly kind: 'word' | 'quoted' | 'number' | 'string' | 'symbol';
+  readonly text: string;
+  readonly position: number;
+};
 
 function tokenize(sql: string): Token[] {
   const tokens: Token[] = [];
-  const pattern = /\s+|--[^\n]*|([A-Za-z_][A-Za-z0-9_$]*)|"((?:[^"]|"")*)"|(\d+(?:\.\d+)?)|'((?:[^']|'')*)'|([(),.*;])|(.)/gy;
+  const pattern =
+    /\s+|--[^\n]*|([A-Za-z_][A-Za-z0-9_$]*)|"((?:[^"]|"")*)"|(\d+(?:\.\d+)?)|'((?:[^']|'')*)'|([(),.*;])|(.)/gy;
   for (let match = pattern.exec(sql); match !== null && match[0] !== ''; match = pattern.exec(sql)) {
     const position = match.index + 1;
     if (match[1] !== undefined) tokens.push({ kind: 'word', text: match[1], position });
@@ -82,8 +98,17 @@ function tokenize(sql: string): Token[] {
 }
 
 function syntaxError(token: Token | undefined): SnowflakeSqlError {
-  if (!token) return new SnowflakeSqlError('001003', '42000', 'SQL compilation error:\nsyntax error line 1 at position 0 unexpected end of input.');
-  return new SnowflakeSqlError('001003', '42000', `SQL compilation error:\nsyntax error line 1 at position ${token.position - 1} unexpected '${token.text}'.`);
+  if (!token)
+    return new SnowflakeSqlError(
+      '001003',
+      '42000',
+      'SQL compilation error:\nsyntax error line 1 at position 0 unexpected end of input.',
+    );
+  return new SnowflakeSqlError(
+    '001003',
+    '42000',
+    `SQL compilation error:\nsyntax error line 1 at position ${token.position - 1} unexpected '${token.text}'.`,
+  );
 }
 
 const KEYWORDS = new Set(['SELECT', 'FROM', 'LIMIT', 'AS', 'WHERE', 'ORDER', 'GROUP']);
@@ -124,7 +149,9 @@ class Parser {
       return this.identifier();
     }
     const token = this.peek();
-    return token && (token.kind === 'quoted' || (token.kind === 'word' && !KEYWORDS.has(token.text.toUpperCase()))) ? this.identifier() : undefined;
+    return token && (token.kind === 'quoted' || (token.kind === 'word' && !KEYWORDS.has(token.text.toUpperCase())))
+      ? this.identifier()
+      : undefined;
   }
   item(session: SessionState): Item {
     const token = this.peek();
@@ -136,23 +163,38 @@ class Parser {
       this.next();
       const alias = this.alias();
       const number = token.kind === 'number';
-      const column: FakeColumn = { name: alias ?? token.text.toUpperCase(), type: number ? 'fixed' : 'text', scale: 0, precision: number ? token.text.length : undefined };
+      const column: FakeColumn = {
+        name: alias ?? token.text.toUpperCase(),
+        type: number ? 'fixed' : 'text',
+        scale: 0,
+        precision: number ? token.text.length : undefined,
+      };
       return { kind: 'value', column, value: token.text };
     }
     const name = this.identifier();
     const session_function = SESSION_FUNCTIONS.find((candidate) => candidate === name);
     if (this.peek()?.text === '(') {
-      if (!session_function) throw new SnowflakeSqlError('002140', '42601', `SQL compilation error:\nUnknown function ${name}`);
+      if (!session_function)
+        throw new SnowflakeSqlError('002140', '42601', `SQL compilation error:\nUnknown function ${name}`);
       this.expectSymbol('(');
       this.expectSymbol(')');
-      const value = { CURRENT_WAREHOUSE: session.warehouse, CURRENT_DATABASE: session.database, CURRENT_SCHEMA: session.schema, CURRENT_ROLE: session.role }[session_function];
+      const value = {
+        CURRENT_WAREHOUSE: session.warehouse,
+        CURRENT_DATABASE: session.database,
+        CURRENT_SCHEMA: session.schema,
+        CURRENT_ROLE: session.role,
+      }[session_function];
       return { kind: 'value', column: { name: this.alias() ?? `${name}()`, type: 'text', nullable: true }, value };
     }
     return { kind: 'column', name, alias: this.alias() };
   }
 }
 
-function resolveTable(parts: readonly string[], session: SessionState, catalog: FakeCatalog): { qualified: string; table: FakeTable } {
+function resolveTable(
+  parts: readonly string[],
+  session: SessionState,
+  catalog: FakeCatalog,
+): { qualified: string; table: FakeTable } {
   const shown = parts.join('.');
   let database: string | null;
   let schema: string | null;
@@ -160,10 +202,18 @@ function resolveTable(parts: readonly string[], session: SessionState, catalog: 
   else if (parts.length === 2) [database, schema] = [session.database, parts[0]!];
   else [database, schema] = [session.database, session.schema];
   if (database === null) {
-    throw new SnowflakeSqlError('090105', '22000', "Cannot perform SELECT. This session does not have a current database. Call 'USE DATABASE', or use a qualified name.");
+    throw new SnowflakeSqlError(
+      '090105',
+      '22000',
+      "Cannot perform SELECT. This session does not have a current database. Call 'USE DATABASE', or use a qualified name.",
+    );
   }
   if (schema === null) {
-    throw new SnowflakeSqlError('090106', '22000', "Cannot perform SELECT. This session does not have a current schema. Call 'USE SCHEMA', or use a qualified name.");
+    throw new SnowflakeSqlError(
+      '090106',
+      '22000',
+      "Cannot perform SELECT. This session does not have a current schema. Call 'USE SCHEMA', or use a qualified name.",
+    );
   }
   const found = catalog[database]?.[schema]?.[parts.at(-1)!];
   const table = found && visibleTo(found, session) ? found : undefined;
@@ -176,15 +226,26 @@ function resolveTable(parts: readonly string[], session: SessionState, catalog: 
   return { qualified: `${database}.${schema}.${parts.at(-1)}`, table };
 }
 
-const visibleTo = (table: FakeTable, session: SessionState): boolean => !table.roles || table.roles.includes(session.role);
+const visibleTo = (table: FakeTable, session: SessionState): boolean =>
+  !table.roles || table.roles.includes(session.role);
 
 const notAuthorized = (kind: 'Database' | 'Schema', name: string): SnowflakeSqlError =>
-  new SnowflakeSqlError(kind === 'Database' ? '002043' : '002003', '02000', `SQL compilation error:\n${kind} '${name}' does not exist or not authorized.`);
+  new SnowflakeSqlError(
+    kind === 'Database' ? '002043' : '002003',
+    '02000',
+    `SQL compilation error:\n${kind} '${name}' does not exist or not authorized.`,
+  );
 
 /** A LIKE pattern of SHOW: case-insensitive, % and _ wildcards, backslash escapes. */
 function likeRegExp(pattern: string): RegExp {
-  const source = pattern.replace(/\\(.)|([%_])|([^%_\\])/g, (_, escaped: string | undefined, wildcard: string | undefined, plain: string | undefined) =>
-    wildcard === '%' ? '.*' : wildcard === '_' ? '.' : (escaped ?? plain ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+  const source = pattern.replace(
+    /\\(.)|([%_])|([^%_\\])/g,
+    (_, escaped: string | undefined, wildcard: string | undefined, plain: string | undefined) =>
+      wildcard === '%'
+        ? '.*'
+        : wildcard === '_'
+          ? '.'
+          : (escaped ?? plain ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
   );
   return new RegExp(`^${source}$`, 'is');
 }
@@ -208,7 +269,8 @@ function planShow(parser: Parser, session: SessionState, catalog: FakeCatalog): 
     parser.next();
     const scope = parser.next()?.text.toUpperCase();
     const next = parser.peek();
-    const named = next !== undefined && (next.kind === 'quoted' || (next.kind === 'word' && next.text.toUpperCase() !== 'LIMIT'));
+    const named =
+      next !== undefined && (next.kind === 'quoted' || (next.kind === 'word' && next.text.toUpperCase() !== 'LIMIT'));
     if (scope === 'DATABASE' && named) databases = [parser.identifier()];
     else if (scope === 'DATABASE' && session.database) databases = [session.database];
     else if (scope === 'SCHEMA') {
@@ -219,7 +281,12 @@ function planShow(parser: Parser, session: SessionState, catalog: FakeCatalog): 
       }
       const database = parts.length === 2 ? parts[0]! : session.database;
       schemaName = parts.at(-1) ?? session.schema ?? undefined;
-      if (database === null || schemaName === undefined) throw new SnowflakeSqlError('090105', '22000', 'Cannot perform SHOW. This session does not have a current database.');
+      if (database === null || schemaName === undefined)
+        throw new SnowflakeSqlError(
+          '090105',
+          '22000',
+          'Cannot perform SHOW. This session does not have a current database.',
+        );
       databases = [database];
       if (!catalog[database]?.[schemaName]) throw notAuthorized('Schema', `${database}.${schemaName}`);
     } else if (scope !== 'ACCOUNT' && scope !== 'DATABASE') throw syntaxError(parser.peek());
@@ -237,13 +304,23 @@ function planShow(parser: Parser, session: SessionState, catalog: FakeCatalog): 
     for (const schema of Object.keys(schemas).sort()) {
       if (schemaName !== undefined && schema !== schemaName) continue;
       for (const [name, table] of Object.entries(schemas[schema]!).sort(([a], [b]) => (a < b ? -1 : 1))) {
-        if (visibleTo(table, session) && (!like || like.test(name))) rows.push(['1704103200.000000000', name, table.kind ?? 'TABLE', database, schema]);
+        if (visibleTo(table, session) && (!like || like.test(name)))
+          rows.push(['1704103200.000000000', name, table.kind ?? 'TABLE', database, schema]);
       }
     }
   }
   const shown = rows.slice(0, limit);
   const text = (name: string): FakeColumn => ({ name, type: 'text' });
-  return { source: undefined, table: tableOf([{ name: 'created_on', type: 'timestamp_ltz', scale: 9 }, ...['name', 'kind', 'database_name', 'schema_name'].map(text)], shown) };
+  return {
+    source: undefined,
+    table: tableOf(
+      [
+        { name: 'created_on', type: 'timestamp_ltz', scale: 9 },
+        ...['name', 'kind', 'database_name', 'schema_name'].map(text),
+      ],
+      shown,
+    ),
+  };
 }
 
 /** Compiles one statement for a session: its result, lazily, or the error Snowflake gives. */
@@ -283,16 +360,30 @@ export function planQuery(sql: string, session: SessionState, catalog: FakeCatal
     if (item.kind === 'value') picks.push({ column: item.column, value: () => item.value });
     else if (item.kind === 'star') {
       if (!source) throw new SnowflakeSqlError('001010', '42601', 'SQL compilation error:\nSELECT with no columns');
-      source.columns.forEach((column, position) => picks.push({ column, value: (index) => source.row(index)[position] ?? null }));
+      source.columns.forEach((column, position) =>
+        picks.push({ column, value: (index) => source.row(index)[position] ?? null }),
+      );
     } else {
       const position = source?.columns.findIndex((column) => column.name === item.name) ?? -1;
-      if (!source || position < 0) throw new SnowflakeSqlError('000904', '42000', `SQL compilation error: error line 1 at position 7\ninvalid identifier '${item.name}'`);
-      picks.push({ column: { ...source.columns[position]!, name: item.alias ?? item.name }, value: (index) => source.row(index)[position] ?? null });
+      if (!source || position < 0)
+        throw new SnowflakeSqlError(
+          '000904',
+          '42000',
+          `SQL compilation error: error line 1 at position 7\ninvalid identifier '${item.name}'`,
+        );
+      picks.push({
+        column: { ...source.columns[position]!, name: item.alias ?? item.name },
+        value: (index) => source.row(index)[position] ?? null,
+      });
     }
   }
   const rowCount = Math.min(source ? source.rowCount : 1, limit);
   return {
     source: from?.qualified,
-    table: { columns: picks.map((pick) => pick.column), rowCount, row: (index) => picks.map((pick) => pick.value(index)) },
+    table: {
+      columns: picks.map((pick) => pick.column),
+      rowCount,
+      row: (index) => picks.map((pick) => pick.value(index)),
+    },
   };
 }

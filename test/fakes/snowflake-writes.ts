@@ -8,7 +8,15 @@
  * and ROLLBACK or the end of the session drops them. A DDL statement commits an open
  * transaction first, as Snowflake does. Rows are kept as the bound text, for tests to read.
  */
-import { SnowflakeSqlError, tableOf, type FakeColumn, type FakeTable, type SessionState, type SnowflakeType, type WireRow } from './snowflake-sql';
+import {
+  SnowflakeSqlError,
+  tableOf,
+  type FakeColumn,
+  type FakeTable,
+  type SessionState,
+  type SnowflakeType,
+  type WireRow,
+} from './snowflake-sql';
 
 /** A positional binding as snowflake-sdk sends it: `{ "1": { type: "FIXED", value: "1" } }`. */
 export type Bindings = Readonly<Record<string, { readonly type?: string; readonly value?: unknown }>>;
@@ -32,7 +40,12 @@ const WIRE_TYPES: readonly [RegExp, SnowflakeType][] = [
 
 const statusResult = (text: string): FakeTable => tableOf([{ name: 'status', type: 'text' }], [[text]]);
 const countResult = (name: string, count: number): FakeTable => tableOf([{ name, type: 'fixed' }], [[String(count)]]);
-const syntaxError = (sql: string) => new SnowflakeSqlError('001003', '42000', `SQL compilation error:\nsyntax error line 1 at position 0 unexpected '${sql.slice(0, 20)}'.`);
+const syntaxError = (sql: string) =>
+  new SnowflakeSqlError(
+    '001003',
+    '42000',
+    `SQL compilation error:\nsyntax error line 1 at position 0 unexpected '${sql.slice(0, 20)}'.`,
+  );
 
 /** A quoted column list: `"a", "b ""c"""`. */
 function quotedNames(list: string): string[] | undefined {
@@ -98,13 +111,26 @@ export class FakeWrites {
       return countResult('number of rows deleted', count);
     }
     const insert = /^INSERT\s+INTO\s+([A-Za-z_][A-Za-z0-9_$]*)\s*\(([^)]*)\)\s*VALUES\s*([\s\S]+)$/i.exec(text);
-    if (insert) return this.insert(this.qualified(insert[1]!, session), insert[2]!, insert[3]!, bindings ?? {}, token, session, text);
+    if (insert)
+      return this.insert(
+        this.qualified(insert[1]!, session),
+        insert[2]!,
+        insert[3]!,
+        bindings ?? {},
+        token,
+        session,
+        text,
+      );
     return undefined;
   }
 
   private qualified(name: string, session: SessionState): string {
     if (session.database === null || session.schema === null) {
-      throw new SnowflakeSqlError('090105', '22000', "Cannot perform operation. This session does not have a current database. Call 'USE DATABASE', or use a qualified name.");
+      throw new SnowflakeSqlError(
+        '090105',
+        '22000',
+        "Cannot perform operation. This session does not have a current database. Call 'USE DATABASE', or use a qualified name.",
+      );
     }
     return `${session.database}.${session.schema}.${name.toUpperCase()}`;
   }
@@ -117,9 +143,14 @@ export class FakeWrites {
     const pattern = /\s*"((?:[^"]|"")*)"\s+([A-Z_]+(?:\(\s*\d+\s*(?:,\s*\d+\s*)?\))?)\s*(?:,|$)/iy;
     for (let match = pattern.exec(definition); match; match = pattern.exec(definition)) {
       const type = WIRE_TYPES.find(([declared]) => declared.test(match![2]!.toUpperCase()))?.[1];
-      if (!type) throw new SnowflakeSqlError('002040', '42601', `SQL compilation error:\nUnsupported data type '${match[2]}'.`);
+      if (!type)
+        throw new SnowflakeSqlError('002040', '42601', `SQL compilation error:\nUnsupported data type '${match[2]}'.`);
       const scale = /,\s*(\d+)\s*\)$/.exec(match[2]!)?.[1];
-      columns.push({ name: match[1]!.replaceAll('""', '"'), type, ...(scale === undefined ? {} : { scale: Number(scale) }) });
+      columns.push({
+        name: match[1]!.replaceAll('""', '"'),
+        type,
+        ...(scale === undefined ? {} : { scale: Number(scale) }),
+      });
       if (pattern.lastIndex >= definition.length) break;
     }
     if (columns.length === 0 || pattern.lastIndex < definition.trimEnd().length) throw syntaxError(sql);
@@ -130,10 +161,19 @@ export class FakeWrites {
   /** The session's view of a table it may change: its transaction's copy, or the committed table. */
   private writable(qualified: string, token: string, session: SessionState): WrittenTable {
     if (session.warehouse === null) {
-      throw new SnowflakeSqlError('000606', '57P03', "No active warehouse selected in the current session.  Select an active warehouse with the 'use warehouse' command.\n");
+      throw new SnowflakeSqlError(
+        '000606',
+        '57P03',
+        "No active warehouse selected in the current session.  Select an active warehouse with the 'use warehouse' command.\n",
+      );
     }
     const committed = this.tables.get(qualified);
-    if (!committed) throw new SnowflakeSqlError('002003', '42S02', `SQL compilation error:\nTable '${qualified}' does not exist or not authorized.`);
+    if (!committed)
+      throw new SnowflakeSqlError(
+        '002003',
+        '42S02',
+        `SQL compilation error:\nTable '${qualified}' does not exist or not authorized.`,
+      );
     const transaction = this.transactions.get(token);
     if (!transaction) return committed;
     const copy = transaction.get(qualified) ?? { columns: committed.columns, rows: [...committed.rows] };
@@ -141,13 +181,26 @@ export class FakeWrites {
     return copy;
   }
 
-  private insert(qualified: string, list: string, values: string, bindings: Bindings, token: string, session: SessionState, sql: string): FakeTable {
+  private insert(
+    qualified: string,
+    list: string,
+    values: string,
+    bindings: Bindings,
+    token: string,
+    session: SessionState,
+    sql: string,
+  ): FakeTable {
     const table = this.writable(qualified, token, session);
     const names = quotedNames(list);
     if (!names) throw syntaxError(sql);
     const positions = names.map((name) => {
       const index = table.columns.findIndex((column) => column.name === name);
-      if (index === -1) throw new SnowflakeSqlError('000904', '42000', `SQL compilation error: error line 1 at position 0\ninvalid identifier '"${name}"'`);
+      if (index === -1)
+        throw new SnowflakeSqlError(
+          '000904',
+          '42000',
+          `SQL compilation error: error line 1 at position 0\ninvalid identifier '"${name}"'`,
+        );
       return index;
     });
     const tuple = `\\(\\s*\\?(?:\\s*,\\s*\\?){${names.length - 1}}\\s*\\)`;

@@ -54,7 +54,8 @@ export interface SnowflakeFakeOptions {
  * `hang` (accepts connections and never answers); `hang-queries` (logs in, then never answers
  * a query); `internal-error` (every query fails with an incident, 000603).
  */
-export type SnowflakeBehaviour = 'normal' | 'ip-blocked' | 'login-forbidden' | 'hang' | 'hang-queries' | 'internal-error';
+export type SnowflakeBehaviour =
+  'normal' | 'ip-blocked' | 'login-forbidden' | 'hang' | 'hang-queries' | 'internal-error';
 
 export interface RecordedRequest {
   readonly method: string;
@@ -112,7 +113,13 @@ interface QueryRecord {
 }
 
 const ok = (data: unknown, code: string | null = null) => ({ data, code, message: null, success: true });
-const failed = (code: string, message: string, data: Record<string, unknown> = {}) => ({ data: { ...data, errorCode: code }, code, message, success: false, headers: null });
+const failed = (code: string, message: string, data: Record<string, unknown> = {}) => ({
+  data: { ...data, errorCode: code },
+  code,
+  message,
+  success: false,
+  headers: null,
+});
 
 function send(response: ServerResponse, status: number, body: unknown): void {
   response.writeHead(status, { 'content-type': 'application/json' });
@@ -148,17 +155,29 @@ export async function startSnowflakeFake(options: SnowflakeFakeOptions): Promise
     const data = ((body ?? {}) as { data?: Record<string, unknown> }).data ?? {};
     const loginName = typeof data.LOGIN_NAME === 'string' ? data.LOGIN_NAME : '';
     if (behaviour === 'ip-blocked') {
-      return failed('390422', 'Incoming request with IP/Token 127.0.0.1 is not allowed to access Snowflake. Contact your account administrator.');
+      return failed(
+        '390422',
+        'Incoming request with IP/Token 127.0.0.1 is not allowed to access Snowflake. Contact your account administrator.',
+      );
     }
-    if (data.ACCOUNT_NAME !== options.account) return failed('390100', 'Incorrect username or password was specified.', { loginName });
+    if (data.ACCOUNT_NAME !== options.account)
+      return failed('390100', 'Incorrect username or password was specified.', { loginName });
     let user: FakeUser | undefined;
     if (data.AUTHENTICATOR === 'OAUTH') {
       const name = typeof data.TOKEN === 'string' ? options.oauthUser?.(data.TOKEN) : undefined;
-      if (name === undefined) return failed('390303', 'Invalid OAuth access token. [0b7c4a36-7f5e-4f43-9d7f-3c1f7f1d2a00]');
+      if (name === undefined)
+        return failed('390303', 'Invalid OAuth access token. [0b7c4a36-7f5e-4f43-9d7f-3c1f7f1d2a00]');
       user = options.users.find((candidate) => candidate.name === name);
     } else {
-      user = options.users.find((candidate) => candidate.name.toUpperCase() === loginName.toUpperCase() && candidate.password === data.PASSWORD);
-      if (!user) return failed('390100', 'Incorrect username or password was specified.', { loginName, nextAction: 'RETRY_LOGIN', authnMethod: 'USERNAME_PASSWORD' });
+      user = options.users.find(
+        (candidate) => candidate.name.toUpperCase() === loginName.toUpperCase() && candidate.password === data.PASSWORD,
+      );
+      if (!user)
+        return failed('390100', 'Incorrect username or password was specified.', {
+          loginName,
+          nextAction: 'RETRY_LOGIN',
+          authnMethod: 'USERNAME_PASSWORD',
+        });
     }
     if (!user) return failed('390100', 'Incorrect username or password was specified.');
     // Snowflake logs in even when a named warehouse, database or schema does not exist: the
@@ -187,7 +206,12 @@ export async function startSnowflakeFake(options: SnowflakeFakeOptions): Promise
       healthCheckInterval: 45,
       sessionId: Math.floor(Math.random() * 1e12),
       parameters: PARAMETERS,
-      sessionInfo: { databaseName: session.database, schemaName: session.schema, warehouseName: session.warehouse, roleName: session.role },
+      sessionInfo: {
+        databaseName: session.database,
+        schemaName: session.schema,
+        warehouseName: session.warehouse,
+        roleName: session.role,
+      },
     });
   };
 
@@ -248,7 +272,15 @@ export async function startSnowflakeFake(options: SnowflakeFakeOptions): Promise
   };
 
   const errorBody = (id: string, error: SnowflakeSqlError) =>
-    failed(error.code, error.message, { internalError: false, age: 0, sqlState: error.sqlState, queryId: id, line: -1, pos: -1, type: 'COMPILATION' });
+    failed(error.code, error.message, {
+      internalError: false,
+      age: 0,
+      sqlState: error.sqlState,
+      queryId: id,
+      line: -1,
+      pos: -1,
+      type: 'COMPILATION',
+    });
 
   const sessionOf = (request: IncomingMessage): { token: string; session: Session } | undefined => {
     const token = /^Snowflake Token="([^"]+)"$/.exec(request.headers.authorization ?? '')?.[1];
@@ -256,7 +288,11 @@ export async function startSnowflakeFake(options: SnowflakeFakeOptions): Promise
     return token !== undefined && session ? { token, session } : undefined;
   };
 
-  const runQuery = (token: string, session: Session, body: { sqlText?: unknown; asyncExec?: unknown; describeOnly?: unknown; bindings?: Bindings }) => {
+  const runQuery = (
+    token: string,
+    session: Session,
+    body: { sqlText?: unknown; asyncExec?: unknown; describeOnly?: unknown; bindings?: Bindings },
+  ) => {
     const id = randomUUID();
     const sql = typeof body.sqlText === 'string' ? body.sqlText : '';
     queries.push(sql);
@@ -265,10 +301,20 @@ export async function startSnowflakeFake(options: SnowflakeFakeOptions): Promise
       const written = body.describeOnly === true ? undefined : writes.run(sql, body.bindings, token, session);
       const planned = written ? { table: written, source: undefined } : planQuery(sql, session, options.catalog);
       if (planned.source !== undefined && body.describeOnly !== true && session.warehouse === null) {
-        throw new SnowflakeSqlError('000606', '57P03', "No active warehouse selected in the current session.  Select an active warehouse with the 'use warehouse' command.\n");
+        throw new SnowflakeSqlError(
+          '000606',
+          '57P03',
+          "No active warehouse selected in the current session.  Select an active warehouse with the 'use warehouse' command.\n",
+        );
       }
       const table = body.describeOnly === true ? { ...planned.table, rowCount: 0 } : planned.table;
-      record = { id, session: token, status: 'SUCCESS', pollsLeft: options.runningPolls ?? 0, result: { table, session } };
+      record = {
+        id,
+        session: token,
+        status: 'SUCCESS',
+        pollsLeft: options.runningPolls ?? 0,
+        result: { table, session },
+      };
     } catch (error) {
       if (!(error instanceof SnowflakeSqlError)) throw error;
       // Compilation errors come back at once, asynchronous submission or not.
@@ -296,17 +342,30 @@ export async function startSnowflakeFake(options: SnowflakeFakeOptions): Promise
       const record = results.get(resultChunk[1]!);
       if (!record?.result || request.headers['x-amz-server-side-encryption-customer-key'] !== key) {
         response.writeHead(403, { 'content-type': 'application/xml' });
-        return void response.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>');
+        return void response.end(
+          '<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>',
+        );
       }
       chunks += 1;
       const start = Number(resultChunk[2]);
-      const rows = Array.from({ length: Number(resultChunk[3]) }, (_, offset) => JSON.stringify(record.result!.table.row(start + offset)));
+      const rows = Array.from({ length: Number(resultChunk[3]) }, (_, offset) =>
+        JSON.stringify(record.result!.table.row(start + offset)),
+      );
       const payload = gzipSync(rows.join(','));
-      response.writeHead(200, { 'content-type': 'binary/octet-stream', 'content-encoding': 'gzip', 'content-length': payload.length });
+      response.writeHead(200, {
+        'content-type': 'binary/octet-stream',
+        'content-encoding': 'gzip',
+        'content-length': payload.length,
+      });
       return void response.end(payload);
     }
     const caller = sessionOf(request);
-    if (!caller) return send(response, 200, failed('390111', 'Session no longer exists.  New login required to access the service.'));
+    if (!caller)
+      return send(
+        response,
+        200,
+        failed('390111', 'Session no longer exists.  New login required to access the service.'),
+      );
     if (url.pathname === '/session' && request.method === 'POST' && query.delete === 'true') {
       sessions.delete(caller.token);
       writes.endSession(caller.token);
@@ -318,10 +377,15 @@ export async function startSnowflakeFake(options: SnowflakeFakeOptions): Promise
       return send(
         response,
         200,
-        failed('000603', 'SQL execution internal error:\nProcessing aborted due to error 300002:2523766418; incident 7291844.', { sqlState: 'XX000', queryId: randomUUID() }),
+        failed(
+          '000603',
+          'SQL execution internal error:\nProcessing aborted due to error 300002:2523766418; incident 7291844.',
+          { sqlState: 'XX000', queryId: randomUUID() },
+        ),
       );
     }
-    if (url.pathname === '/queries/v1/query-request' && request.method === 'POST') return send(response, 200, runQuery(caller.token, caller.session, (body ?? {}) as object));
+    if (url.pathname === '/queries/v1/query-request' && request.method === 'POST')
+      return send(response, 200, runQuery(caller.token, caller.session, (body ?? {}) as object));
     const monitored = /^\/monitoring\/queries\/([0-9a-f-]+)$/.exec(url.pathname);
     if (monitored && request.method === 'GET') {
       const record = results.get(monitored[1]!);
@@ -336,7 +400,12 @@ export async function startSnowflakeFake(options: SnowflakeFakeOptions): Promise
     if (fetched && request.method === 'GET') {
       const record = results.get(fetched[1]!);
       if (!record) return send(response, 200, failed('000709', `Statement ${fetched[1]} not found`));
-      if (record.status === 'ABORTED') return send(response, 200, failed('000604', 'SQL execution canceled', { queryId: record.id, sqlState: '57014' }));
+      if (record.status === 'ABORTED')
+        return send(
+          response,
+          200,
+          failed('000604', 'SQL execution canceled', { queryId: record.id, sqlState: '57014' }),
+        );
       return send(response, 200, resultBody(record.id, record.result!.table, record.result!.session));
     }
     const abort = /^\/queries\/([0-9a-f-]+)\/abort-request$/.exec(url.pathname);

@@ -56,7 +56,10 @@ function deliberate(response: ApiResponse<unknown>): boolean {
 
 /** Statuses a catalogue code may carry besides its own: a wrong method, an oversize body and a wrong media type are 405, 413 and 415 with 10-400. */
 function statusFits(code: ErrorCode, status: number): boolean {
-  return errorCatalogue[code].status === status || (code === '10-400' && (Object.values(FORM_REFUSAL_STATUSES) as number[]).includes(status));
+  return (
+    errorCatalogue[code].status === status ||
+    (code === '10-400' && (Object.values(FORM_REFUSAL_STATUSES) as number[]).includes(status))
+  );
 }
 
 /** What is wrong with one answer. */
@@ -68,7 +71,8 @@ export function judge(request: FuzzRequest, response: ApiResponse<unknown>): str
   // as published: its code names errors and modules, and nothing in it comes from the request.
   const servedScript = (response.headers.get('content-type') ?? '').startsWith('text/javascript');
   for (const pattern of servedScript ? [] : INTERNAL_NAMES)
-    if (pattern.test(withoutEchoes(text))) violations.push(`leaks an internal name (${pattern.source}): ${text.slice(0, 300)}`);
+    if (pattern.test(withoutEchoes(text)))
+      violations.push(`leaks an internal name (${pattern.source}): ${text.slice(0, 300)}`);
   // A HEAD answer has no body to judge.
   if (status >= 400 && request.method !== 'HEAD') {
     const type = response.headers.get('content-type') ?? '';
@@ -77,9 +81,12 @@ export function judge(request: FuzzRequest, response: ApiResponse<unknown>): str
     } else {
       const parsed = Problem.safeParse(response.json);
       if (!parsed.success) violations.push(`${status} breaks the Problem schema: ${text.slice(0, 200)}`);
-      else if (!Object.hasOwn(errorCatalogue, parsed.data.code)) violations.push(`${status} carries ${parsed.data.code}, which is not in the catalogue`);
+      else if (!Object.hasOwn(errorCatalogue, parsed.data.code))
+        violations.push(`${status} carries ${parsed.data.code}, which is not in the catalogue`);
       else if (!statusFits(parsed.data.code as ErrorCode, status))
-        violations.push(`${status} carries ${parsed.data.code}, a ${errorCatalogue[parsed.data.code as ErrorCode].status} code`);
+        violations.push(
+          `${status} carries ${parsed.data.code}, a ${errorCatalogue[parsed.data.code as ErrorCode].status} code`,
+        );
     }
   }
   return violations;
@@ -95,9 +102,21 @@ export async function send(api: ApiClient, request: FuzzRequest): Promise<FuzzOu
       ...(request.token === 'caller' ? {} : { token: request.token }),
     });
     const code = response.status >= 400 ? Problem.safeParse(response.json).data?.code : undefined;
-    return { request, status: response.status, code, durationMs: performance.now() - started, violations: judge(request, response) };
+    return {
+      request,
+      status: response.status,
+      code,
+      durationMs: performance.now() - started,
+      violations: judge(request, response),
+    };
   } catch (error) {
-    return { request, status: 0, code: undefined, durationMs: performance.now() - started, violations: [`no answer: ${String(error)}`] };
+    return {
+      request,
+      status: 0,
+      code: undefined,
+      durationMs: performance.now() - started,
+      violations: [`no answer: ${String(error)}`],
+    };
   }
 }
 
@@ -106,7 +125,12 @@ export async function send(api: ApiClient, request: FuzzRequest): Promise<FuzzOu
  * to `onOutcome`. The iterable is read as it goes and nothing is kept, so a long run does
  * not hold its requests.
  */
-export async function sendAll(api: ApiClient, requests: Iterable<FuzzRequest>, concurrency: number, onOutcome: (outcome: FuzzOutcome) => void): Promise<void> {
+export async function sendAll(
+  api: ApiClient,
+  requests: Iterable<FuzzRequest>,
+  concurrency: number,
+  onOutcome: (outcome: FuzzOutcome) => void,
+): Promise<void> {
   const iterator = requests[Symbol.iterator]();
   const worker = async () => {
     for (let next = iterator.next(); !next.done; next = iterator.next()) onOutcome(await send(api, next.value));
@@ -117,7 +141,9 @@ export async function sendAll(api: ApiClient, requests: Iterable<FuzzRequest>, c
 /** A failed outcome as one line a developer can replay. */
 export function describeOutcome({ request, status, violations }: FuzzOutcome): string {
   const body =
-    request.body === undefined ? '' : ` ${request.contentType} ${request.body.length > 160 ? `${request.body.slice(0, 160)}… (${request.body.length} chars)` : request.body}`;
+    request.body === undefined
+      ? ''
+      : ` ${request.contentType} ${request.body.length > 160 ? `${request.body.slice(0, 160)}… (${request.body.length} chars)` : request.body}`;
   const path = request.path.length > 200 ? `${request.path.slice(0, 200)}…` : request.path;
   return `${request.operationId} [${request.mutation}] ${request.method} ${path}${body} → ${status}: ${violations.join('; ')}`;
 }

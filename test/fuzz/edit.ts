@@ -11,7 +11,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /** Percent-encodes UTF-8 bytes; lone surrogates become U+FFFD as any client would send them. */
 export function percentEncode(text: string): string {
   return [...Buffer.from(text, 'utf8')]
-    .map((byte) => (/[A-Za-z0-9\-._~]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`))
+    .map((byte) =>
+      /[A-Za-z0-9\-._~]/.test(String.fromCharCode(byte))
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
     .join('');
 }
 
@@ -24,13 +28,22 @@ export function slots(value: unknown, path: readonly (string | number)[] = []): 
 }
 
 /** A copy of `value` with the slot at `path` given to `replace` (own enumerable members only, "__proto__" included). */
-export function updateAt(value: unknown, path: readonly (string | number)[], replace: (current: unknown) => unknown): unknown {
+export function updateAt(
+  value: unknown,
+  path: readonly (string | number)[],
+  replace: (current: unknown) => unknown,
+): unknown {
   if (path.length === 0) return replace(value);
   const [head, ...rest] = path;
   if (Array.isArray(value)) return value.map((item, index) => (index === head ? updateAt(item, rest, replace) : item));
   const copy: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-    Object.defineProperty(copy, key, { value: key === head ? updateAt(item, rest, replace) : item, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(copy, key, {
+      value: key === head ? updateAt(item, rest, replace) : item,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return copy;
 }
@@ -44,7 +57,10 @@ export function withMember(value: unknown, key: string, member: unknown): unknow
 
 /** The value at `path` inside `value`. */
 export function valueAt(value: unknown, path: readonly (string | number)[]): unknown {
-  return path.reduce<unknown>((node, step) => (isObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[step] : undefined), value);
+  return path.reduce<unknown>(
+    (node, step) => (isObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[step] : undefined),
+    value,
+  );
 }
 
 /** Every member name declared anywhere in the document's schemas (walked without recursion). */

@@ -14,7 +14,8 @@ export const FUZZ_BUCKET = 'fuzz';
 const FOLDER = `${FUZZ_BUCKET}/data/`;
 
 function expectStatus(response: { status: number; text: string }, status: number, what: string): void {
-  if (response.status !== status) throw new Error(`fuzz fixtures: ${what} answered ${response.status} ${response.text}`);
+  if (response.status !== status)
+    throw new Error(`fuzz fixtures: ${what} answered ${response.status} ${response.text}`);
 }
 
 async function importedVersion(api: ApiClient, tableId: number): Promise<void> {
@@ -30,11 +31,17 @@ async function importedVersion(api: ApiClient, tableId: number): Promise<void> {
 }
 
 /** What GET answers at every path whose parameters all have hints: the entities as they stand. */
-async function templates(api: ApiClient, document: unknown, hints: FuzzContext['hints']): Promise<Record<string, unknown>> {
+async function templates(
+  api: ApiClient,
+  document: unknown,
+  hints: FuzzContext['hints'],
+): Promise<Record<string, unknown>> {
   const found: Record<string, unknown> = {};
   for (const operation of operationsOf(document)) {
     if (operation.method !== 'GET' || operation.pathParameters.length === 0) continue;
-    const values = operation.pathParameters.map((parameter) => (Object.hasOwn(hints, parameter.name) ? hints[parameter.name]![0] : undefined));
+    const values = operation.pathParameters.map((parameter) =>
+      Object.hasOwn(hints, parameter.name) ? hints[parameter.name]![0] : undefined,
+    );
     if (values.includes(undefined)) continue;
     const path = operation.path.replace(/\{[^}]+\}/g, () => encodeURIComponent(String(values.shift())));
     const response = await api.raw('GET', path);
@@ -44,11 +51,24 @@ async function templates(api: ApiClient, document: unknown, hints: FuzzContext['
 }
 
 /** Creates the entities, and returns the served OpenAPI document and the context naming the entities. */
-export async function fuzzFixtures(env: TestTwin): Promise<{ readonly document: unknown; readonly context: FuzzContext }> {
+export async function fuzzFixtures(
+  env: TestTwin,
+): Promise<{ readonly document: unknown; readonly context: FuzzContext }> {
   const api = env.admin;
-  const s3 = new S3Client({ endpoint: env.twin.s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: LOCAL_S3_CREDENTIALS });
+  const s3 = new S3Client({
+    endpoint: env.twin.s3.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: LOCAL_S3_CREDENTIALS,
+  });
   try {
-    await s3.send(new PutObjectCommand({ Bucket: FUZZ_BUCKET, Key: 'data/a.csv', Body: 'id,name,amount\n1,alpha,1.5\n2,beta,\n3,"g, amma",-7\n' }));
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: FUZZ_BUCKET,
+        Key: 'data/a.csv',
+        Body: 'id,name,amount\n1,alpha,1.5\n2,beta,\n3,"g, amma",-7\n',
+      }),
+    );
   } finally {
     s3.destroy();
   }
@@ -58,14 +78,20 @@ export async function fuzzFixtures(env: TestTwin): Promise<{ readonly document: 
     secret_access_key: LOCAL_S3_CREDENTIALS.secretAccessKey,
     endpoint: env.twin.s3.endpoint,
   } as const;
-  const connection = await api.call('createConnection', { body: { name: 'fuzz target', type: 'object_store', auth, path_restriction: `${FUZZ_BUCKET}/`, write: true } });
+  const connection = await api.call('createConnection', {
+    body: { name: 'fuzz target', type: 'object_store', auth, path_restriction: `${FUZZ_BUCKET}/`, write: true },
+  });
   expectStatus(connection, 201, 'the connection');
-  const source = await api.call('createDataSource', { body: { name: 'fuzz source', type: 'bucket', connection_id: connection.body.id, path: FOLDER } });
+  const source = await api.call('createDataSource', {
+    body: { name: 'fuzz source', type: 'bucket', connection_id: connection.body.id, path: FOLDER },
+  });
   expectStatus(source, 201, 'the data source');
   const table = await api.call('createDataTable', { body: { name: 'fuzz table', data_source_id: source.body.id } });
   expectStatus(table, 201, 'the data table');
   await importedVersion(api, table.body.id);
-  const target = await api.call('createTarget', { body: { name: 'fuzz target', type: 'bucket', connection_id: connection.body.id, path: `${FOLDER}{date}/` } });
+  const target = await api.call('createTarget', {
+    body: { name: 'fuzz target', type: 'bucket', connection_id: connection.body.id, path: `${FOLDER}{date}/` },
+  });
   expectStatus(target, 201, 'the target');
 
   const ids = [connection.body.id, source.body.id, table.body.id, target.body.id];
@@ -98,7 +124,12 @@ export async function stillServes(env: TestTwin): Promise<void> {
     body: {
       name: `after the fuzz ${Date.now()}`,
       type: 'object_store',
-      auth: { auth_type: 'secret_key', access_key_id: 'S3RVER', secret_access_key: 'S3RVER', endpoint: env.twin.s3.endpoint },
+      auth: {
+        auth_type: 'secret_key',
+        access_key_id: 'S3RVER',
+        secret_access_key: 'S3RVER',
+        endpoint: env.twin.s3.endpoint,
+      },
     },
   });
   expectStatus(created, 201, 'a create after the fuzz');

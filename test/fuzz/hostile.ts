@@ -84,7 +84,9 @@ export const nastyString: fc.Arbitrary<string> = fc.oneof(
 
 /** Nested arrays or objects `depth` levels deep, built as text (JSON.stringify would recurse). */
 export function deepJsonText(depth: number, shape: 'array' | 'object'): string {
-  return shape === 'array' ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+  return shape === 'array'
+    ? `${'['.repeat(depth)}${']'.repeat(depth)}`
+    : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 }
 
 export const deepDepth: fc.Arbitrary<number> = fc.constantFrom(65, 100, 1_000, 10_000, 40_000);
@@ -101,7 +103,22 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
 
 /** Member names a schema never declares. */
 export const unknownKey: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'unknown_field', 'ID', 'id ', ' name', '', '\u0000', '\ud800', 'a.b', 'a[0]'),
+  fc.constantFrom(
+    '__proto__',
+    'constructor',
+    'prototype',
+    'toString',
+    'hasOwnProperty',
+    'unknown_field',
+    'ID',
+    'id ',
+    ' name',
+    '',
+    '\u0000',
+    '\ud800',
+    'a.b',
+    'a[0]',
+  ),
   fc.string({ minLength: 1, maxLength: 12 }),
 );
 
@@ -222,7 +239,16 @@ export const BAD_QUERY_VALUES: readonly string[] = [
   encodeURIComponent(','),
 ];
 
-export const unknownQueryName: fc.Arbitrary<string> = fc.constantFrom('__proto__', 'constructor', 'foo', 'LIMIT', 'limit[]', '%zz', '%', '%FF');
+export const unknownQueryName: fc.Arbitrary<string> = fc.constantFrom(
+  '__proto__',
+  'constructor',
+  'foo',
+  'LIMIT',
+  'limit[]',
+  '%zz',
+  '%',
+  '%FF',
+);
 
 function base64url(text: string): string {
   return Buffer.from(text).toString('base64url');
@@ -234,7 +260,9 @@ function base64url(text: string): string {
  */
 export function badTokens(realToken: string): readonly (string | null)[] {
   const [header = '', , signature = ''] = realToken.split('.');
-  const forged = base64url(JSON.stringify({ sub: 'x', tid: 'other', roles: ['admin'], perms: ['connection:read'], exp: 4_102_444_800 }));
+  const forged = base64url(
+    JSON.stringify({ sub: 'x', tid: 'other', roles: ['admin'], perms: ['connection:read'], exp: 4_102_444_800 }),
+  );
   return [
     null,
     '',

@@ -114,9 +114,19 @@ export function operationsOf(document: unknown): FuzzOperation[] {
       const of = (location: string): FuzzParameter[] =>
         parameters
           .filter((parameter) => parameter.in === location)
-          .map((parameter) => ({ name: String(parameter.name), schema: isObject(parameter.schema) ? parameter.schema : {}, required: parameter.required === true }));
-      const content = isObject(operation.requestBody) && isObject(operation.requestBody.content) ? operation.requestBody.content : {};
-      const bodies = Object.fromEntries(Object.entries(content).map(([type, media]) => [type, isObject(media) && isObject(media.schema) ? media.schema : {}]));
+          .map((parameter) => ({
+            name: String(parameter.name),
+            schema: isObject(parameter.schema) ? parameter.schema : {},
+            required: parameter.required === true,
+          }));
+      const content =
+        isObject(operation.requestBody) && isObject(operation.requestBody.content) ? operation.requestBody.content : {};
+      const bodies = Object.fromEntries(
+        Object.entries(content).map(([type, media]) => [
+          type,
+          isObject(media) && isObject(media.schema) ? media.schema : {},
+        ]),
+      );
       operations.push({
         operationId: operation.operationId,
         method: method.toUpperCase(),
@@ -124,7 +134,9 @@ export function operationsOf(document: unknown): FuzzOperation[] {
         pathParameters: of('path'),
         queryParameters: of('query'),
         bodies,
-        idempotent: parameters.some((parameter) => parameter.in === 'header' && String(parameter.name).toLowerCase() === 'idempotency-key'),
+        idempotent: parameters.some(
+          (parameter) => parameter.in === 'header' && String(parameter.name).toLowerCase() === 'idempotency-key',
+        ),
       });
     }
   }
@@ -135,7 +147,8 @@ export function operationsOf(document: unknown): FuzzOperation[] {
 export function resolverOf(document: unknown): (ref: string) => JsonSchema {
   return (ref) => {
     let node: unknown = document;
-    for (const part of ref.replace(/^#\//, '').split('/')) node = isObject(node) ? node[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+    for (const part of ref.replace(/^#\//, '').split('/'))
+      node = isObject(node) ? node[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
     if (!isObject(node)) throw new Error(`unresolved reference ${ref}`);
     return node;
   };
@@ -145,7 +158,9 @@ export function resolverOf(document: unknown): (ref: string) => JsonSchema {
 function encodeBody(value: unknown, mediaType: string): string {
   if (mediaType !== 'application/x-www-form-urlencoded') return JSON.stringify(value) ?? 'null';
   const form = new URLSearchParams();
-  if (isObject(value)) for (const [key, item] of Object.entries(value)) form.append(key, typeof item === 'string' ? item : JSON.stringify(item));
+  if (isObject(value))
+    for (const [key, item] of Object.entries(value))
+      form.append(key, typeof item === 'string' ? item : JSON.stringify(item));
   return form.toString();
 }
 
@@ -169,15 +184,25 @@ function queryText(pairs: readonly (readonly [string, string])[]): string {
 function validParts(operation: FuzzOperation, schemas: SchemaContext, template: unknown): fc.Arbitrary<Parts> {
   const text = (name: string, schema: JsonSchema) => {
     const hints = Object.hasOwn(schemas.hints, name) ? schemas.hints[name]! : [];
-    const generated = schemaValue(schema, schemas).map((value) => percentEncode(typeof value === 'string' ? value : JSON.stringify(value)));
-    return hints.length > 0 ? fc.oneof({ arbitrary: fc.constantFrom(...hints.map(String)), weight: 3 }, { arbitrary: generated, weight: 1 }) : generated;
+    const generated = schemaValue(schema, schemas).map((value) =>
+      percentEncode(typeof value === 'string' ? value : JSON.stringify(value)),
+    );
+    return hints.length > 0
+      ? fc.oneof({ arbitrary: fc.constantFrom(...hints.map(String)), weight: 3 }, { arbitrary: generated, weight: 1 })
+      : generated;
   };
-  const pathValues = fc.record(Object.fromEntries(operation.pathParameters.map((parameter) => [parameter.name, text(parameter.name, parameter.schema)])));
+  const pathValues = fc.record(
+    Object.fromEntries(
+      operation.pathParameters.map((parameter) => [parameter.name, text(parameter.name, parameter.schema)]),
+    ),
+  );
   const query = fc.tuple(
     ...operation.queryParameters.map((parameter) =>
       parameter.required
         ? text(parameter.name, parameter.schema).map((value) => [[parameter.name, value] as const])
-        : fc.option(text(parameter.name, parameter.schema), { nil: undefined }).map((value) => (value === undefined ? [] : [[parameter.name, value] as const])),
+        : fc
+            .option(text(parameter.name, parameter.schema), { nil: undefined })
+            .map((value) => (value === undefined ? [] : [[parameter.name, value] as const])),
     ),
   );
   const mediaTypes = Object.keys(operation.bodies);
@@ -186,10 +211,16 @@ function validParts(operation: FuzzOperation, schemas: SchemaContext, template: 
       ? fc.constant({ mediaType: undefined, body: undefined })
       : fc.constantFrom(...mediaTypes).chain((mediaType) => {
           const generated = schemaValue(operation.bodies[mediaType], schemas);
-          const updatesExisting = template !== undefined && (operation.method === 'PUT' || operation.method === 'PATCH');
-          return (updatesExisting ? fc.oneof(generated, fc.constant(template)) : generated).map((value) => ({ mediaType, body: value }));
+          const updatesExisting =
+            template !== undefined && (operation.method === 'PUT' || operation.method === 'PATCH');
+          return (updatesExisting ? fc.oneof(generated, fc.constant(template)) : generated).map((value) => ({
+            mediaType,
+            body: value,
+          }));
         });
-  const idempotencyKey = operation.idempotent ? fc.option(fc.stringMatching(/^[A-Za-z0-9-]{8,40}$/), { nil: undefined }) : fc.constant(undefined);
+  const idempotencyKey = operation.idempotent
+    ? fc.option(fc.stringMatching(/^[A-Za-z0-9-]{8,40}$/), { nil: undefined })
+    : fc.constant(undefined);
   return fc.record({ pathValues, query, body, idempotencyKey }).map(({ pathValues, query, body, idempotencyKey }) => ({
     pathValues,
     query: query.flat(),
@@ -199,7 +230,12 @@ function validParts(operation: FuzzOperation, schemas: SchemaContext, template: 
   }));
 }
 
-function request(operation: FuzzOperation, mutation: Mutation, parts: Parts, overrides: Partial<FuzzRequest> & { readonly bodyText?: string } = {}): FuzzRequest {
+function request(
+  operation: FuzzOperation,
+  mutation: Mutation,
+  parts: Parts,
+  overrides: Partial<FuzzRequest> & { readonly bodyText?: string } = {},
+): FuzzRequest {
   const { bodyText, ...rest } = overrides;
   const method = rest.method ?? operation.method;
   const text = bodyText ?? (parts.mediaType === undefined ? undefined : encodeBody(parts.body, parts.mediaType));
@@ -226,7 +262,11 @@ interface Generation {
 }
 
 /** Requests of `operation` spoiled the way `mutation` says; null when it does not apply. */
-function mutatedRequests(operation: FuzzOperation, mutation: Mutation, { operations, context, schemas, fieldNames }: Generation): fc.Arbitrary<FuzzRequest> | null {
+function mutatedRequests(
+  operation: FuzzOperation,
+  mutation: Mutation,
+  { operations, context, schemas, fieldNames }: Generation,
+): fc.Arbitrary<FuzzRequest> | null {
   const start = validParts(operation, schemas, context.templates[operation.path]);
   const hasBody = Object.keys(operation.bodies).length > 0;
   const jsonType = Object.keys(operation.bodies).find((type) => type.includes('json'));
@@ -237,42 +277,73 @@ function mutatedRequests(operation: FuzzOperation, mutation: Mutation, { operati
       if (!hasBody) return null;
       return fc.tuple(start, fc.nat(), hostileValue).map(([parts, pick, hostile]) => {
         const places = slots(parts.body);
-        return request(operation, mutation, { ...parts, body: updateAt(parts.body, places[pick % places.length]!, () => hostile) });
+        return request(operation, mutation, {
+          ...parts,
+          body: updateAt(parts.body, places[pick % places.length]!, () => hostile),
+        });
       });
     case 'unknown-field':
       if (!hasBody) return null;
-      return fc.tuple(start, fc.nat(), fc.oneof(unknownKey, fieldNames), hostileValue).map(([parts, pick, key, value]) => {
-        const places = slots(parts.body).filter((path) => isObject(valueAt(parts.body, path)));
-        const place = places.length === 0 ? [] : places[pick % places.length]!;
-        return request(operation, mutation, { ...parts, body: updateAt(parts.body, place, (current) => withMember(current, key, value)) });
-      });
+      return fc
+        .tuple(start, fc.nat(), fc.oneof(unknownKey, fieldNames), hostileValue)
+        .map(([parts, pick, key, value]) => {
+          const places = slots(parts.body).filter((path) => isObject(valueAt(parts.body, path)));
+          const place = places.length === 0 ? [] : places[pick % places.length]!;
+          return request(operation, mutation, {
+            ...parts,
+            body: updateAt(parts.body, place, (current) => withMember(current, key, value)),
+          });
+        });
     case 'wrong-body-type':
       if (!hasBody) return null;
       return fc
-        .tuple(start, fc.oneof(fc.constantFrom<unknown>(null, 0, 'text', true, []), fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 3 })))
+        .tuple(
+          start,
+          fc.oneof(
+            fc.constantFrom<unknown>(null, 0, 'text', true, []),
+            fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 3 }),
+          ),
+        )
         .map(([parts, body]) => request(operation, mutation, { ...parts, body }));
     case 'malformed-json':
       if (!jsonType) return null;
       return fc.tuple(start, fc.oneof(fc.constantFrom(...MALFORMED_JSON), fc.nat())).map(([parts, malformed]) => {
         const whole = JSON.stringify(parts.body) ?? '';
-        const bodyText = typeof malformed === 'string' ? malformed : whole.slice(0, malformed % Math.max(1, whole.length));
+        const bodyText =
+          typeof malformed === 'string' ? malformed : whole.slice(0, malformed % Math.max(1, whole.length));
         return request(operation, mutation, { ...parts, mediaType: jsonType }, { bodyText, contentType: jsonType });
       });
     case 'deep-json':
       if (!jsonType) return null;
       // In place of a value the schema checks, or under another member (which a merge patch passes on to be merged).
       return fc
-        .tuple(start, fc.nat(), deepDepth, fc.constantFrom('array' as const, 'object' as const), fc.option(fieldNames, { nil: undefined }))
+        .tuple(
+          start,
+          fc.nat(),
+          deepDepth,
+          fc.constantFrom('array' as const, 'object' as const),
+          fc.option(fieldNames, { nil: undefined }),
+        )
         .map(([parts, pick, depth, shape, member]) => {
           const places = slots(parts.body);
           const marked =
-            member !== undefined && isObject(parts.body) ? withMember(parts.body, member, DEEP_MARKER) : updateAt(parts.body, places[pick % places.length]!, () => DEEP_MARKER);
-          const bodyText = (JSON.stringify(marked) ?? '').replace(JSON.stringify(DEEP_MARKER), deepJsonText(depth, shape));
+            member !== undefined && isObject(parts.body)
+              ? withMember(parts.body, member, DEEP_MARKER)
+              : updateAt(parts.body, places[pick % places.length]!, () => DEEP_MARKER);
+          const bodyText = (JSON.stringify(marked) ?? '').replace(
+            JSON.stringify(DEEP_MARKER),
+            deepJsonText(depth, shape),
+          );
           return request(operation, mutation, parts, { bodyText, contentType: jsonType });
         });
     case 'oversize-body':
       if (!jsonType) return null;
-      return start.map((parts) => request(operation, mutation, parts, { bodyText: JSON.stringify({ padding: 'x'.repeat(OVERSIZE_BYTES) }), contentType: jsonType }));
+      return start.map((parts) =>
+        request(operation, mutation, parts, {
+          bodyText: JSON.stringify({ padding: 'x'.repeat(OVERSIZE_BYTES) }),
+          contentType: jsonType,
+        }),
+      );
     case 'wrong-media-type': {
       if (!hasBody) return null;
       const accepted = new Set(Object.keys(operation.bodies));
@@ -288,7 +359,9 @@ function mutatedRequests(operation: FuzzOperation, mutation: Mutation, { operati
           fc.constantFrom(...operation.pathParameters.map((parameter) => parameter.name)),
           fc.oneof(fc.constantFrom(...BAD_PATH_SEGMENTS), nastyString.map(percentEncode)),
         )
-        .map(([parts, name, value]) => request(operation, mutation, { ...parts, pathValues: { ...parts.pathValues, [name]: value } }));
+        .map(([parts, name, value]) =>
+          request(operation, mutation, { ...parts, pathValues: { ...parts.pathValues, [name]: value } }),
+        );
     case 'bad-query': {
       const names = operation.queryParameters.map((parameter) => parameter.name);
       const name = names.length > 0 ? fc.oneof(fc.constantFrom(...names), unknownQueryName) : unknownQueryName;
@@ -298,16 +371,23 @@ function mutatedRequests(operation: FuzzOperation, mutation: Mutation, { operati
         .map(([parts, pairs]) => request(operation, mutation, { ...parts, query: [...parts.query, ...pairs] }));
     }
     case 'wrong-method': {
-      const declared = new Set(operations.filter((other) => other.path === operation.path).map((other) => other.method));
+      const declared = new Set(
+        operations.filter((other) => other.path === operation.path).map((other) => other.method),
+      );
       const others = METHODS.filter((method) => !declared.has(method));
-      return fc.tuple(start, fc.constantFrom(...others)).map(([parts, method]) => request(operation, mutation, parts, { method }));
+      return fc
+        .tuple(start, fc.constantFrom(...others))
+        .map(([parts, method]) => request(operation, mutation, parts, { method }));
     }
     case 'bad-token':
       return fc
         .tuple(start, fc.constantFrom(...badTokens(context.token)), fc.boolean())
         .map(([parts, token, basic]) =>
           basic
-            ? request(operation, mutation, parts, { token: null, headers: { authorization: `Basic ${Buffer.from(`${token ?? ''}:x`).toString('base64')}` } })
+            ? request(operation, mutation, parts, {
+                token: null,
+                headers: { authorization: `Basic ${Buffer.from(`${token ?? ''}:x`).toString('base64')}` },
+              })
             : request(operation, mutation, parts, { token }),
         );
     case 'odd-headers':
@@ -351,7 +431,10 @@ export function fuzzCases(document: unknown, context: FuzzContext): FuzzCase[] {
  * The fuzz plan: `perCase` requests of every case, drawn reproducibly from `seed`. Lazy, so
  * a long run does not hold its oversize bodies all at once.
  */
-export function* fuzzPlan(cases: readonly FuzzCase[], options: { readonly seed: number; readonly perCase: number }): Generator<FuzzRequest> {
+export function* fuzzPlan(
+  cases: readonly FuzzCase[],
+  options: { readonly seed: number; readonly perCase: number },
+): Generator<FuzzRequest> {
   for (let round = 0; round < options.perCase; round += 1) {
     for (const [index, { requests }] of cases.entries()) {
       const [request] = fc.sample(requests, { seed: options.seed + round * cases.length + index, numRuns: 1 });

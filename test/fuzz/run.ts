@@ -39,7 +39,15 @@ function percentile(sorted: readonly number[], fraction: number): number {
 
 function table(rows: readonly (readonly (string | number)[])[]): string {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => String(row[column]).length)));
-  return rows.map((row) => row.map((cell, column) => (typeof cell === 'number' ? String(cell).padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ')).join('\n');
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) =>
+          typeof cell === 'number' ? String(cell).padStart(widths[column]!) : cell.padEnd(widths[column]!),
+        )
+        .join('  '),
+    )
+    .join('\n');
 }
 
 const env = await startTestTwin({ buckets: [FUZZ_BUCKET], environment: { CONNECTOR_TIMEOUT_MS: '2000' } });
@@ -47,7 +55,9 @@ try {
   const { document, context } = await fuzzFixtures(env);
   const cases = fuzzCases(document, context);
   const perCase = Math.ceil(total / cases.length);
-  print(`fuzzing ${cases.length} cases (operation × mutation), ${perCase} requests each, seed ${seed}, ${concurrency} in flight`);
+  print(
+    `fuzzing ${cases.length} cases (operation × mutation), ${perCase} requests each, seed ${seed}, ${concurrency} in flight`,
+  );
 
   const byStatus = new Map<string, number>();
   const byMutation = new Map<string, number>();
@@ -57,7 +67,10 @@ try {
   const started = performance.now();
   await sendAll(env.admin, fuzzPlan(cases, { seed, perCase }), concurrency, (outcome) => {
     sent += 1;
-    const status = outcome.request.method === 'HEAD' ? `${outcome.status} (HEAD, no body)` : `${outcome.status} ${outcome.code ?? ''}`.trim();
+    const status =
+      outcome.request.method === 'HEAD'
+        ? `${outcome.status} (HEAD, no body)`
+        : `${outcome.status} ${outcome.code ?? ''}`.trim();
     byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
     byMutation.set(outcome.request.mutation, (byMutation.get(outcome.request.mutation) ?? 0) + 1);
     const key = `${outcome.request.method} ${outcome.request.operationId}`;
@@ -75,23 +88,49 @@ try {
   const seconds = (performance.now() - started) / 1000;
 
   print(`\n${sent} requests in ${seconds.toFixed(1)} s (${Math.round(sent / seconds)}/s)\n`);
-  print(table([['status', 'count'], ...[...byStatus.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([status, count]) => [status, count])]));
+  print(
+    table([
+      ['status', 'count'],
+      ...[...byStatus.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([status, count]) => [status, count]),
+    ]),
+  );
   print();
-  print(table([['mutation', 'count'], ...[...byMutation.entries()].sort().map(([mutation, count]) => [mutation, count])]));
+  print(
+    table([['mutation', 'count'], ...[...byMutation.entries()].sort().map(([mutation, count]) => [mutation, count])]),
+  );
   const slowest = [...durations.entries()]
     .map(([operation, times]) => {
       const sorted = [...times].sort((a, b) => a - b);
-      return { operation, count: sorted.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted.at(-1) ?? 0 };
+      return {
+        operation,
+        count: sorted.length,
+        p50: percentile(sorted, 0.5),
+        p99: percentile(sorted, 0.99),
+        max: sorted.at(-1) ?? 0,
+      };
     })
     .sort((a, b) => b.p99 - a.p99)
     .slice(0, 10);
   print('\nslowest operations (ms)');
   print(
-    table([['operation', 'requests', 'p50', 'p99', 'max'], ...slowest.map((row) => [row.operation, row.count, Math.round(row.p50), Math.round(row.p99), Math.round(row.max)])]),
+    table([
+      ['operation', 'requests', 'p50', 'p99', 'max'],
+      ...slowest.map((row) => [
+        row.operation,
+        row.count,
+        Math.round(row.p50),
+        Math.round(row.p99),
+        Math.round(row.max),
+      ]),
+    ]),
   );
 
-  const failed5xx = [...byStatus.entries()].filter(([status]) => Number.parseInt(status, 10) >= 500 && status !== '501 10-1501').reduce((sum, [, count]) => sum + count, 0);
-  print(`\n${failed5xx} × 5xx (besides 501 10-1501, the catalogue's answer for connectors not built yet); ${failures.size} distinct violations`);
+  const failed5xx = [...byStatus.entries()]
+    .filter(([status]) => Number.parseInt(status, 10) >= 500 && status !== '501 10-1501')
+    .reduce((sum, [, count]) => sum + count, 0);
+  print(
+    `\n${failed5xx} × 5xx (besides 501 10-1501, the catalogue's answer for connectors not built yet); ${failures.size} distinct violations`,
+  );
   for (const failure of failures.values()) print(`  ${failure}`);
   await stillServes(env);
   print('a normal client is still served afterwards');

@@ -31,7 +31,10 @@ function numberOr(value: unknown, fallback: number): number {
 }
 
 function stringValue(schema: JsonSchema): fc.Arbitrary<string> {
-  if (schema.format === 'date-time') return fc.date({ noInvalidDate: true, min: new Date('2000-01-01'), max: new Date('2100-01-01') }).map((date) => date.toISOString());
+  if (schema.format === 'date-time')
+    return fc
+      .date({ noInvalidDate: true, min: new Date('2000-01-01'), max: new Date('2100-01-01') })
+      .map((date) => date.toISOString());
   if (schema.format === 'email') return fc.emailAddress();
   if (schema.format === 'uri' || schema.format === 'url') return fc.webUrl();
   if (typeof schema.pattern === 'string') {
@@ -57,29 +60,36 @@ function objectValue(schema: JsonSchema, context: SchemaContext, depth: number):
   const properties = isSchema(schema.properties) ? schema.properties : {};
   const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
   const model: Record<string, fc.Arbitrary<unknown>> = {};
-  for (const [name, property] of Object.entries(properties)) model[name] = fieldValue(name, property, context, depth + 1);
+  for (const [name, property] of Object.entries(properties))
+    model[name] = fieldValue(name, property, context, depth + 1);
   return fc.record(model, { requiredKeys: required.filter((name) => name in model) });
 }
 
 function fieldValue(name: string, schema: unknown, context: SchemaContext, depth: number): fc.Arbitrary<unknown> {
   const generated = schemaValue(schema, context, depth);
   const hints = Object.hasOwn(context.hints, name) ? context.hints[name] : undefined;
-  return hints && hints.length > 0 ? fc.oneof({ arbitrary: fc.constantFrom(...hints), weight: 3 }, { arbitrary: generated, weight: 1 }) : generated;
+  return hints && hints.length > 0
+    ? fc.oneof({ arbitrary: fc.constantFrom(...hints), weight: 3 }, { arbitrary: generated, weight: 1 })
+    : generated;
 }
 
 /** An arbitrary of values that (mostly) satisfy `schema`. */
 export function schemaValue(schema: unknown, context: SchemaContext, depth = 0): fc.Arbitrary<unknown> {
-  if (!isSchema(schema) || depth > MAX_DEPTH) return depth > MAX_DEPTH ? fc.constant(null) : fc.jsonValue({ maxDepth: 2 });
+  if (!isSchema(schema) || depth > MAX_DEPTH)
+    return depth > MAX_DEPTH ? fc.constant(null) : fc.jsonValue({ maxDepth: 2 });
   if (typeof schema.$ref === 'string') return schemaValue(context.resolve(schema.$ref), context, depth + 1);
   if ('const' in schema) return fc.constant(schema.const);
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return fc.constantFrom(...(schema.enum as unknown[]));
   for (const key of ['oneOf', 'anyOf'] as const) {
     const options = schema[key];
-    if (Array.isArray(options) && options.length > 0) return fc.oneof(...options.map((option) => schemaValue(option, context, depth)));
+    if (Array.isArray(options) && options.length > 0)
+      return fc.oneof(...options.map((option) => schemaValue(option, context, depth)));
   }
   if (Array.isArray(schema.allOf) && schema.allOf.length > 0) {
     // zod emits allOf for intersections of objects: merge their members.
-    const parts = schema.allOf.map((part) => (isSchema(part) && typeof part.$ref === 'string' ? context.resolve(part.$ref) : part)).filter(isSchema);
+    const parts = schema.allOf
+      .map((part) => (isSchema(part) && typeof part.$ref === 'string' ? context.resolve(part.$ref) : part))
+      .filter(isSchema);
     const merged = {
       type: 'object',
       properties: Object.assign({}, ...parts.map((part) => part.properties ?? {})) as JsonSchema,
@@ -88,14 +98,20 @@ export function schemaValue(schema: unknown, context: SchemaContext, depth = 0):
     return objectValue(merged, context, depth);
   }
   const type = schema.type;
-  if (Array.isArray(type)) return fc.oneof(...type.map((single) => schemaValue({ ...schema, type: single }, context, depth)));
+  if (Array.isArray(type))
+    return fc.oneof(...type.map((single) => schemaValue({ ...schema, type: single }, context, depth)));
   switch (type) {
     case 'string':
       return stringValue(schema);
     case 'integer':
       return integerValue(schema);
     case 'number':
-      return fc.double({ noNaN: true, noDefaultInfinity: true, min: numberOr(schema.minimum, -1e12), max: numberOr(schema.maximum, 1e12) });
+      return fc.double({
+        noNaN: true,
+        noDefaultInfinity: true,
+        min: numberOr(schema.minimum, -1e12),
+        max: numberOr(schema.maximum, 1e12),
+      });
     case 'boolean':
       return fc.boolean();
     case 'null':

@@ -50,7 +50,9 @@ beforeAll(() => {
 afterAll(() => stage?.close());
 
 const routeFunction = (route: (typeof routes)[number]): FunctionInfo =>
-  functionOf(stage, route.handler, (fn) => fn.description.startsWith(`${route.method} ${API_BASE_PATH}${route.path} (`));
+  functionOf(stage, route.handler, (fn) =>
+    fn.description.startsWith(`${route.method} ${API_BASE_PATH}${route.path} (`),
+  );
 
 const apiRoutes = () => allResourcesOfType(stage, 'AWS::ApiGatewayV2::Route');
 
@@ -79,14 +81,21 @@ describe('API routes', () => {
     expect(routes.some((route) => route.permission !== null)).toBe(true);
   });
 
-  it.each(routes.map((route) => [`${route.method} ${route.path}`, route] as const))('%s has exactly one function and one API route to it', (_, route) => {
-    const fn = routeFunction(route);
-    const matching = apiRoutes().filter(({ resource }) => propertiesOf(resource).RouteKey === `${route.method} ${API_BASE_PATH}${route.path}`);
-    expect(matching).toHaveLength(1);
-    expect(sameTarget(integratedFunction(matching[0]!), asTarget(fn))).toBe(true);
-    // The route lives in its domain's nested stack.
-    expect(fn.view.name).toBe(`${route.tag.replace(/(^|-)([a-z0-9])/g, (_, __, letter: string) => letter.toUpperCase())}Routes`);
-  });
+  it.each(routes.map((route) => [`${route.method} ${route.path}`, route] as const))(
+    '%s has exactly one function and one API route to it',
+    (_, route) => {
+      const fn = routeFunction(route);
+      const matching = apiRoutes().filter(
+        ({ resource }) => propertiesOf(resource).RouteKey === `${route.method} ${API_BASE_PATH}${route.path}`,
+      );
+      expect(matching).toHaveLength(1);
+      expect(sameTarget(integratedFunction(matching[0]!), asTarget(fn))).toBe(true);
+      // The route lives in its domain's nested stack.
+      expect(fn.view.name).toBe(
+        `${route.tag.replace(/(^|-)([a-z0-9])/g, (_, __, letter: string) => letter.toUpperCase())}Routes`,
+      );
+    },
+  );
 
   it('has no API route the route table does not declare, besides $default', () => {
     const declared = new Set(routes.map((route) => `${route.method} ${API_BASE_PATH}${route.path}`));
@@ -100,7 +109,9 @@ describe('API routes', () => {
     expect(authorizers).toHaveLength(1);
     const authorizerId = authorizers[0];
     for (const route of routes) {
-      const [apiRoute] = apiRoutes().filter(({ resource }) => propertiesOf(resource).RouteKey === `${route.method} ${API_BASE_PATH}${route.path}`);
+      const [apiRoute] = apiRoutes().filter(
+        ({ resource }) => propertiesOf(resource).RouteKey === `${route.method} ${API_BASE_PATH}${route.path}`,
+      );
       const properties = propertiesOf(apiRoute!.resource);
       if (route.permission === null) {
         expect(properties.AuthorizationType ?? 'NONE', route.operationId).toBe('NONE');
@@ -116,7 +127,12 @@ describe('API routes', () => {
     const authorizers = resourcesOfType(stage.root, 'AWS::ApiGatewayV2::Authorizer');
     expect(authorizers).toHaveLength(1);
     const properties = propertiesOf(authorizers[0]![1]);
-    expect(properties).toMatchObject({ AuthorizerType: 'REQUEST', EnableSimpleResponses: true, AuthorizerPayloadFormatVersion: '2.0', AuthorizerResultTtlInSeconds: 0 });
+    expect(properties).toMatchObject({
+      AuthorizerType: 'REQUEST',
+      EnableSimpleResponses: true,
+      AuthorizerPayloadFormatVersion: '2.0',
+      AuthorizerResultTtlInSeconds: 0,
+    });
     expect(properties.IdentitySource).toBeUndefined();
     const uri = JSON.stringify(properties.AuthorizerUri);
     const authorizer = functionOf(stage, AUTHORIZER_HANDLER);
@@ -198,10 +214,21 @@ describe('storage and keys', () => {
   });
 
   it('the data bucket: KMS encryption, versioned, public access blocked, retained, TLS only', () => {
-    const [, bucket] = resourcesOfType(stage.root, 'AWS::S3::Bucket').find(([, resource]) => JSON.stringify(propertiesOf(resource).BucketEncryption).includes('aws:kms'))!;
+    const [, bucket] = resourcesOfType(stage.root, 'AWS::S3::Bucket').find(([, resource]) =>
+      JSON.stringify(propertiesOf(resource).BucketEncryption).includes('aws:kms'),
+    )!;
     const properties = propertiesOf(bucket);
     expect(bucket.DeletionPolicy).toBe('Retain');
-    expect(at(properties, 'BucketEncryption', 'ServerSideEncryptionConfiguration', 0, 'ServerSideEncryptionByDefault', 'SSEAlgorithm')).toBe('aws:kms');
+    expect(
+      at(
+        properties,
+        'BucketEncryption',
+        'ServerSideEncryptionConfiguration',
+        0,
+        'ServerSideEncryptionByDefault',
+        'SSEAlgorithm',
+      ),
+    ).toBe('aws:kms');
     expect(propertiesOf(resourceOf(keys.bucket)).EnableKeyRotation).toBe(true);
     expect(properties.VersioningConfiguration).toEqual({ Status: 'Enabled' });
     expect(properties.PublicAccessBlockConfiguration).toEqual({
@@ -217,10 +244,17 @@ describe('storage and keys', () => {
     const buckets = resourcesOfType(stage.root, 'AWS::S3::Bucket').map(([logicalId]) => logicalId);
     expect(buckets.length).toBeGreaterThan(0);
     for (const bucket of buckets) {
-      const policies = resourcesOfType(stage.root, 'AWS::S3::BucketPolicy').filter(([, policy]) => at(policy, 'Properties', 'Bucket', 'Ref') === bucket);
+      const policies = resourcesOfType(stage.root, 'AWS::S3::BucketPolicy').filter(
+        ([, policy]) => at(policy, 'Properties', 'Bucket', 'Ref') === bucket,
+      );
       expect(policies, bucket).toHaveLength(1);
       expect(at(policies[0]![1], 'Properties', 'PolicyDocument', 'Statement')).toContainEqual(
-        expect.objectContaining({ Effect: 'Deny', Action: 's3:*', Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        expect.objectContaining({
+          Effect: 'Deny',
+          Action: 's3:*',
+          Principal: { AWS: '*' },
+          Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+        }),
       );
     }
   });
@@ -240,7 +274,9 @@ describe('least privilege', () => {
     for (const fn of stage.functions) {
       expect(propertiesOf(fn.role).ManagedPolicyArns, fn.description).toBeUndefined();
       const logGrants = grants(fn).filter((grant) => grant.action.startsWith('logs:'));
-      expect(new Set(logGrants.map((grant) => grant.action))).toEqual(new Set(['logs:CreateLogStream', 'logs:PutLogEvents']));
+      expect(new Set(logGrants.map((grant) => grant.action))).toEqual(
+        new Set(['logs:CreateLogStream', 'logs:PutLogEvents']),
+      );
       const ownLogGroup = targetOf(fn.view, at(fn.properties, 'LoggingConfig', 'LogGroup'));
       for (const grant of logGrants) expect(sameTarget(grant.target, ownLogGroup), fn.description).toBe(true);
     }
@@ -270,18 +306,26 @@ describe('least privilege', () => {
     for (const action of DYNAMODB_WRITE) expect(actions.has(action), action).toBe(access.table === 'write');
     // Table actions are on the table only.
     const [table] = Object.keys(stage.root.template.findResources('AWS::DynamoDB::Table'));
-    for (const grant of grants(fn).filter((grant) => grant.action.startsWith('dynamodb:'))) expect(grant.target?.logicalId).toBe(table);
+    for (const grant of grants(fn).filter((grant) => grant.action.startsWith('dynamodb:')))
+      expect(grant.target?.logicalId).toBe(table);
     // KMS on the table key only through DynamoDB, on the bucket key only through S3.
     for (const grant of grants(fn).filter((grant) => sameTarget(grant.target, keys.table))) {
-      expect(maybeAt(grant.condition, 'StringEquals', 'kms:ViaService')).toEqual({ 'Fn::Join': ['', ['dynamodb.', { Ref: 'AWS::Region' }, '.amazonaws.com']] });
+      expect(maybeAt(grant.condition, 'StringEquals', 'kms:ViaService')).toEqual({
+        'Fn::Join': ['', ['dynamodb.', { Ref: 'AWS::Region' }, '.amazonaws.com']],
+      });
     }
     for (const grant of grants(fn).filter((grant) => sameTarget(grant.target, keys.bucket))) {
-      expect(maybeAt(grant.condition, 'StringEquals', 'kms:ViaService')).toEqual({ 'Fn::Join': ['', ['s3.', { Ref: 'AWS::Region' }, '.amazonaws.com']] });
+      expect(maybeAt(grant.condition, 'StringEquals', 'kms:ViaService')).toEqual({
+        'Fn::Join': ['', ['s3.', { Ref: 'AWS::Region' }, '.amazonaws.com']],
+      });
     }
     expect(actionsOnTarget(fn, keys.table).length > 0).toBe(access.table !== undefined);
-    const expectedDataKey = (access.dataKey ?? []).map((use) => (use === 'encrypt' ? 'kms:GenerateDataKey' : 'kms:Decrypt')).sort();
+    const expectedDataKey = (access.dataKey ?? [])
+      .map((use) => (use === 'encrypt' ? 'kms:GenerateDataKey' : 'kms:Decrypt'))
+      .sort();
     expect(actionsOnTarget(fn, keys.data).sort()).toEqual(expectedDataKey);
-    const expectedSigning = access.signingKey === 'sign' ? ['kms:Sign'] : access.signingKey === 'verify' ? ['kms:GetPublicKey'] : [];
+    const expectedSigning =
+      access.signingKey === 'sign' ? ['kms:Sign'] : access.signingKey === 'verify' ? ['kms:GetPublicKey'] : [];
     expect(actionsOnTarget(fn, keys.signing)).toEqual(expectedSigning);
     // The data bucket: list the bucket, objects by use, the bucket key to match.
     const bucket = dataBucket(stage);
@@ -298,17 +342,22 @@ describe('least privilege', () => {
     const known = [keys.table, keys.data, keys.signing, keys.bucket, bucket, ...started];
     for (const grant of grants(fn).filter((grant) => !grant.action.startsWith('logs:'))) {
       const on = grant.target ?? grant.objectsOf;
-      expect(on?.logicalId === table || known.some((target) => sameTarget(on, target)), `${grant.action} on ${JSON.stringify(grant.resource)}`).toBe(true);
+      expect(
+        on?.logicalId === table || known.some((target) => sameTarget(on, target)),
+        `${grant.action} on ${JSON.stringify(grant.resource)}`,
+      ).toBe(true);
     }
     // Resource names reach a function only with the access to use them.
     expect('TABLE_NAME' in fn.environment).toBe(access.table !== undefined);
     expect('DATA_KEY_ID' in fn.environment).toBe((access.dataKey ?? []).length > 0);
     expect('SIGNING_KEY_ID' in fn.environment).toBe(access.signingKey !== undefined);
     expect('DATA_BUCKET' in fn.environment).toBe(access.dataBucket !== undefined);
-    if (access.dataBucket !== undefined) expect(sameTarget(targetOf(fn.view, fn.environment.DATA_BUCKET), bucket)).toBe(true);
+    if (access.dataBucket !== undefined)
+      expect(sameTarget(targetOf(fn.view, fn.environment.DATA_BUCKET), bucket)).toBe(true);
     const machineVariables = Object.keys(fn.environment).filter((name) => name.endsWith('_STATE_MACHINE_ARN'));
     expect(machineVariables.sort()).toEqual((access.startsJobs ?? []).map(stateMachineArnVariable).sort());
-    for (const job of access.startsJobs ?? []) expect(sameTarget(targetOf(fn.view, fn.environment[stateMachineArnVariable(job)]), stateMachine(job))).toBe(true);
+    for (const job of access.startsJobs ?? [])
+      expect(sameTarget(targetOf(fn.view, fn.environment[stateMachineArnVariable(job)]), stateMachine(job))).toBe(true);
   });
 
   it('connections/get reads the table and has no write and no KMS key of its own', () => {
@@ -316,12 +365,17 @@ describe('least privilege', () => {
     const actions = actionsOf(fn);
     expect(actions).toContain('dynamodb:GetItem');
     expect(actions).toContain('dynamodb:Query');
-    for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) expect(actions).not.toContain(action);
+    for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'])
+      expect(actions).not.toContain(action);
     expect(actionsOnTarget(fn, keys.data)).toEqual([]);
     expect(actionsOnTarget(fn, keys.signing)).toEqual([]);
     // Its only KMS use is DynamoDB decrypting the table on its behalf.
     const kms = grants(fn).filter((grant) => grant.action.startsWith('kms:'));
-    expect(kms.every((grant) => sameTarget(grant.target, keys.table) && maybeAt(grant.condition, 'StringEquals', 'kms:ViaService'))).toBe(true);
+    expect(
+      kms.every(
+        (grant) => sameTarget(grant.target, keys.table) && maybeAt(grant.condition, 'StringEquals', 'kms:ViaService'),
+      ),
+    ).toBe(true);
     expect(new Set(kms.map((grant) => grant.action))).toEqual(new Set(['kms:Decrypt', 'kms:DescribeKey']));
   });
 
@@ -368,7 +422,11 @@ describe('cdk-nag', () => {
   it('AWS Solutions checks pass (synthesis would have thrown), and every acknowledgment gives a reason', () => {
     const metadata = stage.stack.node
       .findAll()
-      .flatMap((construct) => construct.node.metadata.filter((entry) => entry.type === 'aws:cdk:acknowledged-rules').map((entry) => entry.data));
+      .flatMap((construct) =>
+        construct.node.metadata
+          .filter((entry) => entry.type === 'aws:cdk:acknowledged-rules')
+          .map((entry) => entry.data),
+      );
     expect(metadata.length).toBeGreaterThan(0);
     for (const [id, reason] of metadata.flatMap((entry) => Object.entries(entry as Record<string, string>))) {
       expect(id).toMatch(/^AwsSolutions::AwsSolutions-/);
@@ -380,13 +438,23 @@ describe('cdk-nag', () => {
     // Acknowledged: the runtime pin, the public routes, the data bucket's objects and the state
     // machines' logging (no X-Ray, log delivery actions on '*').
     expect(new Set(nag.suppressedViolations.map((violation) => violation.ruleName))).toEqual(
-      new Set(['AwsSolutions-L1', 'AwsSolutions-APIG4', 'AwsSolutions-IAM5[Resource::<DataBucketArn>/*]', 'AwsSolutions-IAM5[Resource::*]', 'AwsSolutions-SF2']),
+      new Set([
+        'AwsSolutions-L1',
+        'AwsSolutions-APIG4',
+        'AwsSolutions-IAM5[Resource::<DataBucketArn>/*]',
+        'AwsSolutions-IAM5[Resource::*]',
+        'AwsSolutions-SF2',
+      ]),
     );
     // The objects acknowledgment is on exactly the functions that declare data bucket access.
-    const objects = nag.suppressedViolations.filter((violation) => violation.ruleName === 'AwsSolutions-IAM5[Resource::<DataBucketArn>/*]');
+    const objects = nag.suppressedViolations.filter(
+      (violation) => violation.ruleName === 'AwsSolutions-IAM5[Resource::<DataBucketArn>/*]',
+    );
     const withBucket = [...routes, ...workers].filter((subject) => subject.access.dataBucket !== undefined);
     expect(objects.flatMap((violation) => violation.violatingConstructs)).toHaveLength(withBucket.length);
     const publicRoutes = nag.suppressedViolations.filter((violation) => violation.ruleName === 'AwsSolutions-APIG4');
-    expect(publicRoutes.flatMap((violation) => violation.violatingConstructs)).toHaveLength(routes.filter((route) => route.permission === null).length + 1);
+    expect(publicRoutes.flatMap((violation) => violation.violatingConstructs)).toHaveLength(
+      routes.filter((route) => route.permission === null).length + 1,
+    );
   });
 });

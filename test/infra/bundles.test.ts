@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { AUTHORIZER_HANDLER, FALLBACK_HANDLER, routes } from '../../functions/routes';
-import { bundleBudget, bundleFunction, duckDbImportsIn, forbiddenInRoute, routeExternalModules } from '../../infra/bundling';
+import {
+  bundleBudget,
+  bundleFunction,
+  duckDbImportsIn,
+  forbiddenInRoute,
+  routeExternalModules,
+} from '../../infra/bundling';
 
 /**
  * What every API function carries, bundled as deployed: never the data engine or a warehouse

@@ -40,7 +40,9 @@ export function actionsOfStatement(statement: PolicyStatement): readonly string[
 }
 
 /** An IAM policy document: one statement or a list of them. */
-export const PolicyDocument = z.object({ Statement: z.union([PolicyStatement, z.array(PolicyStatement)]) }).catchall(Json);
+export const PolicyDocument = z
+  .object({ Statement: z.union([PolicyStatement, z.array(PolicyStatement)]) })
+  .catchall(Json);
 export type PolicyDocument = z.infer<typeof PolicyDocument>;
 
 const Retrier = z

@@ -13,7 +13,14 @@ import { at } from './json';
 import { allResourcesOfType, synthesize, targetOf, workerOf, type FunctionInfo, type SynthesizedStage } from './synth';
 
 const META_ROUTES = routes.filter((route) => route.tag === 'meta');
-const ANALYSER: RouteSpec = { ...META_ROUTES[0]!, operationId: 'analyseFixture', path: '/fixture-analyses', method: 'POST', handler: 'meta/error-type', engine: true };
+const ANALYSER: RouteSpec = {
+  ...META_ROUTES[0]!,
+  operationId: 'analyseFixture',
+  path: '/fixture-analyses',
+  method: 'POST',
+  handler: 'meta/error-type',
+  engine: true,
+};
 
 let stage: SynthesizedStage;
 

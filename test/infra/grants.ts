@@ -5,7 +5,11 @@
 import { grants, sameTarget, type FunctionInfo, type Target } from './synth';
 
 /** The function itself as a target (for grants that name it, e.g. a state machine's invoke). */
-export const asTarget = (fn: FunctionInfo): Target => ({ view: fn.view, logicalId: fn.logicalId, attribute: undefined });
+export const asTarget = (fn: FunctionInfo): Target => ({
+  view: fn.view,
+  logicalId: fn.logicalId,
+  attribute: undefined,
+});
 
 /** Actions granted on a resource (a key, the bucket, a state machine), sorted. */
 export const actionsOnTarget = (fn: FunctionInfo, target: Target): string[] =>
@@ -23,7 +27,13 @@ export const actionsOnObjects = (fn: FunctionInfo, bucket: Target): string[] =>
 
 /** The actions of each kind of table access, spelled out independently of infra/stacks/access.ts. */
 export const DYNAMODB_READ = ['dynamodb:GetItem', 'dynamodb:Query'];
-export const DYNAMODB_WRITE = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem'];
+export const DYNAMODB_WRITE = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:ConditionCheckItem',
+];
 
 /** What each kind of data bucket access amounts to, spelled out independently of infra/stacks/access.ts. */
 export const BUCKET_GRANTS = {

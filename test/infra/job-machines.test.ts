@@ -43,7 +43,9 @@ import {
 
 /** The data-tables routes, and the routes of another domain that start a job. */
 const DATASET_STARTERS = ['executeDatasetNode', 'analyseDatasetNodeSchema'];
-const DOMAIN_ROUTES = routes.filter((route) => route.tag === 'data-tables' || DATASET_STARTERS.includes(route.operationId));
+const DOMAIN_ROUTES = routes.filter(
+  (route) => route.tag === 'data-tables' || DATASET_STARTERS.includes(route.operationId),
+);
 
 /** Each job: its machine, its work state, the worker that state runs. */
 const JOBS = [
@@ -59,7 +61,12 @@ const workers = workersOf(jobs);
 const FAILURE_RECORDER = 'record-job-failure';
 const ENGINE_WORKERS = ['import-data-version', 'analyse-schema', 'run-recipe', 'analyse-node-schema'];
 
-const LAMBDA_TRANSIENT_ERRORS = ['Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException', 'Lambda.TooManyRequestsException'];
+const LAMBDA_TRANSIENT_ERRORS = [
+  'Lambda.ServiceException',
+  'Lambda.AWSLambdaException',
+  'Lambda.SdkClientException',
+  'Lambda.TooManyRequestsException',
+];
 
 let stage: SynthesizedTemplates;
 
@@ -82,7 +89,9 @@ const routeFunction = (operationId: string): FunctionInfo => {
 };
 const worker = (name: string): FunctionInfo => workerOf(stage, name);
 function machine(name: string): { view: SynthesizedTemplates['root']; logicalId: string; resource: CfnResource } {
-  const found = allResourcesOfType(stage, 'AWS::StepFunctions::StateMachine').filter(({ logicalId }) => logicalId.startsWith(`${pascal(name)}StateMachine`));
+  const found = allResourcesOfType(stage, 'AWS::StepFunctions::StateMachine').filter(({ logicalId }) =>
+    logicalId.startsWith(`${pascal(name)}StateMachine`),
+  );
   expect(found, name).toHaveLength(1);
   return found[0]!;
 }
@@ -93,7 +102,8 @@ const machineTarget = (name: string): Target => {
 };
 
 const objectActions = (fn: FunctionInfo): string[] => actionsOnObjects(fn, dataBucket(stage));
-const machineVariables = (fn: FunctionInfo): string[] => Object.keys(fn.environment).filter((name) => name.endsWith('_STATE_MACHINE_ARN'));
+const machineVariables = (fn: FunctionInfo): string[] =>
+  Object.keys(fn.environment).filter((name) => name.endsWith('_STATE_MACHINE_ARN'));
 
 describe('state machines', () => {
   it('one per job of functions/jobs.ts, and the jobs here are all of them', () => {
@@ -110,11 +120,15 @@ describe('state machines', () => {
       expect(text).not.toMatch(/\$\{/);
       const deployed = definition();
       expect(stateOf(deployed, job.workState).Parameters?.FunctionName).toBe(functionMarker(worker(job.worker)));
-      expect(stateOf(deployed, 'RecordFailure').Parameters?.FunctionName).toBe(functionMarker(worker(FAILURE_RECORDER)));
+      expect(stateOf(deployed, 'RecordFailure').Parameters?.FunctionName).toBe(
+        functionMarker(worker(FAILURE_RECORDER)),
+      );
       const invoked = Object.values(deployed.States)
         .filter((state) => state.Type === 'Task')
         .map((state) => state.Parameters?.FunctionName);
-      expect(new Set(invoked)).toEqual(new Set([functionMarker(worker(job.worker)), functionMarker(worker(FAILURE_RECORDER))]));
+      expect(new Set(invoked)).toEqual(
+        new Set([functionMarker(worker(job.worker)), functionMarker(worker(FAILURE_RECORDER))]),
+      );
     });
 
     it('times the work step out before its Lambda does, and retries transient failures with backoff and jitter', () => {
@@ -136,7 +150,9 @@ describe('state machines', () => {
 
     it('catches everything else into RecordFailure, which is retried itself and ends the execution as failed', () => {
       const deployed = definition();
-      expect(stateOf(deployed, job.workState).Catch).toEqual([expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: 'RecordFailure' })]);
+      expect(stateOf(deployed, job.workState).Catch).toEqual([
+        expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: 'RecordFailure' }),
+      ]);
       const recorder = stateOf(deployed, 'RecordFailure');
       expect(recorder.Type).toBe('Task');
       expect(recorder.Retry?.length).toBeGreaterThan(0);
@@ -153,7 +169,9 @@ describe('state machines', () => {
 
     it('its role may invoke exactly its own workers', () => {
       const { view, resource } = machine(job.machine);
-      const lambda = roleStatements(view, propertiesOf(resource).RoleArn).filter((statement) => actionsOfStatement(statement).some((action) => action.startsWith('lambda:')));
+      const lambda = roleStatements(view, propertiesOf(resource).RoleArn).filter((statement) =>
+        actionsOfStatement(statement).some((action) => action.startsWith('lambda:')),
+      );
       expect(lambda).toHaveLength(1);
       expect(lambda[0]!.Action).toBe('lambda:InvokeFunction');
       const invoked = asList(lambda[0]!.Resource).map((arn) => targetOf(view, arn));
@@ -184,11 +202,17 @@ describe('starting jobs', () => {
     expect(starts.map((grant) => grant.action)).toEqual(['states:StartExecution']);
     expect(sameTarget(starts[0]!.target, machineTarget(name))).toBe(true);
     expect(machineVariables(fn)).toEqual([stateMachineArnVariable({ name })]);
-    expect(sameTarget(targetOf(fn.view, fn.environment[stateMachineArnVariable({ name })]), machineTarget(name))).toBe(true);
+    expect(sameTarget(targetOf(fn.view, fn.environment[stateMachineArnVariable({ name })]), machineTarget(name))).toBe(
+      true,
+    );
   });
 
   it('no other function may start a job or learns a machine ARN; workers never do', () => {
-    const starters = new Set(['batchCreateDataVersions', 'analyseDataVersionSchema', ...DATASET_STARTERS].map((operationId) => routeFunction(operationId).logicalId));
+    const starters = new Set(
+      ['batchCreateDataVersions', 'analyseDataVersionSchema', ...DATASET_STARTERS].map(
+        (operationId) => routeFunction(operationId).logicalId,
+      ),
+    );
     for (const fn of stage.functions.filter((candidate) => !starters.has(candidate.logicalId))) {
       expect(
         [...actionsOf(fn)].filter((action) => action.startsWith('states:')),
@@ -200,12 +224,15 @@ describe('starting jobs', () => {
 });
 
 describe('the data bucket', () => {
-  it.each(['previewDataVersion', 'sampleDataVersion'])('%s may read objects, never write or delete them', (operationId) => {
-    const fn = routeFunction(operationId);
-    expect(objectActions(fn)).toEqual(['s3:GetObject']);
-    expect(actionsOnTarget(fn, rootKeys(stage).bucket)).toEqual(['kms:Decrypt']);
-    expect(sameTarget(targetOf(fn.view, fn.environment.DATA_BUCKET), dataBucket(stage))).toBe(true);
-  });
+  it.each(['previewDataVersion', 'sampleDataVersion'])(
+    '%s may read objects, never write or delete them',
+    (operationId) => {
+      const fn = routeFunction(operationId);
+      expect(objectActions(fn)).toEqual(['s3:GetObject']);
+      expect(actionsOnTarget(fn, rootKeys(stage).bucket)).toEqual(['kms:Decrypt']);
+      expect(sameTarget(targetOf(fn.view, fn.environment.DATA_BUCKET), dataBucket(stage))).toBe(true);
+    },
+  );
 
   it.each(['deleteDataTable', 'batchDeleteDataVersions'])('%s may delete objects', (operationId) => {
     expect(objectActions(routeFunction(operationId))).toContain('s3:DeleteObject');
@@ -216,13 +243,17 @@ describe('the data bucket', () => {
     const keyGrants = stage.functions.flatMap((fn) => grants(fn).filter((grant) => sameTarget(grant.target, key)));
     expect(keyGrants.length).toBeGreaterThan(0);
     for (const grant of keyGrants) {
-      expect(grant.condition).toEqual({ StringEquals: { 'kms:ViaService': { 'Fn::Join': ['', ['s3.', { Ref: 'AWS::Region' }, '.amazonaws.com']] } } });
+      expect(grant.condition).toEqual({
+        StringEquals: { 'kms:ViaService': { 'Fn::Join': ['', ['s3.', { Ref: 'AWS::Region' }, '.amazonaws.com']] } },
+      });
     }
   });
 
   it('functions that do not declare it get nothing of it, not even its name', () => {
     const declaring = new Set([
-      ...DOMAIN_ROUTES.filter((route) => route.access.dataBucket !== undefined).map((route) => routeFunction(route.operationId).logicalId),
+      ...DOMAIN_ROUTES.filter((route) => route.access.dataBucket !== undefined).map(
+        (route) => routeFunction(route.operationId).logicalId,
+      ),
       ...workers.filter((spec) => spec.access.dataBucket !== undefined).map((spec) => worker(spec.name).logicalId),
     ]);
     const others = stage.functions.filter((fn) => !declaring.has(fn.logicalId));
@@ -260,7 +291,11 @@ describe('workers', () => {
     const fn = worker(name);
     const spec = workers.find((candidate) => candidate.name === name)!;
     expect(spec.engine).toBe(true);
-    expect(fn.properties).toMatchObject({ Timeout: spec.timeoutSeconds, MemorySize: spec.memoryMb, EphemeralStorage: { Size: 10_240 } });
+    expect(fn.properties).toMatchObject({
+      Timeout: spec.timeoutSeconds,
+      MemorySize: spec.memoryMb,
+      EphemeralStorage: { Size: 10_240 },
+    });
     expect(fn.properties.Layers).toHaveLength(1);
     expect(targetOf(fn.view, at(fn.properties, 'Layers', 0))?.logicalId).toBe(duckDbLayer().logicalId);
     expect(objectActions(fn)).toEqual(['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject']);
@@ -286,7 +321,9 @@ describe('workers', () => {
   it('only functions that declare it may decrypt with the data key', () => {
     const key = rootKeys(stage).data;
     const declared = new Set([
-      ...DOMAIN_ROUTES.filter((route) => route.access.dataKey?.includes('decrypt')).map((route) => routeFunction(route.operationId).logicalId),
+      ...DOMAIN_ROUTES.filter((route) => route.access.dataKey?.includes('decrypt')).map(
+        (route) => routeFunction(route.operationId).logicalId,
+      ),
       ...workers.filter((spec) => spec.access.dataKey?.includes('decrypt')).map((spec) => worker(spec.name).logicalId),
     ]);
     expect(declared.has(worker('import-data-version').logicalId)).toBe(true);
@@ -314,10 +351,19 @@ describe('the DuckDB layer', () => {
   });
 
   it('carries the pinned @duckdb/node-api with the linux-arm64 (glibc) binding only, where Node.js layers are found', () => {
-    const nodeModules = join(assetDir(stage, stringAt(duckDbLayer().properties, 'Content', 'S3Key')), 'nodejs', 'node_modules');
-    const version = (path: string) => (JSON.parse(readFileSync(join(nodeModules, path, 'package.json'), 'utf8')) as { version: string }).version;
+    const nodeModules = join(
+      assetDir(stage, stringAt(duckDbLayer().properties, 'Content', 'S3Key')),
+      'nodejs',
+      'node_modules',
+    );
+    const version = (path: string) =>
+      (JSON.parse(readFileSync(join(nodeModules, path, 'package.json'), 'utf8')) as { version: string }).version;
     expect(version('@duckdb/node-api')).toBe(duckDbVersion());
-    expect(readdirSync(join(nodeModules, '@duckdb')).sort()).toEqual(['node-api', 'node-bindings', 'node-bindings-linux-arm64']);
+    expect(readdirSync(join(nodeModules, '@duckdb')).sort()).toEqual([
+      'node-api',
+      'node-bindings',
+      'node-bindings-linux-arm64',
+    ]);
     expect(version('@duckdb/node-bindings-linux-arm64')).toBe(version('@duckdb/node-bindings'));
     // The binding is an ELF shared object for AArch64 (e_machine 183).
     const header = Buffer.alloc(20);
@@ -329,7 +375,9 @@ describe('the DuckDB layer', () => {
   });
 
   it('is the DuckDB the project runs locally', () => {
-    const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
     expect(duckDbVersion()).toBe(manifest.dependencies['@duckdb/node-api']);
     const local = join(PROJECT_ROOT, 'node_modules', '@duckdb', 'node-api', 'package.json');
     expect(existsSync(local)).toBe(true);
@@ -337,9 +385,12 @@ describe('the DuckDB layer', () => {
   });
 
   it('refuses a version range: the layer must be reproducible', () => {
-    expect(() => installForLambda({ name: '@duckdb/node-api', version: '^1.5.5', verify: () => undefined }, join(PROJECT_ROOT, 'node_modules', '.cache'))).toThrow(
-      /not an exact version/,
-    );
+    expect(() =>
+      installForLambda(
+        { name: '@duckdb/node-api', version: '^1.5.5', verify: () => undefined },
+        join(PROJECT_ROOT, 'node_modules', '.cache'),
+      ),
+    ).toThrow(/not an exact version/);
   });
 });
 
@@ -348,7 +399,9 @@ describe('cdk-nag', () => {
     const nag = awsSolutionsReport(stage);
     expect(nag.conclusion).toBe('success');
     expect(nag.violations).toEqual([]);
-    const objects = nag.suppressedViolations.filter((violation) => violation.ruleName === 'AwsSolutions-IAM5[Resource::<DataBucketArn>/*]');
+    const objects = nag.suppressedViolations.filter(
+      (violation) => violation.ruleName === 'AwsSolutions-IAM5[Resource::<DataBucketArn>/*]',
+    );
     const users = [...DOMAIN_ROUTES, ...workers].filter((subject) => subject.access.dataBucket !== undefined);
     expect(objects.flatMap((violation) => violation.violatingConstructs)).toHaveLength(users.length);
   });

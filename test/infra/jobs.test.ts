@@ -45,15 +45,33 @@ const STATE_MACHINES = join(FIXTURES_DIR, 'statemachines');
 const FIXTURE_HANDLER = 'meta/error-type';
 
 const fixtureJob = (name: string, worker: WorkerSpec, definitionFile?: string): JobDeclaration =>
-  defineJob({ name, description: `Fixture job ${name}.`, params: z.unknown(), worker, ...(definitionFile ? { definitionFile } : {}) });
+  defineJob({
+    name,
+    description: `Fixture job ${name}.`,
+    params: z.unknown(),
+    worker,
+    ...(definitionFile ? { definitionFile } : {}),
+  });
 
 const IMPORT_JOB = fixtureJob(
   'import',
-  { name: 'import-worker', handler: FIXTURE_HANDLER, timeoutSeconds: 900, memoryMb: 3008, access: { table: 'write', dataKey: ['decrypt'] } },
+  {
+    name: 'import-worker',
+    handler: FIXTURE_HANDLER,
+    timeoutSeconds: 900,
+    memoryMb: 3008,
+    access: { table: 'write', dataKey: ['decrypt'] },
+  },
   join(STATE_MACHINES, 'import.asl.json'),
 );
 // On the single-step template; no route starts it, and the import machine may not invoke its worker.
-const EXPORT_JOB = fixtureJob('export', { name: 'export-worker', handler: FIXTURE_HANDLER, timeoutSeconds: 600, memoryMb: 2048, access: { table: 'read' } });
+const EXPORT_JOB = fixtureJob('export', {
+  name: 'export-worker',
+  handler: FIXTURE_HANDLER,
+  timeoutSeconds: 600,
+  memoryMb: 2048,
+  access: { table: 'read' },
+});
 const JOBS = [IMPORT_JOB, EXPORT_JOB];
 const WORKERS = workersOf(JOBS);
 const RECORDER = RECORD_JOB_FAILURE.name;
@@ -61,7 +79,13 @@ const RECORDER = RECORD_JOB_FAILURE.name;
 // The meta routes, one of them starting the fixture job: enough to see the machine's ARN and
 // StartExecution reach exactly the function that starts it.
 const META_ROUTES = routes.filter((route) => route.tag === 'meta');
-const STARTER: RouteSpec = { ...META_ROUTES[0]!, operationId: 'startFixtureImport', path: '/fixture-imports', method: 'POST', access: { startsJobs: [IMPORT_JOB] } };
+const STARTER: RouteSpec = {
+  ...META_ROUTES[0]!,
+  operationId: 'startFixtureImport',
+  path: '/fixture-imports',
+  method: 'POST',
+  access: { startsJobs: [IMPORT_JOB] },
+};
 const ROUTES: readonly RouteSpec[] = [...META_ROUTES, STARTER];
 
 let stage: SynthesizedStage;
@@ -80,7 +104,9 @@ const worker = (name: string): FunctionInfo => workerOf(stage, name);
 const stateMachine = (name = 'import') => {
   const machines = allResourcesOfType(stage, 'AWS::StepFunctions::StateMachine');
   expect(machines).toHaveLength(JOBS.length);
-  const found = machines.filter(({ logicalId }) => logicalId.startsWith(`${name[0]!.toUpperCase()}${name.slice(1)}StateMachine`));
+  const found = machines.filter(({ logicalId }) =>
+    logicalId.startsWith(`${name[0]!.toUpperCase()}${name.slice(1)}StateMachine`),
+  );
   expect(found, name).toHaveLength(1);
   return found[0]!;
 };
@@ -90,7 +116,9 @@ describe('fixture', () => {
     const machine = jobMachine(IMPORT_JOB);
     expect(machine.name).toBe('import');
     expect(new Set(machine.placeholders)).toEqual(new Set(['ImportWorkerFunctionArn', 'RecordJobFailureFunctionArn']));
-    expect(new Set(jobMachine(EXPORT_JOB).placeholders)).toEqual(new Set(['ExportWorkerFunctionArn', 'RecordJobFailureFunctionArn']));
+    expect(new Set(jobMachine(EXPORT_JOB).placeholders)).toEqual(
+      new Set(['ExportWorkerFunctionArn', 'RecordJobFailureFunctionArn']),
+    );
   });
 });
 
@@ -99,7 +127,12 @@ describe('workers', () => {
     for (const spec of WORKERS) {
       const fn = worker(spec.name);
       expect(fn.view.name).toBe('Jobs');
-      expect(fn.properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Timeout: spec.timeoutSeconds, MemorySize: spec.memoryMb });
+      expect(fn.properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Timeout: spec.timeoutSeconds,
+        MemorySize: spec.memoryMb,
+      });
     }
   });
 
@@ -127,7 +160,10 @@ describe('state machine', () => {
   it('is the rendered definition of its job, with a substitution for every placeholder', () => {
     const { resource } = stateMachine();
     expect(propertiesOf(resource).DefinitionString).toBe(jobMachine(IMPORT_JOB).definition);
-    expect(Object.keys(objectAt(resource, 'Properties', 'DefinitionSubstitutions')).sort()).toEqual(['ImportWorkerFunctionArn', 'RecordJobFailureFunctionArn']);
+    expect(Object.keys(objectAt(resource, 'Properties', 'DefinitionSubstitutions')).sort()).toEqual([
+      'ImportWorkerFunctionArn',
+      'RecordJobFailureFunctionArn',
+    ]);
   });
 
   it('a job without its own file gets the single-step template, naming its worker', () => {
@@ -145,7 +181,13 @@ describe('state machine', () => {
     ] as const) {
       const value = at(resource, 'Properties', 'DefinitionSubstitutions', placeholder);
       expect(maybeAt(value, 'Fn::GetAtt', 1)).toBe('Arn');
-      expect(sameTarget(targetOf(view, value), { view: worker(name).view, logicalId: worker(name).logicalId, attribute: undefined })).toBe(true);
+      expect(
+        sameTarget(targetOf(view, value), {
+          view: worker(name).view,
+          logicalId: worker(name).logicalId,
+          attribute: undefined,
+        }),
+      ).toBe(true);
     }
     const { text, definition } = deployedDefinition(stage, stateMachine());
     expect(text).not.toMatch(/\$\{/);
@@ -181,9 +223,13 @@ describe('state machine', () => {
     const { view, resource } = stateMachine();
     const roleArn = propertiesOf(resource).RoleArn;
     const role = resourceOf({ view, logicalId: targetOf(view, roleArn)!.logicalId });
-    expect(at(role, 'Properties', 'AssumeRolePolicyDocument', 'Statement', 0, 'Principal')).toEqual({ Service: 'states.amazonaws.com' });
+    expect(at(role, 'Properties', 'AssumeRolePolicyDocument', 'Statement', 0, 'Principal')).toEqual({
+      Service: 'states.amazonaws.com',
+    });
     const statements = roleStatements(view, roleArn);
-    const lambda = statements.filter((statement) => actionsOfStatement(statement).some((action) => action.startsWith('lambda:')));
+    const lambda = statements.filter((statement) =>
+      actionsOfStatement(statement).some((action) => action.startsWith('lambda:')),
+    );
     expect(lambda).toHaveLength(1);
     expect(lambda[0]!.Action).toBe('lambda:InvokeFunction');
     const invoked = asList(lambda[0]!.Resource).map((arn) => targetOf(view, arn)?.logicalId);
@@ -198,7 +244,9 @@ describe('state machine', () => {
   it('only the route that starts it learns its ARN and may start it', () => {
     const machine = stateMachine();
     const asMachine = { view: machine.view, logicalId: machine.logicalId, attribute: undefined };
-    const routeFunctions = stage.functions.filter((fn) => ROUTES.some((route) => fn.description.includes(`(${route.operationId},`)));
+    const routeFunctions = stage.functions.filter((fn) =>
+      ROUTES.some((route) => fn.description.includes(`(${route.operationId},`)),
+    );
     expect(routeFunctions).toHaveLength(ROUTES.length);
     for (const fn of routeFunctions) {
       const starts = fn.description.includes(`(${STARTER.operationId},`);
@@ -214,7 +262,10 @@ describe('state machine', () => {
       }
     }
     // Workers never start jobs.
-    for (const spec of WORKERS) expect(Object.keys(worker(spec.name).environment).filter((name) => name.endsWith('_STATE_MACHINE_ARN'))).toEqual([]);
+    for (const spec of WORKERS)
+      expect(Object.keys(worker(spec.name).environment).filter((name) => name.endsWith('_STATE_MACHINE_ARN'))).toEqual(
+        [],
+      );
   });
 
   it('passes the AWS Solutions checks with its acknowledged findings', () => {
@@ -234,7 +285,11 @@ describe('configuration errors fail synthesis before any bundling', () => {
       new DataPreparationStack(scratchApp(), 'DataPreparation-broken', { stage: 'broken', routes: routeTable, jobs });
 
   it('a placeholder no worker fills', () => {
-    const unfilled = fixtureJob('echo', { ...EXPORT_JOB.worker, name: 'echo-job-worker' }, join(PROJECT_ROOT, 'test/integration/local/fixtures/statemachines/echo.asl.json'));
+    const unfilled = fixtureJob(
+      'echo',
+      { ...EXPORT_JOB.worker, name: 'echo-job-worker' },
+      join(PROJECT_ROOT, 'test/integration/local/fixtures/statemachines/echo.asl.json'),
+    );
     expect(attempt([IMPORT_JOB, unfilled])).toThrow(/echo.*\$\{EchoWorkerFunctionArn\}/);
   });
 
@@ -248,11 +303,15 @@ describe('configuration errors fail synthesis before any bundling', () => {
 
   it('a route that starts a job that is not deployed', () => {
     const typo: RouteSpec = { ...STARTER, access: { startsJobs: [{ name: 'imports' }] } };
-    expect(attempt(JOBS, [...META_ROUTES, typo])).toThrow(/route startFixtureImport starts jobs "imports", which is not in the deployed job list; jobs: import, export/);
+    expect(attempt(JOBS, [...META_ROUTES, typo])).toThrow(
+      /route startFixtureImport starts jobs "imports", which is not in the deployed job list; jobs: import, export/,
+    );
   });
 
   it('a worker that starts jobs', () => {
     const starter = fixtureJob('export', { ...EXPORT_JOB.worker, access: { table: 'read', startsJobs: [IMPORT_JOB] } });
-    expect(attempt([IMPORT_JOB, starter])).toThrow(/worker export-worker declares startsJobs; workers never start jobs/);
+    expect(attempt([IMPORT_JOB, starter])).toThrow(
+      /worker export-worker declares startsJobs; workers never start jobs/,
+    );
   });
 });

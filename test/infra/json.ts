@@ -22,7 +22,8 @@ export function isJsonObject(value: Json | undefined): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const describePath = (path: readonly Step[]): string => (path.length === 0 ? 'the value' : path.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join(''));
+const describePath = (path: readonly Step[]): string =>
+  path.length === 0 ? 'the value' : path.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join('');
 
 /** One step from `value`, or undefined when `value` has no such member (or is not of the kind the step needs). */
 function stepInto(value: Json | undefined, step: Step): Json | undefined {
@@ -39,7 +40,10 @@ export function at(value: Json | undefined, ...path: readonly Step[]): Json | un
   let current = value;
   for (const [index, step] of path.entries()) {
     const container = typeof step === 'number' ? Array.isArray(current) : isJsonObject(current);
-    if (!container) throw new Error(`${describePath(path.slice(0, index))} is not ${typeof step === 'number' ? 'an array' : 'an object'}: ${JSON.stringify(current)}`);
+    if (!container)
+      throw new Error(
+        `${describePath(path.slice(0, index))} is not ${typeof step === 'number' ? 'an array' : 'an object'}: ${JSON.stringify(current)}`,
+      );
     current = stepInto(current, step);
   }
   return current;

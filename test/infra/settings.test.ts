@@ -21,7 +21,10 @@ function configurationTable(): DocumentedRow[] {
     .filter((line) => line.startsWith('| `'))
     .map((line) => {
       const [variables = '', fallback = ''] = line.split('|').slice(1, 3);
-      return { names: [...variables.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((match) => match[1]!), setByCdk: fallback.trim() === '(set by CDK)' };
+      return {
+        names: [...variables.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((match) => match[1]!),
+        setByCdk: fallback.trim() === '(set by CDK)',
+      };
     });
 }
 
@@ -40,7 +43,9 @@ describe('settings a stage may set', () => {
     const setting = declared[name];
     expect(setting, `${name} is documented but not declared in shared/config.ts SETTINGS`).toBeDefined();
     const fallback = setting!.fallback();
-    expect(parseSettings({ [name]: fallback })).toEqual({ [name]: Array.isArray(fallback) ? fallback.join(',') : String(fallback) });
+    expect(parseSettings({ [name]: fallback })).toEqual({
+      [name]: Array.isArray(fallback) ? fallback.join(',') : String(fallback),
+    });
   });
 
   it('are all documented in README', () => {
@@ -52,13 +57,22 @@ describe('settings a stage may set', () => {
   });
 
   it('refuses an unknown setting, naming the known ones', () => {
-    expect(() => parseSettings({ TOKEN_LIFETIME: 600 })).toThrow(/^unknown setting TOKEN_LIFETIME; known settings: .*TOKEN_TTL_SECONDS/);
+    expect(() => parseSettings({ TOKEN_LIFETIME: 600 })).toThrow(
+      /^unknown setting TOKEN_LIFETIME; known settings: .*TOKEN_TTL_SECONDS/,
+    );
   });
 
   it('refuses a value the functions would refuse, and accepts one they read', () => {
-    expect(() => parseSettings({ TOKEN_TTL_SECONDS: 0 })).toThrow('setting TOKEN_TTL_SECONDS must be a positive integer');
+    expect(() => parseSettings({ TOKEN_TTL_SECONDS: 0 })).toThrow(
+      'setting TOKEN_TTL_SECONDS must be a positive integer',
+    );
     expect(() => parseSettings({ MAX_BODY_BYTES: '1.5' })).toThrow('setting MAX_BODY_BYTES must be a positive integer');
-    expect(() => parseSettings({ POWERTOOLS_LOG_LEVEL: 'LOUD' })).toThrow(/^setting POWERTOOLS_LOG_LEVEL must be one of .*DEBUG/);
-    expect(parseSettings({ POWERTOOLS_LOG_LEVEL: 'debug', JOB_INACTIVITY_SECONDS: 300 })).toEqual({ POWERTOOLS_LOG_LEVEL: 'debug', JOB_INACTIVITY_SECONDS: '300' });
+    expect(() => parseSettings({ POWERTOOLS_LOG_LEVEL: 'LOUD' })).toThrow(
+      /^setting POWERTOOLS_LOG_LEVEL must be one of .*DEBUG/,
+    );
+    expect(parseSettings({ POWERTOOLS_LOG_LEVEL: 'debug', JOB_INACTIVITY_SECONDS: 300 })).toEqual({
+      POWERTOOLS_LOG_LEVEL: 'debug',
+      JOB_INACTIVITY_SECONDS: '300',
+    });
   });
 });

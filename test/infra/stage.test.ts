@@ -20,9 +20,14 @@ describe('stage names', () => {
     expect(validateStage(stage)).toBe(stage);
   });
 
-  it.each([undefined, '', 'Dev', 'dev_1', 'dev.1', '-dev', 'dev-', 'a--b', 'dev 1', 'a'.repeat(33), 42])('rejects %s', (stage) => {
-    expect(() => validateStage(stage)).toThrow(stage === undefined || stage === '' ? /no stage given.*-c stage=/ : /invalid stage/);
-  });
+  it.each([undefined, '', 'Dev', 'dev_1', 'dev.1', '-dev', 'dev-', 'a--b', 'dev 1', 'a'.repeat(33), 42])(
+    'rejects %s',
+    (stage) => {
+      expect(() => validateStage(stage)).toThrow(
+        stage === undefined || stage === '' ? /no stage given.*-c stage=/ : /invalid stage/,
+      );
+    },
+  );
 
   it('a stage has the stack DataPreparation-<stage>', () => {
     expect(stackName('acme-prod')).toBe('DataPreparation-acme-prod');
@@ -30,14 +35,22 @@ describe('stage names', () => {
   });
 
   it('the stack refuses an invalid stage', () => {
-    expect(() => new DataPreparationStack(scratchApp(), 'DataPreparation-x', { stage: 'Bad_Stage' })).toThrow(/invalid stage/);
+    expect(() => new DataPreparationStack(scratchApp(), 'DataPreparation-x', { stage: 'Bad_Stage' })).toThrow(
+      /invalid stage/,
+    );
   });
 });
 
 describe('settings', () => {
   it('accepts known settings as strings, numbers or lists', () => {
     expect(parseSettings(undefined)).toEqual({});
-    expect(parseSettings({ TOKEN_TTL_SECONDS: 600, OUTBOUND_ALLOW_LIST: ['10.0.0.0/8', 'db.internal:5432'], TOKEN_ISSUER: 'acme' })).toEqual({
+    expect(
+      parseSettings({
+        TOKEN_TTL_SECONDS: 600,
+        OUTBOUND_ALLOW_LIST: ['10.0.0.0/8', 'db.internal:5432'],
+        TOKEN_ISSUER: 'acme',
+      }),
+    ).toEqual({
       TOKEN_TTL_SECONDS: '600',
       OUTBOUND_ALLOW_LIST: '10.0.0.0/8,db.internal:5432',
       TOKEN_ISSUER: 'acme',
@@ -55,7 +68,11 @@ describe('settings', () => {
 describe('one stack per stage', () => {
   let stage: SynthesizedStage;
   beforeAll(() => {
-    stage = synthesize({ stage: 'acme-qa', bundle: false, settings: { TOKEN_TTL_SECONDS: '600', OUTBOUND_ALLOW_LIST: '10.1.2.3:443' } });
+    stage = synthesize({
+      stage: 'acme-qa',
+      bundle: false,
+      settings: { TOKEN_TTL_SECONDS: '600', OUTBOUND_ALLOW_LIST: '10.1.2.3:443' },
+    });
   });
   afterAll(() => stage?.close());
 
@@ -67,7 +84,9 @@ describe('one stack per stage', () => {
 
   it('names and tags its resources with the stage', () => {
     stage.root.template.hasResourceProperties('AWS::ApiGatewayV2::Api', { Name: 'data-preparation-acme-qa' });
-    const aliases = resourcesOfType(stage.root, 'AWS::KMS::Alias').map(([, alias]) => stringAt(alias, 'Properties', 'AliasName'));
+    const aliases = resourcesOfType(stage.root, 'AWS::KMS::Alias').map(([, alias]) =>
+      stringAt(alias, 'Properties', 'AliasName'),
+    );
     expect(aliases.length).toBe(4);
     for (const alias of aliases) expect(alias).toMatch(/^alias\/data-preparation\/acme-qa\//);
     stage.root.template.hasResourceProperties('AWS::DynamoDB::Table', {
@@ -81,7 +100,9 @@ describe('one stack per stage', () => {
   it('nests a stack per route domain and one for jobs', () => {
     const domains = [...new Set(routes.map((route) => `${pascalCase(route.tag)}Routes`))];
     expect(stage.nested.map((view) => view.name).sort()).toEqual([...domains, 'Jobs'].sort());
-    expect(Object.keys(stage.root.template.findResources('AWS::CloudFormation::Stack'))).toHaveLength(domains.length + 1);
+    expect(Object.keys(stage.root.template.findResources('AWS::CloudFormation::Stack'))).toHaveLength(
+      domains.length + 1,
+    );
     for (const view of stage.views) expect(Object.keys(view.json.Resources).length).toBeLessThan(500);
   });
 
@@ -108,7 +129,10 @@ describe('one stack per stage', () => {
     const qa = new DataPreparationStack(app, stackName('qa'), { stage: 'qa' });
     const prod = new DataPreparationStack(app, stackName('prod'), { stage: 'prod' });
     const assembly = app.synth();
-    expect(assembly.stacks.map((stack) => stack.stackName).sort()).toEqual(['DataPreparation-prod', 'DataPreparation-qa']);
+    expect(assembly.stacks.map((stack) => stack.stackName).sort()).toEqual([
+      'DataPreparation-prod',
+      'DataPreparation-qa',
+    ]);
     expect(prod.terminationProtection).toBe(true);
     expect(qa.terminationProtection).toBe(false);
     const aliases = (stack: DataPreparationStack) =>

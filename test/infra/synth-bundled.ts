@@ -43,7 +43,11 @@ export async function synthesizeBundled(options: Omit<ChildSynthesis, 'assemblyD
     const name = stackName(options.stage);
     const rootJson = readJson(assemblyDir, `${name}.template.json`);
     const index = readJson(assemblyDir, NESTED_INDEX) as NestedStackFile[];
-    const nested = index.map(({ name: id, logicalId, file }): NestedTemplate => ({ name: id, logicalId, json: readJson(assemblyDir, file) }));
+    const nested = index.map(({ name: id, logicalId, file }): NestedTemplate => ({
+      name: id,
+      logicalId,
+      json: readJson(assemblyDir, file),
+    }));
     return templatesOf(assemblyDir, name, rootJson, nested);
   } catch (error) {
     rmSync(assemblyDir, { recursive: true, force: true });
@@ -57,12 +61,17 @@ function readJson(folder: string, file: string): unknown {
 
 function runChild(request: ChildSynthesis): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(request)], { cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(request)], {
+      cwd: PROJECT_ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
     });
     child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`synthesis failed (exit ${code}): ${stderr.trim()}`))));
+    child.once('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`synthesis failed (exit ${code}): ${stderr.trim()}`)),
+    );
   });
 }

@@ -13,14 +13,26 @@ import { NESTED_INDEX, type ChildSynthesis, type NestedStackFile } from './synth
 import { buildApp } from './synth';
 
 const request = JSON.parse(process.argv[2] ?? '{}') as ChildSynthesis;
-const selected = request.operationIds === undefined ? {} : { routes: routes.filter((route) => request.operationIds!.includes(route.operationId)) };
-const { app, stack } = buildApp(request.assemblyDir, { stage: request.stage, nag: request.nag, bundle: request.bundle, ...selected });
+const selected =
+  request.operationIds === undefined
+    ? {}
+    : { routes: routes.filter((route) => request.operationIds!.includes(route.operationId)) };
+const { app, stack } = buildApp(request.assemblyDir, {
+  stage: request.stage,
+  nag: request.nag,
+  bundle: request.bundle,
+  ...selected,
+});
 app.synth();
 const nested = stack.node
   .findAll()
   .filter((construct): construct is NestedStack => NestedStack.isNestedStack(construct))
   .map((nestedStack): NestedStackFile => {
     const resource = nestedStack.nestedStackResource as CfnElement;
-    return { name: nestedStack.node.id, logicalId: Stack.of(resource).resolve(resource.logicalId) as string, file: nestedStack.templateFile };
+    return {
+      name: nestedStack.node.id,
+      logicalId: Stack.of(resource).resolve(resource.logicalId) as string,
+      file: nestedStack.templateFile,
+    };
   });
 writeFileSync(join(request.assemblyDir, NESTED_INDEX), JSON.stringify(nested));

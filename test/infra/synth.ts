@@ -15,11 +15,21 @@ import { DataPreparationStack, type DataPreparationStackProps } from '../../infr
 import { PROJECT_ROOT } from '../../infra/stacks/service-function';
 import { stackName } from '../../infra/stacks/stage';
 import { substitute } from '../../infra/state-machines';
-import { AslDefinition, CfnTemplate, PolicyDocument, ValidationReport, type CfnResource, type PluginReport, type PolicyStatement } from './documents';
+import {
+  AslDefinition,
+  CfnTemplate,
+  PolicyDocument,
+  ValidationReport,
+  type CfnResource,
+  type PluginReport,
+  type PolicyStatement,
+} from './documents';
 import { asList, at, isJsonObject, maybeAt, objectAt, stringAt, type Json, type JsonObject } from './json';
 
 /** The feature flags and settings of cdk.json, so tests synthesize what the CLI synthesizes. */
-export const CDK_CONTEXT = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
+export const CDK_CONTEXT = (
+  JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }
+).context;
 
 export const FIXTURES_DIR = join(PROJECT_ROOT, 'test', 'infra', 'fixtures');
 
@@ -139,7 +149,12 @@ export function buildApp(assemblyDir: string, options: SynthesizeOptions): { app
 }
 
 /** The views over a root template and its nested stacks' templates. */
-export function templatesOf(assemblyDir: string, rootName: string, rootJson: unknown, nestedTemplates: readonly NestedTemplate[]): SynthesizedTemplates {
+export function templatesOf(
+  assemblyDir: string,
+  rootName: string,
+  rootJson: unknown,
+  nestedTemplates: readonly NestedTemplate[],
+): SynthesizedTemplates {
   const root: TemplateView = {
     name: rootName,
     template: Template.fromJSON(rootJson as Record<string, unknown>),
@@ -161,7 +176,14 @@ export function templatesOf(assemblyDir: string, rootName: string, rootJson: unk
     return view;
   });
   const views = [root, ...nested];
-  return { assemblyDir, root, nested, views, functions: views.flatMap(functionsOf), close: () => rmSync(assemblyDir, { recursive: true, force: true }) };
+  return {
+    assemblyDir,
+    root,
+    nested,
+    views,
+    functions: views.flatMap(functionsOf),
+    close: () => rmSync(assemblyDir, { recursive: true, force: true }),
+  };
 }
 
 const scratchDirs: string[] = [];
@@ -192,7 +214,8 @@ export function targetOf(view: TemplateView, value: Json | undefined): Target | 
     const attribute = stringAt(value, 'Fn::GetAtt', 1);
     // An output of a nested stack: follow it into that stack.
     const child = view.children.get(logicalId);
-    if (child && attribute.startsWith('Outputs.')) return targetOf(child, child.json.Outputs?.[attribute.slice('Outputs.'.length)]?.Value);
+    if (child && attribute.startsWith('Outputs.'))
+      return targetOf(child, child.json.Outputs?.[attribute.slice('Outputs.'.length)]?.Value);
     return { view, logicalId, attribute };
   }
   return undefined;
@@ -227,21 +250,30 @@ export function resourcesOfType(view: TemplateView, type: string): [string, CfnR
   return Object.entries(view.json.Resources).filter(([, resource]) => resource.Type === type);
 }
 
-export function allResourcesOfType(synthesized: SynthesizedTemplates, type: string): { view: TemplateView; logicalId: string; resource: CfnResource }[] {
-  return synthesized.views.flatMap((view) => resourcesOfType(view, type).map(([logicalId, resource]) => ({ view, logicalId, resource })));
+export function allResourcesOfType(
+  synthesized: SynthesizedTemplates,
+  type: string,
+): { view: TemplateView; logicalId: string; resource: CfnResource }[] {
+  return synthesized.views.flatMap((view) =>
+    resourcesOfType(view, type).map(([logicalId, resource]) => ({ view, logicalId, resource })),
+  );
 }
 
 /** Whether an AWS::IAM::Policy is attached to the role with this logical id. */
-const attachedTo = (policy: CfnResource, roleLogicalId: string): boolean => asList(at(policy, 'Properties', 'Roles')).some((ref) => maybeAt(ref, 'Ref') === roleLogicalId);
+const attachedTo = (policy: CfnResource, roleLogicalId: string): boolean =>
+  asList(at(policy, 'Properties', 'Roles')).some((ref) => maybeAt(ref, 'Ref') === roleLogicalId);
 
-const statementsOf = (document: Json | undefined): readonly PolicyStatement[] => asList(PolicyDocument.parse(document).Statement);
+const statementsOf = (document: Json | undefined): readonly PolicyStatement[] =>
+  asList(PolicyDocument.parse(document).Statement);
 
 function functionsOf(view: TemplateView): FunctionInfo[] {
   return resourcesOfType(view, 'AWS::Lambda::Function').map(([logicalId, resource]) => {
     const properties = propertiesOf(resource);
     const roleLogicalId = stringAt(properties, 'Role', 'Fn::GetAtt', 0);
     const role = resourceOf({ view, logicalId: roleLogicalId });
-    const attached = resourcesOfType(view, 'AWS::IAM::Policy').filter(([, policy]) => attachedTo(policy, roleLogicalId));
+    const attached = resourcesOfType(view, 'AWS::IAM::Policy').filter(([, policy]) =>
+      attachedTo(policy, roleLogicalId),
+    );
     const documents = [
       ...asList(at(role, 'Properties', 'Policies')).map((policy) => at(policy, 'PolicyDocument')),
       ...attached.map(([, policy]) => at(policy, 'Properties', 'PolicyDocument')),
@@ -268,7 +300,11 @@ function functionsOf(view: TemplateView): FunctionInfo[] {
 }
 
 /** The one function whose description names functions/<handler>.ts (and matches `where`). */
-export function functionOf(synthesized: SynthesizedTemplates, handler: string, where: (fn: FunctionInfo) => boolean = () => true): FunctionInfo {
+export function functionOf(
+  synthesized: SynthesizedTemplates,
+  handler: string,
+  where: (fn: FunctionInfo) => boolean = () => true,
+): FunctionInfo {
   const found = synthesized.functions.filter((fn) => fn.description.includes(`functions/${handler}.ts)`) && where(fn));
   if (found.length !== 1) throw new Error(`expected one function for ${handler}, found ${found.length}`);
   return found[0]!;
@@ -306,7 +342,12 @@ export function actionsOf(fn: FunctionInfo): Set<string> {
 }
 
 /** The root stack's KMS keys, told apart by what uses them. */
-export function rootKeys(synthesized: SynthesizedTemplates): { table: Target; bucket: Target; data: Target; signing: Target } {
+export function rootKeys(synthesized: SynthesizedTemplates): {
+  table: Target;
+  bucket: Target;
+  data: Target;
+  signing: Target;
+} {
   const { root } = synthesized;
   const keys = resourcesOfType(root, 'AWS::KMS::Key');
   const tables = resourcesOfType(root, 'AWS::DynamoDB::Table');
@@ -314,7 +355,16 @@ export function rootKeys(synthesized: SynthesizedTemplates): { table: Target; bu
   const table = tables[0]![1];
   const tableKey = targetOf(root, at(table, 'Properties', 'SSESpecification', 'KMSMasterKeyId'))!;
   const bucketKeys = resourcesOfType(root, 'AWS::S3::Bucket')
-    .map(([, bucket]) => maybeAt(propertiesOf(bucket), 'BucketEncryption', 'ServerSideEncryptionConfiguration', 0, 'ServerSideEncryptionByDefault', 'KMSMasterKeyID'))
+    .map(([, bucket]) =>
+      maybeAt(
+        propertiesOf(bucket),
+        'BucketEncryption',
+        'ServerSideEncryptionConfiguration',
+        0,
+        'ServerSideEncryptionByDefault',
+        'KMSMasterKeyID',
+      ),
+    )
     .filter((key) => key !== undefined)
     .map((key) => targetOf(root, key)!);
   if (bucketKeys.length !== 1) throw new Error(`expected one KMS-encrypted bucket, found ${bucketKeys.length}`);
@@ -324,7 +374,12 @@ export function rootKeys(synthesized: SynthesizedTemplates): { table: Target; bu
   const used = new Set([tableKey.logicalId, bucketKeys[0]!.logicalId, signingKey.logicalId]);
   const others = keys.filter(([logicalId]) => !used.has(logicalId));
   if (others.length !== 1) throw new Error(`expected exactly one more key (the data key), found ${others.length}`);
-  return { table: tableKey, bucket: bucketKeys[0]!, data: { view: root, logicalId: others[0]![0], attribute: undefined }, signing: signingKey };
+  return {
+    table: tableKey,
+    bucket: bucketKeys[0]!,
+    data: { view: root, logicalId: others[0]![0], attribute: undefined },
+    signing: signingKey,
+  };
 }
 
 /** The root stack's KMS-encrypted bucket: the data bucket. */
@@ -362,14 +417,21 @@ export function functionMarker(fn: Pick<FunctionInfo, 'logicalId'>): string {
  * What CloudFormation deploys for a state machine: the uploaded definition with its
  * DefinitionSubstitutions applied, each reference replaced by functionMarker of its target.
  */
-export function deployedDefinition(synthesized: SynthesizedTemplates, machine: { view: TemplateView; resource: CfnResource }): { text: string; definition: AslDefinition } {
-  const substitutions = Object.entries(objectAt(machine.resource, 'Properties', 'DefinitionSubstitutions')).map(([key, value]) => {
-    const target = targetOf(machine.view, value);
-    if (target === undefined) throw new Error(`substitution ${key} names no resource`);
-    return [key, functionMarker(target)] as const;
-  });
+export function deployedDefinition(
+  synthesized: SynthesizedTemplates,
+  machine: { view: TemplateView; resource: CfnResource },
+): { text: string; definition: AslDefinition } {
+  const substitutions = Object.entries(objectAt(machine.resource, 'Properties', 'DefinitionSubstitutions')).map(
+    ([key, value]) => {
+      const target = targetOf(machine.view, value);
+      if (target === undefined) throw new Error(`substitution ${key} names no resource`);
+      return [key, functionMarker(target)] as const;
+    },
+  );
   // Definitions are rendered per job and embedded (DefinitionString); an uploaded file is read back.
-  const raw = at(machine.resource, 'Properties', 'DefinitionString') ?? fileAsset(synthesized, stringAt(machine.resource, 'Properties', 'DefinitionS3Location', 'Key'));
+  const raw =
+    at(machine.resource, 'Properties', 'DefinitionString') ??
+    fileAsset(synthesized, stringAt(machine.resource, 'Properties', 'DefinitionS3Location', 'Key'));
   const text = substitute(String(raw), Object.fromEntries(substitutions));
   return { text, definition: AslDefinition.parse(JSON.parse(text)) };
 }
@@ -389,8 +451,13 @@ export function fileAsset(synthesized: SynthesizedTemplates, s3Key: string): str
 
 /** The AWS Solutions checks' part of the validation report synthesis leaves in the cloud assembly (synthesize with nag). */
 export function awsSolutionsReport(synthesized: SynthesizedTemplates): PluginReport {
-  const report = ValidationReport.parse(JSON.parse(readFileSync(join(synthesized.assemblyDir, 'validation-report.json'), 'utf8')));
+  const report = ValidationReport.parse(
+    JSON.parse(readFileSync(join(synthesized.assemblyDir, 'validation-report.json'), 'utf8')),
+  );
   const nag = report.pluginReports.find((plugin) => plugin.pluginName === 'AwsSolutions');
-  if (nag === undefined) throw new Error(`the validation report has no AwsSolutions part: ${report.pluginReports.map((plugin) => plugin.pluginName).join(', ')}`);
+  if (nag === undefined)
+    throw new Error(
+      `the validation report has no AwsSolutions part: ${report.pluginReports.map((plugin) => plugin.pluginName).join(', ')}`,
+    );
   return nag;
 }

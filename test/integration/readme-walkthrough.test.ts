@@ -38,7 +38,13 @@ function expectationsIn(script: string): Expectation[] {
   return script.split('\n').flatMap((text, index) => {
     const match = EXPECTATION.exec(text);
     if (!match) return [];
-    return [{ line: index + 1, status: Number(match[1]), body: match[2] === undefined ? undefined : (JSON.parse(match[2]) as unknown) }];
+    return [
+      {
+        line: index + 1,
+        status: Number(match[1]),
+        body: match[2] === undefined ? undefined : (JSON.parse(match[2]) as unknown),
+      },
+    ];
   });
 }
 
@@ -80,13 +86,20 @@ function callsIn(folder: string, offset: number): Call[] {
     .split('\n')
     .map((entry) => {
       const [file = '', line = ''] = entry.split(' ');
-      return { line: Number(line) - offset, status: Number(readFileSync(`${file}.status`, 'utf8')), body: readFileSync(`${file}.body`, 'utf8') };
+      return {
+        line: Number(line) - offset,
+        status: Number(readFileSync(`${file}.status`, 'utf8')),
+        body: readFileSync(`${file}.body`, 'utf8'),
+      };
     });
 }
 
 /** `npm start` on its own data folder and free ports; resolves with its banner. */
 function startStack(dataDir: string): Promise<{ readonly child: ChildProcess; readonly banner: string }> {
-  const ports = ['--port', '--s3-port', '--dynamodb-port', '--kms-port', '--stepfunctions-port'].flatMap((option) => [option, '0']);
+  const ports = ['--port', '--s3-port', '--dynamodb-port', '--kms-port', '--stepfunctions-port'].flatMap((option) => [
+    option,
+    '0',
+  ]);
   // Node with tsx's loader, not the tsx wrapper: one process, which the kill below ends.
   const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts', '--data-dir', dataDir, ...ports], {
     cwd: ROOT,
@@ -136,7 +149,12 @@ describe("the README's walkthrough", () => {
     const run = spawn('bash', [join(dataDir, 'walkthrough.sh')], {
       cwd: ROOT,
       // The stack's data folder, where create-client --local finds it (.local/ for a reader).
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, WALKTHROUGH_CALLS: calls, DATA_DIR: join(dataDir, 'stack') },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        WALKTHROUGH_CALLS: calls,
+        DATA_DIR: join(dataDir, 'stack'),
+      },
     });
     let output = '';
     run.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -153,13 +171,16 @@ describe("the README's walkthrough", () => {
       expect(expectation, `a curl call at line ${call.line} has no # → line after it`).toBeDefined();
       const where = `line ${expectation!.line}: ${script.split('\n')[expectation!.line - 1]}\nanswer: ${call.body}`;
       expect(call.status, where).toBe(expectation!.status);
-      if (expectation!.body !== undefined) expect(JSON.parse(call.body), where).toMatchObject(expectation!.body as object);
+      if (expectation!.body !== undefined)
+        expect(JSON.parse(call.body), where).toMatchObject(expectation!.body as object);
       // The walkthrough's promise: a connection's secret never comes back.
       expect(call.body, where).not.toContain('secret_access_key');
       checked.add(expectation!);
     }
     expect(
-      expectations.filter((expectation) => !checked.has(expectation)).map((expectation) => script.split('\n')[expectation.line - 1]),
+      expectations
+        .filter((expectation) => !checked.has(expectation))
+        .map((expectation) => script.split('\n')[expectation.line - 1]),
       'every # → line was checked against an answer',
     ).toEqual([]);
     console.warn(`README walkthrough: ${expectations.length} steps checked against ${answers.length} answers`);

@@ -65,12 +65,15 @@ export function asBody<O extends OperationId>(operationId: O, value: unknown): R
   const schema = (routeTable[operationId].request as { body?: z.ZodType }).body;
   if (!schema) throw new Error(`${operationId} takes no body`);
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new Error(`${operationId}: not a valid request body: ${parsed.error.message}\n${JSON.stringify(value)}`);
+  if (!parsed.success)
+    throw new Error(`${operationId}: not a valid request body: ${parsed.error.message}\n${JSON.stringify(value)}`);
   return value as RequestBody<O>;
 }
 
 /** The body of a successful answer of operation O. */
-export type ResponseBody<O extends OperationId> = RouteTable[O]['response'] extends { readonly body: infer S } ? Output<S> : undefined;
+export type ResponseBody<O extends OperationId> = RouteTable[O]['response'] extends { readonly body: infer S }
+  ? Output<S>
+  : undefined;
 
 export interface ApiResponse<T> {
   readonly status: number;
@@ -114,7 +117,9 @@ const BODY_MEDIA_TYPES: Record<BodyType, string> = {
 /** An object body as form fields; a string (or nothing) is sent as it is. */
 function formEncoded(body: unknown): unknown {
   if (typeof body !== 'object' || body === null) return body;
-  return new URLSearchParams(Object.entries(body).map(([name, value]): [string, string] => [name, String(value)])).toString();
+  return new URLSearchParams(
+    Object.entries(body).map(([name, value]): [string, string] => [name, String(value)]),
+  ).toString();
 }
 
 function fillPath(template: string, params: unknown): string {
@@ -152,9 +157,13 @@ class Answer<T> implements ApiResponse<T> {
 
   get problem(): Problem {
     const type = this.headers.get('content-type') ?? '';
-    if (!type.startsWith(PROBLEM_MEDIA_TYPE)) throw new Error(`${this.label}: expected a problem, got ${this.status} ${type} ${this.text}`);
+    if (!type.startsWith(PROBLEM_MEDIA_TYPE))
+      throw new Error(`${this.label}: expected a problem, got ${this.status} ${type} ${this.text}`);
     const parsed = Problem.safeParse(this.json);
-    if (!parsed.success) throw new Error(`${this.label}: the problem body breaks the Problem schema: ${parsed.error.message}\n${this.text}`);
+    if (!parsed.success)
+      throw new Error(
+        `${this.label}: the problem body breaks the Problem schema: ${parsed.error.message}\n${this.text}`,
+      );
     return parsed.data;
   }
 }
@@ -168,21 +177,30 @@ export class ApiClient {
   ) {}
 
   /** Calls an operation of the route table. */
-  async call<O extends OperationId>(operationId: O, ...[options]: OptionalWhenEmpty<CallOptions<O>>): Promise<ApiResponse<ResponseBody<O>>> {
+  async call<O extends OperationId>(
+    operationId: O,
+    ...[options]: OptionalWhenEmpty<CallOptions<O>>
+  ): Promise<ApiResponse<ResponseBody<O>>> {
     const request = this.describeCall(operationId, options);
     const schema = (routeTable[operationId].response as { body?: z.ZodType }).body;
     const label = `${operationId} ${request.method} ${request.path}`;
     const parseBody = (json: unknown): ResponseBody<O> => {
       if (!schema) return undefined as ResponseBody<O>;
       const parsed = schema.safeParse(json);
-      if (!parsed.success) throw new Error(`${label}: the answer breaks the response schema: ${parsed.error.message}\n${JSON.stringify(json)}`);
+      if (!parsed.success)
+        throw new Error(
+          `${label}: the answer breaks the response schema: ${parsed.error.message}\n${JSON.stringify(json)}`,
+        );
       return parsed.data as ResponseBody<O>;
     };
     return this.send(request, parseBody, label);
   }
 
   /** The HTTP request `call` sends for this operation, without sending it. */
-  requestOf<O extends OperationId>(operationId: O, ...[options]: OptionalWhenEmpty<CallOptions<O>>): RequestDescription<RouteTable[O]['method']> {
+  requestOf<O extends OperationId>(
+    operationId: O,
+    ...[options]: OptionalWhenEmpty<CallOptions<O>>
+  ): RequestDescription<RouteTable[O]['method']> {
     return this.describeCall(operationId, options);
   }
 
@@ -191,9 +209,19 @@ export class ApiClient {
     return this.send(this.describeRaw(method, path, options), (json) => json, `${method} ${path}`);
   }
 
-  private describeCall<O extends OperationId>(operationId: O, options: CallOptions<O> | undefined): RequestDescription<RouteTable[O]['method']> {
+  private describeCall<O extends OperationId>(
+    operationId: O,
+    options: CallOptions<O> | undefined,
+  ): RequestDescription<RouteTable[O]['method']> {
     const route = routeTable[operationId];
-    const sent = (options ?? {}) as { params?: unknown; query?: unknown; body?: unknown; contentType?: string; headers?: Readonly<Record<string, string>>; token?: string | null };
+    const sent = (options ?? {}) as {
+      params?: unknown;
+      query?: unknown;
+      body?: unknown;
+      contentType?: string;
+      headers?: Readonly<Record<string, string>>;
+      token?: string | null;
+    };
     const [bodyType = 'json'] = (route.request as { bodyTypes?: readonly BodyType[] }).bodyTypes ?? [];
     const contentType = sent.contentType ?? BODY_MEDIA_TYPES[bodyType];
     const path = fillPath(route.path, sent.params) + queryString(sent.query);
@@ -213,11 +241,16 @@ export class ApiClient {
     return { method, path, headers, body };
   }
 
-  private async send<T>(request: RequestDescription, parseBody: (json: unknown) => T, label: string): Promise<ApiResponse<T>> {
+  private async send<T>(
+    request: RequestDescription,
+    parseBody: (json: unknown) => T,
+    label: string,
+  ): Promise<ApiResponse<T>> {
     const { method, headers, body } = request;
     const response = await fetch(`${this.baseUrl}${request.path}`, { method, headers, body });
     const text = await response.text();
-    const json: unknown = /json/.test(response.headers.get('content-type') ?? '') && text !== '' ? JSON.parse(text) : undefined;
+    const json: unknown =
+      /json/.test(response.headers.get('content-type') ?? '') && text !== '' ? JSON.parse(text) : undefined;
     return new Answer(response.status, response.headers, text, json, parseBody, label);
   }
 }

@@ -12,14 +12,16 @@ import type { ApiClient, RequestBody } from './api-client';
 import { startTestTwin, type TestTwin } from './harness';
 
 export const PROJECT = 'acme-analytics';
-export const AUDIENCE = '//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/data-prep/providers/idp';
+export const AUDIENCE =
+  '//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/data-prep/providers/idp';
 export const FEDERATED = `federated@${PROJECT}.iam.gserviceaccount.com`;
 
 const HEADER = 'id,name,amount,region';
 const row = (id: number) => `${id},name ${id},${(id * 1.25).toFixed(2)},${id % 2 === 0 ? 'EU' : 'US'}`;
 
 /** CSV of the rows from..to (header included). */
-export const csv = (from: number, to: number) => `${HEADER}\n${Array.from({ length: to - from + 1 }, (_, index) => row(from + index)).join('\n')}\n`;
+export const csv = (from: number, to: number) =>
+  `${HEADER}\n${Array.from({ length: to - from + 1 }, (_, index) => row(from + index)).join('\n')}\n`;
 
 /** The rows of csv(from, to) as a preview shows them. */
 export const expectedRows = (from: number, to: number) =>
@@ -44,10 +46,18 @@ export interface CloudStoreWorld {
 
 export async function startCloudStoreWorld(environment: Readonly<Record<string, string>>): Promise<CloudStoreWorld> {
   const gcs = await GcsFake.start();
-  const idp = await startOAuthFake({ clients: [{ clientId: 'data-prep', clientSecret: 'idp-secret', scopes: [] }], style: 'generic', path: '/oauth2/token' });
+  const idp = await startOAuthFake({
+    clients: [{ clientId: 'data-prep', clientSecret: 'idp-secret', scopes: [] }],
+    style: 'generic',
+    path: '/oauth2/token',
+  });
   const loader = gcs.auth.addServiceAccount({ project: PROJECT });
   gcs.auth.addImpersonationTarget(FEDERATED);
-  gcs.auth.addFederation({ audience: AUDIENCE, isSubjectToken: (token) => idp.isIssued(token), serviceAccounts: [FEDERATED] });
+  gcs.auth.addFederation({
+    audience: AUDIENCE,
+    isSubjectToken: (token) => idp.isIssued(token),
+    serviceAccounts: [FEDERATED],
+  });
   gcs.allowBucketListing(PROJECT, loader.email);
   gcs.addBucket('acme_raw', {
     project: PROJECT,
@@ -93,7 +103,10 @@ export function serviceAccountRequest(keyJson: string, pathRestriction?: string)
 }
 
 /** A workload identity connection restricted to acme_raw/landing/, with `overrides` of its auth. */
-export function federatedRequest(world: CloudStoreWorld, overrides: Partial<Record<'client_secret' | 'audience' | 'service_account_email', string>> = {}): CloudStoreRequest {
+export function federatedRequest(
+  world: CloudStoreWorld,
+  overrides: Partial<Record<'client_secret' | 'audience' | 'service_account_email', string>> = {},
+): CloudStoreRequest {
   return {
     name: `gcs federated ${process.pid}-${++sequence}`,
     type: 'cloud_store',

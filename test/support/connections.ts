@@ -21,7 +21,12 @@ export function serviceAccountKeyJson(projectId = 'acme-analytics', secretMarker
 }
 
 export function deltaSharingProfile(bearerToken: string): string {
-  return JSON.stringify({ shareCredentialsVersion: 1, endpoint: 'https://sharing.example.com/delta-sharing/', bearerToken, expirationTime: '2030-01-01T00:00:00Z' });
+  return JSON.stringify({
+    shareCredentialsVersion: 1,
+    endpoint: 'https://sharing.example.com/delta-sharing/',
+    bearerToken,
+    expirationTime: '2030-01-01T00:00:00Z',
+  });
 }
 
 /** A create request without its name, which connectionCases makes unique. */
@@ -39,7 +44,8 @@ export interface ConnectionCase {
 export function connectionCases(s3Endpoint: string, suffix = ''): ConnectionCase[] {
   const mark = (name: string) => `${name}-SECRET-${suffix}-${Math.random().toString(36).slice(2, 10)}`;
   const cases: ConnectionCase[] = [];
-  const add = (label: string, request: Unnamed<ConnectionCreateRequest>, secrets: string[]) => cases.push({ label, request: { name: `${label}${suffix}`, ...request }, secrets });
+  const add = (label: string, request: Unnamed<ConnectionCreateRequest>, secrets: string[]) =>
+    cases.push({ label, request: { name: `${label}${suffix}`, ...request }, secrets });
 
   const s3Secret = mark('s3');
   add(
@@ -119,7 +125,12 @@ export function connectionCases(s3Endpoint: string, suffix = ''): ConnectionCase
       type: 'warehouse',
       // The warehouse connector calls the host when a test tests the connection: .invalid (RFC
       // 2606) never resolves, so no test reaches a real account.
-      auth: { auth_type: 'password', username: 'loader', password, host: 'xy12345.eu-west-1.snowflakecomputing.invalid' },
+      auth: {
+        auth_type: 'password',
+        username: 'loader',
+        password,
+        host: 'xy12345.eu-west-1.snowflakecomputing.invalid',
+      },
       database: 'SALES',
       schema: 'PUBLIC',
       warehouse: 'COMPUTE_WH',
@@ -150,7 +161,11 @@ export function connectionCases(s3Endpoint: string, suffix = ''): ConnectionCase
     'delta_sharing/delta_sharing_profile',
     {
       type: 'delta_sharing',
-      auth: { auth_type: 'delta_sharing_profile', delta_sharing_profile_name: 'partner.share', delta_sharing_profile_content: profile },
+      auth: {
+        auth_type: 'delta_sharing_profile',
+        delta_sharing_profile_name: 'partner.share',
+        delta_sharing_profile_content: profile,
+      },
     },
     [bearer, profile],
   );

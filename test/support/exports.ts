@@ -46,7 +46,11 @@ export async function listKeys(env: TestTwin, bucket: string, prefix: string): P
 
 /** The Parquet file of a data table version (data or sample), as the import wrote it. */
 export function sourceParquet(env: TestTwin, tableId: number, versionNumber: number, sample = false): Promise<Buffer> {
-  return getObject(env, DATA_BUCKET, `${env.twin.admin.tenant_id}/tables/${tableId}/v${versionNumber}/${sample ? 'sample' : 'data'}.parquet`);
+  return getObject(
+    env,
+    DATA_BUCKET,
+    `${env.twin.admin.tenant_id}/tables/${tableId}/v${versionNumber}/${sample ? 'sample' : 'data'}.parquet`,
+  );
 }
 
 export interface QueryResult {
@@ -58,7 +62,11 @@ export interface QueryResult {
  * Runs `sql` in a plain DuckDB where `files[i]` is the view f<i> (Parquet, or CSV with
  * `csv`), and answers the rows as JSON-ready values with the result's column types.
  */
-export async function queryFiles(files: readonly Buffer[], sql: string, format: 'parquet' | 'csv' = 'parquet'): Promise<QueryResult> {
+export async function queryFiles(
+  files: readonly Buffer[],
+  sql: string,
+  format: 'parquet' | 'csv' = 'parquet',
+): Promise<QueryResult> {
   const dir = mkdtempSync(join(os.tmpdir(), 'exports-e2e-'));
   const instance = await DuckDBInstance.create(':memory:');
   try {
@@ -66,7 +74,8 @@ export async function queryFiles(files: readonly Buffer[], sql: string, format: 
     for (const [index, file] of files.entries()) {
       const path = join(dir, `${index}.${format}`);
       writeFileSync(path, file);
-      const reader = format === 'parquet' ? `read_parquet(${quotedString(path)})` : `read_csv(${quotedString(path)}, header = true)`;
+      const reader =
+        format === 'parquet' ? `read_parquet(${quotedString(path)})` : `read_csv(${quotedString(path)}, header = true)`;
       await connection.run(`CREATE VIEW f${index} AS SELECT * FROM ${reader}`);
     }
     const reader = await connection.runAndReadAll(sql);
@@ -95,7 +104,9 @@ export async function csvByDuckDb(parquet: Buffer, select: string): Promise<Buff
     const out = join(dir, 'out.csv');
     writeFileSync(source, parquet);
     await connection.run(`CREATE VIEW f0 AS SELECT * FROM read_parquet(${quotedString(source)})`);
-    await connection.run(`COPY (${select}) TO ${quotedString(out)} (FORMAT csv, HEADER true, DELIMITER ',', QUOTE '"')`);
+    await connection.run(
+      `COPY (${select}) TO ${quotedString(out)} (FORMAT csv, HEADER true, DELIMITER ',', QUOTE '"')`,
+    );
     connection.closeSync();
     return readFileSync(out);
   } finally {

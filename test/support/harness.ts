@@ -32,8 +32,16 @@ export async function startTestTwin(options: TwinOptions = {}): Promise<TestTwin
   const twin = await startTwin(options);
   const clientFor = async (tenantId: string, roles: readonly RoleName[]) => {
     const credentials = await createClient({ tenantId, roles, description: `${roles.join('+')} of ${tenantId}` });
-    return new ApiClient(twin.apiUrl, await exchangeToken(twin.apiUrl, credentials.client_id, credentials.client_secret), tenantId);
+    return new ApiClient(
+      twin.apiUrl,
+      await exchangeToken(twin.apiUrl, credentials.client_id, credentials.client_secret),
+      tenantId,
+    );
   };
-  const admin = new ApiClient(twin.apiUrl, await exchangeToken(twin.apiUrl, twin.admin.client_id, twin.admin.client_secret), twin.admin.tenant_id);
+  const admin = new ApiClient(
+    twin.apiUrl,
+    await exchangeToken(twin.apiUrl, twin.admin.client_id, twin.admin.client_secret),
+    twin.admin.tenant_id,
+  );
   return { twin, anonymous: new ApiClient(twin.apiUrl, null), admin, clientFor, close: () => twin.close() };
 }

@@ -9,10 +9,20 @@ import { LOCAL_S3_CREDENTIALS } from '../../infra/local/s3';
 import type { ApiClient, ApiResponse, ResponseBody } from './api-client';
 import type { TestTwin } from './harness';
 
-export async function putObjects(env: TestTwin, bucket: string, objects: Readonly<Record<string, string | Uint8Array>>): Promise<void> {
-  const s3 = new S3Client({ endpoint: env.twin.s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: LOCAL_S3_CREDENTIALS });
+export async function putObjects(
+  env: TestTwin,
+  bucket: string,
+  objects: Readonly<Record<string, string | Uint8Array>>,
+): Promise<void> {
+  const s3 = new S3Client({
+    endpoint: env.twin.s3.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: LOCAL_S3_CREDENTIALS,
+  });
   try {
-    for (const [key, body] of Object.entries(objects)) await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));
+    for (const [key, body] of Object.entries(objects))
+      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));
   } finally {
     s3.destroy();
   }
@@ -21,7 +31,11 @@ export async function putObjects(env: TestTwin, bucket: string, objects: Readonl
 let sequence = 0;
 const unique = (prefix: string) => `${prefix}-${process.pid}-${(sequence += 1)}`;
 
-export async function createObjectStoreConnection(api: ApiClient, env: TestTwin, options: { endpoint?: string; pathRestriction?: string; write?: boolean } = {}): Promise<number> {
+export async function createObjectStoreConnection(
+  api: ApiClient,
+  env: TestTwin,
+  options: { endpoint?: string; pathRestriction?: string; write?: boolean } = {},
+): Promise<number> {
   const response = await api.call('createConnection', {
     body: {
       name: unique('s3'),
@@ -41,7 +55,9 @@ export async function createObjectStoreConnection(api: ApiClient, env: TestTwin,
 }
 
 export async function createBucketSource(api: ApiClient, connectionId: number, path: string): Promise<number> {
-  const response = await api.call('createDataSource', { body: { name: unique('source'), type: 'bucket', connection_id: connectionId, path } });
+  const response = await api.call('createDataSource', {
+    body: { name: unique('source'), type: 'bucket', connection_id: connectionId, path },
+  });
   expect(response.status, response.text).toBe(201);
   return response.body.id;
 }
@@ -53,7 +69,12 @@ export async function createTable(api: ApiClient, dataSourceId: number): Promise
 }
 
 /** A table over `path` of the twin's S3, through a fresh connection and data source. */
-export async function tableOver(api: ApiClient, env: TestTwin, path: string, connection: { endpoint?: string } = {}): Promise<number> {
+export async function tableOver(
+  api: ApiClient,
+  env: TestTwin,
+  path: string,
+  connection: { endpoint?: string } = {},
+): Promise<number> {
   const connectionId = await createObjectStoreConnection(api, env, connection);
   return createTable(api, await createBucketSource(api, connectionId, path));
 }
@@ -63,7 +84,8 @@ export async function startImport(api: ApiClient, tableId: number): Promise<numb
   const response = await api.call('batchCreateDataVersions', { body: { data_table_ids: [tableId] } });
   expect(response.status, response.text).toBe(202);
   const [result] = response.body.results;
-  if (result?.status !== 'ACCEPTED' || !result.data_version) throw new Error(`import of table ${tableId} refused: ${JSON.stringify(result)}`);
+  if (result?.status !== 'ACCEPTED' || !result.data_version)
+    throw new Error(`import of table ${tableId} refused: ${JSON.stringify(result)}`);
   return result.data_version.version_number;
 }
 
@@ -73,7 +95,11 @@ const TERMINAL = new Set(['COMPLETED', 'FAILED', 'ABORTED']);
  * Calls `read` until the execution it shows is terminal; bounded in time. `read` is one
  * typed call (a version, an analysis status), `execution` picks the job's execution from it.
  */
-export async function waitForJob<T>(read: () => Promise<ApiResponse<T>>, execution: (body: T) => { readonly status: string }, timeoutMs = 60_000): Promise<T> {
+export async function waitForJob<T>(
+  read: () => Promise<ApiResponse<T>>,
+  execution: (body: T) => { readonly status: string },
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const response = await read();
@@ -86,7 +112,11 @@ export async function waitForJob<T>(read: () => Promise<ApiResponse<T>>, executi
 }
 
 /** Polls a data version until its import ends. */
-export function waitForVersion(api: ApiClient, tableId: number, versionNumber: number): Promise<ResponseBody<'getDataVersion'>> {
+export function waitForVersion(
+  api: ApiClient,
+  tableId: number,
+  versionNumber: number,
+): Promise<ResponseBody<'getDataVersion'>> {
   return waitForJob(
     () => api.call('getDataVersion', { params: { data_table_id: tableId, version_number: versionNumber } }),
     (version) => version.execution,

@@ -7,7 +7,8 @@ afterEach(() => {
 
 describe('config settings', () => {
   it('are their defaults while their variables are unset', () => {
-    for (const name of ['TOKEN_TTL_SECONDS', 'ERROR_BASE_URL', 'OUTBOUND_ALLOW_LIST', 'TOKEN_ISSUER']) vi.stubEnv(name, undefined);
+    for (const name of ['TOKEN_TTL_SECONDS', 'ERROR_BASE_URL', 'OUTBOUND_ALLOW_LIST', 'TOKEN_ISSUER'])
+      vi.stubEnv(name, undefined);
     expect(config.tokenTtlSeconds).toBe(900);
     expect(config.errorBase).toBe(API_BASE_PATH);
     expect(config.outboundAllowList).toEqual([]);
@@ -32,6 +33,8 @@ describe('config settings', () => {
 
   it('refuse a variable their rule refuses, naming it', () => {
     vi.stubEnv('JOB_INACTIVITY_SECONDS', '-5');
-    expect(() => config.jobInactivitySeconds).toThrow('environment variable JOB_INACTIVITY_SECONDS must be a positive integer');
+    expect(() => config.jobInactivitySeconds).toThrow(
+      'environment variable JOB_INACTIVITY_SECONDS must be a positive integer',
+    );
   });
 });

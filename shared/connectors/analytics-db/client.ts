@@ -7,7 +7,10 @@ import { assertConfiguredDestination } from '../outbound-http';
  * Read-only for a connection test and a table's import, which only read datasets and tables;
  * a view's import runs a query job (view-query.ts), which the read-only scope does not allow.
  */
-const SCOPES = { read: 'https://www.googleapis.com/auth/bigquery.readonly', query: 'https://www.googleapis.com/auth/bigquery' } as const;
+const SCOPES = {
+  read: 'https://www.googleapis.com/auth/bigquery.readonly',
+  query: 'https://www.googleapis.com/auth/bigquery',
+} as const;
 
 export interface AnalyticsDbSession {
   readonly bigquery: BigQuery;
@@ -22,7 +25,11 @@ export interface AnalyticsDbSession {
  * checked by address before the client is built (the SDK's transport takes no agent); each
  * request is bounded by the connector timeout and made once.
  */
-export async function openAnalyticsDb(credentials: GoogleCredentials, timeoutMs: number, access: keyof typeof SCOPES = 'read'): Promise<AnalyticsDbSession> {
+export async function openAnalyticsDb(
+  credentials: GoogleCredentials,
+  timeoutMs: number,
+  access: keyof typeof SCOPES = 'read',
+): Promise<AnalyticsDbSession> {
   const endpoint = config.bigqueryApiEndpoint.replace(/\/+$/, '');
   await assertConfiguredDestination(new URL(endpoint));
   const token = await googleAccessToken(credentials, { scope: SCOPES[access], timeoutMs, keyErrorCode: '30-1415' });

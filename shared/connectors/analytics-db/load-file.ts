@@ -27,16 +27,22 @@ export interface LoadFile {
 function bigQueryColumn(duckType: string): { readonly type: string; readonly asText: boolean } {
   const type = duckType.toUpperCase();
   if (type === 'BOOLEAN') return { type: 'BOOLEAN', asText: false };
-  if (['TINYINT', 'SMALLINT', 'INTEGER', 'UTINYINT', 'USMALLINT'].includes(type)) return { type: 'INTEGER', asText: false };
+  if (['TINYINT', 'SMALLINT', 'INTEGER', 'UTINYINT', 'USMALLINT'].includes(type))
+    return { type: 'INTEGER', asText: false };
   if (['BIGINT', 'UINTEGER'].includes(type)) return { type: 'INTEGER', asText: true };
   if (['HUGEINT', 'UBIGINT', 'UHUGEINT'].includes(type)) return { type: 'BIGNUMERIC', asText: true };
   if (['FLOAT', 'DOUBLE'].includes(type)) return { type: 'FLOAT', asText: false };
   const decimal = /^DECIMAL\((\d+),(\d+)\)$/.exec(type);
   // NUMERIC holds 29 digits before the point and 9 after; anything wider is BIGNUMERIC.
-  if (decimal) return { type: Number(decimal[2]) <= 9 && Number(decimal[1]) - Number(decimal[2]) <= 29 ? 'NUMERIC' : 'BIGNUMERIC', asText: true };
+  if (decimal)
+    return {
+      type: Number(decimal[2]) <= 9 && Number(decimal[1]) - Number(decimal[2]) <= 29 ? 'NUMERIC' : 'BIGNUMERIC',
+      asText: true,
+    };
   if (type === 'DATE') return { type: 'DATE', asText: true };
   if (type === 'TIME') return { type: 'TIME', asText: true };
-  if (type === 'TIMESTAMP' || type === 'TIMESTAMP_NS' || type === 'TIMESTAMP_MS' || type === 'TIMESTAMP_S') return { type: 'DATETIME', asText: true };
+  if (type === 'TIMESTAMP' || type === 'TIMESTAMP_NS' || type === 'TIMESTAMP_MS' || type === 'TIMESTAMP_S')
+    return { type: 'DATETIME', asText: true };
   if (type === 'TIMESTAMP WITH TIME ZONE') return { type: 'TIMESTAMP', asText: true };
   // Strings, and nested or other types as their text.
   return { type: 'STRING', asText: true };
@@ -63,7 +69,9 @@ export async function jsonLinesForLoad(parquetPath: string): Promise<LoadFile> {
       fields.push({ name: column.name, type: mapped.type, mode: 'NULLABLE' });
       return mapped.asText ? `CAST(${quoted} AS VARCHAR) AS ${quoted}` : quoted;
     });
-    await connection.run(`COPY (SELECT ${select.join(', ')} FROM ${parquetSource(parquetPath)}) TO ${fileLiteral(localPath)} (FORMAT json)`);
+    await connection.run(
+      `COPY (SELECT ${select.join(', ')} FROM ${parquetSource(parquetPath)}) TO ${fileLiteral(localPath)} (FORMAT json)`,
+    );
     return { localPath, bytes: (await stat(localPath)).size, fields };
   });
 }

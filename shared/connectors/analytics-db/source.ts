@@ -63,7 +63,12 @@ function checkScope(ref: TableRef, projectId: string, datasetId: string | null):
 }
 
 /** Writes every page `readPage` gives, following pageToken, as JSON lines to `path`; answers the bytes written. */
-async function writePages(path: string, fields: readonly BigQueryField[], readPage: (pageToken: string | undefined) => Promise<RowsPage>, options: FetchOptions): Promise<number> {
+async function writePages(
+  path: string,
+  fields: readonly BigQueryField[],
+  readPage: (pageToken: string | undefined) => Promise<RowsPage>,
+  options: FetchOptions,
+): Promise<number> {
   const out = createWriteStream(path);
   // A write still in flight when a failure destroys the stream reports to no one else.
   out.on('error', () => undefined);
@@ -96,7 +101,10 @@ async function writePages(path: string, fields: readonly BigQueryField[], readPa
  * Reads the source's table into `options.workDir`: one JSON Lines file and the schema it is
  * loaded with. BigQuery failures map to 30-14xx; an abort rethrows the signal's reason.
  */
-export async function fetchAnalyticsDbSource(input: AnalyticsDbSourceInput, options: FetchOptions): Promise<FetchedSource> {
+export async function fetchAnalyticsDbSource(
+  input: AnalyticsDbSourceInput,
+  options: FetchOptions,
+): Promise<FetchedSource> {
   options.signal.throwIfAborted();
   const ref = parseTableRef(input.tableRef);
   const timeoutMs = config.connectorTimeoutMs;
@@ -121,7 +129,13 @@ export async function fetchAnalyticsDbSource(input: AnalyticsDbSourceInput, opti
         input,
         ref,
         metadata.location,
-        (job) => writePages(localPath, fields, (pageToken) => step('rows', readResultPage(job, PAGE_ROWS, pageToken)), options),
+        (job) =>
+          writePages(
+            localPath,
+            fields,
+            (pageToken) => step('rows', readResultPage(job, PAGE_ROWS, pageToken)),
+            options,
+          ),
         step,
         options,
       );

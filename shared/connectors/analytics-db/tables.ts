@@ -37,7 +37,10 @@ export interface AnalyticsDbTableInput extends AnalyticsDbTablesInput {
 }
 
 interface TableListPage {
-  readonly tables?: readonly { readonly tableReference?: { readonly projectId?: string; readonly tableId?: string }; readonly type?: string }[];
+  readonly tables?: readonly {
+    readonly tableReference?: { readonly projectId?: string; readonly tableId?: string };
+    readonly type?: string;
+  }[];
   readonly nextPageToken?: string;
 }
 
@@ -46,8 +49,12 @@ async function datasetIds(bigquery: BigQuery, timeoutMs: number): Promise<string
   const ids: string[] = [];
   let pageToken: string | undefined;
   do {
-    const [, , response] = await bounded(bigquery.getDatasets({ autoPaginate: false, maxResults: PAGE_SIZE, ...(pageToken ? { pageToken } : {}) }), timeoutMs);
-    for (const dataset of response?.datasets ?? []) if (dataset.datasetReference?.datasetId) ids.push(dataset.datasetReference.datasetId);
+    const [, , response] = await bounded(
+      bigquery.getDatasets({ autoPaginate: false, maxResults: PAGE_SIZE, ...(pageToken ? { pageToken } : {}) }),
+      timeoutMs,
+    );
+    for (const dataset of response?.datasets ?? [])
+      if (dataset.datasetReference?.datasetId) ids.push(dataset.datasetReference.datasetId);
     pageToken = response?.nextPageToken ?? undefined;
   } while (pageToken);
   return ids;
@@ -64,11 +71,19 @@ export async function listAnalyticsDbTables(input: AnalyticsDbTablesInput): Prom
     for (dataset of datasets) {
       let pageToken: string | undefined;
       do {
-        const request = bigquery.dataset(dataset).getTables({ autoPaginate: false, maxResults: PAGE_SIZE, ...(pageToken ? { pageToken } : {}) });
+        const request = bigquery
+          .dataset(dataset)
+          .getTables({ autoPaginate: false, maxResults: PAGE_SIZE, ...(pageToken ? { pageToken } : {}) });
         const [, , response] = (await bounded(request, timeoutMs)) as [unknown, unknown, TableListPage | undefined];
         for (const table of response?.tables ?? []) {
           const name = table.tableReference?.tableId;
-          if (name) tables.push({ name, database: table.tableReference?.projectId ?? projectId, schema: dataset, type: table.type ?? 'TABLE' });
+          if (name)
+            tables.push({
+              name,
+              database: table.tableReference?.projectId ?? projectId,
+              schema: dataset,
+              type: table.type ?? 'TABLE',
+            });
         }
         if (tables.length >= MAX_LISTED_TABLES) return tables.slice(0, MAX_LISTED_TABLES);
         pageToken = response?.nextPageToken ?? undefined;
@@ -87,8 +102,10 @@ export async function listAnalyticsDbTables(input: AnalyticsDbTablesInput): Prom
 export async function analyticsDbTable(input: AnalyticsDbTableInput): Promise<TableDetails> {
   const dataset = input.schema ?? input.datasetId;
   if (dataset === null) throw validationError({ schema: 'required: the connection names no dataset' });
-  if (!DATASET_ID.test(dataset)) throw validationError({ schema: 'must be a BigQuery dataset id: letters, digits and underscores' });
-  if (input.datasetId && dataset !== input.datasetId) throw new AppError('30-1422', { params: [dataset, input.datasetId] });
+  if (!DATASET_ID.test(dataset))
+    throw validationError({ schema: 'must be a BigQuery dataset id: letters, digits and underscores' });
+  if (input.datasetId && dataset !== input.datasetId)
+    throw new AppError('30-1422', { params: [dataset, input.datasetId] });
   const timeoutMs = config.connectorTimeoutMs;
   const opened = await openAnalyticsDb(input.credentials, timeoutMs).catch((error: unknown) => {
     throw analyticsDbTablesError(error, dataset);
@@ -99,11 +116,16 @@ export async function analyticsDbTable(input: AnalyticsDbTableInput): Promise<Ta
   // No such table can exist, and the name would otherwise reach the request path as it is.
   if (!TABLE_ID.test(input.name)) throw new AppError('30-1425', { params: [shown] });
   try {
-    const [metadata] = (await bounded(opened.bigquery.dataset(dataset).table(encodeURIComponent(input.name)).getMetadata(), timeoutMs)) as [
-      { readonly tableReference?: { readonly tableId?: string }; readonly type?: string },
-      ...unknown[],
-    ];
-    return { name: metadata.tableReference?.tableId ?? input.name, database, schema: dataset, type: metadata.type ?? 'TABLE' };
+    const [metadata] = (await bounded(
+      opened.bigquery.dataset(dataset).table(encodeURIComponent(input.name)).getMetadata(),
+      timeoutMs,
+    )) as [{ readonly tableReference?: { readonly tableId?: string }; readonly type?: string }, ...unknown[]];
+    return {
+      name: metadata.tableReference?.tableId ?? input.name,
+      database,
+      schema: dataset,
+      type: metadata.type ?? 'TABLE',
+    };
   } catch (error) {
     throw analyticsDbTablesError(error, dataset, shown);
   }

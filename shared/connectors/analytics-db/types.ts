@@ -50,7 +50,8 @@ const SCALARS: Readonly<Record<string, string>> = {
   TIME: 'TIME',
 };
 
-const number = (text: string | undefined): number | undefined => (text === undefined || !/^\d+$/.test(text) ? undefined : Number(text));
+const number = (text: string | undefined): number | undefined =>
+  text === undefined || !/^\d+$/.test(text) ? undefined : Number(text);
 
 /** NUMERIC / BIGNUMERIC as DECIMAL(P,S), or 30-1427 when P is beyond DuckDB's 38 digits. */
 function decimal(field: BigQueryField, path: string, big: boolean): DeclaredType {
@@ -58,7 +59,12 @@ function decimal(field: BigQueryField, path: string, big: boolean): DeclaredType
   const scale = number(field.scale) ?? (field.precision === undefined && !big ? NUMERIC_DEFAULT.scale : 0);
   if (precision === undefined || precision > MAX_DECIMAL_PRECISION) {
     const declared = `${field.type ?? ''}(${field.precision ?? '76.76'}${field.scale === undefined ? '' : `,${field.scale}`})`;
-    throw new AppError('30-1427', { extraDetails: { column: path, cause: `column ${path} is ${declared}; DuckDB decimals hold at most ${MAX_DECIMAL_PRECISION} digits` } });
+    throw new AppError('30-1427', {
+      extraDetails: {
+        column: path,
+        cause: `column ${path} is ${declared}; DuckDB decimals hold at most ${MAX_DECIMAL_PRECISION} digits`,
+      },
+    });
   }
   return { kind: 'scalar', sql: `DECIMAL(${precision},${scale})` };
 }

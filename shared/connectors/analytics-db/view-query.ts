@@ -32,18 +32,29 @@ export class QueryJobFailure extends Error {
 }
 
 interface JobStatus {
-  readonly status?: { readonly state?: string; readonly errorResult?: { readonly reason?: unknown; readonly message?: unknown } };
+  readonly status?: {
+    readonly state?: string;
+    readonly errorResult?: { readonly reason?: unknown; readonly message?: unknown };
+  };
 }
 
 /** A view's identifiers quoted one by one: a table_ref's parts hold no backtick (table-ref.ts). */
-export const viewQuery = (ref: TableRef): string => `SELECT * FROM \`${ref.project}\`.\`${ref.dataset}\`.\`${ref.table}\``;
+export const viewQuery = (ref: TableRef): string =>
+  `SELECT * FROM \`${ref.project}\`.\`${ref.dataset}\`.\`${ref.table}\``;
 
 /**
  * Starts the view's query job in the dataset's location. `call` bounds and maps each request
  * (phase "query"); a job that fails at once raises its error there.
  */
-export async function startViewJob(bigquery: BigQuery, ref: TableRef, location: string | undefined, call: <T>(request: Promise<T>) => Promise<T>): Promise<Job> {
-  const [job] = await call(bigquery.createQueryJob({ query: viewQuery(ref), useLegacySql: false, ...(location ? { location } : {}) }));
+export async function startViewJob(
+  bigquery: BigQuery,
+  ref: TableRef,
+  location: string | undefined,
+  call: <T>(request: Promise<T>) => Promise<T>,
+): Promise<Job> {
+  const [job] = await call(
+    bigquery.createQueryJob({ query: viewQuery(ref), useLegacySql: false, ...(location ? { location } : {}) }),
+  );
   return job;
 }
 
@@ -51,7 +62,12 @@ export async function startViewJob(bigquery: BigQuery, ref: TableRef, location: 
  * Polls the job until BigQuery reports it DONE; answers its failure when it failed, undefined
  * when it succeeded. `onPoll` runs after each answer (the import's progress and heartbeat).
  */
-export async function waitForJob(job: Job, call: <T>(request: Promise<T>) => Promise<T>, signal: AbortSignal, onPoll: () => void): Promise<QueryJobFailure | undefined> {
+export async function waitForJob(
+  job: Job,
+  call: <T>(request: Promise<T>) => Promise<T>,
+  signal: AbortSignal,
+  onPoll: () => void,
+): Promise<QueryJobFailure | undefined> {
   for (let attempt = 0; ; attempt++) {
     const [metadata] = (await call(job.getMetadata())) as [JobStatus, ...unknown[]];
     onPoll();
@@ -63,7 +79,12 @@ export async function waitForJob(job: Job, call: <T>(request: Promise<T>) => Pro
 
 /** One page of a finished job's result, unparsed, TIMESTAMP as int64 microseconds. */
 export async function readResultPage(job: Job, pageRows: number, pageToken: string | undefined): Promise<RowsPage> {
-  const [, , response] = await job.getQueryResults({ autoPaginate: false, skipParsing: true, maxResults: pageRows, ...(pageToken ? { pageToken } : {}) });
+  const [, , response] = await job.getQueryResults({
+    autoPaginate: false,
+    skipParsing: true,
+    maxResults: pageRows,
+    ...(pageToken ? { pageToken } : {}),
+  });
   return (response ?? {}) as RowsPage;
 }
 

@@ -38,7 +38,8 @@ function loadJobError(error: unknown, datasetId: string): AppError {
   if (typeof status === 'number' || typeof reason !== 'string') return analyticsDbError(error, datasetId);
   const details = { provider_error: /^[A-Za-z0-9_.-]{1,64}$/.test(reason) ? reason : 'Unknown' };
   if (reason === 'accessDenied') return new AppError('30-1417', { cause: error, extraDetails: details });
-  if (reason === 'notFound') return new AppError('30-1414', { params: [datasetId], cause: error, extraDetails: details });
+  if (reason === 'notFound')
+    return new AppError('30-1414', { params: [datasetId], cause: error, extraDetails: details });
   return new AppError('30-1413', { cause: error, extraDetails: details });
 }
 
@@ -57,7 +58,8 @@ export async function loadIntoAnalyticsDb(
   options: WriteOptions,
 ): Promise<{ readonly project: string; readonly dataset: string }> {
   const datasetId = destination.datasetId ?? '';
-  if (datasetId === '') throw validationError({ dataset_id: 'an analytics_db connection needs a dataset to receive table exports' });
+  if (datasetId === '')
+    throw validationError({ dataset_id: 'an analytics_db connection needs a dataset to receive table exports' });
   options.signal.throwIfAborted();
   const timeoutMs = config.connectorTimeoutMs;
   const call = <T>(request: Promise<T>): Promise<T> => bounded(request, timeoutMs, options.signal);

@@ -24,15 +24,29 @@ export interface CloudStoreBrowseInput {
  */
 export async function browseCloudStore(input: CloudStoreBrowseInput): Promise<BrowseResult> {
   const location = parseBucketLocation(input.path, GCS_BUCKETS);
-  if (input.pathRestriction) assertWithin(location, parseBucketLocation(input.pathRestriction, GCS_BUCKETS), GCS_BUCKETS);
+  if (input.pathRestriction)
+    assertWithin(location, parseBucketLocation(input.pathRestriction, GCS_BUCKETS), GCS_BUCKETS);
   const { bucket, prefix } = location;
   try {
     const { storage } = await openCloudStore(input.credentials, { timeoutMs: config.connectorTimeoutMs });
-    const page = await listPage(storage.bucket(bucket), { prefix, delimiter: '/', maxResults: input.maxItems, pageToken: input.continuationToken });
-    if (prefix !== '' && input.continuationToken === undefined && page.prefixes.length === 0 && page.items.length === 0) {
+    const page = await listPage(storage.bucket(bucket), {
+      prefix,
+      delimiter: '/',
+      maxResults: input.maxItems,
+      pageToken: input.continuationToken,
+    });
+    if (
+      prefix !== '' &&
+      input.continuationToken === undefined &&
+      page.prefixes.length === 0 &&
+      page.items.length === 0
+    ) {
       throw new AppError('30-1305', { params: [formatLocation(location)] });
     }
-    const folders = page.prefixes.map((folder) => ({ name: folder.slice(prefix.length, -1), path: `${bucket}/${folder}` }));
+    const folders = page.prefixes.map((folder) => ({
+      name: folder.slice(prefix.length, -1),
+      path: `${bucket}/${folder}`,
+    }));
     const files = page.items
       // The folder's own marker object ("sales/" when listing "sales/") is not a file in it.
       .filter((object) => object.name !== prefix)
@@ -46,7 +60,14 @@ export async function browseCloudStore(input: CloudStoreBrowseInput): Promise<Br
     return {
       folders,
       files,
-      metadata: { bucket, prefix, path: formatLocation(location), truncated: token !== null, next_continuation_token: token, key_count: folders.length + files.length },
+      metadata: {
+        bucket,
+        prefix,
+        path: formatLocation(location),
+        truncated: token !== null,
+        next_continuation_token: token,
+        key_count: folders.length + files.length,
+      },
     };
   } catch (error) {
     throw cloudStoreError(error, { operation: 'list', bucket });

@@ -32,10 +32,18 @@ export interface CloudStoreSessionOptions {
  * this deployment configures and no user names, is checked by address before the client is
  * built. Resumable uploads go through the auth client's request, which uses a guarded agent.
  */
-export async function openCloudStore(credentials: GoogleCredentials, options: CloudStoreSessionOptions): Promise<CloudStoreSession> {
+export async function openCloudStore(
+  credentials: GoogleCredentials,
+  options: CloudStoreSessionOptions,
+): Promise<CloudStoreSession> {
   const endpoint = config.gcsApiEndpoint.replace(/\/+$/, '');
   await assertConfiguredDestination(new URL(endpoint));
-  const token = await googleAccessToken(credentials, { scope: SERVICE_ACCOUNT_SCOPE, timeoutMs: options.timeoutMs, keyErrorCode: '30-1320', signal: options.signal });
+  const token = await googleAccessToken(credentials, {
+    scope: SERVICE_ACCOUNT_SCOPE,
+    timeoutMs: options.timeoutMs,
+    keyErrorCode: '30-1320',
+    signal: options.signal,
+  });
   const authorization = `Bearer ${token.accessToken}`;
   const storage = new Storage({
     apiEndpoint: endpoint,

@@ -44,7 +44,12 @@ function reasonOf(failure: StoreFailure): string | undefined {
 }
 
 function isTimeout(failure: StoreFailure, status: number | undefined): boolean {
-  return status === 408 || failure.name === 'TimeoutError' || failure.type === 'request-timeout' || (typeof failure.code === 'string' && TIMEOUT_CODES.has(failure.code));
+  return (
+    status === 408 ||
+    failure.name === 'TimeoutError' ||
+    failure.type === 'request-timeout' ||
+    (typeof failure.code === 'string' && TIMEOUT_CODES.has(failure.code))
+  );
 }
 
 /**
@@ -59,16 +64,25 @@ function providerError(failure: StoreFailure, status: number | undefined): strin
 }
 
 function otherFailure(error: unknown, provider: string, status: number | undefined): AppError {
-  return new AppError('30-1300', { cause: error, extraDetails: { provider_error: provider, ...(status === undefined ? {} : { provider_status: status }) } });
+  return new AppError('30-1300', {
+    cause: error,
+    extraDetails: { provider_error: provider, ...(status === undefined ? {} : { provider_status: status }) },
+  });
 }
 
 function tokenError(failure: GoogleTokenFailure): AppError {
   if (failure.timedOut) return new AppError('30-1303', { cause: failure, extraDetails: { step: failure.step } });
-  const details = { step: failure.step, provider_error: failure.providerError, ...(failure.providerStatus === undefined ? {} : { provider_status: failure.providerStatus }) };
+  const details = {
+    step: failure.step,
+    provider_error: failure.providerError,
+    ...(failure.providerStatus === undefined ? {} : { provider_status: failure.providerStatus }),
+  };
   // Any failed step of a federation is the exchange failing; a key the token endpoint refuses is denied access.
   if (failure.step !== 'service_account') return new AppError('30-1323', { cause: failure, extraDetails: details });
   const refused = failure.providerStatus !== undefined && failure.providerStatus >= 400 && failure.providerStatus < 500;
-  return refused ? new AppError('30-1301', { cause: failure, extraDetails: details }) : new AppError('30-1300', { cause: failure, extraDetails: details });
+  return refused
+    ? new AppError('30-1301', { cause: failure, extraDetails: details })
+    : new AppError('30-1300', { cause: failure, extraDetails: details });
 }
 
 /**
@@ -77,14 +91,17 @@ function tokenError(failure: GoogleTokenFailure): AppError {
  */
 export function cloudStoreError(error: unknown, context: CloudStoreErrorContext): AppError {
   if (error instanceof AppError) return error;
-  const blocked = [error, (error as { cause?: unknown } | undefined)?.cause].find((candidate) => candidate instanceof OutboundDestinationBlocked);
+  const blocked = [error, (error as { cause?: unknown } | undefined)?.cause].find(
+    (candidate) => candidate instanceof OutboundDestinationBlocked,
+  );
   if (blocked) return blockedDestination((blocked as OutboundDestinationBlocked).host);
   if (error instanceof GoogleTokenFailure) return tokenError(error);
   const failure = (error ?? {}) as StoreFailure;
   const status = statusOf(failure);
   const reason = reasonOf(failure);
   if (isTimeout(failure, status)) return new AppError('30-1303', { cause: error });
-  if (status === 429 || (reason !== undefined && RATE_LIMIT_REASONS.has(reason))) return new AppError('30-1307', { cause: error });
+  if (status === 429 || (reason !== undefined && RATE_LIMIT_REASONS.has(reason)))
+    return new AppError('30-1307', { cause: error });
   const bucket = context.bucket ?? '';
   switch (status) {
     case 400:
@@ -100,7 +117,8 @@ export function cloudStoreError(error: unknown, context: CloudStoreErrorContext)
     case 404:
       if (context.operation === 'buckets') return new AppError('30-1309', { cause: error });
       // An object that vanished between the listing and its download.
-      if (context.operation === 'download') return new AppError('30-1305', { params: [context.path ?? bucket], cause: error });
+      if (context.operation === 'download')
+        return new AppError('30-1305', { params: [context.path ?? bucket], cause: error });
       return new AppError('30-1302', { params: [bucket], cause: error });
     default:
       return otherFailure(error, providerError(failure, status), status);

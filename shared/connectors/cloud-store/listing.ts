@@ -7,7 +7,9 @@ import * as z from 'zod';
  * objects and prefixes together.
  */
 const ObjectPage = z.object({
-  items: z.array(z.object({ name: z.string(), size: z.string().optional(), updated: z.string().optional() })).default([]),
+  items: z
+    .array(z.object({ name: z.string(), size: z.string().optional(), updated: z.string().optional() }))
+    .default([]),
   prefixes: z.array(z.string()).default([]),
   nextPageToken: z.string().optional(),
 });

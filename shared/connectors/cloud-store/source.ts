@@ -23,7 +23,10 @@ export interface CloudStoreSourceInput {
  * through `options.signal` rethrows the signal's reason, since only the caller knows what it
  * means.
  */
-export async function fetchCloudStoreSource(input: CloudStoreSourceInput, options: FetchOptions): Promise<FetchedSource> {
+export async function fetchCloudStoreSource(
+  input: CloudStoreSourceInput,
+  options: FetchOptions,
+): Promise<FetchedSource> {
   options.signal.throwIfAborted();
   const target = bucketTarget(input.path, input.pathRestriction, GCS_BUCKETS);
   const timeoutMs = config.connectorTimeoutMs;

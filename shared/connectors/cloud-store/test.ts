@@ -24,7 +24,11 @@ export async function testCloudStore(input: CloudStoreTestInput): Promise<void> 
       await storage.getBuckets({ maxResults: 1, autoPaginate: false });
       return;
     }
-    const page = await listPage(storage.bucket(location.bucket), { prefix: location.prefix, delimiter: '/', maxResults: 1 });
+    const page = await listPage(storage.bucket(location.bucket), {
+      prefix: location.prefix,
+      delimiter: '/',
+      maxResults: 1,
+    });
     if (location.prefix !== '' && page.items.length === 0 && page.prefixes.length === 0) {
       throw new AppError('30-1305', { params: [formatLocation(location)] });
     }

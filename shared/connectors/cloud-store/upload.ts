@@ -37,15 +37,22 @@ const DEFAULT_CHUNK_BYTES = 8 * 1024 * 1024;
  * name an object (30-1304 otherwise) inside the connection's restriction (30-1306). The SDK
  * checks the stored object's CRC32C against what it sent.
  */
-export async function uploadToCloudStore(input: CloudStoreUploadInput, options: CloudStoreUploadOptions = {}): Promise<CloudStoreUploaded> {
+export async function uploadToCloudStore(
+  input: CloudStoreUploadInput,
+  options: CloudStoreUploadOptions = {},
+): Promise<CloudStoreUploaded> {
   const location = parseBucketLocation(input.path, GCS_BUCKETS);
   const named = input.path.trim().replace(/^\/+/, '');
   if (location.prefix === '' || named.endsWith('/')) throw GCS_BUCKETS.invalidPath(input.path);
-  if (input.pathRestriction) assertWithin(location, parseBucketLocation(input.pathRestriction, GCS_BUCKETS), GCS_BUCKETS, named);
+  if (input.pathRestriction)
+    assertWithin(location, parseBucketLocation(input.pathRestriction, GCS_BUCKETS), GCS_BUCKETS, named);
   const key = location.prefix.slice(0, -1);
   const { size } = await stat(input.localPath);
   try {
-    const { storage } = await openCloudStore(input.credentials, { timeoutMs: config.connectorTimeoutMs, signal: options.signal });
+    const { storage } = await openCloudStore(input.credentials, {
+      timeoutMs: config.connectorTimeoutMs,
+      signal: options.signal,
+    });
     await uploadFile(storage.bucket(location.bucket).file(key), input.localPath, size, input.contentType, options);
     return { path: `${location.bucket}/${key}`, bytes: size };
   } catch (error) {

@@ -30,12 +30,19 @@ function stagingKey(key: string, tag: string): string {
  * answers: nothing stays under a final name. Failures map to 30-13xx (429 is 30-1307, which
  * jobs retry).
  */
-export async function writeCloudStoreObjects(destination: CloudStoreDestination, objects: readonly ObjectToWrite[], options: WriteOptions): Promise<void> {
+export async function writeCloudStoreObjects(
+  destination: CloudStoreDestination,
+  objects: readonly ObjectToWrite[],
+  options: WriteOptions,
+): Promise<void> {
   options.signal.throwIfAborted();
   const staged: File[] = [];
   const finals: File[] = [];
   try {
-    const { storage } = await openCloudStore(destination.credentials, { timeoutMs: config.connectorTimeoutMs, signal: options.signal });
+    const { storage } = await openCloudStore(destination.credentials, {
+      timeoutMs: config.connectorTimeoutMs,
+      signal: options.signal,
+    });
     const bucket = storage.bucket(destination.bucket);
     const tag = randomUUID();
     let written = 0;

@@ -21,12 +21,18 @@ export type ServiceAccountKeyFile = z.output<typeof ServiceAccountKey>;
  * a client e-mail and a private key that parses. The code differs by connection family:
  * 30-1320 for cloud storage, 30-1415 for the analytics database.
  */
-export function parseServiceAccountKey(json: string, code: Extract<ErrorCode, '30-1320' | '30-1415'>): { projectId: string } {
+export function parseServiceAccountKey(
+  json: string,
+  code: Extract<ErrorCode, '30-1320' | '30-1415'>,
+): { projectId: string } {
   return { projectId: readServiceAccountKey(json, code).project_id };
 }
 
 /** The key file itself, checked as parseServiceAccountKey checks it, for a connector's token exchange. */
-export function readServiceAccountKey(json: string, code: Extract<ErrorCode, '30-1320' | '30-1415'>): ServiceAccountKeyFile {
+export function readServiceAccountKey(
+  json: string,
+  code: Extract<ErrorCode, '30-1320' | '30-1415'>,
+): ServiceAccountKeyFile {
   let parsed: unknown;
   try {
     parsed = JSON.parse(json);
@@ -41,7 +47,9 @@ export function readServiceAccountKey(json: string, code: Extract<ErrorCode, '30
   try {
     createPrivateKey(key.data.private_key);
   } catch {
-    throw new AppError(code, { extraDetails: { 'auth.service_account_key_json': 'private_key is not a readable PEM key' } });
+    throw new AppError(code, {
+      extraDetails: { 'auth.service_account_key_json': 'private_key is not a readable PEM key' },
+    });
   }
   if (key.data.token_uri !== undefined) serviceUrl(key.data.token_uri, 'auth.service_account_key_json.token_uri');
   return key.data;
@@ -60,7 +68,9 @@ export interface WorkloadIdentityFields {
  */
 export function checkWorkloadIdentity(auth: WorkloadIdentityFields): void {
   serviceUrl(auth.token_url, 'auth.token_url');
-  const emailProject = /@([a-z][a-z0-9-]{4,28}[a-z0-9])\.iam\.gserviceaccount\.com$/i.exec(auth.service_account_email)?.[1];
+  const emailProject = /@([a-z][a-z0-9-]{4,28}[a-z0-9])\.iam\.gserviceaccount\.com$/i.exec(
+    auth.service_account_email,
+  )?.[1];
   if (emailProject !== undefined && emailProject.toLowerCase() !== auth.project_id.toLowerCase()) {
     throw new AppError('30-1322', { params: [auth.project_id, auth.service_account_email] });
   }

@@ -68,7 +68,10 @@ export class GoogleTokenFailure extends Error {
     readonly timedOut: boolean,
     options?: ErrorOptions,
   ) {
-    super(`${step} token call failed: ${providerError}${providerStatus === undefined ? '' : ` (HTTP ${providerStatus})`}`, options);
+    super(
+      `${step} token call failed: ${providerError}${providerStatus === undefined ? '' : ` (HTTP ${providerStatus})`}`,
+      options,
+    );
     this.name = 'GoogleTokenFailure';
   }
 }
@@ -103,7 +106,9 @@ export async function googleAccessToken(credentials: GoogleCredentials, options:
   if (credentials.kind === 'service_account_key') return serviceAccountToken(credentials.keyJson, options);
   const subject = await call('identity_provider', options, {
     url: serviceUrl(credentials.tokenUrl, 'auth.token_url'),
-    headers: { authorization: `Basic ${Buffer.from(`${encodeURIComponent(credentials.clientId)}:${encodeURIComponent(credentials.clientSecret)}`).toString('base64')}` },
+    headers: {
+      authorization: `Basic ${Buffer.from(`${encodeURIComponent(credentials.clientId)}:${encodeURIComponent(credentials.clientSecret)}`).toString('base64')}`,
+    },
     form: { grant_type: 'client_credentials', audience: credentials.audience },
     answer: OAuthToken,
   });
@@ -121,7 +126,9 @@ export async function googleAccessToken(credentials: GoogleCredentials, options:
   });
   const root = config.googleIamCredentialsEndpoint.replace(/\/+$/, '');
   const impersonated = await call('impersonation', options, {
-    url: new URL(`${root}/v1/projects/-/serviceAccounts/${encodeURIComponent(credentials.serviceAccountEmail)}:generateAccessToken`),
+    url: new URL(
+      `${root}/v1/projects/-/serviceAccounts/${encodeURIComponent(credentials.serviceAccountEmail)}:generateAccessToken`,
+    ),
     headers: { authorization: `Bearer ${federated.access_token}` },
     json: { scope: credentials.scope.split(/[\s,]+/).filter(Boolean), lifetime: '3600s' },
     answer: ImpersonatedToken,
@@ -161,7 +168,10 @@ async function call<T>(step: TokenStep, options: TokenOptions, request: TokenCal
     response = await outboundRequest({
       method: 'POST',
       url: request.url,
-      headers: { ...request.headers, 'content-type': request.form ? 'application/x-www-form-urlencoded' : 'application/json' },
+      headers: {
+        ...request.headers,
+        'content-type': request.form ? 'application/x-www-form-urlencoded' : 'application/json',
+      },
       body: request.form ? new URLSearchParams({ ...request.form }).toString() : JSON.stringify(request.json),
       timeoutMs: options.timeoutMs,
       signal: options.signal,
@@ -170,7 +180,8 @@ async function call<T>(step: TokenStep, options: TokenOptions, request: TokenCal
     throw networkFailure(step, error, options.signal);
   }
   const body = parseJson(response.text);
-  if (response.status < 200 || response.status > 299) throw new GoogleTokenFailure(step, providerCode(body), response.status, false);
+  if (response.status < 200 || response.status > 299)
+    throw new GoogleTokenFailure(step, providerCode(body), response.status, false);
   const parsed = request.answer.safeParse(body);
   if (!parsed.success) throw new GoogleTokenFailure(step, 'MalformedAnswer', response.status, false);
   return parsed.data;
@@ -180,8 +191,10 @@ async function call<T>(step: TokenStep, options: TokenOptions, request: TokenCal
 function networkFailure(step: TokenStep, error: unknown, signal: AbortSignal | undefined): unknown {
   if (signal?.aborted) return error;
   const failure = (error ?? {}) as { name?: unknown; code?: unknown };
-  if (failure.name === 'TimeoutError') return new GoogleTokenFailure(step, 'timeout', undefined, true, { cause: error });
-  if (isNetworkCode(failure.code)) return new GoogleTokenFailure(step, networkReason(failure.code), undefined, false, { cause: error });
+  if (failure.name === 'TimeoutError')
+    return new GoogleTokenFailure(step, 'timeout', undefined, true, { cause: error });
+  if (isNetworkCode(failure.code))
+    return new GoogleTokenFailure(step, networkReason(failure.code), undefined, false, { cause: error });
   return error;
 }
 
@@ -195,6 +208,10 @@ function parseJson(text: string): unknown {
 
 function providerCode(body: unknown): string {
   const answer = ErrorAnswer.safeParse(body);
-  const code = !answer.success ? undefined : typeof answer.data.error === 'string' ? answer.data.error : answer.data.error.status;
+  const code = !answer.success
+    ? undefined
+    : typeof answer.data.error === 'string'
+      ? answer.data.error
+      : answer.data.error.status;
   return code !== undefined && PROVIDER_CODE.test(code) ? code : 'Unknown';
 }

@@ -17,7 +17,8 @@ export const REDACTION_MARK = '********';
 const CREDENTIAL_FIELDS = ['bearerToken', 'clientSecret'];
 const OAUTH_FIELDS = ['tokenEndpoint', 'clientId', 'clientSecret'];
 
-const isBlank = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+const isBlank = (value: unknown) =>
+  value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 
 function schemaError(rule: string): AppError {
   return new AppError('30-3021', { extraDetails: { 'auth.delta_sharing_profile_content': rule } });
@@ -31,10 +32,15 @@ export function parseDeltaSharingProfile(content: string): DeltaSharingProfile {
   } catch {
     throw new AppError('30-3002');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw schemaError('must be a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw schemaError('must be a JSON object');
   const profile = parsed as Record<string, unknown>;
   for (const [field, value] of Object.entries(profile)) {
-    if (value !== null && typeof value !== 'string' && !(field === 'shareCredentialsVersion' && typeof value === 'number')) {
+    if (
+      value !== null &&
+      typeof value !== 'string' &&
+      !(field === 'shareCredentialsVersion' && typeof value === 'number')
+    ) {
       throw schemaError(`field ${field} must be a string`);
     }
   }
@@ -45,7 +51,8 @@ export function parseDeltaSharingProfile(content: string): DeltaSharingProfile {
 
   if (isBlank(profile.endpoint)) throw new AppError('30-3008');
   const endpoint = String(profile.endpoint);
-  if (!URL.canParse(endpoint) || !/^https?:$/.test(new URL(endpoint).protocol)) throw new AppError('30-3004', { params: [endpoint] });
+  if (!URL.canParse(endpoint) || !/^https?:$/.test(new URL(endpoint).protocol))
+    throw new AppError('30-3004', { params: [endpoint] });
   // The bearer token travels to this endpoint: https only, and never to a forbidden host.
   serviceUrl(endpoint, 'auth.delta_sharing_profile_content.endpoint');
 
@@ -62,6 +69,11 @@ export function parseDeltaSharingProfile(content: string): DeltaSharingProfile {
     throw schemaError('type must be bearer_token or oauth_client_credentials for shareCredentialsVersion 2');
   }
 
-  const redacted = Object.fromEntries(Object.entries(profile).map(([field, value]) => [field, CREDENTIAL_FIELDS.includes(field) && !isBlank(value) ? REDACTION_MARK : value]));
+  const redacted = Object.fromEntries(
+    Object.entries(profile).map(([field, value]) => [
+      field,
+      CREDENTIAL_FIELDS.includes(field) && !isBlank(value) ? REDACTION_MARK : value,
+    ]),
+  );
   return { version, endpoint, redacted: JSON.stringify(redacted) };
 }

@@ -83,7 +83,11 @@ function post(url: URL, body: string, headers: Record<string, string>, timeoutMs
         });
         response.on('error', reject);
         response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, contentType: String(response.headers['content-type'] ?? ''), body: Buffer.concat(parts).toString('utf8') }),
+          resolve({
+            status: response.statusCode ?? 0,
+            contentType: String(response.headers['content-type'] ?? ''),
+            body: Buffer.concat(parts).toString('utf8'),
+          }),
         );
       },
     );
@@ -127,6 +131,9 @@ export async function requestClientCredentialsToken(input: ClientCredentialsRequ
   const json = parseJson(answer.body);
   if (answer.status !== 200) throw oauthTokenError(answer.status, json);
   const token = TokenAnswer.safeParse(json);
-  if (!token.success) throw new AppError('30-1206', { extraDetails: { provider_status: answer.status, reason: 'the answer carries no bearer access token' } });
+  if (!token.success)
+    throw new AppError('30-1206', {
+      extraDetails: { provider_status: answer.status, reason: 'the answer carries no bearer access token' },
+    });
   return { accessToken: token.data.access_token, expiresIn: token.data.expires_in };
 }

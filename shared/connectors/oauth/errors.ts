@@ -15,7 +15,8 @@ import { OutboundDestinationBlocked, blockedDestination } from '../outbound-guar
 /** Descriptions that blame the secret: Entra's "invalid client secret" numbers, and the word. */
 const SECRET_REFUSED = /AADSTS7000215|AADSTS7000222|AADSTS7000232|client[ _-]?secret|secret/i;
 /** Descriptions that say the client is unknown: Entra's "application not found", Okta's "client_id". */
-const CLIENT_UNKNOWN = /AADSTS700016|AADSTS90002|client[ _-]?id|unknown client|client not found|no client|application with identifier/i;
+const CLIENT_UNKNOWN =
+  /AADSTS700016|AADSTS90002|client[ _-]?id|unknown client|client not found|no client|application with identifier/i;
 
 /** An error answer (RFC 6749 §5.2); the description is optional and free text. */
 const OAuthErrorAnswer = z.object({ error: z.string().min(1), error_description: z.string().optional() });
@@ -57,15 +58,29 @@ export function oauthTokenError(status: number, json: unknown): AppError {
   const parsed = OAuthErrorAnswer.safeParse(json);
   const answer = parsed.success ? parsed.data : undefined;
   const providerError = answer ? shownCode(answer.error) : undefined;
-  return new AppError(codeFor(status, answer), { extraDetails: { provider_status: status, ...(providerError ? { provider_error: providerError } : {}) } });
+  return new AppError(codeFor(status, answer), {
+    extraDetails: { provider_status: status, ...(providerError ? { provider_error: providerError } : {}) },
+  });
 }
 
 /** Network failure codes that mean the URL leads nowhere, as opposed to a flaky path to a real server. */
-const UNREACHABLE = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EANSWERTOOLARGE']);
+const UNREACHABLE = new Set([
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EANSWERTOOLARGE',
+]);
 
 function causes(error: unknown): unknown[] {
   const chain: unknown[] = [];
-  for (let current = error; current !== undefined && current !== null && chain.length < 8; current = (current as { cause?: unknown }).cause) chain.push(current);
+  for (
+    let current = error;
+    current !== undefined && current !== null && chain.length < 8;
+    current = (current as { cause?: unknown }).cause
+  )
+    chain.push(current);
   return chain;
 }
 
@@ -79,9 +94,16 @@ export function oauthTransportError(error: unknown): AppError {
   const chain = causes(error);
   const blocked = chain.find((candidate) => candidate instanceof OutboundDestinationBlocked);
   if (blocked) return blockedDestination((blocked as OutboundDestinationBlocked).host);
-  const code = chain.map((candidate) => (candidate as { code?: unknown }).code).find((value): value is string => typeof value === 'string');
-  const timedOut = chain.some((candidate) => (candidate as { name?: unknown }).name === 'TimeoutError' || (candidate as { name?: unknown }).name === 'AbortError');
+  const code = chain
+    .map((candidate) => (candidate as { code?: unknown }).code)
+    .find((value): value is string => typeof value === 'string');
+  const timedOut = chain.some(
+    (candidate) =>
+      (candidate as { name?: unknown }).name === 'TimeoutError' ||
+      (candidate as { name?: unknown }).name === 'AbortError',
+  );
   const providerError = timedOut ? 'timeout' : isNetworkCode(code) ? networkReason(code) : 'Unknown';
-  if (!timedOut && code && UNREACHABLE.has(code)) return new AppError('30-1204', { cause: error, extraDetails: { provider_error: providerError } });
+  if (!timedOut && code && UNREACHABLE.has(code))
+    return new AppError('30-1204', { cause: error, extraDetails: { provider_error: providerError } });
   return new AppError('30-1205', { cause: error, extraDetails: { provider_error: providerError } });
 }

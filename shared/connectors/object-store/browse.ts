@@ -30,13 +30,25 @@ export async function browseObjectStore(input: ObjectStoreBrowseInput): Promise<
   if (input.pathRestriction) assertWithin(location, parseBucketLocation(input.pathRestriction, S3_BUCKETS), S3_BUCKETS);
   const { bucket, prefix } = location;
   const timeoutMs = config.connectorTimeoutMs;
-  const client = objectStoreClient(endpoint, { accessKeyId: input.accessKeyId, secretAccessKey: input.secretAccessKey }, timeoutMs);
+  const client = objectStoreClient(
+    endpoint,
+    { accessKeyId: input.accessKeyId, secretAccessKey: input.secretAccessKey },
+    timeoutMs,
+  );
   try {
     const page = await client.send(
-      new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix || undefined, Delimiter: '/', MaxKeys: input.maxItems, ContinuationToken: input.continuationToken }),
+      new ListObjectsV2Command({
+        Bucket: bucket,
+        Prefix: prefix || undefined,
+        Delimiter: '/',
+        MaxKeys: input.maxItems,
+        ContinuationToken: input.continuationToken,
+      }),
       { abortSignal: AbortSignal.timeout(timeoutMs * 2) },
     );
-    const prefixes = (page.CommonPrefixes ?? []).flatMap(({ Prefix: folder }) => (folder === undefined ? [] : [folder]));
+    const prefixes = (page.CommonPrefixes ?? []).flatMap(({ Prefix: folder }) =>
+      folder === undefined ? [] : [folder],
+    );
     const objects = page.Contents ?? [];
     // Not KeyCount: s3rver leaves common prefixes out of it, S3 counts them.
     if (prefix !== '' && input.continuationToken === undefined && prefixes.length === 0 && objects.length === 0) {

@@ -15,7 +15,11 @@ export interface ObjectStoreCredentials {
  * support), every connection through the outbound guard, and each request bounded by the
  * connector timeout.
  */
-export function objectStoreClient(endpoint: ObjectStoreEndpoint, credentials: ObjectStoreCredentials, timeoutMs: number): S3Client {
+export function objectStoreClient(
+  endpoint: ObjectStoreEndpoint,
+  credentials: ObjectStoreCredentials,
+  timeoutMs: number,
+): S3Client {
   const lookup = guardedLookup(portOf(endpoint.url));
   return new S3Client({
     endpoint: endpoint.url.origin,

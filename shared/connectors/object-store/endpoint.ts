@@ -8,7 +8,8 @@ export interface ObjectStoreEndpoint {
 }
 
 const AWS_HOST = /\.amazonaws\.com(?:\.cn)?$/;
-const AWS_REGIONAL_HOST = /(?:^|\.)s3(?:[.-]fips)?(?:\.dualstack)?[.-]((?:[a-z]{2}(?:-iso[a-z]?|-gov)?)-[a-z]+-\d)\.amazonaws\.com(?:\.cn)?$/;
+const AWS_REGIONAL_HOST =
+  /(?:^|\.)s3(?:[.-]fips)?(?:\.dualstack)?[.-]((?:[a-z]{2}(?:-iso[a-z]?|-gov)?)-[a-z]+-\d)\.amazonaws\.com(?:\.cn)?$/;
 
 export function parseObjectStoreEndpoint(raw: string): ObjectStoreEndpoint {
   const url = serviceUrl(raw, 'auth.endpoint');

@@ -32,7 +32,9 @@ function providerError(failure: ServiceFailure): string {
  */
 export function objectStoreError(error: unknown, bucket: string | undefined): AppError {
   if (error instanceof AppError) return error;
-  const blocked = [error, (error as { cause?: unknown } | undefined)?.cause].find((candidate) => candidate instanceof OutboundDestinationBlocked);
+  const blocked = [error, (error as { cause?: unknown } | undefined)?.cause].find(
+    (candidate) => candidate instanceof OutboundDestinationBlocked,
+  );
   if (blocked) return blockedDestination((blocked as OutboundDestinationBlocked).host);
   const failure = (error ?? {}) as ServiceFailure;
   const code = failure.Code ?? failure.name ?? failure.code ?? 'Unknown';
@@ -64,7 +66,10 @@ export function objectStoreError(error: unknown, bucket: string | undefined): Ap
       if (status === 301) return new AppError('30-1112', { params: [bucketName], cause: error });
       return new AppError('30-1100', {
         cause: error,
-        extraDetails: { provider_error: providerError(failure), ...(status === undefined ? {} : { provider_status: status }) },
+        extraDetails: {
+          provider_error: providerError(failure),
+          ...(status === undefined ? {} : { provider_status: status }),
+        },
       });
   }
 }

@@ -23,15 +23,24 @@ export interface ObjectStoreSourceInput {
  * below a folder at any depth. Store failures map to 30-11xx; an abort through
  * `options.signal` rethrows the signal's reason, since only the caller knows what it means.
  */
-export async function fetchObjectStoreSource(input: ObjectStoreSourceInput, options: FetchOptions): Promise<FetchedSource> {
+export async function fetchObjectStoreSource(
+  input: ObjectStoreSourceInput,
+  options: FetchOptions,
+): Promise<FetchedSource> {
   options.signal.throwIfAborted();
   const endpoint = parseObjectStoreEndpoint(input.endpoint);
   const target = bucketTarget(input.path, input.pathRestriction, S3_BUCKETS);
   const timeoutMs = config.connectorTimeoutMs;
-  const client = objectStoreClient(endpoint, { accessKeyId: input.accessKeyId, secretAccessKey: input.secretAccessKey }, timeoutMs);
+  const client = objectStoreClient(
+    endpoint,
+    { accessKeyId: input.accessKeyId, secretAccessKey: input.secretAccessKey },
+    timeoutMs,
+  );
   try {
     const keys = await csvKeys(client, target, options.signal, timeoutMs);
-    return await downloadAll(target.bucket, keys, options, timeoutMs, (key, signal) => openObject(client, target.bucket, key, signal));
+    return await downloadAll(target.bucket, keys, options, timeoutMs, (key, signal) =>
+      openObject(client, target.bucket, key, signal),
+    );
   } catch (error) {
     if (options.signal.aborted) throw options.signal.reason;
     throw objectStoreError(error, target.bucket);
@@ -48,8 +57,16 @@ function listingSignal(signal: AbortSignal, timeoutMs: number): { abortSignal: A
   return { abortSignal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs * 2)]) };
 }
 
-async function csvKeys(client: S3Client, target: BucketTarget, signal: AbortSignal, timeoutMs: number): Promise<string[]> {
-  if (target.key !== undefined && (await objectExists(client, target.bucket, target.key, listingSignal(signal, timeoutMs)))) {
+async function csvKeys(
+  client: S3Client,
+  target: BucketTarget,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<string[]> {
+  if (
+    target.key !== undefined &&
+    (await objectExists(client, target.bucket, target.key, listingSignal(signal, timeoutMs)))
+  ) {
     if (!DATA_FILE.test(target.key)) throw new AppError('10-1000', { extraDetails: { path: target.shown } });
     return [target.key];
   }
@@ -83,7 +100,12 @@ async function csvKeys(client: S3Client, target: BucketTarget, signal: AbortSign
  * whole page is searched because not every store lists in S3's binary key order (s3rver
  * does not).
  */
-async function objectExists(client: S3Client, bucket: string, key: string, options: { abortSignal: AbortSignal }): Promise<boolean> {
+async function objectExists(
+  client: S3Client,
+  bucket: string,
+  key: string,
+  options: { abortSignal: AbortSignal },
+): Promise<boolean> {
   const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: key, Delimiter: '/' }), options);
   return (page.Contents ?? []).some((object) => object.Key === key);
 }

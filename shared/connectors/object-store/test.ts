@@ -21,14 +21,21 @@ export async function testObjectStore(input: ObjectStoreTestInput): Promise<void
   const endpoint = parseObjectStoreEndpoint(input.endpoint);
   const location = input.pathRestriction ? parseBucketLocation(input.pathRestriction, S3_BUCKETS) : undefined;
   const timeoutMs = config.connectorTimeoutMs;
-  const client = objectStoreClient(endpoint, { accessKeyId: input.accessKeyId, secretAccessKey: input.secretAccessKey }, timeoutMs);
+  const client = objectStoreClient(
+    endpoint,
+    { accessKeyId: input.accessKeyId, secretAccessKey: input.secretAccessKey },
+    timeoutMs,
+  );
   const abortSignal = AbortSignal.timeout(timeoutMs * 2);
   try {
     if (!location) {
       await client.send(new ListBucketsCommand({ MaxBuckets: 1 }), { abortSignal });
       return;
     }
-    const listing = await client.send(new ListObjectsV2Command({ Bucket: location.bucket, Prefix: location.prefix, Delimiter: '/', MaxKeys: 1 }), { abortSignal });
+    const listing = await client.send(
+      new ListObjectsV2Command({ Bucket: location.bucket, Prefix: location.prefix, Delimiter: '/', MaxKeys: 1 }),
+      { abortSignal },
+    );
     if (location.prefix !== '' && (listing.KeyCount ?? 0) === 0) {
       throw new AppError('30-1114', { params: [formatLocation(location)] });
     }

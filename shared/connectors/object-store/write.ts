@@ -46,7 +46,9 @@ function clientFor(destination: ObjectStoreDestination): S3Client {
 export async function checkObjectStoreDestination(destination: ObjectStoreDestination, key: string): Promise<void> {
   const client = clientFor(destination);
   try {
-    await client.send(new ListObjectsV2Command({ Bucket: destination.bucket, Prefix: key, MaxKeys: 1 }), { abortSignal: AbortSignal.timeout(config.connectorTimeoutMs * 2) });
+    await client.send(new ListObjectsV2Command({ Bucket: destination.bucket, Prefix: key, MaxKeys: 1 }), {
+      abortSignal: AbortSignal.timeout(config.connectorTimeoutMs * 2),
+    });
   } catch (error) {
     throw destinationError(error, destination.bucket);
   } finally {
@@ -67,7 +69,11 @@ interface OpenUpload {
  * objects already completed are deleted, as far as the store still answers; uploads a dead
  * worker leaves open stay invisible until the bucket's lifecycle rule aborts them.
  */
-export async function writeObjectStoreObjects(destination: ObjectStoreDestination, objects: readonly ObjectToWrite[], options: WriteOptions): Promise<void> {
+export async function writeObjectStoreObjects(
+  destination: ObjectStoreDestination,
+  objects: readonly ObjectToWrite[],
+  options: WriteOptions,
+): Promise<void> {
   const client = clientFor(destination);
   const Bucket = destination.bucket;
   const open: OpenUpload[] = [];
@@ -75,33 +81,57 @@ export async function writeObjectStoreObjects(destination: ObjectStoreDestinatio
   let written = 0;
   try {
     for (const object of objects) {
-      const created = await client.send(new CreateMultipartUploadCommand({ Bucket, Key: object.key, ContentType: object.contentType }), { abortSignal: options.signal });
+      const created = await client.send(
+        new CreateMultipartUploadCommand({ Bucket, Key: object.key, ContentType: object.contentType }),
+        { abortSignal: options.signal },
+      );
       const upload: OpenUpload = { object, uploadId: created.UploadId ?? '', parts: [] };
       open.push(upload);
       const partBytes = Math.max(PART_BYTES, Math.ceil(object.bytes / MAX_PARTS));
       // An empty file is one empty part: a multipart upload needs at least one.
       for (let start = 0, number = 1; start < object.bytes || number === 1; start += partBytes, number += 1) {
         const length = Math.min(partBytes, object.bytes - start);
-        const body = length === 0 ? new Uint8Array() : createReadStream(object.localPath, { start, end: start + length - 1 });
-        const part = await client.send(new UploadPartCommand({ Bucket, Key: object.key, UploadId: upload.uploadId, PartNumber: number, Body: body, ContentLength: length }), {
-          abortSignal: options.signal,
-        });
+        const body =
+          length === 0 ? new Uint8Array() : createReadStream(object.localPath, { start, end: start + length - 1 });
+        const part = await client.send(
+          new UploadPartCommand({
+            Bucket,
+            Key: object.key,
+            UploadId: upload.uploadId,
+            PartNumber: number,
+            Body: body,
+            ContentLength: length,
+          }),
+          {
+            abortSignal: options.signal,
+          },
+        );
         upload.parts.push({ ETag: part.ETag ?? '', PartNumber: number });
         written += length;
         options.onProgress(written);
       }
     }
     for (const upload of open) {
-      await client.send(new CompleteMultipartUploadCommand({ Bucket, Key: upload.object.key, UploadId: upload.uploadId, MultipartUpload: { Parts: upload.parts } }), {
-        abortSignal: options.signal,
-      });
+      await client.send(
+        new CompleteMultipartUploadCommand({
+          Bucket,
+          Key: upload.object.key,
+          UploadId: upload.uploadId,
+          MultipartUpload: { Parts: upload.parts },
+        }),
+        {
+          abortSignal: options.signal,
+        },
+      );
       completed.push(upload.object.key);
     }
   } catch (error) {
     await Promise.allSettled([
       ...open
         .filter((upload) => !completed.includes(upload.object.key))
-        .map((upload) => client.send(new AbortMultipartUploadCommand({ Bucket, Key: upload.object.key, UploadId: upload.uploadId }))),
+        .map((upload) =>
+          client.send(new AbortMultipartUploadCommand({ Bucket, Key: upload.object.key, UploadId: upload.uploadId })),
+        ),
       ...completed.map((key) => client.send(new DeleteObjectCommand({ Bucket, Key: key }))),
     ]);
     if (options.signal.aborted) throw options.signal.reason;

@@ -26,7 +26,13 @@ export interface WarehouseTarget {
   readonly host: string;
   readonly auth:
     | { readonly kind: 'password'; readonly username: string; readonly password: string }
-    | { readonly kind: 'oauth'; readonly tokenUrl: string; readonly clientId: string; readonly clientSecret: string; readonly scope: string | null };
+    | {
+        readonly kind: 'oauth';
+        readonly tokenUrl: string;
+        readonly clientId: string;
+        readonly clientSecret: string;
+        readonly scope: string | null;
+      };
   readonly warehouse: string | null;
   readonly database: string | null;
   readonly schema: string | null;
@@ -38,11 +44,28 @@ const text = (value: string | null | undefined): string => value ?? '';
  * The target of a warehouse configuration (secret in clear); `warehouse` overrides the
  * connection's (an rdbms data source may name one).
  */
-export function warehouseTarget(configuration: ConnectionConfiguration & { readonly secret: string }, warehouse?: string | null): WarehouseTarget {
+export function warehouseTarget(
+  configuration: ConnectionConfiguration & { readonly secret: string },
+  warehouse?: string | null,
+): WarehouseTarget {
   const { auth, settings, secret } = configuration;
-  const common = { host: text(auth.host), warehouse: warehouse || settings.warehouse || null, database: settings.database || null, schema: settings.schema || null };
+  const common = {
+    host: text(auth.host),
+    warehouse: warehouse || settings.warehouse || null,
+    database: settings.database || null,
+    schema: settings.schema || null,
+  };
   if (auth.auth_type === 'oauth_client_credentials') {
-    return { ...common, auth: { kind: 'oauth', tokenUrl: text(auth.token_url), clientId: text(auth.client_id), clientSecret: secret, scope: auth.scope ?? null } };
+    return {
+      ...common,
+      auth: {
+        kind: 'oauth',
+        tokenUrl: text(auth.token_url),
+        clientId: text(auth.client_id),
+        clientSecret: secret,
+        scope: auth.scope ?? null,
+      },
+    };
   }
   return { ...common, auth: { kind: 'password', username: text(auth.username), password: secret } };
 }
@@ -78,19 +101,28 @@ class SessionAgents {
   private readonly https: HttpsAgent;
 
   constructor() {
-    const connect = <O extends ClientRequestArgs>(options: O, defaultPort: number, create: (options: O) => Duplex | null | undefined) => {
+    const connect = <O extends ClientRequestArgs>(
+      options: O,
+      defaultPort: number,
+      create: (options: O) => Duplex | null | undefined,
+    ) => {
       const host = String(options.host ?? options.hostname ?? '');
       const port = Number(options.port) || defaultPort;
       if (this.closed) return refusedSocket(cancelled('warehouse session closed'));
       // Sockets to an address literal skip DNS, so the lookup below never sees them: a chunk
       // URL Snowflake hands out (an account host is the user's to name) is checked here.
-      if (!literalAllowed(host, port)) return refusedSocket(Object.assign(new OutboundDestinationBlocked(host), { code: 'ERR_CANCELED' }));
+      if (!literalAllowed(host, port))
+        return refusedSocket(Object.assign(new OutboundDestinationBlocked(host), { code: 'ERR_CANCELED' }));
       // The guard's allow-list names host:port, so each socket gets the lookup of its own port.
       const lookup = guardedLookup(port);
       // The driver retries any failure it does not know; a refused destination must end the call.
       const guarded: typeof lookup = (hostname, lookupOptions, done) =>
         lookup(hostname, lookupOptions, (error, address, family) =>
-          done(error instanceof OutboundDestinationBlocked ? Object.assign(error, { code: 'ERR_CANCELED' }) : error, address, family),
+          done(
+            error instanceof OutboundDestinationBlocked ? Object.assign(error, { code: 'ERR_CANCELED' }) : error,
+            address,
+            family,
+          ),
         );
       return create({ ...options, lookup: guarded });
     };
@@ -107,7 +139,8 @@ class SessionAgents {
   }
 
   /** What the driver's `agentClass` option is called with: the protocol of the request's URL. */
-  readonly agentFor = (options: { readonly protocol?: string }): HttpAgent => (options.protocol === 'http:' ? this.http : this.https);
+  readonly agentFor = (options: { readonly protocol?: string }): HttpAgent =>
+    options.protocol === 'http:' ? this.http : this.https;
 
   close(): void {
     this.closed = true;
@@ -187,7 +220,10 @@ export class WarehouseSession {
       account: url.hostname.split('.')[0] ?? url.hostname,
       ...(token
         ? { authenticator: 'OAUTH', token: token.accessToken }
-        : { username: target.auth.kind === 'password' ? target.auth.username : '', password: target.auth.kind === 'password' ? target.auth.password : '' }),
+        : {
+            username: target.auth.kind === 'password' ? target.auth.username : '',
+            password: target.auth.kind === 'password' ? target.auth.password : '',
+          }),
       ...(target.warehouse ? { warehouse: target.warehouse } : {}),
       ...(target.database ? { database: target.database } : {}),
       ...(target.schema ? { schema: target.schema } : {}),
@@ -210,7 +246,10 @@ export class WarehouseSession {
     }
     const session = new WarehouseSession(connection, agents, options);
     try {
-      await session.call('login', new Promise<void>((resolve, reject) => connection.connect((error) => (error ? reject(error) : resolve()))));
+      await session.call(
+        'login',
+        new Promise<void>((resolve, reject) => connection.connect((error) => (error ? reject(error) : resolve()))),
+      );
     } catch (error) {
       agents.close();
       throw error;
@@ -232,7 +271,10 @@ export class WarehouseSession {
    * Runs a statement and answers once its result is known (rows not read yet): `describeOnly`
    * compiles without running, `asyncExec` answers at once with the query id.
    */
-  execute(sqlText: string, options: { readonly describeOnly?: boolean; readonly asyncExec?: boolean } = {}): Promise<RowStatement> {
+  execute(
+    sqlText: string,
+    options: { readonly describeOnly?: boolean; readonly asyncExec?: boolean } = {},
+  ): Promise<RowStatement> {
     return this.call(
       'query',
       new Promise<RowStatement>((resolve, reject) => {
@@ -304,13 +346,23 @@ export class WarehouseSession {
   /** Asks Snowflake to stop a query; best effort, bounded, never throws. */
   async cancel(statement: RowStatement): Promise<void> {
     // Not bound to the session's signal: a stopped job is when cancelling matters.
-    await bounded(new Promise<void>((resolve) => statement.cancel(() => resolve())), this.options.timeoutMs, undefined, () => undefined).catch(() => undefined);
+    await bounded(
+      new Promise<void>((resolve) => statement.cancel(() => resolve())),
+      this.options.timeoutMs,
+      undefined,
+      () => undefined,
+    ).catch(() => undefined);
   }
 
   /** Logs out (bounded, best effort) and ends every socket of the session. */
   async close(): Promise<void> {
     try {
-      await bounded(new Promise<void>((resolve) => this.connection.destroy(() => resolve())), this.options.timeoutMs, undefined, () => undefined);
+      await bounded(
+        new Promise<void>((resolve) => this.connection.destroy(() => resolve())),
+        this.options.timeoutMs,
+        undefined,
+        () => undefined,
+      );
     } catch {
       // The session expires on its own; nothing the caller could do about it.
     } finally {
@@ -320,7 +372,11 @@ export class WarehouseSession {
 }
 
 /** Opens a session, runs `work` with it, and always closes it. */
-export async function withWarehouseSession<T>(target: WarehouseTarget, options: SessionOptions, work: (session: WarehouseSession) => Promise<T>): Promise<T> {
+export async function withWarehouseSession<T>(
+  target: WarehouseTarget,
+  options: SessionOptions,
+  work: (session: WarehouseSession) => Promise<T>,
+): Promise<T> {
   const session = await WarehouseSession.open(target, options);
   try {
     return await work(session);

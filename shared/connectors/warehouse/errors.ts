@@ -52,7 +52,11 @@ const TIMED_OUT = new Set(['ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT']);
 
 function chainOf(error: unknown): DriverError[] {
   const chain: DriverError[] = [];
-  for (let current = error; typeof current === 'object' && current !== null && chain.length < 8; current = (current as DriverError).cause) {
+  for (
+    let current = error;
+    typeof current === 'object' && current !== null && chain.length < 8;
+    current = (current as DriverError).cause
+  ) {
     chain.push(current as DriverError);
   }
   return chain;
@@ -60,7 +64,10 @@ function chainOf(error: unknown): DriverError[] {
 
 /** The name of the element a "does not exist" or "invalid identifier" message quotes. */
 function missingElement(message: string): string | undefined {
-  return /(?:Object|Table|View|Schema|Database|Warehouse|Stage|Function) '([^']+)' does not exist/i.exec(message)?.[1] ?? /invalid identifier '([^']+)'/i.exec(message)?.[1];
+  return (
+    /(?:Object|Table|View|Schema|Database|Warehouse|Stage|Function) '([^']+)' does not exist/i.exec(message)?.[1] ??
+    /invalid identifier '([^']+)'/i.exec(message)?.[1]
+  );
 }
 
 /** The network error code (ECONNREFUSED) in the chain, if any. */
@@ -90,18 +97,31 @@ export function warehouseError(error: unknown, phase: WarehousePhase): AppError 
     if (CREDENTIALS_REFUSED.has(code)) return new AppError('30-1001', { cause: error, extraDetails: details });
     if (code === NO_WAREHOUSE) return new AppError('30-1013', { cause: error, extraDetails: details });
     if (SYNTAX.has(code)) return new AppError('30-1008', { cause: error, extraDetails: details });
-    if (MISSING.has(code)) return new AppError('30-1010', { cause: error, params: [missingElement(message) ?? 'in the query'], extraDetails: details });
+    if (MISSING.has(code))
+      return new AppError('30-1010', {
+        cause: error,
+        params: [missingElement(message) ?? 'in the query'],
+        extraDetails: details,
+      });
     if (STATEMENT_TIMED_OUT.has(code)) return new AppError('30-1005', { cause: error, extraDetails: details });
     // Any other refusal of the login leaves us without a session.
-    if (phase === 'login' || code.startsWith('390')) return new AppError('30-1014', { cause: error, extraDetails: details });
+    if (phase === 'login' || code.startsWith('390'))
+      return new AppError('30-1014', { cause: error, extraDetails: details });
     return new AppError('30-1003', { cause: error, extraDetails: details });
   }
 
   if (driver.name === 'NetworkError' || driver.name === 'LargeResultSetError') {
     const status = driver.response?.statusCode ?? driver.response?.status;
     const code = networkCode(chain.slice(1));
-    if (code !== undefined && TIMED_OUT.has(code)) return new AppError('30-1005', { cause: error, extraDetails: { provider_error: networkDetail(code) } });
-    return new AppError('30-1002', { cause: error, extraDetails: { provider_error: networkDetail(code), ...(typeof status === 'number' ? { provider_status: status } : {}) } });
+    if (code !== undefined && TIMED_OUT.has(code))
+      return new AppError('30-1005', { cause: error, extraDetails: { provider_error: networkDetail(code) } });
+    return new AppError('30-1002', {
+      cause: error,
+      extraDetails: {
+        provider_error: networkDetail(code),
+        ...(typeof status === 'number' ? { provider_status: status } : {}),
+      },
+    });
   }
 
   if (driver.name === 'RequestFailedError' || driver.name === 'UnexpectedContentError') {

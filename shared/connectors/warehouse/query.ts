@@ -8,5 +8,7 @@ import { withWarehouseSession, type WarehouseTarget } from './client';
  * local check (one read-only statement, 30-1009).
  */
 export async function testWarehouseQuery(target: WarehouseTarget, query: string): Promise<void> {
-  await withWarehouseSession(target, { timeoutMs: config.connectorTimeoutMs }, (session) => session.execute(query, { describeOnly: true }));
+  await withWarehouseSession(target, { timeoutMs: config.connectorTimeoutMs }, (session) =>
+    session.execute(query, { describeOnly: true }),
+  );
 }

@@ -18,7 +18,13 @@ import type * as Snowflake from 'snowflake-sdk';
  */
 export type SnowflakeModule = typeof Snowflake;
 
-const SILENT: Snowflake.SnowflakeLogger = { error: () => undefined, warn: () => undefined, info: () => undefined, debug: () => undefined, trace: () => undefined };
+const SILENT: Snowflake.SnowflakeLogger = {
+  error: () => undefined,
+  warn: () => undefined,
+  info: () => undefined,
+  debug: () => undefined,
+  trace: () => undefined,
+};
 
 let loading: Promise<SnowflakeModule> | undefined;
 

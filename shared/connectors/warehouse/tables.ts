@@ -43,7 +43,16 @@ async function showObjects(target: WarehouseTarget, statement: string): Promise<
     const rows = await session.rows(executed);
     return rows.flatMap((row) => {
       const name = at(row, 'name');
-      return name === null ? [] : [{ name, database: at(row, 'database_name'), schema: at(row, 'schema_name'), type: at(row, 'kind') ?? 'TABLE' }];
+      return name === null
+        ? []
+        : [
+            {
+              name,
+              database: at(row, 'database_name'),
+              schema: at(row, 'schema_name'),
+              type: at(row, 'kind') ?? 'TABLE',
+            },
+          ];
     });
   });
 }
@@ -51,7 +60,11 @@ async function showObjects(target: WarehouseTarget, statement: string): Promise<
 /** The connection's tables and views, at most MAX_LISTED_TABLES, in Snowflake's order. */
 export async function listWarehouseTables(target: WarehouseTarget): Promise<TableDetails[]> {
   const database = target.database ? settingIdentifier(target.database) : null;
-  const scope = target.schema ? `SCHEMA ${database ? `${database}.` : ''}${settingIdentifier(target.schema)}` : database ? `DATABASE ${database}` : 'ACCOUNT';
+  const scope = target.schema
+    ? `SCHEMA ${database ? `${database}.` : ''}${settingIdentifier(target.schema)}`
+    : database
+      ? `DATABASE ${database}`
+      : 'ACCOUNT';
   const objects = await showObjects(target, `SHOW TERSE OBJECTS IN ${scope} LIMIT ${MAX_LISTED_TABLES}`);
   return target.schema ? objects : objects.filter((object) => object.schema !== 'INFORMATION_SCHEMA');
 }
@@ -65,14 +78,21 @@ export interface WarehouseTableInput {
 
 /** One table's or view's details; one the role cannot see, or that does not exist, is 30-1010. */
 export async function warehouseTable(target: WarehouseTarget, input: WarehouseTableInput): Promise<TableDetails> {
-  const database = input.database !== undefined ? quoted(input.database) : target.database ? settingIdentifier(target.database) : null;
-  const schema = input.schema !== undefined ? quoted(input.schema) : target.schema ? settingIdentifier(target.schema) : null;
+  const database =
+    input.database !== undefined ? quoted(input.database) : target.database ? settingIdentifier(target.database) : null;
+  const schema =
+    input.schema !== undefined ? quoted(input.schema) : target.schema ? settingIdentifier(target.schema) : null;
   // Without a schema Snowflake would search the current one, which the caller did not choose.
   if (schema === null) throw validationError({ schema: 'required: the connection names no schema' });
-  const objects = await showObjects(target, `SHOW TERSE OBJECTS LIKE ${likeAtLeast(input.name)} IN SCHEMA ${database ? `${database}.` : ''}${schema}`);
+  const objects = await showObjects(
+    target,
+    `SHOW TERSE OBJECTS LIKE ${likeAtLeast(input.name)} IN SCHEMA ${database ? `${database}.` : ''}${schema}`,
+  );
   const found = objects.find((object) => object.name === input.name);
   if (!found) {
-    const shown = [input.database ?? target.database, input.schema ?? target.schema, input.name].filter((part) => part).join('.');
+    const shown = [input.database ?? target.database, input.schema ?? target.schema, input.name]
+      .filter((part) => part)
+      .join('.');
     throw new AppError('30-1010', { params: [shown] });
   }
   return found;

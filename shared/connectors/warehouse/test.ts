@@ -17,10 +17,15 @@ const SESSION_CONTEXT = 'SELECT CURRENT_WAREHOUSE(), CURRENT_DATABASE(), CURRENT
  * 30-1013.
  */
 export async function testWarehouse(target: WarehouseTarget): Promise<void> {
-  const [row] = await withWarehouseSession(target, { timeoutMs: config.connectorTimeoutMs }, async (session) => session.rows(await session.execute(SESSION_CONTEXT)));
+  const [row] = await withWarehouseSession(target, { timeoutMs: config.connectorTimeoutMs }, async (session) =>
+    session.rows(await session.execute(SESSION_CONTEXT)),
+  );
   const [warehouse, database, schema] = (row ?? []).map((value) => (typeof value === 'string' ? value : null));
   if (target.warehouse && !warehouse) throw new AppError('30-1010', { params: [target.warehouse] });
   if (!warehouse) throw new AppError('30-1013');
   if (target.database && !database) throw new AppError('30-1010', { params: [target.database] });
-  if (target.schema && !schema) throw new AppError('30-1010', { params: target.database ? [`${target.database}.${target.schema}`] : [target.schema] });
+  if (target.schema && !schema)
+    throw new AppError('30-1010', {
+      params: target.database ? [`${target.database}.${target.schema}`] : [target.schema],
+    });
 }

@@ -21,8 +21,10 @@ const MAX_ROWS = 1_000;
 function snowflakeColumn(duckType: string): { readonly type: string; readonly asText: boolean } {
   const type = duckType.toUpperCase();
   if (type === 'BOOLEAN') return { type: 'BOOLEAN', asText: false };
-  if (['TINYINT', 'SMALLINT', 'INTEGER', 'UTINYINT', 'USMALLINT'].includes(type)) return { type: 'NUMBER(38,0)', asText: false };
-  if (['BIGINT', 'UINTEGER', 'UBIGINT', 'HUGEINT', 'UHUGEINT'].includes(type)) return { type: 'NUMBER(38,0)', asText: true };
+  if (['TINYINT', 'SMALLINT', 'INTEGER', 'UTINYINT', 'USMALLINT'].includes(type))
+    return { type: 'NUMBER(38,0)', asText: false };
+  if (['BIGINT', 'UINTEGER', 'UBIGINT', 'HUGEINT', 'UHUGEINT'].includes(type))
+    return { type: 'NUMBER(38,0)', asText: true };
   if (['FLOAT', 'DOUBLE'].includes(type)) return { type: 'FLOAT', asText: false };
   const decimal = /^DECIMAL\((\d+),(\d+)\)$/.exec(type);
   if (decimal) return { type: `NUMBER(${decimal[1]},${decimal[2]})`, asText: true };
@@ -47,7 +49,10 @@ function selectFor(columns: readonly ColumnSchema[]): string {
 }
 
 /** A value DuckDB read (after selectFor's casts) as a bind: primitives as they are, anything else as text. */
-const bindOf = (value: unknown): Bind => (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : String(value));
+const bindOf = (value: unknown): Bind =>
+  value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    ? value
+    : String(value);
 
 /**
  * Streams the Parquet file's rows from DuckDB in chunks and runs one multi-row INSERT per
@@ -74,9 +79,17 @@ async function insertBatches(
   if (batch.length > 0) await insert(batch);
 }
 
-async function insertRows(session: WarehouseSession, table: string, columns: readonly ColumnSchema[], rows: readonly Bind[][]): Promise<void> {
+async function insertRows(
+  session: WarehouseSession,
+  table: string,
+  columns: readonly ColumnSchema[],
+  rows: readonly Bind[][],
+): Promise<void> {
   const tuple = `(${columns.map(() => '?').join(', ')})`;
-  await session.run(`INSERT INTO ${table} (${columns.map((column) => quotedName(column.name)).join(', ')}) VALUES ${rows.map(() => tuple).join(', ')}`, rows.flat());
+  await session.run(
+    `INSERT INTO ${table} (${columns.map((column) => quotedName(column.name)).join(', ')}) VALUES ${rows.map(() => tuple).join(', ')}`,
+    rows.flat(),
+  );
 }
 
 /**
@@ -90,35 +103,46 @@ async function insertRows(session: WarehouseSession, table: string, columns: rea
  * created), and a session that dies mid-way has its transaction dropped by Snowflake.
  * Failures map to 30-10xx. Progress counts rows inserted.
  */
-export async function insertIntoWarehouse(target: WarehouseTarget, table: string, parquetPath: string, options: WriteOptions): Promise<void> {
+export async function insertIntoWarehouse(
+  target: WarehouseTarget,
+  table: string,
+  parquetPath: string,
+  options: WriteOptions,
+): Promise<void> {
   options.signal.throwIfAborted();
   await withDuckDb(dirname(parquetPath), async (duck) => {
     const columns = await describeParquet(duck, parquetPath);
     const batchRows = Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_BINDS / Math.max(1, columns.length))));
-    await withWarehouseSession(target, { timeoutMs: config.connectorTimeoutMs, signal: options.signal }, async (session) => {
-      const definition = columns.map((column) => `${quotedName(column.name)} ${snowflakeColumn(column.type).type}`).join(', ');
-      await session.run(`CREATE TABLE IF NOT EXISTS ${table} (${definition})`);
-      await session.run('BEGIN');
-      try {
-        await session.run(`DELETE FROM ${table}`);
-        let inserted = 0;
-        await insertBatches(
-          duck,
-          parquetPath,
-          columns,
-          async (rows) => {
-            await insertRows(session, table, columns, rows);
-            inserted += rows.length;
-            options.onProgress(inserted);
-          },
-          batchRows,
-        );
-        await session.run('COMMIT');
-      } catch (error) {
-        // Best effort: when the session is gone, Snowflake drops its open transaction itself.
-        await session.run('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
-    });
+    await withWarehouseSession(
+      target,
+      { timeoutMs: config.connectorTimeoutMs, signal: options.signal },
+      async (session) => {
+        const definition = columns
+          .map((column) => `${quotedName(column.name)} ${snowflakeColumn(column.type).type}`)
+          .join(', ');
+        await session.run(`CREATE TABLE IF NOT EXISTS ${table} (${definition})`);
+        await session.run('BEGIN');
+        try {
+          await session.run(`DELETE FROM ${table}`);
+          let inserted = 0;
+          await insertBatches(
+            duck,
+            parquetPath,
+            columns,
+            async (rows) => {
+              await insertRows(session, table, columns, rows);
+              inserted += rows.length;
+              options.onProgress(inserted);
+            },
+            batchRows,
+          );
+          await session.run('COMMIT');
+        } catch (error) {
+          // Best effort: when the session is gone, Snowflake drops its open transaction itself.
+          await session.run('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
+      },
+    );
   });
 }

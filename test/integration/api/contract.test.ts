@@ -14,7 +14,13 @@ import { mediaTypeOf, OpenApiValidator } from '../../contract/openapi-validator'
 import type { JsonValue } from '../../contract/variations';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import { createBucketSource, createObjectStoreConnection, createTable, importAndWait, putObjects } from '../../support/imports';
+import {
+  createBucketSource,
+  createObjectStoreConnection,
+  createTable,
+  importAndWait,
+  putObjects,
+} from '../../support/imports';
 
 const BUCKET = 'contract';
 const FOLDER = `${BUCKET}/data/`;
@@ -23,11 +29,17 @@ const FOLDER = `${BUCKET}/data/`;
  * Where the document cannot say what the service decides, each with the reason: the case's
  * label and which side refuses. The test fails if one of them stops diverging that way.
  */
-const KNOWN_DIVERGENCES: Readonly<Record<string, { readonly refusedBy: 'service' | 'document'; readonly reason: string }>> = {
+const KNOWN_DIVERGENCES: Readonly<
+  Record<string, { readonly refusedBy: 'service' | 'document'; readonly reason: string }>
+> = {
   ...Object.fromEntries(
     ['issueToken: body .client_id removed', 'issueToken: body .client_secret removed'].map((label) => [
       label,
-      { refusedBy: 'service', reason: 'the credentials may come in an HTTP Basic Authorization header instead (RFC 6749 §2.3.1), which a body schema cannot see' },
+      {
+        refusedBy: 'service',
+        reason:
+          'the credentials may come in an HTTP Basic Authorization header instead (RFC 6749 §2.3.1), which a body schema cannot see',
+      },
     ]),
   ),
   ...Object.fromEntries(
@@ -37,10 +49,20 @@ const KNOWN_DIVERGENCES: Readonly<Record<string, { readonly refusedBy: 'service'
       'mergeDataSource: body .type = "delta_sharing"',
       'mergeDataSource: body .type = "delta sharing"',
       'mergeDataSource: body .type = "analytics_db"',
-    ].map((label) => [label, { refusedBy: 'service', reason: 'the type must be the stored one, which the document cannot know (10-1400 naming type)' }]),
+    ].map((label) => [
+      label,
+      {
+        refusedBy: 'service',
+        reason: 'the type must be the stored one, which the document cannot know (10-1400 naming type)',
+      },
+    ]),
   ),
   ...Object.fromEntries(
-    ['mergeConnection: body (body).__proto__ = 1', 'mergeDataSource: body (body).__proto__ = 1', 'mergeTarget: body (body).__proto__ = 1'].map((label) => [
+    [
+      'mergeConnection: body (body).__proto__ = 1',
+      'mergeDataSource: body (body).__proto__ = 1',
+      'mergeTarget: body (body).__proto__ = 1',
+    ].map((label) => [
       label,
       {
         refusedBy: 'document',
@@ -52,23 +74,41 @@ const KNOWN_DIVERGENCES: Readonly<Record<string, { readonly refusedBy: 'service'
   ...Object.fromEntries(
     ['mergeTarget: body .type = "table"', 'mergeTarget: body .type = "pricing"'].map((label) => [
       label,
-      { refusedBy: 'service', reason: 'a new kind needs its own fields and null for the stored kind’s, which the document cannot know (10-1400 naming them)' },
+      {
+        refusedBy: 'service',
+        reason:
+          'a new kind needs its own fields and null for the stored kind’s, which the document cannot know (10-1400 naming them)',
+      },
     ]),
   ),
   ...Object.fromEntries(
     ['aliases = text items', 'aliases[0] = another word', 'tables.t removed'].map((label) => [
       `analyzeRecipe: body .${label}`,
-      { refusedBy: 'service', reason: 'tables must name exactly the aliases: keys that must equal the items of another member are beyond JSON Schema' },
+      {
+        refusedBy: 'service',
+        reason:
+          'tables must name exactly the aliases: keys that must equal the items of another member are beyond JSON Schema',
+      },
     ]),
   ),
   ...Object.fromEntries(
-    ['tables.t = repeated item', ...['tab-padded', 'blank', 'NUL inside', 'another word', 'unicode', '129 characters', '"1"'].map((edge) => `tables.t[0].type = ${edge}`)].map(
-      (label) => [`analyzeRecipe: body .${label}`, { refusedBy: 'service', reason: 'column types and distinct column names are checked by DuckDB, which creates the table' }],
-    ),
+    [
+      'tables.t = repeated item',
+      ...['tab-padded', 'blank', 'NUL inside', 'another word', 'unicode', '129 characters', '"1"'].map(
+        (edge) => `tables.t[0].type = ${edge}`,
+      ),
+    ].map((label) => [
+      `analyzeRecipe: body .${label}`,
+      {
+        refusedBy: 'service',
+        reason: 'column types and distinct column names are checked by DuckDB, which creates the table',
+      },
+    ]),
   ),
   'analyzeRecipe: body .tables.__proto__ = 1': {
     refusedBy: 'document',
-    reason: 'zod copies record members by assignment, which drops __proto__: the service ignores it, the document refuses a member that is not a list of columns',
+    reason:
+      'zod copies record members by assignment, which drops __proto__: the service ignores it, the document refuses a member that is not a list of columns',
   },
   'mergeRecipe: body (body).__proto__ = 1': { refusedBy: 'document', reason: 'as for the other merge patches' },
   'addDatasetNode: body .data_table_id removed': {
@@ -77,21 +117,31 @@ const KNOWN_DIVERGENCES: Readonly<Record<string, { readonly refusedBy: 'service'
       'data_table_id is required for a TABLE node only; node_type is any text so that an unsupported type is 20-1012, so the document has no discriminator to make it required by',
   },
   ...Object.fromEntries(
-    [...['1000', '1001', '100000', '9007199254740991'].map((id) => `path node_id = "${id}"`), ...['2', '1000', '1001', '9007199254740991'].map((id) => `body .id = ${id}`)].map(
-      (label) => [
-        `updateDatasetNode: ${label}`,
-        { refusedBy: 'service', reason: 'the body id must equal the node_id of the path: a body member that must equal a path parameter is beyond JSON Schema' },
-      ],
-    ),
+    [
+      ...['1000', '1001', '100000', '9007199254740991'].map((id) => `path node_id = "${id}"`),
+      ...['2', '1000', '1001', '9007199254740991'].map((id) => `body .id = ${id}`),
+    ].map((label) => [
+      `updateDatasetNode: ${label}`,
+      {
+        refusedBy: 'service',
+        reason:
+          'the body id must equal the node_id of the path: a body member that must equal a path parameter is beyond JSON Schema',
+      },
+    ]),
   ),
-  'createConnection: body tags equal once trimmed': { refusedBy: 'service', reason: 'tags must be unique once trimmed; uniqueItems compares them as sent' },
+  'createConnection: body tags equal once trimmed': {
+    refusedBy: 'service',
+    reason: 'tags must be unique once trimmed; uniqueItems compares them as sent',
+  },
   'updateConnection: body created_by nested 65 levels': {
     refusedBy: 'service',
-    reason: 'JSON deeper than 64 levels is refused before parsing (docs/decisions.md); JSON Schema has no depth bound, and echoed read-only members take any value',
+    reason:
+      'JSON deeper than 64 levels is refused before parsing (docs/decisions.md); JSON Schema has no depth bound, and echoed read-only members take any value',
   },
   'updateConnection: body created_by of 300 KiB': {
     refusedBy: 'service',
-    reason: 'a body over MAX_BODY_BYTES is 413; JSON Schema bounds no byte size, and echoed read-only members take any value (the 413 answer is declared)',
+    reason:
+      'a body over MAX_BODY_BYTES is 413; JSON Schema bounds no byte size, and echoed read-only members take any value (the 413 answer is declared)',
   },
 };
 
@@ -101,7 +151,8 @@ const KNOWN_DIVERGENCES: Readonly<Record<string, { readonly refusedBy: 'service'
  * one, and for these once one of them has one (then remove the domain here).
  */
 const AWAITING_CASES: ReadonlySet<string> = new Set([]);
-const awaitingCases = (operationId: string) => AWAITING_CASES.has(routes.find((route) => route.operationId === operationId)?.tag ?? '');
+const awaitingCases = (operationId: string) =>
+  AWAITING_CASES.has(routes.find((route) => route.operationId === operationId)?.tag ?? '');
 
 interface Outcome {
   readonly item: ContractCase;
@@ -127,7 +178,11 @@ async function fixtures(api: ApiClient): Promise<ContractFixtures> {
   const spareSourceId = await createBucketSource(api, connectionId, FOLDER);
   const spareTableId = await createTable(api, sourceId);
   const recipe = async (name: string) =>
-    (await api.call('createRecipe', { body: { name, aliases: ['CurrentTable'], recipe_version: { code: 'SELECT * FROM CurrentTable' } } })).body.id;
+    (
+      await api.call('createRecipe', {
+        body: { name, aliases: ['CurrentTable'], recipe_version: { code: 'SELECT * FROM CurrentTable' } },
+      })
+    ).body.id;
   const recipeId = await recipe('contract fixture');
   const spareRecipeId = await recipe('contract spare');
   const current = async (path: string) => (await api.raw('GET', path)).json as JsonValue;
@@ -135,12 +190,17 @@ async function fixtures(api: ApiClient): Promise<ContractFixtures> {
   const datasetId = await dataset('contract fixture');
   const spareDatasetId = await dataset('contract spare');
   const tableNode = async () =>
-    (await api.call('addDatasetNode', { params: { dataset_id: datasetId, version_number: 1 }, body: { dataset_id: datasetId, node_type: 'TABLE', data_table_id: tableId } })).body
-      .id;
+    (
+      await api.call('addDatasetNode', {
+        params: { dataset_id: datasetId, version_number: 1 },
+        body: { dataset_id: datasetId, node_type: 'TABLE', data_table_id: tableId },
+      })
+    ).body.id;
   const nodeId = await tableNode();
   const spareNodeId = await tableNode();
   const writable = await createObjectStoreConnection(api, env, { pathRestriction: `${BUCKET}/`, write: true });
-  const target = async (name: string) => (await api.call('createTarget', { body: { name, type: 'bucket', connection_id: writable, path: FOLDER } })).body.id;
+  const target = async (name: string) =>
+    (await api.call('createTarget', { body: { name, type: 'bucket', connection_id: writable, path: FOLDER } })).body.id;
   const targetId = await target('contract fixture');
   const spareTargetId = await target('contract spare');
   return {
@@ -169,7 +229,13 @@ async function fixtures(api: ApiClient): Promise<ContractFixtures> {
         node: await current(`/datasets/${datasetId}/versions/1/nodes/${nodeId}`),
       },
     },
-    targets: { connectionId: writable, folder: FOLDER, targetId, spareTargetId, current: await current(`/targets/${targetId}`) },
+    targets: {
+      connectionId: writable,
+      folder: FOLDER,
+      targetId,
+      spareTargetId,
+      current: await current(`/targets/${targetId}`),
+    },
   };
 }
 
@@ -183,11 +249,18 @@ async function fixtures(api: ApiClient): Promise<ContractFixtures> {
 function serviceRefused(outcome: Pick<Outcome, 'item' | 'status' | 'code'>): boolean {
   const { method, path } = outcome.item.request;
   if (!validator.operationFor(method, path)) return outcome.status === 404 || outcome.status === 405;
-  return outcome.code === '10-400' || outcome.code === '10-1400' || (outcome.status === 401 && validator.isSecured(outcome.item.operationId));
+  return (
+    outcome.code === '10-400' ||
+    outcome.code === '10-1400' ||
+    (outcome.status === 401 && validator.isSecured(outcome.item.operationId))
+  );
 }
 
 async function replay(item: ContractCase): Promise<Outcome> {
-  const headers = { ...item.request.headers, ...(item.anonymous ? {} : { authorization: `Bearer ${env.admin.token ?? ''}` }) };
+  const headers = {
+    ...item.request.headers,
+    ...(item.anonymous ? {} : { authorization: `Bearer ${env.admin.token ?? ''}` }),
+  };
   const request = { ...item.request, headers };
   const response = await env.admin.raw(request.method, request.path, {
     ...(request.body === undefined ? {} : { body: request.body, contentType: request.contentType ?? '' }),
@@ -202,15 +275,25 @@ async function replay(item: ContractCase): Promise<Outcome> {
     status: response.status,
     code,
     answerProblems: validator.operationFor(request.method, request.path)
-      ? validator.answerProblems(item.operationId, { status: response.status, contentType: mediaTypeOf(contentType), json: response.json })
+      ? validator.answerProblems(item.operationId, {
+          status: response.status,
+          contentType: mediaTypeOf(contentType),
+          json: response.json,
+        })
       : [],
     // What the service said: the problem's details, or the start of a success.
-    text: code === undefined ? response.text.slice(0, 200) : JSON.stringify(response.problem.extraDetails ?? {}).slice(0, 300),
+    text:
+      code === undefined
+        ? response.text.slice(0, 200)
+        : JSON.stringify(response.problem.extraDetails ?? {}).slice(0, 300),
   };
 }
 
 function describeOutcome(outcome: Outcome): string {
-  const verdict = outcome.documentProblems.length === 0 ? 'document accepts' : `document refuses (${outcome.documentProblems.slice(0, 2).join('; ')})`;
+  const verdict =
+    outcome.documentProblems.length === 0
+      ? 'document accepts'
+      : `document refuses (${outcome.documentProblems.slice(0, 2).join('; ')})`;
   return `${outcome.item.label}: ${verdict}; service ${outcome.status} ${outcome.code ?? ''} ${outcome.text}`;
 }
 
@@ -231,7 +314,9 @@ afterAll(() => env?.close());
 describe('the OpenAPI document and the service agree', () => {
   it('replays a corpus over every operation', () => {
     const covered = new Set<string>(corpus.map((item) => item.operationId));
-    const uncovered = validator.operationIds.filter((operationId) => !covered.has(operationId) && !awaitingCases(operationId));
+    const uncovered = validator.operationIds.filter(
+      (operationId) => !covered.has(operationId) && !awaitingCases(operationId),
+    );
     expect(uncovered).toEqual([]);
     expect([...covered].filter(awaitingCases)).toEqual([]);
     expect(outcomes).toHaveLength(corpus.length);
@@ -239,7 +324,11 @@ describe('the OpenAPI document and the service agree', () => {
   });
 
   it('refuses exactly what the service refuses, in both directions', () => {
-    const disagreements = outcomes.filter((outcome) => outcome.documentProblems.length > 0 !== serviceRefused(outcome) && !Object.hasOwn(KNOWN_DIVERGENCES, outcome.item.label));
+    const disagreements = outcomes.filter(
+      (outcome) =>
+        outcome.documentProblems.length > 0 !== serviceRefused(outcome) &&
+        !Object.hasOwn(KNOWN_DIVERGENCES, outcome.item.label),
+    );
     expect(disagreements.map(describeOutcome)).toEqual([]);
   });
 
@@ -249,7 +338,10 @@ describe('the OpenAPI document and the service agree', () => {
       const outcome = byLabel.get(label);
       if (!outcome) return [`${label}: no such case`];
       const documentRefuses = outcome.documentProblems.length > 0;
-      const diverges = refusedBy === 'service' ? !documentRefuses && serviceRefused(outcome) : documentRefuses && !serviceRefused(outcome);
+      const diverges =
+        refusedBy === 'service'
+          ? !documentRefuses && serviceRefused(outcome)
+          : documentRefuses && !serviceRefused(outcome);
       return diverges ? [] : [describeOutcome(outcome)];
     });
     expect(changed).toEqual([]);

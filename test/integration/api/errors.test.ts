@@ -16,7 +16,8 @@ beforeAll(async () => {
 });
 afterAll(() => env?.close());
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The JSON object of an answer as sent: the Problem schema would strip a member it does not name. */
 function wireObject(response: ApiResponse<unknown>): Record<string, unknown> {
@@ -30,7 +31,17 @@ function expectProblem(response: ApiResponse<unknown>, status: number, code: str
   expect(response.headers.get('content-type')).toBe('application/problem+json');
   const wire = wireObject(response);
   expect(Object.keys(wire).sort()).toEqual(
-    ['code', 'detail', 'instance', 'status', 'timestamp', 'title', 'traceId', 'type', ...('extraDetails' in wire ? ['extraDetails'] : [])].sort(),
+    [
+      'code',
+      'detail',
+      'instance',
+      'status',
+      'timestamp',
+      'title',
+      'traceId',
+      'type',
+      ...('extraDetails' in wire ? ['extraDetails'] : []),
+    ].sort(),
   );
   const problem = response.problem;
   expect(problem).toMatchObject({ status, code, instance, type: `/api/data/v1/errors/${code}` });
@@ -59,7 +70,12 @@ describe('routing', () => {
 
   it('10-1400 for an id that is not a positive integer', async () => {
     for (const id of ['abc', '0', '-3', '1.5', '99999999999999999']) {
-      const problem = expectProblem(await api.call('getConnection', { params: { connection_id: id } }), 400, '10-1400', `/api/data/v1/connections/${id}`);
+      const problem = expectProblem(
+        await api.call('getConnection', { params: { connection_id: id } }),
+        400,
+        '10-1400',
+        `/api/data/v1/connections/${id}`,
+      );
       expect(problem.extraDetails?.connection_id).toMatch(/^(must be a positive integer|must be ≥ 1|must be ≤ \d+)$/);
     }
   });
@@ -67,10 +83,20 @@ describe('routing', () => {
   it('describes every catalogue code at its problem type URI', async () => {
     const response = await env.anonymous.call('getErrorType', { params: { code: '30-1507' } });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ code: '30-1507', status: 409, title: 'Conflict', message: errorCatalogue['30-1507'].message });
+    expect(response.body).toEqual({
+      code: '30-1507',
+      status: 409,
+      title: 'Conflict',
+      message: errorCatalogue['30-1507'].message,
+    });
     // Compared on the wire too: the response schema would strip a field it does not name.
     expect(response.json).toEqual(response.body);
-    expectProblem(await env.anonymous.call('getErrorType', { params: { code: '99-9999' } }), 404, '10-404', '/api/data/v1/errors/99-9999');
+    expectProblem(
+      await env.anonymous.call('getErrorType', { params: { code: '99-9999' } }),
+      404,
+      '10-404',
+      '/api/data/v1/errors/99-9999',
+    );
   });
 });
 
@@ -78,7 +104,10 @@ describe('request bodies', () => {
   const [objectStore] = connectionCases('https://s3.example.com');
 
   it('10-400 for malformed JSON, without echoing it', async () => {
-    const response = await api.raw('POST', '/connections', { body: '{"name": "x", "auth": {"secret_access_key": "do-not-echo"', contentType: 'application/json' });
+    const response = await api.raw('POST', '/connections', {
+      body: '{"name": "x", "auth": {"secret_access_key": "do-not-echo"',
+      contentType: 'application/json',
+    });
     const problem = expectProblem(response, 400, '10-400', '/api/data/v1/connections');
     expect(problem.extraDetails?.reason).toMatch(/^request body is not valid JSON/);
     expect(response.text).not.toContain('do-not-echo');
@@ -86,14 +115,24 @@ describe('request bodies', () => {
 
   it('415 10-400 for a body that is not JSON at all, or JSON of another media type', async () => {
     for (const contentType of ['text/plain', 'application/json-patch+json', 'application/vnd.api+json']) {
-      const response = await api.raw('POST', '/connections', { body: contentType === 'text/plain' ? 'name=x' : JSON.stringify(objectStore!.request), contentType });
-      expect(expectProblem(response, 415, '10-400', '/api/data/v1/connections').extraDetails?.reason, contentType).toBe('Content-Type must be application/json');
+      const response = await api.raw('POST', '/connections', {
+        body: contentType === 'text/plain' ? 'name=x' : JSON.stringify(objectStore!.request),
+        contentType,
+      });
+      expect(expectProblem(response, 415, '10-400', '/api/data/v1/connections').extraDetails?.reason, contentType).toBe(
+        'Content-Type must be application/json',
+      );
     }
   });
 
   it('413 10-400 for an oversized body', async () => {
     const huge = { ...objectStore!.request, description: 'x'.repeat(300 * 1024) };
-    const problem = expectProblem(await api.call('createConnection', { body: huge }), 413, '10-400', '/api/data/v1/connections');
+    const problem = expectProblem(
+      await api.call('createConnection', { body: huge }),
+      413,
+      '10-400',
+      '/api/data/v1/connections',
+    );
     expect(problem.extraDetails?.reason).toBe('request body exceeds 262144 bytes');
   });
 
@@ -116,9 +155,15 @@ describe('request bodies', () => {
       extra: 'is not a known field',
       'auth.endpoint': 'is required',
     });
-    const unknownType = await api.call('createConnection', { body: unchecked({ ...objectStore!.request, type: 'ftp' }) });
-    expect(unknownType.problem.extraDetails).toEqual({ type: 'must be one of: object_store, warehouse, delta_sharing, pricing_dim, cloud_store, analytics_db, pricing_sdk' });
-    const unknownAuth = await api.call('createConnection', { body: { ...objectStore!.request, auth: { ...objectStore!.request.auth, auth_type: 'password' } } });
+    const unknownType = await api.call('createConnection', {
+      body: unchecked({ ...objectStore!.request, type: 'ftp' }),
+    });
+    expect(unknownType.problem.extraDetails).toEqual({
+      type: 'must be one of: object_store, warehouse, delta_sharing, pricing_dim, cloud_store, analytics_db, pricing_sdk',
+    });
+    const unknownAuth = await api.call('createConnection', {
+      body: { ...objectStore!.request, auth: { ...objectStore!.request.auth, auth_type: 'password' } },
+    });
     expect(unknownAuth.problem.extraDetails).toEqual({ 'auth.auth_type': 'must be one of: secret_key' });
     const empty = await api.call('createConnection', { body: unchecked(undefined) });
     expect(empty.problem.extraDetails).toEqual({ body: 'is required' });
@@ -136,12 +181,30 @@ describe('request bodies', () => {
 
   it('never answers 500 to arbitrary request bodies (bounded fuzz)', async () => {
     const valid = objectStore!.request;
-    const field = fc.constantFrom('name', 'type', 'auth', 'tags', 'read', 'write', 'description', 'path_restriction', 'id', 'lock_version', '__proto__', 'constructor');
+    const field = fc.constantFrom(
+      'name',
+      'type',
+      'auth',
+      'tags',
+      'read',
+      'write',
+      'description',
+      'path_restriction',
+      'id',
+      'lock_version',
+      '__proto__',
+      'constructor',
+    );
     const body = fc.oneof(
       fc.jsonValue({ maxDepth: 3 }),
       fc.dictionary(field, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 6 }).map((changes) => ({ ...valid, ...changes })),
       fc
-        .record({ auth: fc.dictionary(fc.constantFrom('auth_type', 'endpoint', 'access_key_id', 'secret_access_key'), fc.jsonValue({ maxDepth: 1 })) })
+        .record({
+          auth: fc.dictionary(
+            fc.constantFrom('auth_type', 'endpoint', 'access_key_id', 'secret_access_key'),
+            fc.jsonValue({ maxDepth: 1 }),
+          ),
+        })
         .map((changes) => ({ ...valid, ...changes })),
     );
     const target = fc.constantFrom(
@@ -179,7 +242,9 @@ describe('unexpected failures', () => {
     process.env.DATA_KEY_ID = 'alias/does-not-exist';
     let response: ApiResponse<unknown>;
     try {
-      response = await api.call('createConnection', { body: { ...connectionCases('https://s3.example.com')[0]!.request, name: 'boom' } });
+      response = await api.call('createConnection', {
+        body: { ...connectionCases('https://s3.example.com')[0]!.request, name: 'boom' },
+      });
     } finally {
       process.env.DATA_KEY_ID = dataKey;
       logger.setLogLevel('SILENT');
@@ -193,7 +258,12 @@ describe('unexpected failures', () => {
       .map((line): unknown => JSON.parse(line))
       .filter(isRecord)
       .find((entry) => entry.level === 'ERROR');
-    expect(logLine).toMatchObject({ message: 'request failed', traceId: problem.traceId, status: 500, operationId: 'createConnection' });
+    expect(logLine).toMatchObject({
+      message: 'request failed',
+      traceId: problem.traceId,
+      status: 500,
+      operationId: 'createConnection',
+    });
     expect(JSON.stringify(logLine?.error)).toContain('NotFoundException');
   });
 });

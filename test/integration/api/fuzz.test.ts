@@ -56,9 +56,16 @@ describe('what the fuzzer found, pinned', () => {
       ['/errors/%zz', 'code'],
       ['/data-tables/1/versions/%ED%A0%80', 'version_number'],
     ] as const) {
-      const response = await env.admin.raw(path.startsWith('/connections/%FF') ? 'POST' : 'GET', path, path.endsWith('/test') ? { body: { type: 'object_store' } } : {});
+      const response = await env.admin.raw(
+        path.startsWith('/connections/%FF') ? 'POST' : 'GET',
+        path,
+        path.endsWith('/test') ? { body: { type: 'object_store' } } : {},
+      );
       expect(response.status, path).toBe(400);
-      expect(response.problem).toMatchObject({ code: '10-1400', extraDetails: { [parameter]: 'must be valid percent-encoded UTF-8' } });
+      expect(response.problem).toMatchObject({
+        code: '10-1400',
+        extraDetails: { [parameter]: 'must be valid percent-encoded UTF-8' },
+      });
     }
   });
 
@@ -66,18 +73,30 @@ describe('what the fuzzer found, pinned', () => {
     for (const query of ['filter=%zz', 'filter=%', 'sort=%E0%A4%A', 'filter=%C0%AF']) {
       const response = await env.admin.raw('GET', `/connections?${query}`);
       expect(response.status, query).toBe(400);
-      expect(response.problem).toMatchObject({ code: '10-1400', extraDetails: { [query.split('=')[0]!]: 'must be valid percent-encoded UTF-8' } });
+      expect(response.problem).toMatchObject({
+        code: '10-1400',
+        extraDetails: { [query.split('=')[0]!]: 'must be valid percent-encoded UTF-8' },
+      });
     }
     const name = await env.admin.raw('GET', '/connections?%zz=1');
-    expect(name.problem).toMatchObject({ code: '10-1400', extraDetails: { query: 'must be valid percent-encoded UTF-8' } });
+    expect(name.problem).toMatchObject({
+      code: '10-1400',
+      extraDetails: { query: 'must be valid percent-encoded UTF-8' },
+    });
   });
 
   it('refuses a merge patch nested 10,000 and 40,000 levels with 10-1400 naming the body', async () => {
     for (const depth of [10_000, 40_000]) {
       const body = `{"id":1,"lock_version":1,"type":"object_store","description":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`;
-      const response = await env.admin.raw('PATCH', '/connections/1', { body, contentType: 'application/merge-patch+json' });
+      const response = await env.admin.raw('PATCH', '/connections/1', {
+        body,
+        contentType: 'application/merge-patch+json',
+      });
       expect(response.status, `${depth} levels`).toBe(400);
-      expect(response.problem).toMatchObject({ code: '10-1400', extraDetails: { body: 'must not nest objects and arrays deeper than 64 levels' } });
+      expect(response.problem).toMatchObject({
+        code: '10-1400',
+        extraDetails: { body: 'must not nest objects and arrays deeper than 64 levels' },
+      });
     }
   });
 });

@@ -11,13 +11,24 @@ const Operation = z.looseObject({
   'x-required-permission': z.string().optional(),
   parameters: z.array(z.looseObject({ name: z.string() })).optional(),
   requestBody: z.looseObject({ content: z.record(z.string(), z.unknown()) }).optional(),
-  responses: z.record(z.string(), z.looseObject({ description: z.string(), content: z.record(z.string(), z.looseObject({ schema: z.unknown() })).optional() })),
+  responses: z.record(
+    z.string(),
+    z.looseObject({
+      description: z.string(),
+      content: z.record(z.string(), z.looseObject({ schema: z.unknown() })).optional(),
+    }),
+  ),
 });
 const OpenApiDocument = z.looseObject({
   openapi: z.string(),
   servers: z.array(z.unknown()),
   paths: z.record(z.string(), z.record(z.string(), Operation)),
-  components: z.looseObject({ schemas: z.record(z.string(), z.looseObject({ required: z.array(z.string()).optional(), additionalProperties: z.unknown().optional() })) }),
+  components: z.looseObject({
+    schemas: z.record(
+      z.string(),
+      z.looseObject({ required: z.array(z.string()).optional(), additionalProperties: z.unknown().optional() }),
+    ),
+  }),
 });
 
 let env: TestTwin;
@@ -39,9 +50,13 @@ describe('GET /openapi.json', () => {
     expect(document.openapi).toBe('3.1.0');
     expect(document.servers).toEqual([{ url: '/api/data/v1', description: 'This deployment' }]);
     const documented = Object.entries(document.paths).flatMap(([path, operations]) =>
-      Object.entries(operations).map(([method, operation]) => `${method.toUpperCase()} ${path} ${operation.operationId}`),
+      Object.entries(operations).map(
+        ([method, operation]) => `${method.toUpperCase()} ${path} ${operation.operationId}`,
+      ),
     );
-    expect(documented.sort()).toEqual(routes.map((route) => `${route.method} ${route.path} ${route.operationId}`).sort());
+    expect(documented.sort()).toEqual(
+      routes.map((route) => `${route.method} ${route.path} ${route.operationId}`).sort(),
+    );
   });
 
   it('marks public routes and documents the errors of each route as problems', () => {
@@ -51,21 +66,39 @@ describe('GET /openapi.json', () => {
     expect(create).toBeDefined();
     expect(create?.security).toBeUndefined();
     expect(create?.['x-required-permission']).toBe('connection:write');
-    expect(create?.responses['201']?.content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/Connection' });
+    expect(create?.responses['201']?.content?.['application/json']?.schema).toEqual({
+      $ref: '#/components/schemas/Connection',
+    });
     expect(create?.responses['409']?.description).toContain('10-409');
-    expect(create?.responses['401']?.content?.['application/problem+json']?.schema).toEqual({ $ref: '#/components/schemas/Problem' });
+    expect(create?.responses['401']?.content?.['application/problem+json']?.schema).toEqual({
+      $ref: '#/components/schemas/Problem',
+    });
     expect(create?.parameters?.map((parameter) => parameter.name)).toEqual(['Idempotency-Key']);
     const merge = document.paths['/connections/{connection_id}']?.patch;
-    expect(Object.keys(merge?.requestBody?.content ?? {})).toEqual(['application/merge-patch+json', 'application/json']);
+    expect(Object.keys(merge?.requestBody?.content ?? {})).toEqual([
+      'application/merge-patch+json',
+      'application/json',
+    ]);
   });
 
   it('derives schemas from the same zod schemas the handlers validate with', () => {
     const schemas = document.components.schemas;
-    expect(schemas.ObjectStoreConnectionCreateRequest?.required).toEqual(expect.arrayContaining(['type', 'name', 'auth']));
+    expect(schemas.ObjectStoreConnectionCreateRequest?.required).toEqual(
+      expect.arrayContaining(['type', 'name', 'auth']),
+    );
     expect(schemas.ObjectStoreConnectionCreateRequest?.additionalProperties).toBe(false);
     // Responses never describe a secret field.
-    const responseSchemas = JSON.stringify(Object.entries(schemas).filter(([id]) => /Connection$|TestResult$/.test(id)));
-    for (const secret of ['secret_access_key', 'password', 'client_secret', 'private_key', 'service_account_key_json', 'delta_sharing_profile_content']) {
+    const responseSchemas = JSON.stringify(
+      Object.entries(schemas).filter(([id]) => /Connection$|TestResult$/.test(id)),
+    );
+    for (const secret of [
+      'secret_access_key',
+      'password',
+      'client_secret',
+      'private_key',
+      'service_account_key_json',
+      'delta_sharing_profile_content',
+    ]) {
       expect(responseSchemas).not.toContain(`"${secret}":{`);
     }
     expect(responseSchemas).toContain('"access_key_id":{');
@@ -74,7 +107,9 @@ describe('GET /openapi.json', () => {
   it('passes the Redocly recommended ruleset without errors or warnings', async () => {
     const config = await createConfig({ extends: ['recommended'] });
     const problems = await lintFromString({ source: served, absoluteRef: 'openapi.json', config });
-    const report = problems.map((problem) => `${problem.severity} ${problem.ruleId}: ${problem.message} @ ${problem.location[0]?.pointer}`);
+    const report = problems.map(
+      (problem) => `${problem.severity} ${problem.ruleId}: ${problem.message} @ ${problem.location[0]?.pointer}`,
+    );
     expect(report).toEqual([]);
   });
 });

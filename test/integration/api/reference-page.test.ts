@@ -23,7 +23,10 @@ const SCREENSHOT = join(tmpdir(), 'dps-api-reference.png');
 
 const OpenApiDocument = z.looseObject({
   tags: z.array(z.object({ name: z.string(), description: z.string() })),
-  paths: z.record(z.string(), z.record(z.string(), z.looseObject({ operationId: z.string(), summary: z.string(), tags: z.tuple([z.string()]) }))),
+  paths: z.record(
+    z.string(),
+    z.record(z.string(), z.looseObject({ operationId: z.string(), summary: z.string(), tags: z.tuple([z.string()]) })),
+  ),
 });
 type Operation = { readonly operationId: string; readonly summary: string; readonly tag: string };
 
@@ -37,15 +40,28 @@ beforeAll(async () => {
   env = await startTestTwin();
   const document = OpenApiDocument.parse((await env.anonymous.call('getOpenApiDocument')).body);
   tags = document.tags.map((tag) => tag.name);
-  operations = Object.values(document.paths).flatMap((methods) => Object.values(methods).map(({ operationId, summary, tags: [tag] }) => ({ operationId, summary, tag })));
+  operations = Object.values(document.paths).flatMap((methods) =>
+    Object.values(methods).map(({ operationId, summary, tags: [tag] }) => ({ operationId, summary, tag })),
+  );
   profile = mkdtempSync(join(tmpdir(), 'dps-chromium-'));
   browser = await chromium
     .launchPersistentContext(profile, {
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     })
     .catch((error: unknown) => {
-      throw new Error(`${CHROMIUM} did not start (install it: apt-get install -y chromium; .ci/run does): ${String(error)}`);
+      throw new Error(
+        `${CHROMIUM} did not start (install it: apt-get install -y chromium; .ci/run does): ${String(error)}`,
+      );
     });
 });
 afterAll(async () => {
@@ -81,14 +97,19 @@ describe('GET /docs in a browser', () => {
       for (const { operationId, summary, tag } of operations) {
         const section = page.locator(`[data-section-id="tag/${tag}/operation/${operationId}"]`);
         expect(await headingOf(section), operationId).toBe(summary);
-        await expect(page.locator(`li[data-item-id="tag/${tag}/operation/${operationId}"]`).textContent(), operationId).resolves.toContain(summary);
+        await expect(
+          page.locator(`li[data-item-id="tag/${tag}/operation/${operationId}"]`).textContent(),
+          operationId,
+        ).resolves.toContain(summary);
       }
       expect(await page.locator('[data-section-id*="/operation/"]').count()).toBe(operations.length);
       // The picture shows a domain opened in the side menu, with its operations.
       await page.locator('li[data-item-id="tag/connections"] > label').click();
       await page.screenshot({ path: SCREENSHOT });
       // Where to look at the page: printed with the test run (warn: the lint allows warn and error).
-      console.warn(`API reference page: ${tags.length} domains, ${operations.length} operations; screenshot ${SCREENSHOT}`);
+      console.warn(
+        `API reference page: ${tags.length} domains, ${operations.length} operations; screenshot ${SCREENSHOT}`,
+      );
     } finally {
       await page.close();
     }
@@ -134,7 +155,9 @@ describe('GET /docs over HTTP', () => {
   });
 
   it('serves the renderer gzip-compressed to a client that accepts it, and whole to one that does not', async () => {
-    const whole = await fetch(`${env.twin.apiUrl}/docs/redoc.standalone.js`, { headers: { 'accept-encoding': 'identity' } });
+    const whole = await fetch(`${env.twin.apiUrl}/docs/redoc.standalone.js`, {
+      headers: { 'accept-encoding': 'identity' },
+    });
     expect(whole.status).toBe(200);
     expect(whole.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(whole.headers.get('content-encoding')).toBeNull();

@@ -28,7 +28,12 @@ beforeAll(async () => {
     environment: { CONNECTOR_TIMEOUT_MS: '300' },
   });
   api = env.admin;
-  const s3 = new S3Client({ endpoint: env.twin.s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: LOCAL_S3_CREDENTIALS });
+  const s3 = new S3Client({
+    endpoint: env.twin.s3.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: LOCAL_S3_CREDENTIALS,
+  });
   for (const [key, body] of Object.entries({
     'sales/': '',
     'sales/2024-01.csv': 'a,b\n1,2\n',
@@ -65,7 +70,10 @@ afterAll(async () => {
   await paged?.close();
 });
 
-function objectStore(name: string, overrides: { endpoint?: string; access_key_id?: string; path_restriction?: string } = {}): ConnectionCreateRequest {
+function objectStore(
+  name: string,
+  overrides: { endpoint?: string; access_key_id?: string; path_restriction?: string } = {},
+): ConnectionCreateRequest {
   return {
     name,
     type: 'object_store',
@@ -89,7 +97,11 @@ async function expectProblem(connection: string, body: BrowseBody, status: numbe
   const response = await browse(connection, body);
   expect(response.status, JSON.stringify(body)).toBe(status);
   expect(response.headers.get('content-type')).toBe('application/problem+json');
-  expect(response.problem).toMatchObject({ status, code, instance: `/api/data/v1/connections/${ids[connection]}/browse` });
+  expect(response.problem).toMatchObject({
+    status,
+    code,
+    instance: `/api/data/v1/connections/${ids[connection]}/browse`,
+  });
   return response.problem;
 }
 
@@ -109,7 +121,14 @@ describe('browsing an object-store connection', () => {
         { name: '2024-01.csv', path: 'demo/sales/2024-01.csv', size: 8, last_modified: isoDate() },
         { name: '2024-02.csv', path: 'demo/sales/2024-02.csv', size: 12, last_modified: isoDate() },
       ],
-      metadata: { bucket: 'demo', prefix: 'sales/', path: 'demo/sales/', truncated: false, next_continuation_token: null, key_count: 4 },
+      metadata: {
+        bucket: 'demo',
+        prefix: 'sales/',
+        path: 'demo/sales/',
+        truncated: false,
+        next_continuation_token: null,
+        key_count: 4,
+      },
     });
     const age = Date.now() - Date.parse(response.body.files[0]?.last_modified ?? '');
     expect(age).toBeGreaterThanOrEqual(-5_000);
@@ -121,7 +140,9 @@ describe('browsing an object-store connection', () => {
     expect(root.status).toBe(200);
     // s3rver leaves out a folder that holds only subfolders one level up; S3 does not.
     expect(root.body.folders.map((folder) => folder.name)).toEqual(['nested', 'sales']);
-    expect(root.json).toHaveProperty('files', [{ name: 'readme.txt', path: 'demo/readme.txt', size: 5, last_modified: isoDate() }]);
+    expect(root.json).toHaveProperty('files', [
+      { name: 'readme.txt', path: 'demo/readme.txt', size: 5, last_modified: isoDate() },
+    ]);
     expect(root.body.metadata).toMatchObject({ bucket: 'demo', prefix: '', path: 'demo/', key_count: 3 });
 
     const noSlash = await browse('restricted', { path: 'demo/sales/archive' });
@@ -129,7 +150,10 @@ describe('browsing an object-store connection', () => {
 
     const onlySubfolders = await browse('open', { path: 'demo/nested/only-sub/' });
     expect(onlySubfolders.status).toBe(200);
-    expect(onlySubfolders.body).toMatchObject({ folders: [{ name: 'deeper', path: 'demo/nested/only-sub/deeper/' }], files: [] });
+    expect(onlySubfolders.body).toMatchObject({
+      folders: [{ name: 'deeper', path: 'demo/nested/only-sub/deeper/' }],
+      files: [],
+    });
   });
 
   it('lists an empty bucket as empty', async () => {
@@ -142,7 +166,11 @@ describe('browsing an object-store connection', () => {
     const pages: ResponseBody<'browseConnection'>[] = [];
     let token: string | undefined;
     do {
-      const response = await browse('paged', { path: 'paged/in/', max_items: 2, ...(token === undefined ? {} : { continuation_token: token }) });
+      const response = await browse('paged', {
+        path: 'paged/in/',
+        max_items: 2,
+        ...(token === undefined ? {} : { continuation_token: token }),
+      });
       expect(response.status).toBe(200);
       expect(response.body.metadata.key_count).toBeLessThanOrEqual(2);
       expect(response.body.metadata.truncated).toBe(response.body.metadata.next_continuation_token !== null);
@@ -150,7 +178,11 @@ describe('browsing an object-store connection', () => {
       token = response.body.metadata.next_continuation_token ?? undefined;
     } while (token !== undefined);
     expect(pages).toHaveLength(3);
-    expect(pages.map((page) => [...page.folders.map((f) => `${f.name}/`), ...page.files.map((f) => f.name)])).toEqual([['a.csv', 'b.csv'], ['c/', 'd.csv'], ['e/']]);
+    expect(pages.map((page) => [...page.folders.map((f) => `${f.name}/`), ...page.files.map((f) => f.name)])).toEqual([
+      ['a.csv', 'b.csv'],
+      ['c/', 'd.csv'],
+      ['e/'],
+    ]);
     expect(paged.maxKeysSeen()).toEqual(['2', '2', '2']);
 
     const whole = await browse('paged', { path: 'paged/in/' });
@@ -158,7 +190,14 @@ describe('browsing an object-store connection', () => {
   });
 
   it('10-1400 for a request breaking its rules', async () => {
-    for (const body of [{}, { path: '' }, { path: 'demo/', max_items: 0 }, { path: 'demo/', max_items: 1001 }, { path: 'demo/', max_items: '2' }, { path: 'demo/', extra: 1 }]) {
+    for (const body of [
+      {},
+      { path: '' },
+      { path: 'demo/', max_items: 0 },
+      { path: 'demo/', max_items: 1001 },
+      { path: 'demo/', max_items: '2' },
+      { path: 'demo/', extra: 1 },
+    ]) {
       await expectProblem('open', unchecked(body), 400, '10-1400');
     }
   });
@@ -173,13 +212,20 @@ describe('refusals of a browse', () => {
   });
 
   it('30-1115 for an invalid bucket name, 30-1113 for a malformed path', async () => {
-    expect((await expectProblem('open', { path: 'Bad_Bucket/' }, 400, '30-1115')).detail).toBe('Bucket name Bad_Bucket is invalid');
-    for (const path of ['demo/a//b/', 'demo/../etc/', 'demo/a\\b/']) await expectProblem('open', { path }, 400, '30-1113');
+    expect((await expectProblem('open', { path: 'Bad_Bucket/' }, 400, '30-1115')).detail).toBe(
+      'Bucket name Bad_Bucket is invalid',
+    );
+    for (const path of ['demo/a//b/', 'demo/../etc/', 'demo/a\\b/'])
+      await expectProblem('open', { path }, 400, '30-1113');
   });
 
   it('30-1114 for a folder with nothing below it, 30-1108 for a bucket that does not exist', async () => {
-    expect((await expectProblem('restricted', { path: 'demo/sales/nothing/' }, 400, '30-1114')).detail).toBe('Path demo/sales/nothing/ does not exist');
-    expect((await expectProblem('open', { path: 'no-such-bucket/' }, 400, '30-1108')).detail).toBe('Bucket no-such-bucket does not exist');
+    expect((await expectProblem('restricted', { path: 'demo/sales/nothing/' }, 400, '30-1114')).detail).toBe(
+      'Path demo/sales/nothing/ does not exist',
+    );
+    expect((await expectProblem('open', { path: 'no-such-bucket/' }, 400, '30-1108')).detail).toBe(
+      'Bucket no-such-bucket does not exist',
+    );
   });
 
   it('30-1116 for an unknown access key, 30-1110 for a silent store, 30-1100 for a failing one', async () => {
@@ -187,12 +233,17 @@ describe('refusals of a browse', () => {
     const started = Date.now();
     await expectProblem('hanging', { path: 'demo/' }, 408, '30-1110');
     expect(Date.now() - started).toBeLessThan(5_000);
-    expect((await expectProblem('failing', { path: 'demo/' }, 400, '30-1100')).extraDetails).toEqual({ provider_error: 'InternalError', provider_status: 500 });
+    expect((await expectProblem('failing', { path: 'demo/' }, 400, '30-1100')).extraDetails).toEqual({
+      provider_error: 'InternalError',
+      provider_status: 500,
+    });
   });
 
   // Browsing cloud_store connections: test/integration/connectors/cloud-store*.test.ts.
   it('10-1043 for a connection that is not a bucket store', async () => {
-    expect((await expectProblem('warehouse', { path: 'demo/' }, 400, '10-1043')).detail).toBe('Unsupported source type warehouse');
+    expect((await expectProblem('warehouse', { path: 'demo/' }, 400, '10-1043')).detail).toBe(
+      'Unsupported source type warehouse',
+    );
   });
 
   it("401 without a token, 403 for a viewer, 404 for another tenant's connection or none", async () => {
@@ -209,7 +260,9 @@ describe('refusals of a browse', () => {
     const stranger = await browse('open', { path: 'demo/' }, await env.clientFor('other-tenant', ['admin']));
     expect(stranger.status).toBe(404);
     expect(stranger.problem.code).toBe('10-404');
-    expect((await api.call('browseConnection', { params: { connection_id: 999999 }, body: { path: 'demo/' } })).problem.code).toBe('10-404');
+    expect(
+      (await api.call('browseConnection', { params: { connection_id: 999999 }, body: { path: 'demo/' } })).problem.code,
+    ).toBe('10-404');
   });
 });
 
@@ -250,8 +303,15 @@ async function pagedStore(bucket: string, keys: readonly string[]): Promise<Page
       `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>${bucket}</Name><Prefix>${prefix}</Prefix>`,
       `<Delimiter>/</Delimiter><KeyCount>${page.length}</KeyCount><IsTruncated>${truncated}</IsTruncated>`,
       truncated ? `<NextContinuationToken>${start + page.length}</NextContinuationToken>` : '',
-      ...page.filter((entry) => !entry.endsWith('/')).map((key) => `<Contents><Key>${key}</Key><LastModified>2024-01-31T12:00:00.000Z</LastModified><Size>4</Size></Contents>`),
-      ...page.filter((entry) => entry.endsWith('/')).map((folder) => `<CommonPrefixes><Prefix>${folder}</Prefix></CommonPrefixes>`),
+      ...page
+        .filter((entry) => !entry.endsWith('/'))
+        .map(
+          (key) =>
+            `<Contents><Key>${key}</Key><LastModified>2024-01-31T12:00:00.000Z</LastModified><Size>4</Size></Contents>`,
+        ),
+      ...page
+        .filter((entry) => entry.endsWith('/'))
+        .map((folder) => `<CommonPrefixes><Prefix>${folder}</Prefix></CommonPrefixes>`),
       '</ListBucketResult>',
     ].join('');
     response.writeHead(200, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(body) });

@@ -49,7 +49,10 @@ describe('optimistic locking under concurrency', () => {
     const { id } = await createConnection();
     const responses = await Promise.all(
       Array.from({ length: 24 }, (_, index) =>
-        api.call('mergeConnection', { params: { connection_id: id }, body: { id, lock_version: 0, type: 'object_store', description: `writer ${index}` } }),
+        api.call('mergeConnection', {
+          params: { connection_id: id },
+          body: { id, lock_version: 0, type: 'object_store', description: `writer ${index}` },
+        }),
       ),
     );
     const winners = responses.filter((response) => response.status === 200);
@@ -64,7 +67,10 @@ describe('optimistic locking under concurrency', () => {
   it('applies 20 sequential PATCHes that each carry the current lock_version', async () => {
     const { id } = await createConnection();
     for (let version = 0; version < 20; version += 1) {
-      const response = await api.call('mergeConnection', { params: { connection_id: id }, body: { id, lock_version: version, type: 'object_store', tags: [`v${version}`] } });
+      const response = await api.call('mergeConnection', {
+        params: { connection_id: id },
+        body: { id, lock_version: version, type: 'object_store', tags: [`v${version}`] },
+      });
       expect(response.body.lock_version).toBe(version + 1);
     }
   });
@@ -73,7 +79,11 @@ describe('optimistic locking under concurrency', () => {
 describe('name uniqueness under concurrency', () => {
   it('creates exactly one of 20 parallel creates with the same name', async () => {
     const [objectStore] = connectionCases(env.twin.s3.endpoint);
-    const responses = await Promise.all(Array.from({ length: 20 }, () => api.call('createConnection', { body: { ...objectStore!.request, name: 'Contended' } })));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        api.call('createConnection', { body: { ...objectStore!.request, name: 'Contended' } }),
+      ),
+    );
     expect(responses.filter((response) => response.status === 201)).toHaveLength(1);
     for (const response of responses.filter((r) => r.status !== 201)) expect(response.problem.code).toBe('10-409');
     const listed = await api.call('listConnections', { query: { filter: "name eq 'Contended'" } });
@@ -83,10 +93,17 @@ describe('name uniqueness under concurrency', () => {
   it('lets exactly one of parallel renames take a free name', async () => {
     const ids = await Promise.all(Array.from({ length: 10 }, () => createConnection()));
     const responses = await Promise.all(
-      ids.map(({ id }) => api.call('mergeConnection', { params: { connection_id: id }, body: { id, lock_version: 0, type: 'object_store', name: 'Taken once' } })),
+      ids.map(({ id }) =>
+        api.call('mergeConnection', {
+          params: { connection_id: id },
+          body: { id, lock_version: 0, type: 'object_store', name: 'Taken once' },
+        }),
+      ),
     );
     expect(responses.filter((response) => response.status === 200)).toHaveLength(1);
-    expect(responses.filter((response) => response.status === 409).every((response) => response.problem.code === '10-409')).toBe(true);
+    expect(
+      responses.filter((response) => response.status === 409).every((response) => response.problem.code === '10-409'),
+    ).toBe(true);
   });
 });
 
@@ -107,27 +124,36 @@ describe('"in use" through reference counters', () => {
 
   it('refuses to delete a connection a target uses (30-1508)', async () => {
     const { id } = await createConnection();
-    await targets.create(TENANT, actor, () => ({ name: 'target', connection_id: id }), { related: [connectionStore.reference(TENANT, id, 'targets', 1)] });
+    await targets.create(TENANT, actor, () => ({ name: 'target', connection_id: id }), {
+      related: [connectionStore.reference(TENANT, id, 'targets', 1)],
+    });
     const refused = await deleteConnection(id);
     expect(refused.status).toBe(409);
     expect(refused.problem).toMatchObject({ code: '30-1508', detail: `Connection ${id} is in use by targets` });
   });
 
   it('refuses a reference to a connection that does not exist, and writes nothing', async () => {
-    await expect(addTable(987654, 'orphan')).rejects.toMatchObject({ code: '10-404', message: 'Entity connection with ID 987654 not found' });
+    await expect(addTable(987654, 'orphan')).rejects.toMatchObject({
+      code: '10-404',
+      message: 'Entity connection with ID 987654 not found',
+    });
     expect((await tables.list(TENANT)).some((table) => table.data.name === 'orphan')).toBe(false);
   });
 
   it('keeps delete and new references consistent when they race', async () => {
     for (let round = 0; round < 5; round += 1) {
       const { id } = await createConnection();
-      const [deletion, ...references] = await Promise.allSettled([deleteConnection(id), ...Array.from({ length: 6 }, () => addTable(id))]);
+      const [deletion, ...references] = await Promise.allSettled([
+        deleteConnection(id),
+        ...Array.from({ length: 6 }, () => addTable(id)),
+      ]);
       const referenced = references.filter((result) => result.status === 'fulfilled').length;
       const deleted = deletion.status === 'fulfilled' && deletion.value.status === 204;
       if (deleted) {
         // Every reference committed after the delete found no connection.
         expect(referenced).toBe(0);
-        for (const result of references) expect(result).toMatchObject({ status: 'rejected', reason: { code: '10-404' } });
+        for (const result of references)
+          expect(result).toMatchObject({ status: 'rejected', reason: { code: '10-404' } });
         expect((await api.call('getConnection', { params: { connection_id: id } })).status).toBe(404);
       } else {
         if (deletion.status !== 'fulfilled') throw deletion.reason;
@@ -142,7 +168,9 @@ describe('"in use" through reference counters', () => {
   it('keeps references per tenant', async () => {
     const { id } = await createConnection();
     await expect(
-      tables.create('someone-else', actor, () => ({ name: 'cross', connection_id: id }), { related: [connectionStore.reference('someone-else', id, 'tables', 1)] }),
+      tables.create('someone-else', actor, () => ({ name: 'cross', connection_id: id }), {
+        related: [connectionStore.reference('someone-else', id, 'tables', 1)],
+      }),
     ).rejects.toMatchObject({ code: '10-404' });
     expect((await connectionStore.get(TENANT, id)).refs).toEqual({});
   });

@@ -49,7 +49,10 @@ describe('creating connections of every type and auth variant', () => {
       const { [secretField]: _secret, ...visibleAuth } = request.auth;
       // Compared on the wire: the response schema would strip a field it does not name.
       if (request.auth.auth_type === 'delta_sharing_profile') {
-        expect(created.json).toHaveProperty('auth', { ...visibleAuth, delta_sharing_profile_content_redacted: expect.any(String) });
+        expect(created.json).toHaveProperty('auth', {
+          ...visibleAuth,
+          delta_sharing_profile_content_redacted: expect.any(String),
+        });
         const redacted: unknown = JSON.parse(String(body.auth.delta_sharing_profile_content_redacted));
         expect(redacted).toEqual({
           shareCredentialsVersion: 1,
@@ -63,7 +66,8 @@ describe('creating connections of every type and auth variant', () => {
       const settingFields = ['path_restriction', 'database', 'schema', 'warehouse', 'dataset_id', 'service_key'];
       const settings = Object.fromEntries(Object.entries(request).filter(([field]) => settingFields.includes(field)));
       expect(body, label).toMatchObject(settings);
-      if (request.type.startsWith('pricing_')) expect(body).toMatchObject({ type_mapping: null, type_mapping_name: null });
+      if (request.type.startsWith('pricing_'))
+        expect(body).toMatchObject({ type_mapping: null, type_mapping_name: null });
 
       const read = await api.call('getConnection', { params: { connection_id: body.id } });
       expect(read.status).toBe(200);
@@ -79,14 +83,21 @@ describe('creating connections of every type and auth variant', () => {
     const dim = connectionCases(env.twin.s3.endpoint, ' dim').find((c) => c.request.type === 'pricing_dim')!;
     const refused = await api.call('createConnection', { body: { ...dim.request, write: false } });
     expect(refused.status).toBe(400);
-    expect(refused.problem).toMatchObject({ code: '10-1400', extraDetails: { write: expect.stringContaining('pricing_dim') } });
+    expect(refused.problem).toMatchObject({
+      code: '10-1400',
+      extraDetails: { write: expect.stringContaining('pricing_dim') },
+    });
   });
 
   it('keeps description and tags, and refuses repeated tags', async () => {
     const [objectStore] = connectionCases(env.twin.s3.endpoint, ' tags');
-    const created = await api.call('createConnection', { body: { ...objectStore!.request, description: 'landing zone', tags: ['raw', 'eu'] } });
+    const created = await api.call('createConnection', {
+      body: { ...objectStore!.request, description: 'landing zone', tags: ['raw', 'eu'] },
+    });
     expect(created.body).toMatchObject({ description: 'landing zone', tags: ['raw', 'eu'] });
-    const repeated = await api.call('createConnection', { body: { ...objectStore!.request, name: 'other', tags: ['raw', 'raw'] } });
+    const repeated = await api.call('createConnection', {
+      body: { ...objectStore!.request, name: 'other', tags: ['raw', 'raw'] },
+    });
     expect(repeated.problem).toMatchObject({ code: '10-1400', extraDetails: { tags: 'must not repeat a tag' } });
   });
 
@@ -96,23 +107,32 @@ describe('creating connections of every type and auth variant', () => {
     const second = await api.call('createConnection', { body: { ...objectStore!.request, name: 'seq 2' } });
     expect(second.body.id).toBe(first.body.id + 1);
     const other = await env.clientFor('another-tenant', ['editor']);
-    expect((await other.call('createConnection', { body: { ...objectStore!.request, name: 'seq 1' } })).body.id).toBe(1);
+    expect((await other.call('createConnection', { body: { ...objectStore!.request, name: 'seq 1' } })).body.id).toBe(
+      1,
+    );
   });
 });
 
 describe('names are unique per tenant', () => {
   it('refuses a second connection with the same name, ignoring case and surrounding space (10-409)', async () => {
     const [objectStore] = connectionCases(env.twin.s3.endpoint);
-    expect((await api.call('createConnection', { body: { ...objectStore!.request, name: 'Sales Lake' } })).status).toBe(201);
+    expect((await api.call('createConnection', { body: { ...objectStore!.request, name: 'Sales Lake' } })).status).toBe(
+      201,
+    );
     const duplicate = await api.call('createConnection', { body: { ...objectStore!.request, name: '  sales lake ' } });
     expect(duplicate.status).toBe(409);
-    expect(duplicate.problem).toMatchObject({ code: '10-409', detail: 'Entity connection with the same unique field name already exists' });
+    expect(duplicate.problem).toMatchObject({
+      code: '10-409',
+      detail: 'Entity connection with the same unique field name already exists',
+    });
   });
 
   it('lets another tenant use the same name', async () => {
     const [objectStore] = connectionCases(env.twin.s3.endpoint);
     const other = await env.clientFor('tenant-b', ['editor']);
-    expect((await other.call('createConnection', { body: { ...objectStore!.request, name: 'Sales Lake' } })).status).toBe(201);
+    expect(
+      (await other.call('createConnection', { body: { ...objectStore!.request, name: 'Sales Lake' } })).status,
+    ).toBe(201);
   });
 });
 
@@ -133,7 +153,9 @@ describe('idempotent creates', () => {
   it('creates once when the same key races', async () => {
     const [objectStore] = connectionCases(env.twin.s3.endpoint, ' idem race');
     const headers = { 'idempotency-key': 'create-idem-race' };
-    const responses = await Promise.all(Array.from({ length: 8 }, () => api.call('createConnection', { body: objectStore!.request, headers })));
+    const responses = await Promise.all(
+      Array.from({ length: 8 }, () => api.call('createConnection', { body: objectStore!.request, headers })),
+    );
     expect(responses.every((response) => response.status === 201)).toBe(true);
     expect(new Set(responses.map((response) => response.body.id)).size).toBe(1);
   });
@@ -142,15 +164,27 @@ describe('idempotent creates', () => {
     const [objectStore] = connectionCases(env.twin.s3.endpoint, ' idem other');
     const headers = { 'idempotency-key': 'create-idem-2' };
     expect((await api.call('createConnection', { body: objectStore!.request, headers })).status).toBe(201);
-    const reused = await api.call('createConnection', { body: { ...objectStore!.request, name: 'something else' }, headers });
+    const reused = await api.call('createConnection', {
+      body: { ...objectStore!.request, name: 'something else' },
+      headers,
+    });
     expect(reused.status).toBe(400);
-    expect(reused.problem).toMatchObject({ code: '10-1400', extraDetails: { 'Idempotency-Key': 'already used with a different request' } });
+    expect(reused.problem).toMatchObject({
+      code: '10-1400',
+      extraDetails: { 'Idempotency-Key': 'already used with a different request' },
+    });
   });
 
   it('validates the key', async () => {
     const [objectStore] = connectionCases(env.twin.s3.endpoint, ' idem bad');
-    const response = await api.call('createConnection', { body: objectStore!.request, headers: { 'idempotency-key': 'x'.repeat(300) } });
-    expect(response.problem).toMatchObject({ code: '10-1400', extraDetails: { 'Idempotency-Key': expect.any(String) } });
+    const response = await api.call('createConnection', {
+      body: objectStore!.request,
+      headers: { 'idempotency-key': 'x'.repeat(300) },
+    });
+    expect(response.problem).toMatchObject({
+      code: '10-1400',
+      extraDetails: { 'Idempotency-Key': expect.any(String) },
+    });
   });
 });
 
@@ -173,7 +207,9 @@ describe('deleting connections', () => {
     const stale = await api.call('deleteConnection', { params: { connection_id: id }, query: { lock_version: 5 } });
     expect(stale.status).toBe(409);
     expect(stale.problem.code).toBe('10-1006');
-    expect((await api.call('deleteConnection', { params: { connection_id: id }, query: { lock_version: 0 } })).status).toBe(204);
+    expect(
+      (await api.call('deleteConnection', { params: { connection_id: id }, query: { lock_version: 0 } })).status,
+    ).toBe(204);
   });
 
   it('answers 10-404 for a connection that does not exist', async () => {

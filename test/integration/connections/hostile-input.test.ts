@@ -59,7 +59,8 @@ const HOSTILE: readonly (readonly [label: string, value: string])[] = [
 ];
 
 /** What no answer may contain: JavaScript exception classes, stack frames, source paths. */
-const INTERNAL = /TypeError|RangeError|URIError|SyntaxError|ReferenceError|\bat [\w.<>]+ \(|node_modules|\/work\/|file:\/\/|\.[cm]?[jt]s:\d+/;
+const INTERNAL =
+  /TypeError|RangeError|URIError|SyntaxError|ReferenceError|\bat [\w.<>]+ \(|node_modules|\/work\/|file:\/\/|\.[cm]?[jt]s:\d+/;
 
 function expectNoInternals(response: ApiResponse<unknown>): void {
   expect(response.text).not.toMatch(INTERNAL);
@@ -73,23 +74,34 @@ function expectFieldRefused(response: ApiResponse<unknown>, field: string): void
 }
 
 describe('credentials with characters no credential has', () => {
-  it.each(HOSTILE)('refuses an access key id with %s on create, test, update and merge (10-1400 auth.access_key_id)', async (_label, value) => {
-    const body = objectStore('hostile key', { access_key_id: value });
-    expectFieldRefused(await api.call('createConnection', { body: unchecked(body) }), 'auth.access_key_id');
-    expectFieldRefused(await api.call('testConnection', { body: unchecked(body) }), 'auth.access_key_id');
-    const current = (await api.call('getConnection', { params: { connection_id: connectionId } })).body;
-    expectFieldRefused(
-      await api.call('updateConnection', { params: { connection_id: connectionId }, body: unchecked({ ...current, auth: { ...current.auth, access_key_id: value } }) }),
-      'auth.access_key_id',
-    );
-    expectFieldRefused(
-      await api.call('mergeConnection', {
-        params: { connection_id: connectionId },
-        body: unchecked({ id: connectionId, lock_version: current.lock_version, type: 'object_store', auth: { access_key_id: value } }),
-      }),
-      'auth.access_key_id',
-    );
-  });
+  it.each(HOSTILE)(
+    'refuses an access key id with %s on create, test, update and merge (10-1400 auth.access_key_id)',
+    async (_label, value) => {
+      const body = objectStore('hostile key', { access_key_id: value });
+      expectFieldRefused(await api.call('createConnection', { body: unchecked(body) }), 'auth.access_key_id');
+      expectFieldRefused(await api.call('testConnection', { body: unchecked(body) }), 'auth.access_key_id');
+      const current = (await api.call('getConnection', { params: { connection_id: connectionId } })).body;
+      expectFieldRefused(
+        await api.call('updateConnection', {
+          params: { connection_id: connectionId },
+          body: unchecked({ ...current, auth: { ...current.auth, access_key_id: value } }),
+        }),
+        'auth.access_key_id',
+      );
+      expectFieldRefused(
+        await api.call('mergeConnection', {
+          params: { connection_id: connectionId },
+          body: unchecked({
+            id: connectionId,
+            lock_version: current.lock_version,
+            type: 'object_store',
+            auth: { access_key_id: value },
+          }),
+        }),
+        'auth.access_key_id',
+      );
+    },
+  );
 
   it.each(HOSTILE)('refuses a secret access key with %s (10-1400 auth.secret_access_key)', async (_label, value) => {
     const body = objectStore('hostile secret', { secret_access_key: value });
@@ -99,7 +111,9 @@ describe('credentials with characters no credential has', () => {
 
   it('refuses access key ids outside the documented shape, and names the rule, never the value', async () => {
     for (const value of ['AK', 'A'.repeat(129), 'AKIA EXAMPLE', 'AKIA/EXAMPLE']) {
-      const response = await api.call('createConnection', { body: unchecked(objectStore('bad key shape', { access_key_id: value })) });
+      const response = await api.call('createConnection', {
+        body: unchecked(objectStore('bad key shape', { access_key_id: value })),
+      });
       expectFieldRefused(response, 'auth.access_key_id');
       expect(response.text).not.toContain(value);
     }
@@ -122,7 +136,12 @@ describe('credentials with characters no credential has', () => {
     const warehouse = {
       name: 'hostile password',
       type: 'warehouse',
-      auth: { auth_type: 'password', username: 'loader', password: 'pässwörd\ud83d', host: 'xy12345.eu-west-1.snowflakecomputing.com' },
+      auth: {
+        auth_type: 'password',
+        username: 'loader',
+        password: 'pässwörd\ud83d',
+        host: 'xy12345.eu-west-1.snowflakecomputing.com',
+      },
     };
     expectFieldRefused(await api.call('createConnection', { body: unchecked(warehouse) }), 'auth.password');
   });
@@ -132,7 +151,12 @@ describe('credentials with characters no credential has', () => {
       body: {
         name: 'unicode password',
         type: 'warehouse',
-        auth: { auth_type: 'password', username: 'lädare', password: 'pässwörd 数据 😀', host: 'xy12345.eu-west-1.snowflakecomputing.com' },
+        auth: {
+          auth_type: 'password',
+          username: 'lädare',
+          password: 'pässwörd 数据 😀',
+          host: 'xy12345.eu-west-1.snowflakecomputing.com',
+        },
       },
     });
     expect(warehouse.status).toBe(201);
@@ -140,20 +164,31 @@ describe('credentials with characters no credential has', () => {
       ['aws key', 'AKIAIOSFODNN7EXAMPLE'],
       ['r2 key', 'e1a2b3c4d5e6f708192a3b4c5d6e7f80'],
     ] as const) {
-      expect((await api.call('createConnection', { body: objectStore(name, { access_key_id: key }) })).status).toBe(201);
+      expect((await api.call('createConnection', { body: objectStore(name, { access_key_id: key }) })).status).toBe(
+        201,
+      );
     }
   });
 });
 
 describe('browsing with hostile continuation tokens and paths', () => {
-  it.each<readonly [string, string]>([...HOSTILE, ['a space', 'token with space']])('refuses a continuation token with %s (10-1400 continuation_token)', async (_label, value) => {
-    const response = await api.call('browseConnection', { params: { connection_id: connectionId }, body: unchecked({ path: 'demo/', continuation_token: value }) });
-    expectFieldRefused(response, 'continuation_token');
-  });
+  it.each<readonly [string, string]>([...HOSTILE, ['a space', 'token with space']])(
+    'refuses a continuation token with %s (10-1400 continuation_token)',
+    async (_label, value) => {
+      const response = await api.call('browseConnection', {
+        params: { connection_id: connectionId },
+        body: unchecked({ path: 'demo/', continuation_token: value }),
+      });
+      expectFieldRefused(response, 'continuation_token');
+    },
+  );
 
   it('refuses a path with NUL, a control character or a lone surrogate (10-1400 path)', async () => {
     for (const path of ['demo/a\u0000b/', 'demo/\u001b[2J/', 'demo/\ud800/']) {
-      expectFieldRefused(await api.call('browseConnection', { params: { connection_id: connectionId }, body: unchecked({ path }) }), 'path');
+      expectFieldRefused(
+        await api.call('browseConnection', { params: { connection_id: connectionId }, body: unchecked({ path }) }),
+        'path',
+      );
     }
   });
 });
@@ -163,7 +198,10 @@ describe('submitted values in messages', () => {
   const excerpt = `x'; DROP TABLE users; --\\u202e${'A'.repeat(EXCERPT_LENGTH - 25)}…`;
 
   it('quotes a long invalid bucket name only as a short escaped excerpt (browse, 30-1115)', async () => {
-    const response = await api.call('browseConnection', { params: { connection_id: connectionId }, body: unchecked({ path: `${injection}/folder/` }) });
+    const response = await api.call('browseConnection', {
+      params: { connection_id: connectionId },
+      body: unchecked({ path: `${injection}/folder/` }),
+    });
     expectNoInternals(response);
     expect(response.status).toBe(400);
     expect(response.problem.code).toBe('30-1115');
@@ -173,7 +211,9 @@ describe('submitted values in messages', () => {
   });
 
   it('quotes a long invalid path restriction only as an excerpt (create, 30-1115)', async () => {
-    const response = await api.call('createConnection', { body: unchecked(objectStore('injected restriction', { path_restriction: injection })) });
+    const response = await api.call('createConnection', {
+      body: unchecked(objectStore('injected restriction', { path_restriction: injection })),
+    });
     expectNoInternals(response);
     expect(response.status).toBe(400);
     expect(response.problem.code).toBe('30-1115');
@@ -204,14 +244,19 @@ describe('endpoints that reach a loopback address however it is written', () => 
       expect(response.problem.code).toBe('30-1130');
     }
     const current = (await api.call('getConnection', { params: { connection_id: connectionId } })).body;
-    const update = await api.call('updateConnection', { params: { connection_id: connectionId }, body: unchecked({ ...current, auth: { ...current.auth, endpoint } }) });
+    const update = await api.call('updateConnection', {
+      params: { connection_id: connectionId },
+      body: unchecked({ ...current, auth: { ...current.auth, endpoint } }),
+    });
     expect(update.problem.code).toBe('30-1130');
     const listed = await api.call('listConnections', { query: { limit: 100 } });
     expect(listed.body.items.map((connection) => connection.name)).not.toContain(`ssrf ${endpoint}`);
   });
 
   it('keeps 10-1008 for an endpoint that is not a URL', async () => {
-    const response = await api.call('createConnection', { body: objectStore('broken url', { endpoint: 'https://[::127.0.0.1' }) });
+    const response = await api.call('createConnection', {
+      body: objectStore('broken url', { endpoint: 'https://[::127.0.0.1' }),
+    });
     expect(response.status).toBe(400);
     expect(response.problem.code).toBe('10-1008');
   });

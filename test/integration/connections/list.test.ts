@@ -13,7 +13,9 @@ beforeAll(async () => {
   // One connection per type and auth variant, in a tenant of its own: 10 in all.
   const cases = connectionCases(env.twin.s3.endpoint);
   for (const [index, { request }] of cases.entries()) {
-    const response = await api.call('createConnection', { body: { ...request, tags: index % 2 === 0 ? ['Even'] : ['odd'], read: index !== 3 } });
+    const response = await api.call('createConnection', {
+      body: { ...request, tags: index % 2 === 0 ? ['Even'] : ['odd'], read: index !== 3 },
+    });
     expect(response.status).toBe(201);
     names.push(request.name);
   }
@@ -61,11 +63,22 @@ describe('GET /connections', () => {
     expect(namesOf((await filtered('read eq false')).body.items)).toEqual([names[3]]);
     expect((await filtered("not (type eq 'warehouse') and id le 4")).body.total).toBe(4);
     expect((await filtered('description eq null')).body.total).toBe(10);
-    expect((await filtered("created_date gt '2000-01-01T00:00:00Z'", { limit: 3 })).body).toMatchObject({ total: 10, limit: 3 });
+    expect((await filtered("created_date gt '2000-01-01T00:00:00Z'", { limit: 3 })).body).toMatchObject({
+      total: 10,
+      limit: 3,
+    });
   });
 
   it('refuses a malformed filter or sort with 10-1400 naming the parameter', async () => {
-    const badFilters = ["type = 'x'", "nosuch eq 'x'", 'type eq 3', "read co 'x'", "(type eq 'x'", "name eq 'open", "type eq 'x' extra"];
+    const badFilters = [
+      "type = 'x'",
+      "nosuch eq 'x'",
+      'type eq 3',
+      "read co 'x'",
+      "(type eq 'x'",
+      "name eq 'open",
+      "type eq 'x' extra",
+    ];
     for (const filter of badFilters) {
       const response = await filtered(filter);
       expect(response.status, filter).toBe(400);
@@ -80,7 +93,11 @@ describe('GET /connections', () => {
   it('validates offset, limit and unknown parameters', async () => {
     const response = await list(unchecked({ offset: -1, limit: 1001, colour: 'red' }));
     expect(response.status).toBe(400);
-    expect(response.problem.extraDetails).toEqual({ offset: 'must be ≥ 0', limit: 'must be ≤ 1000', colour: 'is not a known field' });
+    expect(response.problem.extraDetails).toEqual({
+      offset: 'must be ≥ 0',
+      limit: 'must be ≤ 1000',
+      colour: 'is not a known field',
+    });
     expect((await list({ limit: 'ten' })).problem.extraDetails).toEqual({ limit: 'must be an integer' });
   });
 

@@ -20,7 +20,12 @@ beforeAll(async () => {
     environment: { CONNECTOR_TIMEOUT_MS: '300' },
   });
   api = env.admin;
-  const s3 = new S3Client({ endpoint: env.twin.s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: LOCAL_S3_CREDENTIALS });
+  const s3 = new S3Client({
+    endpoint: env.twin.s3.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: LOCAL_S3_CREDENTIALS,
+  });
   await s3.send(new PutObjectCommand({ Bucket: 'demo', Key: 'sales/2024-01.csv', Body: 'a,b\n1,2\n' }));
   await s3.send(new PutObjectCommand({ Bucket: 'demo', Key: 'sales/archive/2023-12.csv', Body: 'a,b\n3,4\n' }));
   s3.destroy();
@@ -32,7 +37,9 @@ afterAll(async () => {
   await failing?.close();
 });
 
-function objectStore(overrides: { endpoint?: string; access_key_id?: string; path_restriction?: string | null } = {}): Extract<ConnectionTestRequest, { type: 'object_store' }> {
+function objectStore(
+  overrides: { endpoint?: string; access_key_id?: string; path_restriction?: string | null } = {},
+): Extract<ConnectionTestRequest, { type: 'object_store' }> {
   return {
     type: 'object_store',
     auth: {
@@ -49,11 +56,17 @@ async function expectProblem(body: ConnectionTestRequest, status: number, code: 
   const response = await api.call('testConnection', { body });
   expect(response.status).toBe(status);
   expect(response.headers.get('content-type')).toBe('application/problem+json');
-  expect(response.problem).toMatchObject({ status, code, instance: '/api/data/v1/connections/test', type: `/api/data/v1/errors/${code}` });
+  expect(response.problem).toMatchObject({
+    status,
+    code,
+    instance: '/api/data/v1/connections/test',
+    type: `/api/data/v1/errors/${code}`,
+  });
   return response.problem;
 }
 
-const testStored = (id: number, body: CallOptions<'testStoredConnection'>['body']) => api.call('testStoredConnection', { params: { connection_id: id }, body });
+const testStored = (id: number, body: CallOptions<'testStoredConnection'>['body']) =>
+  api.call('testStoredConnection', { params: { connection_id: id }, body });
 
 describe('testing an unsaved object-store configuration against S3', () => {
   it('lists the restricted folder and answers with the configuration, secret omitted', async () => {
@@ -112,7 +125,13 @@ describe('testing an unsaved object-store configuration against S3', () => {
   });
 
   it('10-1008 for an endpoint that is not a usable URL, naming the field', async () => {
-    for (const endpoint of ['not a url', 'ftp://s3.example.com', 'http://s3.example.com', 'https://user:pw@s3.example.com', 'https://s3.example.com/#x']) {
+    for (const endpoint of [
+      'not a url',
+      'ftp://s3.example.com',
+      'http://s3.example.com',
+      'https://user:pw@s3.example.com',
+      'https://s3.example.com/#x',
+    ]) {
       const problem = await expectProblem(objectStore({ endpoint }), 400, '10-1008');
       expect(Object.keys(problem.extraDetails ?? {})).toEqual(['auth.endpoint']);
     }
@@ -170,7 +189,10 @@ describe('testing a stored object-store connection', () => {
   it('10-1400 when the type does not match the stored connection', async () => {
     const response = await testStored(id, { type: 'warehouse' });
     expect(response.status).toBe(400);
-    expect(response.problem).toMatchObject({ code: '10-1400', extraDetails: { type: 'must be object_store, the type of connection ' + id } });
+    expect(response.problem).toMatchObject({
+      code: '10-1400',
+      extraDetails: { type: 'must be object_store, the type of connection ' + id },
+    });
   });
 
   it('10-404 for a connection that does not exist', async () => {

@@ -47,12 +47,20 @@ const connectionRoutes = routes.filter((route) => route.tag === 'connections');
 const path = (template: string, id: number) => template.replace('{connection_id}', String(id));
 
 /** A request to each connection route that would succeed for the owner. */
-function bodyFor(operationId: string, connection: { id: number; lock_version: number; type: string; name: string | null }): unknown {
+function bodyFor(
+  operationId: string,
+  connection: { id: number; lock_version: number; type: string; name: string | null },
+): unknown {
   switch (operationId) {
     case 'updateConnection':
       return { ...connection, description: 'changed by someone' };
     case 'mergeConnection':
-      return { id: connection.id, lock_version: connection.lock_version, type: connection.type, description: 'patched by someone' };
+      return {
+        id: connection.id,
+        lock_version: connection.lock_version,
+        type: connection.type,
+        description: 'patched by someone',
+      };
     case 'testStoredConnection':
       return { type: connection.type };
     case 'browseConnection':
@@ -69,7 +77,9 @@ function bodyFor(operationId: string, connection: { id: number; lock_version: nu
 
 describe('tenant isolation', () => {
   it('answers 10-404 to another tenant on every connection route with an id, and changes nothing', async () => {
-    const dim = connectionCases(env.twin.s3.endpoint, ' iso').find((c) => c.label === 'pricing_dim/oauth_client_credentials')!;
+    const dim = connectionCases(env.twin.s3.endpoint, ' iso').find(
+      (c) => c.label === 'pricing_dim/oauth_client_credentials',
+    )!;
     const created = (await owner.call('createConnection', { body: dim.request })).body;
     const idRoutes = connectionRoutes.filter((route) => route.path.includes('{connection_id}'));
     expect(idRoutes.map((route) => route.operationId).sort()).toEqual(
@@ -91,7 +101,10 @@ describe('tenant isolation', () => {
         contentType: route.method === 'PATCH' ? 'application/merge-patch+json' : undefined,
       });
       expect(response.status, route.operationId).toBe(404);
-      expect(response.problem, route.operationId).toMatchObject({ code: '10-404', detail: `Entity connection with ID ${created.id} not found` });
+      expect(response.problem, route.operationId).toMatchObject({
+        code: '10-404',
+        detail: `Entity connection with ID ${created.id} not found`,
+      });
     }
     expect((await owner.call('getConnection', { params: { connection_id: created.id } })).body).toEqual(created);
     expect((await intruder.call('listConnections')).body.items.some((item) => item.name === created.name)).toBe(false);
@@ -137,7 +150,9 @@ describe('authentication and permissions on every protected route', () => {
     process.env.TOKEN_TTL_SECONDS = previous;
     // Accepted while valid (and remembered by the verifier), refused once expired.
     expect((await shortLived.call('listConnections')).status).toBe(200);
-    const { exp } = JSON.parse(Buffer.from(shortLived.token!.split('.')[1]!, 'base64url').toString()) as { exp: number };
+    const { exp } = JSON.parse(Buffer.from(shortLived.token!.split('.')[1]!, 'base64url').toString()) as {
+      exp: number;
+    };
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, exp * 1000 - Date.now()) + 1100));
     const response = await shortLived.call('listConnections');
     expect(response.status).toBe(401);
@@ -147,12 +162,17 @@ describe('authentication and permissions on every protected route', () => {
   it('10-403 when the role lacks the route’s permission, and not otherwise', async () => {
     const held = new Set<string>(ROLES.viewer);
     for (const route of protectedRoutes) {
-      const response = await viewer.raw(route.method, path(route.path, 1), { body: bodyFor(route.operationId, { id: 1, lock_version: 0, type: 'object_store', name: 'x' }) });
+      const response = await viewer.raw(route.method, path(route.path, 1), {
+        body: bodyFor(route.operationId, { id: 1, lock_version: 0, type: 'object_store', name: 'x' }),
+      });
       if (held.has(route.permission!)) {
         expect(response.status, route.operationId).not.toBe(403);
       } else {
         expect(response.status, route.operationId).toBe(403);
-        expect(response.problem).toMatchObject({ code: '10-403', extraDetails: { required_permission: route.permission } });
+        expect(response.problem).toMatchObject({
+          code: '10-403',
+          extraDetails: { required_permission: route.permission },
+        });
       }
     }
   });
@@ -173,14 +193,32 @@ describe('secrets are write-only', () => {
       const params = { connection_id: id };
       record(await owner.call('getConnection', { params }));
       // Sent back as read: refused for the types whose update requires auth, which is scanned too.
-      record(await owner.call('updateConnection', { params, body: unchecked({ ...created.body, description: 'put' }) }));
-      record(await owner.call('mergeConnection', { params, body: { id, lock_version: 1, type: request.type, tags: ['patched'], auth: request.auth } }));
+      record(
+        await owner.call('updateConnection', { params, body: unchecked({ ...created.body, description: 'put' }) }),
+      );
+      record(
+        await owner.call('mergeConnection', {
+          params,
+          body: { id, lock_version: 1, type: request.type, tags: ['patched'], auth: request.auth },
+        }),
+      );
       record(await owner.call('testStoredConnection', { params, body: { type: request.type } }));
-      if (request.type.startsWith('pricing_')) record(await owner.call('updateConnectionTypeMapping', { params, body: { id, lock_version: 2, type_mapping: '{"A":"string"}' } }));
+      if (request.type.startsWith('pricing_'))
+        record(
+          await owner.call('updateConnectionTypeMapping', {
+            params,
+            body: { id, lock_version: 2, type_mapping: '{"A":"string"}' },
+          }),
+        );
       if (request.type !== 'pricing_sdk') record(await owner.call('testConnection', { body: request }));
       // Refusals must not echo what was sent either.
       record(await owner.call('createConnection', { body: unchecked({ ...request, name: '', bogus: true }) }));
-      record(await owner.raw('POST', '/connections', { body: JSON.stringify(request).slice(0, -5), contentType: 'application/json' }));
+      record(
+        await owner.raw('POST', '/connections', {
+          body: JSON.stringify(request).slice(0, -5),
+          contentType: 'application/json',
+        }),
+      );
     }
     record(await owner.call('listConnections'));
   });
@@ -205,7 +243,11 @@ describe('secrets are write-only', () => {
   });
 
   it('stores secrets only encrypted', async () => {
-    const client = new DynamoDBClient({ endpoint: env.twin.dynamoEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+    const client = new DynamoDBClient({
+      endpoint: env.twin.dynamoEndpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+    });
     const items = await client.send(new ScanCommand({ TableName: process.env.TABLE_NAME! }));
     client.destroy();
     const stored = JSON.stringify(items.Items);

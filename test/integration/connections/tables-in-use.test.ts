@@ -30,25 +30,34 @@ afterAll(() => env?.close());
 
 const connection = () => createObjectStoreConnection(api, env);
 const source = (connectionId: number) => createBucketSource(api, connectionId, 'landing/');
-const createTableOn = (sourceId: number) => api.call('createDataTable', { body: { name: `table ${Math.random()}`, data_source_id: sourceId } });
+const createTableOn = (sourceId: number) =>
+  api.call('createDataTable', { body: { name: `table ${Math.random()}`, data_source_id: sourceId } });
 const removeTable = (id: number) => api.call('deleteDataTable', { params: { data_table_id: id } });
 const removeConnection = (id: number) => api.call('deleteConnection', { params: { connection_id: id } });
 const readSource = (id: number) => api.call('getDataSource', { params: { data_source_id: id } });
 const moveSource = async (id: number, connectionId: number) =>
-  api.call('updateDataSource', { params: { data_source_id: id }, body: sentBack((await readSource(id)).body, { connection_id: connectionId }) });
+  api.call('updateDataSource', {
+    params: { data_source_id: id },
+    body: sentBack((await readSource(id)).body, { connection_id: connectionId }),
+  });
 const tablesOf = async (connectionId: number) => (await connectionStore.get(TENANT, connectionId)).refs.tables ?? 0;
 const tablesOfSource = async (sourceId: number) => (await dataSourceStore.get(TENANT, sourceId)).refs.data_tables ?? 0;
-const sourcesNaming = async (connectionId: number) => (await dataSourceStore.list(TENANT)).filter((item) => item.data.connection_id === connectionId);
+const sourcesNaming = async (connectionId: number) =>
+  (await dataSourceStore.list(TENANT)).filter((item) => item.data.connection_id === connectionId);
 
 describe('deleting a connection', () => {
   it('takes the data sources no table reads with it, and frees their names', async () => {
     const id = await connection();
     const name = `kept name ${id}`;
-    const named = await api.call('createDataSource', { body: { name, type: 'bucket', connection_id: id, path: 'landing/' } });
+    const named = await api.call('createDataSource', {
+      body: { name, type: 'bucket', connection_id: id, path: 'landing/' },
+    });
     const other = await source(id);
     expect((await removeConnection(id)).status).toBe(204);
     for (const sourceId of [named.body.id, other]) expect((await readSource(sourceId)).problem.code).toBe('10-404');
-    const again = await api.call('createDataSource', { body: { name, type: 'bucket', connection_id: await connection(), path: 'landing/' } });
+    const again = await api.call('createDataSource', {
+      body: { name, type: 'bucket', connection_id: await connection(), path: 'landing/' },
+    });
     expect(again.status, again.text).toBe(201);
   });
 
@@ -91,9 +100,13 @@ describe('races', () => {
     for (let round = 0; round < 6; round += 1) {
       const id = await connection();
       const sourceId = await source(id);
-      const [deletion, ...creates] = await Promise.all([removeConnection(id), ...Array.from({ length: 3 }, () => createTableOn(sourceId))]);
+      const [deletion, ...creates] = await Promise.all([
+        removeConnection(id),
+        ...Array.from({ length: 3 }, () => createTableOn(sourceId)),
+      ]);
       const created = creates.filter((response) => response.status === 201);
-      for (const refused of creates.filter((response) => response.status !== 201)) expect(refused.problem.code).toBe('10-404');
+      for (const refused of creates.filter((response) => response.status !== 201))
+        expect(refused.problem.code).toBe('10-404');
       if (deletion.status === 204) {
         expect(created).toHaveLength(0);
         expect((await readSource(sourceId)).problem.code).toBe('10-404');
@@ -103,7 +116,9 @@ describe('races', () => {
         expect([await tablesOf(id), await tablesOfSource(sourceId)]).toEqual([created.length, created.length]);
       }
       // Either way no table reads a data source or connection that is gone.
-      const tables = (await api.call('listDataTables', { query: { limit: 100 } })).body.items.filter((table) => table.data_source_id === sourceId);
+      const tables = (await api.call('listDataTables', { query: { limit: 100 } })).body.items.filter(
+        (table) => table.data_source_id === sourceId,
+      );
       expect(tables).toHaveLength(created.length);
     }
   });
@@ -127,11 +142,19 @@ describe('races', () => {
       const [from, to] = [await connection(), await connection()];
       const sourceId = await source(from);
       await createTable(api, sourceId);
-      const [move, ...creates] = await Promise.all([moveSource(sourceId, to), ...Array.from({ length: 3 }, () => createTableOn(sourceId))]);
-      for (const refused of [move, ...creates].filter((response) => response.status >= 300)) expect(refused.problem.code).toBe('10-1006');
+      const [move, ...creates] = await Promise.all([
+        moveSource(sourceId, to),
+        ...Array.from({ length: 3 }, () => createTableOn(sourceId)),
+      ]);
+      for (const refused of [move, ...creates].filter((response) => response.status >= 300))
+        expect(refused.problem.code).toBe('10-1006');
       const tables = 1 + creates.filter((response) => response.status === 201).length;
       const [owner, left] = move.status === 200 ? [to, from] : [from, to];
-      expect([await tablesOfSource(sourceId), await tablesOf(owner), await tablesOf(left)]).toEqual([tables, tables, 0]);
+      expect([await tablesOfSource(sourceId), await tablesOf(owner), await tablesOf(left)]).toEqual([
+        tables,
+        tables,
+        0,
+      ]);
     }
   });
 });
@@ -149,9 +172,17 @@ describe('moves', () => {
 
     const elsewhere = await source(c);
     const table = (await api.call('getDataTable', { params: { data_table_id: first } })).body;
-    const retargeted = await api.call('updateDataTable', { params: { data_table_id: first }, body: asBody('updateDataTable', { ...table, data_source_id: elsewhere }) });
+    const retargeted = await api.call('updateDataTable', {
+      params: { data_table_id: first },
+      body: asBody('updateDataTable', { ...table, data_source_id: elsewhere }),
+    });
     expect(retargeted.status, retargeted.text).toBe(200);
-    expect([await tablesOf(b), await tablesOf(c), await tablesOfSource(sourceId), await tablesOfSource(elsewhere)]).toEqual([1, 1, 1, 1]);
+    expect([
+      await tablesOf(b),
+      await tablesOf(c),
+      await tablesOfSource(sourceId),
+      await tablesOfSource(elsewhere),
+    ]).toEqual([1, 1, 1, 1]);
     expect((await removeTable(second)).status).toBe(204);
     expect((await removeConnection(b)).status).toBe(204);
     expect((await removeConnection(c)).problem.code).toBe('30-1507');
@@ -180,7 +211,13 @@ describe('connections stored before the table counter', () => {
 
     const report = await backfillConnectionTables();
     expect(report.skipped).toEqual([]);
-    expect(report.corrected).toEqual(expect.arrayContaining([`${TENANT}/${used}: absent -> 2`, `${TENANT}/${unused}: absent -> 0`, `${TENANT}/${wrong}: 3 -> 0`]));
+    expect(report.corrected).toEqual(
+      expect.arrayContaining([
+        `${TENANT}/${used}: absent -> 2`,
+        `${TENANT}/${unused}: absent -> 0`,
+        `${TENANT}/${wrong}: 3 -> 0`,
+      ]),
+    );
     expect([await tablesOf(used), await tablesOf(unused), await tablesOf(wrong)]).toEqual([2, 0, 0]);
     expect((await backfillConnectionTables()).corrected.filter((line) => line.startsWith(`${TENANT}/`))).toEqual([]);
     for (const table of tables) expect((await removeTable(table)).status).toBe(204);
@@ -191,12 +228,17 @@ describe('connections stored before the table counter', () => {
     const id = await connection();
     await createTable(api, await source(id));
     await setCounter(id, undefined);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'infra/scripts/backfill-connection-tables.ts'], { env: process.env });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'infra/scripts/backfill-connection-tables.ts'], {
+      env: process.env,
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code, output).toBe(0);
-    expect(JSON.parse(output)).toMatchObject({ corrected: expect.arrayContaining([`${TENANT}/${id}: absent -> 1`]), skipped: [] });
+    expect(JSON.parse(output)).toMatchObject({
+      corrected: expect.arrayContaining([`${TENANT}/${id}: absent -> 1`]),
+      skipped: [],
+    });
     expect(await tablesOf(id)).toBe(1);
   });
 });

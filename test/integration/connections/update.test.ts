@@ -19,7 +19,12 @@ function objectStore(name = `store ${++sequence}`): Extract<ConnectionCreateRequ
   return {
     name,
     type: 'object_store',
-    auth: { auth_type: 'secret_key', access_key_id: LOCAL_S3_CREDENTIALS.accessKeyId, secret_access_key: LOCAL_S3_CREDENTIALS.secretAccessKey, endpoint: env.twin.s3.endpoint },
+    auth: {
+      auth_type: 'secret_key',
+      access_key_id: LOCAL_S3_CREDENTIALS.accessKeyId,
+      secret_access_key: LOCAL_S3_CREDENTIALS.secretAccessKey,
+      endpoint: env.twin.s3.endpoint,
+    },
     description: 'initial',
     tags: ['a'],
     path_restriction: 'demo/',
@@ -32,21 +37,44 @@ async function create(request: ConnectionCreateRequest) {
   return response.body;
 }
 
-const put = (id: number, body: CallOptions<'updateConnection'>['body']) => api.call('updateConnection', { params: { connection_id: id }, body });
+const put = (id: number, body: CallOptions<'updateConnection'>['body']) =>
+  api.call('updateConnection', { params: { connection_id: id }, body });
 /** A connection read back and sent as a full update, with `changes`. */
-const putBack = (connection: { id: number }, changes: object = {}) => put(connection.id, asBody('updateConnection', { ...connection, ...changes }));
+const putBack = (connection: { id: number }, changes: object = {}) =>
+  put(connection.id, asBody('updateConnection', { ...connection, ...changes }));
 const patch = (id: number, body: CallOptions<'mergeConnection'>['body'], contentType?: string) =>
-  api.call('mergeConnection', { params: { connection_id: id }, body, ...(contentType === undefined ? {} : { contentType }) });
-const testStored = (id: number, body: CallOptions<'testStoredConnection'>['body']) => api.call('testStoredConnection', { params: { connection_id: id }, body });
-const putMapping = (id: number, body: CallOptions<'updateConnectionTypeMapping'>['body']) => api.call('updateConnectionTypeMapping', { params: { connection_id: id }, body });
+  api.call('mergeConnection', {
+    params: { connection_id: id },
+    body,
+    ...(contentType === undefined ? {} : { contentType }),
+  });
+const testStored = (id: number, body: CallOptions<'testStoredConnection'>['body']) =>
+  api.call('testStoredConnection', { params: { connection_id: id }, body });
+const putMapping = (id: number, body: CallOptions<'updateConnectionTypeMapping'>['body']) =>
+  api.call('updateConnectionTypeMapping', { params: { connection_id: id }, body });
 
 describe('PUT /connections/{id}: full update', () => {
   it('replaces the fields, bumps lock_version, and keeps the stored secret when none is sent', async () => {
     const created = await create(objectStore());
     const { secret_access_key: _secret, ...auth } = objectStore().auth;
-    const updated = await put(created.id, { id: created.id, lock_version: 0, type: 'object_store', name: 'renamed store', auth });
+    const updated = await put(created.id, {
+      id: created.id,
+      lock_version: 0,
+      type: 'object_store',
+      name: 'renamed store',
+      auth,
+    });
     expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ id: created.id, lock_version: 1, name: 'renamed store', description: null, tags: null, path_restriction: null, read: true, write: false });
+    expect(updated.body).toMatchObject({
+      id: created.id,
+      lock_version: 1,
+      name: 'renamed store',
+      description: null,
+      tags: null,
+      path_restriction: null,
+      read: true,
+      write: false,
+    });
     expect(updated.body.created_date).toBe(created.created_date);
     expect(Date.parse(updated.body.last_modified_date)).toBeGreaterThanOrEqual(Date.parse(created.last_modified_date));
     // The kept secret still opens and works against S3.
@@ -57,7 +85,12 @@ describe('PUT /connections/{id}: full update', () => {
     const created = await create(objectStore());
     const response = await putBack(created, { description: 'changed' });
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ description: 'changed', lock_version: 1, tags: ['a'], path_restriction: 'demo/' });
+    expect(response.body).toMatchObject({
+      description: 'changed',
+      lock_version: 1,
+      tags: ['a'],
+      path_restriction: 'demo/',
+    });
   });
 
   it('replaces the secret when one is sent', async () => {
@@ -74,7 +107,10 @@ describe('PUT /connections/{id}: full update', () => {
     const created = await create(objectStore());
     const response = await putBack(created, { id: created.id + 1000 });
     expect(response.status).toBe(400);
-    expect(response.problem).toMatchObject({ code: '30-1600', detail: `Connection ID in URL (${created.id}) and body (${created.id + 1000}) mismatch` });
+    expect(response.problem).toMatchObject({
+      code: '30-1600',
+      detail: `Connection ID in URL (${created.id}) and body (${created.id + 1000}) mismatch`,
+    });
   });
 
   it('10-1006 when lock_version is stale, and nothing changes', async () => {
@@ -83,7 +119,10 @@ describe('PUT /connections/{id}: full update', () => {
     const stale = await putBack(created, { description: 'second' });
     expect(stale.status).toBe(409);
     expect(stale.problem.code).toBe('10-1006');
-    expect((await api.call('getConnection', { params: { connection_id: created.id } })).body).toMatchObject({ description: 'first', lock_version: 1 });
+    expect((await api.call('getConnection', { params: { connection_id: created.id } })).body).toMatchObject({
+      description: 'first',
+      lock_version: 1,
+    });
   });
 
   it('10-409 when renaming onto another connection, and a rename frees the old name', async () => {
@@ -101,11 +140,23 @@ describe('PUT /connections/{id}: full update', () => {
     const warehouse = connectionCases(env.twin.s3.endpoint, ' put').find((c) => c.label === 'warehouse/password')!;
     const created = await create(warehouse.request);
     const typeChange = await put(created.id, { ...objectStore(), id: created.id, lock_version: 0 });
-    expect(typeChange.problem).toMatchObject({ code: '10-1400', extraDetails: { type: expect.stringContaining('warehouse') } });
-    const authChange = await putBack(created, {
-      auth: { auth_type: 'oauth_client_credentials', token_url: 'https://idp.example.com/token', client_id: 'x', scope: 's', host: 'xy.snowflakecomputing.com' },
+    expect(typeChange.problem).toMatchObject({
+      code: '10-1400',
+      extraDetails: { type: expect.stringContaining('warehouse') },
     });
-    expect(authChange.problem).toMatchObject({ code: '10-1400', extraDetails: { 'auth.client_secret': 'is required when auth_type changes' } });
+    const authChange = await putBack(created, {
+      auth: {
+        auth_type: 'oauth_client_credentials',
+        token_url: 'https://idp.example.com/token',
+        client_id: 'x',
+        scope: 's',
+        host: 'xy.snowflakecomputing.com',
+      },
+    });
+    expect(authChange.problem).toMatchObject({
+      code: '10-1400',
+      extraDetails: { 'auth.client_secret': 'is required when auth_type changes' },
+    });
   });
 
   it('requires auth for analytics_db and delta_sharing', async () => {
@@ -121,7 +172,9 @@ describe('PUT /connections/{id}: full update', () => {
   });
 
   it('re-derives the redacted delta-sharing profile from a new profile', async () => {
-    const connection = connectionCases(env.twin.s3.endpoint, ' profile').find((c) => c.label === 'delta_sharing/delta_sharing_profile')!;
+    const connection = connectionCases(env.twin.s3.endpoint, ' profile').find(
+      (c) => c.label === 'delta_sharing/delta_sharing_profile',
+    )!;
     const created = await create(connection.request);
     const profile = JSON.stringify({
       shareCredentialsVersion: 2,
@@ -131,9 +184,14 @@ describe('PUT /connections/{id}: full update', () => {
       clientId: 'c',
       clientSecret: 'new-client-secret',
     });
-    const response = await putBack(created, { auth: { auth_type: 'delta_sharing_profile', delta_sharing_profile_content: profile } });
+    const response = await putBack(created, {
+      auth: { auth_type: 'delta_sharing_profile', delta_sharing_profile_content: profile },
+    });
     expect(response.status).toBe(200);
-    expect(JSON.parse(String(response.body.auth.delta_sharing_profile_content_redacted))).toMatchObject({ endpoint: 'https://other.example.com/ds', clientSecret: '********' });
+    expect(JSON.parse(String(response.body.auth.delta_sharing_profile_content_redacted))).toMatchObject({
+      endpoint: 'https://other.example.com/ds',
+      clientSecret: '********',
+    });
     expect(response.text).not.toContain('new-client-secret');
   });
 
@@ -147,25 +205,56 @@ describe('PUT /connections/{id}: full update', () => {
 describe('PATCH /connections/{id}: merge patch', () => {
   it('changes only the fields sent', async () => {
     const created = await create(objectStore());
-    const response = await patch(created.id, { id: created.id, lock_version: 0, type: 'object_store', description: 'patched' });
+    const response = await patch(created.id, {
+      id: created.id,
+      lock_version: 0,
+      type: 'object_store',
+      description: 'patched',
+    });
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ name: created.name, description: 'patched', tags: ['a'], path_restriction: 'demo/', lock_version: 1 });
+    expect(response.body).toMatchObject({
+      name: created.name,
+      description: 'patched',
+      tags: ['a'],
+      path_restriction: 'demo/',
+      lock_version: 1,
+    });
   });
 
   it('removes an optional field with null', async () => {
     const created = await create(objectStore());
-    const response = await patch(created.id, { id: created.id, lock_version: 0, type: 'object_store', description: null, path_restriction: null });
+    const response = await patch(created.id, {
+      id: created.id,
+      lock_version: 0,
+      type: 'object_store',
+      description: null,
+      path_restriction: null,
+    });
     expect(response.body).toMatchObject({ description: null, path_restriction: null });
   });
 
   it('merges into auth and keeps the stored secret', async () => {
     const created = await create(objectStore());
-    const response = await patch(created.id, { id: created.id, lock_version: 0, type: 'object_store', auth: { access_key_id: 'NOT-A-KEY' } });
+    const response = await patch(created.id, {
+      id: created.id,
+      lock_version: 0,
+      type: 'object_store',
+      auth: { access_key_id: 'NOT-A-KEY' },
+    });
     expect(response.status).toBe(200);
     // Compared on the wire: the response schema would strip a field it does not name.
-    expect(response.json).toHaveProperty('auth', { auth_type: 'secret_key', access_key_id: 'NOT-A-KEY', endpoint: env.twin.s3.endpoint });
+    expect(response.json).toHaveProperty('auth', {
+      auth_type: 'secret_key',
+      access_key_id: 'NOT-A-KEY',
+      endpoint: env.twin.s3.endpoint,
+    });
     expect((await testStored(created.id, { type: 'object_store' })).problem.code).toBe('30-1116');
-    const back = await patch(created.id, { id: created.id, lock_version: 1, type: 'object_store', auth: { access_key_id: 'S3RVER' } });
+    const back = await patch(created.id, {
+      id: created.id,
+      lock_version: 1,
+      type: 'object_store',
+      auth: { access_key_id: 'S3RVER' },
+    });
     expect(back.status).toBe(200);
     expect((await testStored(created.id, { type: 'object_store' })).status).toBe(200);
   });
@@ -188,39 +277,71 @@ describe('PATCH /connections/{id}: merge patch', () => {
   });
 
   it('lets a name-only patch through for types whose PUT requires auth', async () => {
-    const analytics = connectionCases(env.twin.s3.endpoint, ' patch bq').find((c) => c.label === 'analytics_db/service_account_key')!;
+    const analytics = connectionCases(env.twin.s3.endpoint, ' patch bq').find(
+      (c) => c.label === 'analytics_db/service_account_key',
+    )!;
     const created = await create(analytics.request);
-    const response = await patch(created.id, { id: created.id, lock_version: 0, type: 'analytics_db', name: 'bq renamed' });
+    const response = await patch(created.id, {
+      id: created.id,
+      lock_version: 0,
+      type: 'analytics_db',
+      name: 'bq renamed',
+    });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ name: 'bq renamed', dataset_id: 'sales' });
   });
 
   it('accepts application/json as well as application/merge-patch+json', async () => {
     const created = await create(objectStore());
-    const response = await patch(created.id, { id: created.id, lock_version: 0, type: 'object_store', tags: ['b'] }, 'application/json');
+    const response = await patch(
+      created.id,
+      { id: created.id, lock_version: 0, type: 'object_store', tags: ['b'] },
+      'application/json',
+    );
     expect(response.body.tags).toEqual(['b']);
   });
 
   it('reports every invalid field of the merged document, by its wire path', async () => {
     const created = await create(objectStore());
-    const response = await patch(created.id, { id: created.id, lock_version: 0, type: 'object_store', name: null, bogus: 1, auth: { endpoint: 7 } });
+    const response = await patch(created.id, {
+      id: created.id,
+      lock_version: 0,
+      type: 'object_store',
+      name: null,
+      bogus: 1,
+      auth: { endpoint: 7 },
+    });
     expect(response.status).toBe(400);
-    expect(response.problem).toMatchObject({ code: '10-1400', extraDetails: { name: 'is required', bogus: 'is not a known field', 'auth.endpoint': 'must be a string' } });
+    expect(response.problem).toMatchObject({
+      code: '10-1400',
+      extraDetails: { name: 'is required', bogus: 'is not a known field', 'auth.endpoint': 'must be a string' },
+    });
   });
 
   it('requires id, lock_version and type, checks ids, types and lock_version', async () => {
     const created = await create(objectStore());
     const missing = await patch(created.id, unchecked({ description: 'x' }));
-    expect(missing.problem).toMatchObject({ code: '10-1400', extraDetails: { id: 'is required', lock_version: 'is required', type: expect.stringContaining('is required') } });
-    expect((await patch(created.id, { id: created.id + 1, lock_version: 0, type: 'object_store' })).problem.code).toBe('30-1600');
-    expect((await patch(created.id, { id: created.id, lock_version: 0, type: 'warehouse' })).problem.code).toBe('10-1400');
-    expect((await patch(created.id, { id: created.id, lock_version: 3, type: 'object_store' })).problem.code).toBe('10-1006');
+    expect(missing.problem).toMatchObject({
+      code: '10-1400',
+      extraDetails: { id: 'is required', lock_version: 'is required', type: expect.stringContaining('is required') },
+    });
+    expect((await patch(created.id, { id: created.id + 1, lock_version: 0, type: 'object_store' })).problem.code).toBe(
+      '30-1600',
+    );
+    expect((await patch(created.id, { id: created.id, lock_version: 0, type: 'warehouse' })).problem.code).toBe(
+      '10-1400',
+    );
+    expect((await patch(created.id, { id: created.id, lock_version: 3, type: 'object_store' })).problem.code).toBe(
+      '10-1006',
+    );
   });
 });
 
 describe('PUT /connections/{id}/type-mapping', () => {
   async function pricing(label: 'pricing_dim/oauth_client_credentials' | 'pricing_sdk/private_key_jwt') {
-    return create(connectionCases(env.twin.s3.endpoint, ` mapping ${++sequence}`).find((c) => c.label === label)!.request);
+    return create(
+      connectionCases(env.twin.s3.endpoint, ` mapping ${++sequence}`).find((c) => c.label === label)!.request,
+    );
   }
 
   it('stores the mapping of a pricing connection', async () => {
@@ -233,7 +354,11 @@ describe('PUT /connections/{id}/type-mapping', () => {
         type_mapping_name: 'default',
       });
       expect(response.status, label).toBe(200);
-      expect(response.body).toMatchObject({ type_mapping: { PRICE: 'decimal', SKU: 'string' }, type_mapping_name: 'default', lock_version: 1 });
+      expect(response.body).toMatchObject({
+        type_mapping: { PRICE: 'decimal', SKU: 'string' },
+        type_mapping_name: 'default',
+        lock_version: 1,
+      });
       // A full update keeps it: it is changed only through this operation.
       const kept = await putBack(response.body, { description: 'x' });
       expect(kept.body).toHaveProperty('type_mapping', { PRICE: 'decimal', SKU: 'string' });
@@ -244,7 +369,10 @@ describe('PUT /connections/{id}/type-mapping', () => {
     const created = await create(objectStore());
     const response = await putMapping(created.id, { id: created.id, lock_version: 0, type_mapping: '{}' });
     expect(response.status).toBe(400);
-    expect(response.problem).toMatchObject({ code: '30-4008', detail: `Connection ${created.id} is not a pricing DIM or pricing SDK connection` });
+    expect(response.problem).toMatchObject({
+      code: '30-4008',
+      detail: `Connection ${created.id} is not a pricing DIM or pricing SDK connection`,
+    });
   });
 
   it('30-4009 for a mapping that is not a JSON object of names to type names', async () => {
@@ -257,8 +385,12 @@ describe('PUT /connections/{id}/type-mapping', () => {
 
   it('checks ids and lock_version', async () => {
     const created = await pricing('pricing_dim/oauth_client_credentials');
-    expect((await putMapping(created.id, { id: created.id + 1, lock_version: 0, type_mapping: '{}' })).problem.code).toBe('30-1600');
-    expect((await putMapping(created.id, { id: created.id, lock_version: 9, type_mapping: '{}' })).problem.code).toBe('10-1006');
+    expect(
+      (await putMapping(created.id, { id: created.id + 1, lock_version: 0, type_mapping: '{}' })).problem.code,
+    ).toBe('30-1600');
+    expect((await putMapping(created.id, { id: created.id, lock_version: 9, type_mapping: '{}' })).problem.code).toBe(
+      '10-1006',
+    );
   });
 });
 
@@ -273,9 +405,18 @@ describe('configuration checks without calling the external system', () => {
       for (const key of [
         '{not json',
         '{"type":"user"}',
-        JSON.stringify({ type: 'service_account', project_id: 'p', client_email: 'a@p.iam.gserviceaccount.com', private_key: 'nope' }),
+        JSON.stringify({
+          type: 'service_account',
+          project_id: 'p',
+          client_email: 'a@p.iam.gserviceaccount.com',
+          private_key: 'nope',
+        }),
       ]) {
-        const response = await post({ name: `sa ${++sequence}`, type, auth: { auth_type: 'service_account_key', service_account_key_json: key } });
+        const response = await post({
+          name: `sa ${++sequence}`,
+          type,
+          auth: { auth_type: 'service_account_key', service_account_key_json: key },
+        });
         expect(response.problem.code, `${type} ${key}`).toBe(code);
       }
     }
@@ -299,7 +440,8 @@ describe('configuration checks without calling the external system', () => {
     expect(response.problem).toMatchObject({
       code: '30-1322',
       // Submitted values are quoted as excerpts of at most 40 characters.
-      detail: 'Project ID acme-analytics on the connection does not match the project ID in the service account email loader@other-project.iam.gserviceaccount…',
+      detail:
+        'Project ID acme-analytics on the connection does not match the project ID in the service account email loader@other-project.iam.gserviceaccount…',
     });
   });
 
@@ -312,28 +454,48 @@ describe('configuration checks without calling the external system', () => {
       ['{"shareCredentialsVersion":1,"bearerToken":"t"}', '30-3008'],
       ['{"shareCredentialsVersion":1,"endpoint":"::nope","bearerToken":"t"}', '30-3004'],
       ['{"shareCredentialsVersion":1,"endpoint":"https://x.example.com"}', '30-3009'],
-      ['{"shareCredentialsVersion":1,"endpoint":"https://x.example.com","bearerToken":"t","expirationTime":"soon"}', '30-3003'],
-      ['{"shareCredentialsVersion":2,"type":"oauth_client_credentials","endpoint":"https://x.example.com","clientId":"c"}', '30-3015'],
+      [
+        '{"shareCredentialsVersion":1,"endpoint":"https://x.example.com","bearerToken":"t","expirationTime":"soon"}',
+        '30-3003',
+      ],
+      [
+        '{"shareCredentialsVersion":2,"type":"oauth_client_credentials","endpoint":"https://x.example.com","clientId":"c"}',
+        '30-3015',
+      ],
       ['[1]', '30-3021'],
     ];
     for (const [content, code] of cases) {
-      const response = await post({ name: `ds ${++sequence}`, type: 'delta_sharing', auth: { auth_type: 'delta_sharing_profile', delta_sharing_profile_content: content } });
+      const response = await post({
+        name: `ds ${++sequence}`,
+        type: 'delta_sharing',
+        auth: { auth_type: 'delta_sharing_profile', delta_sharing_profile_content: content },
+      });
       expect(response.problem.code, content).toBe(code);
     }
-    const valid = await post({ name: 'ds ok', type: 'delta_sharing', auth: { auth_type: 'delta_sharing_profile', delta_sharing_profile_content: deltaSharingProfile('tok') } });
+    const valid = await post({
+      name: 'ds ok',
+      type: 'delta_sharing',
+      auth: { auth_type: 'delta_sharing_profile', delta_sharing_profile_content: deltaSharingProfile('tok') },
+    });
     expect(valid.status).toBe(201);
   });
 
   it('30-4101 for a private key that is not an RSA PEM key', async () => {
     const sdk = connectionCases(env.twin.s3.endpoint, ' pem').find((c) => c.label === 'pricing_sdk/private_key_jwt')!;
     for (const private_key of ['', 'not a key', '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----']) {
-      const response = await post({ ...sdk.request, name: `pem ${++sequence}`, auth: { ...sdk.request.auth, private_key } });
+      const response = await post({
+        ...sdk.request,
+        name: `pem ${++sequence}`,
+        auth: { ...sdk.request.auth, private_key },
+      });
       expect(response.problem.code).toBe('30-4101');
     }
   });
 
   it('10-1008 for unusable token URLs and hosts', async () => {
-    const dim = connectionCases(env.twin.s3.endpoint, ' urls').find((c) => c.label === 'pricing_dim/oauth_client_credentials')!;
+    const dim = connectionCases(env.twin.s3.endpoint, ' urls').find(
+      (c) => c.label === 'pricing_dim/oauth_client_credentials',
+    )!;
     const badToken = await post({ ...dim.request, auth: { ...dim.request.auth, token_url: 'not a url' } });
     expect(badToken.problem).toMatchObject({ code: '10-1008', extraDetails: { 'auth.token_url': expect.any(String) } });
     const badHost = await post({ ...dim.request, auth: { ...dim.request.auth, host: 'bad host!' } });
@@ -341,7 +503,11 @@ describe('configuration checks without calling the external system', () => {
   });
 
   it('keeps a service-account key that is valid, taking the project from it', async () => {
-    const response = await post({ name: 'sa ok', type: 'cloud_store', auth: { auth_type: 'service_account_key', service_account_key_json: serviceAccountKeyJson('proj-x') } });
+    const response = await post({
+      name: 'sa ok',
+      type: 'cloud_store',
+      auth: { auth_type: 'service_account_key', service_account_key_json: serviceAccountKeyJson('proj-x') },
+    });
     expect(response.status).toBe(201);
     expect(JSON.stringify(response.body)).not.toContain('proj-x');
   });
@@ -350,24 +516,40 @@ describe('configuration checks without calling the external system', () => {
 describe('testing configurations whose connector is not built yet', () => {
   it('validates locally, then answers 10-1501 naming the connector instead of pretending', async () => {
     for (const { label, request } of connectionCases(env.twin.s3.endpoint, ' t')) {
-      if (request.type === 'object_store' || request.type === 'warehouse' || request.type === 'cloud_store' || request.type === 'analytics_db' || request.type === 'pricing_sdk')
+      if (
+        request.type === 'object_store' ||
+        request.type === 'warehouse' ||
+        request.type === 'cloud_store' ||
+        request.type === 'analytics_db' ||
+        request.type === 'pricing_sdk'
+      )
         continue;
       const response = await api.call('testConnection', { body: request });
       expect(response.status, label).toBe(501);
-      expect(response.problem).toMatchObject({ code: '10-1501', detail: `Feature disabled unless feature flag connector.${request.type} is on` });
+      expect(response.problem).toMatchObject({
+        code: '10-1501',
+        detail: `Feature disabled unless feature flag connector.${request.type} is on`,
+      });
     }
   });
 
   it('refuses pricing_sdk in the unsaved test (spec 2.3) and tests it once stored', async () => {
-    const sdk = connectionCases(env.twin.s3.endpoint, ' sdk test').find((c) => c.label === 'pricing_sdk/private_key_jwt')!;
+    const sdk = connectionCases(env.twin.s3.endpoint, ' sdk test').find(
+      (c) => c.label === 'pricing_sdk/private_key_jwt',
+    )!;
     const unsaved = await api.call('testConnection', { body: unchecked(sdk.request) });
-    expect(unsaved.problem).toMatchObject({ code: '10-1400', extraDetails: { type: expect.stringContaining('must be one of') } });
+    expect(unsaved.problem).toMatchObject({
+      code: '10-1400',
+      extraDetails: { type: expect.stringContaining('must be one of') },
+    });
     const created = await create(sdk.request);
     expect((await testStored(created.id, { type: 'pricing_sdk' })).problem.code).toBe('10-1501');
   });
 
   it('runs local validation before the connector', async () => {
-    const response = await api.call('testConnection', { body: { type: 'delta_sharing', auth: { auth_type: 'delta_sharing_profile', delta_sharing_profile_content: '{' } } });
+    const response = await api.call('testConnection', {
+      body: { type: 'delta_sharing', auth: { auth_type: 'delta_sharing_profile', delta_sharing_profile_content: '{' } },
+    });
     expect(response.problem.code).toBe('30-3002');
   });
 });

@@ -24,7 +24,10 @@ beforeAll(async () => {
   loader = bigquery.auth.addServiceAccount({ project: PROJECT });
   bigquery.addDataset(PROJECT, 'sales', [loader.email]);
   bigquery.allowDatasetListing(PROJECT, loader.email);
-  env = await startTestTwin({ allowOutbound: [bigquery.allowOutbound], environment: { ...bigquery.environment, CONNECTOR_TIMEOUT_MS: String(TIMEOUT_MS) } });
+  env = await startTestTwin({
+    allowOutbound: [bigquery.allowOutbound],
+    environment: { ...bigquery.environment, CONNECTOR_TIMEOUT_MS: String(TIMEOUT_MS) },
+  });
   api = env.admin;
 });
 
@@ -56,14 +59,22 @@ describe('analytics_db connection test', () => {
     expect(withDataset.status, withDataset.text).toBe(200);
     const withoutDataset = await api.call('testConnection', { body: request(loader.keyJson) });
     expect(withoutDataset.status, withoutDataset.text).toBe(200);
-    expect(bigquery.requests.slice(before)).toEqual([`/bigquery/v2/projects/${PROJECT}/datasets/sales`, `/bigquery/v2/projects/${PROJECT}/datasets`]);
+    expect(bigquery.requests.slice(before)).toEqual([
+      `/bigquery/v2/projects/${PROJECT}/datasets/sales`,
+      `/bigquery/v2/projects/${PROJECT}/datasets`,
+    ]);
   });
 
   it('tests a stored connection with its stored key and dataset', async () => {
-    const created = await api.call('createConnection', { body: { ...request(loader.keyJson, 'sales'), name: `bq stored ${process.pid}` } });
+    const created = await api.call('createConnection', {
+      body: { ...request(loader.keyJson, 'sales'), name: `bq stored ${process.pid}` },
+    });
     expect(created.status, created.text).toBe(201);
     const before = bigquery.requests.length;
-    const stored = await api.call('testStoredConnection', { params: { connection_id: created.body.id }, body: { type: 'analytics_db' } });
+    const stored = await api.call('testStoredConnection', {
+      params: { connection_id: created.body.id },
+      body: { type: 'analytics_db' },
+    });
     expect(stored.status, stored.text).toBe(200);
     expect(bigquery.requests.slice(before)).toEqual([`/bigquery/v2/projects/${PROJECT}/datasets/sales`]);
   });
@@ -77,7 +88,11 @@ describe('analytics_db connection test', () => {
     const retired = bigquery.auth.addServiceAccount({ project: PROJECT, name: 'retired' });
     bigquery.auth.disable(retired.email);
     const problem = await expectProblem(request(retired.keyJson, 'sales'), 400, '30-1416');
-    expect(problem.extraDetails).toEqual({ step: 'service_account', provider_error: 'invalid_grant', provider_status: 400 });
+    expect(problem.extraDetails).toEqual({
+      step: 'service_account',
+      provider_error: 'invalid_grant',
+      provider_status: 400,
+    });
   });
 
   it('30-1417 for an account without access to the dataset or to the project’s datasets', async () => {

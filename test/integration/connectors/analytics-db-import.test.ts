@@ -53,7 +53,15 @@ const ORDERS: FakeTable = {
       tags: ['new', 'vip'],
       address: { city: 'Paris', zip: '75001' },
     },
-    { id: '9007199254740993', customer: '', amount: '-0.000000001', ratio: 'NaN', paid: 'false', tags: [], address: { city: null, zip: null } },
+    {
+      id: '9007199254740993',
+      customer: '',
+      amount: '-0.000000001',
+      ratio: 'NaN',
+      paid: 'false',
+      tags: [],
+      address: { city: null, zip: null },
+    },
     { id: '3' },
   ],
 };
@@ -129,11 +137,21 @@ beforeAll(async () => {
       { name: 'seq', type: 'INTEGER' },
       { name: 'kind', type: 'STRING' },
     ],
-    rows: Array.from({ length: EVENT_COUNT }, (_, index) => ({ seq: String(index + 1), kind: index % 3 === 0 ? 'click' : 'view' })),
+    rows: Array.from({ length: EVENT_COUNT }, (_, index) => ({
+      seq: String(index + 1),
+      kind: index % 3 === 0 ? 'click' : 'view',
+    })),
   });
   bigquery.addTable(PROJECT, 'sales', 'empty', { schema: [{ name: 'id', type: 'INTEGER' }], rows: [] });
-  bigquery.addTable(PROJECT, 'sales', 'ledger', { schema: [{ name: 'total', type: 'BIGNUMERIC' }], rows: [{ total: '1' }] });
-  bigquery.addTable(PROJECT, 'sales', 'private', { schema: [{ name: 'id', type: 'INTEGER' }], rows: [{ id: '1' }], dataReaders: new Set([catalog.email]) });
+  bigquery.addTable(PROJECT, 'sales', 'ledger', {
+    schema: [{ name: 'total', type: 'BIGNUMERIC' }],
+    rows: [{ total: '1' }],
+  });
+  bigquery.addTable(PROJECT, 'sales', 'private', {
+    schema: [{ name: 'id', type: 'INTEGER' }],
+    rows: [{ id: '1' }],
+    dataReaders: new Set([catalog.email]),
+  });
   bigquery.addTable(PROJECT, 'sales', 'daily', {
     type: 'VIEW',
     schema: [
@@ -150,9 +168,16 @@ beforeAll(async () => {
     type: 'VIEW',
     schema: [{ name: 'id', type: 'INTEGER' }],
     rows: [],
-    queryError: { reason: 'invalidQuery', message: 'Not found: Table acme-analytics:sales.orders_2019 was not found in location US' },
+    queryError: {
+      reason: 'invalidQuery',
+      message: 'Not found: Table acme-analytics:sales.orders_2019 was not found in location US',
+    },
   });
-  env = await startTestTwin({ allowOutbound: [bigquery.allowOutbound], environment: { ...bigquery.environment, CONNECTOR_TIMEOUT_MS: '2000' }, retryIntervalMs: 10 });
+  env = await startTestTwin({
+    allowOutbound: [bigquery.allowOutbound],
+    environment: { ...bigquery.environment, CONNECTOR_TIMEOUT_MS: '2000' },
+    retryIntervalMs: 10,
+  });
   api = env.admin;
   salesConnection = await connect(loader.keyJson, 'sales');
 });
@@ -176,12 +201,20 @@ async function connect(keyJson: string, datasetId?: string): Promise<number> {
 }
 
 async function tableOver(connectionId: number, tableRef: string): Promise<number> {
-  const source = await api.call('createDataSource', { body: { name: `bq source ${(sequence += 1)}`, type: 'analytics_db', connection_id: connectionId, table_ref: tableRef } });
+  const source = await api.call('createDataSource', {
+    body: {
+      name: `bq source ${(sequence += 1)}`,
+      type: 'analytics_db',
+      connection_id: connectionId,
+      table_ref: tableRef,
+    },
+  });
   expect(source.status, source.text).toBe(201);
   return createTable(api, source.body.id);
 }
 
-const preview = (tableId: number, versionNumber: number) => api.call('previewDataVersion', { params: { data_table_id: tableId, version_number: versionNumber } });
+const preview = (tableId: number, versionNumber: number) =>
+  api.call('previewDataVersion', { params: { data_table_id: tableId, version_number: versionNumber } });
 const dataRequests = (from: number) => bigquery.requests.slice(from).filter((path) => path.endsWith('/data'));
 
 async function expectFailure(tableId: number, code: string) {
@@ -197,7 +230,10 @@ describe('importing from an analytics database', () => {
     const before = bigquery.requests.length;
     const tableId = await tableOver(salesConnection, `${PROJECT}.sales.orders`);
     const version = await importAndWait(api, tableId);
-    expect(version.execution, JSON.stringify(version.execution.error)).toMatchObject({ status: 'COMPLETED', progress: { stage: 'DONE', percent: 100, rows: 3 } });
+    expect(version.execution, JSON.stringify(version.execution.error)).toMatchObject({
+      status: 'COMPLETED',
+      progress: { stage: 'DONE', percent: 100, rows: 3 },
+    });
     expect(version.metadata).toMatchObject({ row_count: 3, column_count: 13, source_files: 1 });
     expect(version.metadata?.columns.map((column) => [column.name, column.type])).toEqual([
       ['id', 'BIGINT'],
@@ -233,7 +269,8 @@ describe('importing from an analytics database', () => {
     expect(dataRequests(before)).toHaveLength(3);
     const rows = (await preview(tableId, version.version_number)).body.rows;
     expect(rows.length).toBeGreaterThan(0);
-    for (const row of rows) expect(row).toEqual({ seq: row.seq, kind: (Number(row.seq) - 1) % 3 === 0 ? 'click' : 'view' });
+    for (const row of rows)
+      expect(row).toEqual({ seq: row.seq, kind: (Number(row.seq) - 1) % 3 === 0 ? 'click' : 'view' });
   });
 
   it('retries a rate-limited page as a transient failure and completes', async () => {
@@ -245,7 +282,10 @@ describe('importing from an analytics database', () => {
   });
 
   it('fails with 30-1425 for a table that is not there and 30-1414 for a dataset that is not', async () => {
-    const missingTable = await expectFailure(await tableOver(salesConnection, `${PROJECT}.sales.orders_2023`), '30-1425');
+    const missingTable = await expectFailure(
+      await tableOver(salesConnection, `${PROJECT}.sales.orders_2023`),
+      '30-1425',
+    );
     expect(missingTable?.message).toBe(`Table ${PROJECT}.sales.orders_2023 not found in the connection`);
     const anyDataset = await connect(loader.keyJson);
     const missingDataset = await expectFailure(await tableOver(anyDataset, `${PROJECT}.archive.orders`), '30-1414');
@@ -286,13 +326,23 @@ describe('importing from an analytics database', () => {
     const calls = bigquery.requests.slice(before).map((path) => path.replace(/(jobs|queries)\/[^/]+$/, '$1/{id}'));
     const jobs = `/bigquery/v2/projects/${PROJECT}`;
     // The job reads as RUNNING once, then DONE; its 3 rows come in pages of 2.
-    expect(calls).toEqual([`${jobs}/datasets/sales/tables/daily`, `${jobs}/jobs`, `${jobs}/jobs/{id}`, `${jobs}/jobs/{id}`, `${jobs}/queries/{id}`, `${jobs}/queries/{id}`]);
+    expect(calls).toEqual([
+      `${jobs}/datasets/sales/tables/daily`,
+      `${jobs}/jobs`,
+      `${jobs}/jobs/{id}`,
+      `${jobs}/jobs/{id}`,
+      `${jobs}/queries/{id}`,
+      `${jobs}/queries/{id}`,
+    ]);
   });
 
   it('fails with 30-1424 for a view whose query no longer compiles, and 30-1426 for an account that may not run it', async () => {
     const cancelled = bigquery.jobs.cancelledJobs;
     await expectFailure(await tableOver(salesConnection, `${PROJECT}.sales.stale`), '30-1424');
-    const denied = await expectFailure(await tableOver(await connect(catalog.keyJson, 'sales'), `${PROJECT}.sales.daily`), '30-1426');
+    const denied = await expectFailure(
+      await tableOver(await connect(catalog.keyJson, 'sales'), `${PROJECT}.sales.daily`),
+      '30-1426',
+    );
     expect(denied?.message).toBe('View access denied: write permission required on the materialization dataset');
     // A job that ended on its own is not cancelled.
     expect(bigquery.jobs.cancelledJobs).toBe(cancelled);

@@ -15,7 +15,13 @@ import { AppError } from '../../../shared/errors/app-error';
 import { BigQueryFake } from '../../fakes/bigquery';
 
 const PROJECT = 'acme-analytics';
-const ENVIRONMENT_NAMES = ['OUTBOUND_ALLOW_LIST', 'BIGQUERY_API_ENDPOINT', 'GOOGLE_STS_ENDPOINT', 'GOOGLE_IAM_CREDENTIALS_ENDPOINT', 'CONNECTOR_TIMEOUT_MS'] as const;
+const ENVIRONMENT_NAMES = [
+  'OUTBOUND_ALLOW_LIST',
+  'BIGQUERY_API_ENDPOINT',
+  'GOOGLE_STS_ENDPOINT',
+  'GOOGLE_IAM_CREDENTIALS_ENDPOINT',
+  'CONNECTOR_TIMEOUT_MS',
+] as const;
 
 let bigquery: BigQueryFake;
 let loader: { readonly email: string; readonly keyJson: string };
@@ -27,8 +33,15 @@ beforeAll(async () => {
   loader = bigquery.auth.addServiceAccount({ project: PROJECT });
   bigquery.addDataset(PROJECT, 'sales', [loader.email]);
   bigquery.jobs.allowJobs(PROJECT, loader.email);
-  bigquery.addTable(PROJECT, 'sales', 'orders', { schema: [{ name: 'id', type: 'INTEGER' }], rows: [{ id: '1' }, { id: '2' }] });
-  bigquery.addTable(PROJECT, 'sales', 'daily', { type: 'VIEW', schema: [{ name: 'id', type: 'INTEGER' }], rows: [{ id: '7' }] });
+  bigquery.addTable(PROJECT, 'sales', 'orders', {
+    schema: [{ name: 'id', type: 'INTEGER' }],
+    rows: [{ id: '1' }, { id: '2' }],
+  });
+  bigquery.addTable(PROJECT, 'sales', 'daily', {
+    type: 'VIEW',
+    schema: [{ name: 'id', type: 'INTEGER' }],
+    rows: [{ id: '7' }],
+  });
   process.env.OUTBOUND_ALLOW_LIST = bigquery.allowOutbound;
   Object.assign(process.env, bigquery.environment);
 });
@@ -50,11 +63,26 @@ afterAll(async () => {
 });
 
 function connection(datasetId: string | null = 'sales', keyJson = loader.keyJson): SourceConnection {
-  return { type: 'analytics_db', auth: { auth_type: 'service_account_key', file_name: 'key.json' }, secret: keyJson, settings: { dataset_id: datasetId } };
+  return {
+    type: 'analytics_db',
+    auth: { auth_type: 'service_account_key', file_name: 'key.json' },
+    secret: keyJson,
+    settings: { dataset_id: datasetId },
+  };
 }
 
 function tableSource(tableRef: string): DataSourceData {
-  return { type: 'analytics_db', connection_id: 1, path: null, query: null, warehouse: null, share: null, schema: null, table: null, table_ref: tableRef } as DataSourceData;
+  return {
+    type: 'analytics_db',
+    connection_id: 1,
+    path: null,
+    query: null,
+    warehouse: null,
+    share: null,
+    schema: null,
+    table: null,
+    table_ref: tableRef,
+  } as DataSourceData;
 }
 
 function fetchOptions(signal = new AbortController().signal): FetchOptions {
@@ -84,11 +112,17 @@ describe('reading an analytics_db data source', () => {
   it('30-1421 and 30-1422 when the connection no longer holds the table’s project or dataset, before any BigQuery call', async () => {
     const other = bigquery.auth.addServiceAccount({ project: 'acme-other', name: 'other' });
     const before = bigquery.requests.length;
-    expect(await failureOf(fetchSource(connection('sales', other.keyJson), tableSource(`${PROJECT}.sales.orders`), fetchOptions()))).toMatchObject({
+    expect(
+      await failureOf(
+        fetchSource(connection('sales', other.keyJson), tableSource(`${PROJECT}.sales.orders`), fetchOptions()),
+      ),
+    ).toMatchObject({
       code: '30-1421',
       message: `Project ${PROJECT} in tableRef does not match connection project acme-other`,
     });
-    expect(await failureOf(fetchSource(connection('marketing'), tableSource(`${PROJECT}.sales.orders`), fetchOptions()))).toMatchObject({
+    expect(
+      await failureOf(fetchSource(connection('marketing'), tableSource(`${PROJECT}.sales.orders`), fetchOptions())),
+    ).toMatchObject({
       code: '30-1422',
       message: 'Dataset sales in tableRef does not match connection dataset marketing',
     });

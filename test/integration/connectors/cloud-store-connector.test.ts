@@ -30,7 +30,9 @@ beforeAll(async () => {
   gcs = await GcsFake.start();
   reader = gcs.auth.addServiceAccount({ project: PROJECT, name: 'reader' });
   writer = gcs.auth.addServiceAccount({ project: PROJECT, name: 'writer' });
-  const many = Object.fromEntries(Array.from({ length: MANY }, (_, index) => [`many/${String(index).padStart(4, '0')}.txt`, 'x']));
+  const many = Object.fromEntries(
+    Array.from({ length: MANY }, (_, index) => [`many/${String(index).padStart(4, '0')}.txt`, 'x']),
+  );
   gcs.addBucket('acme_raw', {
     project: PROJECT,
     grants: { [reader.email]: 'reader', [writer.email]: 'writer' },
@@ -54,7 +56,12 @@ afterEach(() => {
 });
 
 afterAll(async () => {
-  for (const name of ['OUTBOUND_ALLOW_LIST', 'GCS_API_ENDPOINT', 'GOOGLE_STS_ENDPOINT', 'GOOGLE_IAM_CREDENTIALS_ENDPOINT'] as const) {
+  for (const name of [
+    'OUTBOUND_ALLOW_LIST',
+    'GCS_API_ENDPOINT',
+    'GOOGLE_STS_ENDPOINT',
+    'GOOGLE_IAM_CREDENTIALS_ENDPOINT',
+  ] as const) {
     if (saved[name] === undefined) delete process.env[name];
     else process.env[name] = saved[name];
   }
@@ -63,11 +70,26 @@ afterAll(async () => {
 });
 
 function connection(keyJson = reader.keyJson, pathRestriction: string | null = null): SourceConnection {
-  return { type: 'cloud_store', auth: { auth_type: 'service_account_key', file_name: 'key.json' }, secret: keyJson, settings: { path_restriction: pathRestriction } };
+  return {
+    type: 'cloud_store',
+    auth: { auth_type: 'service_account_key', file_name: 'key.json' },
+    secret: keyJson,
+    settings: { path_restriction: pathRestriction },
+  };
 }
 
 function bucketSource(path: string): DataSourceData {
-  return { type: 'bucket', connection_id: 1, path, query: null, warehouse: null, share: null, schema: null, table: null, table_ref: null } as DataSourceData;
+  return {
+    type: 'bucket',
+    connection_id: 1,
+    path,
+    query: null,
+    warehouse: null,
+    share: null,
+    schema: null,
+    table: null,
+    table_ref: null,
+  } as DataSourceData;
 }
 
 function fetchOptions(signal = new AbortController().signal): FetchOptions {
@@ -101,13 +123,20 @@ describe('reading a bucket data source', () => {
     const folder = await fetchSource(connection(), bucketSource('acme_raw/sales'), fetchOptions());
     expect(folder.files.map((file) => file.source)).toEqual(['acme_raw/sales/2024-01.csv', 'acme_raw/sales/big.csv']);
     expect(readFileSync(folder.files[1]!.localPath).equals(gcs.object('acme_raw', 'sales/big.csv')!)).toBe(true);
-    expect(await failureOf(fetchSource(connection(), bucketSource('acme_raw/sales/notes.json'), fetchOptions()))).toMatchObject({ code: '10-1000' });
+    expect(
+      await failureOf(fetchSource(connection(), bucketSource('acme_raw/sales/notes.json'), fetchOptions())),
+    ).toMatchObject({ code: '10-1000' });
   });
 
   it('30-1306 outside the connection’s restriction, before any call', async () => {
     const before = gcs.requests.length;
-    const error = await failureOf(fetchSource(connection(reader.keyJson, 'acme_raw/sales/'), bucketSource('acme_raw/many/'), fetchOptions()));
-    expect(error).toMatchObject({ code: '30-1306', message: 'Path acme_raw/many/ is out of path restriction bounds acme_raw/sales/' });
+    const error = await failureOf(
+      fetchSource(connection(reader.keyJson, 'acme_raw/sales/'), bucketSource('acme_raw/many/'), fetchOptions()),
+    );
+    expect(error).toMatchObject({
+      code: '30-1306',
+      message: 'Path acme_raw/many/ is out of path restriction bounds acme_raw/sales/',
+    });
     expect(gcs.requests.length).toBe(before);
   });
 
@@ -115,7 +144,9 @@ describe('reading a bucket data source', () => {
     process.env.CONNECTOR_TIMEOUT_MS = '400';
     gcs.inject('stall', /\/o\/sales%2Fbig\.csv\?alt=media$/);
     const started = Date.now();
-    expect(await failureOf(fetchSource(connection(), bucketSource('acme_raw/sales/big.csv'), fetchOptions()))).toMatchObject({ code: '30-1303', status: 408 });
+    expect(
+      await failureOf(fetchSource(connection(), bucketSource('acme_raw/sales/big.csv'), fetchOptions())),
+    ).toMatchObject({ code: '30-1303', status: 408 });
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
@@ -138,10 +169,15 @@ describe('reading a bucket data source', () => {
 
   it('30-1130 when the GCS endpoint or the key’s token URI is not an allowed destination', async () => {
     process.env.OUTBOUND_ALLOW_LIST = '';
-    expect(await failureOf(fetchSource(connection(), bucketSource('acme_raw/sales/'), fetchOptions()))).toMatchObject({ code: '30-1130', extraDetails: { host: '127.0.0.1' } });
+    expect(await failureOf(fetchSource(connection(), bucketSource('acme_raw/sales/'), fetchOptions()))).toMatchObject({
+      code: '30-1130',
+      extraDetails: { host: '127.0.0.1' },
+    });
     process.env.OUTBOUND_ALLOW_LIST = gcs.allowOutbound;
     const key = { ...(JSON.parse(reader.keyJson) as Record<string, string>), token_uri: 'https://10.0.0.1/token' };
-    expect(await failureOf(fetchSource(connection(JSON.stringify(key)), bucketSource('acme_raw/sales/'), fetchOptions()))).toMatchObject({
+    expect(
+      await failureOf(fetchSource(connection(JSON.stringify(key)), bucketSource('acme_raw/sales/'), fetchOptions())),
+    ).toMatchObject({
       code: '30-1130',
       extraDetails: { host: '10.0.0.1' },
     });
@@ -172,7 +208,10 @@ describe('uploading a file (for exports)', () => {
   it('writes a small file in one multipart request', async () => {
     const before = gcs.requests.length;
     const data = Buffer.from('region,amount\nnorth,10\n');
-    expect(await uploadToCloudStore(input('acme_raw/exports/small.csv', local(data)))).toEqual({ path: 'acme_raw/exports/small.csv', bytes: data.length });
+    expect(await uploadToCloudStore(input('acme_raw/exports/small.csv', local(data)))).toEqual({
+      path: 'acme_raw/exports/small.csv',
+      bytes: data.length,
+    });
     expect(gcs.object('acme_raw', 'exports/small.csv')?.equals(data)).toBe(true);
     expect(uploads(before)).toEqual(['POST multipart']);
   });
@@ -190,11 +229,14 @@ describe('uploading a file (for exports)', () => {
       { kind: 'service_account_key', keyJson: writer.keyJson },
       { scope: 'https://www.googleapis.com/auth/devstorage.read_write', timeoutMs: 2_000, keyErrorCode: '30-1320' },
     );
-    const response = await fetch(`${gcs.endpoint}/upload/storage/v1/b/acme_raw/o?uploadType=media&name=exports%2Fsimple.csv`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'text/csv' },
-      body: 'a\n1\n',
-    });
+    const response = await fetch(
+      `${gcs.endpoint}/upload/storage/v1/b/acme_raw/o?uploadType=media&name=exports%2Fsimple.csv`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'text/csv' },
+        body: 'a\n1\n',
+      },
+    );
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ name: 'exports/simple.csv', size: '4', contentType: 'text/csv' });
     expect(gcs.object('acme_raw', 'exports/simple.csv')?.toString()).toBe('a\n1\n');
@@ -204,7 +246,10 @@ describe('uploading a file (for exports)', () => {
     const path = local(Buffer.from('a\n'));
     expect(await failureOf(uploadToCloudStore(input('acme_raw/exports/', path)))).toMatchObject({ code: '30-1304' });
     expect(await failureOf(uploadToCloudStore(input('acme_raw/other/x.csv', path)))).toMatchObject({ code: '30-1306' });
-    expect(await failureOf(uploadToCloudStore(input('acme_raw/exports/x.csv', path, reader.keyJson)))).toMatchObject({ code: '30-1301', extraDetails: { provider_status: 403 } });
+    expect(await failureOf(uploadToCloudStore(input('acme_raw/exports/x.csv', path, reader.keyJson)))).toMatchObject({
+      code: '30-1301',
+      extraDetails: { provider_status: 403 },
+    });
     expect(gcs.object('acme_raw', 'exports/x.csv')).toBeUndefined();
   });
 });

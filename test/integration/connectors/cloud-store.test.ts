@@ -40,7 +40,8 @@ afterAll(async () => {
 });
 
 const create = (request: CloudStoreRequest) => createConnection(api, request);
-const serviceAccountConnection = (keyJson: string, pathRestriction?: string) => serviceAccountRequest(keyJson, pathRestriction);
+const serviceAccountConnection = (keyJson: string, pathRestriction?: string) =>
+  serviceAccountRequest(keyJson, pathRestriction);
 const federatedConnection = () => federatedRequest(world);
 
 const browse = (connectionId: number, body: { path: string; continuation_token?: string; max_items?: number }) =>
@@ -55,10 +56,19 @@ describe('cloud_store with a service-account key', () => {
 
   it('tests the configuration and the stored connection by listing inside the restriction', async () => {
     const before = gcs.requests.length;
-    const unsaved = await api.call('testConnection', { body: serviceAccountConnection(loader.keyJson, 'acme_raw/landing/') });
+    const unsaved = await api.call('testConnection', {
+      body: serviceAccountConnection(loader.keyJson, 'acme_raw/landing/'),
+    });
     expect(unsaved.status, unsaved.text).toBe(200);
-    expect(unsaved.body).toMatchObject({ type: 'cloud_store', path_restriction: 'acme_raw/landing/', auth: { auth_type: 'service_account_key' } });
-    const stored = await api.call('testStoredConnection', { params: { connection_id: connectionId }, body: { type: 'cloud_store' } });
+    expect(unsaved.body).toMatchObject({
+      type: 'cloud_store',
+      path_restriction: 'acme_raw/landing/',
+      auth: { auth_type: 'service_account_key' },
+    });
+    const stored = await api.call('testStoredConnection', {
+      params: { connection_id: connectionId },
+      body: { type: 'cloud_store' },
+    });
     expect(stored.status, stored.text).toBe(200);
     // The key's JWT assertion went to its token_uri, and the listing carried the token it gave.
     const calls = gcs.requests.slice(before);
@@ -85,13 +95,35 @@ describe('cloud_store with a service-account key', () => {
       { name: 'sales', path: 'acme_raw/landing/sales/' },
     ]);
     expect(root.body.files).toEqual([]);
-    expect(root.body.metadata).toEqual({ bucket: 'acme_raw', prefix: 'landing/', path: 'acme_raw/landing/', truncated: false, next_continuation_token: null, key_count: 2 });
+    expect(root.body.metadata).toEqual({
+      bucket: 'acme_raw',
+      prefix: 'landing/',
+      path: 'acme_raw/landing/',
+      truncated: false,
+      next_continuation_token: null,
+      key_count: 2,
+    });
 
     const first = await browse(connectionId, { path: 'acme_raw/landing/sales/', max_items: 2 });
     expect(first.body.folders).toEqual([{ name: 'archive', path: 'acme_raw/landing/sales/archive/' }]);
-    expect(first.body.files).toEqual([{ name: '2024-01.csv', path: 'acme_raw/landing/sales/2024-01.csv', size: Buffer.byteLength(csv(1, 60)), last_modified: expect.any(String) }]);
-    expect(first.body.metadata).toMatchObject({ truncated: true, key_count: 2, next_continuation_token: expect.any(String) });
-    const second = await browse(connectionId, { path: 'acme_raw/landing/sales/', max_items: 2, continuation_token: first.body.metadata.next_continuation_token! });
+    expect(first.body.files).toEqual([
+      {
+        name: '2024-01.csv',
+        path: 'acme_raw/landing/sales/2024-01.csv',
+        size: Buffer.byteLength(csv(1, 60)),
+        last_modified: expect.any(String),
+      },
+    ]);
+    expect(first.body.metadata).toMatchObject({
+      truncated: true,
+      key_count: 2,
+      next_continuation_token: expect.any(String),
+    });
+    const second = await browse(connectionId, {
+      path: 'acme_raw/landing/sales/',
+      max_items: 2,
+      continuation_token: first.body.metadata.next_continuation_token!,
+    });
     expect(second.body.files.map((file) => file.name)).toEqual(['readme.txt']);
     expect(second.body.metadata).toMatchObject({ truncated: false, next_continuation_token: null, key_count: 1 });
   });
@@ -101,7 +133,9 @@ describe('cloud_store with a service-account key', () => {
     const version = await importAndWait(api, tableId);
     expect(version.execution, JSON.stringify(version.execution)).toMatchObject({ status: 'COMPLETED' });
     expect(version.metadata).toMatchObject({ row_count: 100, source_files: 2 });
-    const preview = await api.call('previewDataVersion', { params: { data_table_id: tableId, version_number: version.version_number } });
+    const preview = await api.call('previewDataVersion', {
+      params: { data_table_id: tableId, version_number: version.version_number },
+    });
     expect(preview.status, preview.text).toBe(200);
     expect([...preview.body.rows].sort((a, b) => Number(a.id) - Number(b.id))).toEqual(expectedRows(1, 100));
     expect(preview.body.columns.map((column) => column.name)).toEqual(['id', 'name', 'amount', 'region']);
@@ -115,19 +149,31 @@ describe('cloud_store with workload identity federation', () => {
     const idpCalls = idp.requests.length;
     const tested = await api.call('testConnection', { body: federatedConnection() });
     expect(tested.status, tested.text).toBe(200);
-    expect(idp.requests.slice(idpCalls)).toEqual([{ authentication: 'basic', clientId: 'data-prep', grantType: 'client_credentials', scope: null }]);
-    const exchange = gcs.requests.filter((call) => call.path === '/v1/token' || call.path.endsWith(':generateAccessToken')).slice(-2);
-    expect(exchange.map((call) => call.path)).toEqual(['/v1/token', `/v1/projects/-/serviceAccounts/${encodeURIComponent(FEDERATED)}:generateAccessToken`]);
+    expect(idp.requests.slice(idpCalls)).toEqual([
+      { authentication: 'basic', clientId: 'data-prep', grantType: 'client_credentials', scope: null },
+    ]);
+    const exchange = gcs.requests
+      .filter((call) => call.path === '/v1/token' || call.path.endsWith(':generateAccessToken'))
+      .slice(-2);
+    expect(exchange.map((call) => call.path)).toEqual([
+      '/v1/token',
+      `/v1/projects/-/serviceAccounts/${encodeURIComponent(FEDERATED)}:generateAccessToken`,
+    ]);
     expect(gcs.requests.at(-1)?.principal).toBe(FEDERATED);
 
     const connectionId = await create(federatedConnection());
     const listing = await browse(connectionId, { path: 'acme_raw/landing/sales/archive/' });
     expect(listing.body.files.map((file) => file.path)).toEqual(['acme_raw/landing/sales/archive/2024-02.csv']);
 
-    const tableId = await createTable(api, await createBucketSource(api, connectionId, 'acme_raw/landing/sales/archive/2024-02.csv'));
+    const tableId = await createTable(
+      api,
+      await createBucketSource(api, connectionId, 'acme_raw/landing/sales/archive/2024-02.csv'),
+    );
     const version = await importAndWait(api, tableId);
     expect(version.execution, JSON.stringify(version.execution)).toMatchObject({ status: 'COMPLETED' });
-    const preview = await api.call('previewDataVersion', { params: { data_table_id: tableId, version_number: version.version_number } });
+    const preview = await api.call('previewDataVersion', {
+      params: { data_table_id: tableId, version_number: version.version_number },
+    });
     expect([...preview.body.rows].sort((a, b) => Number(a.id) - Number(b.id))).toEqual(expectedRows(61, 100));
   });
 });

@@ -51,9 +51,19 @@ beforeAll(async () => {
     'stalled/stall.csv': { body: randomBytes(12 * 1024), pace: 'stall' },
   });
   // The outbound guard refuses loopback unless allow-listed, as it would a user's endpoint.
-  process.env.OUTBOUND_ALLOW_LIST = [`127.0.0.1:${s3.port}`, `127.0.0.1:${hanging.port}`, `127.0.0.1:${paged.port}`].join(',');
-  const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: LOCAL_S3_CREDENTIALS });
-  for (const [key, body] of Object.entries(OBJECTS)) await client.send(new PutObjectCommand({ Bucket: 'landing', Key: key, Body: body }));
+  process.env.OUTBOUND_ALLOW_LIST = [
+    `127.0.0.1:${s3.port}`,
+    `127.0.0.1:${hanging.port}`,
+    `127.0.0.1:${paged.port}`,
+  ].join(',');
+  const client = new S3Client({
+    endpoint: s3.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: LOCAL_S3_CREDENTIALS,
+  });
+  for (const [key, body] of Object.entries(OBJECTS))
+    await client.send(new PutObjectCommand({ Bucket: 'landing', Key: key, Body: body }));
   client.destroy();
 });
 
@@ -72,24 +82,49 @@ function restore(name: string, value: string | undefined) {
   else process.env[name] = value;
 }
 
-function connection(overrides: { endpoint?: string; accessKeyId?: string; pathRestriction?: string } = {}): SourceConnection {
+function connection(
+  overrides: { endpoint?: string; accessKeyId?: string; pathRestriction?: string } = {},
+): SourceConnection {
   return {
     type: 'object_store',
-    auth: { auth_type: 'secret_key', access_key_id: overrides.accessKeyId ?? LOCAL_S3_CREDENTIALS.accessKeyId, endpoint: overrides.endpoint ?? s3.endpoint },
+    auth: {
+      auth_type: 'secret_key',
+      access_key_id: overrides.accessKeyId ?? LOCAL_S3_CREDENTIALS.accessKeyId,
+      endpoint: overrides.endpoint ?? s3.endpoint,
+    },
     secret: LOCAL_S3_CREDENTIALS.secretAccessKey,
     settings: { path_restriction: overrides.pathRestriction ?? null },
   };
 }
 
 function bucketSource(path: string | null, type: DataSourceData['type'] = 'bucket'): DataSourceData {
-  return { name: 'sales', description: null, tags: null, connection_id: 1, type, path, query: null, warehouse: null, share: null, schema: null, table: null, table_ref: null };
+  return {
+    name: 'sales',
+    description: null,
+    tags: null,
+    connection_id: 1,
+    type,
+    path,
+    query: null,
+    warehouse: null,
+    share: null,
+    schema: null,
+    table: null,
+    table_ref: null,
+  };
 }
 
 function fetchOptions(overrides: Partial<FetchOptions> = {}): FetchOptions & { progress: FetchProgress[] } {
   const workDir = mkdtempSync(join(tmpdir(), 'dps-fetch-'));
   workDirs.push(workDir);
   const progress: FetchProgress[] = [];
-  return { workDir, onProgress: (update) => progress.push(update), signal: new AbortController().signal, progress, ...overrides };
+  return {
+    workDir,
+    onProgress: (update) => progress.push(update),
+    signal: new AbortController().signal,
+    progress,
+    ...overrides,
+  };
 }
 
 async function failureOf(promise: Promise<unknown>): Promise<AppError> {
@@ -136,7 +171,13 @@ describe('fetching a bucket data source from an S3-compatible store', () => {
   it('reads a path naming one CSV object as that single file', async () => {
     const options = fetchOptions();
     const fetched = await fetchSource(connection(), bucketSource('landing/sales/2024-02.CSV'), options);
-    expect(fetched.files).toEqual([{ source: 'landing/sales/2024-02.CSV', localPath: expect.any(String), bytes: OBJECTS['sales/2024-02.CSV']!.length }]);
+    expect(fetched.files).toEqual([
+      {
+        source: 'landing/sales/2024-02.CSV',
+        localPath: expect.any(String),
+        bytes: OBJECTS['sales/2024-02.CSV']!.length,
+      },
+    ]);
     expect(readFileSync(fetched.files[0]!.localPath).equals(OBJECTS['sales/2024-02.CSV']!)).toBe(true);
     expect(options.progress.at(-1)).toEqual({ bytesRead: fetched.bytesRead, filesDone: 1, filesTotal: 1 });
   });
@@ -154,7 +195,9 @@ describe('fetching a bucket data source from an S3-compatible store', () => {
   });
 
   it('30-1118 for a folder or bucket without CSV files', async () => {
-    expect((await failureOf(fetchSource(connection(), bucketSource('landing/docs/'), fetchOptions()))).code).toBe('30-1118');
+    expect((await failureOf(fetchSource(connection(), bucketSource('landing/docs/'), fetchOptions()))).code).toBe(
+      '30-1118',
+    );
     expect((await failureOf(fetchSource(connection(), bucketSource('empty'), fetchOptions()))).code).toBe('30-1118');
   });
 
@@ -170,42 +213,76 @@ describe('fetching a bucket data source from an S3-compatible store', () => {
 
   it('reads inside the path restriction, and "<folder>" under the restriction "<folder>/" only as that folder', async () => {
     const restricted = connection({ pathRestriction: 'landing/sales/' });
-    expect((await fetchSource(restricted, bucketSource('landing/sales/archive/'), fetchOptions())).files).toHaveLength(1);
+    expect((await fetchSource(restricted, bucketSource('landing/sales/archive/'), fetchOptions())).files).toHaveLength(
+      1,
+    );
     expect((await fetchSource(restricted, bucketSource('landing/sales'), fetchOptions())).files).toHaveLength(4);
   });
 
   it('30-1108 for a bucket that does not exist, 30-1115 and 30-1113 for malformed paths', async () => {
-    expect(await failureOf(fetchSource(connection(), bucketSource('no-such-bucket/sales/'), fetchOptions()))).toMatchObject({
+    expect(
+      await failureOf(fetchSource(connection(), bucketSource('no-such-bucket/sales/'), fetchOptions())),
+    ).toMatchObject({
       code: '30-1108',
       message: 'Bucket no-such-bucket does not exist',
     });
-    expect((await failureOf(fetchSource(connection(), bucketSource('Bad_Bucket/x.csv'), fetchOptions()))).code).toBe('30-1115');
-    expect((await failureOf(fetchSource(connection(), bucketSource('landing/a//b.csv'), fetchOptions()))).code).toBe('30-1113');
+    expect((await failureOf(fetchSource(connection(), bucketSource('Bad_Bucket/x.csv'), fetchOptions()))).code).toBe(
+      '30-1115',
+    );
+    expect((await failureOf(fetchSource(connection(), bucketSource('landing/a//b.csv'), fetchOptions()))).code).toBe(
+      '30-1113',
+    );
   });
 
   it('30-1116 for an access key the store does not know', async () => {
     // s3rver checks the access key but not SigV4 signatures, so a wrong secret passes there;
     // S3's SignatureDoesNotMatch (30-1117) is mapped in test/unit/connectors/object-store.
-    expect((await failureOf(fetchSource(connection({ accessKeyId: 'NOT-A-KEY' }), bucketSource('landing/sales/'), fetchOptions()))).code).toBe('30-1116');
+    expect(
+      (
+        await failureOf(
+          fetchSource(connection({ accessKeyId: 'NOT-A-KEY' }), bucketSource('landing/sales/'), fetchOptions()),
+        )
+      ).code,
+    ).toBe('30-1116');
   });
 
   it('10-500, not a store code, when the work folder cannot be written', async () => {
-    const error = await failureOf(fetchSource(connection(), bucketSource('landing/sales/2024-01.csv'), fetchOptions({ workDir: join(tmpdir(), 'dps-missing', 'folder') })));
+    const error = await failureOf(
+      fetchSource(
+        connection(),
+        bucketSource('landing/sales/2024-01.csv'),
+        fetchOptions({ workDir: join(tmpdir(), 'dps-missing', 'folder') }),
+      ),
+    );
     expect(error).toMatchObject({ code: '10-500', cause: expect.objectContaining({ code: 'ENOENT' }) });
   });
 
   it('rethrows the reason of an abort unchanged, already aborted or while listing', async () => {
     const reason = new Error('job stopped');
-    await expect(fetchSource(connection(), bucketSource('landing/sales/'), fetchOptions({ signal: AbortSignal.abort(reason) }))).rejects.toBe(reason);
+    await expect(
+      fetchSource(connection(), bucketSource('landing/sales/'), fetchOptions({ signal: AbortSignal.abort(reason) })),
+    ).rejects.toBe(reason);
     const controller = new AbortController();
-    const pending = fetchSource(connection(), bucketSource('landing/sales/'), fetchOptions({ signal: controller.signal }));
+    const pending = fetchSource(
+      connection(),
+      bucketSource('landing/sales/'),
+      fetchOptions({ signal: controller.signal }),
+    );
     controller.abort(reason);
     await expect(pending).rejects.toBe(reason);
   });
 
   it('10-1043 for a data source of another kind, 10-1501 for connectors not built yet', async () => {
-    expect(await failureOf(fetchSource(connection(), bucketSource(null, 'rdbms'), fetchOptions()))).toMatchObject({ code: '10-1043', message: 'Unsupported source type rdbms' });
-    const sharing: SourceConnection = { type: 'delta_sharing', auth: { auth_type: 'delta_sharing_profile' }, secret: '{}', settings: {} };
+    expect(await failureOf(fetchSource(connection(), bucketSource(null, 'rdbms'), fetchOptions()))).toMatchObject({
+      code: '10-1043',
+      message: 'Unsupported source type rdbms',
+    });
+    const sharing: SourceConnection = {
+      type: 'delta_sharing',
+      auth: { auth_type: 'delta_sharing_profile' },
+      secret: '{}',
+      settings: {},
+    };
     expect(await failureOf(fetchSource(sharing, bucketSource(null, 'delta_sharing'), fetchOptions()))).toMatchObject({
       code: '10-1501',
       status: 501,
@@ -216,8 +293,18 @@ describe('fetching a bucket data source from an S3-compatible store', () => {
 
 describe('fetching from stores that page, trickle, stall or stay silent', () => {
   it('follows every page of a listing', async () => {
-    const fetched = await fetchSource(connection({ endpoint: paged.endpoint }), bucketSource('paged/in/'), fetchOptions());
-    expect(fetched.files.map((file) => file.source)).toEqual(['paged/in/a.csv', 'paged/in/b.csv', 'paged/in/d/e.csv', 'paged/in/f.csv', 'paged/in/g.csv']);
+    const fetched = await fetchSource(
+      connection({ endpoint: paged.endpoint }),
+      bucketSource('paged/in/'),
+      fetchOptions(),
+    );
+    expect(fetched.files.map((file) => file.source)).toEqual([
+      'paged/in/a.csv',
+      'paged/in/b.csv',
+      'paged/in/d/e.csv',
+      'paged/in/f.csv',
+      'paged/in/g.csv',
+    ]);
     expect(paged.listings()).toBeGreaterThanOrEqual(3);
   });
 
@@ -225,7 +312,11 @@ describe('fetching from stores that page, trickle, stall or stay silent', () => 
     process.env.CONNECTOR_TIMEOUT_MS = '300';
     const options = fetchOptions();
     const started = Date.now();
-    const fetched = await fetchSource(connection({ endpoint: paged.endpoint }), bucketSource('paged/slow/trickle.csv'), options);
+    const fetched = await fetchSource(
+      connection({ endpoint: paged.endpoint }),
+      bucketSource('paged/slow/trickle.csv'),
+      options,
+    );
     expect(Date.now() - started).toBeGreaterThan(900);
     expect(readFileSync(fetched.files[0]!.localPath).equals(paged.objects['slow/trickle.csv']!.body)).toBe(true);
     const midway = options.progress.filter((update) => update.bytesRead > 0 && update.filesDone === 0);
@@ -235,7 +326,9 @@ describe('fetching from stores that page, trickle, stall or stay silent', () => 
   it('30-1110 when a body stops flowing for the connector timeout', async () => {
     process.env.CONNECTOR_TIMEOUT_MS = '300';
     const started = Date.now();
-    const error = await failureOf(fetchSource(connection({ endpoint: paged.endpoint }), bucketSource('paged/stalled/'), fetchOptions()));
+    const error = await failureOf(
+      fetchSource(connection({ endpoint: paged.endpoint }), bucketSource('paged/stalled/'), fetchOptions()),
+    );
     expect(error).toMatchObject({ code: '30-1110', status: 408 });
     expect(Date.now() - started).toBeLessThan(3_000);
   });
@@ -243,7 +336,13 @@ describe('fetching from stores that page, trickle, stall or stay silent', () => 
   it('30-1110 when the store does not answer', async () => {
     process.env.CONNECTOR_TIMEOUT_MS = '300';
     const started = Date.now();
-    expect((await failureOf(fetchSource(connection({ endpoint: hanging.endpoint }), bucketSource('landing/sales/'), fetchOptions()))).code).toBe('30-1110');
+    expect(
+      (
+        await failureOf(
+          fetchSource(connection({ endpoint: hanging.endpoint }), bucketSource('landing/sales/'), fetchOptions()),
+        )
+      ).code,
+    ).toBe('30-1110');
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
@@ -257,7 +356,9 @@ describe('fetching from stores that page, trickle, stall or stay silent', () => 
       },
     });
     // Aborted mid-body: a finished download would have resolved instead.
-    await expect(fetchSource(connection({ endpoint: paged.endpoint }), bucketSource('paged/slow/trickle.csv'), options)).rejects.toBe(reason);
+    await expect(
+      fetchSource(connection({ endpoint: paged.endpoint }), bucketSource('paged/slow/trickle.csv'), options),
+    ).rejects.toBe(reason);
   });
 });
 
@@ -294,7 +395,11 @@ async function fakeStore(bucket: string, objects: Record<string, FakeObject>): P
     }
     const object = objects[key];
     if (!object) return xml(response, 404, '<Error><Code>NoSuchKey</Code></Error>');
-    response.writeHead(200, { 'content-type': 'text/csv', 'content-length': object.body.length, 'last-modified': new Date(0).toUTCString() });
+    response.writeHead(200, {
+      'content-type': 'text/csv',
+      'content-length': object.body.length,
+      'last-modified': new Date(0).toUTCString(),
+    });
     if (!object.pace) return response.end(object.body);
     const chunk = Math.ceil(object.body.length / 12);
     let sent = 0;
@@ -327,7 +432,12 @@ function xml(response: ServerResponse, status: number, body: string) {
   response.end(text);
 }
 
-function listing(bucket: string, keys: readonly string[], objects: Record<string, FakeObject>, query: URLSearchParams): string {
+function listing(
+  bucket: string,
+  keys: readonly string[],
+  objects: Record<string, FakeObject>,
+  query: URLSearchParams,
+): string {
   const prefix = query.get('prefix') ?? '';
   const delimiter = query.get('delimiter') ?? '';
   const entries = new Map<string, boolean>();
@@ -341,8 +451,13 @@ function listing(bucket: string, keys: readonly string[], objects: Record<string
   const truncated = start + page.length < all.length;
   const contents = page
     .filter((entry) => !entries.get(entry))
-    .map((key) => `<Contents><Key>${key}</Key><LastModified>1970-01-01T00:00:00.000Z</LastModified><Size>${objects[key]!.body.length}</Size></Contents>`);
-  const prefixes = page.filter((entry) => entries.get(entry)).map((entry) => `<CommonPrefixes><Prefix>${entry}</Prefix></CommonPrefixes>`);
+    .map(
+      (key) =>
+        `<Contents><Key>${key}</Key><LastModified>1970-01-01T00:00:00.000Z</LastModified><Size>${objects[key]!.body.length}</Size></Contents>`,
+    );
+  const prefixes = page
+    .filter((entry) => entries.get(entry))
+    .map((entry) => `<CommonPrefixes><Prefix>${entry}</Prefix></CommonPrefixes>`);
   return [
     `<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>${bucket}</Name><Prefix>${prefix}</Prefix>`,
     `<KeyCount>${page.length}</KeyCount><IsTruncated>${truncated}</IsTruncated>`,

@@ -22,8 +22,15 @@ let api: ApiClient;
 let reader: { readonly email: string; readonly keyJson: string };
 let sequence = 0;
 
-const bqTable = (type?: string): BigQueryTable => ({ ...(type ? { type } : {}), schema: [{ name: 'id', type: 'INT64' }], rows: [] });
-const sfTable = (extra: { kind?: 'VIEW'; roles?: string[] } = {}) => ({ ...tableOf([{ name: 'ID', type: 'fixed' }], []), ...extra });
+const bqTable = (type?: string): BigQueryTable => ({
+  ...(type ? { type } : {}),
+  schema: [{ name: 'id', type: 'INT64' }],
+  rows: [],
+});
+const sfTable = (extra: { kind?: 'VIEW'; roles?: string[] } = {}) => ({
+  ...tableOf([{ name: 'ID', type: 'fixed' }], []),
+  ...extra,
+});
 
 beforeAll(async () => {
   bigquery = await BigQueryFake.start();
@@ -41,13 +48,25 @@ beforeAll(async () => {
   snowflake = await startSnowflakeFake({
     account: '127',
     users: [
-      { name: LOADER.username, password: LOADER.password, defaultWarehouse: 'COMPUTE_WH', defaultDatabase: 'SALES', defaultSchema: 'PUBLIC', defaultRole: 'LOADER' },
+      {
+        name: LOADER.username,
+        password: LOADER.password,
+        defaultWarehouse: 'COMPUTE_WH',
+        defaultDatabase: 'SALES',
+        defaultSchema: 'PUBLIC',
+        defaultRole: 'LOADER',
+      },
       { name: ANALYST.username, password: ANALYST.password },
     ],
     warehouses: ['COMPUTE_WH'],
     catalog: {
       SALES: {
-        PUBLIC: { ORDERS: sfTable(), EVENTS: sfTable(), ORDER_SUMMARY: sfTable({ kind: 'VIEW' }), PAYROLL: sfTable({ roles: ['ACCOUNTADMIN'] }) },
+        PUBLIC: {
+          ORDERS: sfTable(),
+          EVENTS: sfTable(),
+          ORDER_SUMMARY: sfTable({ kind: 'VIEW' }),
+          PAYROLL: sfTable({ roles: ['ACCOUNTADMIN'] }),
+        },
         STAGING: { RAW_ORDERS: sfTable() },
         INFORMATION_SCHEMA: { TABLES: sfTable({ kind: 'VIEW' }) },
       },
@@ -67,7 +86,9 @@ afterAll(async () => {
 });
 
 async function connection(body: Record<string, unknown>, client = api): Promise<number> {
-  const created = await client.call('createConnection', { body: asBody('createConnection', { name: `tables ${process.pid}-${++sequence}`, ...body }) });
+  const created = await client.call('createConnection', {
+    body: asBody('createConnection', { name: `tables ${process.pid}-${++sequence}`, ...body }),
+  });
   expect(created.status, created.text).toBe(201);
   return created.body.id;
 }
@@ -78,14 +99,20 @@ const analyticsDb = (keyJson: string, datasetId?: string) => ({
   ...(datasetId === undefined ? {} : { dataset_id: datasetId }),
 });
 
-const warehouse = (user: { username: string; password: string }, settings: { database?: string; schema?: string } = {}) => ({
+const warehouse = (
+  user: { username: string; password: string },
+  settings: { database?: string; schema?: string } = {},
+) => ({
   type: 'warehouse',
   auth: { auth_type: 'password', username: user.username, password: user.password, host: snowflake.url },
   ...settings,
 });
 
-const list = (id: number, query: { offset?: number; limit?: number; filter?: string; sort?: string } = {}, client = api) =>
-  client.call('listConnectionTables', { params: { connection_id: id }, query });
+const list = (
+  id: number,
+  query: { offset?: number; limit?: number; filter?: string; sort?: string } = {},
+  client = api,
+) => client.call('listConnectionTables', { params: { connection_id: id }, query });
 const details = (id: number, name: string, query: { database?: string; schema?: string } = {}, client = api) =>
   client.call('getConnectionTable', { params: { connection_id: id, table_name: name }, query });
 
@@ -137,14 +164,20 @@ describe('analytics_db tables', () => {
     });
     const unnamed = await details(project, 'campaigns');
     expect(unnamed.status).toBe(400);
-    expect(unnamed.problem).toMatchObject({ code: '10-1400', extraDetails: { schema: 'required: the connection names no dataset' } });
+    expect(unnamed.problem).toMatchObject({
+      code: '10-1400',
+      extraDetails: { schema: 'required: the connection names no dataset' },
+    });
   });
 
   it('30-1425 for a missing table, 30-1414 for a missing dataset, 30-1421/30-1422 outside the connection', async () => {
     const id = await connection(analyticsDb(reader.keyJson, 'sales'));
     const missing = await details(id, 'nope');
     expect(missing.status).toBe(404);
-    expect(missing.problem).toMatchObject({ code: '30-1425', detail: `Table ${PROJECT}.sales.nope not found in the connection` });
+    expect(missing.problem).toMatchObject({
+      code: '30-1425',
+      detail: `Table ${PROJECT}.sales.nope not found in the connection`,
+    });
     // No BigQuery table id holds a slash or a dot: not asked for at all.
     const before = bigquery.requests.length;
     expect((await details(id, '../datasets')).problem.code).toBe('30-1425');
@@ -154,7 +187,10 @@ describe('analytics_db tables', () => {
     const gone = await connection(analyticsDb(reader.keyJson, 'gone'));
     const listing = await list(gone);
     expect(listing.status).toBe(404);
-    expect(listing.problem).toMatchObject({ code: '30-1414', detail: 'Dataset gone does not exist or is not accessible' });
+    expect(listing.problem).toMatchObject({
+      code: '30-1414',
+      detail: 'Dataset gone does not exist or is not accessible',
+    });
     expect((await details(gone, 'orders')).problem.code).toBe('30-1414');
   });
 
@@ -166,10 +202,16 @@ describe('analytics_db tables', () => {
     const outsider = bigquery.auth.addServiceAccount({ project: PROJECT, name: 'outsider-tables' });
     const denied = await list(await connection(analyticsDb(outsider.keyJson, 'sales')));
     expect(denied.status).toBe(403);
-    expect(denied.problem).toMatchObject({ code: '30-1417', extraDetails: { provider_error: 'accessDenied', provider_status: 403 } });
+    expect(denied.problem).toMatchObject({
+      code: '30-1417',
+      extraDetails: { provider_error: 'accessDenied', provider_status: 403 },
+    });
     const id = await connection(analyticsDb(reader.keyJson, 'sales'));
     bigquery.inject('rateLimit', /\/datasets\/sales\/tables$/);
-    expect((await list(id)).problem).toMatchObject({ code: '30-1413', extraDetails: { provider_error: 'rateLimitExceeded' } });
+    expect((await list(id)).problem).toMatchObject({
+      code: '30-1413',
+      extraDetails: { provider_error: 'rateLimitExceeded' },
+    });
   });
 });
 
@@ -195,9 +237,14 @@ describe('warehouse tables', () => {
     const database = await connection(warehouse(LOADER, { database: 'SALES' }));
     const page = await list(database, { offset: 1, limit: 2, sort: 'schema,name' });
     expect(page.body).toMatchObject({ offset: 1, limit: 2, total: 4 });
-    expect(page.body.items.map((item) => `${item.schema}.${item.name}`)).toEqual(['PUBLIC.ORDER_SUMMARY', 'PUBLIC.ORDERS']);
+    expect(page.body.items.map((item) => `${item.schema}.${item.name}`)).toEqual([
+      'PUBLIC.ORDER_SUMMARY',
+      'PUBLIC.ORDERS',
+    ]);
     const account = await connection(warehouse(LOADER));
-    const filtered = await list(account, { filter: "(database eq 'MARKETING' and schema eq 'PUBLIC') or schema eq 'STAGING'" });
+    const filtered = await list(account, {
+      filter: "(database eq 'MARKETING' and schema eq 'PUBLIC') or schema eq 'STAGING'",
+    });
     expect(names(filtered.body.items)).toEqual(['CAMPAIGNS', 'RAW_ORDERS']);
     expect((await list(account)).body.total).toBe(6);
   });
@@ -207,9 +254,16 @@ describe('warehouse tables', () => {
     expect(names(lower.body.items)).toEqual(['RAW_ORDERS']);
     const before = snowflake.queries.length;
     const quoted = await connection(warehouse(LOADER, { database: 'MARKETING', schema: 'Web "Events"' }));
-    expect((await list(quoted)).body.items).toEqual([{ name: 'CLICKS', database: 'MARKETING', schema: 'Web "Events"', type: 'TABLE' }]);
-    expect(snowflake.queries.slice(before)).toEqual(['SHOW TERSE OBJECTS IN SCHEMA MARKETING."Web ""Events""" LIMIT 10000']);
-    const clicks = await details(await connection(warehouse(LOADER)), 'CLICKS', { database: 'MARKETING', schema: 'Web "Events"' });
+    expect((await list(quoted)).body.items).toEqual([
+      { name: 'CLICKS', database: 'MARKETING', schema: 'Web "Events"', type: 'TABLE' },
+    ]);
+    expect(snowflake.queries.slice(before)).toEqual([
+      'SHOW TERSE OBJECTS IN SCHEMA MARKETING."Web ""Events""" LIMIT 10000',
+    ]);
+    const clicks = await details(await connection(warehouse(LOADER)), 'CLICKS', {
+      database: 'MARKETING',
+      schema: 'Web "Events"',
+    });
     expect(clicks.body).toEqual({ name: 'CLICKS', database: 'MARKETING', schema: 'Web "Events"', type: 'TABLE' });
   });
 
@@ -218,20 +272,34 @@ describe('warehouse tables', () => {
     const view = await details(id, 'ORDER_SUMMARY');
     expect(view.status, view.text).toBe(200);
     expect(view.body).toEqual({ name: 'ORDER_SUMMARY', database: 'SALES', schema: 'PUBLIC', type: 'VIEW' });
-    expect((await details(id, 'RAW_ORDERS', { schema: 'STAGING' })).body).toEqual({ name: 'RAW_ORDERS', database: 'SALES', schema: 'STAGING', type: 'TABLE' });
+    expect((await details(id, 'RAW_ORDERS', { schema: 'STAGING' })).body).toEqual({
+      name: 'RAW_ORDERS',
+      database: 'SALES',
+      schema: 'STAGING',
+      type: 'TABLE',
+    });
     for (const name of ['orders', 'PAYROLL', 'ORDER%', "O'NEIL"]) {
       const missing = await details(id, name);
       expect(missing.status, name).toBe(400);
-      expect(missing.problem).toMatchObject({ code: '30-1010', detail: `Element SALES.PUBLIC.${name} not found or not accessible` });
+      expect(missing.problem).toMatchObject({
+        code: '30-1010',
+        detail: `Element SALES.PUBLIC.${name} not found or not accessible`,
+      });
     }
     const account = await connection(warehouse(ANALYST));
-    expect((await details(account, 'ORDERS')).problem).toMatchObject({ code: '10-1400', extraDetails: { schema: 'required: the connection names no schema' } });
+    expect((await details(account, 'ORDERS')).problem).toMatchObject({
+      code: '10-1400',
+      extraDetails: { schema: 'required: the connection names no schema' },
+    });
     expect((await details(account, 'CAMPAIGNS', { database: 'MARKETING', schema: 'PUBLIC' })).body.type).toBe('TABLE');
   });
 
   it('30-1010 for a schema that does not exist, 30-1001 for refused credentials, 30-1015 for a network policy', async () => {
     const missing = await list(await connection(warehouse(LOADER, { database: 'SALES', schema: 'NOPE' })));
-    expect(missing.problem).toMatchObject({ code: '30-1010', detail: 'Element SALES.NOPE not found or not accessible' });
+    expect(missing.problem).toMatchObject({
+      code: '30-1010',
+      detail: 'Element SALES.NOPE not found or not accessible',
+    });
     const refused = await list(await connection(warehouse({ username: LOADER.username, password: 'wrong' })));
     expect(refused.status).toBe(400);
     expect(refused.problem).toMatchObject({ code: '30-1001', extraDetails: { provider_error: '390100' } });
@@ -253,7 +321,10 @@ describe('silence', () => {
     try {
       bigquery.inject('hang', /\/datasets\/sales\/tables\/orders$/);
       const started = Date.now();
-      expect((await details(bq, 'orders')).problem).toMatchObject({ code: '30-1413', extraDetails: { provider_error: 'timeout' } });
+      expect((await details(bq, 'orders')).problem).toMatchObject({
+        code: '30-1413',
+        extraDetails: { provider_error: 'timeout' },
+      });
       snowflake.behave('hang-queries');
       const listing = await list(sf);
       expect(listing.status).toBe(408);
@@ -270,11 +341,19 @@ describe('who may list tables', () => {
   it('30-3001 for connection types without tables, before any call', async () => {
     const bucket = await connection({
       type: 'object_store',
-      auth: { auth_type: 'secret_key', access_key_id: LOCAL_S3_CREDENTIALS.accessKeyId, secret_access_key: LOCAL_S3_CREDENTIALS.secretAccessKey, endpoint: env.twin.s3.endpoint },
+      auth: {
+        auth_type: 'secret_key',
+        access_key_id: LOCAL_S3_CREDENTIALS.accessKeyId,
+        secret_access_key: LOCAL_S3_CREDENTIALS.secretAccessKey,
+        endpoint: env.twin.s3.endpoint,
+      },
     });
     const listing = await list(bucket);
     expect(listing.status).toBe(400);
-    expect(listing.problem).toMatchObject({ code: '30-3001', detail: `Connection ${bucket} does not support tables view` });
+    expect(listing.problem).toMatchObject({
+      code: '30-3001',
+      detail: `Connection ${bucket} does not support tables view`,
+    });
     expect((await details(bucket, 'orders')).problem.code).toBe('30-3001');
   });
 

@@ -8,7 +8,15 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { asBody, type ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import { LOADER, NO_DEFAULTS, OAUTH_CLIENT, oauthConnection, passwordConnection, startWarehouseWorld, type WarehouseWorld } from './warehouse-fixtures';
+import {
+  LOADER,
+  NO_DEFAULTS,
+  OAUTH_CLIENT,
+  oauthConnection,
+  passwordConnection,
+  startWarehouseWorld,
+  type WarehouseWorld,
+} from './warehouse-fixtures';
 
 let world: WarehouseWorld;
 let env: TestTwin;
@@ -21,7 +29,10 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
   closedPort = (probe.address() as AddressInfo).port;
   await new Promise<void>((resolve) => probe.close(() => resolve()));
-  env = await startTestTwin({ allowOutbound: [...world.allowOutbound, `127.0.0.1:${closedPort}`], environment: { CONNECTOR_TIMEOUT_MS: '2000' } });
+  env = await startTestTwin({
+    allowOutbound: [...world.allowOutbound, `127.0.0.1:${closedPort}`],
+    environment: { CONNECTOR_TIMEOUT_MS: '2000' },
+  });
   api = env.admin;
 });
 
@@ -37,7 +48,8 @@ afterAll(async () => {
 });
 
 type TestBody = ReturnType<typeof passwordConnection> | ReturnType<typeof oauthConnection>;
-const test = (body: TestBody & Record<string, unknown>) => api.call('testConnection', { body: asBody('testConnection', body) });
+const test = (body: TestBody & Record<string, unknown>) =>
+  api.call('testConnection', { body: asBody('testConnection', body) });
 
 async function expectFailure(body: TestBody & Record<string, unknown>, status: number, code: string) {
   const response = await test(body);
@@ -49,7 +61,12 @@ async function expectFailure(body: TestBody & Record<string, unknown>, status: n
 describe('testing a warehouse connection', () => {
   it('logs in with a password, reads the session context and logs out', async () => {
     const before = world.snowflake.requests.length;
-    const response = await test({ ...passwordConnection(world), database: 'SALES', schema: 'PUBLIC', warehouse: 'COMPUTE_WH' });
+    const response = await test({
+      ...passwordConnection(world),
+      database: 'SALES',
+      schema: 'PUBLIC',
+      warehouse: 'COMPUTE_WH',
+    });
     expect(response.status, response.text).toBe(200);
     expect(response.body).toMatchObject({
       type: 'warehouse',
@@ -61,9 +78,15 @@ describe('testing a warehouse connection', () => {
     expect(response.text).not.toContain(LOADER.password);
 
     const calls = world.snowflake.requests.slice(before);
-    expect(calls.map((call) => call.path)).toEqual(['/session/v1/login-request', '/queries/v1/query-request', '/session']);
+    expect(calls.map((call) => call.path)).toEqual([
+      '/session/v1/login-request',
+      '/queries/v1/query-request',
+      '/session',
+    ]);
     expect(calls[0]!.query).toMatchObject({ warehouse: 'COMPUTE_WH', databaseName: 'SALES', schemaName: 'PUBLIC' });
-    expect(calls[0]!.body).toMatchObject({ data: { ACCOUNT_NAME: '127', LOGIN_NAME: LOADER.username, PASSWORD: LOADER.password } });
+    expect(calls[0]!.body).toMatchObject({
+      data: { ACCOUNT_NAME: '127', LOGIN_NAME: LOADER.username, PASSWORD: LOADER.password },
+    });
     // Nothing but the account's own endpoints: no telemetry elsewhere, no metadata probes.
     expect(world.snowflake.openSessions()).toBe(0);
   });
@@ -74,17 +97,32 @@ describe('testing a warehouse connection', () => {
     const response = await test(oauthConnection(world));
     expect(response.status, response.text).toBe(200);
     expect(response.text).not.toContain(OAUTH_CLIENT.clientSecret);
-    expect(world.idp.requests.slice(tokens)).toEqual([{ authentication: 'basic', clientId: OAUTH_CLIENT.clientId, grantType: 'client_credentials', scope: 'session:role:LOADER' }]);
+    expect(world.idp.requests.slice(tokens)).toEqual([
+      {
+        authentication: 'basic',
+        clientId: OAUTH_CLIENT.clientId,
+        grantType: 'client_credentials',
+        scope: 'session:role:LOADER',
+      },
+    ]);
     const login = world.snowflake.requests.slice(before).find((call) => call.path === '/session/v1/login-request');
     expect(login?.body).toMatchObject({ data: { AUTHENTICATOR: 'OAUTH', TOKEN: expect.any(String) } });
   });
 
   it('tests the stored connection, with overrides for one test', async () => {
-    const created = await api.call('createConnection', { body: asBody('createConnection', { name: 'snowflake', ...passwordConnection(world), warehouse: 'COMPUTE_WH' }) });
+    const created = await api.call('createConnection', {
+      body: asBody('createConnection', { name: 'snowflake', ...passwordConnection(world), warehouse: 'COMPUTE_WH' }),
+    });
     expect(created.status, created.text).toBe(201);
-    const stored = await api.call('testStoredConnection', { params: { connection_id: created.body.id }, body: { type: 'warehouse' } });
+    const stored = await api.call('testStoredConnection', {
+      params: { connection_id: created.body.id },
+      body: { type: 'warehouse' },
+    });
     expect(stored.status, stored.text).toBe(200);
-    const other = await api.call('testStoredConnection', { params: { connection_id: created.body.id }, body: { type: 'warehouse', warehouse: 'MISSING_WH' } });
+    const other = await api.call('testStoredConnection', {
+      params: { connection_id: created.body.id },
+      body: { type: 'warehouse', warehouse: 'MISSING_WH' },
+    });
     expect(other.problem).toMatchObject({ code: '30-1010', detail: 'Element MISSING_WH not found or not accessible' });
   });
 });
@@ -103,7 +141,11 @@ describe('warehouse connection failures', () => {
     process.env.OUTBOUND_ALLOW_LIST = [allowList, ...other.allowOutbound].join(',');
     try {
       const body = oauthConnection(world);
-      const problem = await expectFailure({ ...body, auth: { ...body.auth, host: other.snowflake.url } }, 400, '30-1001');
+      const problem = await expectFailure(
+        { ...body, auth: { ...body.auth, host: other.snowflake.url } },
+        400,
+        '30-1001',
+      );
       expect(problem.extraDetails).toEqual({ provider_error: '390303' });
     } finally {
       process.env.OUTBOUND_ALLOW_LIST = allowList;
@@ -112,13 +154,22 @@ describe('warehouse connection failures', () => {
   });
 
   it('30-1200..30-1207 from the identity provider’s answers', async () => {
-    expect((await expectFailure(oauthConnection(world, { clientId: 'unknown-app' }), 400, '30-1200')).extraDetails).toEqual({
+    expect(
+      (await expectFailure(oauthConnection(world, { clientId: 'unknown-app' }), 400, '30-1200')).extraDetails,
+    ).toEqual({
       provider_error: 'unauthorized_client',
       provider_status: 400,
     });
     await expectFailure(oauthConnection(world, { clientSecret: 'wrong' }), 400, '30-1201');
     await expectFailure(oauthConnection(world, { scope: 'session:role:ACCOUNTADMIN' }), 400, '30-1203');
-    await expectFailure({ ...oauthConnection(world), auth: { ...oauthConnection(world).auth, token_url: `http://127.0.0.1:${closedPort}/token` } }, 400, '30-1204');
+    await expectFailure(
+      {
+        ...oauthConnection(world),
+        auth: { ...oauthConnection(world).auth, token_url: `http://127.0.0.1:${closedPort}/token` },
+      },
+      400,
+      '30-1204',
+    );
     world.idp.behave('server-error');
     await expectFailure(oauthConnection(world), 500, '30-1206');
     world.idp.behave('hang');
@@ -127,7 +178,14 @@ describe('warehouse connection failures', () => {
   });
 
   it('30-1002 when nothing answers at the host', async () => {
-    const problem = await expectFailure({ ...passwordConnection(world), auth: { ...passwordConnection(world).auth, host: `http://127.0.0.1:${closedPort}` } }, 400, '30-1002');
+    const problem = await expectFailure(
+      {
+        ...passwordConnection(world),
+        auth: { ...passwordConnection(world).auth, host: `http://127.0.0.1:${closedPort}` },
+      },
+      400,
+      '30-1002',
+    );
     expect(problem.extraDetails).toEqual({ provider_error: 'connection_refused' });
   });
 
@@ -153,31 +211,46 @@ describe('warehouse connection failures', () => {
   });
 
   it('30-1010 naming the warehouse, database or schema the account does not have', async () => {
-    expect((await expectFailure(passwordConnection(world, LOADER, { warehouse: 'NOPE_WH' }), 400, '30-1010')).detail).toBe('Element NOPE_WH not found or not accessible');
-    expect((await expectFailure(passwordConnection(world, LOADER, { database: 'ARCHIVE' }), 400, '30-1010')).detail).toBe('Element ARCHIVE not found or not accessible');
-    expect((await expectFailure(passwordConnection(world, LOADER, { database: 'SALES', schema: 'RAW' }), 400, '30-1010')).detail).toBe(
-      'Element SALES.RAW not found or not accessible',
-    );
+    expect(
+      (await expectFailure(passwordConnection(world, LOADER, { warehouse: 'NOPE_WH' }), 400, '30-1010')).detail,
+    ).toBe('Element NOPE_WH not found or not accessible');
+    expect(
+      (await expectFailure(passwordConnection(world, LOADER, { database: 'ARCHIVE' }), 400, '30-1010')).detail,
+    ).toBe('Element ARCHIVE not found or not accessible');
+    expect(
+      (await expectFailure(passwordConnection(world, LOADER, { database: 'SALES', schema: 'RAW' }), 400, '30-1010'))
+        .detail,
+    ).toBe('Element SALES.RAW not found or not accessible');
   });
 
   it('30-1014 when the host answers the login with something other than Snowflake', async () => {
     world.snowflake.behave('login-forbidden');
-    expect((await expectFailure(passwordConnection(world), 400, '30-1014')).extraDetails).toEqual({ provider_status: 403 });
+    expect((await expectFailure(passwordConnection(world), 400, '30-1014')).extraDetails).toEqual({
+      provider_status: 403,
+    });
   });
 
   it('30-1015 when a network policy refuses the service’s address', async () => {
     world.snowflake.behave('ip-blocked');
-    expect((await expectFailure(passwordConnection(world), 400, '30-1015')).extraDetails).toEqual({ provider_error: '390422' });
+    expect((await expectFailure(passwordConnection(world), 400, '30-1015')).extraDetails).toEqual({
+      provider_error: '390422',
+    });
   });
 
   it('30-1003 for any other failure of the warehouse', async () => {
     world.snowflake.behave('internal-error');
-    expect((await expectFailure(passwordConnection(world), 400, '30-1003')).extraDetails).toEqual({ provider_error: '000603' });
+    expect((await expectFailure(passwordConnection(world), 400, '30-1003')).extraDetails).toEqual({
+      provider_error: '000603',
+    });
   });
 
   it('30-1130 for a host the outbound guard refuses, before any call', async () => {
     const before = world.snowflake.requests.length;
-    await expectFailure({ ...passwordConnection(world), auth: { ...passwordConnection(world).auth, host: 'https://10.0.0.7' } }, 400, '30-1130');
+    await expectFailure(
+      { ...passwordConnection(world), auth: { ...passwordConnection(world).auth, host: 'https://10.0.0.7' } },
+      400,
+      '30-1130',
+    );
     expect(world.snowflake.requests.length).toBe(before);
   });
 });

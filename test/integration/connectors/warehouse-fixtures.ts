@@ -8,7 +8,11 @@ import { startSnowflakeFake, tableOf, type FakeTable, type SnowflakeFake } from 
 
 export const LOADER = { username: 'loader', password: 'loader-pw:1' };
 export const NO_DEFAULTS = { username: 'analyst', password: 'analyst-pw:2' };
-export const OAUTH_CLIENT = { clientId: 'dps-warehouse', clientSecret: 'client-secret:3', scopes: ['session:role:LOADER'] };
+export const OAUTH_CLIENT = {
+  clientId: 'dps-warehouse',
+  clientSecret: 'client-secret:3',
+  scopes: ['session:role:LOADER'],
+};
 export const OAUTH_USER = 'SERVICE';
 
 const DAY = 86_400;
@@ -34,9 +38,33 @@ export const ORDERS: FakeTable = tableOf(
 
 /** The rows of ORDERS as the preview shows them. */
 export const ORDERS_PREVIEW = [
-  { ID: 1, CUSTOMER: 'acme', AMOUNT: 12.5, ORDERED_ON: '2024-01-01', SHIPPED: true, NOTE: null, CREATED_AT: '2024-01-01T10:00:00.123456' },
-  { ID: 2, CUSTOMER: 'Globex, "the" company', AMOUNT: 7.05, ORDERED_ON: '2024-01-02', SHIPPED: false, NOTE: '', CREATED_AT: '2024-01-02T10:00:00' },
-  { ID: 3, CUSTOMER: 'initech', AMOUNT: 100, ORDERED_ON: '2024-01-03', SHIPPED: true, NOTE: 'multi\nline', CREATED_AT: '2024-01-03T10:00:00.5' },
+  {
+    ID: 1,
+    CUSTOMER: 'acme',
+    AMOUNT: 12.5,
+    ORDERED_ON: '2024-01-01',
+    SHIPPED: true,
+    NOTE: null,
+    CREATED_AT: '2024-01-01T10:00:00.123456',
+  },
+  {
+    ID: 2,
+    CUSTOMER: 'Globex, "the" company',
+    AMOUNT: 7.05,
+    ORDERED_ON: '2024-01-02',
+    SHIPPED: false,
+    NOTE: '',
+    CREATED_AT: '2024-01-02T10:00:00',
+  },
+  {
+    ID: 3,
+    CUSTOMER: 'initech',
+    AMOUNT: 100,
+    ORDERED_ON: '2024-01-03',
+    SHIPPED: true,
+    NOTE: 'multi\nline',
+    CREATED_AT: '2024-01-03T10:00:00.5',
+  },
 ];
 
 /** SALES.PUBLIC.EVENTS: many rows, made on demand, so the result comes in several chunks. */
@@ -63,9 +91,22 @@ export async function startWarehouseWorld(options: { runningPolls?: number } = {
   const snowflake = await startSnowflakeFake({
     account: '127',
     users: [
-      { name: LOADER.username, password: LOADER.password, defaultWarehouse: 'COMPUTE_WH', defaultDatabase: 'SALES', defaultSchema: 'PUBLIC', defaultRole: 'LOADER' },
+      {
+        name: LOADER.username,
+        password: LOADER.password,
+        defaultWarehouse: 'COMPUTE_WH',
+        defaultDatabase: 'SALES',
+        defaultSchema: 'PUBLIC',
+        defaultRole: 'LOADER',
+      },
       { name: NO_DEFAULTS.username, password: NO_DEFAULTS.password },
-      { name: OAUTH_USER, password: 'not used', defaultWarehouse: 'COMPUTE_WH', defaultDatabase: 'SALES', defaultSchema: 'PUBLIC' },
+      {
+        name: OAUTH_USER,
+        password: 'not used',
+        defaultWarehouse: 'COMPUTE_WH',
+        defaultDatabase: 'SALES',
+        defaultSchema: 'PUBLIC',
+      },
     ],
     oauthUser: (token) => (idp.isIssued(token) ? OAUTH_USER : undefined),
     warehouses: ['COMPUTE_WH', 'REPORTING_WH'],
@@ -85,16 +126,28 @@ export async function startWarehouseWorld(options: { runningPolls?: number } = {
 }
 
 /** A password connection request to the fake account; `settings` are database, schema, warehouse. */
-export function passwordConnection(world: WarehouseWorld, user = LOADER, settings: { database?: string; schema?: string; warehouse?: string } = {}) {
+export function passwordConnection(
+  world: WarehouseWorld,
+  user = LOADER,
+  settings: { database?: string; schema?: string; warehouse?: string } = {},
+) {
   return {
     type: 'warehouse' as const,
-    auth: { auth_type: 'password' as const, username: user.username, password: user.password, host: world.snowflake.url },
+    auth: {
+      auth_type: 'password' as const,
+      username: user.username,
+      password: user.password,
+      host: world.snowflake.url,
+    },
     ...settings,
   };
 }
 
 /** An OAuth client-credentials connection request through the fake identity provider. */
-export function oauthConnection(world: WarehouseWorld, client: { clientId?: string; clientSecret?: string; scope?: string } = {}) {
+export function oauthConnection(
+  world: WarehouseWorld,
+  client: { clientId?: string; clientSecret?: string; scope?: string } = {},
+) {
   return {
     type: 'warehouse' as const,
     auth: {

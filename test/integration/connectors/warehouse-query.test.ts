@@ -6,7 +6,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asBody, type ApiClient, type CallOptions } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import { NO_DEFAULTS, oauthConnection, passwordConnection, startWarehouseWorld, type WarehouseWorld } from './warehouse-fixtures';
+import {
+  NO_DEFAULTS,
+  oauthConnection,
+  passwordConnection,
+  startWarehouseWorld,
+  type WarehouseWorld,
+} from './warehouse-fixtures';
 
 let world: WarehouseWorld;
 let env: TestTwin;
@@ -17,7 +23,10 @@ beforeAll(async () => {
   world = await startWarehouseWorld();
   env = await startTestTwin({ allowOutbound: world.allowOutbound });
   api = await env.clientFor('wh-query', ['editor']);
-  loaderConnection = await connect({ name: 'loader', ...passwordConnection(world, undefined, { warehouse: 'COMPUTE_WH' }) });
+  loaderConnection = await connect({
+    name: 'loader',
+    ...passwordConnection(world, undefined, { warehouse: 'COMPUTE_WH' }),
+  });
 });
 
 afterAll(async () => {
@@ -31,12 +40,17 @@ async function connect(body: Record<string, unknown>): Promise<number> {
   return created.body.id;
 }
 
-const testQuery = (connectionId: number, body: CallOptions<'testRdbmsQuery'>['body']) => api.call('testRdbmsQuery', { params: { connection_id: connectionId }, body });
+const testQuery = (connectionId: number, body: CallOptions<'testRdbmsQuery'>['body']) =>
+  api.call('testRdbmsQuery', { params: { connection_id: connectionId }, body });
 
 describe('testing an rdbms query on the warehouse', () => {
   it('answers valid when Snowflake compiles the query, without running it', async () => {
     const before = world.snowflake.requests.length;
-    for (const query of ['SELECT * FROM ORDERS', 'select id, customer from sales.public.orders limit 10', 'SELECT "ID" FROM SALES.PUBLIC.ORDERS;']) {
+    for (const query of [
+      'SELECT * FROM ORDERS',
+      'select id, customer from sales.public.orders limit 10',
+      'SELECT "ID" FROM SALES.PUBLIC.ORDERS;',
+    ]) {
       const response = await testQuery(loaderConnection, { query });
       expect(response.status, response.text).toBe(200);
       expect(response.body).toEqual({ valid: true });
@@ -64,17 +78,29 @@ describe('testing an rdbms query on the warehouse', () => {
   it('30-1008 for SQL Snowflake cannot parse, with its code and no SQL echoed', async () => {
     const response = await testQuery(loaderConnection, { query: 'SELECT id FROM orders WHERE' });
     expect(response.status).toBe(400);
-    expect(response.problem).toMatchObject({ code: '30-1008', detail: 'Invalid SQL syntax', extraDetails: { provider_error: '001003' } });
+    expect(response.problem).toMatchObject({
+      code: '30-1008',
+      detail: 'Invalid SQL syntax',
+      extraDetails: { provider_error: '001003' },
+    });
   });
 
   it('30-1010 naming the table or column that does not exist', async () => {
     const table = await testQuery(loaderConnection, { query: 'SELECT * FROM SALES.PUBLIC.REFUNDS' });
     expect(table.status).toBe(400);
-    expect(table.problem).toMatchObject({ code: '30-1010', detail: 'Element SALES.PUBLIC.REFUNDS not found or not accessible', extraDetails: { provider_error: '002003' } });
+    expect(table.problem).toMatchObject({
+      code: '30-1010',
+      detail: 'Element SALES.PUBLIC.REFUNDS not found or not accessible',
+      extraDetails: { provider_error: '002003' },
+    });
     const unqualified = await testQuery(loaderConnection, { query: 'SELECT * FROM refunds' });
     expect(unqualified.problem.detail).toBe('Element SALES.PUBLIC.REFUNDS not found or not accessible');
     const column = await testQuery(loaderConnection, { query: 'SELECT discount FROM orders' });
-    expect(column.problem).toMatchObject({ code: '30-1010', detail: 'Element DISCOUNT not found or not accessible', extraDetails: { provider_error: '000904' } });
+    expect(column.problem).toMatchObject({
+      code: '30-1010',
+      detail: 'Element DISCOUNT not found or not accessible',
+      extraDetails: { provider_error: '000904' },
+    });
   });
 
   it('30-1010 when a name needs a database the session does not have', async () => {
@@ -91,7 +117,10 @@ describe('testing an rdbms query on the warehouse', () => {
   });
 
   it('30-1001 when the stored password no longer works', async () => {
-    const connectionId = await connect({ name: 'stale', ...passwordConnection(world, { username: 'loader', password: 'rotated' }) });
+    const connectionId = await connect({
+      name: 'stale',
+      ...passwordConnection(world, { username: 'loader', password: 'rotated' }),
+    });
     expect((await testQuery(connectionId, { query: 'SELECT 1' })).problem.code).toBe('30-1001');
   });
 });

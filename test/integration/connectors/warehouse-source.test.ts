@@ -26,7 +26,16 @@ const TYPES = tableOf(
   ],
   [
     // TIMESTAMP_TZ carries seconds and the offset's index (1440 + minutes): 1500 is +01:00.
-    ['12345678901234567890', '1.5', '1704103200.000000000', '1704103200.250000000 1500', '36000.000000000', '{"a": [1, "x"]}', '48656C6C6F', 'a "quoted", text'],
+    [
+      '12345678901234567890',
+      '1.5',
+      '1704103200.000000000',
+      '1704103200.250000000 1500',
+      '36000.000000000',
+      '{"a": [1, "x"]}',
+      '48656C6C6F',
+      'a "quoted", text',
+    ],
     [null, null, null, null, null, null, null, null],
   ],
 );
@@ -35,7 +44,11 @@ const MANY = tableOf(
   [{ name: 'N', type: 'fixed' }],
   Array.from({ length: 50 }, (_, index) => [String(index)]),
 );
-const common = { account: '127', users: [{ name: 'loader', password: 'pw', defaultWarehouse: 'WH', defaultDatabase: 'DB', defaultSchema: 'S' }], warehouses: ['WH'] };
+const common = {
+  account: '127',
+  users: [{ name: 'loader', password: 'pw', defaultWarehouse: 'WH', defaultDatabase: 'DB', defaultSchema: 'S' }],
+  warehouses: ['WH'],
+};
 
 let snowflake: SnowflakeFake;
 let slow: SnowflakeFake;
@@ -66,18 +79,42 @@ afterAll(async () => {
 });
 
 function connection(fake: SnowflakeFake): SourceConnection {
-  return { type: 'warehouse', auth: { auth_type: 'password', username: 'loader', host: fake.url }, secret: 'pw', settings: { warehouse: null, database: null, schema: null } };
+  return {
+    type: 'warehouse',
+    auth: { auth_type: 'password', username: 'loader', host: fake.url },
+    secret: 'pw',
+    settings: { warehouse: null, database: null, schema: null },
+  };
 }
 
 function rdbmsSource(query: string): DataSourceData {
-  return { name: 'q', description: null, tags: null, connection_id: 1, type: 'rdbms', path: null, query, warehouse: null, share: null, schema: null, table: null, table_ref: null };
+  return {
+    name: 'q',
+    description: null,
+    tags: null,
+    connection_id: 1,
+    type: 'rdbms',
+    path: null,
+    query,
+    warehouse: null,
+    share: null,
+    schema: null,
+    table: null,
+    table_ref: null,
+  };
 }
 
 function fetchOptions(overrides: Partial<FetchOptions> = {}): FetchOptions & { progress: FetchProgress[] } {
   const workDir = mkdtempSync(join(tmpdir(), 'dps-warehouse-'));
   workDirs.push(workDir);
   const progress: FetchProgress[] = [];
-  return { workDir, onProgress: (update) => progress.push(update), signal: new AbortController().signal, progress, ...overrides };
+  return {
+    workDir,
+    onProgress: (update) => progress.push(update),
+    signal: new AbortController().signal,
+    progress,
+    ...overrides,
+  };
 }
 
 async function failureOf(promise: Promise<unknown>): Promise<unknown> {
@@ -113,7 +150,8 @@ describe('stopping and bounding a warehouse read', () => {
     const options = fetchOptions({ signal: controller.signal });
     const pending = fetchSource(connection(slow), rdbmsSource('SELECT * FROM SLOW'), options);
     // Wait until the query runs and its status is being polled.
-    while (!slow.requests.some((call) => call.path.startsWith('/monitoring/queries/'))) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (!slow.requests.some((call) => call.path.startsWith('/monitoring/queries/')))
+      await new Promise((resolve) => setTimeout(resolve, 20));
     controller.abort(reason);
     expect(await failureOf(pending)).toBe(reason);
     expect(slow.aborted).toHaveLength(1);
@@ -126,7 +164,9 @@ describe('stopping and bounding a warehouse read', () => {
     snowflake.behave('hang-queries');
     process.env.CONNECTOR_TIMEOUT_MS = '300';
     const started = Date.now();
-    const error = await failureOf(fetchSource(connection(snowflake), rdbmsSource('SELECT * FROM TYPES'), fetchOptions()));
+    const error = await failureOf(
+      fetchSource(connection(snowflake), rdbmsSource('SELECT * FROM TYPES'), fetchOptions()),
+    );
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).code).toBe('30-1005');
     expect(Date.now() - started).toBeLessThan(3_000);
@@ -134,7 +174,13 @@ describe('stopping and bounding a warehouse read', () => {
 
   it('30-1130 when Snowflake hands out a result chunk at an address the guard refuses', async () => {
     // A host that is not the account could send the service to its own network (instance metadata).
-    const rogue = await startSnowflakeFake({ ...common, catalog: { DB: { S: { TYPES: MANY } } }, inlineRows: 10, chunkRows: 100, chunkHost: '169.254.169.254' });
+    const rogue = await startSnowflakeFake({
+      ...common,
+      catalog: { DB: { S: { TYPES: MANY } } },
+      inlineRows: 10,
+      chunkRows: 100,
+      chunkHost: '169.254.169.254',
+    });
     process.env.OUTBOUND_ALLOW_LIST = `${process.env.OUTBOUND_ALLOW_LIST},127.0.0.1:${rogue.port}`;
     try {
       const error = await failureOf(fetchSource(connection(rogue), rdbmsSource('SELECT * FROM TYPES'), fetchOptions()));
@@ -148,6 +194,8 @@ describe('stopping and bounding a warehouse read', () => {
 
   it('10-1043 for a data source that is not an rdbms query', async () => {
     const bucket = { ...rdbmsSource('x'), type: 'bucket' as const, path: 'b/', query: null };
-    expect(await failureOf(fetchSource(connection(snowflake), bucket, fetchOptions()))).toMatchObject({ code: '10-1043' });
+    expect(await failureOf(fetchSource(connection(snowflake), bucket, fetchOptions()))).toMatchObject({
+      code: '10-1043',
+    });
   });
 });

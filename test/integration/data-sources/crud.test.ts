@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unchecked, type ApiClient, type CallOptions } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import { CONNECTION_OF, KIND_FIELDS, createConnection, createSource, sentBack, sourceRequest, type SourceKind } from './fixtures';
+import {
+  CONNECTION_OF,
+  KIND_FIELDS,
+  createConnection,
+  createSource,
+  sentBack,
+  sourceRequest,
+  type SourceKind,
+} from './fixtures';
 
 let env: TestTwin;
 let api: ApiClient;
@@ -15,11 +23,15 @@ afterAll(() => env?.close());
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const KINDS: readonly SourceKind[] = ['bucket', 'rdbms', 'delta_sharing', 'analytics_db'];
 const s3 = () => env.twin.s3.endpoint;
-const create = (body: CallOptions<'createDataSource'>['body'], headers?: Record<string, string>) => api.call('createDataSource', { body, headers });
+const create = (body: CallOptions<'createDataSource'>['body'], headers?: Record<string, string>) =>
+  api.call('createDataSource', { body, headers });
 const read = (id: number) => api.call('getDataSource', { params: { data_source_id: id } });
-const update = (id: number, body: CallOptions<'updateDataSource'>['body']) => api.call('updateDataSource', { params: { data_source_id: id }, body });
-const merge = (id: number, body: CallOptions<'mergeDataSource'>['body']) => api.call('mergeDataSource', { params: { data_source_id: id }, body });
-const remove = (id: number, lockVersion?: number) => api.call('deleteDataSource', { params: { data_source_id: id }, query: { lock_version: lockVersion } });
+const update = (id: number, body: CallOptions<'updateDataSource'>['body']) =>
+  api.call('updateDataSource', { params: { data_source_id: id }, body });
+const merge = (id: number, body: CallOptions<'mergeDataSource'>['body']) =>
+  api.call('mergeDataSource', { params: { data_source_id: id }, body });
+const remove = (id: number, lockVersion?: number) =>
+  api.call('deleteDataSource', { params: { data_source_id: id }, query: { lock_version: lockVersion } });
 
 describe('creating data sources of every kind', () => {
   it.each(KINDS)('stores a %s source and answers with its common and own fields only', async (kind) => {
@@ -62,7 +74,9 @@ describe('creating data sources of every kind', () => {
     expect(bucket.status, bucket.text).toBe(201);
     expect(bucket.body).toMatchObject({ path: 'acme_raw/landing/2024/' });
     const unrestricted = await createConnection(api, s3(), 'cloud_store/workload_identity');
-    expect((await create(sourceRequest('bucket', unrestricted.id, { path: 'any_bucket' }))).body).toMatchObject({ path: 'any_bucket' });
+    expect((await create(sourceRequest('bucket', unrestricted.id, { path: 'any_bucket' }))).body).toMatchObject({
+      path: 'any_bucket',
+    });
     const wi = await createConnection(api, s3(), 'analytics_db/workload_identity');
     const table = await create(sourceRequest('analytics_db', wi.id, { table_ref: 'acme-bi.`other dataset`.t' }));
     expect(table.status, table.text).toBe(201);
@@ -92,7 +106,10 @@ describe('creating data sources of every kind', () => {
     const foreign = await create(unchecked({ ...sourceRequest('bucket', connection.id), query: 'SELECT 1' }));
     expect(foreign.problem).toMatchObject({ code: '10-1400', extraDetails: { query: 'is not a known field' } });
     const unknownType = await create(unchecked({ ...sourceRequest('bucket', connection.id), type: 'parquet' }));
-    expect(unknownType.problem).toMatchObject({ code: '10-1400', extraDetails: { type: expect.stringContaining('bucket, rdbms, delta_sharing, delta sharing, analytics_db') } });
+    expect(unknownType.problem).toMatchObject({
+      code: '10-1400',
+      extraDetails: { type: expect.stringContaining('bucket, rdbms, delta_sharing, delta sharing, analytics_db') },
+    });
   });
 });
 
@@ -101,7 +118,10 @@ describe('names are unique per tenant', () => {
     const { connection } = await createSource(api, s3(), 'bucket', { name: 'Sales Files' });
     const duplicate = await create(sourceRequest('bucket', connection.id, { name: ' sales files ' }));
     expect(duplicate.status).toBe(409);
-    expect(duplicate.problem).toMatchObject({ code: '10-409', detail: 'Entity data source with the same unique field name already exists' });
+    expect(duplicate.problem).toMatchObject({
+      code: '10-409',
+      detail: 'Entity data source with the same unique field name already exists',
+    });
   });
 });
 
@@ -126,7 +146,10 @@ describe('idempotent creates', () => {
     const headers = { 'idempotency-key': 'ds-idem-2' };
     expect((await create(sourceRequest('bucket', connection.id), headers)).status).toBe(201);
     const reused = await create(sourceRequest('bucket', connection.id), headers);
-    expect(reused.problem).toMatchObject({ code: '10-1400', extraDetails: { 'Idempotency-Key': 'already used with a different request' } });
+    expect(reused.problem).toMatchObject({
+      code: '10-1400',
+      extraDetails: { 'Idempotency-Key': 'already used with a different request' },
+    });
   });
 });
 
@@ -188,7 +211,10 @@ describe('PUT /data-sources/{id}: full update', () => {
       ...KIND_FIELDS.rdbms,
       type: 'rdbms',
     });
-    expect(response.problem).toMatchObject({ code: '10-1400', extraDetails: { type: `cannot change: data source ${source.id} is of type bucket` } });
+    expect(response.problem).toMatchObject({
+      code: '10-1400',
+      extraDetails: { type: `cannot change: data source ${source.id} is of type bucket` },
+    });
   });
 
   it('10-409 when renaming onto another data source; 10-404 for an unknown one', async () => {
@@ -206,14 +232,32 @@ describe('PUT /data-sources/{id}: full update', () => {
 describe('PATCH /data-sources/{id}: merge patch', () => {
   it('changes only the fields sent; null clears an optional field', async () => {
     const { source } = await createSource(api, s3(), 'rdbms', { description: 'keep me?', tags: ['x'] });
-    const response = await merge(source.id, { id: source.id, lock_version: 0, type: 'rdbms', description: null, warehouse: 'compute_wh' });
+    const response = await merge(source.id, {
+      id: source.id,
+      lock_version: 0,
+      type: 'rdbms',
+      description: null,
+      warehouse: 'compute_wh',
+    });
     expect(response.status, response.text).toBe(200);
-    expect(response.body).toMatchObject({ name: source.name, description: null, tags: ['x'], query: source.query, warehouse: 'compute_wh', lock_version: 1 });
+    expect(response.body).toMatchObject({
+      name: source.name,
+      description: null,
+      tags: ['x'],
+      query: source.query,
+      warehouse: 'compute_wh',
+      lock_version: 1,
+    });
   });
 
   it('accepts either spelling of the delta-sharing type', async () => {
     const { source } = await createSource(api, s3(), 'delta_sharing');
-    const response = await merge(source.id, { id: source.id, lock_version: 0, type: 'delta sharing', schema: 'wholesale' });
+    const response = await merge(source.id, {
+      id: source.id,
+      lock_version: 0,
+      type: 'delta sharing',
+      schema: 'wholesale',
+    });
     expect(response.status, response.text).toBe(200);
     expect(response.body).toMatchObject({ type: 'delta_sharing', schema: 'wholesale' });
   });
@@ -251,7 +295,10 @@ describe('DELETE /data-sources/{id}', () => {
   });
 
   it('answers 10-404 for a data source that does not exist', async () => {
-    expect((await remove(424242)).problem).toMatchObject({ code: '10-404', detail: 'Entity data source with ID 424242 not found' });
+    expect((await remove(424242)).problem).toMatchObject({
+      code: '10-404',
+      detail: 'Entity data source with ID 424242 not found',
+    });
   });
 });
 
@@ -259,7 +306,13 @@ describe('GET /data-sources', () => {
   it('lists, filters and sorts by the documented fields', async () => {
     const lister = await env.clientFor('ds-listing', ['editor']);
     const ids: Record<SourceKind, number> = {} as Record<SourceKind, number>;
-    for (const kind of KINDS) ids[kind] = (await createSource(lister, s3(), kind, { tags: kind === 'bucket' ? ['Files'] : ['db'], description: `${kind} data` })).source.id;
+    for (const kind of KINDS)
+      ids[kind] = (
+        await createSource(lister, s3(), kind, {
+          tags: kind === 'bucket' ? ['Files'] : ['db'],
+          description: `${kind} data`,
+        })
+      ).source.id;
     const list = (query: CallOptions<'listDataSources'>['query']) => lister.call('listDataSources', { query });
     const all = (await list({})).body;
     expect(all).toMatchObject({ offset: 0, limit: 4, total: 4 });
@@ -270,10 +323,24 @@ describe('GET /data-sources', () => {
     expect((await query({ filter: "tags co 'files'" })).total).toBe(1);
     expect((await query({ filter: `connection_id eq ${all.items[1]!.connection_id}` })).items[0]!.id).toBe(ids.rdbms);
     expect((await query({ filter: "description sw 'delta' or name co 'ANALYTICS'" })).total).toBe(2);
-    expect((await query({ filter: "created_date gt '2020-01-01T00:00:00Z' and last_modified_date gt '2020-01-01T00:00:00Z'" })).total).toBe(4);
+    expect(
+      (
+        await query({
+          filter: "created_date gt '2020-01-01T00:00:00Z' and last_modified_date gt '2020-01-01T00:00:00Z'",
+        })
+      ).total,
+    ).toBe(4);
     expect((await query({ filter: 'id ge 3' })).total).toBe(2);
-    expect((await query({ sort: '-type' })).items.map((item) => item.type)).toEqual(['rdbms', 'delta_sharing', 'bucket', 'analytics_db']);
+    expect((await query({ sort: '-type' })).items.map((item) => item.type)).toEqual([
+      'rdbms',
+      'delta_sharing',
+      'bucket',
+      'analytics_db',
+    ]);
     expect((await query({ sort: '-connection_id', limit: '1', offset: '1' })).items).toHaveLength(1);
-    expect((await list({ filter: "secret eq 'x'" })).problem).toMatchObject({ code: '10-1400', extraDetails: { filter: expect.any(String) } });
+    expect((await list({ filter: "secret eq 'x'" })).problem).toMatchObject({
+      code: '10-1400',
+      extraDetails: { filter: expect.any(String) },
+    });
   });
 });

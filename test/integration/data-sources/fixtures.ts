@@ -28,11 +28,23 @@ export interface CreatedConnection {
 let sequence = 0;
 
 /** Creates a connection of `label` (names made unique), with `overrides` on the request. */
-export async function createConnection(api: ApiClient, s3Endpoint: string, label: ConnectionLabel, overrides: Record<string, unknown> = {}): Promise<CreatedConnection> {
+export async function createConnection(
+  api: ApiClient,
+  s3Endpoint: string,
+  label: ConnectionLabel,
+  overrides: Record<string, unknown> = {},
+): Promise<CreatedConnection> {
   const found = connectionCases(s3Endpoint, ` #${++sequence}`).find((candidate) => candidate.label === label)!;
-  const response = await api.call('createConnection', { body: asBody('createConnection', { ...found.request, ...overrides }) });
+  const response = await api.call('createConnection', {
+    body: asBody('createConnection', { ...found.request, ...overrides }),
+  });
   expect(response.status, `${label}: ${response.text}`).toBe(201);
-  return { id: response.body.id, type: response.body.type, lock_version: response.body.lock_version, secrets: found.secrets };
+  return {
+    id: response.body.id,
+    type: response.body.type,
+    lock_version: response.body.lock_version,
+    secrets: found.secrets,
+  };
 }
 
 export type SourceKind = 'bucket' | 'rdbms' | 'delta_sharing' | 'analytics_db';
@@ -42,7 +54,9 @@ export type SourceKind = 'bucket' | 'rdbms' | 'delta_sharing' | 'analytics_db';
  * model types every kind's `type` as also accepting delta_sharing's two spellings, so `type`
  * cannot pick it.
  */
-export type SourceRequest<K extends SourceKind = SourceKind> = K extends SourceKind ? Extract<RequestBody<'createDataSource'>, Record<KindKey[K], unknown>> : never;
+export type SourceRequest<K extends SourceKind = SourceKind> = K extends SourceKind
+  ? Extract<RequestBody<'createDataSource'>, Record<KindKey[K], unknown>>
+  : never;
 interface KindKey {
   bucket: 'path';
   rdbms: 'query';
@@ -62,21 +76,41 @@ export const CONNECTION_OF: Record<SourceKind, ConnectionLabel> = {
 };
 
 /** The kind's own fields of a valid request, for the connections of CONNECTION_OF. */
-export const KIND_FIELDS: { readonly [K in SourceKind]: Omit<SourceRequest<K>, 'type' | 'name' | 'description' | 'tags' | 'connection_id'> } = {
+export const KIND_FIELDS: {
+  readonly [K in SourceKind]: Omit<SourceRequest<K>, 'type' | 'name' | 'description' | 'tags' | 'connection_id'>;
+} = {
   bucket: { path: 'demo/sales/2024-01.csv' },
-  rdbms: { query: "SELECT region, SUM(amount) AS total FROM sales WHERE note <> 'drop table' GROUP BY region", warehouse: 'COMPUTE_WH' },
+  rdbms: {
+    query: "SELECT region, SUM(amount) AS total FROM sales WHERE note <> 'drop table' GROUP BY region",
+    warehouse: 'COMPUTE_WH',
+  },
   delta_sharing: { share: 'partner', schema: 'retail', table: 'orders' },
   analytics_db: { table_ref: 'acme-bi.sales.`daily totals`' },
 };
 
 /** A valid create request of `kind` through `connectionId`. */
-export function sourceRequest<K extends SourceKind>(kind: K, connectionId: number, overrides: Partial<SourceRequest<K>> = {}): SourceRequest<K> {
+export function sourceRequest<K extends SourceKind>(
+  kind: K,
+  connectionId: number,
+  overrides: Partial<SourceRequest<K>> = {},
+): SourceRequest<K> {
   // The kind and its fields agree by KIND_FIELDS' type; TypeScript cannot follow that through the generic.
-  return { name: `${kind} source #${++sequence}`, type: kind, connection_id: connectionId, ...KIND_FIELDS[kind], ...overrides } as SourceRequest<K>;
+  return {
+    name: `${kind} source #${++sequence}`,
+    type: kind,
+    connection_id: connectionId,
+    ...KIND_FIELDS[kind],
+    ...overrides,
+  } as SourceRequest<K>;
 }
 
 /** Creates a data source of `kind` through a new connection; answers both. */
-export async function createSource<K extends SourceKind>(api: ApiClient, s3Endpoint: string, kind: K, overrides: Partial<SourceRequest<K>> = {}) {
+export async function createSource<K extends SourceKind>(
+  api: ApiClient,
+  s3Endpoint: string,
+  kind: K,
+  overrides: Partial<SourceRequest<K>> = {},
+) {
   const connection = await createConnection(api, s3Endpoint, CONNECTION_OF[kind]);
   const response = await api.call('createDataSource', { body: sourceRequest(kind, connection.id, overrides) });
   expect(response.status, response.text).toBe(201);
@@ -90,6 +124,9 @@ function isKind<K extends SourceKind>(source: Source, kind: K): source is Extrac
 }
 
 /** The data source as read, sent back as a full update with `changes`; checked to be a valid update. */
-export function sentBack(source: Source, changes: Partial<RequestBody<'updateDataSource'>> = {}): RequestBody<'updateDataSource'> {
+export function sentBack(
+  source: Source,
+  changes: Partial<RequestBody<'updateDataSource'>> = {},
+): RequestBody<'updateDataSource'> {
   return asBody('updateDataSource', { ...source, ...changes });
 }

@@ -20,7 +20,8 @@ afterAll(() => env?.close());
 const s3 = () => env.twin.s3.endpoint;
 const create = (body: SourceRequest) => api.call('createDataSource', { body });
 const read = (id: number) => api.call('getDataSource', { params: { data_source_id: id } });
-const update = (id: number, body: CallOptions<'updateDataSource'>['body']) => api.call('updateDataSource', { params: { data_source_id: id }, body });
+const update = (id: number, body: CallOptions<'updateDataSource'>['body']) =>
+  api.call('updateDataSource', { params: { data_source_id: id }, body });
 const remove = (id: number) => api.call('deleteDataSource', { params: { data_source_id: id } });
 const readConnection = (id: number) => api.call('getConnection', { params: { connection_id: id } });
 const removeConnection = (id: number) => api.call('deleteConnection', { params: { connection_id: id } });
@@ -70,7 +71,10 @@ describe('a data source uses its connection', () => {
     const second = await createConnection(api, s3(), 'object_store/secret_key');
     expect((await removeConnection(second.id)).status).toBe(204);
     const response = await update(source.id, sentBack(source, { connection_id: second.id }));
-    expect(response.problem).toMatchObject({ code: '10-404', detail: `Entity connection with ID ${second.id} not found` });
+    expect(response.problem).toMatchObject({
+      code: '10-404',
+      detail: `Entity connection with ID ${second.id} not found`,
+    });
     expect(await usesOf(first.id)).toBe(1);
     expect((await read(source.id)).body.lock_version).toBe(0);
   });
@@ -80,11 +84,15 @@ describe('data tables use their data source', () => {
   it('keep the data source from being deleted (30-1707) while one references it', async () => {
     const { connection, source } = await createSource(api, s3(), 'bucket');
     // Data tables take this reference when they are created; stand in for one here.
-    const reference = (delta: 1 | -1) => transactWrite([dataSourceStore.reference(TENANT, source.id, 'data_tables', delta).item]);
+    const reference = (delta: 1 | -1) =>
+      transactWrite([dataSourceStore.reference(TENANT, source.id, 'data_tables', delta).item]);
     expect((await reference(1)).committed).toBe(true);
     const refused = await remove(source.id);
     expect(refused.status).toBe(409);
-    expect(refused.problem).toMatchObject({ code: '30-1707', detail: `Data source ${source.id} is in use by active tables` });
+    expect(refused.problem).toMatchObject({
+      code: '30-1707',
+      detail: `Data source ${source.id} is in use by active tables`,
+    });
     expect(await usesOf(connection.id)).toBe(1);
     expect((await reference(-1)).committed).toBe(true);
     expect((await remove(source.id)).status).toBe(204);
@@ -96,10 +104,16 @@ describe('races', () => {
   it('keeps data source creates and a connection delete consistent', async () => {
     for (let round = 0; round < 5; round += 1) {
       const connection = await createConnection(api, s3(), 'object_store/secret_key');
-      const [deletion, ...creates] = await Promise.all([removeConnection(connection.id), ...Array.from({ length: 4 }, () => create(sourceRequest('bucket', connection.id)))]);
+      const [deletion, ...creates] = await Promise.all([
+        removeConnection(connection.id),
+        ...Array.from({ length: 4 }, () => create(sourceRequest('bucket', connection.id))),
+      ]);
       const created = creates.filter((response) => response.status === 201);
       for (const refused of creates.filter((response) => response.status !== 201)) {
-        expect(refused.problem).toMatchObject({ code: '10-404', detail: `Entity connection with ID ${connection.id} not found` });
+        expect(refused.problem).toMatchObject({
+          code: '10-404',
+          detail: `Entity connection with ID ${connection.id} not found`,
+        });
       }
       if (deletion.status === 204) {
         // Creates that committed first went with the connection (no table read them); the others found it gone.
@@ -117,9 +131,17 @@ describe('races', () => {
   it('keeps counts right when updates move data sources between connections in parallel with deletes', async () => {
     const a = await createConnection(api, s3(), 'object_store/secret_key');
     const b = await createConnection(api, s3(), 'object_store/secret_key');
-    const sources = await Promise.all(Array.from({ length: 6 }, async () => (await create(sourceRequest('bucket', a.id))).body));
-    await Promise.all(sources.map((source, index) => (index % 2 === 0 ? update(source.id, sentBack(source, { connection_id: b.id })) : remove(source.id))));
-    const remaining = (await api.call('listDataSources')).body.items.filter((item) => sources.some((source) => source.id === item.id));
+    const sources = await Promise.all(
+      Array.from({ length: 6 }, async () => (await create(sourceRequest('bucket', a.id))).body),
+    );
+    await Promise.all(
+      sources.map((source, index) =>
+        index % 2 === 0 ? update(source.id, sentBack(source, { connection_id: b.id })) : remove(source.id),
+      ),
+    );
+    const remaining = (await api.call('listDataSources')).body.items.filter((item) =>
+      sources.some((source) => source.id === item.id),
+    );
     expect(await usesOf(a.id)).toBe(remaining.filter((item) => item.connection_id === a.id).length);
     expect(await usesOf(b.id)).toBe(remaining.filter((item) => item.connection_id === b.id).length);
     expect(await usesOf(b.id)).toBe(3);
@@ -127,7 +149,9 @@ describe('races', () => {
 
   it('creates exactly one of 20 parallel creates with the same name', async () => {
     const connection = await createConnection(api, s3(), 'object_store/secret_key');
-    const responses = await Promise.all(Array.from({ length: 20 }, () => create(sourceRequest('bucket', connection.id, { name: 'Contended' }))));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => create(sourceRequest('bucket', connection.id, { name: 'Contended' }))),
+    );
     expect(responses.filter((response) => response.status === 201)).toHaveLength(1);
     for (const response of responses.filter((r) => r.status !== 201)) expect(response.problem.code).toBe('10-409');
     // Only the one that was created uses the connection.
@@ -136,17 +160,24 @@ describe('races', () => {
 
   it('lets exactly one of 12 parallel PUTs with the same lock_version win', async () => {
     const { source } = await createSource(api, s3(), 'delta_sharing');
-    const responses = await Promise.all(Array.from({ length: 12 }, (_, index) => update(source.id, sentBack(source, { description: `writer ${index}` }))));
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, (_, index) => update(source.id, sentBack(source, { description: `writer ${index}` }))),
+    );
     const winners = responses.filter((response) => response.status === 200);
     expect(winners).toHaveLength(1);
-    for (const loser of responses.filter((response) => response.status !== 200)) expect(loser.problem).toMatchObject({ status: 409, code: '10-1006' });
+    for (const loser of responses.filter((response) => response.status !== 200))
+      expect(loser.problem).toMatchObject({ status: 409, code: '10-1006' });
     expect((await read(source.id)).body).toMatchObject({ lock_version: 1, description: winners[0]!.body.description });
   });
 
   it('moves the use exactly once when parallel PUTs change the connection', async () => {
     const { connection: first, source } = await createSource(api, s3(), 'bucket');
-    const targets = await Promise.all(Array.from({ length: 5 }, () => createConnection(api, s3(), 'object_store/secret_key')));
-    const responses = await Promise.all(targets.map((target) => update(source.id, sentBack(source, { connection_id: target.id }))));
+    const targets = await Promise.all(
+      Array.from({ length: 5 }, () => createConnection(api, s3(), 'object_store/secret_key')),
+    );
+    const responses = await Promise.all(
+      targets.map((target) => update(source.id, sentBack(source, { connection_id: target.id }))),
+    );
     expect(responses.filter((response) => response.status === 200)).toHaveLength(1);
     const uses = await Promise.all([first, ...targets].map((connection) => usesOf(connection.id)));
     expect(uses.reduce((sum, count) => sum + count, 0)).toBe(1);
@@ -178,6 +209,8 @@ describe('a data source is validated against its connection as read', () => {
     const fresh = connectionStore.reference(TENANT, connection.id, 'data_sources', 1, { seenLockVersion: stale + 1 });
     expect((await transactWrite([fresh.item])).committed).toBe(true);
     expect(await usesOf(connection.id)).toBe(1);
-    expect((await transactWrite([connectionStore.reference(TENANT, connection.id, 'data_sources', -1).item])).committed).toBe(true);
+    expect(
+      (await transactWrite([connectionStore.reference(TENANT, connection.id, 'data_sources', -1).item])).committed,
+    ).toBe(true);
   });
 });

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../../functions/routes';
 import { unchecked, type ApiClient, type ApiResponse } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import { CONNECTION_OF, createConnection, createSource, sentBack, sourceRequest, type CreatedConnection, type SourceKind } from './fixtures';
+import {
+  CONNECTION_OF,
+  createConnection,
+  createSource,
+  sentBack,
+  sourceRequest,
+  type CreatedConnection,
+  type SourceKind,
+} from './fixtures';
 
 let env: TestTwin;
 let owner: ApiClient;
@@ -19,7 +27,8 @@ afterAll(() => env?.close());
 
 const s3 = () => env.twin.s3.endpoint;
 const dataSourceRoutes = routes.filter((route) => route.tag === 'data-sources');
-const path = (template: string, id: number) => template.replace('{data_source_id}', String(id)).replace('{connection_id}', String(id));
+const path = (template: string, id: number) =>
+  template.replace('{data_source_id}', String(id)).replace('{connection_id}', String(id));
 const KINDS: readonly SourceKind[] = ['bucket', 'rdbms', 'delta_sharing', 'analytics_db'];
 
 /** What the bodies below take from a data source (the anonymous test sends made-up values). */
@@ -56,10 +65,23 @@ const send = (client: ApiClient, route: (typeof dataSourceRoutes)[number], id: n
 describe('authentication and permissions', () => {
   it('answers 10-401 without a token on every data-source route', async () => {
     expect(dataSourceRoutes.map((route) => route.operationId).sort()).toEqual(
-      ['createDataSource', 'deleteDataSource', 'getDataSource', 'listDataSources', 'mergeDataSource', 'testRdbmsQuery', 'updateDataSource'].sort(),
+      [
+        'createDataSource',
+        'deleteDataSource',
+        'getDataSource',
+        'listDataSources',
+        'mergeDataSource',
+        'testRdbmsQuery',
+        'updateDataSource',
+      ].sort(),
     );
     for (const route of dataSourceRoutes) {
-      const response = await send(env.anonymous, route, 1, { id: 1, lock_version: 0, type: 'bucket', connection_id: 1 });
+      const response = await send(env.anonymous, route, 1, {
+        id: 1,
+        lock_version: 0,
+        type: 'bucket',
+        connection_id: 1,
+      });
       expect(response.status, route.operationId).toBe(401);
       expect(response.problem).toMatchObject({ code: '10-401', extraDetails: { reason: 'missing_token' } });
     }
@@ -89,7 +111,10 @@ describe('tenant isolation', () => {
       const response = await send(intruder, route, id, source);
       expect(response.status, route.operationId).toBe(404);
       const entity = route.operationId === 'testRdbmsQuery' ? 'connection' : 'data source';
-      expect(response.problem, route.operationId).toMatchObject({ code: '10-404', detail: `Entity ${entity} with ID ${id} not found` });
+      expect(response.problem, route.operationId).toMatchObject({
+        code: '10-404',
+        detail: `Entity ${entity} with ID ${id} not found`,
+      });
     }
     expect((await owner.call('getDataSource', { params: { data_source_id: source.id } })).body).toEqual(source);
     expect((await intruder.call('listDataSources')).body.items.some((item) => item.name === source.name)).toBe(false);
@@ -103,9 +128,18 @@ describe('tenant isolation', () => {
     const foreign = await createConnection(intruder, s3(), 'object_store/secret_key');
     expect([source.connection_id, foreign.id]).toEqual([1, 2]);
     const created = await loner.call('createDataSource', { body: sourceRequest('bucket', foreign.id) });
-    expect(created.problem).toMatchObject({ code: '10-404', detail: `Entity connection with ID ${foreign.id} not found` });
-    const moved = await loner.call('updateDataSource', { params: { data_source_id: source.id }, body: sentBack(source, { connection_id: foreign.id }) });
-    expect(moved.problem).toMatchObject({ code: '10-404', detail: `Entity connection with ID ${foreign.id} not found` });
+    expect(created.problem).toMatchObject({
+      code: '10-404',
+      detail: `Entity connection with ID ${foreign.id} not found`,
+    });
+    const moved = await loner.call('updateDataSource', {
+      params: { data_source_id: source.id },
+      body: sentBack(source, { connection_id: foreign.id }),
+    });
+    expect(moved.problem).toMatchObject({
+      code: '10-404',
+      detail: `Entity connection with ID ${foreign.id} not found`,
+    });
   });
 });
 
@@ -122,18 +156,32 @@ describe('connection secrets never appear', () => {
       const { id, type } = created.body;
       const params = { data_source_id: id };
       responses.push(await owner.call('getDataSource', { params }));
-      responses.push(await owner.call('updateDataSource', { params, body: sentBack(created.body, { description: 'put' }) }));
-      responses.push(await owner.call('mergeDataSource', { params, body: { id, lock_version: 1, type, tags: ['patched'] } }));
-      responses.push(await owner.call('createDataSource', { body: unchecked({ ...sourceRequest(kind, connection.id), bogus: true }) }));
+      responses.push(
+        await owner.call('updateDataSource', { params, body: sentBack(created.body, { description: 'put' }) }),
+      );
+      responses.push(
+        await owner.call('mergeDataSource', { params, body: { id, lock_version: 1, type, tags: ['patched'] } }),
+      );
+      responses.push(
+        await owner.call('createDataSource', {
+          body: unchecked({ ...sourceRequest(kind, connection.id), bogus: true }),
+        }),
+      );
     }
     responses.push(await owner.call('listDataSources'));
-    responses.push(await owner.call('testRdbmsQuery', { params: { connection_id: connections[1]!.id }, body: { query: 'SELECT 1' } }));
+    responses.push(
+      await owner.call('testRdbmsQuery', {
+        params: { connection_id: connections[1]!.id },
+        body: { query: 'SELECT 1' },
+      }),
+    );
   });
 
   it('in any data-source response', () => {
     expect(responses.length).toBe(22);
     for (const response of responses) {
-      for (const secret of connections.flatMap((connection) => connection.secrets)) expect(response.text.includes(secret)).toBe(false);
+      for (const secret of connections.flatMap((connection) => connection.secrets))
+        expect(response.text.includes(secret)).toBe(false);
       expect(response.text).not.toMatch(/auth|BEGIN (RSA )?PRIVATE KEY/);
     }
   });

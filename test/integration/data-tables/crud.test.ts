@@ -8,9 +8,24 @@ import { dynamoDocumentClient } from '../../../shared/aws/clients';
 import { dataTableStore } from '../../../shared/data-tables/store';
 import { keys } from '../../../shared/db/keys';
 import { transactWrite } from '../../../shared/db/transactions';
-import { asBody, unchecked, type ApiClient, type CallOptions, type RequestBody, type ResponseBody } from '../../support/api-client';
+import {
+  asBody,
+  unchecked,
+  type ApiClient,
+  type CallOptions,
+  type RequestBody,
+  type ResponseBody,
+} from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import { createBucketSource, createObjectStoreConnection, createTable, importAndWait, putObjects, tableOver, waitForVersion } from '../../support/imports';
+import {
+  createBucketSource,
+  createObjectStoreConnection,
+  createTable,
+  importAndWait,
+  putObjects,
+  tableOver,
+  waitForVersion,
+} from '../../support/imports';
 
 let env: TestTwin;
 let api: ApiClient;
@@ -29,19 +44,28 @@ afterAll(async () => {
 
 const create = (body: CallOptions<'createDataTable'>['body']) => api.call('createDataTable', { body });
 const read = (id: number) => api.call('getDataTable', { params: { data_table_id: id } });
-const update = (id: number, body: CallOptions<'updateDataTable'>['body']) => api.call('updateDataTable', { params: { data_table_id: id }, body });
-const remove = (id: number, lockVersion?: number) => api.call('deleteDataTable', { params: { data_table_id: id }, query: { lock_version: lockVersion } });
+const update = (id: number, body: CallOptions<'updateDataTable'>['body']) =>
+  api.call('updateDataTable', { params: { data_table_id: id }, body });
+const remove = (id: number, lockVersion?: number) =>
+  api.call('deleteDataTable', { params: { data_table_id: id }, query: { lock_version: lockVersion } });
 const removeSource = (id: number) => api.call('deleteDataSource', { params: { data_source_id: id } });
-const batchCreate = (dataTableIds: number[], headers?: Record<string, string>) => api.call('batchCreateDataVersions', { body: { data_table_ids: dataTableIds }, headers });
+const batchCreate = (dataTableIds: number[], headers?: Record<string, string>) =>
+  api.call('batchCreateDataVersions', { body: { data_table_ids: dataTableIds }, headers });
 const batchDelete = (body: RequestBody<'batchDeleteDataVersions'>) => api.call('batchDeleteDataVersions', { body });
 const version = (tableId: number, versionNumber: number) => ({ data_table_id: tableId, version_number: versionNumber });
 
 /** The table as read, sent back as a full update with `changes`; checked to be a valid update. */
-const sentBack = (table: ResponseBody<'getDataTable'>, changes: Partial<RequestBody<'updateDataTable'>> = {}) => asBody('updateDataTable', { ...table, ...changes });
+const sentBack = (table: ResponseBody<'getDataTable'>, changes: Partial<RequestBody<'updateDataTable'>> = {}) =>
+  asBody('updateDataTable', { ...table, ...changes });
 
 describe('data table CRUD', () => {
   it('creates a table without versions', async () => {
-    const response = await create({ name: 'orders', description: 'all orders', tags: ['sales'], data_source_id: sourceId });
+    const response = await create({
+      name: 'orders',
+      description: 'all orders',
+      tags: ['sales'],
+      data_source_id: sourceId,
+    });
     expect(response.status).toBe(201);
     expect(response.headers.get('location')).toBe(`/api/data/v1/data-tables/${response.body.id}`);
     expect(response.body).toMatchObject({
@@ -89,9 +113,15 @@ describe('data table CRUD', () => {
 
   it('parallel updates with one lock_version: exactly one wins', async () => {
     const created = (await create({ name: 'raced', data_source_id: sourceId })).body;
-    const responses = await Promise.all(Array.from({ length: 10 }, (_, index) => update(created.id, sentBack(created, { description: `writer ${index}` }))));
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, index) =>
+        update(created.id, sentBack(created, { description: `writer ${index}` })),
+      ),
+    );
     expect(responses.filter((response) => response.status === 200)).toHaveLength(1);
-    expect(responses.filter((response) => response.status === 409).every((response) => response.problem.code === '10-1006')).toBe(true);
+    expect(
+      responses.filter((response) => response.status === 409).every((response) => response.problem.code === '10-1006'),
+    ).toBe(true);
     expect((await read(created.id)).body.lock_version).toBe(1);
   });
 
@@ -214,7 +244,12 @@ describe('batch create and delete of versions', () => {
     expect(response.body.results).toEqual(
       expect.arrayContaining([
         { data_table_id: tableId, version_number: 1, status: 'DELETED' },
-        expect.objectContaining({ data_table_id: tableId, version_number: 9, status: 'REJECTED', error: expect.objectContaining({ code: '10-404' }) }),
+        expect.objectContaining({
+          data_table_id: tableId,
+          version_number: 9,
+          status: 'REJECTED',
+          error: expect.objectContaining({ code: '10-404' }),
+        }),
       ]),
     );
     expect((await api.call('getDataVersion', { params: version(tableId, 1) })).status).toBe(404);

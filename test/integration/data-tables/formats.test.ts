@@ -12,7 +12,13 @@ import { DuckDBInstance, quotedString } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import { PROJECT, createConnection, serviceAccountRequest, startCloudStoreWorld, type CloudStoreWorld } from '../../support/cloud-store';
+import {
+  PROJECT,
+  createConnection,
+  serviceAccountRequest,
+  startCloudStoreWorld,
+  type CloudStoreWorld,
+} from '../../support/cloud-store';
 import { createBucketSource, createTable, importAndWait, putObjects, tableOver } from '../../support/imports';
 
 let env: TestTwin;
@@ -52,7 +58,10 @@ beforeAll(async () => {
     'jsonl/events.jsonl': '{"id": 1, "kind": "open", "ok": true}\n{"id": 2, "kind": "close", "ok": false}\n',
     'mixed/a.csv': 'id\n1\n',
     'mixed/b.parquet': first!,
-    'excel/book.xlsx': Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00]), Buffer.from('[Content_Types].xml')]),
+    'excel/book.xlsx': Buffer.concat([
+      Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00]),
+      Buffer.from('[Content_Types].xml'),
+    ]),
   });
 });
 
@@ -64,7 +73,9 @@ async function importedRows(path: string) {
   const tableId = await tableOver(api, env, path);
   const imported = await importAndWait(api, tableId);
   expect(imported.execution, JSON.stringify(imported.execution)).toMatchObject({ status: 'COMPLETED' });
-  const preview = await api.call('previewDataVersion', { params: { data_table_id: tableId, version_number: imported.version_number } });
+  const preview = await api.call('previewDataVersion', {
+    params: { data_table_id: tableId, version_number: imported.version_number },
+  });
   expect(preview.status).toBe(200);
   return { metadata: imported.metadata, rows: preview.body.rows };
 }
@@ -151,7 +162,9 @@ describe('cloud_store folders', () => {
     ] as const) {
       const { tableId, imported } = await importOver(path);
       expect(imported.execution, JSON.stringify(imported.execution)).toMatchObject({ status: 'COMPLETED' });
-      const preview = await world.api.call('previewDataVersion', { params: { data_table_id: tableId, version_number: imported.version_number } });
+      const preview = await world.api.call('previewDataVersion', {
+        params: { data_table_id: tableId, version_number: imported.version_number },
+      });
       expect(preview.body.rows).toEqual([expected]);
     }
   });

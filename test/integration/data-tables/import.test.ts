@@ -14,13 +14,23 @@ import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
 import { connectionCases } from '../../support/connections';
 import { asBody, type ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import { createBucketSource, createObjectStoreConnection, createTable, importAndWait, putObjects, startImport, waitForJob, waitForVersion } from '../../support/imports';
+import {
+  createBucketSource,
+  createObjectStoreConnection,
+  createTable,
+  importAndWait,
+  putObjects,
+  startImport,
+  waitForJob,
+  waitForVersion,
+} from '../../support/imports';
 
 let env: TestTwin;
 let api: ApiClient;
 
 const HEADER = 'id,name,amount,day,flag,comment,region';
-const row = (id: number) => `${id},name ${id},${(id * 1.5).toFixed(2)},2024-01-${String((id % 28) + 1).padStart(2, '0')},${id % 2 === 0},${id % 10 === 0 ? 'note' : ''},EU`;
+const row = (id: number) =>
+  `${id},name ${id},${(id * 1.5).toFixed(2)},2024-01-${String((id % 28) + 1).padStart(2, '0')},${id % 2 === 0},${id % 10 === 0 ? 'note' : ''},EU`;
 const csv = (ids: number[]) => `${HEADER}\n${ids.map(row).join('\n')}\n`;
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index);
 
@@ -37,7 +47,12 @@ function expectedRow(id: number) {
 }
 
 async function dataBucketKeys(prefix: string): Promise<string[]> {
-  const s3 = new S3Client({ endpoint: env.twin.s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: LOCAL_S3_CREDENTIALS });
+  const s3 = new S3Client({
+    endpoint: env.twin.s3.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: LOCAL_S3_CREDENTIALS,
+  });
   try {
     const listing = await s3.send(new ListObjectsV2Command({ Bucket: DATA_BUCKET, Prefix: prefix }));
     return (listing.Contents ?? []).map((object) => object.Key!.slice(prefix.length)).sort();
@@ -68,11 +83,13 @@ afterAll(async () => {
 });
 
 const version = (tableId: number, versionNumber: number) => ({ data_table_id: tableId, version_number: versionNumber });
-const preview = (tableId: number, versionNumber: number) => api.call('previewDataVersion', { params: version(tableId, versionNumber) });
+const preview = (tableId: number, versionNumber: number) =>
+  api.call('previewDataVersion', { params: version(tableId, versionNumber) });
 const readTable = (tableId: number) => api.call('getDataTable', { params: { data_table_id: tableId } });
 const analyse = (tableId: number, versionNumber: number, depth: 'SHALLOW' | 'FULL', client = api) =>
   client.call('analyseDataVersionSchema', { params: version(tableId, versionNumber), body: { depth } });
-const analysisResult = (tableId: number, versionNumber: number) => api.call('getSchemaAnalysisResult', { params: version(tableId, versionNumber) });
+const analysisResult = (tableId: number, versionNumber: number) =>
+  api.call('getSchemaAnalysisResult', { params: version(tableId, versionNumber) });
 
 /** Polls the schema analysis of a version until it ends. */
 const waitForAnalysis = (tableId: number, versionNumber: number) =>
@@ -96,7 +113,13 @@ describe('importing CSV files from an object store', () => {
     expect(result).toMatchObject({
       data_table_id: tableId,
       status: 'ACCEPTED',
-      data_version: { data_table_id: tableId, version_number: 1, version_display_name: 'V1', metadata: null, expiration_date: null },
+      data_version: {
+        data_table_id: tableId,
+        version_number: 1,
+        version_display_name: 'V1',
+        metadata: null,
+        expiration_date: null,
+      },
       job: { status_url: `/api/data/v1/data-tables/${tableId}/versions/1` },
     });
     // The match above showed both are there.
@@ -106,12 +129,28 @@ describe('importing CSV files from an object store', () => {
     const v1 = await waitForVersion(api, tableId, 1);
     expect(v1.execution).toMatchObject({ status: 'COMPLETED', progress: { stage: 'DONE', percent: 100, rows: 100 } });
     expect(v1.execution.error).toBeUndefined();
-    expect(Date.parse(v1.execution.ended_date ?? '')).toBeGreaterThanOrEqual(Date.parse(v1.execution.started_date ?? ''));
+    expect(Date.parse(v1.execution.ended_date ?? '')).toBeGreaterThanOrEqual(
+      Date.parse(v1.execution.started_date ?? ''),
+    );
     expect(v1.metadata).toMatchObject({ row_count: 100, column_count: 7, source_files: 2 });
     expect(v1.metadata?.bytes_read).toBe(Buffer.byteLength(csv(range(1, 60))) + Buffer.byteLength(csv(range(61, 100))));
-    expect(v1.metadata?.columns.map((column) => column.name)).toEqual(['id', 'name', 'amount', 'day', 'flag', 'comment', 'region']);
+    expect(v1.metadata?.columns.map((column) => column.name)).toEqual([
+      'id',
+      'name',
+      'amount',
+      'day',
+      'flag',
+      'comment',
+      'region',
+    ]);
 
-    expect(await dataBucketKeys(`local/tables/${tableId}/v1/`)).toEqual(['data.parquet', 'preview.json', 'sample.jsonl', 'sample.parquet', 'schema.json']);
+    expect(await dataBucketKeys(`local/tables/${tableId}/v1/`)).toEqual([
+      'data.parquet',
+      'preview.json',
+      'sample.jsonl',
+      'sample.parquet',
+      'schema.json',
+    ]);
   });
 
   it('shows the table with its latest version and connection details', async () => {
@@ -146,7 +185,12 @@ describe('importing CSV files from an object store', () => {
   it('gives V2 on a second import, keeping V1', async () => {
     await putObjects(env, 'landing', { 'sales/2024-03.csv': csv(range(101, 120)) });
     const v2 = await importAndWait(api, tableId);
-    expect(v2).toMatchObject({ version_number: 2, version_display_name: 'V2', execution: { status: 'COMPLETED' }, metadata: { row_count: 120 } });
+    expect(v2).toMatchObject({
+      version_number: 2,
+      version_display_name: 'V2',
+      execution: { status: 'COMPLETED' },
+      metadata: { row_count: 120 },
+    });
     const versions = await api.call('listDataVersions', { params: { data_table_id: tableId } });
     expect(versions.body.items.map((item) => item.version_number)).toEqual([1, 2]);
     expect((await readTable(tableId)).body.latest_data_version?.version_number).toBe(2);
@@ -235,7 +279,10 @@ describe('imports that fail', () => {
     expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
 
     const source = (await api.call('getDataSource', { params: { data_source_id: sourceId } })).body;
-    const moved = await api.call('updateDataSource', { params: { data_source_id: sourceId }, body: asBody('updateDataSource', { ...source, path: 'landing/missing/' }) });
+    const moved = await api.call('updateDataSource', {
+      params: { data_source_id: sourceId },
+      body: asBody('updateDataSource', { ...source, path: 'landing/missing/' }),
+    });
     expect(moved.status, moved.text).toBe(200);
     const failed = await importAndWait(api, tableId);
     expect(failed).toMatchObject({ version_number: 2, execution: { status: 'FAILED', error: { code: '30-1114' } } });
@@ -243,15 +290,27 @@ describe('imports that fail', () => {
     const v1 = await preview(tableId, 1);
     expect(v1.status).toBe(200);
     expect(v1.body.row_count).toBe(60);
-    expect((await readTable(tableId)).body.latest_data_version).toMatchObject({ version_number: 2, execution: { status: 'FAILED' } });
+    expect((await readTable(tableId)).body.latest_data_version).toMatchObject({
+      version_number: 2,
+      execution: { status: 'FAILED' },
+    });
   });
 
   it('a data source whose connector is not built yet ends FAILED with 10-1501', async () => {
-    const sharing = connectionCases(env.twin.s3.endpoint, ' import').find((c) => c.label === 'delta_sharing/delta_sharing_profile')!;
+    const sharing = connectionCases(env.twin.s3.endpoint, ' import').find(
+      (c) => c.label === 'delta_sharing/delta_sharing_profile',
+    )!;
     const connection = await api.call('createConnection', { body: asBody('createConnection', sharing.request) });
     expect(connection.status, connection.text).toBe(201);
     const source = await api.call('createDataSource', {
-      body: { name: 'shared orders', type: 'delta_sharing', connection_id: connection.body.id, share: 'partner', schema: 'sales', table: 'orders' },
+      body: {
+        name: 'shared orders',
+        type: 'delta_sharing',
+        connection_id: connection.body.id,
+        share: 'partner',
+        schema: 'sales',
+        table: 'orders',
+      },
     });
     expect(source.status, source.text).toBe(201);
     const tableId = await createTable(api, source.body.id);
@@ -274,7 +333,16 @@ describe('imports that fail', () => {
     const { usagePeriod } = await import('../../../shared/usage');
     const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: env.twin.dynamoEndpoint }));
     const read = async () =>
-      Number((await client.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: keys.usage('local', 'DATA_READ_BYTES', usagePeriod()) }))).Item?.value ?? 0);
+      Number(
+        (
+          await client.send(
+            new GetCommand({
+              TableName: process.env.TABLE_NAME,
+              Key: keys.usage('local', 'DATA_READ_BYTES', usagePeriod()),
+            }),
+          )
+        ).Item?.value ?? 0,
+      );
     const before = await read();
     const connectionId = await createObjectStoreConnection(api, env);
     const tableId = await createTable(api, await createBucketSource(api, connectionId, 'landing/sales/archive/'));
@@ -320,7 +388,8 @@ describe('csv-spectrum through the whole pipeline', () => {
   it.each(cases)('%s imports with its expected values', async (file) => {
     const name = file.replace(/\.csv$/, '');
     await putObjects(env, 'landing', { [`spectrum/${name}/${file}`]: readFileSync(join(spectrum, file)) });
-    const parsed = JSON.parse(readFileSync(join(spectrum, '..', 'json', `${name}.json`), 'utf8')) as Record<string, string> | Record<string, string>[];
+    const parsed = JSON.parse(readFileSync(join(spectrum, '..', 'json', `${name}.json`), 'utf8')) as
+      Record<string, string> | Record<string, string>[];
     const expected = Array.isArray(parsed) ? parsed : [parsed];
     const connectionId = await createObjectStoreConnection(api, env);
     const tableId = await createTable(api, await createBucketSource(api, connectionId, `landing/spectrum/${name}/`));
@@ -329,7 +398,9 @@ describe('csv-spectrum through the whole pipeline', () => {
     const shown = (await preview(tableId, 1)).body;
     expect(shown.row_count).toBe(expected.length);
     const asText = (value: unknown) => (value === null ? '' : String(value));
-    const rows = shown.rows.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, asText(value)])));
+    const rows = shown.rows.map((row) =>
+      Object.fromEntries(Object.entries(row).map(([key, value]) => [key, asText(value)])),
+    );
     if (name === 'location_coordinates') {
       // The package's expected JSON for this case is known to be wrong (upstream issues #20, #22):
       // compare the columns and row count only.
@@ -345,7 +416,9 @@ describe('one creation per table at a time', () => {
     await putObjects(env, 'landing', { 'race/a.csv': csv(range(1, 5)) });
     const connectionId = await createObjectStoreConnection(api, env);
     const tableId = await createTable(api, await createBucketSource(api, connectionId, 'landing/race/'));
-    const responses = await Promise.all(Array.from({ length: 8 }, () => api.call('batchCreateDataVersions', { body: { data_table_ids: [tableId] } })));
+    const responses = await Promise.all(
+      Array.from({ length: 8 }, () => api.call('batchCreateDataVersions', { body: { data_table_ids: [tableId] } })),
+    );
     const results = responses.map((response) => response.body.results[0]);
     const accepted = results.filter((result) => result?.status === 'ACCEPTED');
     expect(accepted).toHaveLength(1);

@@ -110,8 +110,14 @@ describe('the import job', () => {
     const killed = await tableMisbehaving('killed-at-timeout');
     const oom = await tableMisbehaving('out-of-memory');
     const [timedOut, outOfMemory] = await Promise.all([importAndWait(api, killed), importAndWait(api, oom)]);
-    expect(timedOut.execution).toMatchObject({ status: 'FAILED', error: { code: '10-1047', cause: 'Lambda.Unknown: the worker ran past its Lambda timeout' } });
-    expect(outOfMemory.execution).toMatchObject({ status: 'FAILED', error: { code: '10-500', cause: expect.stringContaining('out of memory') } });
+    expect(timedOut.execution).toMatchObject({
+      status: 'FAILED',
+      error: { code: '10-1047', cause: 'Lambda.Unknown: the worker ran past its Lambda timeout' },
+    });
+    expect(outOfMemory.execution).toMatchObject({
+      status: 'FAILED',
+      error: { code: '10-500', cause: expect.stringContaining('out of memory') },
+    });
     expect(JSON.stringify(outOfMemory)).not.toContain('RequestId');
     expect([attempts.get(killed), attempts.get(oom)]).toEqual([1, 1]);
     misbehaviours.delete(oom);
@@ -133,9 +139,13 @@ describe('status writes', () => {
     await markRunning(job, { stage: 'READING', percent: 10 });
     expect(await markFailed(job, { code: '30-1110', message: 'Object-storage operation timed out' })).toBe(true);
     expect(await markFailed(job, { code: '10-500', message: 'again' })).toBe(false);
-    await expect(markCompleted(job, { stage: 'DONE', percent: 100 }, {})).rejects.toMatchObject({ name: 'Job.Superseded' });
+    await expect(markCompleted(job, { stage: 'DONE', percent: 100 }, {})).rejects.toMatchObject({
+      name: 'Job.Superseded',
+    });
     await expect(markRunning(job, { stage: 'READING', percent: 0 })).rejects.toMatchObject({ name: 'Job.Superseded' });
-    const stored = (await api.call('getDataVersion', { params: { data_table_id: tableId, version_number: version.version_number } })).body;
+    const stored = (
+      await api.call('getDataVersion', { params: { data_table_id: tableId, version_number: version.version_number } })
+    ).body;
     expect(stored.execution).toMatchObject({ status: 'FAILED', error: { code: '30-1110' } });
     // The failure released the table: the next import starts.
     expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
@@ -144,9 +154,13 @@ describe('status writes', () => {
   it('a creation whose worker went silent reads as FAILED 10-1047 and is taken over by the next import', async () => {
     const tableId = await tableOver(api, env, 'landing/jobs/');
     const { version, job } = await dataVersions.begin('local', { id: 'test' }, tableId);
-    const read = async () => (await api.call('getDataVersion', { params: { data_table_id: tableId, version_number: version.version_number } })).body;
+    const read = async () =>
+      (await api.call('getDataVersion', { params: { data_table_id: tableId, version_number: version.version_number } }))
+        .body;
     expect((await read()).execution.status).toBe('PENDING');
-    expect((await api.call('batchCreateDataVersions', { body: { data_table_ids: [tableId] } })).body.results[0]?.error?.code).toBe('20-1029');
+    expect(
+      (await api.call('batchCreateDataVersions', { body: { data_table_ids: [tableId] } })).body.results[0]?.error?.code,
+    ).toBe('20-1029');
 
     // The worker's last sign of life was an hour ago.
     await dynamoDocumentClient().send(
@@ -164,7 +178,9 @@ describe('status writes', () => {
     expect(next).toMatchObject({ version_number: version.version_number + 1, execution: { status: 'COMPLETED' } });
     expect((await read()).execution).toMatchObject({ status: 'FAILED', error: { code: '10-1047' } });
     // The stale job can no longer write.
-    await expect(markRunning(importJobRef('local', tableId, version.version_number, job.job_id), { stage: 'READING', percent: 1 })).rejects.toMatchObject({
+    await expect(
+      markRunning(importJobRef('local', tableId, version.version_number, job.job_id), { stage: 'READING', percent: 1 }),
+    ).rejects.toMatchObject({
       name: 'Job.Superseded',
     });
   });

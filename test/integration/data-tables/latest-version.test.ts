@@ -14,7 +14,13 @@ import { keys } from '../../../shared/db/keys';
 import { markRunning } from '../../../shared/jobs/status';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import { createBucketSource, createObjectStoreConnection, createTable, importAndWait, putObjects } from '../../support/imports';
+import {
+  createBucketSource,
+  createObjectStoreConnection,
+  createTable,
+  importAndWait,
+  putObjects,
+} from '../../support/imports';
 
 let env: TestTwin;
 let api: ApiClient;
@@ -47,7 +53,9 @@ async function expectLatest(tableId: number, versionNumber: number | null): Prom
     expect(table).toMatchObject({ data_version_exist: false, latest_data_version: null });
   } else {
     expect(table.data_version_exist).toBe(true);
-    expect(table.latest_data_version).toEqual((await api.call('getDataVersion', { params: version(tableId, versionNumber) })).body);
+    expect(table.latest_data_version).toEqual(
+      (await api.call('getDataVersion', { params: version(tableId, versionNumber) })).body,
+    );
   }
   const listed = (await api.call('listDataTables', { query: { filter: `id eq ${tableId}` } })).body.items;
   expect(listed).toEqual([table]);
@@ -65,7 +73,10 @@ describe('the latest version on the table', () => {
 
   it('follows an import that fails', async () => {
     const tableId = await createTable(api, emptySourceId);
-    expect((await importAndWait(api, tableId)).execution).toMatchObject({ status: 'FAILED', error: { code: '10-1005' } });
+    expect((await importAndWait(api, tableId)).execution).toMatchObject({
+      status: 'FAILED',
+      error: { code: '10-1005' },
+    });
     await expectLatest(tableId, 1);
   });
 
@@ -83,12 +94,19 @@ describe('the latest version on the table', () => {
       vi.useRealTimers();
     }
     const table = (await api.call('getDataTable', { params: { data_table_id: tableId } })).body;
-    expect(table.latest_data_version?.execution).toMatchObject({ status: 'FAILED', error: { code: '10-1047' }, progress: { percent: 5 } });
+    expect(table.latest_data_version?.execution).toMatchObject({
+      status: 'FAILED',
+      error: { code: '10-1047' },
+      progress: { percent: 5 },
+    });
     await expectLatest(tableId, 1);
 
     expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
     await expectLatest(tableId, 2);
-    expect((await api.call('getDataVersion', { params: version(tableId, 1) })).body.execution).toMatchObject({ status: 'FAILED', error: { code: '10-1047' } });
+    expect((await api.call('getDataVersion', { params: version(tableId, 1) })).body.execution).toMatchObject({
+      status: 'FAILED',
+      error: { code: '10-1047' },
+    });
   });
 
   it('moves back when the newest version is deleted, stays when an older one is, and is gone with the last', async () => {
@@ -96,7 +114,9 @@ describe('the latest version on the table', () => {
     await importAndWait(api, tableId);
     await importAndWait(api, tableId);
     const remove = async (versionNumber: number) => {
-      const response = await api.call('batchDeleteDataVersions', { body: { data_versions: [version(tableId, versionNumber)] } });
+      const response = await api.call('batchDeleteDataVersions', {
+        body: { data_versions: [version(tableId, versionNumber)] },
+      });
       expect(response.body.results).toEqual([{ ...version(tableId, versionNumber), status: 'DELETED' }]);
     };
     await remove(2);
@@ -131,12 +151,16 @@ async function requestsDuring(run: () => Promise<unknown>): Promise<string[]> {
 
 describe('the newest COMPLETED version', () => {
   it('is found past newer versions that failed, over more than one page, and is none before any', async () => {
-    const tableId = await createTable(api, await createBucketSource(api, await createObjectStoreConnection(api, env), 'landing/flaky/'));
+    const tableId = await createTable(
+      api,
+      await createBucketSource(api, await createObjectStoreConnection(api, env), 'landing/flaky/'),
+    );
     expect(await dataVersions.newestCompleted(env.twin.admin.tenant_id, tableId)).toBeUndefined();
     await putObjects(env, 'landing', { 'flaky/a.csv': 'x\n1\n' });
     expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
     await putObjects(env, 'landing', { 'flaky/a.csv': '' });
-    for (let attempt = 0; attempt < 5; attempt++) expect((await importAndWait(api, tableId)).execution.status).toBe('FAILED');
+    for (let attempt = 0; attempt < 5; attempt++)
+      expect((await importAndWait(api, tableId)).execution.status).toBe('FAILED');
     expect((await dataVersions.newestCompleted(env.twin.admin.tenant_id, tableId))?.version_number).toBe(1);
   });
 });
@@ -168,7 +192,10 @@ describe('reading stored items', () => {
     // A tenant of its own: every list of its tables reads the corrupt item.
     const tenant = 'corrupt-items';
     const client = await env.clientFor(tenant, ['admin']);
-    const tableId = await createTable(client, await createBucketSource(client, await createObjectStoreConnection(client, env), 'landing/t/'));
+    const tableId = await createTable(
+      client,
+      await createBucketSource(client, await createObjectStoreConnection(client, env), 'landing/t/'),
+    );
     const key = keys.entity(tenant, 'DATA_TABLE', tableId);
     await dynamoDocumentClient().send(
       new UpdateCommand({
@@ -179,7 +206,9 @@ describe('reading stored items', () => {
         ExpressionAttributeValues: { ':text': 'seven' },
       }),
     );
-    await expect(dataTableStore.get(tenant, tableId)).rejects.toThrow(`DATA_TABLE item ${key.pk} / ${key.sk} does not match its schema`);
+    await expect(dataTableStore.get(tenant, tableId)).rejects.toThrow(
+      `DATA_TABLE item ${key.pk} / ${key.sk} does not match its schema`,
+    );
     await expect(dataTableStore.get(tenant, tableId)).rejects.toThrow('data.data_source_id');
     const response = await client.call('getDataTable', { params: { data_table_id: tableId } });
     expect(response.status).toBe(500);

@@ -9,7 +9,13 @@ import { dynamoDocumentClient } from '../../../shared/aws/clients';
 import { keys } from '../../../shared/db/keys';
 import { unchecked, type ApiClient, type RequestBody } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import { createBucketSource, createObjectStoreConnection, createTable, importAndWait, putObjects } from '../../support/imports';
+import {
+  createBucketSource,
+  createObjectStoreConnection,
+  createTable,
+  importAndWait,
+  putObjects,
+} from '../../support/imports';
 
 let env: TestTwin;
 let api: ApiClient;
@@ -27,20 +33,31 @@ afterAll(async () => {
 });
 
 let names = 0;
-const newDataset = async (): Promise<number> => (await api.call('createDataset', { body: { name: `graph-${(names += 1)}` } })).body.id;
+const newDataset = async (): Promise<number> =>
+  (await api.call('createDataset', { body: { name: `graph-${(names += 1)}` } })).body.id;
 const at = (datasetId: number, versionNumber = 1) => ({ dataset_id: datasetId, version_number: versionNumber });
 const newVersion = (datasetId: number, source?: number) =>
-  api.call('createDatasetVersion', { params: { dataset_id: datasetId }, body: { dataset_id: datasetId, source_transformation_graph_version_number: source } });
-const getVersion = (datasetId: number, versionNumber: number) => api.call('getDatasetVersion', { params: at(datasetId, versionNumber) });
-const deleteVersion = (datasetId: number, versionNumber: number) => api.call('deleteDatasetVersion', { params: at(datasetId, versionNumber) });
+  api.call('createDatasetVersion', {
+    params: { dataset_id: datasetId },
+    body: { dataset_id: datasetId, source_transformation_graph_version_number: source },
+  });
+const getVersion = (datasetId: number, versionNumber: number) =>
+  api.call('getDatasetVersion', { params: at(datasetId, versionNumber) });
+const deleteVersion = (datasetId: number, versionNumber: number) =>
+  api.call('deleteDatasetVersion', { params: at(datasetId, versionNumber) });
 const addNode = (datasetId: number, versionNumber: number, body: Omit<RequestBody<'addDatasetNode'>, 'dataset_id'>) =>
   api.call('addDatasetNode', { params: at(datasetId, versionNumber), body: { dataset_id: datasetId, ...body } });
 const addTable = (datasetId: number, tableId: number, pinned?: number, versionNumber = 1) =>
   addNode(datasetId, versionNumber, { node_type: 'TABLE', data_table_id: tableId, data_table_version_number: pinned });
-const deleteNode = (datasetId: number, versionNumber: number, nodeId: number) => api.call('deleteDatasetNode', { params: { ...at(datasetId, versionNumber), node_id: nodeId } });
+const deleteNode = (datasetId: number, versionNumber: number, nodeId: number) =>
+  api.call('deleteDatasetNode', { params: { ...at(datasetId, versionNumber), node_id: nodeId } });
 const deleteTable = (tableId: number) => api.call('deleteDataTable', { params: { data_table_id: tableId } });
 const deleteDataVersion = async (tableId: number, versionNumber: number) =>
-  (await api.call('batchDeleteDataVersions', { body: { data_versions: [{ data_table_id: tableId, version_number: versionNumber }] } })).body.results[0];
+  (
+    await api.call('batchDeleteDataVersions', {
+      body: { data_versions: [{ data_table_id: tableId, version_number: versionNumber }] },
+    })
+  ).body.results[0];
 
 describe('graph versions', () => {
   it('numbers versions V<n>, one empty version at most (20-1006), clones whole, never deletes the last (20-1007)', async () => {
@@ -56,24 +73,41 @@ describe('graph versions', () => {
     const empty = await newVersion(id);
     expect(empty.status).toBe(201);
     expect(empty.headers.get('location')).toBe(`/api/data/v1/datasets/${id}/versions/2`);
-    expect(empty.body.latest_transformation_graph).toMatchObject({ version_number: 2, version_display_name: 'V2', release_status: false, nodes: [] });
+    expect(empty.body.latest_transformation_graph).toMatchObject({
+      version_number: 2,
+      version_display_name: 'V2',
+      release_status: false,
+      nodes: [],
+    });
 
     const clone = await newVersion(id, 1);
     expect(clone.status).toBe(201);
     const original = (await getVersion(id, 1)).body;
-    expect(clone.body.latest_transformation_graph).toMatchObject({ version_number: 3, version_display_name: 'V3', nodes: original.nodes, edges: original.edges });
+    expect(clone.body.latest_transformation_graph).toMatchObject({
+      version_number: 3,
+      version_display_name: 'V3',
+      nodes: original.nodes,
+      edges: original.edges,
+    });
     expect(clone.body.latest_transformation_graph.nodes.map((copied) => copied.id)).toEqual([node.id]);
-    expect((await api.call('getDataset', { params: { dataset_id: id } })).body.latest_transformation_graph?.version_number).toBe(3);
+    expect(
+      (await api.call('getDataset', { params: { dataset_id: id } })).body.latest_transformation_graph?.version_number,
+    ).toBe(3);
 
     const lean = await api.call('listDatasetVersions', { params: { dataset_id: id } });
     expect(lean.body).toMatchObject({ total: 3, offset: 0, limit: 3 });
     expect(lean.body.items.map((version) => version.version_display_name)).toEqual(['V1', 'V2', 'V3']);
-    const newestFirst = await api.call('listDatasetVersions', { params: { dataset_id: id }, query: { sort: '-version_number', limit: 1 } });
+    const newestFirst = await api.call('listDatasetVersions', {
+      params: { dataset_id: id },
+      query: { sort: '-version_number', limit: 1 },
+    });
     expect(newestFirst.body.items.map((version) => version.version_number)).toEqual([3]);
 
     // Deleting the newest: the one before it is the latest again; numbers are never reused.
     expect((await deleteVersion(id, 3)).status).toBe(204);
-    expect((await api.call('getDataset', { params: { dataset_id: id } })).body.latest_transformation_graph?.version_number).toBe(2);
+    expect(
+      (await api.call('getDataset', { params: { dataset_id: id } })).body.latest_transformation_graph?.version_number,
+    ).toBe(2);
     expect((await getVersion(id, 3)).problem.code).toBe('10-404');
     expect((await deleteVersion(id, 2)).status).toBe(204);
     expect((await newVersion(id)).body.latest_transformation_graph.version_display_name).toBe('V4');
@@ -86,13 +120,19 @@ describe('graph versions', () => {
 
   it('refuses a body naming another dataset (20-1005), an unknown source and an unknown dataset (10-404)', async () => {
     const id = await newDataset();
-    const mismatch = await api.call('createDatasetVersion', { params: { dataset_id: id }, body: { dataset_id: id + 1000 } });
+    const mismatch = await api.call('createDatasetVersion', {
+      params: { dataset_id: id },
+      body: { dataset_id: id + 1000 },
+    });
     expect(mismatch.status).toBe(400);
     expect(mismatch.problem.code).toBe('20-1005');
     expect((await newVersion(id, 9)).problem.code).toBe('10-404');
     expect((await newVersion(999_999)).problem.code).toBe('10-404');
     expect((await api.call('listDatasetVersions', { params: { dataset_id: 999_999 } })).problem.code).toBe('10-404');
-    const nodeMismatch = await api.call('addDatasetNode', { params: at(id), body: { dataset_id: id + 1, node_type: 'TABLE', data_table_id: 1 } });
+    const nodeMismatch = await api.call('addDatasetNode', {
+      params: at(id),
+      body: { dataset_id: id + 1, node_type: 'TABLE', data_table_id: 1 },
+    });
     expect(nodeMismatch.problem.code).toBe('20-1005');
   });
 
@@ -138,7 +178,9 @@ describe('released versions', () => {
         ExpressionAttributeValues: { ':released': true },
       }),
     );
-    expect((await api.call('getDataset', { params: { dataset_id: id } })).body.latest_transformation_graph?.release_status).toBe(true);
+    expect(
+      (await api.call('getDataset', { params: { dataset_id: id } })).body.latest_transformation_graph?.release_status,
+    ).toBe(true);
     const refused = [
       await addTable(id, tableId),
       await api.call('updateDatasetNode', {
@@ -153,7 +195,11 @@ describe('released versions', () => {
     }
     expect((await getVersion(id, 1)).body.nodes).toEqual([node]);
     const copy = await newVersion(id, 1);
-    expect(copy.body.latest_transformation_graph).toMatchObject({ version_number: 2, release_status: false, nodes: [node] });
+    expect(copy.body.latest_transformation_graph).toMatchObject({
+      version_number: 2,
+      release_status: false,
+      nodes: [node],
+    });
     expect((await addTable(id, tableId, undefined, 2)).status).toBe(201);
   });
 });
@@ -165,20 +211,39 @@ describe('TABLE nodes', () => {
     await importAndWait(api, tableId);
     const latest = await addTable(id, tableId);
     expect(latest.status).toBe(201);
-    expect(latest.body).toMatchObject({ id: 1, node_type: 'TABLE', dataset_id: id, data_table_id: tableId, data_table_version_number: null, lock_version: 0 });
+    expect(latest.body).toMatchObject({
+      id: 1,
+      node_type: 'TABLE',
+      dataset_id: id,
+      data_table_id: tableId,
+      data_table_version_number: null,
+      lock_version: 0,
+    });
     expect(latest.headers.get('location')).toBe(`/api/data/v1/datasets/${id}/versions/1/nodes/1`);
     const pinned = await addTable(id, tableId, 1);
     expect(pinned.body).toMatchObject({ id: 2, data_table_version_number: 1 });
 
     const node = { id: 1, node_type: 'TABLE', dataset_id: id };
-    const updated = await api.call('updateDatasetNode', { params: { ...at(id), node_id: 1 }, body: { ...node, lock_version: 0, data_table_version_number: 1 } });
+    const updated = await api.call('updateDatasetNode', {
+      params: { ...at(id), node_id: 1 },
+      body: { ...node, lock_version: 0, data_table_version_number: 1 },
+    });
     expect(updated.body).toMatchObject({ data_table_version_number: 1, lock_version: 1 });
-    const stale = await api.call('updateDatasetNode', { params: { ...at(id), node_id: 1 }, body: { ...node, lock_version: 0, data_table_version_number: null } });
+    const stale = await api.call('updateDatasetNode', {
+      params: { ...at(id), node_id: 1 },
+      body: { ...node, lock_version: 0, data_table_version_number: null },
+    });
     expect(stale.status).toBe(409);
     expect(stale.problem.code).toBe('10-1006');
-    const unpinned = await api.call('updateDatasetNode', { params: { ...at(id), node_id: 1 }, body: { ...node, lock_version: 1, data_table_version_number: null } });
+    const unpinned = await api.call('updateDatasetNode', {
+      params: { ...at(id), node_id: 1 },
+      body: { ...node, lock_version: 1, data_table_version_number: null },
+    });
     expect(unpinned.body).toMatchObject({ data_table_version_number: null, lock_version: 2 });
-    const wrongId = await api.call('updateDatasetNode', { params: { ...at(id), node_id: 1 }, body: { ...node, id: 2, lock_version: 2 } });
+    const wrongId = await api.call('updateDatasetNode', {
+      params: { ...at(id), node_id: 1 },
+      body: { ...node, id: 2, lock_version: 2 },
+    });
     expect(wrongId.problem.code).toBe('10-1400');
 
     expect((await deleteNode(id, 1, 2)).status).toBe(204);
@@ -200,7 +265,14 @@ describe('TABLE nodes', () => {
     expect((await addTable(id, 999_999)).problem.code).toBe('10-404');
     const tableId = await createTable(api, sourceId);
     expect((await addTable(id, tableId, 3)).problem.code).toBe('10-404');
-    expect((await api.call('addDatasetNode', { params: at(id), body: unchecked({ dataset_id: id, node_type: 'TABLE', data_table_id: 'one' }) })).status).toBe(400);
+    expect(
+      (
+        await api.call('addDatasetNode', {
+          params: at(id),
+          body: unchecked({ dataset_id: id, node_type: 'TABLE', data_table_id: 'one' }),
+        })
+      ).status,
+    ).toBe(400);
     expect((await getVersion(id, 1)).body.nodes).toEqual([]);
   });
 
@@ -271,9 +343,13 @@ describe('concurrency', () => {
     const tableId = await createTable(api, sourceId);
     await addTable(id, tableId);
     const created = await Promise.all([newVersion(id, 1), newVersion(id, 1), newVersion(id), newVersion(id)]);
-    const numbers = created.filter((response) => response.status === 201).map((response) => response.body.latest_transformation_graph.version_number);
+    const numbers = created
+      .filter((response) => response.status === 201)
+      .map((response) => response.body.latest_transformation_graph.version_number);
     expect(new Set(numbers).size).toBe(numbers.length);
-    expect(created.filter((response) => response.status === 400).map((response) => response.problem.code)).toEqual(['20-1006']);
+    expect(created.filter((response) => response.status === 400).map((response) => response.problem.code)).toEqual([
+      '20-1006',
+    ]);
     const versions = (await api.call('listDatasetVersions', { params: { dataset_id: id } })).body.items;
     expect(versions.map((version) => version.version_number)).toEqual([1, 2, 3, 4]);
   });

@@ -18,7 +18,15 @@ import { nodeAnalyses, nodeAnalysisJobRef } from '../../../shared/datasets/node-
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { waitForJob } from '../../support/imports';
-import { CUSTOMERS_CSV, executeAndWait, importedTable, joinGraph, nodeAt, waitForRun, type JoinGraph } from './run-fixtures';
+import {
+  CUSTOMERS_CSV,
+  executeAndWait,
+  importedTable,
+  joinGraph,
+  nodeAt,
+  waitForRun,
+  type JoinGraph,
+} from './run-fixtures';
 
 /** Jobs of these workers for these datasets wait until their gate opens. */
 const gates = new Map<string, Promise<void>>();
@@ -67,10 +75,15 @@ afterAll(async () => {
 });
 
 type Depth = 'SHALLOW' | 'FULL';
-const analyse = (graph: JoinGraph, depth: Depth, client = api) => client.call('analyseDatasetNodeSchema', { params: nodeAt(graph, graph.join), body: { depth } });
+const analyse = (graph: JoinGraph, depth: Depth, client = api) =>
+  client.call('analyseDatasetNodeSchema', { params: nodeAt(graph, graph.join), body: { depth } });
 const status = (graph: JoinGraph, jobId?: string, client = api) =>
-  client.call('getDatasetNodeSchemaAnalysisStatus', { params: nodeAt(graph, graph.join), query: jobId === undefined ? {} : { job_id: jobId } });
-const result = (graph: JoinGraph) => api.call('getDatasetNodeSchemaAnalysisResult', { params: nodeAt(graph, graph.join) });
+  client.call('getDatasetNodeSchemaAnalysisStatus', {
+    params: nodeAt(graph, graph.join),
+    query: jobId === undefined ? {} : { job_id: jobId },
+  });
+const result = (graph: JoinGraph) =>
+  api.call('getDatasetNodeSchemaAnalysisResult', { params: nodeAt(graph, graph.join) });
 const alerts = (graph: JoinGraph) => api.call('getDatasetNodeSchemaAlerts', { params: nodeAt(graph, graph.join) });
 const waitForAnalysis = (graph: JoinGraph, jobId: string) =>
   waitForJob(
@@ -89,11 +102,17 @@ async function ranJoin(graph: JoinGraph): Promise<string> {
 describe('schema analysis of a recipe node', () => {
   it('before any run: 20-1026 for the status, result and alerts, 20-1064 for a start; 20-1014 on a TABLE node', async () => {
     const graph = await joinGraph(api, tables);
-    for (const answer of [await status(graph), await result(graph), await alerts(graph)]) expect([answer.status, answer.problem.code]).toEqual([404, '20-1026']);
-    expect((await status(graph)).problem.detail).toContain(`dataset ${graph.datasetId} version 1 and recipe ${graph.join}`);
+    for (const answer of [await status(graph), await result(graph), await alerts(graph)])
+      expect([answer.status, answer.problem.code]).toEqual([404, '20-1026']);
+    expect((await status(graph)).problem.detail).toContain(
+      `dataset ${graph.datasetId} version 1 and recipe ${graph.join}`,
+    );
     const refused = await analyse(graph, 'SHALLOW');
     expect([refused.status, refused.problem.code]).toEqual([400, '20-1064']);
-    const onTable = await api.call('analyseDatasetNodeSchema', { params: nodeAt(graph, graph.orders), body: { depth: 'SHALLOW' } });
+    const onTable = await api.call('analyseDatasetNodeSchema', {
+      params: nodeAt(graph, graph.orders),
+      body: { depth: 'SHALLOW' },
+    });
     expect([onTable.status, onTable.problem.code]).toEqual([400, '20-1014']);
   });
 
@@ -121,11 +140,23 @@ describe('schema analysis of a recipe node', () => {
     expect(started.body).toMatchObject({ requested_depth: 'FULL', depth: 'SHALLOW', run_id: runId, use_sample: true });
     const jobId = started.body.execution.job_id;
     expect(jobId).toMatch(/^node-schema-analysis-/);
-    expect(await waitForAnalysis(graph, jobId)).toMatchObject({ execution: { status: 'COMPLETED' }, depth: 'FULL', run_id: runId });
-    expect((await status(graph)).body).toMatchObject({ execution: { job_id: jobId }, depth: 'FULL', requested_depth: 'FULL' });
+    expect(await waitForAnalysis(graph, jobId)).toMatchObject({
+      execution: { status: 'COMPLETED' },
+      depth: 'FULL',
+      run_id: runId,
+    });
+    expect((await status(graph)).body).toMatchObject({
+      execution: { job_id: jobId },
+      depth: 'FULL',
+      requested_depth: 'FULL',
+    });
     const full = await result(graph);
     expect(full.body).toMatchObject({ depth: 'FULL', row_count: 4 });
-    expect(full.body.columns.find((column) => column.name === 'id')).toMatchObject({ min: 1, max: 4, distinct_count: 4 });
+    expect(full.body.columns.find((column) => column.name === 'id')).toMatchObject({
+      min: 1,
+      max: 4,
+      distinct_count: 4,
+    });
     const flagged = await alerts(graph);
     expect(flagged.status, flagged.text).toBe(200);
     expect(flagged.body.alerts.map((alert) => `${alert.column}:${alert.type}`)).toContain('amount:CONSTANT');
@@ -150,14 +181,17 @@ describe('schema analysis of a recipe node', () => {
     release();
     const started = responses.filter((response) => response.status === 202);
     expect(started).toHaveLength(1);
-    for (const refused of responses.filter((response) => response.status !== 202)) expect([refused.status, refused.problem.code]).toEqual([409, '20-1065']);
+    for (const refused of responses.filter((response) => response.status !== 202))
+      expect([refused.status, refused.problem.code]).toEqual([409, '20-1065']);
     expect((await waitForAnalysis(graph, started[0]!.body.execution.job_id)).execution.status).toBe('COMPLETED');
   });
 
   it('a live run of the node refuses a start (20-1064); a run replacing the output under a running analysis fails it (20-1028)', async () => {
     const graph = await joinGraph(api, tables);
     const releaseRun = hold(recipeRunJob.worker, graph);
-    expect((await api.call('executeDatasetNode', { params: nodeAt(graph, graph.join), body: { use_sample: true } })).status).toBe(202);
+    expect(
+      (await api.call('executeDatasetNode', { params: nodeAt(graph, graph.join), body: { use_sample: true } })).status,
+    ).toBe(202);
     // The first run is queued: no output yet, its result is not ready.
     expect((await result(graph)).problem.code).toBe('20-1027');
     expect((await analyse(graph, 'SHALLOW')).problem.code).toBe('20-1064');
@@ -172,17 +206,28 @@ describe('schema analysis of a recipe node', () => {
     const failed = await waitForAnalysis(graph, started.body.execution.job_id);
     expect(failed.execution).toMatchObject({ status: 'FAILED', error: { code: '20-1028' } });
     // Ids are quoted as excerpts in messages.
-    expect(failed.execution.error?.message).toBe(`Recipe execution with ID ${excerpt(firstRun)} for schema analysis is missing`);
+    expect(failed.execution.error?.message).toBe(
+      `Recipe execution with ID ${excerpt(firstRun)} for schema analysis is missing`,
+    );
     // The node's output is the second run's, analysed by that run only.
-    expect((await status(graph)).body).toMatchObject({ execution: { job_id: secondRun }, depth: 'SHALLOW', run_id: secondRun });
+    expect((await status(graph)).body).toMatchObject({
+      execution: { job_id: secondRun },
+      depth: 'SHALLOW',
+      run_id: secondRun,
+    });
     expect((await result(graph)).body.depth).toBe('SHALLOW');
   });
 
   it('a failed run leaves no output: the result names it (20-1028), a start is 20-1064', async () => {
-    const graph = await joinGraph(api, tables, { join: 'SELECT o.nosuch FROM orders o JOIN customers c ON c.id = o.customer_id' });
+    const graph = await joinGraph(api, tables, {
+      join: 'SELECT o.nosuch FROM orders o JOIN customers c ON c.id = o.customer_id',
+    });
     const run = await executeAndWait(api, graph, graph.join, true);
     expect(run.run_state).toBe('FAILED');
-    expect((await status(graph)).body).toMatchObject({ execution: { job_id: run.execution!.job_id, status: 'FAILED' }, run_id: null });
+    expect((await status(graph)).body).toMatchObject({
+      execution: { job_id: run.execution!.job_id, status: 'FAILED' },
+      run_id: null,
+    });
     expect((await status(graph)).body.depth).toBeUndefined();
     const missing = await result(graph);
     expect([missing.status, missing.problem.code, missing.problem.detail]).toEqual([
@@ -199,8 +244,12 @@ describe('schema analysis of a recipe node', () => {
     const node = { tenantId: 'local', datasetId: graph.datasetId, graphVersion: 1, nodeId: graph.join };
     const { job, request } = await nodeAnalyses.begin(node, 'SHALLOW');
     await markRunning(job, { stage: 'READING', percent: 0 });
-    await expect(nodeAnalyses.record(job, { ...request, run_id: 'recipe-run-replaced' })).rejects.toMatchObject({ code: '20-1028' });
-    await expect(nodeAnalyses.record(nodeAnalysisJobRef(node, 'node-schema-analysis-other'), request)).rejects.toBeInstanceOf(JobSupersededError);
+    await expect(nodeAnalyses.record(job, { ...request, run_id: 'recipe-run-replaced' })).rejects.toMatchObject({
+      code: '20-1028',
+    });
+    await expect(
+      nodeAnalyses.record(nodeAnalysisJobRef(node, 'node-schema-analysis-other'), request),
+    ).rejects.toBeInstanceOf(JobSupersededError);
     await nodeAnalyses.record(job, request);
     expect((await nodeAnalyses.find(node))?.analysed).toEqual({ run_id: runId, depth: 'SHALLOW', job_id: job.job_id });
   });

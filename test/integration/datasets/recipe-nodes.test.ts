@@ -30,24 +30,59 @@ afterAll(async () => {
 });
 
 let names = 0;
-const newDataset = async (): Promise<number> => (await api.call('createDataset', { body: { name: `recipe-graph-${(names += 1)}` } })).body.id;
+const newDataset = async (): Promise<number> =>
+  (await api.call('createDataset', { body: { name: `recipe-graph-${(names += 1)}` } })).body.id;
 const at = (datasetId: number, versionNumber = 1) => ({ dataset_id: datasetId, version_number: versionNumber });
 const addTableNode = async (datasetId: number): Promise<number> =>
-  (await api.call('addDatasetNode', { params: at(datasetId), body: { node_type: 'TABLE', dataset_id: datasetId, data_table_id: tableId } })).body.id;
-const bind = (...pairs: [number, string][]) => pairs.map(([sourceNodeId, alias]) => ({ source_node_id: sourceNodeId, alias }));
-const addRecipeNode = (datasetId: number, recipe: Recipe, sources: RequestBody<'addDatasetNode'>['source_node_definitions'], extra: Partial<RequestBody<'addDatasetNode'>> = {}) =>
+  (
+    await api.call('addDatasetNode', {
+      params: at(datasetId),
+      body: { node_type: 'TABLE', dataset_id: datasetId, data_table_id: tableId },
+    })
+  ).body.id;
+const bind = (...pairs: [number, string][]) =>
+  pairs.map(([sourceNodeId, alias]) => ({ source_node_id: sourceNodeId, alias }));
+const addRecipeNode = (
+  datasetId: number,
+  recipe: Recipe,
+  sources: RequestBody<'addDatasetNode'>['source_node_definitions'],
+  extra: Partial<RequestBody<'addDatasetNode'>> = {},
+) =>
   api.call('addDatasetNode', {
     params: at(datasetId),
-    body: { node_type: 'RECIPE', dataset_id: datasetId, recipe_id: recipe.id, recipe_version_number: 1, source_node_definitions: sources, ...extra },
+    body: {
+      node_type: 'RECIPE',
+      dataset_id: datasetId,
+      recipe_id: recipe.id,
+      recipe_version_number: 1,
+      source_node_definitions: sources,
+      ...extra,
+    },
   });
-const rebind = (datasetId: number, nodeId: number, lockVersion: number, sources: ReturnType<typeof bind>, extra: Partial<RequestBody<'updateDatasetNode'>> = {}) =>
+const rebind = (
+  datasetId: number,
+  nodeId: number,
+  lockVersion: number,
+  sources: ReturnType<typeof bind>,
+  extra: Partial<RequestBody<'updateDatasetNode'>> = {},
+) =>
   api.call('updateDatasetNode', {
     params: { ...at(datasetId), node_id: nodeId },
-    body: { id: nodeId, lock_version: lockVersion, node_type: 'RECIPE', dataset_id: datasetId, recipe_version_number: 1, source_node_definitions: sources, ...extra },
+    body: {
+      id: nodeId,
+      lock_version: lockVersion,
+      node_type: 'RECIPE',
+      dataset_id: datasetId,
+      recipe_version_number: 1,
+      source_node_definitions: sources,
+      ...extra,
+    },
   });
-const graphOf = async (datasetId: number, versionNumber = 1) => (await api.call('getDatasetVersion', { params: at(datasetId, versionNumber) })).body;
+const graphOf = async (datasetId: number, versionNumber = 1) =>
+  (await api.call('getDatasetVersion', { params: at(datasetId, versionNumber) })).body;
 const usagesOf = async (recipe: Recipe, versionNumber = 1) =>
-  (await api.call('listRecipeVersionUsages', { params: { recipe_id: recipe.id, version_number: versionNumber } })).body.items;
+  (await api.call('listRecipeVersionUsages', { params: { recipe_id: recipe.id, version_number: versionNumber } })).body
+    .items;
 
 describe('recipe nodes', () => {
   it('binds a join to two tables and an aggregate after it; edges carry the aliases; usages list the nodes', async () => {
@@ -73,10 +108,21 @@ describe('recipe nodes', () => {
     expect(graph.output_dataset_recipe_node_id).toBe(aggregate.id);
     expect((await api.call('listDatasetEdges', { params: at(id) })).body.edges).toEqual(graph.edges);
     const usages = await usagesOf(join);
-    expect(usages).toContainEqual(expect.objectContaining({ dataset_id: id, version_number: 1, node_id: joined.body.id, version_display_name: 'V1', release_status: false }));
+    expect(usages).toContainEqual(
+      expect.objectContaining({
+        dataset_id: id,
+        version_number: 1,
+        node_id: joined.body.id,
+        version_display_name: 'V1',
+        release_status: false,
+      }),
+    );
     expect(usages.find((usage) => usage.dataset_id === id)?.lock_version).toBe(graph.lock_version);
     // A renamed dataset shows its new name in the uses.
-    await api.call('mergeDataset', { params: { dataset_id: id }, body: { id, lock_version: 0, name: `renamed-${id}` } });
+    await api.call('mergeDataset', {
+      params: { dataset_id: id },
+      body: { id, lock_version: 0, name: `renamed-${id}` },
+    });
     expect((await usagesOf(join)).find((usage) => usage.dataset_id === id)?.dataset_name).toBe(`renamed-${id}`);
 
     const picture = await api.call('getDatasetGraphMermaid', { params: at(id) });
@@ -117,8 +163,13 @@ describe('recipe nodes', () => {
     for (const [code, response] of cases) expect(response.problem.code, code).toBe(code);
     const first = (await addRecipeNode(id, single, bind([a, 'orders']))).body;
     const second = (await addRecipeNode(id, single, bind([b, 'orders']))).body;
-    expect((await addRecipeNode(id, single, bind([a, 'orders']))).problem).toMatchObject({ code: '20-1050', detail: expect.stringContaining(String(a)) });
-    expect((await addRecipeNode(id, single, bind([first.id, 'orders'], [second.id, 'x']))).problem.code).toBe('20-1036');
+    expect((await addRecipeNode(id, single, bind([a, 'orders']))).problem).toMatchObject({
+      code: '20-1050',
+      detail: expect.stringContaining(String(a)),
+    });
+    expect((await addRecipeNode(id, single, bind([first.id, 'orders'], [second.id, 'x']))).problem.code).toBe(
+      '20-1036',
+    );
     // first reads from a; binding a to first's own reader would close a cycle.
     const reader = (await addRecipeNode(id, single, bind([first.id, 'orders']))).body;
     expect((await rebind(id, first.id, 0, bind([reader.id, 'orders']))).problem.code).toBe('20-1056');
@@ -134,23 +185,38 @@ describe('recipe nodes', () => {
   it('switches version and rebinds; lists binding candidates; deleting a recipe node takes its edges and usage', async () => {
     const id = await newDataset();
     const [a, b] = [await addTableNode(id), await addTableNode(id)];
-    const version2 = await api.call('createRecipeVersion', { params: { recipe_id: single.id }, body: { code: 'SELECT count(*) AS n FROM orders' } });
+    const version2 = await api.call('createRecipeVersion', {
+      params: { recipe_id: single.id },
+      body: { code: 'SELECT count(*) AS n FROM orders' },
+    });
     expect(version2.status).toBe(201);
     const node = (await addRecipeNode(id, single, bind([a, 'orders']))).body;
     const downstream = (await addRecipeNode(id, single, bind([node.id, 'orders']))).body;
     const candidates = await api.call('listBindingCandidates', { params: { ...at(id), node_id: node.id } });
     expect(candidates.body).toEqual({ node_id: node.id, candidates: [{ alias: 'orders', source_node_ids: [a, b] }] });
     const switched = await rebind(id, node.id, 0, bind([b, 'orders']), { recipe_version_number: 2 });
-    expect(switched.body).toMatchObject({ recipe_version: { version_number: 2 }, source_node_definitions: bind([b, 'orders']), lock_version: 1 });
+    expect(switched.body).toMatchObject({
+      recipe_version: { version_number: 2 },
+      source_node_definitions: bind([b, 'orders']),
+      lock_version: 1,
+    });
     expect((await usagesOf(single, 2)).map((usage) => usage.node_id)).toEqual([node.id]);
-    expect((await usagesOf(single, 1)).filter((usage) => usage.dataset_id === id).map((usage) => usage.node_id)).toEqual([downstream.id]);
+    expect(
+      (await usagesOf(single, 1)).filter((usage) => usage.dataset_id === id).map((usage) => usage.node_id),
+    ).toEqual([downstream.id]);
     expect((await rebind(id, node.id, 0, bind([a, 'orders']))).problem.code).toBe('10-1006');
     // Switching recipe: the join needs both its aliases bound.
     expect((await rebind(id, node.id, 1, bind([b, 'orders']), { recipe_id: join.id })).problem.code).toBe('20-1049');
     const toJoin = await rebind(id, node.id, 1, bind([b, 'orders'], [a, 'customers']), { recipe_id: join.id });
-    expect(toJoin.body).toMatchObject({ recipe_id: join.id, recipe_version: { aliases: ['orders', 'customers'] }, lock_version: 2 });
+    expect(toJoin.body).toMatchObject({
+      recipe_id: join.id,
+      recipe_version: { aliases: ['orders', 'customers'] },
+      lock_version: 2,
+    });
     expect(await usagesOf(single, 2)).toEqual([]);
-    expect((await usagesOf(join)).filter((usage) => usage.dataset_id === id).map((usage) => usage.node_id)).toEqual([node.id]);
+    expect((await usagesOf(join)).filter((usage) => usage.dataset_id === id).map((usage) => usage.node_id)).toEqual([
+      node.id,
+    ]);
     expect((await api.call('deleteDatasetNode', { params: { ...at(id), node_id: node.id } })).status).toBe(204);
     const graph = await graphOf(id);
     expect(graph.edges).toEqual([]);
@@ -166,15 +232,25 @@ describe('limits and concurrency', () => {
     const id = await newDataset();
     const tables: number[] = [];
     for (let index = 0; index < 22; index += 1) tables.push(await addTableNode(id));
-    for (let index = 0; index < 18; index += 1) expect((await addRecipeNode(id, single, bind([tables[index] ?? 0, 'orders']))).status).toBe(201);
-    const racing = await Promise.all(tables.slice(18).map((table) => addRecipeNode(id, single, bind([table, 'orders']))));
+    for (let index = 0; index < 18; index += 1)
+      expect((await addRecipeNode(id, single, bind([tables[index] ?? 0, 'orders']))).status).toBe(201);
+    const racing = await Promise.all(
+      tables.slice(18).map((table) => addRecipeNode(id, single, bind([table, 'orders']))),
+    );
     expect(racing.filter((response) => response.status === 201)).toHaveLength(2);
-    expect(racing.filter((response) => response.status === 400).map((response) => response.problem.code)).toEqual(['20-1035', '20-1035']);
+    expect(racing.filter((response) => response.status === 400).map((response) => response.problem.code)).toEqual([
+      '20-1035',
+      '20-1035',
+    ]);
     const source = await graphOf(id);
     expect(source.nodes.filter((node) => node.node_type === 'RECIPE')).toHaveLength(20);
 
-    const clone = (await api.call('createDatasetVersion', { params: { dataset_id: id }, body: { dataset_id: id, source_transformation_graph_version_number: 1 } })).body
-      .latest_transformation_graph;
+    const clone = (
+      await api.call('createDatasetVersion', {
+        params: { dataset_id: id },
+        body: { dataset_id: id, source_transformation_graph_version_number: 1 },
+      })
+    ).body.latest_transformation_graph;
     expect(clone.nodes).toEqual(source.nodes);
     expect(clone.edges).toEqual(source.edges);
     expect(clone.edges).toHaveLength(20);
@@ -192,7 +268,10 @@ describe('limits and concurrency', () => {
       const [a, b] = [await addTableNode(id), await addTableNode(id)];
       const x = (await addRecipeNode(id, single, bind([a, 'orders']))).body;
       const y = (await addRecipeNode(id, single, bind([b, 'orders']))).body;
-      const [first, second] = await Promise.all([rebind(id, x.id, 0, bind([y.id, 'orders'])), rebind(id, y.id, 0, bind([x.id, 'orders']))]);
+      const [first, second] = await Promise.all([
+        rebind(id, x.id, 0, bind([y.id, 'orders'])),
+        rebind(id, y.id, 0, bind([x.id, 'orders'])),
+      ]);
       expect([first.status, second.status].sort()).toEqual([200, 400]);
       expect([first, second].find((response) => response.status === 400)?.problem.code).toBe('20-1056');
       const edges = (await graphOf(id)).edges;
@@ -205,7 +284,10 @@ describe('limits and concurrency', () => {
     const a = await addTableNode(id);
     const results = await Promise.all([1, 2, 3].map(() => addRecipeNode(id, single, bind([a, 'orders']))));
     expect(results.filter((response) => response.status === 201)).toHaveLength(1);
-    expect(results.filter((response) => response.status === 400).map((response) => response.problem.code)).toEqual(['20-1050', '20-1050']);
+    expect(results.filter((response) => response.status === 400).map((response) => response.problem.code)).toEqual([
+      '20-1050',
+      '20-1050',
+    ]);
     expect((await graphOf(id)).edges).toHaveLength(1);
   });
 

@@ -16,7 +16,16 @@ import type { WorkerSpec } from '../../../shared/jobs/define-job';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { putObjects, tableOver, importAndWait } from '../../support/imports';
-import { CUSTOMERS_CSV, JOIN_SQL, executeAndWait, importedTable, joinGraph, nodeAt, waitForRun, type JoinGraph } from './run-fixtures';
+import {
+  CUSTOMERS_CSV,
+  JOIN_SQL,
+  executeAndWait,
+  importedTable,
+  joinGraph,
+  nodeAt,
+  waitForRun,
+  type JoinGraph,
+} from './run-fixtures';
 
 type Misbehaviour = 'throw' | 'killed-at-timeout';
 
@@ -80,12 +89,20 @@ const preview = (graph: JoinGraph, nodeId: number) => api.call('previewDatasetNo
 
 describe('a run that fails', () => {
   it('SQL that fails at run time: FAILED with 20-1031 naming the column, and no output (preview 20-1039)', async () => {
-    const graph = await joinGraph(api, tables, { aggregate: 'SELECT nosuch, count(*) AS n FROM joined GROUP BY nosuch' });
+    const graph = await joinGraph(api, tables, {
+      aggregate: 'SELECT nosuch, count(*) AS n FROM joined GROUP BY nosuch',
+    });
     const done = await executeAndWait(api, graph, graph.aggregate, true);
-    expect(done).toMatchObject({ run_state: 'FAILED', metadata: null, execution: { status: 'FAILED', error: { code: '20-1031', cause: expect.stringContaining('nosuch') } } });
+    expect(done).toMatchObject({
+      run_state: 'FAILED',
+      metadata: null,
+      execution: { status: 'FAILED', error: { code: '20-1031', cause: expect.stringContaining('nosuch') } },
+    });
     expect((await preview(graph, graph.aggregate)).problem.code).toBe('20-1039');
     // The join built first in the same job succeeded, and keeps its output.
-    expect((await api.call('getDatasetNodeRunStatus', { params: nodeAt(graph, graph.join) })).body.run_state).toBe('SUCCEEDED');
+    expect((await api.call('getDatasetNodeRunStatus', { params: nodeAt(graph, graph.join) })).body.run_state).toBe(
+      'SUCCEEDED',
+    );
     expect((await preview(graph, graph.join)).status).toBe(200);
   });
 
@@ -97,16 +114,29 @@ describe('a run that fails', () => {
   it('an upstream node that fails fails its own execution and the job; a rebuild that fails leaves no earlier output current', async () => {
     const graph = await joinGraph(api, tables);
     expect((await executeAndWait(api, graph, graph.aggregate, true)).run_state).toBe('SUCCEEDED');
-    const version = (await api.call('getRecipeVersion', { params: { recipe_id: graph.joinRecipe.id, version_number: 1 } })).body;
+    const version = (
+      await api.call('getRecipeVersion', { params: { recipe_id: graph.joinRecipe.id, version_number: 1 } })
+    ).body;
     const broken = await api.call('updateRecipeVersion', {
       params: { recipe_id: graph.joinRecipe.id, version_number: 1 },
-      body: { lock_version: version.lock_version, code: 'SELECT o.id, o.missing AS amount, c.name FROM orders o JOIN customers c ON c.id = o.customer_id' },
+      body: {
+        lock_version: version.lock_version,
+        code: 'SELECT o.id, o.missing AS amount, c.name FROM orders o JOIN customers c ON c.id = o.customer_id',
+      },
     });
     expect(broken.status, broken.text).toBe(200);
     const done = await executeAndWait(api, graph, graph.aggregate, true);
-    expect(done).toMatchObject({ run_state: 'FAILED', build_node_ids: [graph.join, graph.aggregate], execution: { error: { code: '20-1031' } } });
+    expect(done).toMatchObject({
+      run_state: 'FAILED',
+      build_node_ids: [graph.join, graph.aggregate],
+      execution: { error: { code: '20-1031' } },
+    });
     const join = (await api.call('getDatasetNodeRunStatus', { params: nodeAt(graph, graph.join) })).body;
-    expect(join).toMatchObject({ run_state: 'FAILED', metadata: null, execution: { status: 'FAILED', error: { code: '20-1031' } } });
+    expect(join).toMatchObject({
+      run_state: 'FAILED',
+      metadata: null,
+      execution: { status: 'FAILED', error: { code: '20-1031' } },
+    });
     expect((await preview(graph, graph.join)).problem.code).toBe('20-1039');
     // The job never reached the aggregate (FAILED with the job's error): its earlier output was not touched.
     expect((await preview(graph, graph.aggregate)).status).toBe(200);
@@ -117,9 +147,14 @@ describe('a run that fails', () => {
     const empty = await tableOver(api, env, 'landing/runs-empty/');
     expect((await importAndWait(api, empty)).execution.status).toBe('FAILED');
     const graph = await joinGraph(api, { orders: empty, customers: tables.customers });
-    const refused = await api.call('executeDatasetNode', { params: nodeAt(graph, graph.aggregate), body: { use_sample: true } });
+    const refused = await api.call('executeDatasetNode', {
+      params: nodeAt(graph, graph.aggregate),
+      body: { use_sample: true },
+    });
     expect([refused.status, refused.problem.code]).toEqual([404, '20-1059']);
-    expect((await api.call('getDatasetNodeRunStatus', { params: nodeAt(graph, graph.aggregate) })).problem.code).toBe('20-1013');
+    expect((await api.call('getDatasetNodeRunStatus', { params: nodeAt(graph, graph.aggregate) })).problem.code).toBe(
+      '20-1013',
+    );
   });
 
   it('a worker that crashes: FAILED 10-500 without its internals; one killed at its time limit: FAILED 10-1047; the graph is editable again', async () => {
@@ -127,7 +162,10 @@ describe('a run that fails', () => {
     misbehaviours.set(crashed.datasetId, 'throw');
     const silent = await joinGraph(api, tables);
     misbehaviours.set(silent.datasetId, 'killed-at-timeout');
-    const [crash, timeout] = await Promise.all([executeAndWait(api, crashed, crashed.aggregate, true), executeAndWait(api, silent, silent.aggregate, true)]);
+    const [crash, timeout] = await Promise.all([
+      executeAndWait(api, crashed, crashed.aggregate, true),
+      executeAndWait(api, silent, silent.aggregate, true),
+    ]);
     expect(crash).toMatchObject({ run_state: 'FAILED', execution: { error: { code: '10-500' } } });
     expect(JSON.stringify(crash)).not.toMatch(/boom|secret-path/);
     expect(timeout).toMatchObject({ run_state: 'FAILED', execution: { error: { code: '10-1047' } } });
@@ -145,7 +183,10 @@ describe('a run whose worker went silent', () => {
   it('reads as FAILED 10-1047 and frees the graph version for the next edit; the late worker changes nothing', async () => {
     const graph = await joinGraph(api, tables);
     const release = hold(graph);
-    expect((await api.call('executeDatasetNode', { params: nodeAt(graph, graph.aggregate), body: { use_sample: true } })).status).toBe(202);
+    expect(
+      (await api.call('executeDatasetNode', { params: nodeAt(graph, graph.aggregate), body: { use_sample: true } }))
+        .status,
+    ).toBe(202);
     const params = { dataset_id: graph.datasetId, version_number: 1 };
     const add = { node_type: 'TABLE', dataset_id: graph.datasetId, data_table_id: tables.orders } as const;
     expect((await api.call('addDatasetNode', { params, body: add })).problem.code).toBe('20-1034');
@@ -160,12 +201,17 @@ describe('a run whose worker went silent', () => {
     );
     const status = (await api.call('getDatasetNodeRunStatus', { params: nodeAt(graph, graph.aggregate) })).body;
     expect(status).toMatchObject({ run_state: 'FAILED', execution: { status: 'FAILED', error: { code: '10-1047' } } });
-    expect((await api.call('getDatasetNodeRunStatus', { params: nodeAt(graph, graph.join) })).body.run_state).toBe('FAILED');
+    expect((await api.call('getDatasetNodeRunStatus', { params: nodeAt(graph, graph.join) })).body.run_state).toBe(
+      'FAILED',
+    );
     expect((await api.call('addDatasetNode', { params, body: add })).status).toBe(201);
     release();
     // The late worker finds its job failed and stops: nothing is built.
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect((await api.call('getDatasetNodeRunStatus', { params: nodeAt(graph, graph.aggregate) })).body.execution?.error?.code).toBe('10-1047');
+    expect(
+      (await api.call('getDatasetNodeRunStatus', { params: nodeAt(graph, graph.aggregate) })).body.execution?.error
+        ?.code,
+    ).toBe('10-1047');
     expect((await preview(graph, graph.join)).problem.code).toBe('20-1039');
   });
 });
@@ -174,15 +220,33 @@ describe('while a run is in progress', () => {
   it('parallel recipe version updates are 20-1048, graph edits and a second run 20-1034; all pass once it ended', async () => {
     const graph = await joinGraph(api, tables);
     // A second version, so that deleting version 1 meets only the run.
-    expect((await api.call('createDatasetVersion', { params: { dataset_id: graph.datasetId }, body: { dataset_id: graph.datasetId } })).status).toBe(201);
+    expect(
+      (
+        await api.call('createDatasetVersion', {
+          params: { dataset_id: graph.datasetId },
+          body: { dataset_id: graph.datasetId },
+        })
+      ).status,
+    ).toBe(201);
     const release = hold(graph);
-    const started = await api.call('executeDatasetNode', { params: nodeAt(graph, graph.aggregate), body: { use_sample: true } });
+    const started = await api.call('executeDatasetNode', {
+      params: nodeAt(graph, graph.aggregate),
+      body: { use_sample: true },
+    });
     expect(started.status, started.text).toBe(202);
-    const version = (await api.call('getRecipeVersion', { params: { recipe_id: graph.joinRecipe.id, version_number: 1 } })).body;
+    const version = (
+      await api.call('getRecipeVersion', { params: { recipe_id: graph.joinRecipe.id, version_number: 1 } })
+    ).body;
     const params = { dataset_id: graph.datasetId, version_number: 1 };
     const [update, add, rebind, remove, again, dropVersion, dropDataset] = await Promise.all([
-      api.call('updateRecipeVersion', { params: { recipe_id: graph.joinRecipe.id, version_number: 1 }, body: { lock_version: version.lock_version, code: JOIN_SQL } }),
-      api.call('addDatasetNode', { params, body: { node_type: 'TABLE', dataset_id: graph.datasetId, data_table_id: tables.orders } }),
+      api.call('updateRecipeVersion', {
+        params: { recipe_id: graph.joinRecipe.id, version_number: 1 },
+        body: { lock_version: version.lock_version, code: JOIN_SQL },
+      }),
+      api.call('addDatasetNode', {
+        params,
+        body: { node_type: 'TABLE', dataset_id: graph.datasetId, data_table_id: tables.orders },
+      }),
       api.call('updateDatasetNode', {
         params: nodeAt(graph, graph.aggregate),
         body: {
@@ -199,8 +263,13 @@ describe('while a run is in progress', () => {
       api.call('deleteDatasetVersion', { params }),
       api.call('deleteDataset', { params: { dataset_id: graph.datasetId } }),
     ]);
-    expect([update.status, update.problem.code, update.problem.detail]).toEqual([409, '20-1048', expect.stringContaining(`recipe node ${graph.join}`)]);
-    for (const refused of [add, rebind, remove, again, dropVersion, dropDataset]) expect([refused.status, refused.problem.code]).toEqual([400, '20-1034']);
+    expect([update.status, update.problem.code, update.problem.detail]).toEqual([
+      409,
+      '20-1048',
+      expect.stringContaining(`recipe node ${graph.join}`),
+    ]);
+    for (const refused of [add, rebind, remove, again, dropVersion, dropDataset])
+      expect([refused.status, refused.problem.code]).toEqual([400, '20-1034']);
     const running = (await api.call('getDatasetNodeRunStatus', { params: nodeAt(graph, graph.join) })).body;
     expect(running).toMatchObject({ run_state: 'QUEUED', build_node_ids: [graph.join, graph.aggregate] });
 
@@ -217,11 +286,16 @@ describe('while a run is in progress', () => {
   it('a run and a recipe version update sent together: either the update is refused, or the run reads the new code', async () => {
     const graph = await joinGraph(api, tables);
     const release = hold(graph);
-    const version = (await api.call('getRecipeVersion', { params: { recipe_id: graph.aggregateRecipe.id, version_number: 1 } })).body;
+    const version = (
+      await api.call('getRecipeVersion', { params: { recipe_id: graph.aggregateRecipe.id, version_number: 1 } })
+    ).body;
     const newCode = `SELECT name AS customer FROM joined GROUP BY name ORDER BY name`;
     const [run, update, secondRun] = await Promise.all([
       api.call('executeDatasetNode', { params: nodeAt(graph, graph.aggregate), body: { use_sample: true } }),
-      api.call('updateRecipeVersion', { params: { recipe_id: graph.aggregateRecipe.id, version_number: 1 }, body: { lock_version: version.lock_version, code: newCode } }),
+      api.call('updateRecipeVersion', {
+        params: { recipe_id: graph.aggregateRecipe.id, version_number: 1 },
+        body: { lock_version: version.lock_version, code: newCode },
+      }),
       api.call('executeDatasetNode', { params: nodeAt(graph, graph.aggregate), body: { use_sample: true } }),
     ]);
     // One of the two runs starts, the other meets it running.
@@ -244,7 +318,10 @@ describe('recipes that read nothing the graph gives', () => {
     const graph = await joinGraph(api, tables);
     const deleted = await api.call('deleteDatasetNode', { params: nodeAt(graph, graph.join) });
     expect(deleted.status, deleted.text).toBe(204);
-    const refused = await api.call('executeDatasetNode', { params: nodeAt(graph, graph.aggregate), body: { use_sample: true } });
+    const refused = await api.call('executeDatasetNode', {
+      params: nodeAt(graph, graph.aggregate),
+      body: { use_sample: true },
+    });
     expect([refused.status, refused.problem.code]).toEqual([400, '20-1049']);
   });
 });

@@ -14,7 +14,8 @@ import { importAndWait, putObjects, tableOver, waitForJob } from '../../support/
 import { createRecipe, type Recipe } from '../recipes/fixtures';
 
 export const JOIN_SQL = 'SELECT o.id, o.amount, c.name FROM orders o JOIN customers c ON c.id = o.customer_id';
-export const AGGREGATE_SQL = 'SELECT name, count(*)::INTEGER AS orders, sum(amount)::DOUBLE AS total FROM joined GROUP BY name ORDER BY name';
+export const AGGREGATE_SQL =
+  'SELECT name, count(*)::INTEGER AS orders, sum(amount)::DOUBLE AS total FROM joined GROUP BY name ORDER BY name';
 
 /** Rows in a table's sample (shared/engine/csv-import.ts DEFAULT_SAMPLE_ROWS). */
 export const SAMPLE_ROWS = 10_000;
@@ -55,17 +56,36 @@ export async function joinGraph(
   tables: { readonly orders: number; readonly customers: number },
   codes: { join?: string; aggregate?: string } = {},
 ): Promise<JoinGraph> {
-  const joinRecipe = await createRecipe(api, { aliases: ['orders', 'customers'], recipe_version: { code: codes.join ?? JOIN_SQL } });
-  const aggregateRecipe = await createRecipe(api, { aliases: ['joined'], recipe_version: { code: codes.aggregate ?? AGGREGATE_SQL } });
-  const datasetId = (await api.call('createDataset', { body: { name: `runs-${process.pid}-${(sequence += 1)}` } })).body.id;
+  const joinRecipe = await createRecipe(api, {
+    aliases: ['orders', 'customers'],
+    recipe_version: { code: codes.join ?? JOIN_SQL },
+  });
+  const aggregateRecipe = await createRecipe(api, {
+    aliases: ['joined'],
+    recipe_version: { code: codes.aggregate ?? AGGREGATE_SQL },
+  });
+  const datasetId = (await api.call('createDataset', { body: { name: `runs-${process.pid}-${(sequence += 1)}` } })).body
+    .id;
   const params = { dataset_id: datasetId, version_number: 1 };
-  const addTable = async (tableId: number) => (await api.call('addDatasetNode', { params, body: { node_type: 'TABLE', dataset_id: datasetId, data_table_id: tableId } })).body.id;
+  const addTable = async (tableId: number) =>
+    (
+      await api.call('addDatasetNode', {
+        params,
+        body: { node_type: 'TABLE', dataset_id: datasetId, data_table_id: tableId },
+      })
+    ).body.id;
   const orders = await addTable(tables.orders);
   const customers = await addTable(tables.customers);
   const addRecipe = async (recipe: Recipe, sources: { source_node_id: number; alias: string }[]) => {
     const response = await api.call('addDatasetNode', {
       params,
-      body: { node_type: 'RECIPE', dataset_id: datasetId, recipe_id: recipe.id, recipe_version_number: 1, source_node_definitions: sources },
+      body: {
+        node_type: 'RECIPE',
+        dataset_id: datasetId,
+        recipe_id: recipe.id,
+        recipe_version_number: 1,
+        source_node_definitions: sources,
+      },
     });
     expect(response.status, response.text).toBe(201);
     return response.body.id;
@@ -78,12 +98,21 @@ export async function joinGraph(
   return { datasetId, orders, customers, join, aggregate, joinRecipe, aggregateRecipe };
 }
 
-export const nodeAt = (graph: Pick<JoinGraph, 'datasetId'>, nodeId: number) => ({ dataset_id: graph.datasetId, version_number: 1, node_id: nodeId });
+export const nodeAt = (graph: Pick<JoinGraph, 'datasetId'>, nodeId: number) => ({
+  dataset_id: graph.datasetId,
+  version_number: 1,
+  node_id: nodeId,
+});
 
 export type RunStatus = ResponseBody<'getDatasetNodeRunStatus'>;
 
 /** Polls a node's run status until its execution ends (bounded). */
-export function waitForRun(api: ApiClient, graph: Pick<JoinGraph, 'datasetId'>, nodeId: number, timeoutMs = 30_000): Promise<RunStatus> {
+export function waitForRun(
+  api: ApiClient,
+  graph: Pick<JoinGraph, 'datasetId'>,
+  nodeId: number,
+  timeoutMs = 30_000,
+): Promise<RunStatus> {
   return waitForJob(
     () => api.call('getDatasetNodeRunStatus', { params: nodeAt(graph, nodeId) }),
     (status) => status.execution ?? { status: 'PENDING' },
@@ -92,8 +121,16 @@ export function waitForRun(api: ApiClient, graph: Pick<JoinGraph, 'datasetId'>, 
 }
 
 /** Starts a run (202) and waits for it to end. */
-export async function executeAndWait(api: ApiClient, graph: Pick<JoinGraph, 'datasetId'>, nodeId: number, useSample: boolean): Promise<RunStatus> {
-  const started = await api.call('executeDatasetNode', { params: nodeAt(graph, nodeId), body: { use_sample: useSample } });
+export async function executeAndWait(
+  api: ApiClient,
+  graph: Pick<JoinGraph, 'datasetId'>,
+  nodeId: number,
+  useSample: boolean,
+): Promise<RunStatus> {
+  const started = await api.call('executeDatasetNode', {
+    params: nodeAt(graph, nodeId),
+    body: { use_sample: useSample },
+  });
   expect(started.status, started.text).toBe(202);
   return waitForRun(api, graph, nodeId);
 }
@@ -114,7 +151,9 @@ export async function directRows(
     for (const [alias, { csv, limit }] of Object.entries(tables)) {
       const path = join(folder, `${alias}.csv`);
       await writeFile(path, csv);
-      await connection.run(`CREATE VIEW ${alias} AS SELECT * FROM read_csv(${quotedString(path)})${limit === undefined ? '' : ` LIMIT ${limit}`}`);
+      await connection.run(
+        `CREATE VIEW ${alias} AS SELECT * FROM read_csv(${quotedString(path)})${limit === undefined ? '' : ` LIMIT ${limit}`}`,
+      );
     }
     for (const [name, code] of Object.entries(views)) await connection.run(`CREATE VIEW ${name} AS ${code}`);
     const rows = (await connection.runAndReadAll(sql)).getRowObjectsJS();

@@ -11,8 +11,17 @@ const TableName = 'purge-test';
 
 beforeAll(async () => {
   local = await startLocalDynamoDb();
-  Object.assign(process.env, { AWS_ENDPOINT_URL_DYNAMODB: local.endpoint, TABLE_NAME: TableName, AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'x' });
-  const client = new DynamoDBClient({ endpoint: local.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+  Object.assign(process.env, {
+    AWS_ENDPOINT_URL_DYNAMODB: local.endpoint,
+    TABLE_NAME: TableName,
+    AWS_ACCESS_KEY_ID: 'x',
+    AWS_SECRET_ACCESS_KEY: 'x',
+  });
+  const client = new DynamoDBClient({
+    endpoint: local.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+  });
   db = DynamoDBDocumentClient.from(client);
   await client.send(
     new CreateTableCommand({
@@ -34,7 +43,13 @@ afterAll(() => local.close());
 async function put(pk: string, sks: readonly string[]): Promise<void> {
   for (let index = 0; index < sks.length; index += 25) {
     await db.send(
-      new BatchWriteCommand({ RequestItems: { [TableName]: sks.slice(index, index + 25).map((sk) => ({ PutRequest: { Item: { pk, sk, payload: 'x'.repeat(100) } } })) } }),
+      new BatchWriteCommand({
+        RequestItems: {
+          [TableName]: sks
+            .slice(index, index + 25)
+            .map((sk) => ({ PutRequest: { Item: { pk, sk, payload: 'x'.repeat(100) } } })),
+        },
+      }),
     );
   }
 }

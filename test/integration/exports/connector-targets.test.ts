@@ -16,7 +16,8 @@ import { startTestTwin, type TestTwin } from '../../support/harness';
 import { importAndWait, putObjects, tableOver, waitForJob } from '../../support/imports';
 
 const PROJECT = 'acme-analytics';
-const SOURCE_CSV = 'id,region,amount,paid,day\n1,north,10.5,true,2024-01-31\n2,south,,false,2024-02-29\n3,east,7.25,,\n4,west,1,true,2024-12-01\n';
+const SOURCE_CSV =
+  'id,region,amount,paid,day\n1,north,10.5,true,2024-01-31\n2,south,,false,2024-02-29\n3,east,7.25,,\n4,west,1,true,2024-12-01\n';
 /** The columns table exports write, in this order: one of each kind the writers map. */
 const COLUMNS = ['paid', 'id', 'amount', 'day', 'region'];
 
@@ -80,13 +81,17 @@ afterAll(async () => {
 });
 
 async function createWritable(request: Record<string, unknown>): Promise<number> {
-  const response = await api.call('createConnection', { body: asBody('createConnection', { name: `writer ${Math.random()}`, write: true, ...request }) });
+  const response = await api.call('createConnection', {
+    body: asBody('createConnection', { name: `writer ${Math.random()}`, write: true, ...request }),
+  });
   expect(response.status, response.text).toBe(201);
   return response.body.id;
 }
 
 async function createTarget(request: Record<string, unknown>): Promise<number> {
-  const response = await api.call('createTarget', { body: asBody('createTarget', { name: `target ${Math.random()}`, ...request }) });
+  const response = await api.call('createTarget', {
+    body: asBody('createTarget', { name: `target ${Math.random()}`, ...request }),
+  });
   expect(response.status, response.text).toBe(201);
   return response.body.id;
 }
@@ -105,7 +110,10 @@ function exportTo(targetId: number, overrides: Partial<RequestBody<'createExport
   });
 }
 
-async function exportAndWait(targetId: number, overrides: Partial<RequestBody<'createExport'>> = {}): Promise<ResponseBody<'getExport'>> {
+async function exportAndWait(
+  targetId: number,
+  overrides: Partial<RequestBody<'createExport'>> = {},
+): Promise<ResponseBody<'getExport'>> {
   const started = await exportTo(targetId, overrides);
   expect(started.status, started.text).toBe(202);
   return waitForJob(
@@ -117,7 +125,12 @@ async function exportAndWait(targetId: number, overrides: Partial<RequestBody<'c
 
 /** The source version's rows as the export shapes them (paid as an integer, COLUMNS' order), dates as ISO text. */
 async function expectedRows(): Promise<Record<string, unknown>[]> {
-  return (await queryFiles([await sourceParquet(env, tableId, 1)], 'SELECT CAST(paid AS INTEGER) AS paid, id, amount, CAST(day AS VARCHAR) AS day, region FROM f0')).rows;
+  return (
+    await queryFiles(
+      [await sourceParquet(env, tableId, 1)],
+      'SELECT CAST(paid AS INTEGER) AS paid, id, amount, CAST(day AS VARCHAR) AS day, region FROM f0',
+    )
+  ).rows;
 }
 
 describe('cloud_store bucket targets', () => {
@@ -129,7 +142,11 @@ describe('cloud_store bucket targets', () => {
       path_restriction: 'acme_exports/out/',
       auth: { auth_type: 'service_account_key', file_name: 'key.json', service_account_key_json: writerKey },
     });
-    targetId = await createTarget({ type: 'bucket', connection_id: connectionId, path: 'acme_exports/out/{dataset_name}/v{version}/' });
+    targetId = await createTarget({
+      type: 'bucket',
+      connection_id: connectionId,
+      path: 'acme_exports/out/{dataset_name}/v{version}/',
+    });
   });
 
   it('writes the file to the rendered folder under a staging name, then its final name, and reads back as the source', async () => {
@@ -142,15 +159,22 @@ describe('cloud_store bucket targets', () => {
       data_target_details: { bucket: 'acme_exports', key, path: `acme_exports/out/${tableName}/v1/` },
     });
     expect(gcs.keys('acme_exports')).toEqual([key]);
-    const exported = await queryFiles([gcs.object('acme_exports', key)!], 'SELECT * REPLACE (CAST(day AS VARCHAR) AS day) FROM f0');
+    const exported = await queryFiles(
+      [gcs.object('acme_exports', key)!],
+      'SELECT * REPLACE (CAST(day AS VARCHAR) AS day) FROM f0',
+    );
     expect(exported.types).toMatchObject({ paid: 'INTEGER', day: 'VARCHAR' });
     expect(exported.rows).toEqual(await expectedRows());
     // Uploaded under a staging name, rewritten to the final one, the staging object deleted.
     const calls = gcs.requests.slice(before).filter((call) => call.path.includes('/o'));
     expect(calls.map((call) => call.method)).toEqual(['POST', 'POST', 'DELETE']);
     expect(calls[0]?.query.get('name')).toMatch(new RegExp(`^${key.replaceAll('.', '\\.')}\\.partial-[0-9a-f-]{36}$`));
-    expect(calls[1]?.path).toBe(`/storage/v1/b/acme_exports/o/${encodeURIComponent(calls[0]?.query.get('name') ?? '')}/rewriteTo/b/acme_exports/o/${encodeURIComponent(key)}`);
-    expect(calls[2]?.path).toBe(`/storage/v1/b/acme_exports/o/${encodeURIComponent(calls[0]?.query.get('name') ?? '')}`);
+    expect(calls[1]?.path).toBe(
+      `/storage/v1/b/acme_exports/o/${encodeURIComponent(calls[0]?.query.get('name') ?? '')}/rewriteTo/b/acme_exports/o/${encodeURIComponent(key)}`,
+    );
+    expect(calls[2]?.path).toBe(
+      `/storage/v1/b/acme_exports/o/${encodeURIComponent(calls[0]?.query.get('name') ?? '')}`,
+    );
   });
 
   it('writes CSV when asked, and retries a rate-limited upload (30-1307 is transient)', async () => {
@@ -198,9 +222,15 @@ async function bigQueryRows(table: string): Promise<Record<string, unknown>[]> {
   const token = bigquery.auth.tokenFor(loaderEmail);
   const headers = { authorization: `Bearer ${token}` };
   const base = `${bigquery.endpoint}/bigquery/v2/projects/${PROJECT}/datasets/exports/tables/${table}`;
-  const metadata = (await (await fetch(base, { headers })).json()) as { schema: { fields: { name: string; type: string }[] } };
+  const metadata = (await (await fetch(base, { headers })).json()) as {
+    schema: { fields: { name: string; type: string }[] };
+  };
   const data = (await (await fetch(`${base}/data`, { headers })).json()) as { rows?: { f: { v: unknown }[] }[] };
-  return (data.rows ?? []).map((row) => Object.fromEntries(metadata.schema.fields.map((field, index) => [`${field.name}:${field.type}`, row.f[index]?.v ?? null])));
+  return (data.rows ?? []).map((row) =>
+    Object.fromEntries(
+      metadata.schema.fields.map((field, index) => [`${field.name}:${field.type}`, row.f[index]?.v ?? null]),
+    ),
+  );
 }
 
 /** A source row as BigQuery's text of the declared type. */
@@ -219,7 +249,11 @@ describe('analytics_db table targets', () => {
   });
 
   it('loads the version into the rendered table of the dataset (created, then replaced), read back through tabledata.list', async () => {
-    const targetId = await createTarget({ type: 'table', connection_id: connectionId, table_name: 'SALES_{dataset_name}_V{version}' });
+    const targetId = await createTarget({
+      type: 'table',
+      connection_id: connectionId,
+      table_name: 'SALES_{dataset_name}_V{version}',
+    });
     for (let round = 0; round < 2; round += 1) {
       const done = await exportAndWait(targetId);
       expect(done, JSON.stringify(done.execution)).toMatchObject({
@@ -241,8 +275,15 @@ describe('analytics_db table targets', () => {
   });
 
   it('a load job BigQuery rejects leaves the table as it was and fails the export (30-1413)', async () => {
-    const targetId = await createTarget({ type: 'table', connection_id: connectionId, table_name: 'REJECTED_{version}' });
-    bigquery.jobs.failLoads = { reason: 'invalid', message: 'Error while reading data, error message: JSON table encountered too many errors' };
+    const targetId = await createTarget({
+      type: 'table',
+      connection_id: connectionId,
+      table_name: 'REJECTED_{version}',
+    });
+    bigquery.jobs.failLoads = {
+      reason: 'invalid',
+      message: 'Error while reading data, error message: JSON table encountered too many errors',
+    };
     try {
       const done = await exportAndWait(targetId);
       expect(done.execution).toMatchObject({ status: 'FAILED', error: { code: '30-1413' } });
@@ -285,8 +326,18 @@ describe('warehouse table targets', () => {
   });
 
   it('creates the table with the export’s columns and inserts the rows in one transaction, in batches with binds; a second export replaces them', async () => {
-    const targetId = await createTarget({ type: 'table', connection_id: connectionId, table_name: 'SALES_{dataset_name}_V{version}' });
-    const expected = (await expectedRows()).map((row) => [asText(row.paid), asText(row.id), asText(row.amount), asText(row.day), asText(row.region)]);
+    const targetId = await createTarget({
+      type: 'table',
+      connection_id: connectionId,
+      table_name: 'SALES_{dataset_name}_V{version}',
+    });
+    const expected = (await expectedRows()).map((row) => [
+      asText(row.paid),
+      asText(row.id),
+      asText(row.amount),
+      asText(row.day),
+      asText(row.region),
+    ]);
     for (let round = 0; round < 2; round += 1) {
       const before = warehouse.snowflake.queries.length;
       const done = await exportAndWait(targetId);
@@ -297,7 +348,13 @@ describe('warehouse table targets', () => {
       });
       expect(rows(table())).toEqual(expected);
       const statements = warehouse.snowflake.queries.slice(before).map((sql) => sql.split(' (')[0]);
-      expect(statements).toEqual([`CREATE TABLE IF NOT EXISTS ${table()}`, 'BEGIN', `DELETE FROM ${table()}`, `INSERT INTO ${table()}`, 'COMMIT']);
+      expect(statements).toEqual([
+        `CREATE TABLE IF NOT EXISTS ${table()}`,
+        'BEGIN',
+        `DELETE FROM ${table()}`,
+        `INSERT INTO ${table()}`,
+        'COMMIT',
+      ]);
     }
     expect(warehouse.snowflake.writes.columns(`SALES.PUBLIC.${table().toUpperCase()}`)).toEqual([
       { name: 'paid', type: 'fixed', scale: 0 },
@@ -311,7 +368,11 @@ describe('warehouse table targets', () => {
   it('inserts a larger version in bounded batches (1,000 rows a statement) inside the one transaction', async () => {
     const targetId = await createTarget({ type: 'table', connection_id: connectionId, table_name: 'BIG_{version}' });
     const before = warehouse.snowflake.queries.length;
-    const done = await exportAndWait(targetId, { source_id: bigTableId, columns: ['id', 'flag'], cast_boolean_to_integer: false });
+    const done = await exportAndWait(targetId, {
+      source_id: bigTableId,
+      columns: ['id', 'flag'],
+      cast_boolean_to_integer: false,
+    });
     expect(done.execution, JSON.stringify(done.execution)).toMatchObject({ status: 'COMPLETED' });
     expect(warehouse.snowflake.writes.columns('SALES.PUBLIC.BIG_1')).toEqual([
       { name: 'id', type: 'fixed', scale: 0 },
@@ -337,13 +398,21 @@ describe('warehouse table targets', () => {
       warehouse.snowflake.writes.failInsertsAfter(undefined);
     }
     expect(rows('HALF_1')).toEqual([]);
-    expect(warehouse.snowflake.queries.slice(-3).map((sql) => sql.split(' (')[0])).toEqual(['INSERT INTO HALF_1', 'INSERT INTO HALF_1', 'ROLLBACK']);
+    expect(warehouse.snowflake.queries.slice(-3).map((sql) => sql.split(' (')[0])).toEqual([
+      'INSERT INTO HALF_1',
+      'INSERT INTO HALF_1',
+      'ROLLBACK',
+    ]);
   });
 
   it('a wrong password fails the export with 30-1001', async () => {
     const wrong = await createWritable({
       name: `snowflake wrong ${Math.random()}`,
-      ...passwordConnection(warehouse, { username: LOADER.username, password: 'not-it' }, { database: 'SALES', schema: 'PUBLIC' }),
+      ...passwordConnection(
+        warehouse,
+        { username: LOADER.username, password: 'not-it' },
+        { database: 'SALES', schema: 'PUBLIC' },
+      ),
     });
     const targetId = await createTarget({ type: 'table', connection_id: wrong, table_name: 'NEVER' });
     const done = await exportAndWait(targetId);

@@ -26,7 +26,10 @@ let tableId: number;
 /** Set by a test: the next export worker dies when the proxy is cut. */
 let dieAt: Promise<void> | undefined;
 
-const ROWS = Array.from({ length: 50 }, (_, index) => `${index + 1},name ${index + 1},${index % 3 === 0 ? 'true' : 'false'},${(index * 1.5).toFixed(2)}`);
+const ROWS = Array.from(
+  { length: 50 },
+  (_, index) => `${index + 1},name ${index + 1},${index % 3 === 0 ? 'true' : 'false'},${(index * 1.5).toFixed(2)}`,
+);
 const CSV = `id,name,active,amount\n${ROWS.join('\n')}\n`;
 
 /** A worker killed where the proxy is cut: Step Functions sees a Lambda that died without an answer. */
@@ -40,7 +43,9 @@ async function loadWorker(worker: WorkerSpec): Promise<WorkerFunction> {
     return Promise.race([
       handler(input, context),
       death.then(() => {
-        throw Object.assign(new Error('RequestId: 1 Error: Runtime exited with error: signal: killed'), { name: 'Lambda.Unknown' });
+        throw Object.assign(new Error('RequestId: 1 Error: Runtime exited with error: signal: killed'), {
+          name: 'Lambda.Unknown',
+        });
       }),
     ]);
   };
@@ -93,10 +98,23 @@ async function exportAndWait(overrides: Partial<RequestBody<'startDirectExport'>
 
 describe('direct export of a data table version', () => {
   it('writes the columns asked, booleans as 1 and 0, and reads back as DuckDB reads the source', async () => {
-    const status = await exportAndWait({ key: 'subset/sales.parquet', columns: ['id', 'active', 'name'], cast_boolean_to_integer: true });
-    expect(status).toMatchObject({ bucket: 'exports', key: 'subset/sales.parquet', total_files: 1, files: ['subset/sales.parquet'], status: { status: 'COMPLETED' } });
+    const status = await exportAndWait({
+      key: 'subset/sales.parquet',
+      columns: ['id', 'active', 'name'],
+      cast_boolean_to_integer: true,
+    });
+    expect(status).toMatchObject({
+      bucket: 'exports',
+      key: 'subset/sales.parquet',
+      total_files: 1,
+      files: ['subset/sales.parquet'],
+      status: { status: 'COMPLETED' },
+    });
     const exported = await queryFiles([await getObject(env, 'exports', 'subset/sales.parquet')], 'SELECT * FROM f0');
-    const expected = await queryFiles([await sourceParquet(env, tableId, 1)], 'SELECT id, CAST(active AS INTEGER) AS active, name FROM f0');
+    const expected = await queryFiles(
+      [await sourceParquet(env, tableId, 1)],
+      'SELECT id, CAST(active AS INTEGER) AS active, name FROM f0',
+    );
     expect(exported.rows).toEqual(expected.rows);
     expect(exported.rows).toHaveLength(50);
     expect(exported.types).toEqual({ id: 'BIGINT', active: 'INTEGER', name: 'VARCHAR' });
@@ -108,11 +126,18 @@ describe('direct export of a data table version', () => {
 
   it('splits the output into total_files files whose rows, in order, are the source', async () => {
     const status = await exportAndWait({ key: 'split/sales.parquet', total_files: 3 });
-    const keys = ['split/sales-00001-of-00003.parquet', 'split/sales-00002-of-00003.parquet', 'split/sales-00003-of-00003.parquet'];
+    const keys = [
+      'split/sales-00001-of-00003.parquet',
+      'split/sales-00002-of-00003.parquet',
+      'split/sales-00003-of-00003.parquet',
+    ];
     expect(status).toMatchObject({ total_files: 3, files: keys, status: { status: 'COMPLETED' } });
     expect(await listKeys(env, 'exports', 'split/')).toEqual(keys);
     const parts = await Promise.all(keys.map((key) => getObject(env, 'exports', key)));
-    const counts = await queryFiles(parts, 'SELECT (SELECT count(*) FROM f0) AS a, (SELECT count(*) FROM f1) AS b, (SELECT count(*) FROM f2) AS c');
+    const counts = await queryFiles(
+      parts,
+      'SELECT (SELECT count(*) FROM f0) AS a, (SELECT count(*) FROM f1) AS b, (SELECT count(*) FROM f2) AS c',
+    );
     expect(counts.rows).toEqual([{ a: '16', b: '17', c: '17' }]);
     const exported = await queryFiles(parts, 'SELECT * FROM f0 UNION ALL SELECT * FROM f1 UNION ALL SELECT * FROM f2');
     const expected = await queryFiles([await sourceParquet(env, tableId, 1)], 'SELECT * FROM f0');
@@ -121,7 +146,12 @@ describe('direct export of a data table version', () => {
   });
 
   it('writes CSV when asked, from the sample when asked', async () => {
-    const status = await exportAndWait({ key: 'csv/sales.csv', format: 'csv', use_sample: true, columns: ['name', 'active'] });
+    const status = await exportAndWait({
+      key: 'csv/sales.csv',
+      format: 'csv',
+      use_sample: true,
+      columns: ['name', 'active'],
+    });
     expect(status).toMatchObject({ format: 'csv', use_sample: true, status: { status: 'COMPLETED' } });
     const text = (await getObject(env, 'exports', 'csv/sales.csv')).toString('utf8');
     expect(text.split('\n').slice(0, 3)).toEqual(['name,active', 'name 1,true', 'name 2,false']);
@@ -177,7 +207,10 @@ describe('refusals', () => {
     expect(started.status).toBe(202);
     const other = await env.clientFor('other-tenant', ['admin']);
     expect((await other.call('getDirectExport', { params: { job_id: started.body.job_id } })).status).toBe(404);
-    expect((await api.call('getDirectExport', { params: { job_id: 'direct-export-00000000-0000-4000-8000-000000000000' } })).status).toBe(404);
+    expect(
+      (await api.call('getDirectExport', { params: { job_id: 'direct-export-00000000-0000-4000-8000-000000000000' } }))
+        .status,
+    ).toBe(404);
     expect((await api.call('getMultiPartExport', { params: { job_id: started.body.job_id } })).status).toBe(404);
     await waitForDirectExport(api, started.body.job_id);
   });
@@ -186,19 +219,31 @@ describe('refusals', () => {
 describe('retries', () => {
   it('answers a retry with the same Idempotency-Key with the first job, also when both arrive at once', async () => {
     const body = directRequest({ key: 'retried/sales.parquet' });
-    const first = await api.call('startDirectExport', { body, headers: { 'idempotency-key': `direct-${process.pid}` } });
-    const again = await api.call('startDirectExport', { body, headers: { 'idempotency-key': `direct-${process.pid}` } });
+    const first = await api.call('startDirectExport', {
+      body,
+      headers: { 'idempotency-key': `direct-${process.pid}` },
+    });
+    const again = await api.call('startDirectExport', {
+      body,
+      headers: { 'idempotency-key': `direct-${process.pid}` },
+    });
     expect([first.status, again.status]).toEqual([202, 202]);
     expect(again.body.job_id).toBe(first.body.job_id);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    const otherBody = await api.call('startDirectExport', { body: directRequest({ key: 'other/sales.parquet' }), headers: { 'idempotency-key': `direct-${process.pid}` } });
+    const otherBody = await api.call('startDirectExport', {
+      body: directRequest({ key: 'other/sales.parquet' }),
+      headers: { 'idempotency-key': `direct-${process.pid}` },
+    });
     expect(otherBody.problem.code).toBe('10-1400');
 
-    const raced = await Promise.all([1, 2].map(() => api.call('startDirectExport', { body, headers: { 'idempotency-key': `raced-${process.pid}` } })));
+    const raced = await Promise.all(
+      [1, 2].map(() => api.call('startDirectExport', { body, headers: { 'idempotency-key': `raced-${process.pid}` } })),
+    );
     const started = raced.filter((response) => response.status === 202);
     expect(started.length).toBeGreaterThanOrEqual(1);
     expect(new Set(started.map((response) => response.body.job_id)).size).toBe(1);
-    for (const response of raced.filter((candidate) => candidate.status !== 202)) expect(response.problem.code).toBe('10-409');
+    for (const response of raced.filter((candidate) => candidate.status !== 202))
+      expect(response.problem.code).toBe('10-409');
     await waitForDirectExport(api, first.body.job_id);
     await waitForDirectExport(api, started[0]!.body.job_id);
   });
@@ -226,10 +271,14 @@ describe('credentials', () => {
     logger.setLogLevel('DEBUG');
     const texts: string[] = [];
     try {
-      const started = await api.call('startDirectExport', { body: directRequest({ key: 'secrets/sales.parquet', session_token: sessionToken }) });
+      const started = await api.call('startDirectExport', {
+        body: directRequest({ key: 'secrets/sales.parquet', session_token: sessionToken }),
+      });
       texts.push(started.text);
       // s3rver does not check signatures, so this one is accepted and runs like the first: both must end before the scan.
-      const second = await api.call('startDirectExport', { body: directRequest({ key: 'secrets/second.parquet', secret_key: `WRONG-${sessionToken}` }) });
+      const second = await api.call('startDirectExport', {
+        body: directRequest({ key: 'secrets/second.parquet', secret_key: `WRONG-${sessionToken}` }),
+      });
       texts.push(second.text);
       const done = await waitForDirectExport(api, started.body.job_id);
       expect(done.status, JSON.stringify(done)).toMatchObject({ status: 'COMPLETED' });

@@ -4,7 +4,13 @@
  * the parts, the caller completes the upload with the ETags of the job status and reads the
  * object back.
  */
-import { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, HeadObjectCommand, UploadPartCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  HeadObjectCommand,
+  UploadPartCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { DuckDBInstance, quotedString } from '@duckdb/node-api';
 import { createHash } from 'node:crypto';
@@ -15,7 +21,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flakyProxy, type FakeEndpoint } from '../../fakes/object-store';
 import { asBody, type ApiClient, type RequestBody } from '../../support/api-client';
 import { MIN_PART_BYTES } from '../../../shared/connectors/presigned-parts';
-import { csvByDuckDb, getObject, localS3, queryFiles, sourceParquet, waitForMultiPartExport } from '../../support/exports';
+import {
+  csvByDuckDb,
+  getObject,
+  localS3,
+  queryFiles,
+  sourceParquet,
+  waitForMultiPartExport,
+} from '../../support/exports';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { importAndWait, putObjects, tableOver } from '../../support/imports';
 
@@ -74,7 +87,12 @@ beforeAll(async () => {
   // The proxy needs the twin's S3 and the twin must allow the proxy: the S3 port is chosen first.
   const s3Port = 40_000 + (process.pid % 20_000);
   flaky = await flakyProxy(`http://127.0.0.1:${s3Port}`, 1);
-  env = await startTestTwin({ buckets: ['landing', 'uploads'], s3Port, retryIntervalMs: 10, allowOutbound: [`127.0.0.1:${flaky.port}`] });
+  env = await startTestTwin({
+    buckets: ['landing', 'uploads'],
+    s3Port,
+    retryIntervalMs: 10,
+    allowOutbound: [`127.0.0.1:${flaky.port}`],
+  });
   api = env.admin;
   s3 = localS3(env);
   await putObjects(env, 'landing', {
@@ -85,7 +103,11 @@ beforeAll(async () => {
   bigTable = await tableOver(api, env, 'landing/big/');
   skewedTable = await tableOver(api, env, 'landing/skewed/');
   smallTable = await tableOver(api, env, 'landing/small/');
-  const imported = await Promise.all([importAndWait(api, bigTable), importAndWait(api, skewedTable), importAndWait(api, smallTable)]);
+  const imported = await Promise.all([
+    importAndWait(api, bigTable),
+    importAndWait(api, skewedTable),
+    importAndWait(api, smallTable),
+  ]);
   expect(imported.map((version) => version.execution.status)).toEqual(['COMPLETED', 'COMPLETED', 'COMPLETED']);
 }, 60_000);
 
@@ -100,16 +122,31 @@ async function presignedUpload(key: string, parts: number): Promise<{ uploadId: 
   const { UploadId: uploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'uploads', Key: key }));
   const urls = await Promise.all(
     Array.from({ length: parts }, (_, index) =>
-      getSignedUrl(s3, new UploadPartCommand({ Bucket: 'uploads', Key: key, UploadId: uploadId, PartNumber: index + 1 }), { expiresIn: 600 }),
+      getSignedUrl(
+        s3,
+        new UploadPartCommand({ Bucket: 'uploads', Key: key, UploadId: uploadId, PartNumber: index + 1 }),
+        { expiresIn: 600 },
+      ),
     ),
   );
   return { uploadId: uploadId!, urls };
 }
 
 /** Completes the upload with the parts the job answered, in order, and reads the object back. */
-async function completed(key: string, uploadId: string, result: readonly { e_tag: string; part_number: number }[]): Promise<Buffer> {
+async function completed(
+  key: string,
+  uploadId: string,
+  result: readonly { e_tag: string; part_number: number }[],
+): Promise<Buffer> {
   const parts = result.map((part) => ({ ETag: part.e_tag, PartNumber: part.part_number }));
-  await s3.send(new CompleteMultipartUploadCommand({ Bucket: 'uploads', Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
+  await s3.send(
+    new CompleteMultipartUploadCommand({
+      Bucket: 'uploads',
+      Key: key,
+      UploadId: uploadId,
+      MultipartUpload: { Parts: parts },
+    }),
+  );
   return getObject(env, 'uploads', key);
 }
 
@@ -128,15 +165,27 @@ async function bigCsv(): Promise<Buffer> {
   return csvByDuckDb(await sourceParquet(env, bigTable, 1), 'SELECT id, digest, CAST(even AS INTEGER) AS even FROM f0');
 }
 
-function multiPartRequest(tableId: number, urls: readonly string[], overrides: Partial<RequestBody<'startMultiPartExport'>> = {}): RequestBody<'startMultiPartExport'> {
-  return asBody('startMultiPartExport', { source_type: 'datatable', source_id: tableId, source_version: 1, parts_urls: [...urls], ...overrides });
+function multiPartRequest(
+  tableId: number,
+  urls: readonly string[],
+  overrides: Partial<RequestBody<'startMultiPartExport'>> = {},
+): RequestBody<'startMultiPartExport'> {
+  return asBody('startMultiPartExport', {
+    source_type: 'datatable',
+    source_id: tableId,
+    source_version: 1,
+    parts_urls: [...urls],
+    ...overrides,
+  });
 }
 
 describe('multi-part export', () => {
   it('PUTs exactly the parts asked; the caller completes the upload with their ETags and reads the object back', async () => {
     const key = 'out/big.parquet';
     const { uploadId, urls } = await presignedUpload(key, 3);
-    const started = await api.call('startMultiPartExport', { body: multiPartRequest(bigTable, urls, { cast_boolean_to_integer: true }) });
+    const started = await api.call('startMultiPartExport', {
+      body: multiPartRequest(bigTable, urls, { cast_boolean_to_integer: true }),
+    });
     expect(started.status, started.text).toBe(202);
     const status = await waitForMultiPartExport(api, started.body.job_id);
     expect(status, JSON.stringify(status)).toMatchObject({ status: 'COMPLETED', parts: 3 });
@@ -157,12 +206,22 @@ describe('multi-part export', () => {
     expect(object.length).toBeGreaterThan(10 * MIB);
     const partSize = Math.max(5 * MIB, Math.ceil(object.length / 3));
     const md5 = (from: number, to: number) => `"${createHash('md5').update(object.subarray(from, to)).digest('hex')}"`;
-    expect(status.result.map((part) => part.e_tag)).toEqual([md5(0, partSize), md5(partSize, 2 * partSize), md5(2 * partSize, object.length)]);
-    const exported = await queryFiles([object], 'SELECT count(*) AS n, sum(even) AS evens, max(length(digest)) AS width FROM f0');
+    expect(status.result.map((part) => part.e_tag)).toEqual([
+      md5(0, partSize),
+      md5(partSize, 2 * partSize),
+      md5(2 * partSize, object.length),
+    ]);
+    const exported = await queryFiles(
+      [object],
+      'SELECT count(*) AS n, sum(even) AS evens, max(length(digest)) AS width FROM f0',
+    );
     expect(exported.rows).toEqual([{ n: String(ROWS), evens: String(ROWS / 2), width: '64' }]);
     const [fromExport, fromSource] = await Promise.all([
       queryFiles([object], 'SELECT * FROM f0 WHERE id % 9973 = 0 ORDER BY id'),
-      queryFiles([await sourceParquet(env, bigTable, 1)], 'SELECT id, digest, CAST(even AS INTEGER) AS even FROM f0 WHERE id % 9973 = 0 ORDER BY id'),
+      queryFiles(
+        [await sourceParquet(env, bigTable, 1)],
+        'SELECT id, digest, CAST(even AS INTEGER) AS even FROM f0 WHERE id % 9973 = 0 ORDER BY id',
+      ),
     ]);
     expect(fromExport.rows).toEqual(fromSource.rows);
     expect(fromExport.types.even).toBe('INTEGER');
@@ -171,7 +230,9 @@ describe('multi-part export', () => {
   it('writes a CSV as row slices, each PUT as its part: the object is byte for byte the CSV one COPY writes', async () => {
     const key = 'out/sliced.csv';
     const { uploadId, urls } = await presignedUpload(key, 2);
-    const started = await api.call('startMultiPartExport', { body: multiPartRequest(bigTable, urls, { format: 'csv', cast_boolean_to_integer: true }) });
+    const started = await api.call('startMultiPartExport', {
+      body: multiPartRequest(bigTable, urls, { format: 'csv', cast_boolean_to_integer: true }),
+    });
     const status = await waitForMultiPartExport(api, started.body.job_id);
     expect(status, JSON.stringify(status)).toMatchObject({ status: 'COMPLETED', parts: 2 });
     const [object, expected] = await Promise.all([completed(key, uploadId, status.result), bigCsv()]);
@@ -181,7 +242,10 @@ describe('multi-part export', () => {
     const cut = rowStart(expected, ROWS / 2);
     expect(cut).toBeGreaterThanOrEqual(MIN_PART_BYTES);
     expect(cut).not.toBe(Math.ceil(expected.length / 2));
-    expect(status.result.map((part) => part.e_tag)).toEqual([md5(expected.subarray(0, cut)), md5(expected.subarray(cut))]);
+    expect(status.result.map((part) => part.e_tag)).toEqual([
+      md5(expected.subarray(0, cut)),
+      md5(expected.subarray(cut)),
+    ]);
   });
 
   it('falls back to one CSV cut into byte ranges when row slices would be under 5 MiB', async () => {
@@ -191,13 +255,17 @@ describe('multi-part export', () => {
     expect(rowStart(expected, ROWS / 3)).toBeLessThan(MIN_PART_BYTES);
     expect(expected.length).toBeGreaterThan(2 * MIN_PART_BYTES);
     const { uploadId, urls } = await presignedUpload(key, 3);
-    const started = await api.call('startMultiPartExport', { body: multiPartRequest(bigTable, urls, { format: 'csv', cast_boolean_to_integer: true }) });
+    const started = await api.call('startMultiPartExport', {
+      body: multiPartRequest(bigTable, urls, { format: 'csv', cast_boolean_to_integer: true }),
+    });
     const status = await waitForMultiPartExport(api, started.body.job_id);
     expect(status, JSON.stringify(status)).toMatchObject({ status: 'COMPLETED', parts: 3 });
     const object = await completed(key, uploadId, status.result);
     expect(object.equals(expected)).toBe(true);
     const cuts = [0, MIN_PART_BYTES, 2 * MIN_PART_BYTES, expected.length];
-    expect(status.result.map((part) => part.e_tag)).toEqual([0, 1, 2].map((index) => md5(expected.subarray(cuts[index], cuts[index + 1]))));
+    expect(status.result.map((part) => part.e_tag)).toEqual(
+      [0, 1, 2].map((index) => md5(expected.subarray(cuts[index], cuts[index + 1]))),
+    );
   });
 
   it('falls back when a later slice comes out under 5 MiB: the parts already sent are PUT again, cut from one CSV', async () => {
@@ -208,13 +276,17 @@ describe('multi-part export', () => {
     expect(first).toBeGreaterThanOrEqual(MIN_PART_BYTES);
     expect(second - first).toBeLessThan(MIN_PART_BYTES);
     const { uploadId, urls } = await presignedUpload(key, 3);
-    const started = await api.call('startMultiPartExport', { body: multiPartRequest(skewedTable, urls, { format: 'csv' }) });
+    const started = await api.call('startMultiPartExport', {
+      body: multiPartRequest(skewedTable, urls, { format: 'csv' }),
+    });
     const status = await waitForMultiPartExport(api, started.body.job_id);
     expect(status, JSON.stringify(status)).toMatchObject({ status: 'COMPLETED', parts: 3 });
     const object = await completed(key, uploadId, status.result);
     expect(object.equals(expected)).toBe(true);
     const cuts = [0, MIN_PART_BYTES, 2 * MIN_PART_BYTES, expected.length];
-    expect(status.result.map((part) => part.e_tag)).toEqual([0, 1, 2].map((index) => md5(expected.subarray(cuts[index], cuts[index + 1]))));
+    expect(status.result.map((part) => part.e_tag)).toEqual(
+      [0, 1, 2].map((index) => md5(expected.subarray(cuts[index], cuts[index + 1]))),
+    );
   });
 
   it('fails the job when a part PUT is refused, and no object is left', async () => {
@@ -222,13 +294,21 @@ describe('multi-part export', () => {
     const { urls } = await presignedUpload(key, 2);
     // Part 2 goes to a bucket that does not exist: the store refuses it (s3rver answers 404 and
     // drops the connection mid-body, which is retried, then given up).
-    const missing = await getSignedUrl(s3, new UploadPartCommand({ Bucket: 'no-such-bucket', Key: key, UploadId: 'none', PartNumber: 2 }), { expiresIn: 600 });
-    const started = await api.call('startMultiPartExport', { body: multiPartRequest(bigTable, [urls[0]!, missing], { format: 'csv' }) });
+    const missing = await getSignedUrl(
+      s3,
+      new UploadPartCommand({ Bucket: 'no-such-bucket', Key: key, UploadId: 'none', PartNumber: 2 }),
+      { expiresIn: 600 },
+    );
+    const started = await api.call('startMultiPartExport', {
+      body: multiPartRequest(bigTable, [urls[0]!, missing], { format: 'csv' }),
+    });
     expect(started.status, started.text).toBe(202);
     const status = await waitForMultiPartExport(api, started.body.job_id);
     expect(status, JSON.stringify(status)).toMatchObject({ status: 'FAILED', error_code: '30-1100', result: [] });
     expect(JSON.stringify(status)).not.toContain('X-Amz-Signature');
-    await expect(s3.send(new HeadObjectCommand({ Bucket: 'uploads', Key: key }))).rejects.toMatchObject({ name: 'NotFound' });
+    await expect(s3.send(new HeadObjectCommand({ Bucket: 'uploads', Key: key }))).rejects.toMatchObject({
+      name: 'NotFound',
+    });
   });
 
   it('fails the job with 10-1400 on parts_urls when the export is too small for the parts asked', async () => {
@@ -243,11 +323,18 @@ describe('multi-part export', () => {
   it('exports a small table in one part', async () => {
     const key = 'out/one.csv';
     const { uploadId, urls } = await presignedUpload(key, 1);
-    const started = await api.call('startMultiPartExport', { body: multiPartRequest(smallTable, urls, { format: 'csv', cast_boolean_to_integer: true }) });
+    const started = await api.call('startMultiPartExport', {
+      body: multiPartRequest(smallTable, urls, { format: 'csv', cast_boolean_to_integer: true }),
+    });
     const status = await waitForMultiPartExport(api, started.body.job_id);
     expect(status).toMatchObject({ status: 'COMPLETED', result: [{ part_number: 1 }] });
     await s3.send(
-      new CompleteMultipartUploadCommand({ Bucket: 'uploads', Key: key, UploadId: uploadId, MultipartUpload: { Parts: [{ ETag: status.result[0]!.e_tag, PartNumber: 1 }] } }),
+      new CompleteMultipartUploadCommand({
+        Bucket: 'uploads',
+        Key: key,
+        UploadId: uploadId,
+        MultipartUpload: { Parts: [{ ETag: status.result[0]!.e_tag, PartNumber: 1 }] },
+      }),
     );
     expect((await getObject(env, 'uploads', key)).toString('utf8')).toBe('id,flag\n1,1\n2,0\n');
   });
@@ -257,12 +344,19 @@ describe('multi-part export', () => {
     const { uploadId, urls } = await presignedUpload(key, 1);
     // The same URL through the proxy, which the twin allows: the first PUT meets a 503.
     const viaProxy = urls.map((url) => url.replace(env.twin.s3.endpoint, flaky.endpoint));
-    const started = await api.call('startMultiPartExport', { body: multiPartRequest(smallTable, viaProxy, { format: 'csv' }) });
+    const started = await api.call('startMultiPartExport', {
+      body: multiPartRequest(smallTable, viaProxy, { format: 'csv' }),
+    });
     const status = await waitForMultiPartExport(api, started.body.job_id);
     expect(status).toMatchObject({ status: 'COMPLETED', result: [{ part_number: 1 }] });
     expect(flaky.puts()).toBe(2);
     await s3.send(
-      new CompleteMultipartUploadCommand({ Bucket: 'uploads', Key: key, UploadId: uploadId, MultipartUpload: { Parts: [{ ETag: status.result[0]!.e_tag, PartNumber: 1 }] } }),
+      new CompleteMultipartUploadCommand({
+        Bucket: 'uploads',
+        Key: key,
+        UploadId: uploadId,
+        MultipartUpload: { Parts: [{ ETag: status.result[0]!.e_tag, PartNumber: 1 }] },
+      }),
     );
     expect((await getObject(env, 'uploads', key)).toString('utf8')).toBe('id,flag\n1,true\n2,false\n');
   });
@@ -275,7 +369,11 @@ describe('multi-part export', () => {
       return response;
     };
     const { urls } = await presignedUpload('out/refused.parquet', 2);
-    const guarded = await refused(multiPartRequest(smallTable, [urls[0]!, 'https://169.254.169.254/latest/meta-data']), 400, '30-1130');
+    const guarded = await refused(
+      multiPartRequest(smallTable, [urls[0]!, 'https://169.254.169.254/latest/meta-data']),
+      400,
+      '30-1130',
+    );
     expect(guarded.text).not.toContain('X-Amz-Signature');
     const invalid = await refused(multiPartRequest(smallTable, [urls[0]!, 'not a url']), 400, '10-1008');
     expect(invalid.problem.extraDetails).toHaveProperty(['parts_urls[1]']);

@@ -38,7 +38,12 @@ beforeAll(async () => {
   expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
   const connectionId = await createObjectStoreConnection(api, env, { pathRestriction: 'exports/', write: true });
   const created = await api.call('createTarget', {
-    body: asBody('createTarget', { name: 'lake', type: 'bucket', connection_id: connectionId, path: 'exports/{dataset_name}/v{version}/' }),
+    body: asBody('createTarget', {
+      name: 'lake',
+      type: 'bucket',
+      connection_id: connectionId,
+      path: 'exports/{dataset_name}/v{version}/',
+    }),
   });
   expect(created.status, created.text).toBe(201);
   target = created.body;
@@ -49,7 +54,13 @@ afterAll(async () => {
 });
 
 function exportRequest(overrides: Partial<RequestBody<'createExport'>> = {}): RequestBody<'createExport'> {
-  return asBody('createExport', { target_id: target.id, source_type: 'datatable', source_id: tableId, source_version: 1, ...overrides });
+  return asBody('createExport', {
+    target_id: target.id,
+    source_type: 'datatable',
+    source_id: tableId,
+    source_version: 1,
+    ...overrides,
+  });
 }
 
 function waitForExport(exportId: number): Promise<ResponseBody<'getExport'>> {
@@ -65,7 +76,9 @@ async function tableName(): Promise<string> {
 
 describe('export to a bucket target', () => {
   it("writes the version to the target's rendered folder, columns and booleans as asked, and reads back as the source", async () => {
-    const started = await api.call('createExport', { body: exportRequest({ columns: ['paid', 'id'], cast_boolean_to_integer: true }) });
+    const started = await api.call('createExport', {
+      body: exportRequest({ columns: ['paid', 'id'], cast_boolean_to_integer: true }),
+    });
     expect(started.status, started.text).toBe(202);
     const done = await waitForExport(started.body.export_id);
     const name = await tableName();
@@ -83,7 +96,10 @@ describe('export to a bucket target', () => {
       execution: { status: 'COMPLETED' },
     });
     const exported = await queryFiles([await getObject(env, 'exports', key)], 'SELECT * FROM f0');
-    const expected = await queryFiles([await sourceParquet(env, tableId, 1)], 'SELECT CAST(paid AS INTEGER) AS paid, id FROM f0');
+    const expected = await queryFiles(
+      [await sourceParquet(env, tableId, 1)],
+      'SELECT CAST(paid AS INTEGER) AS paid, id FROM f0',
+    );
     expect(exported).toEqual(expected);
     expect(exported.rows).toEqual([
       { paid: 1, id: '1' },
@@ -91,7 +107,9 @@ describe('export to a bucket target', () => {
       { paid: 1, id: '3' },
     ]);
 
-    const listed = await api.call('listExports', { query: { filter: `target_id eq ${target.id} and status eq 'COMPLETED'` } });
+    const listed = await api.call('listExports', {
+      query: { filter: `target_id eq ${target.id} and status eq 'COMPLETED'` },
+    });
     expect(listed.status, listed.text).toBe(200);
     expect(listed.body.items.map((item) => item.id)).toContain(started.body.export_id);
   });
@@ -102,13 +120,19 @@ describe('export to a bucket target', () => {
     const started = await api.call('createExport', { body: exportRequest() });
     expect(started.status, started.text).toBe(202);
     const current = (await api.call('getTarget', { params: { target_id: target.id } })).body;
-    const update = await api.call('updateTarget', { params: { target_id: target.id }, body: sentBack(current, { description: 'changed' }) });
+    const update = await api.call('updateTarget', {
+      params: { target_id: target.id },
+      body: sentBack(current, { description: 'changed' }),
+    });
     expect(update.problem.code).toBe('30-6005');
     expect((await api.call('deleteTarget', { params: { target_id: target.id } })).problem.code).toBe('30-6005');
     hold = undefined;
     release();
     expect((await waitForExport(started.body.export_id)).execution.status).toBe('COMPLETED');
-    const updated = await api.call('updateTarget', { params: { target_id: target.id }, body: sentBack(current, { description: 'changed' }) });
+    const updated = await api.call('updateTarget', {
+      params: { target_id: target.id },
+      body: sentBack(current, { description: 'changed' }),
+    });
     expect(updated.status, updated.text).toBe(200);
     target = updated.body;
   });
@@ -117,7 +141,10 @@ describe('export to a bucket target', () => {
     const current = (await api.call('getTarget', { params: { target_id: target.id } })).body;
     const [started, update] = await Promise.all([
       api.call('createExport', { body: exportRequest() }),
-      api.call('updateTarget', { params: { target_id: target.id }, body: sentBack(current, { description: `raced ${Date.now()}` }) }),
+      api.call('updateTarget', {
+        params: { target_id: target.id },
+        body: sentBack(current, { description: `raced ${Date.now()}` }),
+      }),
     ]);
     if (started.status === 202) {
       expect(update.problem.code).toBe('30-6005');
@@ -132,9 +159,13 @@ describe('export to a bucket target', () => {
 
 describe('refusals and failures', () => {
   it('refuses a missing target (30-6002), a pricing target (10-1042), an unknown column (20-1031)', async () => {
-    expect((await api.call('createExport', { body: exportRequest({ target_id: 999_999 }) })).problem.code).toBe('30-6002');
+    expect((await api.call('createExport', { body: exportRequest({ target_id: 999_999 }) })).problem.code).toBe(
+      '30-6002',
+    );
     const pricing = await createTarget(api, env.twin.s3.endpoint, 'pricing');
-    expect((await api.call('createExport', { body: exportRequest({ target_id: pricing.target.id }) })).problem.code).toBe('10-1042');
+    expect(
+      (await api.call('createExport', { body: exportRequest({ target_id: pricing.target.id }) })).problem.code,
+    ).toBe('10-1042');
     const unknown = await api.call('createExport', { body: exportRequest({ columns: ['nope'] }) });
     expect(unknown.status).toBe(422);
     expect(unknown.problem.code).toBe('20-1031');
@@ -148,6 +179,13 @@ describe('refusals and failures', () => {
     const done = await waitForExport(started.body.export_id);
     expect(done.execution).toMatchObject({ status: 'FAILED', error: { code: '30-1002' } });
     const current = (await api.call('getTarget', { params: { target_id: table.target.id } })).body;
-    expect((await api.call('updateTarget', { params: { target_id: table.target.id }, body: sentBack(current, { description: 'free again' }) })).status).toBe(200);
+    expect(
+      (
+        await api.call('updateTarget', {
+          params: { target_id: table.target.id },
+          body: sentBack(current, { description: 'free again' }),
+        })
+      ).status,
+    ).toBe(200);
   });
 });

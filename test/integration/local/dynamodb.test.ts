@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateTableCommand, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../../infra/local/dynamodb';
 
 let local: LocalDynamoDb;
@@ -9,7 +15,11 @@ const TableName = 'tx-test';
 
 beforeAll(async () => {
   local = await startLocalDynamoDb();
-  const client = new DynamoDBClient({ endpoint: local.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+  const client = new DynamoDBClient({
+    endpoint: local.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+  });
   db = DynamoDBDocumentClient.from(client);
   await client.send(
     new CreateTableCommand({
@@ -28,7 +38,8 @@ beforeAll(async () => {
 });
 afterAll(() => local.close());
 
-const get = async (pk: string) => (await db.send(new GetCommand({ TableName, Key: { pk, sk: 'x' }, ConsistentRead: true }))).Item;
+const get = async (pk: string) =>
+  (await db.send(new GetCommand({ TableName, Key: { pk, sk: 'x' }, ConsistentRead: true }))).Item;
 
 describe('local DynamoDB TransactWriteItems', () => {
   it('applies every write when all conditions hold', async () => {
@@ -76,7 +87,13 @@ describe('local DynamoDB TransactWriteItems', () => {
       db.send(
         new TransactWriteCommand({
           TransactItems: [
-            { ConditionCheck: { TableName, Key: { pk: 'missing', sk: 'x' }, ConditionExpression: 'attribute_exists(pk)' } },
+            {
+              ConditionCheck: {
+                TableName,
+                Key: { pk: 'missing', sk: 'x' },
+                ConditionExpression: 'attribute_exists(pk)',
+              },
+            },
             { Put: { TableName, Item: { pk: 'd', sk: 'x' } } },
           ],
         }),
@@ -87,7 +104,14 @@ describe('local DynamoDB TransactWriteItems', () => {
 
   it('refuses two operations on one item', async () => {
     await expect(
-      db.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName, Item: { pk: 'e', sk: 'x' } } }, { Delete: { TableName, Key: { pk: 'e', sk: 'x' } } }] })),
+      db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName, Item: { pk: 'e', sk: 'x' } } },
+            { Delete: { TableName, Key: { pk: 'e', sk: 'x' } } },
+          ],
+        }),
+      ),
     ).rejects.toMatchObject({ name: 'ValidationException' });
   });
 
@@ -98,7 +122,14 @@ describe('local DynamoDB TransactWriteItems', () => {
         new TransactWriteCommand({
           TransactItems: [
             { Put: { TableName, Item: { pk: 'g', sk: 'x' } } },
-            { Update: { TableName, Key: { pk: 'f', sk: 'x' }, UpdateExpression: 'ADD s :one', ExpressionAttributeValues: { ':one': 1 } } },
+            {
+              Update: {
+                TableName,
+                Key: { pk: 'f', sk: 'x' },
+                UpdateExpression: 'ADD s :one',
+                ExpressionAttributeValues: { ':one': 1 },
+              },
+            },
           ],
         }),
       ),
@@ -113,7 +144,13 @@ describe('local DynamoDB TransactWriteItems', () => {
           new TransactWriteCommand({
             TransactItems: [
               { Put: { TableName, Item: { pk: `owner-${i}`, sk: 'x' } } },
-              { Put: { TableName, Item: { pk: 'unique-name', sk: 'x', owner: i }, ConditionExpression: 'attribute_not_exists(pk)' } },
+              {
+                Put: {
+                  TableName,
+                  Item: { pk: 'unique-name', sk: 'x', owner: i },
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
             ],
           }),
         )

@@ -15,15 +15,26 @@ beforeAll(async () => {
 afterAll(() => env?.close());
 
 /** POST /connections with the body written in `parts`, each its own chunk; no Content-Length unless given. */
-function post(parts: readonly string[], headers: Readonly<Record<string, string>> = {}): Promise<{ status: number; json: unknown }> {
+function post(
+  parts: readonly string[],
+  headers: Readonly<Record<string, string>> = {},
+): Promise<{ status: number; json: unknown }> {
   return new Promise((resolve, reject) => {
     const sent = request(
       `${env.twin.apiUrl}/connections`,
-      { method: 'POST', headers: { authorization: `Bearer ${env.admin.token ?? ''}`, 'content-type': 'application/json', ...headers } },
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${env.admin.token ?? ''}`, 'content-type': 'application/json', ...headers },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown }));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            json: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown,
+          }),
+        );
       },
     );
     sent.on('error', reject);

@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JsonProtocolError, startJsonProtocolServer, type JsonProtocolServer } from '../../../infra/local/json-protocol';
+import {
+  JsonProtocolError,
+  startJsonProtocolServer,
+  type JsonProtocolServer,
+} from '../../../infra/local/json-protocol';
 
 /** A service of two operations, spoken to as an AWS SDK client would. */
 let server: JsonProtocolServer;
@@ -11,7 +15,10 @@ beforeAll(async () => {
     operations: {
       Echo: async (input) => ({ echoed: input }),
       Refuse: (input) => {
-        throw new JsonProtocolError('LimitExceededException', `too many: ${String(input.count)}`, { status: 429, fields: { Limit: 3 } });
+        throw new JsonProtocolError('LimitExceededException', `too many: ${String(input.count)}`, {
+          status: 429,
+          fields: { Limit: 3 },
+        });
       },
       Break: () => {
         throw new Error('disk on fire');
@@ -22,10 +29,16 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function post(target: string | undefined, body: string): Promise<{ status: number; contentType: string | null; json: unknown }> {
+async function post(
+  target: string | undefined,
+  body: string,
+): Promise<{ status: number; contentType: string | null; json: unknown }> {
   const response = await fetch(server.endpoint, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-amz-json-1.1', ...(target === undefined ? {} : { 'x-amz-target': target }) },
+    headers: {
+      'content-type': 'application/x-amz-json-1.1',
+      ...(target === undefined ? {} : { 'x-amz-target': target }),
+    },
     body,
   });
   return { status: response.status, contentType: response.headers.get('content-type'), json: await response.json() };
@@ -33,7 +46,11 @@ async function post(target: string | undefined, body: string): Promise<{ status:
 
 describe('the twin services’ JSON-protocol front', () => {
   it('answers an operation named by x-amz-target with its output, in the protocol’s content type', async () => {
-    expect(await post('Echo_20240101.Echo', '{"a":[1,2]}')).toEqual({ status: 200, contentType: 'application/x-amz-json-1.1', json: { echoed: { a: [1, 2] } } });
+    expect(await post('Echo_20240101.Echo', '{"a":[1,2]}')).toEqual({
+      status: 200,
+      contentType: 'application/x-amz-json-1.1',
+      json: { echoed: { a: [1, 2] } },
+    });
     expect((await post('Echo_20240101.Echo', '')).json).toEqual({ echoed: {} });
   });
 
@@ -46,16 +63,28 @@ describe('the twin services’ JSON-protocol front', () => {
   });
 
   it('answers any other failure as the service’s internal error', async () => {
-    expect(await post('Echo_20240101.Break', '{}')).toMatchObject({ status: 500, json: { __type: 'EchoInternalException', message: 'disk on fire' } });
+    expect(await post('Echo_20240101.Break', '{}')).toMatchObject({
+      status: 500,
+      json: { __type: 'EchoInternalException', message: 'disk on fire' },
+    });
   });
 
-  it.each([['Echo_20240101.Missing'], ['Echo.Echo'], ['Echo'], ['Echo_20240101.constructor'], [undefined]])('refuses the target %s as an unknown operation', async (target) => {
-    const answer = await post(target, '{}');
-    expect(answer.status).toBe(400);
-    expect(answer.json).toMatchObject({ __type: 'UnknownOperationException', message: expect.stringMatching(/is not supported by the local Echo$/) });
-  });
+  it.each([['Echo_20240101.Missing'], ['Echo.Echo'], ['Echo'], ['Echo_20240101.constructor'], [undefined]])(
+    'refuses the target %s as an unknown operation',
+    async (target) => {
+      const answer = await post(target, '{}');
+      expect(answer.status).toBe(400);
+      expect(answer.json).toMatchObject({
+        __type: 'UnknownOperationException',
+        message: expect.stringMatching(/is not supported by the local Echo$/),
+      });
+    },
+  );
 
   it.each([['{"a":'], ['[1]'], ['null'], ['"text"']])('refuses the body %s as not a JSON object', async (body) => {
-    expect(await post('Echo_20240101.Echo', body)).toMatchObject({ status: 400, json: { __type: 'SerializationException' } });
+    expect(await post('Echo_20240101.Echo', body)).toMatchObject({
+      status: 400,
+      json: { __type: 'SerializationException' },
+    });
   });
 });

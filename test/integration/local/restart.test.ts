@@ -38,7 +38,14 @@ async function hangingImports(worker: WorkerSpec): Promise<WorkerFunction> {
 const s3Port = await freePort();
 const servicePorts = { dynamodb: await freePort(), kms: await freePort(), stepFunctions: await freePort() };
 const start = (hang: boolean): Promise<TestTwin> =>
-  startTestTwin({ dataDir, s3Port, servicePorts, buckets: ['landing'], retryIntervalMs: 10, ...(hang ? { loadWorker: hangingImports } : {}) });
+  startTestTwin({
+    dataDir,
+    s3Port,
+    servicePorts,
+    buckets: ['landing'],
+    retryIntervalMs: 10,
+    ...(hang ? { loadWorker: hangingImports } : {}),
+  });
 
 describe('a twin restarted while a job runs', () => {
   let tableId = 0;
@@ -72,8 +79,13 @@ describe('a twin restarted while a job runs', () => {
 
     const third = await start(false);
     try {
-      const response = await third.admin.call('getDataVersion', { params: { data_table_id: tableId, version_number: versionNumber } });
-      expect(response.body.execution).toMatchObject({ status: 'FAILED', error: { code: '10-1047', cause: expect.stringContaining('restarted') } });
+      const response = await third.admin.call('getDataVersion', {
+        params: { data_table_id: tableId, version_number: versionNumber },
+      });
+      expect(response.body.execution).toMatchObject({
+        status: 'FAILED',
+        error: { code: '10-1047', cause: expect.stringContaining('restarted') },
+      });
       const next = await waitForVersion(third.admin, tableId, await startImport(third.admin, tableId));
       expect(next.execution.status).toBe('COMPLETED');
     } finally {

@@ -22,7 +22,18 @@ import { exchangeToken } from '../../support/harness';
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 /** Node with tsx's loader: one process, so a signal sent to it reaches the stack itself. */
 const NODE_TSX = [process.execPath, '--import', 'tsx'] as const;
-const FREE_PORTS = ['--port', '0', '--s3-port', '0', '--dynamodb-port', '0', '--kms-port', '0', '--stepfunctions-port', '0'];
+const FREE_PORTS = [
+  '--port',
+  '0',
+  '--s3-port',
+  '0',
+  '--dynamodb-port',
+  '0',
+  '--kms-port',
+  '0',
+  '--stepfunctions-port',
+  '0',
+];
 
 interface Finished {
   readonly code: number | null;
@@ -32,7 +43,10 @@ interface Finished {
 
 /** Runs a project script to its end; the environment carries none of the stack's settings. */
 function run(script: string, args: readonly string[]): Promise<Finished> {
-  const child = spawn(NODE_TSX[0], [...NODE_TSX.slice(1), script, ...args], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+  const child = spawn(NODE_TSX[0], [...NODE_TSX.slice(1), script, ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -42,10 +56,14 @@ function run(script: string, args: readonly string[]): Promise<Finished> {
 
 /** Starts the stack and resolves with its banner once it says it is up. */
 function start(dataDir: string): Promise<{ readonly child: ChildProcess; readonly banner: string }> {
-  const child = spawn(NODE_TSX[0], [...NODE_TSX.slice(1), 'infra/local/main.ts', '--data-dir', dataDir, ...FREE_PORTS], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, POWERTOOLS_LOG_LEVEL: 'SILENT' },
-  });
+  const child = spawn(
+    NODE_TSX[0],
+    [...NODE_TSX.slice(1), 'infra/local/main.ts', '--data-dir', dataDir, ...FREE_PORTS],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, POWERTOOLS_LOG_LEVEL: 'SILENT' },
+    },
+  );
   let stdout = '';
   let stderr = '';
   return new Promise((resolve, reject) => {
@@ -91,7 +109,10 @@ describe('npm start', () => {
   });
 
   it('serves the API and an AWS SDK at each printed endpoint', async () => {
-    const config = { region: endpoints.region, credentials: { accessKeyId: endpoints.accessKeyId, secretAccessKey: endpoints.secretAccessKey } };
+    const config = {
+      region: endpoints.region,
+      credentials: { accessKeyId: endpoints.accessKeyId, secretAccessKey: endpoints.secretAccessKey },
+    };
     const dynamodb = new DynamoDBClient({ ...config, endpoint: endpoints.dynamodb });
     const s3 = new S3Client({ ...config, endpoint: endpoints.s3, forcePathStyle: true });
     const kms = new KMSClient({ ...config, endpoint: endpoints.kms });
@@ -99,11 +120,17 @@ describe('npm start', () => {
     try {
       expect((await fetch(endpoints.openApi)).status).toBe(200);
       expect((await dynamodb.send(new ListTablesCommand({}))).TableNames).toContain(endpoints.tableName);
-      expect((await s3.send(new ListObjectsV2Command({ Bucket: 'demo' }))).Contents?.map((object) => object.Key)).toEqual(['sales/2024-01.csv']);
-      expect((await kms.send(new GetPublicKeyCommand({ KeyId: 'alias/dps-local-signing' }))).KeyUsage).toBe('SIGN_VERIFY');
+      expect(
+        (await s3.send(new ListObjectsV2Command({ Bucket: 'demo' }))).Contents?.map((object) => object.Key),
+      ).toEqual(['sales/2024-01.csv']);
+      expect((await kms.send(new GetPublicKeyCommand({ KeyId: 'alias/dps-local-signing' }))).KeyUsage).toBe(
+        'SIGN_VERIFY',
+      );
       // The local Step Functions answers the operations the service uses; an unknown execution is its own error.
       const unknownExecution = 'arn:aws:states:us-east-1:000000000000:execution:none:none';
-      await expect(sfn.send(new DescribeExecutionCommand({ executionArn: unknownExecution }))).rejects.toMatchObject({ name: 'ExecutionDoesNotExist' });
+      await expect(sfn.send(new DescribeExecutionCommand({ executionArn: unknownExecution }))).rejects.toMatchObject({
+        name: 'ExecutionDoesNotExist',
+      });
     } finally {
       for (const client of [dynamodb, s3, kms, sfn]) client.destroy();
     }
@@ -111,7 +138,13 @@ describe('npm start', () => {
 
   it('refuses a taken port in one line naming the port and the option, exit code 1', async () => {
     const apiPort = new URL(endpoints.api).port;
-    const second = await run('infra/local/main.ts', ['--data-dir', join(dataDir, 'second'), ...FREE_PORTS, '--port', apiPort]);
+    const second = await run('infra/local/main.ts', [
+      '--data-dir',
+      join(dataDir, 'second'),
+      ...FREE_PORTS,
+      '--port',
+      apiPort,
+    ]);
     expect(second.code).toBe(1);
     expect(second.stderr.trim().split('\n')).toEqual([
       `npm start: port ${apiPort} (the HTTP API) is already in use: stop what holds it, or start on another with npm start -- --port <port> (or PORT=<port>)`,
@@ -123,16 +156,36 @@ describe('npm run create-client -- --local', () => {
   it("creates another tenant's client on the running stack; that tenant sees none of tenant local's data", async () => {
     const local = new ApiClient(endpoints.api, await exchangeToken(endpoints.api, ...credentialsIn(stack.banner)));
     const created = await local.call('createConnection', {
-      body: { name: 'local only', type: 'object_store', auth: { auth_type: 'secret_key', access_key_id: 'S3RVER', secret_access_key: 'S3RVER', endpoint: endpoints.s3 } },
+      body: {
+        name: 'local only',
+        type: 'object_store',
+        auth: { auth_type: 'secret_key', access_key_id: 'S3RVER', secret_access_key: 'S3RVER', endpoint: endpoints.s3 },
+      },
     });
     expect(created.status).toBe(201);
 
-    const made = await run('infra/scripts/create-client.ts', ['--local', '--data-dir', dataDir, '--tenant', 'acme', '--roles', 'admin']);
+    const made = await run('infra/scripts/create-client.ts', [
+      '--local',
+      '--data-dir',
+      dataDir,
+      '--tenant',
+      'acme',
+      '--roles',
+      'admin',
+    ]);
     expect(made.code, made.stderr).toBe(0);
-    const client = JSON.parse(made.stdout) as { tenant_id: string; roles: string[]; client_id: string; client_secret: string };
+    const client = JSON.parse(made.stdout) as {
+      tenant_id: string;
+      roles: string[];
+      client_id: string;
+      client_secret: string;
+    };
     expect(client).toMatchObject({ tenant_id: 'acme', roles: ['admin'], client_id: expect.stringMatching(/^acme\./) });
 
-    const acme = new ApiClient(endpoints.api, await exchangeToken(endpoints.api, client.client_id, client.client_secret));
+    const acme = new ApiClient(
+      endpoints.api,
+      await exchangeToken(endpoints.api, client.client_id, client.client_secret),
+    );
     expect((await acme.call('listConnections')).body).toMatchObject({ total: 0, items: [] });
     const foreign = await acme.raw('GET', `/connections/${created.body.id}`);
     expect(foreign.status).toBe(404);
@@ -149,7 +202,9 @@ describe('stopping the stack', () => {
 
     const made = await run('infra/scripts/create-client.ts', ['--local', '--data-dir', dataDir, '--tenant', 'acme']);
     expect(made.code).toBe(1);
-    expect(made.stderr.trim()).toBe(`create-client: no local stack is running on ${dataDir}/ (${join(dataDir, ENDPOINTS_FILE)} does not exist): start one with npm start`);
+    expect(made.stderr.trim()).toBe(
+      `create-client: no local stack is running on ${dataDir}/ (${join(dataDir, ENDPOINTS_FILE)} does not exist): start one with npm start`,
+    );
   });
 });
 

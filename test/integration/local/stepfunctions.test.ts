@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { DescribeExecutionCommand, SFNClient, StartExecutionCommand, StopExecutionCommand, type DescribeExecutionCommandOutput } from '@aws-sdk/client-sfn';
+import {
+  DescribeExecutionCommand,
+  SFNClient,
+  StartExecutionCommand,
+  StopExecutionCommand,
+  type DescribeExecutionCommandOutput,
+} from '@aws-sdk/client-sfn';
 import * as z from 'zod';
 import { defineJob } from '../../../shared/jobs/define-job';
 import { startTestTwin, type TestTwin } from '../../support/harness';
@@ -10,7 +16,8 @@ const calls = new Map<string, number>();
 async function echoWorker(input: unknown): Promise<unknown> {
   const { mode, key } = input as { mode: string; key: string };
   calls.set(key, (calls.get(key) ?? 0) + 1);
-  if (mode === 'transient-once' && calls.get(key) === 1) throw Object.assign(new Error('try again'), { name: 'TransientError' });
+  if (mode === 'transient-once' && calls.get(key) === 1)
+    throw Object.assign(new Error('try again'), { name: 'TransientError' });
   if (mode === 'fail') throw Object.assign(new Error('the input was bad'), { name: 'BadInput' });
   if (mode === 'slow') await new Promise((resolve) => setTimeout(resolve, 10_000));
   return { echoed: input, attempts: calls.get(key) };
@@ -43,7 +50,9 @@ afterAll(async () => {
 });
 
 async function run(input: Record<string, unknown>): Promise<DescribeExecutionCommandOutput> {
-  const { executionArn } = await sfn.send(new StartExecutionCommand({ stateMachineArn: machine, input: JSON.stringify(input) }));
+  const { executionArn } = await sfn.send(
+    new StartExecutionCommand({ stateMachineArn: machine, input: JSON.stringify(input) }),
+  );
   for (let attempt = 0; attempt < 100; attempt += 1) {
     const execution = await sfn.send(new DescribeExecutionCommand({ executionArn }));
     if (execution.status !== 'RUNNING') return execution;
@@ -75,16 +84,29 @@ describe('local Step Functions', () => {
   });
 
   it('stops a running execution', async () => {
-    const { executionArn } = await sfn.send(new StartExecutionCommand({ stateMachineArn: machine, input: JSON.stringify({ mode: 'slow', key: 'd' }) }));
+    const { executionArn } = await sfn.send(
+      new StartExecutionCommand({ stateMachineArn: machine, input: JSON.stringify({ mode: 'slow', key: 'd' }) }),
+    );
     await sfn.send(new StopExecutionCommand({ executionArn, error: 'Cancelled', cause: 'by the test' }));
-    expect(await sfn.send(new DescribeExecutionCommand({ executionArn }))).toMatchObject({ status: 'ABORTED', error: 'Cancelled' });
+    expect(await sfn.send(new DescribeExecutionCommand({ executionArn }))).toMatchObject({
+      status: 'ABORTED',
+      error: 'Cancelled',
+    });
   });
 
   it('refuses an unknown machine and a reused execution name', async () => {
-    await expect(sfn.send(new StartExecutionCommand({ stateMachineArn: `${machine}-missing` }))).rejects.toMatchObject({ name: 'StateMachineDoesNotExist' });
-    await sfn.send(new StartExecutionCommand({ stateMachineArn: machine, name: 'once', input: '{"mode":"echo","key":"e"}' }));
+    await expect(sfn.send(new StartExecutionCommand({ stateMachineArn: `${machine}-missing` }))).rejects.toMatchObject({
+      name: 'StateMachineDoesNotExist',
+    });
+    await sfn.send(
+      new StartExecutionCommand({ stateMachineArn: machine, name: 'once', input: '{"mode":"echo","key":"e"}' }),
+    );
     await new Promise((resolve) => setTimeout(resolve, 50));
-    await expect(sfn.send(new StartExecutionCommand({ stateMachineArn: machine, name: 'once', input: '{"mode":"echo","key":"f"}' }))).rejects.toMatchObject({
+    await expect(
+      sfn.send(
+        new StartExecutionCommand({ stateMachineArn: machine, name: 'once', input: '{"mode":"echo","key":"f"}' }),
+      ),
+    ).rejects.toMatchObject({
       name: 'ExecutionAlreadyExists',
     });
   });

@@ -45,12 +45,25 @@ describe('create', () => {
       },
     });
     expect((await read(recipe.id)).body).toEqual(recipe);
-    expect((await api.call('getRecipeVersion', { params: versionOf(recipe.id, 1) })).body).toEqual(recipe.latest_version);
+    expect((await api.call('getRecipeVersion', { params: versionOf(recipe.id, 1) })).body).toEqual(
+      recipe.latest_version,
+    );
   });
 
   it('keeps shared false and the language named, and clears nothing it was not given', async () => {
-    const recipe = await createRecipe(api, { shared: false, language: 'duckdb-sql', aliases: ['orders', 'customers'], recipe_version: { code: JOIN_CODE } });
-    expect(recipe).toMatchObject({ shared: false, language: 'duckdb-sql', description: null, tags: null, latest_version: { aliases: ['orders', 'customers'] } });
+    const recipe = await createRecipe(api, {
+      shared: false,
+      language: 'duckdb-sql',
+      aliases: ['orders', 'customers'],
+      recipe_version: { code: JOIN_CODE },
+    });
+    expect(recipe).toMatchObject({
+      shared: false,
+      language: 'duckdb-sql',
+      description: null,
+      tags: null,
+      latest_version: { aliases: ['orders', 'customers'] },
+    });
   });
 
   it('refuses a second recipe of the same name, ignoring case (10-409), and creates nothing', async () => {
@@ -58,7 +71,10 @@ describe('create', () => {
     await createRecipe(api, { name });
     const again = await api.call('createRecipe', { body: recipeRequest({ name: `  ${name.toUpperCase()} ` }) });
     expect(again.status).toBe(409);
-    expect(again.problem).toMatchObject({ code: '10-409', detail: 'Entity recipe with the same unique field name already exists' });
+    expect(again.problem).toMatchObject({
+      code: '10-409',
+      detail: 'Entity recipe with the same unique field name already exists',
+    });
     const named = (await api.call('listRecipes', { query: { filter: `name eq '${name}'` } })).body;
     expect(named.total_count).toBe(1);
   });
@@ -72,11 +88,16 @@ describe('create', () => {
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(retry.body).toEqual(first.body);
     const other = await api.call('createRecipe', { body: { ...body, name: uniqueName() }, headers });
-    expect(other.problem).toMatchObject({ code: '10-1400', extraDetails: { 'Idempotency-Key': 'already used with a different request' } });
+    expect(other.problem).toMatchObject({
+      code: '10-1400',
+      extraDetails: { 'Idempotency-Key': 'already used with a different request' },
+    });
   });
 
   it('refuses a body that is not a recipe create request (10-1400 naming each field)', async () => {
-    const response = await api.call('createRecipe', { body: unchecked({ name: '', aliases: 'orders', shared: 'yes', recipe_version: { code: 1 }, bogus: true }) });
+    const response = await api.call('createRecipe', {
+      body: unchecked({ name: '', aliases: 'orders', shared: 'yes', recipe_version: { code: 1 }, bogus: true }),
+    });
     expect(response.problem).toMatchObject({
       code: '10-1400',
       extraDetails: {
@@ -103,16 +124,24 @@ describe('the recipes list', () => {
     const last = (await api.call('listRecipes', { query: { filter, offset: 4, limit: 2, sort: 'id' } })).body;
     expect(last).toEqual({ items: made.slice(4), total_count: 5, page_size: 2, page_number: 2 });
     // An offset between pages reports the page its first record is on.
-    expect((await api.call('listRecipes', { query: { filter, offset: 3, limit: 2 } })).body).toMatchObject({ items: made.slice(3, 5), page_number: 1 });
+    expect((await api.call('listRecipes', { query: { filter, offset: 3, limit: 2 } })).body).toMatchObject({
+      items: made.slice(3, 5),
+      page_number: 1,
+    });
   });
 
   it('filters and sorts by the recipe fields, and shows each recipe’s latest version', async () => {
     const tag = uniqueName('fields').replace(/\W/g, '_');
     const older = await createRecipe(api, { tags: [tag], shared: false });
     const newer = await createRecipe(api, { tags: [tag] });
-    await api.call('createRecipeVersion', { params: recipeId(newer.id), body: { code: 'SELECT 2 AS two FROM orders' } });
+    await api.call('createRecipeVersion', {
+      params: recipeId(newer.id),
+      body: { code: 'SELECT 2 AS two FROM orders' },
+    });
     const list = async (filter: string, sort?: string) =>
-      (await api.call('listRecipes', { query: { filter: `tags co '${tag}' and (${filter})`, sort } })).body.items.map((recipe) => recipe.id);
+      (await api.call('listRecipes', { query: { filter: `tags co '${tag}' and (${filter})`, sort } })).body.items.map(
+        (recipe) => recipe.id,
+      );
     expect(await list('shared eq false')).toEqual([older.id]);
     expect(await list('latest_version_number eq 2')).toEqual([newer.id]);
     expect(await list("language eq 'duckdb-sql'", '-id')).toEqual([newer.id, older.id]);
@@ -120,7 +149,10 @@ describe('the recipes list', () => {
     expect(listed?.latest_version).toMatchObject({ version_number: 2, code: 'SELECT 2 AS two FROM orders' });
     expect(listed).toEqual((await read(newer.id)).body);
     const bad = await api.call('listRecipes', { query: { filter: 'code eq 1' } });
-    expect(bad.problem).toMatchObject({ code: '10-1400', extraDetails: { filter: expect.stringContaining("unknown field 'code'") } });
+    expect(bad.problem).toMatchObject({
+      code: '10-1400',
+      extraDetails: { filter: expect.stringContaining("unknown field 'code'") },
+    });
   });
 });
 
@@ -134,7 +166,15 @@ describe('full update (PUT)', () => {
       body: { id: recipe.id, lock_version: 0, name },
     });
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ name, description: null, tags: null, shared: true, language: 'duckdb-sql', lock_version: 1, latest_version: recipe.latest_version });
+    expect(response.body).toMatchObject({
+      name,
+      description: null,
+      tags: null,
+      shared: true,
+      language: 'duckdb-sql',
+      lock_version: 1,
+      latest_version: recipe.latest_version,
+    });
     expect((await read(recipe.id)).body).toEqual(response.body);
     // The old name is free again.
     expect((await api.call('createRecipe', { body: recipeRequest({ name: oldName }) })).status).toBe(201);
@@ -142,8 +182,15 @@ describe('full update (PUT)', () => {
 
   it('accepts the recipe as read sent back, with its read-only fields', async () => {
     const recipe = await createRecipe(api);
-    const response = await api.call('updateRecipe', { params: recipeId(recipe.id), body: sentBack(recipe, { description: 'sent back' }) });
-    expect(response.body).toMatchObject({ description: 'sent back', lock_version: 1, latest_version: recipe.latest_version });
+    const response = await api.call('updateRecipe', {
+      params: recipeId(recipe.id),
+      body: sentBack(recipe, { description: 'sent back' }),
+    });
+    expect(response.body).toMatchObject({
+      description: 'sent back',
+      lock_version: 1,
+      latest_version: recipe.latest_version,
+    });
   });
 
   it('refuses a stale lock_version (10-1006), another id (20-1011), a taken name (10-409) and a missing recipe (20-1044)', async () => {
@@ -151,12 +198,24 @@ describe('full update (PUT)', () => {
     const otherName = uniqueName('other');
     const other = await createRecipe(api, { name: otherName });
     const params = recipeId(recipe.id);
-    expect((await api.call('updateRecipe', { params, body: sentBack(recipe, { description: 'first' }) })).status).toBe(200);
+    expect((await api.call('updateRecipe', { params, body: sentBack(recipe, { description: 'first' }) })).status).toBe(
+      200,
+    );
     const stale = await api.call('updateRecipe', { params, body: sentBack(recipe, { description: 'second' }) });
     expect(stale.problem).toMatchObject({ code: '10-1006', status: 409 });
-    const mismatch = await api.call('updateRecipe', { params, body: sentBack(recipe, { id: other.id, lock_version: 1 }) });
-    expect(mismatch.problem).toMatchObject({ code: '20-1011', status: 400, detail: 'Recipe id in URL and request mismatch' });
-    const taken = await api.call('updateRecipe', { params, body: sentBack(recipe, { lock_version: 1, name: otherName.toUpperCase() }) });
+    const mismatch = await api.call('updateRecipe', {
+      params,
+      body: sentBack(recipe, { id: other.id, lock_version: 1 }),
+    });
+    expect(mismatch.problem).toMatchObject({
+      code: '20-1011',
+      status: 400,
+      detail: 'Recipe id in URL and request mismatch',
+    });
+    const taken = await api.call('updateRecipe', {
+      params,
+      body: sentBack(recipe, { lock_version: 1, name: otherName.toUpperCase() }),
+    });
     expect(taken.problem).toMatchObject({ code: '10-409' });
     const gone = await api.call('updateRecipe', { params: recipeId(999_999), body: sentBack(recipe, { id: 999_999 }) });
     expect(gone.problem).toMatchObject(missing(999_999));
@@ -167,21 +226,42 @@ describe('full update (PUT)', () => {
 describe('merge patch (PATCH)', () => {
   it('changes only the fields sent; null clears an optional field', async () => {
     const recipe = await createRecipe(api, { description: 'keep me?', tags: ['x'], shared: false });
-    const response = await api.call('mergeRecipe', { params: recipeId(recipe.id), body: { id: recipe.id, lock_version: 0, description: null, tags: ['y'] } });
-    expect(response.body).toMatchObject({ name: recipe.name, description: null, tags: ['y'], shared: false, lock_version: 1 });
+    const response = await api.call('mergeRecipe', {
+      params: recipeId(recipe.id),
+      body: { id: recipe.id, lock_version: 0, description: null, tags: ['y'] },
+    });
+    expect(response.body).toMatchObject({
+      name: recipe.name,
+      description: null,
+      tags: ['y'],
+      shared: false,
+      lock_version: 1,
+    });
     expect((await read(recipe.id)).body).toEqual(response.body);
   });
 
   it('validates the merged document like a full update', async () => {
     const recipe = await createRecipe(api);
     const params = recipeId(recipe.id);
-    const invalid = await api.call('mergeRecipe', { params, body: { id: recipe.id, lock_version: 0, name: '', shared: 'no' } });
-    expect(invalid.problem).toMatchObject({ code: '10-1400', extraDetails: { name: 'must not be empty', shared: 'must be true or false' } });
+    const invalid = await api.call('mergeRecipe', {
+      params,
+      body: { id: recipe.id, lock_version: 0, name: '', shared: 'no' },
+    });
+    expect(invalid.problem).toMatchObject({
+      code: '10-1400',
+      extraDetails: { name: 'must not be empty', shared: 'must be true or false' },
+    });
     const unknown = await api.call('mergeRecipe', { params, body: { id: recipe.id, lock_version: 0, aliases: ['x'] } });
     expect(unknown.problem).toMatchObject({ code: '10-1400', extraDetails: { aliases: 'is not a known field' } });
-    expect((await api.call('mergeRecipe', { params, body: { id: recipe.id, lock_version: 3 } })).problem.code).toBe('10-1006');
-    expect((await api.call('mergeRecipe', { params, body: { id: recipe.id + 1, lock_version: 0 } })).problem.code).toBe('20-1011');
-    expect((await api.call('mergeRecipe', { params: recipeId(999_998), body: { id: 999_998, lock_version: 0 } })).problem).toMatchObject(missing(999_998));
+    expect((await api.call('mergeRecipe', { params, body: { id: recipe.id, lock_version: 3 } })).problem.code).toBe(
+      '10-1006',
+    );
+    expect((await api.call('mergeRecipe', { params, body: { id: recipe.id + 1, lock_version: 0 } })).problem.code).toBe(
+      '20-1011',
+    );
+    expect(
+      (await api.call('mergeRecipe', { params: recipeId(999_998), body: { id: 999_998, lock_version: 0 } })).problem,
+    ).toMatchObject(missing(999_998));
     expect((await read(recipe.id)).body).toEqual(recipe);
   });
 });
@@ -198,7 +278,9 @@ describe('delete', () => {
     expect(deleted.status).toBe(204);
     expect(deleted.text).toBe('');
     expect((await read(recipe.id)).problem).toMatchObject(missing(recipe.id));
-    expect((await api.call('getRecipeVersion', { params: versionOf(recipe.id, 1) })).problem).toMatchObject(missing(recipe.id));
+    expect((await api.call('getRecipeVersion', { params: versionOf(recipe.id, 1) })).problem).toMatchObject(
+      missing(recipe.id),
+    );
     expect((await api.call('deleteRecipe', { params })).problem).toMatchObject(missing(recipe.id));
     // The versions are gone from the store too, not only hidden.
     expect(await recipeVersions.list('local', recipe.id)).toEqual([]);
@@ -209,9 +291,14 @@ describe('delete', () => {
   it('refuses a new version of a recipe deleted meanwhile (20-1044)', async () => {
     const recipe = await createRecipe(api);
     await api.call('deleteRecipe', { params: recipeId(recipe.id) });
-    const late = await api.call('createRecipeVersion', { params: recipeId(recipe.id), body: { code: 'SELECT * FROM orders' } });
+    const late = await api.call('createRecipeVersion', {
+      params: recipeId(recipe.id),
+      body: { code: 'SELECT * FROM orders' },
+    });
     expect(late.problem).toMatchObject(missing(recipe.id));
-    await expect(recipeVersions.create('local', { id: 'test' }, recipe.id, { code: 'SELECT * FROM orders', aliases: ['orders'] })).rejects.toMatchObject({
+    await expect(
+      recipeVersions.create('local', { id: 'test' }, recipe.id, { code: 'SELECT * FROM orders', aliases: ['orders'] }),
+    ).rejects.toMatchObject({
       code: '20-1044',
     });
   });

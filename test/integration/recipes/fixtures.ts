@@ -24,15 +24,20 @@ export function recipeRequest(changes: Partial<RequestBody<'createRecipe'>> = {}
 /** A two-source recipe joining `orders` and `customers`. */
 export const JOIN_CODE = 'SELECT o.id, c.name FROM orders o JOIN customers c ON c.id = o.customer_id';
 
-export async function createRecipe(api: ApiClient, changes: Partial<RequestBody<'createRecipe'>> = {}): Promise<Recipe> {
+export async function createRecipe(
+  api: ApiClient,
+  changes: Partial<RequestBody<'createRecipe'>> = {},
+): Promise<Recipe> {
   return (await api.call('createRecipe', { body: recipeRequest(changes) })).body;
 }
 
 /** The recipe as read, sent back as a full update with `changes`; checked to be a valid update. */
-export const sentBack = (recipe: Recipe, changes: Partial<RequestBody<'updateRecipe'>> = {}) => asBody('updateRecipe', { ...recipe, ...changes });
+export const sentBack = (recipe: Recipe, changes: Partial<RequestBody<'updateRecipe'>> = {}) =>
+  asBody('updateRecipe', { ...recipe, ...changes });
 
 /** The version as read, sent back as an update of its code with `changes`. */
-export const versionSentBack = (version: RecipeVersion, changes: Partial<RequestBody<'updateRecipeVersion'>> = {}) => asBody('updateRecipeVersion', { ...version, ...changes });
+export const versionSentBack = (version: RecipeVersion, changes: Partial<RequestBody<'updateRecipeVersion'>> = {}) =>
+  asBody('updateRecipeVersion', { ...version, ...changes });
 
 export const recipeId = (id: number) => ({ recipe_id: id });
 export const versionOf = (id: number, versionNumber: number) => ({ recipe_id: id, version_number: versionNumber });

@@ -24,11 +24,22 @@ const codeOver = (aliases: readonly string[]) => `SELECT * FROM ${aliases.join('
 
 /** The same aliases sent to each route that takes aliases: create, new version, version update. */
 async function withAliases(aliases: unknown) {
-  const code = Array.isArray(aliases) && aliases.every((alias) => typeof alias === 'string') ? codeOver(aliases) : 'SELECT 1 FROM orders';
+  const code =
+    Array.isArray(aliases) && aliases.every((alias) => typeof alias === 'string')
+      ? codeOver(aliases)
+      : 'SELECT 1 FROM orders';
   const recipe = await createRecipe(api);
-  const created = await api.call('createRecipe', { body: unchecked({ ...recipeRequest(), aliases, recipe_version: { code } }) });
-  const added = await api.call('createRecipeVersion', { params: recipeId(recipe.id), body: unchecked({ code, aliases }) });
-  const updated = await api.call('updateRecipeVersion', { params: versionOf(recipe.id, 1), body: unchecked({ lock_version: 0, code, aliases }) });
+  const created = await api.call('createRecipe', {
+    body: unchecked({ ...recipeRequest(), aliases, recipe_version: { code } }),
+  });
+  const added = await api.call('createRecipeVersion', {
+    params: recipeId(recipe.id),
+    body: unchecked({ code, aliases }),
+  });
+  const updated = await api.call('updateRecipeVersion', {
+    params: versionOf(recipe.id, 1),
+    body: unchecked({ lock_version: 0, code, aliases }),
+  });
   return { created, added, updated, all: [created, added, updated] };
 }
 
@@ -60,16 +71,30 @@ describe('language', () => {
     }
     const recipe = await createRecipe(api);
     const params = recipeId(recipe.id);
-    expect((await api.call('updateRecipe', { params, body: sentBack(recipe, { language: 'tsql' }) })).problem.code).toBe('20-1010');
-    expect((await api.call('mergeRecipe', { params, body: { id: recipe.id, lock_version: 0, language: 'tsql' } })).problem.code).toBe('20-1010');
+    expect(
+      (await api.call('updateRecipe', { params, body: sentBack(recipe, { language: 'tsql' }) })).problem.code,
+    ).toBe('20-1010');
+    expect(
+      (await api.call('mergeRecipe', { params, body: { id: recipe.id, lock_version: 0, language: 'tsql' } })).problem
+        .code,
+    ).toBe('20-1010');
     // null in a patch removes the field: the default again.
-    expect((await api.call('mergeRecipe', { params, body: { id: recipe.id, lock_version: 0, language: null } })).body.language).toBe('duckdb-sql');
+    expect(
+      (await api.call('mergeRecipe', { params, body: { id: recipe.id, lock_version: 0, language: null } })).body
+        .language,
+    ).toBe('duckdb-sql');
   });
 });
 
 describe('aliases', () => {
   it('accepts 1 to 10 SQL identifiers, CurrentTable as a single source', async () => {
-    for (const aliases of [['CurrentTable'], ['_t1'], ['orders', 'Customers'], Array.from({ length: 10 }, (_, index) => `t${index}`)]) await expectAccepted(aliases);
+    for (const aliases of [
+      ['CurrentTable'],
+      ['_t1'],
+      ['orders', 'Customers'],
+      Array.from({ length: 10 }, (_, index) => `t${index}`),
+    ])
+      await expectAccepted(aliases);
   });
 
   it('refuses none, more than 10, or a list that is not one (10-1400)', async () => {
@@ -79,13 +104,26 @@ describe('aliases', () => {
       { code: '10-1400', extraDetails: { aliases: 'must have at most 10 items' } },
     );
     await expectRefused('orders', { code: '10-1400', extraDetails: { aliases: 'must be an array' } });
-    const noAliases = await api.call('createRecipe', { body: unchecked({ name: 'no aliases', recipe_version: { code: 'SELECT 1' } }) });
+    const noAliases = await api.call('createRecipe', {
+      body: unchecked({ name: 'no aliases', recipe_version: { code: 'SELECT 1' } }),
+    });
     expect(noAliases.problem).toMatchObject({ code: '10-1400', extraDetails: { aliases: 'is required' } });
   });
 
   it('refuses an alias that is not a SQL identifier, naming it (10-1400)', async () => {
-    const identifier = 'must be a SQL identifier: a letter or underscore, then letters, digits or underscores, at most 63 characters';
-    for (const alias of ['1orders', 'order items', 'orders;drop', '"orders"', 'sales.orders', 'ordersé', '', 'x'.repeat(64), 'a-b']) {
+    const identifier =
+      'must be a SQL identifier: a letter or underscore, then letters, digits or underscores, at most 63 characters';
+    for (const alias of [
+      '1orders',
+      'order items',
+      'orders;drop',
+      '"orders"',
+      'sales.orders',
+      'ordersé',
+      '',
+      'x'.repeat(64),
+      'a-b',
+    ]) {
       await expectRefused(['customers', alias], { code: '10-1400', extraDetails: { 'aliases[1]': identifier } });
     }
     await expectRefused(['orders', 42], { code: '10-1400', extraDetails: { 'aliases[1]': 'must be a string' } });
@@ -94,7 +132,12 @@ describe('aliases', () => {
 
   it('refuses DuckDB keywords that cannot name a table, in any case (10-1400)', async () => {
     for (const alias of ['select', 'JOIN', 'Left', 'qualify', 'pivot']) {
-      await expectRefused([alias], { code: '10-1400', extraDetails: { 'aliases[0]': 'must not be a DuckDB keyword that cannot name a table (such as select or join)' } });
+      await expectRefused([alias], {
+        code: '10-1400',
+        extraDetails: {
+          'aliases[0]': 'must not be a DuckDB keyword that cannot name a table (such as select or join)',
+        },
+      });
     }
     // Unreserved keywords name tables fine.
     await expectAccepted(['data', 'year']);
@@ -104,7 +147,9 @@ describe('aliases', () => {
     const instance = await DuckDBInstance.create(':memory:');
     const connection = await instance.connect();
     try {
-      const reader = await connection.runAndReadAll("SELECT keyword_name FROM duckdb_keywords() WHERE keyword_category IN ('reserved', 'type_function')");
+      const reader = await connection.runAndReadAll(
+        "SELECT keyword_name FROM duckdb_keywords() WHERE keyword_category IN ('reserved', 'type_function')",
+      );
       expect(new Set(reader.getRows().map(([keyword]) => String(keyword)))).toEqual(NON_ALIAS_KEYWORDS);
     } finally {
       connection.closeSync();
@@ -113,8 +158,15 @@ describe('aliases', () => {
   });
 
   it('refuses aliases repeated ignoring case (20-1051), naming the repeat', async () => {
-    await expectRefused(['orders', 'customers', 'ORDERS'], { code: '20-1051', status: 400, detail: 'Duplicate alias ORDERS; aliases are unique case-insensitively' });
-    await expectRefused(['t', 't'], { code: '20-1051', detail: 'Duplicate alias t; aliases are unique case-insensitively' });
+    await expectRefused(['orders', 'customers', 'ORDERS'], {
+      code: '20-1051',
+      status: 400,
+      detail: 'Duplicate alias ORDERS; aliases are unique case-insensitively',
+    });
+    await expectRefused(['t', 't'], {
+      code: '20-1051',
+      detail: 'Duplicate alias t; aliases are unique case-insensitively',
+    });
   });
 
   it('refuses CurrentTable, in any case, among several aliases (20-1053)', async () => {
@@ -129,7 +181,10 @@ describe('aliases', () => {
 
   it('keeps the latest version’s aliases for a new version sent without any', async () => {
     const recipe = await createRecipe(api, { aliases: ['orders', 'customers'], recipe_version: { code: JOIN_CODE } });
-    const next = await api.call('createRecipeVersion', { params: recipeId(recipe.id), body: { code: `${JOIN_CODE} WHERE o.id > 1` } });
+    const next = await api.call('createRecipeVersion', {
+      params: recipeId(recipe.id),
+      body: { code: `${JOIN_CODE} WHERE o.id > 1` },
+    });
     expect(next.body).toMatchObject({ version_number: 2, aliases: ['orders', 'customers'] });
   });
 });

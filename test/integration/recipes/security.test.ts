@@ -23,7 +23,8 @@ beforeAll(async () => {
 afterAll(() => env?.close());
 
 const recipeRoutes = routes.filter((route) => route.tag === 'recipes');
-const path = (template: string, id: number) => template.replace('{recipe_id}', String(id)).replace('{version_number}', '1');
+const path = (template: string, id: number) =>
+  template.replace('{recipe_id}', String(id)).replace('{version_number}', '1');
 
 /** A request to each recipe route that would pass validation for the owner of `recipe`. */
 function bodyFor(operationId: string, recipe: Recipe): unknown {
@@ -91,7 +92,10 @@ describe('authentication and permissions', () => {
 describe('tenant isolation', () => {
   it('answers 20-1044 to another tenant on every route that names a recipe, and changes nothing', async () => {
     const recipe = await createRecipe(owner);
-    await owner.call('createRecipeVersion', { params: recipeId(recipe.id), body: { code: 'SELECT 9 AS nine FROM orders' } });
+    await owner.call('createRecipeVersion', {
+      params: recipeId(recipe.id),
+      body: { code: 'SELECT 9 AS nine FROM orders' },
+    });
     const before = await ownersView(recipe);
     const named = recipeRoutes.filter((route) => route.path.includes('{recipe_id}'));
     expect(named.length).toBeGreaterThanOrEqual(10);
@@ -100,10 +104,18 @@ describe('tenant isolation', () => {
     for (const route of named) {
       const response = await send(other, route, recipe);
       expect(response.status, route.operationId).toBe(404);
-      expect(response.problem, route.operationId).toMatchObject({ code: '20-1044', detail: `Recipe with ID ${recipe.id} not found` });
+      expect(response.problem, route.operationId).toMatchObject({
+        code: '20-1044',
+        detail: `Recipe with ID ${recipe.id} not found`,
+      });
     }
     expect(await ownersView(recipe)).toEqual(before);
-    expect((await other.call('listRecipes')).body).toEqual({ items: [], total_count: 0, page_size: 1000, page_number: 0 });
+    expect((await other.call('listRecipes')).body).toEqual({
+      items: [],
+      total_count: 0,
+      page_size: 1000,
+      page_number: 0,
+    });
   });
 
   it('reads and writes only the caller’s own recipe when another tenant has the same id', async () => {
@@ -114,9 +126,14 @@ describe('tenant isolation', () => {
     const before = await ownersView(mine);
     const params = recipeId(theirs.id);
     expect((await intruder.call('getRecipe', { params })).body).toEqual(theirs);
-    expect((await intruder.call('createRecipeVersion', { params, body: { code: 'SELECT 3 AS three FROM orders' } })).body.version_number).toBe(2);
+    expect(
+      (await intruder.call('createRecipeVersion', { params, body: { code: 'SELECT 3 AS three FROM orders' } })).body
+        .version_number,
+    ).toBe(2);
     expect((await intruder.call('deleteRecipe', { params })).status).toBe(204);
     expect(await ownersView(mine)).toEqual(before);
-    expect((await owner.call('listRecipes', { query: { filter: `id eq ${mine.id}` } })).body.items).toEqual([before.recipe]);
+    expect((await owner.call('listRecipes', { query: { filter: `id eq ${mine.id}` } })).body.items).toEqual([
+      before.recipe,
+    ]);
   });
 });

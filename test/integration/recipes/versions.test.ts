@@ -25,8 +25,10 @@ afterAll(() => env?.close());
 
 const TENANT = 'local';
 const readRecipe = async (id: number) => (await api.call('getRecipe', { params: recipeId(id) })).body;
-const readVersion = (id: number, versionNumber: number) => api.call('getRecipeVersion', { params: versionOf(id, versionNumber) });
-const newVersion = (id: number, code: string, aliases?: string[]) => api.call('createRecipeVersion', { params: recipeId(id), body: { code, aliases } });
+const readVersion = (id: number, versionNumber: number) =>
+  api.call('getRecipeVersion', { params: versionOf(id, versionNumber) });
+const newVersion = (id: number, code: string, aliases?: string[]) =>
+  api.call('createRecipeVersion', { params: recipeId(id), body: { code, aliases } });
 const listVersions = async (id: number) => (await api.call('listRecipeVersions', { params: recipeId(id) })).body;
 
 /** The recipe shows `versionNumber` as its latest version exactly as the version reads itself; lock_version stays. */
@@ -76,7 +78,8 @@ describe('creating versions', () => {
     const listed = await listVersions(recipe.id);
     expect(listed.items.map((version) => version.version_number)).toEqual([1, ...numbers]);
     // Each code is stored once, under the number its creation answered.
-    for (const response of responses) expect((await readVersion(recipe.id, response.body.version_number)).body).toEqual(response.body);
+    for (const response of responses)
+      expect((await readVersion(recipe.id, response.body.version_number)).body).toEqual(response.body);
     expect(new Set(listed.items.map((version) => version.code)).size).toBe(21);
     await expectLatest(recipe, 21);
   });
@@ -84,10 +87,20 @@ describe('creating versions', () => {
   it('lists versions with ListQuery and the recipes envelope', async () => {
     const recipe = await createRecipe(api);
     for (let index = 0; index < 4; index += 1) await newVersion(recipe.id, `SELECT ${index} AS n FROM orders`);
-    const page = (await api.call('listRecipeVersions', { params: recipeId(recipe.id), query: { sort: '-version_number', offset: 2, limit: 2 } })).body;
+    const page = (
+      await api.call('listRecipeVersions', {
+        params: recipeId(recipe.id),
+        query: { sort: '-version_number', offset: 2, limit: 2 },
+      })
+    ).body;
     expect(page).toMatchObject({ total_count: 5, page_size: 2, page_number: 1 });
     expect(page.items.map((version) => version.version_number)).toEqual([3, 2]);
-    const filtered = (await api.call('listRecipeVersions', { params: recipeId(recipe.id), query: { filter: 'version_number ge 4 and is_locked eq false' } })).body;
+    const filtered = (
+      await api.call('listRecipeVersions', {
+        params: recipeId(recipe.id),
+        query: { filter: 'version_number ge 4 and is_locked eq false' },
+      })
+    ).body;
     expect(filtered.items.map((version) => version.version_number)).toEqual([4, 5]);
   });
 });
@@ -99,12 +112,23 @@ describe('reading versions', () => {
     expect(code.body).toEqual({ code: recipe.latest_version.code });
     for (const operationId of ['getRecipeVersion', 'getRecipeVersionCode', 'listRecipeVersionUsages'] as const) {
       const noVersion = await api.call(operationId, { params: versionOf(recipe.id, 2) });
-      expect(noVersion.problem, operationId).toMatchObject({ code: '20-1045', status: 404, detail: `Recipe version 2 for recipe ID ${recipe.id} not found` });
+      expect(noVersion.problem, operationId).toMatchObject({
+        code: '20-1045',
+        status: 404,
+        detail: `Recipe version 2 for recipe ID ${recipe.id} not found`,
+      });
       const noRecipe = await api.call(operationId, { params: versionOf(999_997, 1) });
-      expect(noRecipe.problem, operationId).toMatchObject({ code: '20-1044', status: 404, detail: 'Recipe with ID 999997 not found' });
+      expect(noRecipe.problem, operationId).toMatchObject({
+        code: '20-1044',
+        status: 404,
+        detail: 'Recipe with ID 999997 not found',
+      });
     }
     expect((await api.call('listRecipeVersions', { params: recipeId(999_997) })).problem.code).toBe('20-1044');
-    expect((await api.call('createRecipeVersion', { params: recipeId(999_997), body: { code: 'SELECT 1 FROM orders' } })).problem.code).toBe('20-1044');
+    expect(
+      (await api.call('createRecipeVersion', { params: recipeId(999_997), body: { code: 'SELECT 1 FROM orders' } }))
+        .problem.code,
+    ).toBe('20-1044');
   });
 
   it('lists the dataset nodes that use a version: none yet, and each recorded use with the usage shape', async () => {
@@ -133,14 +157,26 @@ describe('reading versions', () => {
     await dynamoDocumentClient().send(
       new PutCommand({
         TableName: config.tableName,
-        Item: { ...keys.versionUse(TENANT, 'RECIPE', recipe.id, 1, [7, 2, 11]), kind: 'RECIPE_VERSION_USAGE', tenant_id: TENANT, ...usage },
+        Item: {
+          ...keys.versionUse(TENANT, 'RECIPE', recipe.id, 1, [7, 2, 11]),
+          kind: 'RECIPE_VERSION_USAGE',
+          tenant_id: TENANT,
+          ...usage,
+        },
       }),
     );
     const { recipe_id: _recipe, recipe_version_number: _version, ...shown } = usage;
     expect((await usages(1)).body).toEqual({ items: [shown], total_count: 1, page_size: 1000, page_number: 0 });
     // Only version 1 is used.
     expect((await usages(2)).body.items).toEqual([]);
-    expect((await api.call('listRecipeVersionUsages', { params: versionOf(recipe.id, 1), query: { filter: 'release_status eq false' } })).body.total_count).toBe(0);
+    expect(
+      (
+        await api.call('listRecipeVersionUsages', {
+          params: versionOf(recipe.id, 1),
+          query: { filter: 'release_status eq false' },
+        })
+      ).body.total_count,
+    ).toBe(0);
   });
 });
 
@@ -148,7 +184,10 @@ describe('updating the code of a version', () => {
   it('replaces code and aliases with the version’s lock_version, and the recipe shows it when it is the latest', async () => {
     const recipe = await createRecipe(api);
     const params = versionOf(recipe.id, 1);
-    const response = await api.call('updateRecipeVersion', { params, body: { lock_version: 0, code: JOIN_CODE, aliases: ['orders', 'customers'] } });
+    const response = await api.call('updateRecipeVersion', {
+      params,
+      body: { lock_version: 0, code: JOIN_CODE, aliases: ['orders', 'customers'] },
+    });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({
       version_number: 1,
@@ -161,7 +200,10 @@ describe('updating the code of a version', () => {
     expect((await readVersion(recipe.id, 1)).body).toEqual(response.body);
     await expectLatest(recipe, 1);
     // Without aliases, the version keeps its own.
-    const kept = await api.call('updateRecipeVersion', { params, body: { lock_version: 1, code: 'SELECT * FROM orders, customers' } });
+    const kept = await api.call('updateRecipeVersion', {
+      params,
+      body: { lock_version: 1, code: 'SELECT * FROM orders, customers' },
+    });
     expect(kept.body).toMatchObject({ aliases: ['orders', 'customers'], lock_version: 2 });
   });
 
@@ -169,7 +211,10 @@ describe('updating the code of a version', () => {
     const recipe = await createRecipe(api);
     await newVersion(recipe.id, 'SELECT 2 AS two FROM orders');
     const before = await readRecipe(recipe.id);
-    const older = await api.call('updateRecipeVersion', { params: versionOf(recipe.id, 1), body: versionSentBack(recipe.latest_version, { code: 'SELECT 1 AS one FROM orders' }) });
+    const older = await api.call('updateRecipeVersion', {
+      params: versionOf(recipe.id, 1),
+      body: versionSentBack(recipe.latest_version, { code: 'SELECT 1 AS one FROM orders' }),
+    });
     expect(older.body).toMatchObject({ version_number: 1, code: 'SELECT 1 AS one FROM orders', lock_version: 1 });
     expect(await readRecipe(recipe.id)).toEqual(before);
     await expectLatest(recipe, 2);
@@ -178,13 +223,28 @@ describe('updating the code of a version', () => {
   it('refuses a stale lock_version (10-1006), another recipe id (20-1011) or version number (10-1400)', async () => {
     const recipe = await createRecipe(api);
     const params = versionOf(recipe.id, 1);
-    const stale = await api.call('updateRecipeVersion', { params, body: { lock_version: 4, code: 'SELECT 9 AS n FROM orders' } });
+    const stale = await api.call('updateRecipeVersion', {
+      params,
+      body: { lock_version: 4, code: 'SELECT 9 AS n FROM orders' },
+    });
     expect(stale.problem).toMatchObject({ code: '10-1006', status: 409 });
-    const otherRecipe = await api.call('updateRecipeVersion', { params, body: versionSentBack(recipe.latest_version, { recipe_id: recipe.id + 1 }) });
+    const otherRecipe = await api.call('updateRecipeVersion', {
+      params,
+      body: versionSentBack(recipe.latest_version, { recipe_id: recipe.id + 1 }),
+    });
     expect(otherRecipe.problem).toMatchObject({ code: '20-1011' });
-    const otherVersion = await api.call('updateRecipeVersion', { params, body: versionSentBack(recipe.latest_version, { version_number: 2 }) });
-    expect(otherVersion.problem).toMatchObject({ code: '10-1400', extraDetails: { version_number: 'must be the version number of the path' } });
-    const missing = await api.call('updateRecipeVersion', { params: versionOf(recipe.id, 5), body: { lock_version: 0, code: 'SELECT 1 FROM orders' } });
+    const otherVersion = await api.call('updateRecipeVersion', {
+      params,
+      body: versionSentBack(recipe.latest_version, { version_number: 2 }),
+    });
+    expect(otherVersion.problem).toMatchObject({
+      code: '10-1400',
+      extraDetails: { version_number: 'must be the version number of the path' },
+    });
+    const missing = await api.call('updateRecipeVersion', {
+      params: versionOf(recipe.id, 5),
+      body: { lock_version: 0, code: 'SELECT 1 FROM orders' },
+    });
     expect(missing.problem).toMatchObject({ code: '20-1045' });
     expect((await readVersion(recipe.id, 1)).body).toEqual(recipe.latest_version);
   });
@@ -193,11 +253,17 @@ describe('updating the code of a version', () => {
     const recipe = await createRecipe(api);
     const params = versionOf(recipe.id, 1);
     const responses = await Promise.all(
-      Array.from({ length: 20 }, (_, index) => api.call('updateRecipeVersion', { params, body: { lock_version: 0, code: `SELECT ${index} AS n FROM orders` } })),
+      Array.from({ length: 20 }, (_, index) =>
+        api.call('updateRecipeVersion', {
+          params,
+          body: { lock_version: 0, code: `SELECT ${index} AS n FROM orders` },
+        }),
+      ),
     );
     const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(1);
-    for (const response of responses.filter((candidate) => candidate.status !== 200)) expect(response.problem).toMatchObject({ code: '10-1006', status: 409 });
+    for (const response of responses.filter((candidate) => candidate.status !== 200))
+      expect(response.problem).toMatchObject({ code: '10-1006', status: 409 });
     const winner = responses.find((response) => response.status === 200)!.body;
     expect(winner.lock_version).toBe(1);
     expect((await readVersion(recipe.id, 1)).body).toEqual(winner);

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unchecked, type ApiClient, type CallOptions } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import { CONNECTION_OF, KIND_FIELDS, createTarget, sentBack, targetRequest, writableConnection, type TargetKind } from './fixtures';
+import {
+  CONNECTION_OF,
+  KIND_FIELDS,
+  createTarget,
+  sentBack,
+  targetRequest,
+  writableConnection,
+  type TargetKind,
+} from './fixtures';
 
 /** Create, read, list, update and delete of targets; lock_version and unique names under parallel requests. */
 let env: TestTwin;
@@ -16,11 +24,15 @@ afterAll(() => env?.close());
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const KINDS: readonly TargetKind[] = ['bucket', 'table', 'pricing'];
 const s3 = () => env.twin.s3.endpoint;
-const create = (body: CallOptions<'createTarget'>['body'], headers?: Record<string, string>) => api.call('createTarget', { body, headers });
+const create = (body: CallOptions<'createTarget'>['body'], headers?: Record<string, string>) =>
+  api.call('createTarget', { body, headers });
 const read = (id: number) => api.call('getTarget', { params: { target_id: id } });
-const update = (id: number, body: CallOptions<'updateTarget'>['body']) => api.call('updateTarget', { params: { target_id: id }, body });
-const merge = (id: number, body: CallOptions<'mergeTarget'>['body']) => api.call('mergeTarget', { params: { target_id: id }, body });
-const remove = (id: number, lockVersion?: number) => api.call('deleteTarget', { params: { target_id: id }, query: { lock_version: lockVersion } });
+const update = (id: number, body: CallOptions<'updateTarget'>['body']) =>
+  api.call('updateTarget', { params: { target_id: id }, body });
+const merge = (id: number, body: CallOptions<'mergeTarget'>['body']) =>
+  api.call('mergeTarget', { params: { target_id: id }, body });
+const remove = (id: number, lockVersion?: number) =>
+  api.call('deleteTarget', { params: { target_id: id }, query: { lock_version: lockVersion } });
 
 describe('creating targets of every kind', () => {
   it.each(KINDS)('stores a %s target and answers with its common and own fields only', async (kind) => {
@@ -86,12 +98,17 @@ describe('names are unique per tenant', () => {
     const { connection } = await createTarget(api, s3(), 'table', { name: 'Nightly Sales' });
     const duplicate = await create(targetRequest('table', connection.id, { name: ' nightly sales ' }));
     expect(duplicate.status).toBe(409);
-    expect(duplicate.problem).toMatchObject({ code: '10-409', detail: 'Entity target with the same unique field name already exists' });
+    expect(duplicate.problem).toMatchObject({
+      code: '10-409',
+      detail: 'Entity target with the same unique field name already exists',
+    });
   });
 
   it('lets exactly one of parallel creates with one name succeed, and counts only its use', async () => {
     const connection = await writableConnection(api, s3(), 'warehouse/password');
-    const responses = await Promise.all(Array.from({ length: 6 }, () => create(targetRequest('table', connection.id, { name: 'Contested' }))));
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, () => create(targetRequest('table', connection.id, { name: 'Contested' }))),
+    );
     expect(responses.map((response) => response.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
     const winner = responses.find((response) => response.status === 201)!;
     expect((await remove(winner.body.id)).status).toBe(204);
@@ -100,7 +117,9 @@ describe('names are unique per tenant', () => {
 
   it('lets exactly one of parallel renames to one name succeed', async () => {
     const targets = await Promise.all([1, 2, 3, 4].map(async () => (await createTarget(api, s3(), 'pricing')).target));
-    const responses = await Promise.all(targets.map((target) => update(target.id, sentBack(target, { name: 'Renamed Alike' }))));
+    const responses = await Promise.all(
+      targets.map((target) => update(target.id, sentBack(target, { name: 'Renamed Alike' }))),
+    );
     expect(responses.map((response) => response.status).sort()).toEqual([200, 409, 409, 409]);
   });
 });
@@ -108,14 +127,20 @@ describe('names are unique per tenant', () => {
 describe('reading and listing', () => {
   it('answers 10-404 for a target that does not exist', async () => {
     const response = await read(999_999);
-    expect(response.problem).toMatchObject({ status: 404, code: '10-404', detail: 'Entity target with ID 999999 not found' });
+    expect(response.problem).toMatchObject({
+      status: 404,
+      code: '10-404',
+      detail: 'Entity target with ID 999999 not found',
+    });
   });
 
   it('pages, sorts and filters in the list envelope', async () => {
     const tenant = await env.clientFor('targets-list', ['editor']);
     const connection = await writableConnection(tenant, s3(), 'warehouse/password');
     for (const name of ['charlie', 'alpha', 'bravo']) {
-      expect((await tenant.call('createTarget', { body: targetRequest('table', connection.id, { name }) })).status).toBe(201);
+      expect(
+        (await tenant.call('createTarget', { body: targetRequest('table', connection.id, { name }) })).status,
+      ).toBe(201);
     }
     const page = await tenant.call('listTargets', { query: { sort: 'name', offset: 1, limit: 1 } });
     expect(page.body).toMatchObject({ offset: 1, limit: 1, total: 3, items: [{ name: 'bravo' }] });
@@ -130,7 +155,14 @@ describe('PUT /targets/{id}: full update', () => {
   it('replaces every field, may change the kind and connection, bumps lock_version', async () => {
     const { target } = await createTarget(api, s3(), 'table', { description: 'first', tags: ['a'] });
     const bucket = await writableConnection(api, s3(), 'object_store/secret_key');
-    const updated = await update(target.id, { id: target.id, lock_version: 0, type: 'bucket', name: 'moved', connection_id: bucket.id, path: 'demo/sales/out/' });
+    const updated = await update(target.id, {
+      id: target.id,
+      lock_version: 0,
+      type: 'bucket',
+      name: 'moved',
+      connection_id: bucket.id,
+      path: 'demo/sales/out/',
+    });
     expect(updated.status, updated.text).toBe(200);
     expect(updated.json).toEqual({
       id: target.id,
@@ -153,7 +185,10 @@ describe('PUT /targets/{id}: full update', () => {
     const { target } = await createTarget(api, s3(), 'pricing');
     const response = await update(target.id, sentBack(target, { id: target.id + 1000, name: 'other' }));
     expect(response.status).toBe(400);
-    expect(response.problem).toMatchObject({ code: '30-5001', detail: `Target ID in URL (${target.id}) and body (${target.id + 1000}) mismatch` });
+    expect(response.problem).toMatchObject({
+      code: '30-5001',
+      detail: `Target ID in URL (${target.id}) and body (${target.id + 1000}) mismatch`,
+    });
     expect((await read(target.id)).json).toEqual(target);
   });
 
@@ -167,9 +202,13 @@ describe('PUT /targets/{id}: full update', () => {
 
   it('lets exactly one of parallel updates from one lock_version win', async () => {
     const { target } = await createTarget(api, s3(), 'bucket');
-    const responses = await Promise.all([1, 2, 3, 4, 5].map((n) => update(target.id, sentBack(target, { description: `writer ${n}` }))));
+    const responses = await Promise.all(
+      [1, 2, 3, 4, 5].map((n) => update(target.id, sentBack(target, { description: `writer ${n}` }))),
+    );
     expect(responses.map((response) => response.status).sort()).toEqual([200, 409, 409, 409, 409]);
-    expect(responses.filter((response) => response.status === 409).every((response) => response.problem.code === '10-1006')).toBe(true);
+    expect(
+      responses.filter((response) => response.status === 409).every((response) => response.problem.code === '10-1006'),
+    ).toBe(true);
     const winner = responses.find((response) => response.status === 200)!;
     expect((await read(target.id)).json).toEqual(winner.json);
   });
@@ -184,20 +223,52 @@ describe('PUT /targets/{id}: full update', () => {
 describe('PATCH /targets/{id}: merge', () => {
   it('changes only the fields sent; null removes an optional one', async () => {
     const { target } = await createTarget(api, s3(), 'pricing', { description: 'kept?', tags: ['a'] });
-    const merged = await merge(target.id, { id: target.id, lock_version: 0, type: 'pricing', description: null, table_path: 'Other\\' });
+    const merged = await merge(target.id, {
+      id: target.id,
+      lock_version: 0,
+      type: 'pricing',
+      description: null,
+      table_path: 'Other\\',
+    });
     expect(merged.status, merged.text).toBe(200);
-    expect(merged.body).toMatchObject({ lock_version: 1, description: null, tags: ['a'], project_path: KIND_FIELDS.pricing.project_path, table_path: 'Other\\' });
+    expect(merged.body).toMatchObject({
+      lock_version: 1,
+      description: null,
+      tags: ['a'],
+      project_path: KIND_FIELDS.pricing.project_path,
+      table_path: 'Other\\',
+    });
     expect((await read(target.id)).json).toEqual(merged.json);
   });
 
   it('changes the kind when the old kind’s fields are removed, and checks the result like an update', async () => {
     const { target } = await createTarget(api, s3(), 'bucket');
     const warehouse = await writableConnection(api, s3(), 'warehouse/password');
-    const kept = await merge(target.id, { id: target.id, lock_version: 0, type: 'table', connection_id: warehouse.id, table_name: 'T' });
+    const kept = await merge(target.id, {
+      id: target.id,
+      lock_version: 0,
+      type: 'table',
+      connection_id: warehouse.id,
+      table_name: 'T',
+    });
     expect(kept.problem).toMatchObject({ code: '10-1400', extraDetails: { path: 'is not a known field' } });
-    const refused = await merge(target.id, { id: target.id, lock_version: 0, type: 'table', connection_id: warehouse.id, path: null, table_name: '_T' });
+    const refused = await merge(target.id, {
+      id: target.id,
+      lock_version: 0,
+      type: 'table',
+      connection_id: warehouse.id,
+      path: null,
+      table_name: '_T',
+    });
     expect(refused.problem.code).toBe('30-5007');
-    const moved = await merge(target.id, { id: target.id, lock_version: 0, type: 'table', connection_id: warehouse.id, path: null, table_name: 'T' });
+    const moved = await merge(target.id, {
+      id: target.id,
+      lock_version: 0,
+      type: 'table',
+      connection_id: warehouse.id,
+      path: null,
+      table_name: 'T',
+    });
     expect(moved.status, moved.text).toBe(200);
     expect(moved.json).toMatchObject({ type: 'table', connection_id: warehouse.id, table_name: 'T' });
     expect(moved.json).not.toHaveProperty('path');
@@ -205,8 +276,12 @@ describe('PATCH /targets/{id}: merge', () => {
 
   it('answers 30-5001 for another id and 10-1006 for a stale lock_version', async () => {
     const { target } = await createTarget(api, s3(), 'table');
-    expect((await merge(target.id, { id: target.id + 1, lock_version: 0, type: 'table', description: 'x' })).problem.code).toBe('30-5001');
-    expect((await merge(target.id, { id: target.id, lock_version: 3, type: 'table', description: 'x' })).problem.code).toBe('10-1006');
+    expect(
+      (await merge(target.id, { id: target.id + 1, lock_version: 0, type: 'table', description: 'x' })).problem.code,
+    ).toBe('30-5001');
+    expect(
+      (await merge(target.id, { id: target.id, lock_version: 3, type: 'table', description: 'x' })).problem.code,
+    ).toBe('10-1006');
     expect((await read(target.id)).json).toEqual(target);
   });
 });

@@ -27,17 +27,37 @@ export const KIND_FIELDS = {
 let sequence = 0;
 
 /** A writable connection of `label`. */
-export function writableConnection(api: ApiClient, s3Endpoint: string, label: ConnectionLabel, overrides: Record<string, unknown> = {}): Promise<CreatedConnection> {
+export function writableConnection(
+  api: ApiClient,
+  s3Endpoint: string,
+  label: ConnectionLabel,
+  overrides: Record<string, unknown> = {},
+): Promise<CreatedConnection> {
   return createConnection(api, s3Endpoint, label, { write: true, ...overrides });
 }
 
 /** A valid create request of `kind` through `connectionId`, with `overrides`. */
-export function targetRequest(kind: TargetKind, connectionId: number, overrides: Record<string, unknown> = {}): TargetRequest {
-  return asBody('createTarget', { name: `${kind} target #${++sequence}`, type: kind, connection_id: connectionId, ...KIND_FIELDS[kind], ...overrides });
+export function targetRequest(
+  kind: TargetKind,
+  connectionId: number,
+  overrides: Record<string, unknown> = {},
+): TargetRequest {
+  return asBody('createTarget', {
+    name: `${kind} target #${++sequence}`,
+    type: kind,
+    connection_id: connectionId,
+    ...KIND_FIELDS[kind],
+    ...overrides,
+  });
 }
 
 /** Creates a target of `kind` through a new writable connection; answers both. */
-export async function createTarget(api: ApiClient, s3Endpoint: string, kind: TargetKind, overrides: Record<string, unknown> = {}) {
+export async function createTarget(
+  api: ApiClient,
+  s3Endpoint: string,
+  kind: TargetKind,
+  overrides: Record<string, unknown> = {},
+) {
   const connection = await writableConnection(api, s3Endpoint, CONNECTION_OF[kind]);
   const response = await api.call('createTarget', { body: targetRequest(kind, connection.id, overrides) });
   expect(response.status, response.text).toBe(201);

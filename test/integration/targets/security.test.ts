@@ -7,7 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../../functions/routes';
 import type { ApiClient, ApiResponse } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import { CONNECTION_OF, createTarget, sentBack, targetRequest, writableConnection, type Target, type TargetKind } from './fixtures';
+import {
+  CONNECTION_OF,
+  createTarget,
+  sentBack,
+  targetRequest,
+  writableConnection,
+  type Target,
+  type TargetKind,
+} from './fixtures';
 
 let env: TestTwin;
 let owner: ApiClient;
@@ -47,7 +55,14 @@ const ownersView = async (target: Target) => (await owner.call('getTarget', { pa
 
 describe('authentication and permissions', () => {
   it('answers 10-401 without a token on every target route', async () => {
-    expect(targetRoutes.map((route) => route.operationId).sort()).toEqual(['createTarget', 'deleteTarget', 'getTarget', 'listTargets', 'mergeTarget', 'updateTarget']);
+    expect(targetRoutes.map((route) => route.operationId).sort()).toEqual([
+      'createTarget',
+      'deleteTarget',
+      'getTarget',
+      'listTargets',
+      'mergeTarget',
+      'updateTarget',
+    ]);
     const { target } = await createTarget(owner, s3(), 'table');
     for (const route of targetRoutes) {
       const response = await send(env.anonymous, route, target);
@@ -81,7 +96,10 @@ describe('tenant isolation', () => {
     for (const route of targetRoutes.filter((candidate) => candidate.path.includes('{'))) {
       const response = await send(intruder, route, target);
       expect(response.status, route.operationId).toBe(404);
-      expect(response.problem, route.operationId).toMatchObject({ code: '10-404', detail: `Entity target with ID ${target.id} not found` });
+      expect(response.problem, route.operationId).toMatchObject({
+        code: '10-404',
+        detail: `Entity target with ID ${target.id} not found`,
+      });
     }
     expect(await ownersView(target)).toEqual(before);
     expect((await intruder.call('listTargets')).body.items.some((item) => item.name === target.name)).toBe(false);
@@ -96,9 +114,18 @@ describe('tenant isolation', () => {
     const foreign = await writableConnection(other, s3(), 'warehouse/password');
     expect([target.connection_id, foreign.id]).toEqual([1, 2]);
     const created = await loner.call('createTarget', { body: targetRequest('table', foreign.id) });
-    expect(created.problem).toMatchObject({ code: '10-404', detail: `Entity connection with ID ${foreign.id} not found` });
-    const moved = await loner.call('updateTarget', { params: { target_id: target.id }, body: sentBack(target, { connection_id: foreign.id }) });
-    expect(moved.problem).toMatchObject({ code: '10-404', detail: `Entity connection with ID ${foreign.id} not found` });
+    expect(created.problem).toMatchObject({
+      code: '10-404',
+      detail: `Entity connection with ID ${foreign.id} not found`,
+    });
+    const moved = await loner.call('updateTarget', {
+      params: { target_id: target.id },
+      body: sentBack(target, { connection_id: foreign.id }),
+    });
+    expect(moved.problem).toMatchObject({
+      code: '10-404',
+      detail: `Entity connection with ID ${foreign.id} not found`,
+    });
     // The other tenant's connection is not in use by the loner's refused writes.
     expect((await other.call('deleteConnection', { params: { connection_id: foreign.id } })).status).toBe(204);
   });
@@ -115,8 +142,15 @@ describe('connection secrets never appear', () => {
       responses.push(created);
       const params = { target_id: created.body.id };
       responses.push(await owner.call('getTarget', { params }));
-      responses.push(await owner.call('updateTarget', { params, body: sentBack(created.body, { description: 'put' }) }));
-      responses.push(await owner.call('mergeTarget', { params, body: { id: created.body.id, lock_version: 1, type: kind, tags: ['patched'] } }));
+      responses.push(
+        await owner.call('updateTarget', { params, body: sentBack(created.body, { description: 'put' }) }),
+      );
+      responses.push(
+        await owner.call('mergeTarget', {
+          params,
+          body: { id: created.body.id, lock_version: 1, type: kind, tags: ['patched'] },
+        }),
+      );
     }
     responses.push(await owner.call('listTargets'));
     expect(responses.every((response) => response.status < 300)).toBe(true);

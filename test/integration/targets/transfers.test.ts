@@ -25,7 +25,8 @@ afterAll(() => env?.close());
 
 const s3 = () => env.twin.s3.endpoint;
 const read = (id: number) => api.call('getTarget', { params: { target_id: id } });
-const update = (target: Target, changes: Record<string, unknown>) => api.call('updateTarget', { params: { target_id: target.id }, body: sentBack(target, changes) });
+const update = (target: Target, changes: Record<string, unknown>) =>
+  api.call('updateTarget', { params: { target_id: target.id }, body: sentBack(target, changes) });
 const remove = (id: number) => api.call('deleteTarget', { params: { target_id: id } });
 const claim = (targetId: number, jobId: string, seenLockVersion?: number) =>
   claimTargetForExport(TENANT, targetId, jobId, seenLockVersion === undefined ? {} : { seenLockVersion });
@@ -36,7 +37,15 @@ const tryClaim = (targetId: number, jobId: string, seenLockVersion?: number) =>
     (error: unknown) => (error as { code?: string }).code ?? String(error),
   );
 const headExists = async (targetId: number) =>
-  (await dynamoDocumentClient().send(new GetCommand({ TableName: config.tableName, Key: keys.childrenHead(TENANT, 'TARGET', targetId), ConsistentRead: true }))).Item !== undefined;
+  (
+    await dynamoDocumentClient().send(
+      new GetCommand({
+        TableName: config.tableName,
+        Key: keys.childrenHead(TENANT, 'TARGET', targetId),
+        ConsistentRead: true,
+      }),
+    )
+  ).Item !== undefined;
 
 describe('a target written to by an export', () => {
   it('cannot be updated or deleted (30-6005) until the export releases it', async () => {
@@ -45,7 +54,10 @@ describe('a target written to by an export', () => {
     expect(await transfersOf(TENANT, target.id)).toEqual(['job-a']);
     const updating = await update(target, { description: 'changed' });
     expect(updating.status).toBe(400);
-    expect(updating.problem).toMatchObject({ code: '30-6005', detail: 'Target cannot be deleted or updated while a transfer is in progress' });
+    expect(updating.problem).toMatchObject({
+      code: '30-6005',
+      detail: 'Target cannot be deleted or updated while a transfer is in progress',
+    });
     expect((await remove(target.id)).problem.code).toBe('30-6005');
     expect((await read(target.id)).json).toEqual(target);
     await releaseTarget(TENANT, target.id, 'job-a');
@@ -83,7 +95,10 @@ describe('races between exports and edits', () => {
   it('lets either the delete or the claims win, never both', async () => {
     for (let round = 0; round < 6; round += 1) {
       const { target } = await createTarget(api, s3(), 'table');
-      const [deletion, ...claims] = await Promise.all([remove(target.id), ...['j1', 'j2', 'j3'].map((job) => tryClaim(target.id, job))]);
+      const [deletion, ...claims] = await Promise.all([
+        remove(target.id),
+        ...['j1', 'j2', 'j3'].map((job) => tryClaim(target.id, job)),
+      ]);
       if (deletion.status === 204) {
         expect(claims).toEqual(['30-6002', '30-6002', '30-6002']);
         expect(await headExists(target.id)).toBe(false);
@@ -100,7 +115,10 @@ describe('races between exports and edits', () => {
   it('lets exactly one of an update and a claim made against the same lock_version win', async () => {
     for (let round = 0; round < 6; round += 1) {
       const { target } = await createTarget(api, s3(), 'bucket');
-      const [updating, claimed] = await Promise.all([update(target, { description: `round ${round}` }), tryClaim(target.id, 'job', target.lock_version)]);
+      const [updating, claimed] = await Promise.all([
+        update(target, { description: `round ${round}` }),
+        tryClaim(target.id, 'job', target.lock_version),
+      ]);
       if (updating.status === 200) {
         expect(claimed).toBe('10-1006');
         expect(await transfersOf(TENANT, target.id)).toEqual([]);
@@ -117,7 +135,10 @@ describe('targetForExport', () => {
   it('answers the target with its connection, checking the connection again', async () => {
     const { connection, target } = await createTarget(api, s3(), 'table');
     const found = await targetForExport(TENANT, target.id);
-    expect(found.target.data).toMatchObject({ type: 'table', table_name: target.type === 'table' ? target.table_name : '' });
+    expect(found.target.data).toMatchObject({
+      type: 'table',
+      table_name: target.type === 'table' ? target.table_name : '',
+    });
     expect(found.connection.id).toBe(connection.id);
     const patched = await api.call('mergeConnection', {
       params: { connection_id: connection.id },

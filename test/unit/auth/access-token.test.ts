@@ -44,7 +44,9 @@ describe('derToJose', () => {
   it('round-trips any r and s, including short integers and high bits that need a zero byte', () => {
     const half = fc.oneof(
       fc.uint8Array({ minLength: 32, maxLength: 32 }),
-      fc.uint8Array({ minLength: 1, maxLength: 31 }).map((tail) => Uint8Array.from([...new Uint8Array(32 - tail.length), ...tail])),
+      fc
+        .uint8Array({ minLength: 1, maxLength: 31 })
+        .map((tail) => Uint8Array.from([...new Uint8Array(32 - tail.length), ...tail])),
       fc.constant(new Uint8Array(32)),
       fc.constant(new Uint8Array(32).fill(0xff)),
     );
@@ -65,7 +67,11 @@ describe('derToJose', () => {
   });
 
   it('refuses truncated and over-long signatures', () => {
-    for (const hex of ['30060201050201', '30060201050201060000', `3044022${'0'}${'01'.repeat(32)}020a${'02'.repeat(10)}`]) {
+    for (const hex of [
+      '30060201050201',
+      '30060201050201060000',
+      `3044022${'0'}${'01'.repeat(32)}020a${'02'.repeat(10)}`,
+    ]) {
       expect(() => derToJose(Buffer.from(hex, 'hex')), hex).toThrow('malformed DER ECDSA signature');
     }
   });

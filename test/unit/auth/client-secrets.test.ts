@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { digestSecret, newClientId, newClientSecret, secretMatches, tenantOfClientId } from '../../../shared/auth/client-secrets';
+import {
+  digestSecret,
+  newClientId,
+  newClientSecret,
+  secretMatches,
+  tenantOfClientId,
+} from '../../../shared/auth/client-secrets';
 
 describe('client ids', () => {
   it('name their tenant followed by 32 random hex digits', () => {

@@ -7,7 +7,13 @@ describe('permissions of roles', () => {
   });
 
   it('lets an editor read, write and test, but not request FULL schema analyses', () => {
-    expect(permissionsOf(['editor'])).toEqual(['connection:read', 'connection:test', 'connection:write', 'data:read', 'data:write']);
+    expect(permissionsOf(['editor'])).toEqual([
+      'connection:read',
+      'connection:test',
+      'connection:write',
+      'data:read',
+      'data:write',
+    ]);
   });
 
   it('grants every current permission to schema-analyst, admin and system-admin', () => {
@@ -17,7 +23,13 @@ describe('permissions of roles', () => {
   });
 
   it('unites the permissions of several roles without duplicates, sorted', () => {
-    expect(permissionsOf(['viewer', 'editor', 'viewer'])).toEqual(['connection:read', 'connection:test', 'connection:write', 'data:read', 'data:write']);
+    expect(permissionsOf(['viewer', 'editor', 'viewer'])).toEqual([
+      'connection:read',
+      'connection:test',
+      'connection:write',
+      'data:read',
+      'data:write',
+    ]);
   });
 
   it('grants nothing without roles', () => {

@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateTableCommand, DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../../infra/local/dynamodb';
 import { dynamoDocumentClient } from '../../../shared/aws/clients';
 
@@ -13,9 +22,15 @@ let reference: DynamoDBDocumentClient;
 
 beforeAll(async () => {
   local = await startLocalDynamoDb();
-  Object.assign(process.env, { AWS_ENDPOINT_URL_DYNAMODB: local.endpoint, AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'x' });
+  Object.assign(process.env, {
+    AWS_ENDPOINT_URL_DYNAMODB: local.endpoint,
+    AWS_ACCESS_KEY_ID: 'x',
+    AWS_SECRET_ACCESS_KEY: 'x',
+  });
   const base = new DynamoDBClient({});
-  reference = DynamoDBDocumentClient.from(base, { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false } });
+  reference = DynamoDBDocumentClient.from(base, {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+  });
   for (const table of [TableName, ReferenceTable]) {
     await base.send(
       new CreateTableCommand({
@@ -59,10 +74,18 @@ const item = (pk: string, sk: string) => ({
 
 /** An output without what differs between two sends of the same request: its metadata, the table's name as a key and the order of BatchGet's items. */
 function comparable(output: object): object {
-  const { $metadata, Responses, ...rest } = output as { $metadata: unknown; Responses?: Record<string, { sk: string }[]> };
+  const { $metadata, Responses, ...rest } = output as {
+    $metadata: unknown;
+    Responses?: Record<string, { sk: string }[]>;
+  };
   const responses =
     Responses &&
-    Object.fromEntries(Object.entries(Responses).map(([table, items]) => [table === ReferenceTable ? TableName : table, [...items].sort((a, b) => a.sk.localeCompare(b.sk))]));
+    Object.fromEntries(
+      Object.entries(Responses).map(([table, items]) => [
+        table === ReferenceTable ? TableName : table,
+        [...items].sort((a, b) => a.sk.localeCompare(b.sk)),
+      ]),
+    );
   return { ...rest, ...(responses ? { Responses: responses } : {}), metadataPresent: $metadata !== undefined };
 }
 
@@ -75,8 +98,19 @@ describe('the shared document client', () => {
       new PutCommand({ TableName: table, Item: item('p', '1') }),
       new PutCommand({ TableName: table, Item: item('p', '2'), ReturnValues: 'ALL_OLD' }),
       new GetCommand({ TableName: table, Key: { pk: 'p', sk: '1' }, ConsistentRead: true }),
-      new UpdateCommand({ TableName: table, Key: { pk: 'p', sk: '2' }, UpdateExpression: 'SET n = n + :one', ExpressionAttributeValues: { ':one': 1 }, ReturnValues: 'ALL_NEW' }),
-      new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'p' }, ConsistentRead: true }),
+      new UpdateCommand({
+        TableName: table,
+        Key: { pk: 'p', sk: '2' },
+        UpdateExpression: 'SET n = n + :one',
+        ExpressionAttributeValues: { ':one': 1 },
+        ReturnValues: 'ALL_NEW',
+      }),
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': 'p' },
+        ConsistentRead: true,
+      }),
       new BatchGetCommand({
         RequestItems: {
           [table]: {
@@ -88,7 +122,11 @@ describe('the shared document client', () => {
           },
         },
       }),
-      new TransactWriteCommand({ TransactItems: [{ Put: { TableName: table, Item: item('q', '1'), ConditionExpression: 'attribute_not_exists(pk)' } }] }),
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: table, Item: item('q', '1'), ConditionExpression: 'attribute_not_exists(pk)' } },
+        ],
+      }),
       new DeleteCommand({ TableName: table, Key: { pk: 'q', sk: '1' }, ReturnValues: 'ALL_OLD' }),
     ];
     // Each command twice: the second of a class runs through the stack resolved for the first.
@@ -102,7 +140,8 @@ describe('the shared document client', () => {
       }
     }
     // TransactWriteItems carries a random idempotency token of the SDK's.
-    const normal = (body: string) => body.replaceAll(ReferenceTable, TableName).replace(/"ClientRequestToken":"[^"]+"/, '"ClientRequestToken":"…"');
+    const normal = (body: string) =>
+      body.replaceAll(ReferenceTable, TableName).replace(/"ClientRequestToken":"[^"]+"/, '"ClientRequestToken":"…"');
     expect(sent.map(normal)).toEqual(expected.map(normal));
     expect(sent).toHaveLength(16);
     client.middlewareStack.remove('recordShared');
@@ -111,8 +150,12 @@ describe('the shared document client', () => {
   it('sends each command with its own input, also concurrently', async () => {
     const client = dynamoDocumentClient();
     const keys = Array.from({ length: 20 }, (_, index) => ({ pk: 'many', sk: String(index) }));
-    await Promise.all(keys.map((key) => client.send(new PutCommand({ TableName, Item: { ...key, index: Number(key.sk) } }))));
-    const read = await Promise.all(keys.map((key) => client.send(new GetCommand({ TableName, Key: key, ConsistentRead: true }))));
+    await Promise.all(
+      keys.map((key) => client.send(new PutCommand({ TableName, Item: { ...key, index: Number(key.sk) } }))),
+    );
+    const read = await Promise.all(
+      keys.map((key) => client.send(new GetCommand({ TableName, Key: key, ConsistentRead: true }))),
+    );
     expect(read.map((output) => output.Item)).toEqual(keys.map((key) => ({ ...key, index: Number(key.sk) })));
   });
 
@@ -143,7 +186,11 @@ describe('the shared document client', () => {
       port: 8000,
       path: '/',
       query: {},
-      headers: { host: '127.0.0.1:8000', 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.GetItem' },
+      headers: {
+        host: '127.0.0.1:8000',
+        'content-type': 'application/x-amz-json-1.0',
+        'x-amz-target': 'DynamoDB_20120810.GetItem',
+      },
       body: '{"TableName":"t"}',
     });
     const signingDate = new Date('2026-01-02T03:04:05Z');
@@ -154,14 +201,20 @@ describe('the shared document client', () => {
       const signed = await (await shared.signer()).sign(unsigned(), { signingDate });
       expect(signed.headers, `attempt ${attempt}`).toEqual(expected);
     }
-    expect(expected.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=x\/20260102\/us-east-1\/dynamodb\/aws4_request, SignedHeaders=.+, Signature=[0-9a-f]{64}$/);
+    expect(expected.authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=x\/20260102\/us-east-1\/dynamodb\/aws4_request, SignedHeaders=.+, Signature=[0-9a-f]{64}$/,
+    );
   });
 
   it('sends base commands and commands with options the ordinary way', async () => {
     const client = dynamoDocumentClient();
-    const base = await client.send(new GetItemCommand({ TableName, Key: { pk: { S: 'p' }, sk: { S: '1' } }, ConsistentRead: true }));
+    const base = await client.send(
+      new GetItemCommand({ TableName, Key: { pk: { S: 'p' }, sk: { S: '1' } }, ConsistentRead: true }),
+    );
     expect(base.Item?.text).toEqual({ S: 'value of p/1' });
-    const withOptions = await client.send(new GetCommand({ TableName, Key: { pk: 'p', sk: '1' } }), { abortSignal: new AbortController().signal });
+    const withOptions = await client.send(new GetCommand({ TableName, Key: { pk: 'p', sk: '1' } }), {
+      abortSignal: new AbortController().signal,
+    });
     expect(withOptions.Item?.text).toBe('value of p/1');
   });
 });

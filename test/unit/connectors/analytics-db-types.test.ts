@@ -26,7 +26,8 @@ describe('BigQuery types as DuckDB types', () => {
     expect(typeOf({ type: 'DATE' })).toEqual(scalar('DATE'));
     expect(typeOf({ type: 'TIME' })).toEqual(scalar('TIME'));
     expect(typeOf({ type: 'BYTES' })).toEqual({ kind: 'blob' });
-    for (const text of ['STRING', 'JSON', 'GEOGRAPHY', 'INTERVAL', 'RANGE', 'SOMETHING_NEW']) expect(typeOf({ type: text })).toEqual(scalar('VARCHAR'));
+    for (const text of ['STRING', 'JSON', 'GEOGRAPHY', 'INTERVAL', 'RANGE', 'SOMETHING_NEW'])
+      expect(typeOf({ type: text })).toEqual(scalar('VARCHAR'));
   });
 
   it('keeps NUMERIC exact and BIGNUMERIC within 38 digits, else refuses with 30-1427 naming the column', () => {
@@ -34,9 +35,17 @@ describe('BigQuery types as DuckDB types', () => {
     expect(typeOf({ type: 'NUMERIC', precision: '10' })).toEqual(scalar('DECIMAL(10,0)'));
     expect(typeOf({ type: 'NUMERIC', precision: '12', scale: '3' })).toEqual(scalar('DECIMAL(12,3)'));
     expect(typeOf({ type: 'BIGNUMERIC', precision: '38', scale: '38' })).toEqual(scalar('DECIMAL(38,38)'));
-    expect(refusal([{ name: 'total', type: 'BIGNUMERIC' }])).toMatchObject({ code: '30-1427', extraDetails: { column: 'total' } });
-    const nested = refusal([{ name: 'order', type: 'RECORD', fields: [{ name: 'amount', type: 'BIGNUMERIC', precision: '40', scale: '2' }] }]);
-    expect(nested.extraDetails).toEqual({ column: 'order.amount', cause: 'column order.amount is BIGNUMERIC(40,2); DuckDB decimals hold at most 38 digits' });
+    expect(refusal([{ name: 'total', type: 'BIGNUMERIC' }])).toMatchObject({
+      code: '30-1427',
+      extraDetails: { column: 'total' },
+    });
+    const nested = refusal([
+      { name: 'order', type: 'RECORD', fields: [{ name: 'amount', type: 'BIGNUMERIC', precision: '40', scale: '2' }] },
+    ]);
+    expect(nested.extraDetails).toEqual({
+      column: 'order.amount',
+      cause: 'column order.amount is BIGNUMERIC(40,2); DuckDB decimals hold at most 38 digits',
+    });
   });
 
   it('makes REPEATED a list and RECORD a struct, at any depth', () => {
@@ -76,9 +85,24 @@ describe('tabledata.list rows as JSON lines', () => {
   ];
 
   it('keeps BigQuery’s text of each value, NULLs, arrays and records', () => {
-    const row = [{ v: '9007199254740993' }, { v: null }, { v: [{ v: 'a' }, { v: 'b' }] }, { v: { f: [{ v: 'Paris' }] } }];
-    expect(lineOf(row, fields)).toEqual({ id: '9007199254740993', at: null, tags: ['a', 'b'], address: { city: 'Paris' } });
-    expect(lineOf([{ v: null }, { v: null }, { v: [] }, { v: null }], fields)).toEqual({ id: null, at: null, tags: [], address: null });
+    const row = [
+      { v: '9007199254740993' },
+      { v: null },
+      { v: [{ v: 'a' }, { v: 'b' }] },
+      { v: { f: [{ v: 'Paris' }] } },
+    ];
+    expect(lineOf(row, fields)).toEqual({
+      id: '9007199254740993',
+      at: null,
+      tags: ['a', 'b'],
+      address: { city: 'Paris' },
+    });
+    expect(lineOf([{ v: null }, { v: null }, { v: [] }, { v: null }], fields)).toEqual({
+      id: null,
+      at: null,
+      tags: [],
+      address: null,
+    });
   });
 
   it('writes TIMESTAMP microseconds as ISO 8601 in UTC, before 1970 and in year 1 too', () => {

@@ -1,11 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { GCS_BUCKETS, S3_BUCKETS, assertWithin, formatLocation, parseBucketLocation, type BucketRules } from '../../../shared/connectors/bucket-location';
+import {
+  GCS_BUCKETS,
+  S3_BUCKETS,
+  assertWithin,
+  formatLocation,
+  parseBucketLocation,
+  type BucketRules,
+} from '../../../shared/connectors/bucket-location';
 import { refusal } from '../../support/refusal';
 
 describe('S3 bucket names', () => {
-  it.each(['abc', 'my-bucket', 'my.bucket.name', 'bucket123', '123bucket', 'a'.repeat(63), 'a-b.c-d', '1.2.3'])('accepts %s', (name) => {
-    expect(S3_BUCKETS.isValidBucketName(name)).toBe(true);
-  });
+  it.each(['abc', 'my-bucket', 'my.bucket.name', 'bucket123', '123bucket', 'a'.repeat(63), 'a-b.c-d', '1.2.3'])(
+    'accepts %s',
+    (name) => {
+      expect(S3_BUCKETS.isValidBucketName(name)).toBe(true);
+    },
+  );
 
   it.each([
     ['too short', 'ab'],
@@ -30,7 +40,14 @@ describe('S3 bucket names', () => {
 });
 
 describe('GCS bucket names', () => {
-  it.each(['abc', 'my-bucket', 'my_bucket', 'my.bucket', `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}`, 'xn--bucket'])('accepts %s', (name) => {
+  it.each([
+    'abc',
+    'my-bucket',
+    'my_bucket',
+    'my.bucket',
+    `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}`,
+    'xn--bucket',
+  ])('accepts %s', (name) => {
     expect(GCS_BUCKETS.isValidBucketName(name)).toBe(true);
   });
 
@@ -63,7 +80,10 @@ describe.each([
   it('reads a folder as a prefix ending in "/"', () => {
     expect(parseBucketLocation('my-bucket/a/b', rules)).toEqual({ bucket: 'my-bucket', prefix: 'a/b/' });
     expect(parseBucketLocation('my-bucket/a/b/', rules)).toEqual({ bucket: 'my-bucket', prefix: 'a/b/' });
-    expect(parseBucketLocation('my-bucket/folder with space/x.y', rules)).toEqual({ bucket: 'my-bucket', prefix: 'folder with space/x.y/' });
+    expect(parseBucketLocation('my-bucket/folder with space/x.y', rules)).toEqual({
+      bucket: 'my-bucket',
+      prefix: 'folder with space/x.y/',
+    });
   });
 
   it('tolerates leading slashes and surrounding space', () => {
@@ -96,7 +116,9 @@ describe('parseBucketLocation: invalid bucket names', () => {
     const error = refusal(() => parseBucketLocation('My_Bucket/folder', S3_BUCKETS));
     expect(error.code).toBe('30-1115');
     expect(error.message).toBe('Bucket name My_Bucket is invalid');
-    expect(refusal(() => parseBucketLocation('192.168.1.1', S3_BUCKETS)).message).toBe('Bucket name 192.168.1.1 is invalid');
+    expect(refusal(() => parseBucketLocation('192.168.1.1', S3_BUCKETS)).message).toBe(
+      'Bucket name 192.168.1.1 is invalid',
+    );
     expect(refusal(() => parseBucketLocation('', S3_BUCKETS)).code).toBe('30-1115');
   });
 
@@ -125,12 +147,18 @@ describe('assertWithin', () => {
   });
 
   it('refuses a parent folder and another bucket', () => {
-    expect(refusal(() => assertWithin(at('data'), at('data/a'), S3_BUCKETS)).message).toBe('Path data/ is out of path restriction bounds data/a/');
-    expect(refusal(() => assertWithin(at('other/a'), at('data/a'), S3_BUCKETS)).message).toBe('Path other/a/ is out of path restriction bounds data/a/');
+    expect(refusal(() => assertWithin(at('data'), at('data/a'), S3_BUCKETS)).message).toBe(
+      'Path data/ is out of path restriction bounds data/a/',
+    );
+    expect(refusal(() => assertWithin(at('other/a'), at('data/a'), S3_BUCKETS)).message).toBe(
+      'Path other/a/ is out of path restriction bounds data/a/',
+    );
   });
 
   it('is 30-1306 with both paths for GCS', () => {
-    const error = refusal(() => assertWithin(at('bucket-x/b', GCS_BUCKETS), at('bucket-x/a', GCS_BUCKETS), GCS_BUCKETS));
+    const error = refusal(() =>
+      assertWithin(at('bucket-x/b', GCS_BUCKETS), at('bucket-x/a', GCS_BUCKETS), GCS_BUCKETS),
+    );
     expect(error.code).toBe('30-1306');
     expect(error.message).toBe('Path bucket-x/b/ is out of path restriction bounds bucket-x/a/');
   });

@@ -31,7 +31,9 @@ describe('serviceUrl', () => {
   it('accepts https URLs and returns them parsed', () => {
     const url = serviceUrl('https://s3.eu-west-1.amazonaws.com', 'auth.endpoint');
     expect(url.href).toBe('https://s3.eu-west-1.amazonaws.com/');
-    expect(serviceUrl('https://sts.example.com:8443/v1/token?x=1', 'auth.token_url').href).toBe('https://sts.example.com:8443/v1/token?x=1');
+    expect(serviceUrl('https://sts.example.com:8443/v1/token?x=1', 'auth.token_url').href).toBe(
+      'https://sts.example.com:8443/v1/token?x=1',
+    );
     expect(serviceUrl('  https://example.com  ', 'auth.endpoint').hostname).toBe('example.com');
   });
 
@@ -67,11 +69,15 @@ describe('serviceUrl', () => {
 
   it('never echoes the URL in the error', () => {
     const error = refusal(() => serviceUrl('https://admin:s3cr3tPassw0rd@example.com/', 'auth.endpoint'));
-    expect(JSON.stringify({ message: error.message, extraDetails: error.extraDetails })).not.toContain('s3cr3tPassw0rd');
+    expect(JSON.stringify({ message: error.message, extraDetails: error.extraDetails })).not.toContain(
+      's3cr3tPassw0rd',
+    );
   });
 
   it('refuses forbidden destinations with 30-1130', () => {
-    expect(blocked(() => serviceUrl('https://169.254.169.254/latest/meta-data', 'auth.endpoint'))).toBe('169.254.169.254');
+    expect(blocked(() => serviceUrl('https://169.254.169.254/latest/meta-data', 'auth.endpoint'))).toBe(
+      '169.254.169.254',
+    );
     expect(blocked(() => serviceUrl('https://[::1]/', 'auth.endpoint'))).toBe('::1');
     expect(blocked(() => serviceUrl('https://localhost/', 'auth.endpoint'))).toBe('localhost');
     expect(blocked(() => serviceUrl('https://localhost./', 'auth.endpoint'))).toBe('localhost');

@@ -21,10 +21,20 @@ describe('network failure reasons', () => {
   });
 
   it('Node’s own ERR_* codes, exception names and other values are not network codes', () => {
-    for (const value of ['ERR_INVALID_CHAR', 'ERR_TLS_CERT_ALTNAME_INVALID', 'TimeoutError', 'econnrefused', 'E', 403, undefined]) expect(isNetworkCode(value)).toBe(false);
+    for (const value of [
+      'ERR_INVALID_CHAR',
+      'ERR_TLS_CERT_ALTNAME_INVALID',
+      'TimeoutError',
+      'econnrefused',
+      'E',
+      403,
+      undefined,
+    ])
+      expect(isNetworkCode(value)).toBe(false);
   });
 
   it('no reason spells an errno', () => {
-    for (const code of ['ENOTFOUND', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'EWHATEVER']) expect(networkReason(code)).not.toMatch(/^E[A-Z]/);
+    for (const code of ['ENOTFOUND', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'EWHATEVER'])
+      expect(networkReason(code)).not.toMatch(/^E[A-Z]/);
   });
 });

@@ -29,8 +29,10 @@ afterEach(() => {
 
 type Cidr = readonly [network: string, bits: number];
 const toUint32 = (dotted: string): number => dotted.split('.').reduce((value, octet) => value * 256 + Number(octet), 0);
-const inside = (address: number, [network, bits]: Cidr): boolean => Math.floor(address / 2 ** (32 - bits)) === Math.floor(toUint32(network) / 2 ** (32 - bits));
-const within = ([network, bits]: Cidr) => fc.integer({ min: 0, max: 2 ** (32 - bits) - 1 }).map((offset) => toUint32(network) + offset);
+const inside = (address: number, [network, bits]: Cidr): boolean =>
+  Math.floor(address / 2 ** (32 - bits)) === Math.floor(toUint32(network) / 2 ** (32 - bits));
+const within = ([network, bits]: Cidr) =>
+  fc.integer({ min: 0, max: 2 ** (32 - bits) - 1 }).map((offset) => toUint32(network) + offset);
 
 const FORBIDDEN_RANGES: readonly Cidr[] = [
   ['127.0.0.0', 8],
@@ -57,17 +59,33 @@ const SPECIAL_RANGES: readonly Cidr[] = [
   ['203.0.113.0', 24],
 ];
 
-const forbiddenIpv4 = fc.oneof(...FORBIDDEN_RANGES.map(within), fc.constant(toUint32('169.254.169.254')), fc.constant(toUint32('255.255.255.255')));
-const publicIpv4 = fc.integer({ min: 0, max: 2 ** 32 - 1 }).filter((address) => !SPECIAL_RANGES.some((range) => inside(address, range)));
+const forbiddenIpv4 = fc.oneof(
+  ...FORBIDDEN_RANGES.map(within),
+  fc.constant(toUint32('169.254.169.254')),
+  fc.constant(toUint32('255.255.255.255')),
+);
+const publicIpv4 = fc
+  .integer({ min: 0, max: 2 ** 32 - 1 })
+  .filter((address) => !SPECIAL_RANGES.some((range) => inside(address, range)));
 
 type Radix = 'dec' | 'oct' | 'hex';
 const inRadix = (value: number, radix: Radix, upper: boolean): string =>
-  radix === 'dec' ? String(value) : radix === 'oct' ? `0${value.toString(8)}` : `${upper ? '0X' : '0x'}${value.toString(16)}`;
+  radix === 'dec'
+    ? String(value)
+    : radix === 'oct'
+      ? `0${value.toString(8)}`
+      : `${upper ? '0X' : '0x'}${value.toString(16)}`;
 
 /** Every IPv4 notation inet_aton and URL parsers accept: 4, 3, 2 or 1 parts, each part in its own radix. */
 function ipv4Spellings(address: number, radixes: readonly Radix[], upper: boolean): string[] {
-  const [a, b, c, d] = [24, 16, 8, 0].map((shift) => Math.floor(address / 2 ** shift) % 256) as [number, number, number, number];
-  const write = (parts: readonly number[]) => parts.map((part, index) => inRadix(part, radixes[index]!, upper)).join('.');
+  const [a, b, c, d] = [24, 16, 8, 0].map((shift) => Math.floor(address / 2 ** shift) % 256) as [
+    number,
+    number,
+    number,
+    number,
+  ];
+  const write = (parts: readonly number[]) =>
+    parts.map((part, index) => inRadix(part, radixes[index]!, upper)).join('.');
   return [
     [a, b, c, d].join('.'),
     write([a, b, c, d]),
@@ -108,13 +126,19 @@ interface Writing {
   readonly upper: boolean;
 }
 const WRITINGS: readonly Writing[] = [false, true].flatMap((compress) =>
-  [false, true].flatMap((dottedTail) => [false, true].flatMap((pad) => [false, true].map((upper) => ({ compress, dottedTail, pad, upper })))),
+  [false, true].flatMap((dottedTail) =>
+    [false, true].flatMap((pad) => [false, true].map((upper) => ({ compress, dottedTail, pad, upper }))),
+  ),
 );
 
 /** An IPv6 address as text; `pick` chooses which run of zero groups `::` replaces. */
 function writeIpv6(groups: readonly number[], writing: Writing, pick: number): string {
-  const head = groups.slice(0, writing.dottedTail ? 6 : 8).map((group) => group.toString(16).padStart(writing.pad ? 4 : 1, '0'));
-  const tail = writing.dottedTail ? [groups[6]! >> 8, groups[6]! & 255, groups[7]! >> 8, groups[7]! & 255].join('.') : undefined;
+  const head = groups
+    .slice(0, writing.dottedTail ? 6 : 8)
+    .map((group) => group.toString(16).padStart(writing.pad ? 4 : 1, '0'));
+  const tail = writing.dottedTail
+    ? [groups[6]! >> 8, groups[6]! & 255, groups[7]! >> 8, groups[7]! & 255].join('.')
+    : undefined;
   const runs: [number, number][] = [];
   for (let start = 0; start < head.length; start++) {
     for (let end = start + 1; end <= head.length && groups[end - 1] === 0; end++) runs.push([start, end]);
@@ -153,7 +177,9 @@ function misjudged(texts: readonly string[], refused: boolean, checks: (text: st
   return texts.flatMap((text) => {
     const dnsTime = isForbiddenAddress(text);
     const writeTime = checks(text).map(refusal);
-    return dnsTime === refused && writeTime.every((code) => code === expected) ? [] : [`${text}: ${String(dnsTime)} ${writeTime.join(' ')}`];
+    return dnsTime === refused && writeTime.every((code) => code === expected)
+      ? []
+      : [`${text}: ${String(dnsTime)} ${writeTime.join(' ')}`];
   });
 }
 
@@ -162,7 +188,8 @@ const ipv4Checks = (portNumber: number) => (spelling: string) => [
   () => serviceHost(spelling, 'auth.host'),
 ];
 const ipv6Checks = (text: string) => [() => serviceUrl(`https://[${text}]/bucket`, 'auth.endpoint')];
-const ipv6Texts = (forms: readonly number[][], pick: number) => forms.flatMap((groups) => WRITINGS.map((writing) => writeIpv6(groups, writing, pick)));
+const ipv6Texts = (forms: readonly number[][], pick: number) =>
+  forms.flatMap((groups) => WRITINGS.map((writing) => writeIpv6(groups, writing, pick)));
 
 describe('outbound guard: generated spellings', () => {
   it('refuses a forbidden IPv4 address in every IPv4 notation', () => {
@@ -178,7 +205,9 @@ describe('outbound guard: generated spellings', () => {
     fc.assert(
       fc.property(forbiddenIpv4, publicIpv4, noise, fc.nat(), (address, other, free, pick) => {
         const localNat64 = [0x64, 0xff9b, 1, ...free, ...halves(other)];
-        expect(misjudged(ipv6Texts([...carriers(address, other, free), localNat64], pick), true, ipv6Checks)).toEqual([]);
+        expect(misjudged(ipv6Texts([...carriers(address, other, free), localNat64], pick), true, ipv6Checks)).toEqual(
+          [],
+        );
       }),
       { numRuns: IPV6_RUNS },
     );
@@ -186,20 +215,36 @@ describe('outbound guard: generated spellings', () => {
 
   it('allows a public IPv4 address in every notation and in every IPv6 form that carries it', () => {
     fc.assert(
-      fc.property(publicIpv4, publicIpv4, radixes, fc.boolean(), noise, fc.nat(), port, (address, other, chosen, upper, free, pick, portNumber) => {
-        expect(misjudged(ipv4Spellings(address, chosen, upper), false, ipv4Checks(portNumber))).toEqual([]);
-        expect(misjudged(ipv6Texts(carriers(address, other, free), pick), false, ipv6Checks)).toEqual([]);
-      }),
+      fc.property(
+        publicIpv4,
+        publicIpv4,
+        radixes,
+        fc.boolean(),
+        noise,
+        fc.nat(),
+        port,
+        (address, other, chosen, upper, free, pick, portNumber) => {
+          expect(misjudged(ipv4Spellings(address, chosen, upper), false, ipv4Checks(portNumber))).toEqual([]);
+          expect(misjudged(ipv6Texts(carriers(address, other, free), pick), false, ipv6Checks)).toEqual([]);
+        },
+      ),
       { numRuns: IPV6_RUNS },
     );
   });
 
   it('allows global unicast IPv6 addresses, however written', () => {
-    const allocated = fc.constantFrom(0x2400, 0x2600, 0x2a00, 0x2c00).chain((block) => fc.integer({ min: block, max: block + 0xf }));
+    const allocated = fc
+      .constantFrom(0x2400, 0x2600, 0x2a00, 0x2c00)
+      .chain((block) => fc.integer({ min: block, max: block + 0xf }));
     fc.assert(
-      fc.property(allocated, fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 0xffff })), { minLength: 7, maxLength: 7 }), fc.nat(), (first, rest, pick) => {
-        expect(misjudged(ipv6Texts([[first, ...rest]], pick), false, ipv6Checks)).toEqual([]);
-      }),
+      fc.property(
+        allocated,
+        fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 0xffff })), { minLength: 7, maxLength: 7 }),
+        fc.nat(),
+        (first, rest, pick) => {
+          expect(misjudged(ipv6Texts([[first, ...rest]], pick), false, ipv6Checks)).toEqual([]);
+        },
+      ),
       { numRuns: IPV4_RUNS },
     );
   });

@@ -1,7 +1,13 @@
 import type { LookupAddress } from 'node:dns';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../shared/errors/app-error';
-import { OutboundDestinationBlocked, assertDestinationAllowed, guardedLookup, isAllowedPlainHttp, isForbiddenAddress } from '../../../shared/connectors/outbound-guard';
+import {
+  OutboundDestinationBlocked,
+  assertDestinationAllowed,
+  guardedLookup,
+  isAllowedPlainHttp,
+  isForbiddenAddress,
+} from '../../../shared/connectors/outbound-guard';
 
 const savedAllowList = process.env.OUTBOUND_ALLOW_LIST;
 beforeEach(() => {
@@ -118,7 +124,8 @@ describe('assertDestinationAllowed', () => {
   });
 
   it('refuses every IPv4 notation, which URLs normalise to the dotted form', () => {
-    for (const host of ['2130706433', '0177.0.0.1', '0x7f.1', '127.1', '0X7F.0.0.01']) expect(blockedHost(`https://${host}/`)).toBe('127.0.0.1');
+    for (const host of ['2130706433', '0177.0.0.1', '0x7f.1', '127.1', '0X7F.0.0.01'])
+      expect(blockedHost(`https://${host}/`)).toBe('127.0.0.1');
   });
 
   it('refuses the loopback names localhost and *.localhost in any case', () => {

@@ -15,7 +15,13 @@ beforeAll(async () => {
     request.resume();
     if (request.url === '/token') {
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ method: request.method, type: request.headers['content-type'], length: request.headers['content-length'] }));
+      response.end(
+        JSON.stringify({
+          method: request.method,
+          type: request.headers['content-type'],
+          length: request.headers['content-length'],
+        }),
+      );
     } else if (request.url === '/huge') {
       response.writeHead(200);
       const chunk = Buffer.alloc(64 * 1024, 'x');
@@ -68,24 +74,39 @@ describe('outboundRequest', () => {
       timeoutMs: 1_000,
     });
     expect(response.status).toBe(200);
-    expect(JSON.parse(response.text)).toEqual({ method: 'POST', type: 'application/x-www-form-urlencoded', length: '8' });
+    expect(JSON.parse(response.text)).toEqual({
+      method: 'POST',
+      type: 'application/x-www-form-urlencoded',
+      length: '8',
+    });
   });
 
   it('fails with a TimeoutError when the whole exchange outlasts the bound', async () => {
     const started = Date.now();
-    expect(await failure(outboundRequest({ method: 'GET', url: url('/silent'), timeoutMs: 200 }))).toMatchObject({ name: 'TimeoutError' });
+    expect(await failure(outboundRequest({ method: 'GET', url: url('/silent'), timeoutMs: 200 }))).toMatchObject({
+      name: 'TimeoutError',
+    });
     expect(Date.now() - started).toBeLessThan(1_000);
   });
 
   it('cuts off an answer larger than a token answer can be, and names a connection cut mid-answer', async () => {
-    expect(await failure(outboundRequest({ method: 'GET', url: url('/huge'), timeoutMs: 5_000 }))).toMatchObject({ code: 'EANSWERTOOLARGE' });
-    expect(await failure(outboundRequest({ method: 'GET', url: url('/cut'), timeoutMs: 5_000 }))).toMatchObject({ code: 'ECONNRESET' });
+    expect(await failure(outboundRequest({ method: 'GET', url: url('/huge'), timeoutMs: 5_000 }))).toMatchObject({
+      code: 'EANSWERTOOLARGE',
+    });
+    expect(await failure(outboundRequest({ method: 'GET', url: url('/cut'), timeoutMs: 5_000 }))).toMatchObject({
+      code: 'ECONNRESET',
+    });
   });
 
   it('rejects with the reason of an abort', async () => {
     const controller = new AbortController();
     const reason = new Error('stopped');
-    const pending = outboundRequest({ method: 'GET', url: url('/silent'), timeoutMs: 5_000, signal: controller.signal });
+    const pending = outboundRequest({
+      method: 'GET',
+      url: url('/silent'),
+      timeoutMs: 5_000,
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(reason), 50);
     await expect(pending).rejects.toBe(reason);
   });

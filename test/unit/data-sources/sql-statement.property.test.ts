@@ -10,17 +10,28 @@ import { MODIFYING_WORDS, readOnlyQueryProblem } from '../../../shared/data-sour
  */
 const anyCharacter = fc.string({ unit: 'binary', minLength: 1, maxLength: 1 });
 /** Any text, weighted towards what matters to a lexer and to the verdict. */
-const anyText = fc.string({ unit: fc.oneof(fc.constantFrom("'", '"', '`', '\\', ';', '$', '-', '/', '*', '\n', ' ', 'DROP ', 'delete', 'INTO'), anyCharacter), maxLength: 24 });
+const anyText = fc.string({
+  unit: fc.oneof(
+    fc.constantFrom("'", '"', '`', '\\', ';', '$', '-', '/', '*', '\n', ' ', 'DROP ', 'delete', 'INTO'),
+    anyCharacter,
+  ),
+  maxLength: 24,
+});
 
-const quoted = (quote: string) => (text: string) => `${quote}${text.replaceAll('\\', '\\\\').replaceAll(quote, quote + quote)}${quote}`;
+const quoted = (quote: string) => (text: string) =>
+  `${quote}${text.replaceAll('\\', '\\\\').replaceAll(quote, quote + quote)}${quote}`;
 
-const bareIdentifier = fc.stringMatching(/^[a-z_][a-z0-9_]{0,12}$/).filter((word) => !MODIFYING_WORDS.has(word.toUpperCase()));
+const bareIdentifier = fc
+  .stringMatching(/^[a-z_][a-z0-9_]{0,12}$/)
+  .filter((word) => !MODIFYING_WORDS.has(word.toUpperCase()));
 const identifier = fc.oneof(bareIdentifier, anyText.map(quoted('"')), anyText.map(quoted('`')));
 const stringLiteral = fc.oneof(
   anyText.map(quoted("'")),
   anyText.filter((text) => !text.includes('$$') && !text.endsWith('$')).map((text) => `$$${text}$$`),
 );
-const blockComment = anyText.filter((text) => !text.includes('/*') && !text.includes('*/') && !text.endsWith('/')).map((text) => `/*${text}*/`);
+const blockComment = anyText
+  .filter((text) => !text.includes('/*') && !text.includes('*/') && !text.endsWith('/'))
+  .map((text) => `/*${text}*/`);
 const lineComment = anyText.map((text) => `--${text.replaceAll('\n', ' ')}\n`);
 
 interface Holes {
@@ -41,8 +52,10 @@ type Template = (holes: Holes) => string;
 
 const READ_ONLY: readonly Template[] = [
   ({ ids: [a, b, c], strings: [s, t] }) => `SELECT ${a}, ${s} AS x FROM ${b} WHERE ${c} = ${t}`,
-  ({ ids: [a, b, c], strings: [s], line }) => `WITH ${a} AS (SELECT ${s} AS ${b}) SELECT * FROM ${a} ${line}ORDER BY ${c}`,
-  ({ ids: [a, b], strings: [s, t, u], block }) => `SELECT replace(${a}, ${s}, ${t}) ${block} FROM ${b} WHERE ${a} IN (${u});`,
+  ({ ids: [a, b, c], strings: [s], line }) =>
+    `WITH ${a} AS (SELECT ${s} AS ${b}) SELECT * FROM ${a} ${line}ORDER BY ${c}`,
+  ({ ids: [a, b], strings: [s, t, u], block }) =>
+    `SELECT replace(${a}, ${s}, ${t}) ${block} FROM ${b} WHERE ${a} IN (${u});`,
   ({ ids: [a, b, c, d], block, line }) => `${line}${block}SELECT ${a}.${b}, count(*) FROM ${c} GROUP BY ${d}`,
 ];
 
@@ -76,7 +89,13 @@ describe('the verdict depends on structure, not on names or contents', () => {
   it('answers any input, however malformed, without throwing', () => {
     fc.assert(
       fc.property(
-        fc.string({ unit: fc.oneof(fc.constantFrom("'", '"', '`', '\\', '$', '/*', '*/', '--', '//', ';', '\n', 'SELECT ', 'drop '), anyCharacter), maxLength: 60 }),
+        fc.string({
+          unit: fc.oneof(
+            fc.constantFrom("'", '"', '`', '\\', '$', '/*', '*/', '--', '//', ';', '\n', 'SELECT ', 'drop '),
+            anyCharacter,
+          ),
+          maxLength: 60,
+        }),
         (sql) => {
           const problem = readOnlyQueryProblem(sql);
           expect(problem === undefined || typeof problem === 'string').toBe(true);

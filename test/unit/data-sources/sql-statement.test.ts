@@ -25,7 +25,10 @@ describe('read-only queries pass', () => {
     ['INSERT and TRUNCATE as functions', "SELECT insert(a, 1, 2, 'x'), TRUNCATE (3.14, 1) FROM t"],
     ['keywords as parts of qualified names', 'SELECT t.update, t . delete FROM t'],
     ['words that merely contain keywords', 'SELECT last_update, created_at, deleted, dropped_by, into_x FROM updates'],
-    ['statement-only commands as column names', 'SELECT comment, load, analyze, set_id, use_count, copy, vacuum FROM reviews'],
+    [
+      'statement-only commands as column names',
+      'SELECT comment, load, analyze, set_id, use_count, copy, vacuum FROM reviews',
+    ],
     ['parameters and $ in identifiers', 'SELECT a$b, $1, $session_var FROM t'],
     ['a Windows path in a standard string', "SELECT 'C:\\' AS root FROM t"],
     ['a backslash-escaped quote in a Snowflake string', "SELECT 'it\\'s' FROM t"],
@@ -119,7 +122,9 @@ describe('anything but one read-only query is refused', () => {
   it('says why, naming a keyword but nothing else of the query', () => {
     expect(readOnlyQueryProblem('SELECT 1; SELECT 2')).toBe('must be a single statement');
     expect(readOnlyQueryProblem('SHOW TABLES')).toBe('must start with SELECT, WITH, VALUES, TABLE or "("');
-    expect(readOnlyQueryProblem('WITH x AS (SELECT 1) DELETE FROM secret_table')).toBe('must not use DELETE: only read-only queries may define a source');
+    expect(readOnlyQueryProblem('WITH x AS (SELECT 1) DELETE FROM secret_table')).toBe(
+      'must not use DELETE: only read-only queries may define a source',
+    );
   });
 });
 

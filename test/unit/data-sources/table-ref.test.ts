@@ -29,7 +29,9 @@ describe('parseTableRef', () => {
     const error = refusal(() => parseTableRef(ref));
     expect(error.code).toBe('30-1419');
     // Messages quote submitted values escaped: the line break shows as \n.
-    expect(error.message).toBe(`Invalid tableRef ${ref.replace('\n', '\\n')}; format is [projectId].[datasetId].[tableName], backtick-quoted where identifiers contain spaces`);
+    expect(error.message).toBe(
+      `Invalid tableRef ${ref.replace('\n', '\\n')}; format is [projectId].[datasetId].[tableName], backtick-quoted where identifiers contain spaces`,
+    );
   });
 
   it.each(['acme.sales.', 'acme.sales.``', 'acme.sales.`  `'])('refuses an empty table name in %s (30-1420)', (ref) => {

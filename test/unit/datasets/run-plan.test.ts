@@ -6,7 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredGraph, StoredNode, StoredRecipeNode } from '../../../shared/datasets/items';
 import type { NodeOutput, RunInputs, StoredNodeRun } from '../../../shared/datasets/run-items';
-import { inputsOf, isCurrent, planRun, upstreamOrder, type RecipeVersionsByKey, type TableVersionsNow } from '../../../shared/datasets/run-plan';
+import {
+  inputsOf,
+  isCurrent,
+  planRun,
+  upstreamOrder,
+  type RecipeVersionsByKey,
+  type TableVersionsNow,
+} from '../../../shared/datasets/run-plan';
 import type { StoredRecipeVersion } from '../../../shared/recipes/items';
 import { refusal } from '../../support/refusal';
 
@@ -38,7 +45,15 @@ const version = (recipeId: number, aliases: string[], lockVersion = 0): StoredRe
   is_locked: false,
   lock_version: lockVersion,
 });
-const graphOf = (nodes: StoredNode[]): StoredGraph => ({ ...audit, dataset_id: 7, version_number: 1, version_display_name: 'V1', release_status: false, next_node_id: 99, nodes });
+const graphOf = (nodes: StoredNode[]): StoredGraph => ({
+  ...audit,
+  dataset_id: 7,
+  version_number: 1,
+  version_display_name: 'V1',
+  release_status: false,
+  next_node_id: 99,
+  nodes,
+});
 
 // orders (1) and customers (2) → join (3) → aggregate (4)
 const nodes = [
@@ -62,7 +77,16 @@ const tables: TableVersionsNow = new Map([
 const node = (id: number) => nodes.find((candidate) => candidate.id === id) as StoredRecipeNode;
 
 function runWith(nodeId: number, inputs: RunInputs, runId: string): StoredNodeRun {
-  const output: NodeOutput = { run_id: runId, inputs, row_count: 1, columns: [], data_bytes: 1, cpu_seconds: 0, analysis_depth: 'SHALLOW', completed_date: at };
+  const output: NodeOutput = {
+    run_id: runId,
+    inputs,
+    row_count: 1,
+    columns: [],
+    data_bytes: 1,
+    cpu_seconds: 0,
+    analysis_depth: 'SHALLOW',
+    completed_date: at,
+  };
   return {
     dataset_id: 7,
     version_number: 1,
@@ -100,7 +124,12 @@ describe('the plan of a run', () => {
       { alias: 'orders', node_id: 1, data_table_id: 10, data_version_number: 3 },
       { alias: 'customers', node_id: 2, data_table_id: 20, data_version_number: 1 },
     ]);
-    expect(steps[1]?.inputs).toEqual({ recipe_id: 200, recipe_version_number: 1, recipe_lock_version: 0, sources: [{ alias: 'joined', node_id: 3, upstream_run_id: 'job-a' }] });
+    expect(steps[1]?.inputs).toEqual({
+      recipe_id: 200,
+      recipe_version_number: 1,
+      recipe_lock_version: 0,
+      sources: [{ alias: 'joined', node_id: 3, upstream_run_id: 'job-a' }],
+    });
   });
 
   it('skips an upstream node whose output is current, and reads that output', () => {
@@ -121,10 +150,18 @@ describe('the plan of a run', () => {
     ]);
     expect(isCurrent(graph, node(3), versions, newerTable, runs, 'sample')).toBe(false);
     expect(isCurrent(graph, node(4), versions, newerTable, runs, 'sample')).toBe(false);
-    expect(planRun(graph, 4, versions, newerTable, runs, 'sample', 'job-d').map((step) => step.node_id)).toEqual([3, 4]);
+    expect(planRun(graph, 4, versions, newerTable, runs, 'sample', 'job-d').map((step) => step.node_id)).toEqual([
+      3, 4,
+    ]);
 
-    const changedCode: RecipeVersionsByKey = new Map([...versions, ['100/1', version(100, ['orders', 'customers'], 1)]]);
-    expect([isCurrent(graph, node(3), changedCode, tables, runs, 'sample'), isCurrent(graph, node(4), changedCode, tables, runs, 'sample')]).toEqual([false, false]);
+    const changedCode: RecipeVersionsByKey = new Map([
+      ...versions,
+      ['100/1', version(100, ['orders', 'customers'], 1)],
+    ]);
+    expect([
+      isCurrent(graph, node(3), changedCode, tables, runs, 'sample'),
+      isCurrent(graph, node(4), changedCode, tables, runs, 'sample'),
+    ]).toEqual([false, false]);
 
     const swapped = graphOf([
       ...nodes.slice(0, 2),
@@ -146,6 +183,9 @@ describe('the plan of a run', () => {
       [2, 1],
     ]);
     const refused = refusal(() => planRun(graph, 4, versions, empty, new Map(), 'sample', 'job'));
-    expect([refused.code, refused.message]).toEqual(['20-1059', 'Sample for data table 10 version latest not available']);
+    expect([refused.code, refused.message]).toEqual([
+      '20-1059',
+      'Sample for data table 10 version latest not available',
+    ]);
   });
 });

@@ -17,7 +17,11 @@ let calls = 0;
 
 const cancelled = (...codes: string[]) => ({
   status: 400,
-  body: { __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException', message: 'Transaction cancelled', CancellationReasons: codes.map((Code) => ({ Code })) },
+  body: {
+    __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
+    message: 'Transaction cancelled',
+    CancellationReasons: codes.map((Code) => ({ Code })),
+  },
 });
 const committed = { status: 200, body: {} };
 
@@ -27,7 +31,9 @@ beforeAll(async () => {
     request.on('end', () => {
       calls += 1;
       const answer = script.shift() ?? committed;
-      response.writeHead(answer.status, { 'content-type': 'application/x-amz-json-1.0' }).end(JSON.stringify(answer.body));
+      response
+        .writeHead(answer.status, { 'content-type': 'application/x-amz-json-1.0' })
+        .end(JSON.stringify(answer.body));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -43,7 +49,9 @@ beforeEach(() => {
   calls = 0;
 });
 
-const ITEMS: TransactItem[] = [{ ConditionCheck: { TableName: 't', Key: { pk: 'a', sk: 'b' }, ConditionExpression: 'attribute_exists(pk)' } }];
+const ITEMS: TransactItem[] = [
+  { ConditionCheck: { TableName: 't', Key: { pk: 'a', sk: 'b' }, ConditionExpression: 'attribute_exists(pk)' } },
+];
 
 describe('transactWrite', () => {
   it('tries again after a TransactionConflict and commits', async () => {
@@ -63,7 +71,10 @@ describe('transactWrite', () => {
   it('returns a failed condition as the outcome, even beside a conflict, without trying again', async () => {
     script = [cancelled('TransactionConflict', 'ConditionalCheckFailed')];
     const outcome = await transactWrite(ITEMS);
-    expect(outcome).toMatchObject({ committed: false, reasons: [{ code: 'TransactionConflict' }, { code: 'ConditionalCheckFailed' }] });
+    expect(outcome).toMatchObject({
+      committed: false,
+      reasons: [{ code: 'TransactionConflict' }, { code: 'ConditionalCheckFailed' }],
+    });
     expect(calls).toBe(1);
   });
 

@@ -2,7 +2,12 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { quotedString } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_PREVIEW_ROWS, DEFAULT_SAMPLE_ROWS, importCsvFiles, type CsvImportResult } from '../../../shared/engine/csv-import';
+import {
+  DEFAULT_PREVIEW_ROWS,
+  DEFAULT_SAMPLE_ROWS,
+  importCsvFiles,
+  type CsvImportResult,
+} from '../../../shared/engine/csv-import';
 import { ColumnSchema, DataRow } from '../../../shared/model/columns';
 import { scratch, withPlainDuckDb, type Scratch } from './scratch';
 
@@ -16,15 +21,26 @@ afterAll(async () => {
 });
 
 /** Imports the files (named landing/<name>) into a fresh output folder. */
-async function importFiles(files: Record<string, string>, limits: { sampleRows?: number; previewRows?: number } = {}): Promise<CsvImportResult> {
+async function importFiles(
+  files: Record<string, string>,
+  limits: { sampleRows?: number; previewRows?: number } = {},
+): Promise<CsvImportResult> {
   runs++;
   const sources = await Promise.all(
-    Object.entries(files).map(async ([name, content], index) => ({ localPath: await dir.file(`${runs}-${index}.csv`, content), source: `landing/${name}` })),
+    Object.entries(files).map(async ([name, content], index) => ({
+      localPath: await dir.file(`${runs}-${index}.csv`, content),
+      source: `landing/${name}`,
+    })),
   );
-  return importCsvFiles(sources, { outDir: join(dir.dir, `out-${runs}`), sampleRows: limits.sampleRows ?? 100, previewRows: limits.previewRows ?? 100 });
+  return importCsvFiles(sources, {
+    outDir: join(dir.dir, `out-${runs}`),
+    sampleRows: limits.sampleRows ?? 100,
+    previewRows: limits.previewRows ?? 100,
+  });
 }
 
-const typesOf = (result: CsvImportResult) => Object.fromEntries(result.columns.map((column) => [column.name, column.type]));
+const typesOf = (result: CsvImportResult) =>
+  Object.fromEntries(result.columns.map((column) => [column.name, column.type]));
 
 async function jsonLines(path: string): Promise<DataRow[]> {
   const text = await readFile(path, 'utf8');
@@ -52,10 +68,19 @@ describe('importCsvFiles', () => {
 
   it('detects types and writes the four outputs', async () => {
     const result = await importFiles({
-      'sales.csv': 'id,name,amount,day,at,flag,category\n1,Ann,12.5,2024-01-31,2024-01-31 10:11:12,true,a\n2,Bob,-3,2024-02-01,2024-02-01T00:00:00,false,b\n',
+      'sales.csv':
+        'id,name,amount,day,at,flag,category\n1,Ann,12.5,2024-01-31,2024-01-31 10:11:12,true,a\n2,Bob,-3,2024-02-01,2024-02-01T00:00:00,false,b\n',
     });
     expect(result.rowCount).toBe(2);
-    expect(typesOf(result)).toEqual({ id: 'BIGINT', name: 'VARCHAR', amount: 'DOUBLE', day: 'DATE', at: 'TIMESTAMP', flag: 'BOOLEAN', category: 'VARCHAR' });
+    expect(typesOf(result)).toEqual({
+      id: 'BIGINT',
+      name: 'VARCHAR',
+      amount: 'DOUBLE',
+      day: 'DATE',
+      at: 'TIMESTAMP',
+      flag: 'BOOLEAN',
+      category: 'VARCHAR',
+    });
     expect(result.columns.every((column) => ColumnSchema.parse(column) && column.nullable)).toBe(true);
     expect(result.previewRows).toEqual([
       { id: 1, name: 'Ann', amount: 12.5, day: '2024-01-31', at: '2024-01-31T10:11:12', flag: true, category: 'a' },
@@ -63,7 +88,11 @@ describe('importCsvFiles', () => {
     ]);
     expect(await jsonLines(result.sampleJsonPath)).toEqual(result.previewRows);
     expect(await parquetText(result.dataPath)).toEqual(await parquetText(result.samplePath));
-    expect((await readdir(join(result.dataPath, '..'))).sort()).toEqual(['data.parquet', 'sample.jsonl', 'sample.parquet']);
+    expect((await readdir(join(result.dataPath, '..'))).sort()).toEqual([
+      'data.parquet',
+      'sample.jsonl',
+      'sample.parquet',
+    ]);
   });
 
   it('keeps a quoted empty field as the empty string and reads an unquoted one as NULL', async () => {
@@ -79,7 +108,9 @@ describe('importCsvFiles', () => {
   });
 
   it('keeps leading zeros, and integers beyond 2^53 exact as strings', async () => {
-    const result = await importFiles({ 'a.csv': 'zip,big,small\n08123,9007199254740993,9007199254740991\n10115,-9007199254740993,-9007199254740991\n' });
+    const result = await importFiles({
+      'a.csv': 'zip,big,small\n08123,9007199254740993,9007199254740991\n10115,-9007199254740993,-9007199254740991\n',
+    });
     expect(typesOf(result)).toEqual({ zip: 'VARCHAR', big: 'BIGINT', small: 'BIGINT' });
     expect(result.previewRows).toEqual([
       { zip: '08123', big: '9007199254740993', small: 9007199254740991 },
@@ -177,14 +208,24 @@ describe('importCsvFiles', () => {
 
   it('escapes paths and names in SQL', async () => {
     const localPath = await dir.file("it's; DROP TABLE x; --.csv", '"it\'s ""quoted""",b\n1,2\n');
-    const result = await importCsvFiles([{ localPath, source: "landing/it's.csv" }], { outDir: join(dir.dir, "out 'quoted'"), sampleRows: 5, previewRows: 5 });
+    const result = await importCsvFiles([{ localPath, source: "landing/it's.csv" }], {
+      outDir: join(dir.dir, "out 'quoted'"),
+      sampleRows: 5,
+      previewRows: 5,
+    });
     expect(result.previewRows).toEqual([{ 'it\'s "quoted"': 1, b: 2 }]);
     expect(await jsonLines(result.sampleJsonPath)).toEqual(result.previewRows);
   });
 
   it('refuses a local path with glob characters without reading other files', async () => {
     const localPath = await dir.file('glob*.csv', 'a\n1\n');
-    await expect(importCsvFiles([{ localPath, source: 'landing/a.csv' }], { outDir: join(dir.dir, 'out-glob'), sampleRows: 1, previewRows: 1 })).rejects.toMatchObject({
+    await expect(
+      importCsvFiles([{ localPath, source: 'landing/a.csv' }], {
+        outDir: join(dir.dir, 'out-glob'),
+        sampleRows: 1,
+        previewRows: 1,
+      }),
+    ).rejects.toMatchObject({
       code: '10-500',
     });
   });

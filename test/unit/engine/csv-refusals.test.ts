@@ -28,7 +28,10 @@ type Content = string | Uint8Array;
 async function refusal(files: Record<string, Content>): Promise<AppError> {
   runs++;
   const sources = await Promise.all(
-    Object.entries(files).map(async ([name, content], index) => ({ localPath: await dir.file(`${runs}-${index}.csv`, content), source: `landing/${name}` })),
+    Object.entries(files).map(async ([name, content], index) => ({
+      localPath: await dir.file(`${runs}-${index}.csv`, content),
+      source: `landing/${name}`,
+    })),
   );
   const outDir = join(dir.dir, `out-${runs}`);
   const error: unknown = await importCsvFiles(sources, { outDir, sampleRows: 10, previewRows: 10 }).then(
@@ -41,7 +44,8 @@ async function refusal(files: Record<string, Content>): Promise<AppError> {
   expect(visible).not.toContain(dir.dir);
   expect(visible).not.toContain(os.tmpdir());
   expect(typeof refused.extraDetails?.cause).toBe('string');
-  for (const output of ['data.parquet', 'sample.parquet', 'sample.jsonl']) expect(existsSync(join(outDir, output))).toBe(false);
+  for (const output of ['data.parquet', 'sample.parquet', 'sample.jsonl'])
+    expect(existsSync(join(outDir, output))).toBe(false);
   return refused;
 }
 
@@ -96,7 +100,10 @@ describe('10-1009: a header name that cannot be a column name', () => {
 describe('10-1003: not text', () => {
   it.each([
     ['a NUL byte', 'a,b\n1,x\u0000y\n'],
-    ['bytes that are not UTF-8', Buffer.concat([Buffer.from('a,b\n1,'), Buffer.from([0xff, 0xfe, 0x41]), Buffer.from('\n')])],
+    [
+      'bytes that are not UTF-8',
+      Buffer.concat([Buffer.from('a,b\n1,'), Buffer.from([0xff, 0xfe, 0x41]), Buffer.from('\n')]),
+    ],
     ['UTF-16 text', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a,b\n1,2\n', 'utf16le')])],
     ['random binary bytes', Buffer.from([0x01, 0x02, 0x80, 0x81, 0x00, 0xff])],
   ])('refuses %s', async (_, content) => {
@@ -106,7 +113,10 @@ describe('10-1003: not text', () => {
   });
 
   it('refuses bytes that are not UTF-8 beyond the first MiB (DuckDB finds them)', async () => {
-    const content = Buffer.concat([Buffer.from(`a,b\n${rows(200_000, '1,abcdef\n')}`), Buffer.from([0x32, 0x2c, 0xc3, 0x28, 0x0a])]);
+    const content = Buffer.concat([
+      Buffer.from(`a,b\n${rows(200_000, '1,abcdef\n')}`),
+      Buffer.from([0x32, 0x2c, 0xc3, 0x28, 0x0a]),
+    ]);
     const error = await refusal({ 'first.csv': 'a,b\n1,x\n', 'late.csv': content });
     expect(error).toMatchObject({ code: '10-1003', extraDetails: { file: 'landing/late.csv' } });
     expect(error.extraDetails?.cause).toMatch(/unicode/i);
@@ -116,7 +126,10 @@ describe('10-1003: not text', () => {
 describe('10-1000: another file type', () => {
   it.each([
     ['gzip', gzipSync('a,b\n1,2\n')],
-    ['zip (xlsx)', Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00]), Buffer.from('[Content_Types].xml')])],
+    [
+      'zip (xlsx)',
+      Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00]), Buffer.from('[Content_Types].xml')]),
+    ],
     ['legacy Excel', Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0x00])],
     ['PDF', '%PDF-1.7\n%âãÏÓ\n'],
   ])('refuses %s', async (_, content) => {
@@ -127,22 +140,33 @@ describe('10-1000: another file type', () => {
 
   it('refuses a Parquet file', async () => {
     const parquet = join(dir.dir, 'real.parquet');
-    await withPlainDuckDb((connection) => connection.run(`COPY (SELECT 1 AS a, 'x' AS b) TO ${quotedString(parquet)} (FORMAT parquet)`));
+    await withPlainDuckDb((connection) =>
+      connection.run(`COPY (SELECT 1 AS a, 'x' AS b) TO ${quotedString(parquet)} (FORMAT parquet)`),
+    );
     await rename(parquet, join(dir.dir, 'parquet.csv'));
-    const error: unknown = await importCsvFiles([{ localPath: join(dir.dir, 'parquet.csv'), source: 'landing/data.csv' }], {
-      outDir: join(dir.dir, 'out-parquet'),
-      sampleRows: 1,
-      previewRows: 1,
-    }).catch((failure: unknown) => failure);
-    expect(error).toMatchObject({ code: '10-1000', extraDetails: { file: 'landing/data.csv', cause: 'landing/data.csv: Parquet data, not CSV text' } });
+    const error: unknown = await importCsvFiles(
+      [{ localPath: join(dir.dir, 'parquet.csv'), source: 'landing/data.csv' }],
+      {
+        outDir: join(dir.dir, 'out-parquet'),
+        sampleRows: 1,
+        previewRows: 1,
+      },
+    ).catch((failure: unknown) => failure);
+    expect(error).toMatchObject({
+      code: '10-1000',
+      extraDetails: { file: 'landing/data.csv', cause: 'landing/data.csv: Parquet data, not CSV text' },
+    });
   });
 
   it('accepts a CSV whose header starts like a signature', async () => {
-    const result = await importCsvFiles([{ localPath: await dir.file('par1.csv', 'PAR1,BZh\n1,2\n'), source: 'landing/par1.csv' }], {
-      outDir: join(dir.dir, 'out-par1'),
-      sampleRows: 1,
-      previewRows: 1,
-    });
+    const result = await importCsvFiles(
+      [{ localPath: await dir.file('par1.csv', 'PAR1,BZh\n1,2\n'), source: 'landing/par1.csv' }],
+      {
+        outDir: join(dir.dir, 'out-par1'),
+        sampleRows: 1,
+        previewRows: 1,
+      },
+    );
     expect(result.previewRows).toEqual([{ PAR1: 1, BZh: 2 }]);
   });
 });
@@ -171,6 +195,8 @@ describe('10-1002: parse errors', () => {
     const cause = String(error.extraDetails?.cause);
     expect(cause).toContain('landing/sales/2024.csv');
     expect(cause).not.toMatch(/Possible|LINE 1|delimiter =/);
-    expect(cause).toBe('landing/sales/2024.csv: Invalid Input Error: CSV Error on Line: 50002; Original Line: 3,4,5; Expected Number of Columns: 2 Found: 3');
+    expect(cause).toBe(
+      'landing/sales/2024.csv: Invalid Input Error: CSV Error on Line: 50002; Original Line: 3,4,5; Expected Number of Columns: 2 Found: 3',
+    );
   });
 });

@@ -25,13 +25,15 @@ const cases = readdirSync(join(spectrumDir, 'csvs'))
  * instead of an array, and a phone number (1234567890) the CSV does not contain (2095257564).
  */
 function expectedRows(name: string): Record<string, string>[] {
-  const parsed = JSON.parse(readFileSync(join(spectrumDir, 'json', `${name}.json`), 'utf8')) as Record<string, string> | Record<string, string>[];
+  const parsed = JSON.parse(readFileSync(join(spectrumDir, 'json', `${name}.json`), 'utf8')) as
+    Record<string, string> | Record<string, string>[];
   const rows = Array.isArray(parsed) ? parsed : [parsed];
   if (name === 'location_coordinates') return rows.map((row) => ({ ...row, 'Contact Phone Number': '2095257564' }));
   return rows;
 }
 
-const asText = (row: DataRow) => Object.fromEntries(Object.entries(row).map(([column, value]) => [column, value === null ? null : String(value)]));
+const asText = (row: DataRow) =>
+  Object.fromEntries(Object.entries(row).map(([column, value]) => [column, value === null ? null : String(value)]));
 
 let dir: Scratch;
 beforeAll(async () => {
@@ -44,17 +46,30 @@ afterAll(async () => {
 describe('csv-spectrum', () => {
   it('has the cases this suite names (CRLF, UTF-8, newlines in quotes, escaped quotes, JSON in CSV)', () => {
     expect(cases).toEqual(
-      expect.arrayContaining(['empty_crlf', 'newlines_crlf', 'simple_crlf', 'utf8', 'newlines', 'quotes_and_newlines', 'escaped_quotes', 'json', 'comma_in_quotes']),
+      expect.arrayContaining([
+        'empty_crlf',
+        'newlines_crlf',
+        'simple_crlf',
+        'utf8',
+        'newlines',
+        'quotes_and_newlines',
+        'escaped_quotes',
+        'json',
+        'comma_in_quotes',
+      ]),
     );
   });
 
   it.each(cases)('%s imports with its expected values', async (name) => {
     const expected = expectedRows(name);
-    const result = await importCsvFiles([{ localPath: join(spectrumDir, 'csvs', `${name}.csv`), source: `spectrum/${name}.csv` }], {
-      outDir: join(dir.dir, name),
-      sampleRows: 100,
-      previewRows: 100,
-    });
+    const result = await importCsvFiles(
+      [{ localPath: join(spectrumDir, 'csvs', `${name}.csv`), source: `spectrum/${name}.csv` }],
+      {
+        outDir: join(dir.dir, name),
+        sampleRows: 100,
+        previewRows: 100,
+      },
+    );
 
     expect(result.rowCount).toBe(expected.length);
     expect(result.columns.map((column) => column.name)).toEqual(Object.keys(expected[0] ?? {}));

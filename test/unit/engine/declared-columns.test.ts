@@ -47,7 +47,11 @@ describe('JSON Lines loaded with a declared schema', () => {
       { id: null, amount: null, note: null, raw: null, chunks: null, file: null },
     ];
     const localPath = await dir.file('rows.jsonl', lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
-    const result = await importFiles([{ localPath, source: 'p.d.t' }], { outDir: join(dir.dir, 'out'), sampleRows: 10, previewRows: 10 }, DECLARED);
+    const result = await importFiles(
+      [{ localPath, source: 'p.d.t' }],
+      { outDir: join(dir.dir, 'out'), sampleRows: 10, previewRows: 10 },
+      DECLARED,
+    );
     expect(result.columns.map((column) => `${column.name} ${column.type}`)).toEqual([
       'id BIGINT',
       'amount DECIMAL(38,9)',
@@ -70,6 +74,12 @@ describe('JSON Lines loaded with a declared schema', () => {
 
   it('refuses a declared schema for a format other than JSON Lines: only our readers declare one', async () => {
     const localPath = await dir.file('rows.csv', 'id\n1\n');
-    await expect(importFiles([{ localPath, source: 'x' }], { outDir: join(dir.dir, 'out-csv'), sampleRows: 10, previewRows: 10 }, DECLARED)).rejects.toThrow(/JSON Lines, not CSV/);
+    await expect(
+      importFiles(
+        [{ localPath, source: 'x' }],
+        { outDir: join(dir.dir, 'out-csv'), sampleRows: 10, previewRows: 10 },
+        DECLARED,
+      ),
+    ).rejects.toThrow(/JSON Lines, not CSV/);
   });
 });

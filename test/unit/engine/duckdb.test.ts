@@ -16,7 +16,8 @@ afterAll(async () => {
   await dir.remove();
 });
 
-const setting = async (connection: DuckDBConnection, name: string) => (await connection.runAndReadAll(`SELECT current_setting('${name}')`)).getRows()[0]?.[0];
+const setting = async (connection: DuckDBConnection, name: string) =>
+  (await connection.runAndReadAll(`SELECT current_setting('${name}')`)).getRows()[0]?.[0];
 
 describe('withDuckDb', () => {
   it('configures the instance for the worker and its work folder', async () => {
@@ -26,7 +27,12 @@ describe('withDuckDb', () => {
       timeZone: await setting(connection, 'TimeZone'),
       autoload: await setting(connection, 'autoload_known_extensions'),
     }));
-    expect(settings).toEqual({ threads: BigInt(os.availableParallelism()), temp: join(dir.dir, '.duckdb-spill'), timeZone: 'UTC', autoload: false });
+    expect(settings).toEqual({
+      threads: BigInt(os.availableParallelism()),
+      temp: join(dir.dir, '.duckdb-spill'),
+      timeZone: 'UTC',
+      autoload: false,
+    });
   });
 
   it('closes the instance and removes its spill folder, also when the work fails', async () => {
@@ -48,7 +54,9 @@ describe('withDuckDb', () => {
 describe('withSandboxedDuckDb and spilling', () => {
   // A sort of about 60 MB of rows in an engine of 32 MB: it completes only by spilling.
   const sortBeyondMemory = (connection: DuckDBConnection, out: string) =>
-    connection.run(`COPY (SELECT i, md5(i::VARCHAR) AS h FROM range(0, 1000000) t(i) ORDER BY h) TO ${quotedString(out)} (FORMAT parquet)`);
+    connection.run(
+      `COPY (SELECT i, md5(i::VARCHAR) AS h FROM range(0, 1000000) t(i) ORDER BY h) TO ${quotedString(out)} (FORMAT parquet)`,
+    );
   const small = { threads: 1, memoryLimitMb: 32 };
 
   it('spills into the folder it is given, and completes what does not fit in its memory', async () => {

@@ -26,8 +26,12 @@ beforeAll(async () => {
   const orders = join(inDir, 'orders.parquet');
   const customers = join(inDir, 'customers.parquet');
   await withPlainDuckDb(async (connection) => {
-    await connection.run(`COPY (SELECT * FROM (VALUES (1, 1, 10.5), (2, 2, 4.0), (3, 1, 1.5)) t(id, customer_id, amount)) TO ${quotedString(orders)} (FORMAT parquet)`);
-    await connection.run(`COPY (SELECT * FROM (VALUES (1, 'ada'), (2, 'bob')) t(id, name)) TO ${quotedString(customers)} (FORMAT parquet)`);
+    await connection.run(
+      `COPY (SELECT * FROM (VALUES (1, 1, 10.5), (2, 2, 4.0), (3, 1, 1.5)) t(id, customer_id, amount)) TO ${quotedString(orders)} (FORMAT parquet)`,
+    );
+    await connection.run(
+      `COPY (SELECT * FROM (VALUES (1, 'ada'), (2, 'bob')) t(id, name)) TO ${quotedString(customers)} (FORMAT parquet)`,
+    );
   });
   secret = await dir.file('secret.csv', 'password\nhunter2\n');
   sources = [
@@ -43,7 +47,12 @@ let runs = 0;
 async function run(code: string, analysisDepth: SchemaAnalysisDepth = 'SHALLOW') {
   const outDir = join(dir.dir, `out-${(runs += 1)}`);
   await mkdir(outDir);
-  return runRecipeSql(code, Promise.resolve(sources), { inDir, outDir, spillDir: join(dir.dir, `spill-${runs}`) }, { previewRows: 100, analysisDepth });
+  return runRecipeSql(
+    code,
+    Promise.resolve(sources),
+    { inDir, outDir, spillDir: join(dir.dir, `spill-${runs}`) },
+    { previewRows: 100, analysisDepth },
+  );
 }
 
 async function failure(code: string): Promise<AppError> {
@@ -74,7 +83,12 @@ describe('running recipe SQL', () => {
     await mkdir(outDir);
     const missing = new AppError('20-1059', { params: [7, 1] });
     const refused = Promise.reject(missing);
-    const run = runRecipeSql('SELECT * FROM orders', refused, { inDir, outDir, spillDir: join(dir.dir, 'spill-none') }, { previewRows: 10, analysisDepth: 'SHALLOW' });
+    const run = runRecipeSql(
+      'SELECT * FROM orders',
+      refused,
+      { inDir, outDir, spillDir: join(dir.dir, 'spill-none') },
+      { previewRows: 10, analysisDepth: 'SHALLOW' },
+    );
     await expect(run).rejects.toBe(missing);
   });
 
@@ -83,12 +97,15 @@ describe('running recipe SQL', () => {
     expect(result.previewRows).toEqual([{ spill: join(dir.dir, `spill-${runs}`) }]);
   });
 
-  it.each(['SHALLOW', 'FULL'] as const)('analyses its output in the same engine as a separate %s analysis of the written file does', async (depth) => {
-    const result = await run('SELECT o.*, c.name FROM orders o LEFT JOIN customers c ON c.id = o.customer_id', depth);
-    expect(result.analysis.depth).toBe(depth);
-    expect(result.analysis.row_count).toBe(result.rowCount);
-    expect(result.analysis).toEqual(await analyseParquet(result.dataPath, depth));
-  });
+  it.each(['SHALLOW', 'FULL'] as const)(
+    'analyses its output in the same engine as a separate %s analysis of the written file does',
+    async (depth) => {
+      const result = await run('SELECT o.*, c.name FROM orders o LEFT JOIN customers c ON c.id = o.customer_id', depth);
+      expect(result.analysis.depth).toBe(depth);
+      expect(result.analysis.row_count).toBe(result.rowCount);
+      expect(result.analysis).toEqual(await analyseParquet(result.dataPath, depth));
+    },
+  );
 
   it('reads each alias as its file and writes every row, with columns and a preview', async () => {
     const result = await run(
@@ -105,7 +122,9 @@ describe('running recipe SQL', () => {
       { name: 'bob', orders: 1, total: 4 },
     ]);
     const written = await withPlainDuckDb(async (connection) =>
-      (await connection.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM ${quotedString(result.dataPath)}`)).getRowObjectsJS(),
+      (
+        await connection.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM ${quotedString(result.dataPath)}`)
+      ).getRowObjectsJS(),
     );
     expect(written).toEqual([{ n: 2 }]);
   });

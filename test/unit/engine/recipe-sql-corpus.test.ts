@@ -10,6 +10,9 @@ describe('the recipe SQL corpus', () => {
 
   it.each(RECIPE_SQL_CORPUS.map((entry) => [entry.name, entry] as const))('%s', async (_name, entry) => {
     const analysis = await analyseRecipeSql(entry.code, entry.aliases);
-    expect({ references: analysis.referenced_aliases, ctes: analysis.ctes }).toEqual({ references: entry.references, ctes: entry.ctes ?? [] });
+    expect({ references: analysis.referenced_aliases, ctes: analysis.ctes }).toEqual({
+      references: entry.references,
+      ctes: entry.ctes ?? [],
+    });
   });
 });

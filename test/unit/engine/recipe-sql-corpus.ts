@@ -13,7 +13,12 @@ export interface CorpusEntry {
 
 export const RECIPE_SQL_CORPUS: readonly CorpusEntry[] = [
   { name: 'select all', aliases: ['CurrentTable'], code: 'SELECT * FROM CurrentTable', references: ['CurrentTable'] },
-  { name: 'FROM-first', aliases: ['sales'], code: 'FROM sales SELECT region, amount WHERE amount > 0', references: ['sales'] },
+  {
+    name: 'FROM-first',
+    aliases: ['sales'],
+    code: 'FROM sales SELECT region, amount WHERE amount > 0',
+    references: ['sales'],
+  },
   {
     name: 'filter and rename',
     aliases: ['CurrentTable'],
@@ -28,7 +33,12 @@ WHERE status IN ('paid', 'shipped') AND amount IS NOT NULL`,
     code: 'SELECT customer_id, count(*) AS n, sum(total) AS revenue FROM orders GROUP BY customer_id HAVING count(*) > 2 ORDER BY revenue DESC LIMIT 100',
     references: ['orders'],
   },
-  { name: 'GROUP BY ALL', aliases: ['orders'], code: "SELECT country, date_trunc('month', ordered_at) AS month, avg(total) FROM orders GROUP BY ALL", references: ['orders'] },
+  {
+    name: 'GROUP BY ALL',
+    aliases: ['orders'],
+    code: "SELECT country, date_trunc('month', ordered_at) AS month, avg(total) FROM orders GROUP BY ALL",
+    references: ['orders'],
+  },
   {
     name: 'inner join with aliases',
     aliases: ['orders', 'customers'],
@@ -68,7 +78,12 @@ JOIN products p ON p.sku = o.sku`,
     code: 'SELECT t.*, q.bid, q.ask FROM trades t ASOF JOIN quotes q ON t.symbol = q.symbol AND t.ts >= q.ts',
     references: ['trades', 'quotes'],
   },
-  { name: 'positional join', aliases: ['left_part', 'right_part'], code: 'SELECT * FROM left_part POSITIONAL JOIN right_part', references: ['left_part', 'right_part'] },
+  {
+    name: 'positional join',
+    aliases: ['left_part', 'right_part'],
+    code: 'SELECT * FROM left_part POSITIONAL JOIN right_part',
+    references: ['left_part', 'right_part'],
+  },
   {
     name: 'anti and semi joins',
     aliases: ['customers', 'orders', 'blocked'],
@@ -138,7 +153,12 @@ FROM sales`,
     code: "SELECT * FROM sales PIVOT (sum(amount) FOR quarter IN ('Q1', 'Q2', 'Q3', 'Q4') GROUP BY region)",
     references: ['sales'],
   },
-  { name: 'simplified PIVOT with IN list', aliases: ['sales'], code: "PIVOT sales ON quarter IN ('Q1', 'Q2') USING sum(amount) GROUP BY region", references: ['sales'] },
+  {
+    name: 'simplified PIVOT with IN list',
+    aliases: ['sales'],
+    code: "PIVOT sales ON quarter IN ('Q1', 'Q2') USING sum(amount) GROUP BY region",
+    references: ['sales'],
+  },
   {
     name: 'UNPIVOT',
     aliases: ['wide'],

@@ -48,7 +48,9 @@ let duckdbFunctions: Map<string, Set<string>>;
 beforeAll(async () => {
   instance = await DuckDBInstance.create(':memory:');
   connection = await instance.connect();
-  const rows = (await connection.runAndReadAll('SELECT DISTINCT lower(function_name), function_type FROM duckdb_functions()')).getRows();
+  const rows = (
+    await connection.runAndReadAll('SELECT DISTINCT lower(function_name), function_type FROM duckdb_functions()')
+  ).getRows();
   duckdbFunctions = new Map();
   for (const [name, type] of rows) {
     const types = duckdbFunctions.get(String(name)) ?? new Set<string>();
@@ -60,12 +62,15 @@ afterAll(() => {
   instance?.closeSync();
 });
 
-const ofTypes = (...types: string[]) => [...duckdbFunctions].filter(([, kinds]) => types.some((type) => kinds.has(type))).map(([name]) => name);
+const ofTypes = (...types: string[]) =>
+  [...duckdbFunctions].filter(([, kinds]) => types.some((type) => kinds.has(type))).map(([name]) => name);
 
 describe('the function lists', () => {
   it('name only functions DuckDB has, of the right kind', () => {
     const callable = new Set(ofTypes('scalar', 'aggregate', 'macro'));
-    const missing = [...ALLOWED_FUNCTIONS, ...NON_DETERMINISTIC_FUNCTIONS, ...WINDOW_ONLY_FUNCTIONS, ...REFUSED].filter((name) => !callable.has(name));
+    const missing = [...ALLOWED_FUNCTIONS, ...NON_DETERMINISTIC_FUNCTIONS, ...WINDOW_ONLY_FUNCTIONS, ...REFUSED].filter(
+      (name) => !callable.has(name),
+    );
     expect(missing).toEqual([]);
     expect([...ALLOWED_TABLE_FUNCTIONS].filter((name) => !duckdbFunctions.get(name)?.has('table'))).toEqual([]);
   });
@@ -79,19 +84,31 @@ describe('the function lists', () => {
 
   it('classifies every scalar, aggregate and macro function of DuckDB', () => {
     const undecided = ofTypes('scalar', 'aggregate', 'macro').filter(
-      (name) => !ALLOWED_FUNCTIONS.has(name) && !NON_DETERMINISTIC_FUNCTIONS.has(name) && !REFUSED.has(name) && !isInternal(name),
+      (name) =>
+        !ALLOWED_FUNCTIONS.has(name) &&
+        !NON_DETERMINISTIC_FUNCTIONS.has(name) &&
+        !REFUSED.has(name) &&
+        !isInternal(name),
     );
     expect(undecided).toEqual([]);
   });
 
   it('never both allows and refuses a function', () => {
     const allowed = [...ALLOWED_FUNCTIONS, ...BINDER_FUNCTIONS];
-    const both = allowed.filter((name) => NON_DETERMINISTIC_FUNCTIONS.has(name) || REFUSED.has(name) || isInternal(name));
+    const both = allowed.filter(
+      (name) => NON_DETERMINISTIC_FUNCTIONS.has(name) || REFUSED.has(name) || isInternal(name),
+    );
     expect(both).toEqual([]);
   });
 
   it('allows no table function that reads outside the query', () => {
-    expect([...ALLOWED_TABLE_FUNCTIONS].sort()).toEqual(['generate_series', 'json_each', 'json_tree', 'range', 'unnest']);
+    expect([...ALLOWED_TABLE_FUNCTIONS].sort()).toEqual([
+      'generate_series',
+      'json_each',
+      'json_tree',
+      'range',
+      'unnest',
+    ]);
   });
 
   it('lists as window-only exactly the functions DuckDB only has with OVER', async () => {
@@ -108,7 +125,8 @@ describe('the function lists', () => {
 
   it('lists as clock keywords the names DuckDB answers without a FROM clause with the time', async () => {
     const types: unknown[] = [];
-    for (const keyword of CLOCK_KEYWORDS) types.push((await connection.runAndReadAll(`SELECT typeof(${keyword})`)).getRows()[0]?.[0]);
+    for (const keyword of CLOCK_KEYWORDS)
+      types.push((await connection.runAndReadAll(`SELECT typeof(${keyword})`)).getRows()[0]?.[0]);
     expect(types.every((type) => typeof type === 'string' && /^(DATE|TIME|TIMESTAMP)/.test(type))).toBe(true);
   });
 });

@@ -17,8 +17,12 @@ interface Sql {
   readonly used: ReadonlySet<string>;
 }
 
-const sql = (text: string, ...parts: readonly Sql[]): Sql => ({ sql: text, used: new Set(parts.flatMap((part) => [...part.used])) });
-const join = (separator: string, parts: readonly Sql[]): Sql => sql(parts.map((part) => part.sql).join(separator), ...parts);
+const sql = (text: string, ...parts: readonly Sql[]): Sql => ({
+  sql: text,
+  used: new Set(parts.flatMap((part) => [...part.used])),
+});
+const join = (separator: string, parts: readonly Sql[]): Sql =>
+  sql(parts.map((part) => part.sql).join(separator), ...parts);
 
 // Aliases as the recipe rules allow them; the prefix keeps them apart from keywords and functions.
 const aliasArb = fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/).map((name) => `src_${name}`);
@@ -45,10 +49,14 @@ function queryArb(aliases: readonly string[], ctes: readonly string[], depth: nu
   const source: fc.Arbitrary<Sql> =
     depth <= 0
       ? fc.oneof(tableArb(aliases), ...cteRefs)
-      : fc.oneof({ weight: 3, arbitrary: tableArb(aliases) }, ...cteRefs.map((arbitrary) => ({ weight: 1, arbitrary })), {
-          weight: 1,
-          arbitrary: queryArb(aliases, ctes, depth - 1).map((inner) => sql(`(${inner.sql})`, inner)),
-        });
+      : fc.oneof(
+          { weight: 3, arbitrary: tableArb(aliases) },
+          ...cteRefs.map((arbitrary) => ({ weight: 1, arbitrary })),
+          {
+            weight: 1,
+            arbitrary: queryArb(aliases, ctes, depth - 1).map((inner) => sql(`(${inner.sql})`, inner)),
+          },
+        );
   const subquery = depth <= 0 ? fc.constant(sql('SELECT 1')) : queryArb(aliases, ctes, depth - 1);
   const expression = fc.oneof(
     fc.constantFrom(
@@ -77,7 +85,10 @@ function queryArb(aliases: readonly string[], ctes: readonly string[], depth: nu
     .map(({ items, from, joins, where }) => {
       const joined = joins.map((table, index) => sql(`JOIN ${table.sql} AS j${index} ON true`, table));
       const parts = [join(', ', items), from, ...joined, ...(where ? [where] : [])];
-      return sql(`SELECT ${join(', ', items).sql} FROM ${from.sql} AS f ${joined.map((part) => part.sql).join(' ')}${where ? ` WHERE ${where.sql}` : ''}`, ...parts);
+      return sql(
+        `SELECT ${join(', ', items).sql} FROM ${from.sql} AS f ${joined.map((part) => part.sql).join(' ')}${where ? ` WHERE ${where.sql}` : ''}`,
+        ...parts,
+      );
     });
   if (depth <= 0) return select;
   return fc.oneof(
@@ -97,13 +108,22 @@ function withCtes(aliases: readonly string[], ctes: readonly string[], depth: nu
   const first = `cte_${depth}_a`;
   const second = `cte_${depth}_b`;
   return fc
-    .tuple(queryArb(aliases, ctes, depth - 1), queryArb(aliases, [...ctes, first], depth - 1), queryArb(aliases, [...ctes, first, second], depth - 1))
-    .map(([a, b, body]) => sql(`WITH ${first} AS (${a.sql}), ${second} AS (${b.sql}) SELECT * FROM (${body.sql}) AS w`, a, b, body));
+    .tuple(
+      queryArb(aliases, ctes, depth - 1),
+      queryArb(aliases, [...ctes, first], depth - 1),
+      queryArb(aliases, [...ctes, first, second], depth - 1),
+    )
+    .map(([a, b, body]) =>
+      sql(`WITH ${first} AS (${a.sql}), ${second} AS (${b.sql}) SELECT * FROM (${body.sql}) AS w`, a, b, body),
+    );
 }
 
-const caseArb = aliasesArb.chain((aliases) => fc.record({ aliases: fc.constant(aliases), query: queryArb(aliases, [], 3) }));
+const caseArb = aliasesArb.chain((aliases) =>
+  fc.record({ aliases: fc.constant(aliases), query: queryArb(aliases, [], 3) }),
+);
 
-const appearsAsWord = (code: string, alias: string) => new RegExp(`(^|[^A-Za-z0-9_])${alias}($|[^A-Za-z0-9_])`, 'i').test(code);
+const appearsAsWord = (code: string, alias: string) =>
+  new RegExp(`(^|[^A-Za-z0-9_])${alias}($|[^A-Za-z0-9_])`, 'i').test(code);
 
 describe('generated recipe SQL', () => {
   it('is analysed to exactly the aliases it reads as tables', async () => {

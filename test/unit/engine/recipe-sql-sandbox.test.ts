@@ -90,7 +90,9 @@ describe('withSandboxedDuckDb with directories', () => {
       const rows = await withSandboxedDuckDb({ directories: [inside.dir] }, async (sandboxed) => {
         const read = (await sandboxed.runAndReadAll(`SELECT a FROM read_csv('${input}')`)).getRows();
         await expect(sandboxed.run("SELECT * FROM read_csv('$SECRET')")).rejects.toThrow(PERMISSION);
-        await expect(sandboxed.run(`SELECT * FROM read_csv('${join(inside.dir, '..', 'x.csv')}')`)).rejects.toThrow(PERMISSION);
+        await expect(sandboxed.run(`SELECT * FROM read_csv('${join(inside.dir, '..', 'x.csv')}')`)).rejects.toThrow(
+          PERMISSION,
+        );
         await expect(sandboxed.run("SET allowed_directories = ['/']")).rejects.toThrow(LOCKED);
         return read;
       });

@@ -5,7 +5,8 @@ import { refusal } from './recipe-sql-support';
 
 /** The analyzer's rules, one code at a time (docs/decisions.md, "Recipe SQL analyzer"). */
 
-const analyse = (code: string | null | undefined, aliases: readonly string[] = ['orders']) => analyseRecipeSql(code, aliases);
+const analyse = (code: string | null | undefined, aliases: readonly string[] = ['orders']) =>
+  analyseRecipeSql(code, aliases);
 
 describe('40-50004: no code', () => {
   it.each([
@@ -57,11 +58,18 @@ describe('40-50001: invalid syntax', () => {
 
   it('refuses a NUL character, where DuckDB would stop reading, naming its place', async () => {
     const error = await refusal(analyse("SELECT 'é' FROM orders\u0000; DROP TABLE orders"));
-    expect([error.code, error.extraDetails]).toEqual(['40-50001', { cause: expect.stringContaining('NUL'), position: 22, line: 1, column: 23 }]);
+    expect([error.code, error.extraDetails]).toEqual([
+      '40-50001',
+      { cause: expect.stringContaining('NUL'), position: 22, line: 1, column: 23 },
+    ]);
   });
 
   it('refuses parameters, which nothing binds when a recipe runs', async () => {
-    for (const code of ['SELECT * FROM orders WHERE id = $1', 'SELECT * FROM orders WHERE id = ?', 'SELECT * FROM orders WHERE id = $id']) {
+    for (const code of [
+      'SELECT * FROM orders WHERE id = $1',
+      'SELECT * FROM orders WHERE id = ?',
+      'SELECT * FROM orders WHERE id = $id',
+    ]) {
       const error = await refusal(analyse(code));
       expect([error.code, error.extraDetails?.cause]).toEqual(['40-50001', expect.stringContaining('parameters')]);
     }
@@ -89,7 +97,10 @@ describe('40-50002: not exactly one query', () => {
     ['/* a comment */ -- and another\n  DELETE FROM orders', 'DELETE'],
   ])('%s', async (code, keyword) => {
     const error = await refusal(analyse(code));
-    expect([error.code, error.extraDetails?.cause]).toEqual(['40-50002', expect.stringContaining(`a ${keyword} statement`)]);
+    expect([error.code, error.extraDetails?.cause]).toEqual([
+      '40-50002',
+      expect.stringContaining(`a ${keyword} statement`),
+    ]);
   });
 
   it('refuses two queries', async () => {
@@ -101,10 +112,16 @@ describe('40-50002: not exactly one query', () => {
     expect((await refusal(analyse('SELECT * FROM orders; DROP TABLE orders'))).code).toBe('40-50002');
   });
 
-  it.each(['DESCRIBE orders', 'SUMMARIZE orders', 'SHOW TABLES', 'SELECT * FROM (DESCRIBE orders)'])('refuses %s', async (code) => {
-    const error = await refusal(analyse(code));
-    expect([error.code, error.extraDetails?.cause]).toEqual(['40-50002', expect.stringContaining('DESCRIBE, SHOW or SUMMARIZE')]);
-  });
+  it.each(['DESCRIBE orders', 'SUMMARIZE orders', 'SHOW TABLES', 'SELECT * FROM (DESCRIBE orders)'])(
+    'refuses %s',
+    async (code) => {
+      const error = await refusal(analyse(code));
+      expect([error.code, error.extraDetails?.cause]).toEqual([
+        '40-50002',
+        expect.stringContaining('DESCRIBE, SHOW or SUMMARIZE'),
+      ]);
+    },
+  );
 
   it('accepts one query with a trailing semicolon', async () => {
     expect((await analyse('SELECT * FROM orders;')).statement).toBe('SELECT');
@@ -112,13 +129,14 @@ describe('40-50002: not exactly one query', () => {
 });
 
 describe('40-50007: SELECT * EXCEPT (columns)', () => {
-  it.each(['SELECT * EXCEPT (secret) FROM orders', 'SELECT o.* except(secret, other) FROM orders o', 'WITH x AS (SELECT * EXCEPT (a) FROM orders) SELECT * FROM x'])(
-    '%s',
-    async (code) => {
-      const error = await refusal(analyse(code));
-      expect([error.code, error.extraDetails?.cause]).toEqual(['40-50007', expect.stringContaining('EXCLUDE')]);
-    },
-  );
+  it.each([
+    'SELECT * EXCEPT (secret) FROM orders',
+    'SELECT o.* except(secret, other) FROM orders o',
+    'WITH x AS (SELECT * EXCEPT (a) FROM orders) SELECT * FROM x',
+  ])('%s', async (code) => {
+    const error = await refusal(analyse(code));
+    expect([error.code, error.extraDetails?.cause]).toEqual(['40-50007', expect.stringContaining('EXCLUDE')]);
+  });
 
   it('leaves other syntax errors near EXCEPT as 40-50001', async () => {
     expect((await refusal(analyse('SELECT * EXCEPT (secret) FROM orders WHER x'))).code).toBe('40-50001');
@@ -158,16 +176,21 @@ describe('40-50005: functions outside the allow-list', () => {
   it('finds them anywhere: in a CTE, a subquery, a lambda, a window, a join condition', async () => {
     const code = `WITH c AS (SELECT * FROM orders WHERE id IN (SELECT id FROM read_csv('/etc/passwd')))
       SELECT list_transform([1], x -> getenv('A')), sum(1) OVER (ORDER BY current_setting('x')) FROM c JOIN orders o ON o.id = version()`;
-    expect((await refusal(analyse(code))).extraDetails).toEqual({ functions: ['current_setting', 'getenv', 'read_csv', 'version'] });
+    expect((await refusal(analyse(code))).extraDetails).toEqual({
+      functions: ['current_setting', 'getenv', 'read_csv', 'version'],
+    });
   });
 
   it('allows the generators a FROM clause may call', async () => {
-    const code = 'SELECT * FROM orders, unnest(orders.tags) AS t(tag), range(3) r(i), generate_series(1, 2) g(j), json_each(\'{"a":1}\') j';
+    const code =
+      'SELECT * FROM orders, unnest(orders.tags) AS t(tag), range(3) r(i), generate_series(1, 2) g(j), json_each(\'{"a":1}\') j';
     expect((await analyse(code)).functions).toEqual(['generate_series', 'json_each', 'range', 'unnest']);
   });
 
   it('ignores what the parser or a method call writes before a function name', async () => {
-    const analysis = await analyse("SELECT ts AT TIME ZONE 'UTC', main.abs(total), o.name.upper(), EXTRACT(year FROM ts) FROM orders o");
+    const analysis = await analyse(
+      "SELECT ts AT TIME ZONE 'UTC', main.abs(total), o.name.upper(), EXTRACT(year FROM ts) FROM orders o",
+    );
     expect(analysis.functions).toEqual(['abs', 'date_part', 'timezone', 'upper']);
   });
 });
@@ -183,16 +206,26 @@ describe('40-50003: functions that exist but cannot be used', () => {
     ['SELECT reservoir_quantile(total, 0.5) FROM orders', ['reservoir_quantile']],
   ])('non-deterministic: %s', async (code, functions) => {
     const error = await refusal(analyse(code));
-    expect([error.code, error.extraDetails?.functions, error.extraDetails?.cause]).toEqual(['40-50003', functions, expect.stringContaining('same rows')]);
+    expect([error.code, error.extraDetails?.functions, error.extraDetails?.cause]).toEqual([
+      '40-50003',
+      functions,
+      expect.stringContaining('same rows'),
+    ]);
   });
 
   it('a window function without OVER', async () => {
     const error = await refusal(analyse('SELECT row_number() AS n, lag(total) FROM orders'));
-    expect([error.code, error.extraDetails?.functions, error.extraDetails?.cause]).toEqual(['40-50003', ['lag', 'row_number'], expect.stringContaining('OVER')]);
+    expect([error.code, error.extraDetails?.functions, error.extraDetails?.cause]).toEqual([
+      '40-50003',
+      ['lag', 'row_number'],
+      expect.stringContaining('OVER'),
+    ]);
   });
 
   it('accepts window functions with OVER and a qualified column named like a clock keyword', async () => {
-    const analysis = await analyse('SELECT o.current_date, row_number() OVER (ORDER BY id), lag(total) OVER w FROM orders o WINDOW w AS (ORDER BY id)');
+    const analysis = await analyse(
+      'SELECT o.current_date, row_number() OVER (ORDER BY id), lag(total) OVER w FROM orders o WINDOW w AS (ORDER BY id)',
+    );
     expect(analysis.functions).toEqual(['lag', 'row_number']);
   });
 
@@ -203,13 +236,22 @@ describe('40-50003: functions that exist but cannot be used', () => {
 
 describe('tables: 40-50006, 40-50008, 20-1054', () => {
   it('40-50006 names the tables that are neither an alias nor a CTE', async () => {
-    const error = await refusal(analyse('SELECT * FROM orders JOIN customers USING (id) JOIN "/etc/passwd" ON true', ['orders']));
-    expect([error.code, error.extraDetails]).toEqual(['40-50006', { tables: ['customers', '/etc/passwd'], aliases: ['orders'] }]);
+    const error = await refusal(
+      analyse('SELECT * FROM orders JOIN customers USING (id) JOIN "/etc/passwd" ON true', ['orders']),
+    );
+    expect([error.code, error.extraDetails]).toEqual([
+      '40-50006',
+      { tables: ['customers', '/etc/passwd'], aliases: ['orders'] },
+    ]);
   });
 
   it('40-50006 for a qualified name or a file replacement scan, even when it ends in an alias', async () => {
-    expect((await refusal(analyse('SELECT * FROM orders, main.orders o2'))).extraDetails).toMatchObject({ tables: ['main.orders'] });
-    expect((await refusal(analyse("SELECT * FROM orders, 'data.csv'"))).extraDetails).toMatchObject({ tables: ['data.csv'] });
+    expect((await refusal(analyse('SELECT * FROM orders, main.orders o2'))).extraDetails).toMatchObject({
+      tables: ['main.orders'],
+    });
+    expect((await refusal(analyse("SELECT * FROM orders, 'data.csv'"))).extraDetails).toMatchObject({
+      tables: ['data.csv'],
+    });
   });
 
   it('40-50008 names the aliases never read', async () => {
@@ -236,7 +278,9 @@ describe('tables: 40-50006, 40-50008, 20-1054', () => {
   });
 
   it('CurrentTable is an alias like any other', async () => {
-    expect((await analyse('SELECT * FROM CurrentTable WHERE total > 0', ['CurrentTable'])).referenced_aliases).toEqual(['CurrentTable']);
+    expect((await analyse('SELECT * FROM CurrentTable WHERE total > 0', ['CurrentTable'])).referenced_aliases).toEqual([
+      'CurrentTable',
+    ]);
   });
 
   it('follows CTE scopes as DuckDB binds them', async () => {
@@ -247,7 +291,10 @@ describe('tables: 40-50006, 40-50008, 20-1054', () => {
     const error = await refusal(analyse('SELECT * FROM (WITH big AS (SELECT * FROM orders) SELECT * FROM big) s, big'));
     expect([error.code, error.extraDetails?.tables]).toEqual(['40-50006', ['big']]);
     // A CTE cannot read one defined after it.
-    expect((await refusal(analyse('WITH a AS (SELECT * FROM b), b AS (SELECT * FROM orders) SELECT * FROM a'))).extraDetails?.tables).toEqual(['b']);
+    expect(
+      (await refusal(analyse('WITH a AS (SELECT * FROM b), b AS (SELECT * FROM orders) SELECT * FROM a'))).extraDetails
+        ?.tables,
+    ).toEqual(['b']);
     // Only the query node holding the CTE hides a table of that name: an alias stays an alias
     // when the CTE only shadows it elsewhere.
     const shadowOnly = await refusal(analyse('WITH orders AS (SELECT 1 AS x) SELECT * FROM orders'));
@@ -276,8 +323,14 @@ describe('tables: 40-50006, 40-50008, 20-1054', () => {
   });
 
   it('a recursive CTE reads itself', async () => {
-    const analysis = await analyse('WITH RECURSIVE days(d) AS (SELECT min(day) FROM orders UNION ALL SELECT d + 1 FROM days WHERE d < 10) SELECT * FROM days');
-    expect([analysis.referenced_aliases, analysis.ctes, analysis.set_operations]).toEqual([['orders'], ['days'], ['UNION ALL']]);
+    const analysis = await analyse(
+      'WITH RECURSIVE days(d) AS (SELECT min(day) FROM orders UNION ALL SELECT d + 1 FROM days WHERE d < 10) SELECT * FROM days',
+    );
+    expect([analysis.referenced_aliases, analysis.ctes, analysis.set_operations]).toEqual([
+      ['orders'],
+      ['days'],
+      ['UNION ALL'],
+    ]);
   });
 });
 
@@ -337,13 +390,18 @@ describe('describeRecipeOutput', () => {
   });
 
   it('analyses first: the rules of the analyzer apply', async () => {
-    expect((await refusal(describeRecipeOutput("SELECT * FROM read_csv('/etc/passwd'), orders, customers", tables))).code).toBe('40-50005');
+    expect(
+      (await refusal(describeRecipeOutput("SELECT * FROM read_csv('/etc/passwd'), orders, customers", tables))).code,
+    ).toBe('40-50005');
     expect((await refusal(describeRecipeOutput('SELECT * FROM orders', tables))).code).toBe('40-50008');
   });
 
   it("answers 40-50001 with DuckDB's message when the query does not bind over the columns", async () => {
     const error = await refusal(describeRecipeOutput('SELECT missing FROM orders JOIN customers USING (id)', tables));
-    expect([error.code, error.extraDetails?.cause]).toEqual(['40-50001', expect.stringContaining('"missing" not found')]);
+    expect([error.code, error.extraDetails?.cause]).toEqual([
+      '40-50001',
+      expect.stringContaining('"missing" not found'),
+    ]);
   });
 
   it.each([
@@ -352,13 +410,18 @@ describe('describeRecipeOutput', () => {
     ['a comment', 'INTEGER /* x */'],
     ['a default', 'INTEGER DEFAULT 1'],
   ])('refuses a column type with %s as 10-1400', async (_name, type) => {
-    const error = await refusal(describeRecipeOutput('SELECT * FROM orders', [{ alias: 'orders', columns: [{ name: 'id', type }] }]));
+    const error = await refusal(
+      describeRecipeOutput('SELECT * FROM orders', [{ alias: 'orders', columns: [{ name: 'id', type }] }]),
+    );
     expect([error.code, Object.keys(error.extraDetails ?? {})]).toEqual(['10-1400', ['tables.orders.id']]);
   });
 
   it('refuses an unknown type, duplicate columns and a table without columns as 10-1400', async () => {
-    const one = (columns: AliasColumns['columns']) => describeRecipeOutput('SELECT * FROM orders', [{ alias: 'orders', columns }]);
-    expect((await refusal(one([{ name: 'id', type: 'NO_SUCH_TYPE' }]))).extraDetails).toEqual({ 'tables.orders': expect.stringContaining('NO_SUCH_TYPE') });
+    const one = (columns: AliasColumns['columns']) =>
+      describeRecipeOutput('SELECT * FROM orders', [{ alias: 'orders', columns }]);
+    expect((await refusal(one([{ name: 'id', type: 'NO_SUCH_TYPE' }]))).extraDetails).toEqual({
+      'tables.orders': expect.stringContaining('NO_SUCH_TYPE'),
+    });
     expect(
       (
         await refusal(

@@ -5,7 +5,13 @@ import type { ColumnProfile, ValueKinds } from '../../../shared/model/columns';
 /** The alert thresholds at their boundaries, on hand-made profiles. */
 const NO_KINDS: ValueKinds = { integer: 0, decimal: 0, boolean: 0, date: 0, timestamp: 0, text: 0 };
 
-function profile(type: string, rows: number, nulls: number, distinct: number, kinds?: Partial<ValueKinds>): ColumnProfile {
+function profile(
+  type: string,
+  rows: number,
+  nulls: number,
+  distinct: number,
+  kinds?: Partial<ValueKinds>,
+): ColumnProfile {
   return {
     name: 'c',
     type,
@@ -16,7 +22,8 @@ function profile(type: string, rows: number, nulls: number, distinct: number, ki
   };
 }
 
-const typesOf = (column: ColumnProfile, rows: number, exact = true) => columnAlerts(column, rows, exact).map((alert) => alert.type);
+const typesOf = (column: ColumnProfile, rows: number, exact = true) =>
+  columnAlerts(column, rows, exact).map((alert) => alert.type);
 
 describe('columnAlerts', () => {
   it('raises nothing for an empty table', () => {
@@ -24,7 +31,9 @@ describe('columnAlerts', () => {
   });
 
   it('raises ALL_NULL alone for a column of NULLs', () => {
-    expect(columnAlerts(profile('BIGINT', 10, 10, 0), 10, true)).toEqual([{ column: 'c', type: 'ALL_NULL', message: 'All 10 values are NULL', value: 1 }]);
+    expect(columnAlerts(profile('BIGINT', 10, 10, 0), 10, true)).toEqual([
+      { column: 'c', type: 'ALL_NULL', message: 'All 10 values are NULL', value: 1 },
+    ]);
   });
 
   it('raises MOSTLY_NULL from 50% NULLs', () => {
@@ -66,7 +75,10 @@ describe('columnAlerts', () => {
     expect(typesOf(profile('VARCHAR', 100, 0, 3, { integer: 60, decimal: 40 }), 100)).toEqual([]);
     expect(typesOf(profile('VARCHAR', 100, 0, 3, { date: 50, timestamp: 50 }), 100)).toEqual([]);
     const [alert] = columnAlerts(profile('VARCHAR', 100, 0, 3, { integer: 70, boolean: 20, date: 10 }), 100, true);
-    expect(alert).toMatchObject({ type: 'MIXED_TYPES', message: 'Values look like several types: 70% number, 20% boolean, 10% temporal' });
+    expect(alert).toMatchObject({
+      type: 'MIXED_TYPES',
+      message: 'Values look like several types: 70% number, 20% boolean, 10% temporal',
+    });
     expect(alert?.value).toBeCloseTo(0.3, 10);
   });
 });

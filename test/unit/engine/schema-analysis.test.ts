@@ -53,7 +53,8 @@ afterAll(async () => {
   await dir.remove();
 });
 
-const byName = (result: SchemaAnalysisResult) => Object.fromEntries(result.columns.map((column) => [column.name, column])) as Record<string, ColumnProfile>;
+const byName = (result: SchemaAnalysisResult) =>
+  Object.fromEntries(result.columns.map((column) => [column.name, column])) as Record<string, ColumnProfile>;
 
 describe('analyseParquet SHALLOW', () => {
   it('answers names, types, row and NULL counts, and no alerts', async () => {
@@ -108,33 +109,77 @@ describe('analyseParquet FULL', () => {
   });
 
   it('profiles other types with JSON-safe ranges and without numeric statistics', () => {
-    expect(columns.day).toMatchObject({ distinct_count: 100, min: '2024-01-02', max: '2024-04-10', mean: null, std: null });
+    expect(columns.day).toMatchObject({
+      distinct_count: 100,
+      min: '2024-01-02',
+      max: '2024-04-10',
+      mean: null,
+      std: null,
+    });
     expect(columns.flag).toMatchObject({ distinct_count: 2, min: false, max: true });
     expect(columns.price).toMatchObject({ min: '0.25', max: '25.00', mean: 12.625 });
-    expect(columns.category).toMatchObject({ distinct_count: 5, min: 'a', max: 'e', value_kinds: { integer: 0, decimal: 0, boolean: 0, date: 0, timestamp: 0, text: 100 } });
+    expect(columns.category).toMatchObject({
+      distinct_count: 5,
+      min: 'a',
+      max: 'e',
+      value_kinds: { integer: 0, decimal: 0, boolean: 0, date: 0, timestamp: 0, text: 100 },
+    });
     expect(columns.category?.quantiles).toBeUndefined();
     expect(columns.day?.value_kinds).toBeUndefined();
   });
 
   it('profiles all-NULL columns', () => {
-    expect(columns.empty_text).toMatchObject({ null_count: 100, null_ratio: 1, distinct_count: 0, min: null, max: null, mean: null, std: null });
-    expect(columns.empty_text?.value_kinds).toEqual({ integer: 0, decimal: 0, boolean: 0, date: 0, timestamp: 0, text: 0 });
+    expect(columns.empty_text).toMatchObject({
+      null_count: 100,
+      null_ratio: 1,
+      distinct_count: 0,
+      min: null,
+      max: null,
+      mean: null,
+      std: null,
+    });
+    expect(columns.empty_text?.value_kinds).toEqual({
+      integer: 0,
+      decimal: 0,
+      boolean: 0,
+      date: 0,
+      timestamp: 0,
+      text: 0,
+    });
     expect(columns.empty_number?.quantiles).toEqual({ p05: null, p25: null, p50: null, p75: null, p95: null });
   });
 
   it('raises exactly the expected alerts, one per crafted column', () => {
     expect(result.alerts.map((alert) => `${alert.column} ${alert.type}`).sort()).toEqual(
-      ['id UNIQUE', 'empty_text ALL_NULL', 'empty_number ALL_NULL', 'sparse MOSTLY_NULL', 'constant CONSTANT', 'code HIGH_CARDINALITY', 'mixed MIXED_TYPES'].sort(),
+      [
+        'id UNIQUE',
+        'empty_text ALL_NULL',
+        'empty_number ALL_NULL',
+        'sparse MOSTLY_NULL',
+        'constant CONSTANT',
+        'code HIGH_CARDINALITY',
+        'mixed MIXED_TYPES',
+      ].sort(),
     );
     const mixed = result.alerts.find((alert) => alert.type === 'MIXED_TYPES');
-    expect(mixed).toMatchObject({ value: expect.closeTo(0.1, 10) as number, message: 'Values look like several types: 90% number, 10% text' });
+    expect(mixed).toMatchObject({
+      value: expect.closeTo(0.1, 10) as number,
+      message: 'Values look like several types: 90% number, 10% text',
+    });
     expect(result.alerts.find((alert) => alert.type === 'HIGH_CARDINALITY')?.value).toBeCloseTo(0.95, 10);
     expect(result.alerts.find((alert) => alert.type === 'MOSTLY_NULL')?.value).toBeCloseTo(0.6, 10);
   });
 
   it('tells the kinds of text values apart', async () => {
     const kinds = await analyseParquet(kindsPath, 'FULL');
-    expect(kinds.columns[0]?.value_kinds).toEqual({ integer: 2, decimal: 3, boolean: 2, date: 1, timestamp: 2, text: 3 });
+    expect(kinds.columns[0]?.value_kinds).toEqual({
+      integer: 2,
+      decimal: 3,
+      boolean: 2,
+      date: 1,
+      timestamp: 2,
+      text: 3,
+    });
     expect(kinds.alerts.map((alert) => alert.type)).toEqual(['MIXED_TYPES']);
   });
 
@@ -142,7 +187,13 @@ describe('analyseParquet FULL', () => {
     const empty = SchemaAnalysisResult.parse(await analyseParquet(emptyPath, 'FULL'));
     expect(empty.row_count).toBe(0);
     expect(empty.alerts).toEqual([]);
-    expect(byName(empty).amount).toMatchObject({ null_ratio: 0, distinct_count: 0, min: null, mean: null, quantiles: { p50: null } });
+    expect(byName(empty).amount).toMatchObject({
+      null_ratio: 0,
+      distinct_count: 0,
+      min: null,
+      mean: null,
+      quantiles: { p50: null },
+    });
   });
 
   it('leaves nothing behind in the work folder', async () => {

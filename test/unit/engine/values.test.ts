@@ -101,7 +101,9 @@ const EXPECTED: DataRow[] = [
 beforeAll(async () => {
   dir = await scratch('engine-values');
   parquet = join(dir.dir, 'types.parquet');
-  await withDuckDb(dir.dir, (connection) => connection.run(`COPY (${FIXTURE}) TO ${quotedString(parquet)} (FORMAT parquet)`));
+  await withDuckDb(dir.dir, (connection) =>
+    connection.run(`COPY (${FIXTURE}) TO ${quotedString(parquet)} (FORMAT parquet)`),
+  );
 });
 afterAll(async () => {
   await dir.remove();
@@ -109,13 +111,17 @@ afterAll(async () => {
 
 describe('JSON-safe values', () => {
   it('are read by Node as the rules say', async () => {
-    const rows = await withDuckDb(dir.dir, async (connection) => readJsonSafeRows(connection, parquetSource(parquet), await describeParquet(connection, parquet), 10));
+    const rows = await withDuckDb(dir.dir, async (connection) =>
+      readJsonSafeRows(connection, parquetSource(parquet), await describeParquet(connection, parquet), 10),
+    );
     expect(rows).toEqual(EXPECTED);
   });
 
   it('are written by DuckDB as JSON lines equal to the rows read by Node', async () => {
     const path = join(dir.dir, 'types.jsonl');
-    await withDuckDb(dir.dir, async (connection) => copyToJsonLines(connection, parquetSource(parquet), await describeParquet(connection, parquet), path));
+    await withDuckDb(dir.dir, async (connection) =>
+      copyToJsonLines(connection, parquetSource(parquet), await describeParquet(connection, parquet), path),
+    );
     const lines = (await readFile(path, 'utf8')).trimEnd().split('\n');
     expect(lines.map((line) => DataRow.parse(JSON.parse(line)))).toEqual(EXPECTED);
   });

@@ -8,16 +8,22 @@ describe('renderMessage', () => {
 
   it('fills placeholders that appear out of order', () => {
     expect(renderMessage('20-1045', ['r-7', 3])).toBe('Recipe version 3 for recipe ID r-7 not found');
-    expect(renderMessage('30-6004', [1000, 12])).toBe('Transfer failed due to pricing-system size limits (12 columns and 1000 rows)');
+    expect(renderMessage('30-6004', [1000, 12])).toBe(
+      'Transfer failed due to pricing-system size limits (12 columns and 1000 rows)',
+    );
   });
 
   it('capitalises a message that starts with a placeholder', () => {
-    expect(renderMessage('20-1026', ['full', 1, 2, 3])).toBe('Full schema analysis for dataset 1 version 2 and recipe 3 does not exist');
+    expect(renderMessage('20-1026', ['full', 1, 2, 3])).toBe(
+      'Full schema analysis for dataset 1 version 2 and recipe 3 does not exist',
+    );
   });
 
   it('leaves a message without placeholders as written, capitalised', () => {
     expect(renderMessage('10-1400', [])).toBe('Field validation failed for the request');
-    expect(renderMessage('10-1046', ['https://dim', 'timeout'])).toBe('GET /import call to the external pricing DIM (https://dim) failed: timeout');
+    expect(renderMessage('10-1046', ['https://dim', 'timeout'])).toBe(
+      'GET /import call to the external pricing DIM (https://dim) failed: timeout',
+    );
   });
 
   it('keeps a placeholder without a value visible', () => {
@@ -26,7 +32,9 @@ describe('renderMessage', () => {
   });
 
   it('renders numbers, bigints and booleans as text', () => {
-    expect(renderMessage('10-404', [true, 12345678901234567890n])).toBe('Entity true with ID 12345678901234567890 not found');
+    expect(renderMessage('10-404', [true, 12345678901234567890n])).toBe(
+      'Entity true with ID 12345678901234567890 not found',
+    );
     expect(renderMessage('10-404', ['x', 0])).toBe('Entity x with ID 0 not found');
   });
 

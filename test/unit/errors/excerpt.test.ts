@@ -32,6 +32,8 @@ describe('messages quote text values as excerpts', () => {
   it('shortens and escapes every text parameter, and leaves numbers alone', () => {
     const bucket = `evil\n${'x'.repeat(100)}`;
     expect(renderMessage('30-1115', [bucket])).toBe(`Bucket name evil\\n${'x'.repeat(EXCERPT_LENGTH - 5)}… is invalid`);
-    expect(new AppError('10-404', { params: ['connection', 12345678901234567890n] }).message).toBe('Entity connection with ID 12345678901234567890 not found');
+    expect(new AppError('10-404', { params: ['connection', 12345678901234567890n] }).message).toBe(
+      'Entity connection with ID 12345678901234567890 not found',
+    );
   });
 });

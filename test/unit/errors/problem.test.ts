@@ -80,7 +80,9 @@ describe('toProblem', () => {
 
 describe('batchItemError', () => {
   it("shows a refused item's code, status and message, and nothing of the cause", () => {
-    const error = batchItemError(new AppError('10-404', { params: ['data table', 7], cause: new Error('password=hunter2') }));
+    const error = batchItemError(
+      new AppError('10-404', { params: ['data table', 7], cause: new Error('password=hunter2') }),
+    );
     expect(error).toEqual({ code: '10-404', status: 404, message: 'Entity data table with ID 7 not found' });
     expect(BatchItemError.safeParse(error).success).toBe(true);
   });

@@ -39,7 +39,12 @@ async function sourceFile(name: string, extraColumn: string): Promise<string> {
   return path;
 }
 
-async function written(source: string, files: number, exportShape: ExportShape, folder: string): Promise<{ bytes: Buffer; parts: Buffer[]; rows: number[] }> {
+async function written(
+  source: string,
+  files: number,
+  exportShape: ExportShape,
+  folder: string,
+): Promise<{ bytes: Buffer; parts: Buffer[]; rows: number[] }> {
   const outDir = join(dir.dir, folder);
   await mkdir(outDir);
   const out = await writeExportFiles(source, exportShape, files, outDir, dir.dir, { continued: true });
@@ -59,7 +64,10 @@ describe('CSV written as the parts of one object', () => {
   it('lays the parts end to end into exactly the CSV one COPY writes, the rows spread evenly', async () => {
     const source = await sourceFile('plain.parquet', "'n' || i AS label");
     const { bytes, parts, rows } = await written(source, 4, shape({ cast_boolean_to_integer: true }), 'plain');
-    const expected = await csvByDuckDb(await readFile(source), 'SELECT id, label, note, CAST(flag AS INTEGER) AS flag FROM f0');
+    const expected = await csvByDuckDb(
+      await readFile(source),
+      'SELECT id, label, note, CAST(flag AS INTEGER) AS flag FROM f0',
+    );
     expect(rows).toEqual([2500, 2500, 2500, 2500]);
     expect(bytes.equals(expected)).toBe(true);
     // The header once, at the very start; each later part opens on its slice's first row.
@@ -70,11 +78,19 @@ describe('CSV written as the parts of one object', () => {
   it('slices a source whose own column is named file_row_number by position all the same', async () => {
     // The column would shadow DuckDB's virtual row position: its values run backwards here.
     const source = await sourceFile('shadowed.parquet', `${ROWS} - i AS file_row_number`);
-    const { bytes, parts, rows } = await written(source, 3, shape({ columns: ['file_row_number', 'id', 'note'] }), 'shadowed');
+    const { bytes, parts, rows } = await written(
+      source,
+      3,
+      shape({ columns: ['file_row_number', 'id', 'note'] }),
+      'shadowed',
+    );
     const expected = await csvByDuckDb(await readFile(source), 'SELECT file_row_number, id, note FROM f0');
     expect(rows).toEqual([3333, 3333, 3334]);
     expect(bytes.equals(expected)).toBe(true);
-    expect(parts.slice(1).map((part) => part.toString('utf8').split('\n', 1)[0])).toEqual(['6667,3333,"say ""3333"", then', '3334,6666,"say ""6666"", then']);
+    expect(parts.slice(1).map((part) => part.toString('utf8').split('\n', 1)[0])).toEqual([
+      '6667,3333,"say ""3333"", then',
+      '3334,6666,"say ""6666"", then',
+    ]);
   });
 
   it('stops writing at the file the caller refuses', async () => {

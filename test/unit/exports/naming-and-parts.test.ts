@@ -30,15 +30,24 @@ describe('partRanges', () => {
       refusal = error;
     }
     expect(refusal).toBeInstanceOf(AppError);
-    expect(refusal).toMatchObject({ code: '10-1400', extraDetails: { parts_urls: expect.stringContaining(String(2 * MIN_PART_BYTES)) } });
+    expect(refusal).toMatchObject({
+      code: '10-1400',
+      extraDetails: { parts_urls: expect.stringContaining(String(2 * MIN_PART_BYTES)) },
+    });
   });
 });
 
 describe('exportKeys', () => {
   it('is the key itself for one file, numbered files beside it for several', () => {
     expect(exportKeys('out/sales.parquet', 1, 'parquet')).toEqual(['out/sales.parquet']);
-    expect(exportKeys('out/sales.parquet', 2, 'parquet')).toEqual(['out/sales-00001-of-00002.parquet', 'out/sales-00002-of-00002.parquet']);
-    expect(exportKeys('out/SALES.CSV', 2, 'csv')).toEqual(['out/SALES-00001-of-00002.csv', 'out/SALES-00002-of-00002.csv']);
+    expect(exportKeys('out/sales.parquet', 2, 'parquet')).toEqual([
+      'out/sales-00001-of-00002.parquet',
+      'out/sales-00002-of-00002.parquet',
+    ]);
+    expect(exportKeys('out/SALES.CSV', 2, 'csv')).toEqual([
+      'out/SALES-00001-of-00002.csv',
+      'out/SALES-00002-of-00002.csv',
+    ]);
     expect(exportKeys('out/sales', 2, 'csv')).toEqual(['out/sales-00001-of-00002.csv', 'out/sales-00002-of-00002.csv']);
   });
 });

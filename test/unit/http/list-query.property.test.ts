@@ -57,20 +57,52 @@ const ORDER_OPS = ['eq', 'ne', 'gt', 'ge', 'lt', 'le'] as const;
 const eqOrNe = fc.constantFrom('eq', 'ne');
 
 const comparison: fc.Arbitrary<Comparison> = fc.oneof(
-  fc.record({ kind: fc.constant('cmp' as const), field: fc.constant('name' as const), op: fc.constantFrom(...ORDER_OPS, 'co', 'sw', 'ew'), value: text as fc.Arbitrary<Literal> }),
+  fc.record({
+    kind: fc.constant('cmp' as const),
+    field: fc.constant('name' as const),
+    op: fc.constantFrom(...ORDER_OPS, 'co', 'sw', 'ew'),
+    value: text as fc.Arbitrary<Literal>,
+  }),
   fc.record({
     kind: fc.constant('cmp' as const),
     field: fc.constant('size' as const),
     op: fc.constantFrom(...ORDER_OPS),
     value: fc.integer({ min: -4, max: 4 }) as fc.Arbitrary<Literal>,
   }),
-  fc.record({ kind: fc.constant('cmp' as const), field: fc.constant('active' as const), op: eqOrNe, value: fc.boolean() as fc.Arbitrary<Literal> }),
-  fc.record({ kind: fc.constant('cmp' as const), field: fc.constantFrom('name' as const, 'size' as const, 'active' as const), op: eqOrNe, value: fc.constant(null) }),
-  fc.record({ kind: fc.constant('cmp' as const), field: fc.constant('tags' as const), op: fc.constant('co'), value: text as fc.Arbitrary<Literal> }),
-  fc.record({ op: fc.constantFrom(...ORDER_OPS), instant: fc.integer({ min: 0, max: INSTANTS.length - 1 }), notation: fc.nat() }).map(({ op, instant, notation }): Comparison => {
-    const notations = INSTANTS[instant]!;
-    return { kind: 'cmp', field: 'created', op, value: notations[0], datetime: notations[notation % notations.length]! };
+  fc.record({
+    kind: fc.constant('cmp' as const),
+    field: fc.constant('active' as const),
+    op: eqOrNe,
+    value: fc.boolean() as fc.Arbitrary<Literal>,
   }),
+  fc.record({
+    kind: fc.constant('cmp' as const),
+    field: fc.constantFrom('name' as const, 'size' as const, 'active' as const),
+    op: eqOrNe,
+    value: fc.constant(null),
+  }),
+  fc.record({
+    kind: fc.constant('cmp' as const),
+    field: fc.constant('tags' as const),
+    op: fc.constant('co'),
+    value: text as fc.Arbitrary<Literal>,
+  }),
+  fc
+    .record({
+      op: fc.constantFrom(...ORDER_OPS),
+      instant: fc.integer({ min: 0, max: INSTANTS.length - 1 }),
+      notation: fc.nat(),
+    })
+    .map(({ op, instant, notation }): Comparison => {
+      const notations = INSTANTS[instant]!;
+      return {
+        kind: 'cmp',
+        field: 'created',
+        op,
+        value: notations[0],
+        datetime: notations[notation % notations.length]!,
+      };
+    }),
 );
 
 const { tree } = fc.letrec<{ tree: Node }>((tie) => ({

@@ -76,7 +76,9 @@ describe('applyListQuery: envelope and paging', () => {
 
   it('treats an empty or blank filter and sort as absent', () => {
     expect(applyListQuery(ROWS, query({ filter: '   ', sort: '' }), FIELDS).total).toBe(5);
-    expect(applyListQuery(ROWS, query({ filter: '', sort: ' ' }), FIELDS).items.map((row) => row.id)).toEqual([1, 2, 3, 4, 5]);
+    expect(applyListQuery(ROWS, query({ filter: '', sort: ' ' }), FIELDS).items.map((row) => row.id)).toEqual([
+      1, 2, 3, 4, 5,
+    ]);
   });
 
   it('skips offset records and returns at most limit, reporting the count returned and the total matching', () => {
@@ -94,7 +96,12 @@ describe('applyListQuery: envelope and paging', () => {
   });
 
   it('returns no items past the end but still the total', () => {
-    expect(applyListQuery(ROWS, query({ offset: 50, limit: 10 }), FIELDS)).toEqual({ offset: 50, limit: 0, total: 5, items: [] });
+    expect(applyListQuery(ROWS, query({ offset: 50, limit: 10 }), FIELDS)).toEqual({
+      offset: 50,
+      limit: 0,
+      total: 5,
+      items: [],
+    });
   });
 
   it('counts the total after filtering, before paging', () => {
@@ -377,7 +384,8 @@ describe('applyListQuery: sort', () => {
   });
 
   it('refuses unknown fields, list fields, empty keys and bad prefixes, naming the sortable fields', () => {
-    const expected = (key: string) => `'${key}' is not a sort key; use [-]field with one of: name, size, active, created`;
+    const expected = (key: string) =>
+      `'${key}' is not a sort key; use [-]field with one of: name, size, active, created`;
     expect(sortRule('colour')).toBe(expected('colour'));
     expect(sortRule('tags')).toBe(expected('tags'));
     expect(sortRule('name,')).toBe(expected(''));

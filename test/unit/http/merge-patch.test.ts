@@ -36,7 +36,11 @@ describe('mergePatch: RFC 7396 Appendix A test vectors', () => {
 describe('mergePatch: beyond the vectors', () => {
   it('keeps members the patch does not name, at every depth', () => {
     const target = { name: 'n', auth: { endpoint: 'https://e', region: 'r' }, tags: ['x'] };
-    expect(mergePatch(target, { auth: { region: 's' } })).toStrictEqual({ name: 'n', auth: { endpoint: 'https://e', region: 's' }, tags: ['x'] });
+    expect(mergePatch(target, { auth: { region: 's' } })).toStrictEqual({
+      name: 'n',
+      auth: { endpoint: 'https://e', region: 's' },
+      tags: ['x'],
+    });
   });
 
   it('does not modify the target or the patch', () => {
@@ -79,9 +83,13 @@ describe('mergePatch: "__proto__" is data', () => {
   });
 
   it('keeps nested "__proto__" and "constructor.prototype" as data', () => {
-    const patch = JSON.parse('{"a": {"__proto__": {"polluted": true}}, "constructor": {"prototype": {"polluted": true}}}') as unknown;
+    const patch = JSON.parse(
+      '{"a": {"__proto__": {"polluted": true}}, "constructor": {"prototype": {"polluted": true}}}',
+    ) as unknown;
     const result = mergePatch({ a: {} }, patch);
-    expect(JSON.stringify(result)).toBe('{"a":{"__proto__":{"polluted":true}},"constructor":{"prototype":{"polluted":true}}}');
+    expect(JSON.stringify(result)).toBe(
+      '{"a":{"__proto__":{"polluted":true}},"constructor":{"prototype":{"polluted":true}}}',
+    );
     pristine();
   });
 });
@@ -100,7 +108,10 @@ describe('mergePatch: nesting is bounded', () => {
   it('refuses a deeper patch with 10-1400 naming the body, also far beyond the stack limit', () => {
     for (const depth of [MAX_JSON_DEPTH + 1, 100_000]) {
       expect(() => mergePatch({}, nested(depth))).toThrow(
-        expect.objectContaining({ code: '10-1400', extraDetails: { body: expect.stringContaining(`${MAX_JSON_DEPTH} levels`) } }),
+        expect.objectContaining({
+          code: '10-1400',
+          extraDetails: { body: expect.stringContaining(`${MAX_JSON_DEPTH} levels`) },
+        }),
       );
     }
   });

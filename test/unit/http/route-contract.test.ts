@@ -8,7 +8,10 @@ import { AUTHORIZER_HANDLER, FALLBACK_HANDLER, routes } from '../../../functions
  * built for that very route.
  */
 async function handlerOf(name: string): Promise<unknown> {
-  const module = (await import(new URL(`../../../functions/${name}.ts`, import.meta.url).href)) as Record<string, unknown>;
+  const module = (await import(new URL(`../../../functions/${name}.ts`, import.meta.url).href)) as Record<
+    string,
+    unknown
+  >;
   return module.handler;
 }
 
@@ -18,14 +21,19 @@ function routeCarriedBy(handler: unknown): unknown {
 }
 
 describe('route table and handler modules', () => {
-  it.each(routes.map((route) => [route.operationId, route] as const))('%s: its module exports the handler of that route', async (_, route) => {
-    const handler = await handlerOf(route.handler);
-    expect(handler, `functions/${route.handler}.ts exports no handler`).toBeTypeOf('function');
-    const carried = routeCarriedBy(handler);
-    expect(carried, `functions/${route.handler}.ts does not export an httpHandler`).toBeDefined();
-    expect(carried, `functions/${route.handler}.ts serves another route`).toMatchObject({ operationId: route.operationId });
-    expect(carried).toBe(route);
-  });
+  it.each(routes.map((route) => [route.operationId, route] as const))(
+    '%s: its module exports the handler of that route',
+    async (_, route) => {
+      const handler = await handlerOf(route.handler);
+      expect(handler, `functions/${route.handler}.ts exports no handler`).toBeTypeOf('function');
+      const carried = routeCarriedBy(handler);
+      expect(carried, `functions/${route.handler}.ts does not export an httpHandler`).toBeDefined();
+      expect(carried, `functions/${route.handler}.ts serves another route`).toMatchObject({
+        operationId: route.operationId,
+      });
+      expect(carried).toBe(route);
+    },
+  );
 
   it.each([FALLBACK_HANDLER, AUTHORIZER_HANDLER])('%s exports a handler', async (name) => {
     expect(await handlerOf(name)).toBeTypeOf('function');

@@ -38,7 +38,10 @@ describe('describeIssues', () => {
   });
 
   it('reports a value of the wrong type by what is expected', () => {
-    expect(rules(Connection, { name: 5, read: 'yes' })).toEqual({ name: 'must be a string', read: 'must be true or false' });
+    expect(rules(Connection, { name: 5, read: 'yes' })).toEqual({
+      name: 'must be a string',
+      read: 'must be true or false',
+    });
     expect(rules(Connection, { ...valid, port: 'x' })).toEqual({ port: 'must be a number' });
     expect(rules(Connection, { ...valid, port: 1.5 })).toEqual({ port: 'must be an integer' });
     expect(rules(Connection, { ...valid, tags: 'a' })).toEqual({ tags: 'must be an array' });
@@ -56,7 +59,9 @@ describe('describeIssues', () => {
 
   it('reports string length bounds', () => {
     expect(rules(Connection, { ...valid, name: 'ab' })).toEqual({ name: 'must be at least 3 characters long' });
-    expect(rules(Connection, { ...valid, name: 'abcdefghijk' })).toEqual({ name: 'must be at most 10 characters long' });
+    expect(rules(Connection, { ...valid, name: 'abcdefghijk' })).toEqual({
+      name: 'must be at most 10 characters long',
+    });
     expect(rules(Connection, { ...valid, description: '' })).toEqual({ description: 'must not be empty' });
   });
 
@@ -70,7 +75,9 @@ describe('describeIssues', () => {
   it('reports array bounds', () => {
     expect(rules(Connection, { ...valid, tags: [] })).toEqual({ tags: 'must have at least one item' });
     expect(rules(Connection, { ...valid, tags: ['a', 'b', 'c', 'd'] })).toEqual({ tags: 'must have at most 3 items' });
-    expect(rules(z.object({ ids: z.array(z.int()).min(2) }), { ids: [1] })).toEqual({ ids: 'must have at least 2 items' });
+    expect(rules(z.object({ ids: z.array(z.int()).min(2) }), { ids: [1] })).toEqual({
+      ids: 'must have at least 2 items',
+    });
   });
 
   it('says a missing discriminator is required, and lists its values', () => {
@@ -79,8 +86,13 @@ describe('describeIssues', () => {
   });
 
   it('reports every unknown key separately as "is not a known field"', () => {
-    expect(rules(Connection, { ...valid, colour: 'red', size: 3 })).toEqual({ colour: 'is not a known field', size: 'is not a known field' });
-    expect(rules(Connection, { ...valid, auth: { type: 'b', token: 't', extra: 1 } })).toEqual({ 'auth.extra': 'is not a known field' });
+    expect(rules(Connection, { ...valid, colour: 'red', size: 3 })).toEqual({
+      colour: 'is not a known field',
+      size: 'is not a known field',
+    });
+    expect(rules(Connection, { ...valid, auth: { type: 'b', token: 't', extra: 1 } })).toEqual({
+      'auth.extra': 'is not a known field',
+    });
   });
 
   it('lists the allowed values of an enum and names the one value of a literal', () => {
@@ -90,7 +102,10 @@ describe('describeIssues', () => {
 
   it('says a missing enum or literal field is required and what it must be', () => {
     const schema = z.object({ mode: z.enum(['batch', 'stream']), kind: z.literal('object_store') });
-    expect(rules(schema, {})).toEqual({ mode: 'is required; must be one of: batch, stream', kind: 'is required; must be "object_store"' });
+    expect(rules(schema, {})).toEqual({
+      mode: 'is required; must be one of: batch, stream',
+      kind: 'is required; must be "object_store"',
+    });
   });
 
   it('lists the discriminator values of a discriminated union for an unknown discriminator', () => {
@@ -114,33 +129,48 @@ describe('describeIssues', () => {
       'auth.endpoint': 'must be a valid url',
       'auth.secret': 'must be a string',
     });
-    expect(rules(Connection, { ...valid, tags: ['ok', 'fine', 'too-long'] })).toEqual({ 'tags[2]': 'must be at most 5 characters long' });
-    expect(rules(z.object({ items: z.array(z.object({ id: z.int() })) }), { items: [{ id: 1 }, { id: 'x' }] })).toEqual({
-      'items[1].id': 'must be a number',
+    expect(rules(Connection, { ...valid, tags: ['ok', 'fine', 'too-long'] })).toEqual({
+      'tags[2]': 'must be at most 5 characters long',
     });
+    expect(rules(z.object({ items: z.array(z.object({ id: z.int() })) }), { items: [{ id: 1 }, { id: 'x' }] })).toEqual(
+      {
+        'items[1].id': 'must be a number',
+      },
+    );
   });
 
   it('reports formats in words', () => {
     expect(rules(Connection, { ...valid, email: 'nope' })).toEqual({ email: 'must be an e-mail address' });
     expect(rules(Connection, { ...valid, created: 'yesterday' })).toEqual({ created: 'must be an ISO 8601 date-time' });
-    expect(rules(z.object({ code: z.string().regex(/^[A-Z]{3}$/) }), { code: 'abc' })).toEqual({ code: 'must match /^[A-Z]{3}$/' });
-    expect(rules(z.object({ code: z.string().regex(/^[A-Z]{3}$/, 'must be three capital letters') }), { code: 'abc' })).toEqual({
+    expect(rules(z.object({ code: z.string().regex(/^[A-Z]{3}$/) }), { code: 'abc' })).toEqual({
+      code: 'must match /^[A-Z]{3}$/',
+    });
+    expect(
+      rules(z.object({ code: z.string().regex(/^[A-Z]{3}$/, 'must be three capital letters') }), { code: 'abc' }),
+    ).toEqual({
       code: 'must be three capital letters',
     });
   });
 
   it('passes custom refinement messages through', () => {
-    const schema = z.object({ from: z.int(), to: z.int() }).refine((value) => value.to > value.from, { message: 'must end after it starts', path: ['to'] });
+    const schema = z
+      .object({ from: z.int(), to: z.int() })
+      .refine((value) => value.to > value.from, { message: 'must end after it starts', path: ['to'] });
     expect(rules(schema, { from: 2, to: 1 })).toEqual({ to: 'must end after it starts' });
   });
 
   it('joins different rules for the same field', () => {
     const schema = z.object({ code: z.string().min(5).regex(/^\d+$/, 'must contain digits only') });
-    expect(rules(schema, { code: 'ab' })).toEqual({ code: 'must be at least 5 characters long; must contain digits only' });
+    expect(rules(schema, { code: 'ab' })).toEqual({
+      code: 'must be at least 5 characters long; must contain digits only',
+    });
   });
 
   it('puts a prefix before every field', () => {
-    expect(rules(Connection, { name: 'conn', read: 1, zz: 1 }, 'body')).toEqual({ 'body.read': 'must be true or false', 'body.zz': 'is not a known field' });
+    expect(rules(Connection, { name: 'conn', read: 1, zz: 1 }, 'body')).toEqual({
+      'body.read': 'must be true or false',
+      'body.zz': 'is not a known field',
+    });
   });
 
   it('never echoes the value sent', () => {

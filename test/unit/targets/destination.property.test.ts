@@ -15,13 +15,21 @@ import { connection, target } from './fixtures';
 /** Dataset names as the API accepts them (1 to 255 characters once trimmed), weighted towards separators. */
 const datasetName = fc
   .string({
-    unit: fc.oneof(fc.constantFrom('/', '\\', '.', '..', '{', '}', '{date}', ' ', '_', '\u0000', '\n', 'é', '😀'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })),
+    unit: fc.oneof(
+      fc.constantFrom('/', '\\', '.', '..', '{', '}', '{date}', ' ', '_', '\u0000', '\n', 'é', '😀'),
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+    ),
     minLength: 1,
     maxLength: 60,
   })
   .filter((name) => name.trim().length > 0);
 
-const values = (dataset_name: string): DynamicValues => ({ dataset_name, version: 3, export_id: 9, started: new Date('2026-03-04T05:06:07Z') });
+const values = (dataset_name: string): DynamicValues => ({
+  dataset_name,
+  version: 3,
+  export_id: 9,
+  started: new Date('2026-03-04T05:06:07Z'),
+});
 
 /** The refusal's code, or undefined when rendering succeeds. */
 function codeOf(run: () => unknown): string | undefined {

@@ -22,9 +22,19 @@ describe('cloudStoreError', () => {
     [answer(400, 'invalid'), buckets, '30-1309', 'Project not found'],
     [answer(403, 'forbidden'), list, '30-1301', 'Access denied; check service account permissions'],
     [answer(401, 'authError'), download, '30-1301', 'Access denied; check service account permissions'],
-    [answer(403, 'forbidden'), buckets, '30-1308', expect.stringContaining('Access denied when listing buckets at project level')],
+    [
+      answer(403, 'forbidden'),
+      buckets,
+      '30-1308',
+      expect.stringContaining('Access denied when listing buckets at project level'),
+    ],
     [answer(429, 'rateLimitExceeded'), list, '30-1307', 'Cloud-storage rate limit exceeded; retry after a short wait'],
-    [answer(403, 'userRateLimitExceeded'), list, '30-1307', 'Cloud-storage rate limit exceeded; retry after a short wait'],
+    [
+      answer(403, 'userRateLimitExceeded'),
+      list,
+      '30-1307',
+      'Cloud-storage rate limit exceeded; retry after a short wait',
+    ],
     [answer(408, 'requestTimeout'), list, '30-1303', 'Cloud-storage operation timed out'],
   ])('maps the answer %# to its code', (error, context, code, message) => {
     const mapped = cloudStoreError(error, context);
@@ -33,17 +43,33 @@ describe('cloudStoreError', () => {
   });
 
   it('30-1303 for silences: node-fetch timeouts, an idle body, socket timeouts', () => {
-    const fetchTimeout = Object.assign(new Error('network timeout at: http://127.0.0.1/x'), { name: 'FetchError', type: 'request-timeout' });
+    const fetchTimeout = Object.assign(new Error('network timeout at: http://127.0.0.1/x'), {
+      name: 'FetchError',
+      type: 'request-timeout',
+    });
     const idle = Object.assign(new Error('no bytes received for 10 ms'), { name: 'TimeoutError' });
     const socket = Object.assign(new Error('socket timeout'), { code: 'ESOCKETTIMEDOUT' });
     for (const error of [fetchTimeout, idle, socket]) expect(cloudStoreError(error, list).code).toBe('30-1303');
   });
 
   it('30-1300 naming only the provider’s reason and status, or the network errno', () => {
-    expect(cloudStoreError(answer(503, 'backendError'), list).extraDetails).toEqual({ provider_error: 'backendError', provider_status: 503 });
-    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { name: 'FetchError', type: 'system', code: 'ECONNREFUSED' });
-    expect(cloudStoreError(refused, list)).toMatchObject({ code: '30-1300', extraDetails: { provider_error: 'connection_refused' } });
-    expect(cloudStoreError(new TypeError('x is not a function'), list)).toMatchObject({ code: '30-1300', extraDetails: { provider_error: 'Unknown' } });
+    expect(cloudStoreError(answer(503, 'backendError'), list).extraDetails).toEqual({
+      provider_error: 'backendError',
+      provider_status: 503,
+    });
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), {
+      name: 'FetchError',
+      type: 'system',
+      code: 'ECONNREFUSED',
+    });
+    expect(cloudStoreError(refused, list)).toMatchObject({
+      code: '30-1300',
+      extraDetails: { provider_error: 'connection_refused' },
+    });
+    expect(cloudStoreError(new TypeError('x is not a function'), list)).toMatchObject({
+      code: '30-1300',
+      extraDetails: { provider_error: 'Unknown' },
+    });
   });
 
   it('token failures: 30-1323 for any step of a federation, 30-1301 for a refused key, 30-1303 for silence', () => {
@@ -51,12 +77,18 @@ describe('cloudStoreError', () => {
       code: '30-1323',
       extraDetails: { step: 'sts', provider_error: 'invalid_grant', provider_status: 400 },
     });
-    expect(cloudStoreError(new GoogleTokenFailure('identity_provider', 'connection_refused', undefined, false), list)).toMatchObject({
+    expect(
+      cloudStoreError(new GoogleTokenFailure('identity_provider', 'connection_refused', undefined, false), list),
+    ).toMatchObject({
       code: '30-1323',
       extraDetails: { step: 'identity_provider', provider_error: 'connection_refused' },
     });
-    expect(cloudStoreError(new GoogleTokenFailure('service_account', 'invalid_grant', 400, false), list).code).toBe('30-1301');
-    expect(cloudStoreError(new GoogleTokenFailure('service_account', 'internal_failure', 500, false), list).code).toBe('30-1300');
+    expect(cloudStoreError(new GoogleTokenFailure('service_account', 'invalid_grant', 400, false), list).code).toBe(
+      '30-1301',
+    );
+    expect(cloudStoreError(new GoogleTokenFailure('service_account', 'internal_failure', 500, false), list).code).toBe(
+      '30-1300',
+    );
     expect(cloudStoreError(new GoogleTokenFailure('impersonation', 'timeout', undefined, true), list)).toMatchObject({
       code: '30-1303',
       extraDetails: { step: 'impersonation' },
@@ -67,6 +99,9 @@ describe('cloudStoreError', () => {
     const own = new AppError('30-1305', { params: ['acme_raw/x/'] });
     expect(cloudStoreError(own, list)).toBe(own);
     const blocked = new OutboundDestinationBlocked('metadata.internal');
-    expect(cloudStoreError(Object.assign(new Error('request failed'), { cause: blocked }), list)).toMatchObject({ code: '30-1130', extraDetails: { host: 'metadata.internal' } });
+    expect(cloudStoreError(Object.assign(new Error('request failed'), { cause: blocked }), list)).toMatchObject({
+      code: '30-1130',
+      extraDetails: { host: 'metadata.internal' },
+    });
   });
 });

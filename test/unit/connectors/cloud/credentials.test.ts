@@ -56,7 +56,8 @@ describe.each(['30-1320', '30-1415'] as const)('parseServiceAccountKey (%s)', (c
   });
 
   it('refuses a private key that cannot be read, without echoing it', () => {
-    const secretish = '-----BEGIN PRIVATE KEY-----\nTUlJRXZnSUJBREFOQmdrcWhraUc5dzBCQVFFRkFBU0NCS2d3Z2dTa0FnRUFBb0lCQVFD\n-----END PRIVATE KEY-----\n';
+    const secretish =
+      '-----BEGIN PRIVATE KEY-----\nTUlJRXZnSUJBREFOQmdrcWhraUc5dzBCQVFFRkFBU0NCS2d3Z2dTa0FnRUFBb0lCQVFD\n-----END PRIVATE KEY-----\n';
     const error = refusal(() => parseServiceAccountKey(JSON.stringify({ ...key, private_key: secretish }), code));
     expect(error.code).toBe(code);
     expect(error.extraDetails).toEqual({ 'auth.service_account_key_json': 'private_key is not a readable PEM key' });
@@ -64,10 +65,18 @@ describe.each(['30-1320', '30-1415'] as const)('parseServiceAccountKey (%s)', (c
   });
 
   it('refuses a token_uri that is not a usable https URL (10-1008)', () => {
-    const error = refusal(() => parseServiceAccountKey(JSON.stringify({ ...key, token_uri: 'http://oauth2.googleapis.com/token' }), code));
+    const error = refusal(() =>
+      parseServiceAccountKey(JSON.stringify({ ...key, token_uri: 'http://oauth2.googleapis.com/token' }), code),
+    );
     expect(error.code).toBe('10-1008');
-    expect(error.extraDetails).toEqual({ 'auth.service_account_key_json.token_uri': 'must be an absolute https:// URL' });
-    expect(refusal(() => parseServiceAccountKey(JSON.stringify({ ...key, token_uri: 'https://169.254.169.254/token' }), code)).code).toBe('30-1130');
+    expect(error.extraDetails).toEqual({
+      'auth.service_account_key_json.token_uri': 'must be an absolute https:// URL',
+    });
+    expect(
+      refusal(() =>
+        parseServiceAccountKey(JSON.stringify({ ...key, token_uri: 'https://169.254.169.254/token' }), code),
+      ).code,
+    ).toBe('30-1130');
   });
 });
 
@@ -94,16 +103,24 @@ describe('checkWorkloadIdentity', () => {
   });
 
   it('does not check e-mails that do not name a project', () => {
-    expect(() => checkWorkloadIdentity({ ...fields, service_account_email: '1234-compute@developer.gserviceaccount.com' })).not.toThrow();
+    expect(() =>
+      checkWorkloadIdentity({ ...fields, service_account_email: '1234-compute@developer.gserviceaccount.com' }),
+    ).not.toThrow();
     expect(() => checkWorkloadIdentity({ ...fields, service_account_email: 'someone@example.com' })).not.toThrow();
   });
 
   it('refuses a token_url that is not a usable https URL with 10-1008', () => {
-    for (const token_url of ['http://sts.googleapis.com/v1/token', 'not a url', 'https://user:pw@sts.googleapis.com/']) {
+    for (const token_url of [
+      'http://sts.googleapis.com/v1/token',
+      'not a url',
+      'https://user:pw@sts.googleapis.com/',
+    ]) {
       const error = refusal(() => checkWorkloadIdentity({ ...fields, token_url }));
       expect(error.code, token_url).toBe('10-1008');
       expect(Object.keys(error.extraDetails ?? {})).toEqual(['auth.token_url']);
     }
-    expect(refusal(() => checkWorkloadIdentity({ ...fields, token_url: 'https://localhost/token' })).code).toBe('30-1130');
+    expect(refusal(() => checkWorkloadIdentity({ ...fields, token_url: 'https://localhost/token' })).code).toBe(
+      '30-1130',
+    );
   });
 });

@@ -5,7 +5,12 @@ import { REDACTION_MARK, parseDeltaSharingProfile } from '../../../../shared/con
 const TOKEN = 'dapi-0123456789abcdef-SECRET-TOKEN';
 const CLIENT_SECRET = 'oauth-client-secret-SECRET-42';
 
-const v1 = { shareCredentialsVersion: 1, endpoint: 'https://sharing.example.com/delta-sharing/', bearerToken: TOKEN, expirationTime: '2030-01-01T00:00:00.0Z' };
+const v1 = {
+  shareCredentialsVersion: 1,
+  endpoint: 'https://sharing.example.com/delta-sharing/',
+  bearerToken: TOKEN,
+  expirationTime: '2030-01-01T00:00:00.0Z',
+};
 const v2Oauth = {
   shareCredentialsVersion: 2,
   type: 'oauth_client_credentials',
@@ -103,7 +108,8 @@ describe('parseDeltaSharingProfile: refusals', () => {
     const error = refusal(profile({ ...v1, shareCredentialsVersion: 2, type: 'basic' }));
     expect(error.code).toBe('30-3021');
     expect(error.extraDetails).toEqual({
-      'auth.delta_sharing_profile_content': 'type must be bearer_token or oauth_client_credentials for shareCredentialsVersion 2',
+      'auth.delta_sharing_profile_content':
+        'type must be bearer_token or oauth_client_credentials for shareCredentialsVersion 2',
     });
     expect(refusal(profile({ ...v1, shareCredentialsVersion: 2 })).code).toBe('30-3021');
   });
@@ -119,7 +125,9 @@ describe('parseDeltaSharingProfile: refusals', () => {
     const error = refusal(profile({ ...v1, shareCredentialsVersion: 3 }));
     expect(error.code).toBe('30-3016');
     expect(error.message).toBe('Invalid value 3 for shareCredentialsVersion; only 1 or 2 supported');
-    expect(refusal(profile({ ...v1, shareCredentialsVersion: 'two' })).message).toBe('Invalid value "two" for shareCredentialsVersion; only 1 or 2 supported');
+    expect(refusal(profile({ ...v1, shareCredentialsVersion: 'two' })).message).toBe(
+      'Invalid value "two" for shareCredentialsVersion; only 1 or 2 supported',
+    );
   });
 
   it('30-3008 for a missing or empty endpoint', () => {
@@ -147,7 +155,9 @@ describe('parseDeltaSharingProfile: refusals', () => {
   it('10-1008 for a plain-http endpoint: the bearer token must not travel in clear', () => {
     const refused = refusal(profile({ ...v1, endpoint: 'http://sharing.example.com/' }));
     expect(refused.code).toBe('10-1008');
-    expect(refused.extraDetails).toEqual({ 'auth.delta_sharing_profile_content.endpoint': 'must be an absolute https:// URL' });
+    expect(refused.extraDetails).toEqual({
+      'auth.delta_sharing_profile_content.endpoint': 'must be an absolute https:// URL',
+    });
     expect(refusal(profile({ ...v1, endpoint: 'https://169.254.169.254/' })).code).toBe('30-1130');
   });
 
@@ -165,10 +175,14 @@ describe('parseDeltaSharingProfile: refusals', () => {
   });
 
   it('30-3015 listing every missing OAuth field', () => {
-    const error = refusal(profile({ shareCredentialsVersion: 2, type: 'oauth_client_credentials', endpoint: v2Oauth.endpoint }));
+    const error = refusal(
+      profile({ shareCredentialsVersion: 2, type: 'oauth_client_credentials', endpoint: v2Oauth.endpoint }),
+    );
     expect(error.code).toBe('30-3015');
     expect(error.message).toBe('Missing or empty required OAuth fields: tokenEndpoint, clientId, clientSecret');
-    expect(refusal(profile({ ...v2Oauth, clientId: ' ' })).message).toBe('Missing or empty required OAuth fields: clientId');
+    expect(refusal(profile({ ...v2Oauth, clientId: ' ' })).message).toBe(
+      'Missing or empty required OAuth fields: clientId',
+    );
   });
 
   it('checks the version before the endpoint and the endpoint before the credentials', () => {

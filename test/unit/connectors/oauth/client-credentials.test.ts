@@ -1,7 +1,10 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { requestClientCredentialsToken, type ClientCredentialsRequest } from '../../../../shared/connectors/oauth/client-credentials';
+import {
+  requestClientCredentialsToken,
+  type ClientCredentialsRequest,
+} from '../../../../shared/connectors/oauth/client-credentials';
 import { oauthTokenError, oauthTransportError } from '../../../../shared/connectors/oauth/errors';
 import { AppError } from '../../../../shared/errors/app-error';
 import { startOAuthFake, type OAuthFake } from '../../../fakes/oauth';
@@ -10,7 +13,11 @@ import { startOAuthFake, type OAuthFake } from '../../../fakes/oauth';
  * The client-credentials call against the OAuth fake (every code from an answer the fake
  * really gave), and the mapping of answers other servers give, as data.
  */
-const CLIENT = { clientId: 'warehouse-app', clientSecret: 's3cr3t: with spaces+plus', scopes: ['session:role:ANALYST', 'api://snowflake/.default'] };
+const CLIENT = {
+  clientId: 'warehouse-app',
+  clientSecret: 's3cr3t: with spaces+plus',
+  scopes: ['session:role:ANALYST', 'api://snowflake/.default'],
+};
 
 let entra: OAuthFake;
 let generic: OAuthFake;
@@ -20,14 +27,20 @@ const savedAllowList = process.env.OUTBOUND_ALLOW_LIST;
 
 beforeAll(async () => {
   entra = await startOAuthFake({ clients: [CLIENT] });
-  generic = await startOAuthFake({ clients: [CLIENT], style: 'generic', path: '/realms/dp/protocol/openid-connect/token' });
+  generic = await startOAuthFake({
+    clients: [CLIENT],
+    style: 'generic',
+    path: '/realms/dp/protocol/openid-connect/token',
+  });
   v1 = await startOAuthFake({ clients: [CLIENT], path: '/oauth2/token', requireResource: true });
   // A port that was free a moment ago: nothing listens there.
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
   closedPort = (probe.address() as AddressInfo).port;
   await new Promise<void>((resolve) => probe.close(() => resolve()));
-  process.env.OUTBOUND_ALLOW_LIST = [entra.port, generic.port, v1.port, closedPort].map((port) => `127.0.0.1:${port}`).join(',');
+  process.env.OUTBOUND_ALLOW_LIST = [entra.port, generic.port, v1.port, closedPort]
+    .map((port) => `127.0.0.1:${port}`)
+    .join(',');
 });
 
 afterEach(() => entra.behave('normal'));
@@ -63,7 +76,12 @@ describe('the client-credentials grant against the fake', () => {
     const token = await call();
     expect(entra.isIssued(token.accessToken)).toBe(true);
     expect(token.expiresIn).toBe(3599);
-    expect(entra.requests.at(-1)).toEqual({ authentication: 'basic', clientId: CLIENT.clientId, grantType: 'client_credentials', scope: 'session:role:ANALYST' });
+    expect(entra.requests.at(-1)).toEqual({
+      authentication: 'basic',
+      clientId: CLIENT.clientId,
+      grantType: 'client_credentials',
+      scope: 'session:role:ANALYST',
+    });
   });
 
   it('leaves the scope out when there is none', async () => {
@@ -119,7 +137,11 @@ describe('the client-credentials grant against the fake', () => {
   it.each([
     ['a server error', 'server-error', { provider_error: 'server_error', provider_status: 500 }],
     ['an HTML page', 'unavailable', { provider_status: 503 }],
-    ['a 200 without a token', 'no-token', { provider_status: 200, reason: 'the answer carries no bearer access token' }],
+    [
+      'a 200 without a token',
+      'no-token',
+      { provider_status: 200, reason: 'the answer carries no bearer access token' },
+    ],
   ] as const)('maps %s to 30-1206', async (_label, behaviour, details) => {
     entra.behave(behaviour);
     const error = await failure(call());
@@ -138,11 +160,34 @@ describe('the client-credentials grant against the fake', () => {
 
 describe('answers of other servers', () => {
   it.each([
-    ["Okta's unknown client", 401, { error: 'invalid_client', error_description: "Invalid value for 'client_id' parameter." }, '30-1200'],
-    ["Okta's wrong secret", 401, { error: 'invalid_client', error_description: 'The client secret supplied for a confidential client is invalid.' }, '30-1201'],
-    ['an expired Entra secret (AADSTS7000222)', 401, { error: 'invalid_client', error_description: 'AADSTS7000222: The provided client secret keys are expired.' }, '30-1201'],
+    [
+      "Okta's unknown client",
+      401,
+      { error: 'invalid_client', error_description: "Invalid value for 'client_id' parameter." },
+      '30-1200',
+    ],
+    [
+      "Okta's wrong secret",
+      401,
+      {
+        error: 'invalid_client',
+        error_description: 'The client secret supplied for a confidential client is invalid.',
+      },
+      '30-1201',
+    ],
+    [
+      'an expired Entra secret (AADSTS7000222)',
+      401,
+      { error: 'invalid_client', error_description: 'AADSTS7000222: The provided client secret keys are expired.' },
+      '30-1201',
+    ],
     ['a bare invalid_client', 401, { error: 'invalid_client' }, '30-1202'],
-    ['unauthorized_client for the grant', 400, { error: 'unauthorized_client', error_description: 'The client is not authorized to use this grant.' }, '30-1202'],
+    [
+      'unauthorized_client for the grant',
+      400,
+      { error: 'unauthorized_client', error_description: 'The client is not authorized to use this grant.' },
+      '30-1202',
+    ],
     ['unsupported_grant_type', 400, { error: 'unsupported_grant_type' }, '30-1207'],
     ['invalid_grant', 400, { error: 'invalid_grant' }, '30-1207'],
     ['temporarily_unavailable', 503, { error: 'temporarily_unavailable' }, '30-1206'],
@@ -162,9 +207,18 @@ describe('answers of other servers', () => {
 
   it('maps transport failures by their network code, never by an exception name', () => {
     const dns = Object.assign(new Error('getaddrinfo ENOTFOUND idp.example'), { code: 'ENOTFOUND' });
-    expect(oauthTransportError(dns)).toMatchObject({ code: '30-1204', extraDetails: { provider_error: 'host_not_found' } });
+    expect(oauthTransportError(dns)).toMatchObject({
+      code: '30-1204',
+      extraDetails: { provider_error: 'host_not_found' },
+    });
     const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
-    expect(oauthTransportError(reset)).toMatchObject({ code: '30-1205', extraDetails: { provider_error: 'connection_reset' } });
-    expect(oauthTransportError(new TypeError('x'))).toMatchObject({ code: '30-1205', extraDetails: { provider_error: 'Unknown' } });
+    expect(oauthTransportError(reset)).toMatchObject({
+      code: '30-1205',
+      extraDetails: { provider_error: 'connection_reset' },
+    });
+    expect(oauthTransportError(new TypeError('x'))).toMatchObject({
+      code: '30-1205',
+      extraDetails: { provider_error: 'Unknown' },
+    });
   });
 });

@@ -40,7 +40,11 @@ describe('parseObjectStoreEndpoint', () => {
   });
 
   it('refuses an AWS host without a valid region with 30-1111', () => {
-    for (const raw of ['https://ec2.amazonaws.com', 'https://s3.nowhere.amazonaws.com', 'https://s3.eu-west.amazonaws.com']) {
+    for (const raw of [
+      'https://ec2.amazonaws.com',
+      'https://s3.nowhere.amazonaws.com',
+      'https://s3.eu-west.amazonaws.com',
+    ]) {
       const error = refusal(raw);
       expect(error.code, raw).toBe('30-1111');
       expect(error.status).toBe(400);

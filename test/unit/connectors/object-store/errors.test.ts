@@ -1,4 +1,10 @@
-import { ListBucketsCommand, ListObjectsV2Command, NoSuchBucket, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import {
+  ListBucketsCommand,
+  ListObjectsV2Command,
+  NoSuchBucket,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../../shared/errors/app-error';
@@ -14,10 +20,20 @@ const s3 = mockClient(S3Client);
 beforeEach(() => s3.reset());
 afterAll(() => s3.restore());
 
-const PROVIDER_MESSAGE = 'The request signature we calculated does not match; AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG';
+const PROVIDER_MESSAGE =
+  'The request signature we calculated does not match; AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG';
 
-function serviceError(name: string, status: number | undefined, fault: 'client' | 'server' = 'client'): S3ServiceException {
-  return new S3ServiceException({ name, $fault: fault, message: PROVIDER_MESSAGE, $metadata: status === undefined ? {} : { httpStatusCode: status } });
+function serviceError(
+  name: string,
+  status: number | undefined,
+  fault: 'client' | 'server' = 'client',
+): S3ServiceException {
+  return new S3ServiceException({
+    name,
+    $fault: fault,
+    message: PROVIDER_MESSAGE,
+    $metadata: status === undefined ? {} : { httpStatusCode: status },
+  });
 }
 
 async function failureOf(pathRestriction: string | null = 'sales-data/2024'): Promise<AppError> {
@@ -55,7 +71,9 @@ describe('connection test of an object store: provider failures', () => {
   });
 
   it('NoSuchBucket (the modelled exception) → 30-1108 naming the bucket', async () => {
-    s3.on(ListObjectsV2Command).rejects(new NoSuchBucket({ message: PROVIDER_MESSAGE, $metadata: { httpStatusCode: 404 } }));
+    s3.on(ListObjectsV2Command).rejects(
+      new NoSuchBucket({ message: PROVIDER_MESSAGE, $metadata: { httpStatusCode: 404 } }),
+    );
     const error = await failureOf('sales-data/2024');
     expect(error.code).toBe('30-1108');
     expect(error.message).toBe('Bucket sales-data does not exist');
@@ -89,7 +107,9 @@ describe('connection test of an object store: provider failures', () => {
   });
 
   it('a TimeoutError of the HTTP handler → 30-1110 (status 408)', async () => {
-    s3.on(ListObjectsV2Command).rejects(Object.assign(new Error('Connection timed out after 10000 ms'), { name: 'TimeoutError' }));
+    s3.on(ListObjectsV2Command).rejects(
+      Object.assign(new Error('Connection timed out after 10000 ms'), { name: 'TimeoutError' }),
+    );
     const error = await failureOf();
     expect(error.code).toBe('30-1110');
     expect(error.status).toBe(408);
@@ -121,7 +141,11 @@ describe('connection test of an object store: provider failures', () => {
   });
 
   it('an exception raised on our side → 30-1100 that names no JavaScript class', async () => {
-    for (const failure of [new TypeError('Invalid character in header content ["authorization"]'), new RangeError('x'), new URIError('URI malformed')]) {
+    for (const failure of [
+      new TypeError('Invalid character in header content ["authorization"]'),
+      new RangeError('x'),
+      new URIError('URI malformed'),
+    ]) {
       s3.on(ListObjectsV2Command).rejects(failure);
       const error = await failureOf();
       expect(error.code).toBe('30-1100');
@@ -132,7 +156,9 @@ describe('connection test of an object store: provider failures', () => {
   });
 
   it('a network failure → 30-1100 with its error code', async () => {
-    s3.on(ListObjectsV2Command).rejects(Object.assign(new Error('connect ECONNREFUSED 203.0.113.9:443'), { code: 'ECONNREFUSED' }));
+    s3.on(ListObjectsV2Command).rejects(
+      Object.assign(new Error('connect ECONNREFUSED 203.0.113.9:443'), { code: 'ECONNREFUSED' }),
+    );
     expect((await failureOf()).extraDetails).toEqual({ provider_error: 'connection_refused' });
   });
 
@@ -142,7 +168,9 @@ describe('connection test of an object store: provider failures', () => {
     expect(direct.code).toBe('30-1130');
     expect(direct.extraDetails).toEqual({ host: 'internal.example.com' });
 
-    s3.on(ListObjectsV2Command).rejects(new Error('getaddrinfo failed', { cause: new OutboundDestinationBlocked('internal.example.com') }));
+    s3.on(ListObjectsV2Command).rejects(
+      new Error('getaddrinfo failed', { cause: new OutboundDestinationBlocked('internal.example.com') }),
+    );
     const wrapped = await failureOf();
     expect(wrapped.code).toBe('30-1130');
     expect(wrapped.extraDetails).toEqual({ host: 'internal.example.com' });
@@ -158,7 +186,12 @@ describe('connection test of an object store: success and missing folder', () =>
   it('lists the restricted folder with a delimiter and succeeds when it has content', async () => {
     s3.on(ListObjectsV2Command).resolves({ KeyCount: 1 });
     await expect(
-      testObjectStore({ endpoint: 'https://s3.eu-west-1.amazonaws.com', accessKeyId: 'a', secretAccessKey: 'b', pathRestriction: 'sales-data/2024' }),
+      testObjectStore({
+        endpoint: 'https://s3.eu-west-1.amazonaws.com',
+        accessKeyId: 'a',
+        secretAccessKey: 'b',
+        pathRestriction: 'sales-data/2024',
+      }),
     ).resolves.toBeUndefined();
     const calls = s3.commandCalls(ListObjectsV2Command);
     expect(calls).toHaveLength(1);
@@ -175,13 +208,25 @@ describe('connection test of an object store: success and missing folder', () =>
   it('accepts an empty bucket restricted to the whole bucket', async () => {
     s3.on(ListObjectsV2Command).resolves({ KeyCount: 0 });
     await expect(
-      testObjectStore({ endpoint: 'https://s3.eu-west-1.amazonaws.com', accessKeyId: 'a', secretAccessKey: 'b', pathRestriction: 'sales-data' }),
+      testObjectStore({
+        endpoint: 'https://s3.eu-west-1.amazonaws.com',
+        accessKeyId: 'a',
+        secretAccessKey: 'b',
+        pathRestriction: 'sales-data',
+      }),
     ).resolves.toBeUndefined();
   });
 
   it('lists buckets when there is no path restriction', async () => {
     s3.on(ListBucketsCommand).resolves({ Buckets: [] });
-    await expect(testObjectStore({ endpoint: 'https://s3.eu-west-1.amazonaws.com', accessKeyId: 'a', secretAccessKey: 'b', pathRestriction: undefined })).resolves.toBeUndefined();
+    await expect(
+      testObjectStore({
+        endpoint: 'https://s3.eu-west-1.amazonaws.com',
+        accessKeyId: 'a',
+        secretAccessKey: 'b',
+        pathRestriction: undefined,
+      }),
+    ).resolves.toBeUndefined();
     expect(s3.commandCalls(ListBucketsCommand)).toHaveLength(1);
     expect(s3.commandCalls(ListObjectsV2Command)).toHaveLength(0);
   });

@@ -7,7 +7,8 @@ const rsa2048 = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const rsa1024 = generateKeyPairSync('rsa', { modulusLength: 1024 });
 const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 
-const pem = (key: KeyObject, options: Omit<KeyExportOptions<'pem'>, 'format'>): string => key.export({ ...options, format: 'pem' }).toString();
+const pem = (key: KeyObject, options: Omit<KeyExportOptions<'pem'>, 'format'>): string =>
+  key.export({ ...options, format: 'pem' }).toString();
 
 function refused(candidate: string): void {
   try {

@@ -8,12 +8,19 @@ import { AppError } from '../../../../shared/errors/app-error';
  * copies name, code, message, sqlState, data, response and cause onto a plain Error), including
  * codes only a real account produces.
  */
-function driverError(name: string, fields: { code?: string | number; message?: string; cause?: unknown; response?: { statusCode: number } }): Error {
+function driverError(
+  name: string,
+  fields: { code?: string | number; message?: string; cause?: unknown; response?: { statusCode: number } },
+): Error {
   return Object.assign(new Error(fields.message ?? name), { name, ...fields });
 }
 
 const snowflake = (code: string, message = 'refused') => driverError('OperationFailedError', { code, message });
-const network = (code: string) => driverError('NetworkError', { code: 401001, cause: Object.assign(new Error(`connect ${code}`), { name: 'AxiosError', code }) });
+const network = (code: string) =>
+  driverError('NetworkError', {
+    code: 401001,
+    cause: Object.assign(new Error(`connect ${code}`), { name: 'AxiosError', code }),
+  });
 
 describe('login failures', () => {
   it.each([
@@ -33,11 +40,16 @@ describe('login failures', () => {
   });
 
   it('maps an answer that is not Snowflake’s JSON to 30-1014 with its status', () => {
-    expect(warehouseError(driverError('RequestFailedError', { code: 401002, response: { statusCode: 404 } }), 'login')).toMatchObject({
+    expect(
+      warehouseError(driverError('RequestFailedError', { code: 401002, response: { statusCode: 404 } }), 'login'),
+    ).toMatchObject({
       code: '30-1014',
       extraDetails: { provider_status: 404 },
     });
-    expect(warehouseError(driverError('UnexpectedContentError', { code: 401003 }), 'login')).toMatchObject({ code: '30-1014', extraDetails: {} });
+    expect(warehouseError(driverError('UnexpectedContentError', { code: 401003 }), 'login')).toMatchObject({
+      code: '30-1014',
+      extraDetails: {},
+    });
   });
 });
 
@@ -61,7 +73,11 @@ describe('statement failures', () => {
     ['002003', "SQL compilation error:\nDatabase 'ARCHIVE' does not exist or not authorized.", 'ARCHIVE'],
     ['000904', "SQL compilation error: error line 1 at position 7\ninvalid identifier 'DISCOUNT'", 'DISCOUNT'],
     ['002043', 'SQL compilation error:\nObject does not exist, or operation cannot be performed.', 'in the query'],
-    ['090105', "Cannot perform SELECT. This session does not have a current database. Call 'USE DATABASE', or use a qualified name.", 'in the query'],
+    [
+      '090105',
+      "Cannot perform SELECT. This session does not have a current database. Call 'USE DATABASE', or use a qualified name.",
+      'in the query',
+    ],
   ])('Snowflake %s names the element in 30-1010', (code, message, element) => {
     const error = warehouseError(snowflake(code, message), 'query');
     expect(error.code).toBe('30-1010');
@@ -70,7 +86,9 @@ describe('statement failures', () => {
   });
 
   it('maps an HTTP failure of a statement to 30-1003, never 30-1014', () => {
-    expect(warehouseError(driverError('RequestFailedError', { code: 401002, response: { statusCode: 503 } }), 'query')).toMatchObject({
+    expect(
+      warehouseError(driverError('RequestFailedError', { code: 401002, response: { statusCode: 503 } }), 'query'),
+    ).toMatchObject({
       code: '30-1003',
       extraDetails: { provider_status: 503 },
     });
@@ -85,20 +103,35 @@ describe('transport failures', () => {
     ['ECONNABORTED', '30-1005', 'connection_reset'],
     ['ETIMEDOUT', '30-1005', 'timeout'],
   ])('a socket failing with %s → %s, provider_error %s (not the errno)', (code, expected, reason) => {
-    expect(warehouseError(network(code), 'login')).toMatchObject({ code: expected, extraDetails: { provider_error: reason } });
+    expect(warehouseError(network(code), 'login')).toMatchObject({
+      code: expected,
+      extraDetails: { provider_error: reason },
+    });
   });
 
   it('maps a chunk download failure like the account’s own', () => {
-    const chunk = driverError('NetworkError', { code: 402001, cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) });
-    expect(warehouseError(chunk, 'query')).toMatchObject({ code: '30-1002', extraDetails: { provider_error: 'connection_reset' } });
+    const chunk = driverError('NetworkError', {
+      code: 402001,
+      cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }),
+    });
+    expect(warehouseError(chunk, 'query')).toMatchObject({
+      code: '30-1002',
+      extraDetails: { provider_error: 'connection_reset' },
+    });
     const refused = driverError('LargeResultSetError', { code: 402002, response: { statusCode: 403 } });
-    expect(warehouseError(refused, 'query')).toMatchObject({ code: '30-1002', extraDetails: { provider_error: 'Unknown', provider_status: 403 } });
+    expect(warehouseError(refused, 'query')).toMatchObject({
+      code: '30-1002',
+      extraDetails: { provider_error: 'Unknown', provider_status: 403 },
+    });
   });
 
   it('finds a destination the outbound guard refused anywhere in the causes', () => {
     const blocked = network('ERR_CANCELED');
     Object.assign((blocked as { cause: Error }).cause, { cause: new OutboundDestinationBlocked('metadata.internal') });
-    expect(warehouseError(blocked, 'query')).toMatchObject({ code: '30-1130', extraDetails: { host: 'metadata.internal' } });
+    expect(warehouseError(blocked, 'query')).toMatchObject({
+      code: '30-1130',
+      extraDetails: { host: 'metadata.internal' },
+    });
   });
 
   it('maps our own bound running out to 30-1005, and passes AppErrors through', () => {
@@ -108,6 +141,9 @@ describe('transport failures', () => {
   });
 
   it('names no JavaScript exception class for a failure it does not know', () => {
-    expect(warehouseError(new TypeError('x is not a function'), 'query')).toMatchObject({ code: '30-1003', extraDetails: { provider_error: 'Unknown' } });
+    expect(warehouseError(new TypeError('x is not a function'), 'query')).toMatchObject({
+      code: '30-1003',
+      extraDetails: { provider_error: 'Unknown' },
+    });
   });
 });
