@@ -1,5 +1,5 @@
 import { importJob, schemaAnalysisJob } from '../shared/data-tables/jobs';
-import { nodeSchemaAnalysisJob } from '../shared/datasets/analysis-job';
+import { nodeSchemaAnalysisJob } from '../shared/datasets/jobs';
 import { recipeRunJob } from '../shared/datasets/jobs';
 import { directExportJob, multiPartExportJob, targetExportJob } from '../shared/exports/jobs';
 import type { JobDeclaration, WorkerSpec } from '../shared/jobs/define-job';

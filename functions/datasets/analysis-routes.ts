@@ -1,4 +1,4 @@
-import { nodeSchemaAnalysisJob } from '../../shared/datasets/analysis-job';
+import { nodeSchemaAnalysisJob } from '../../shared/datasets/jobs';
 import { defineRoute } from '../../shared/http/route';
 import { SchemaAnalysisResult } from '../../shared/model/columns';
 import { SchemaAlerts, SchemaAnalysisRequest } from '../../shared/model/data-table';

@@ -1,4 +1,4 @@
-import { nodeSchemaAnalysisJob } from '../../shared/datasets/analysis-job';
+import { nodeSchemaAnalysisJob } from '../../shared/datasets/jobs';
 import { nodeAnalyses } from '../../shared/datasets/node-analyses';
 import { nodeAnalysisStatus, recipeNodeRef } from '../../shared/datasets/node-analysis-view';
 import { AppError } from '../../shared/errors/app-error';

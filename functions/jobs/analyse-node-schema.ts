@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { deletePrefix, downloadFile, putJson } from '../../shared/aws/data-bucket';
-import { nodeSchemaAnalysisJob } from '../../shared/datasets/analysis-job';
+import { nodeSchemaAnalysisJob } from '../../shared/datasets/jobs';
 import { analysisFileKey, currentOutput, nodeAnalyses, type NodeRef } from '../../shared/datasets/node-analyses';
 import { outputKindOf } from '../../shared/datasets/run-items';
 import { NODE_OUTPUT_FILES, nodeOutputPrefix } from '../../shared/datasets/run-storage';

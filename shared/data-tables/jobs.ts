@@ -1,14 +1,8 @@
 import * as z from 'zod';
-import { defineJob } from '../jobs/define-job';
+import { defineJob, ENGINE_WORKER } from '../jobs/define-job';
 import { SchemaAnalysisDepth } from '../model/columns';
 
 const positiveId = z.int().min(1);
-
-/**
- * Engine workers get Lambda's largest sensible size: DuckDB's speed scales with memory and
- * the vCPUs that come with it.
- */
-export const ENGINE_WORKER = { timeoutSeconds: 900, memoryMb: 4096, engine: true } as const;
 
 /** The import of a data version (POST /data-versions/batch-create). */
 export const importJob = defineJob({

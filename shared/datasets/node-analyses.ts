@@ -12,7 +12,7 @@ import type { JobRef } from '../jobs/job-ref';
 import { JobSupersededError, StoredExecution, pendingExecution } from '../jobs/status';
 import { abandonedAfterSeconds, isRunning } from '../jobs/view';
 import { SchemaAnalysisDepth } from '../model/columns';
-import { nodeSchemaAnalysisJob } from './analysis-job';
+import { nodeSchemaAnalysisJob } from './jobs';
 import { StoredNodeRun, outputAttribute, outputKindOf, type NodeOutput, type OutputKind } from './run-items';
 import { liveRun } from './run-lock';
 import { NODE_OUTPUT_FILES, nodeOutputPrefix } from './run-storage';

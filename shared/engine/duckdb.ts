@@ -1,40 +1,44 @@
 import { rm } from 'node:fs/promises';
-import os from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, quotedString, type DuckDBConnection } from '@duckdb/node-api';
+import { budgetSettings, engineBudget, type EngineBudget } from './limits';
 
 /**
- * One in-memory DuckDB per job step, sized for the worker it runs in. The instance lives only
- * as long as the callback: a Lambda worker is reused across jobs, and a forgotten instance
- * keeps its memory and threads.
+ * One in-memory DuckDB per job step, sized for the worker it runs in (limits.ts). The instance
+ * lives only as long as the callback: a Lambda worker is reused across jobs, and a forgotten
+ * instance keeps its memory and threads.
  */
-
-/** Share of the machine's memory DuckDB may use; the rest stays with Node and the OS. */
-const MEMORY_SHARE = 0.6;
 
 /** Where DuckDB spills what does not fit in memory, inside the job's work folder. */
 const SPILL_FOLDER = '.duckdb-spill';
 
 function workerSettings(workDir: string): Record<string, string> {
   return {
-    threads: String(os.availableParallelism()),
-    memory_limit: `${Math.floor((os.totalmem() * MEMORY_SHARE) / 2 ** 20)}MB`,
-    temp_directory: join(workDir, SPILL_FOLDER),
+    ...budgetSettings(engineBudget('worker'), join(workDir, SPILL_FOLDER)),
     // Workers have no network; everything needed (parquet, json, icu) is built in.
     autoinstall_known_extensions: 'false',
     autoload_known_extensions: 'false',
   };
 }
 
-/** The engine of a job step that reads and writes the files it chose itself (never user SQL). */
-export async function withDuckDb<T>(workDir: string, use: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+/**
+ * The engine of a job step that reads and writes the files it chose itself (never user SQL).
+ * When `signal` aborts (the job failed, was aborted or went silent), the running statement is
+ * interrupted and the step fails with the signal's reason.
+ */
+export async function withDuckDb<T>(
+  workDir: string,
+  use: (connection: DuckDBConnection) => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
+  signal?.throwIfAborted();
   const instance = await DuckDBInstance.create(':memory:', workerSettings(workDir));
   try {
     const connection = await instance.connect();
     try {
       // Timestamps with a time zone are rendered in UTC whatever the machine's zone is.
       await connection.run("SET TimeZone = 'UTC'");
-      return await use(connection);
+      return await interruptible(connection, signal, () => use(connection));
     } finally {
       connection.closeSync();
     }
@@ -44,13 +48,30 @@ export async function withDuckDb<T>(workDir: string, use: (connection: DuckDBCon
   }
 }
 
+/** Runs `work` on `connection`, interrupting its statement when `signal` aborts; the signal's reason is then the failure. */
+export async function interruptible<T>(
+  connection: DuckDBConnection,
+  signal: AbortSignal | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (!signal) return work();
+  const interrupt = () => connection.interrupt();
+  signal.addEventListener('abort', interrupt, { once: true });
+  try {
+    return await work();
+  } catch (error) {
+    throw signal.aborted ? signal.reason : error;
+  } finally {
+    signal.removeEventListener('abort', interrupt);
+  }
+}
+
 /** How a sandboxed engine is sized, and the folders its SQL may use. */
 export interface SandboxOptions {
   /** Folders the SQL may read and write (a job's inputs and output); none by default. */
   readonly directories?: readonly string[];
-  /** One thread by default: analysis binds and parses, it does not scan. */
-  readonly threads?: number;
-  readonly memoryLimitMb?: number;
+  /** What the engine may use (limits.ts); the analyzer's budget by default. */
+  readonly budget?: EngineBudget;
   /**
    * Where the engine spills what does not fit in its memory: a folder of the job's own (a
    * recipe run's). None by default, and then nothing is spilled: DuckDB's own default is
@@ -59,9 +80,6 @@ export interface SandboxOptions {
    */
   readonly spillDirectory?: string;
 }
-
-/** DuckDB's own default is 80% of the machine; an analysis needs a few megabytes. */
-const SANDBOX_MEMORY_LIMIT_MB = 256;
 
 /**
  * An engine for user SQL (recipes, and their analysis), locked down before any of it runs,
@@ -76,12 +94,10 @@ const SANDBOX_MEMORY_LIMIT_MB = 256;
  */
 export async function createSandboxedDuckDb(options: SandboxOptions = {}): Promise<DuckDBInstance> {
   const instance = await DuckDBInstance.create(':memory:', {
-    threads: String(options.threads ?? 1),
-    memory_limit: `${options.memoryLimitMb ?? SANDBOX_MEMORY_LIMIT_MB}MB`,
+    ...budgetSettings(options.budget ?? engineBudget('analyzer'), options.spillDirectory),
     autoinstall_known_extensions: 'false',
     autoload_known_extensions: 'false',
     allow_community_extensions: 'false',
-    temp_directory: options.spillDirectory ?? '',
   });
   try {
     const setup = await instance.connect();

@@ -1,4 +1,3 @@
-import os from 'node:os';
 import { join } from 'node:path';
 import { quotedIdentifier, type DuckDBConnection } from '@duckdb/node-api';
 import { AppError, isAppError } from '../errors/app-error';
@@ -7,6 +6,7 @@ import { logger } from '../log';
 import type { ColumnSchema, DataRow, SchemaAnalysisDepth, SchemaAnalysisResult } from '../model/columns';
 import { createSandboxedDuckDb, withEngine } from './duckdb';
 import { engineError, redactPaths, shortCause, type PathName } from './engine-errors';
+import { engineBudget } from './limits';
 import { copyToParquet, describeParquet, parquetSource } from './parquet';
 import { analyseParquetWith } from './schema-analysis';
 import { readJsonSafeRows } from './values';
@@ -52,6 +52,8 @@ export interface RecipeFolders {
 export interface RecipeRunOptions {
   readonly previewRows: number;
   readonly analysisDepth: SchemaAnalysisDepth;
+  /** The memory of the process the engine runs in (its engine process's): DuckDB's limits follow it (limits.ts). */
+  readonly memoryMb?: number;
   /** Told the output's data file is complete, before it is described and analysed: the worker uploads it meanwhile. */
   readonly onData?: (dataPath: string) => void;
   /** Told the output's columns and preview, before it is analysed: the worker uploads them meanwhile. */
@@ -60,9 +62,6 @@ export interface RecipeRunOptions {
 
 /** The view the code is bound to: a name no alias or CTE can have (they are plain identifiers). */
 const OUTPUT_VIEW = quotedIdentifier('recipe output');
-
-/** Share of the worker's memory the engine may use, as in duckdb.ts's worker engine. */
-const MEMORY_SHARE = 0.6;
 
 /**
  * Runs `code` over `sources`. The sandboxed engine starts at once, while the sources may still
@@ -78,8 +77,7 @@ export async function runRecipeSql(
   const dataPath = join(folders.outDir, 'data.parquet');
   const sandbox = {
     directories: [folders.inDir, folders.outDir],
-    threads: os.availableParallelism(),
-    memoryLimitMb: Math.floor((os.totalmem() * MEMORY_SHARE) / 2 ** 20),
+    budget: engineBudget('recipe-run', options.memoryMb),
     spillDirectory: folders.spillDir,
   };
   const engine = createSandboxedDuckDb(sandbox);
@@ -115,6 +113,29 @@ export async function runRecipeSql(
   } catch (error) {
     throw isAppError(error) ? error : runFailure(error, known);
   }
+}
+
+/** A recipe run as an engine process runs it (isolation/tasks.ts): its sources are there. */
+export interface RecipeRunInput extends Pick<RecipeRunOptions, 'previewRows' | 'analysisDepth' | 'memoryMb'> {
+  readonly code: string;
+  readonly sources: readonly RecipeSource[];
+  readonly folders: RecipeFolders;
+}
+
+/** What a run tells while it goes on: its data file is complete, then its columns and preview are known. */
+export type RecipeRunEvent =
+  | { readonly kind: 'data'; readonly dataPath: string }
+  | ({ readonly kind: 'described' } & Pick<RecipeRunResult, 'columns' | 'previewRows'>);
+
+/** runRecipeSql in an engine process, its progress told as events to the parent. */
+export function runRecipeTask(input: RecipeRunInput, emit: (event: RecipeRunEvent) => void): Promise<RecipeRunResult> {
+  return runRecipeSql(input.code, Promise.resolve(input.sources), input.folders, {
+    previewRows: input.previewRows,
+    analysisDepth: input.analysisDepth,
+    memoryMb: input.memoryMb,
+    onData: (dataPath) => emit({ kind: 'data', dataPath }),
+    onDescribed: (description) => emit({ kind: 'described', ...description }),
+  });
 }
 
 async function describeOutput(

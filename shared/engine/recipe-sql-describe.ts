@@ -1,7 +1,7 @@
-import { quotedIdentifier, type DuckDBConnection } from '@duckdb/node-api';
+import { quotedIdentifier } from '@duckdb/node-api';
 import { AppError, validationError } from '../errors/app-error';
-import { withSandboxedDuckDb } from './duckdb';
-import { shortCause } from './engine-errors';
+import { EngineProcessStopped, runInEngineProcess } from './isolation/engine-process';
+import type { OutputColumn } from './recipe-sql-bind';
 import { analyseRecipeSql, type RecipeSqlAnalysis } from './recipe-sql';
 import { serializeSql } from './recipe-sql-parse';
 import type { Json } from './recipe-sql-tree';
@@ -9,8 +9,7 @@ import type { Json } from './recipe-sql-tree';
 /**
  * The columns a recipe would produce, before it is saved or run: the code is analysed, then
  * DuckDB binds it over empty tables typed as the caller describes each alias, in a sandboxed
- * engine of its own (nothing of one caller's tables is ever seen by another). Binding
- * resolves every name and type without reading a row.
+ * engine in an engine process (recipe-sql-bind.ts), within ANALYZER_PROCESS's memory and time.
  */
 
 export interface AliasColumn {
@@ -25,10 +24,7 @@ export interface AliasColumns {
   readonly columns: readonly AliasColumn[];
 }
 
-export interface OutputColumn {
-  readonly name: string;
-  readonly type: string;
-}
+export type { OutputColumn } from './recipe-sql-bind';
 
 export interface RecipeSqlDescription extends RecipeSqlAnalysis {
   /** The query's result columns, in order, with DuckDB's type names. */
@@ -39,22 +35,49 @@ export interface RecipeSqlDescription extends RecipeSqlAnalysis {
  * Analyses `code` with the aliases of `tables` (every rule of analyseRecipeSql), then answers
  * its output columns. A column type that is not one DuckDB type answers 10-1400 naming
  * `tables.<alias>.<column>`; a query DuckDB cannot bind over these columns (an unknown
- * column, a type mismatch, an aggregate misused) answers 40-50001 with DuckDB's message.
+ * column, a type mismatch, an aggregate misused) answers 40-50001 with DuckDB's message; one
+ * whose binding needs more than ANALYZER_PROCESS answers 40-50003. When `signal` aborts (the
+ * request's time is up), the engine process is stopped and the signal's reason thrown.
  */
 export async function describeRecipeOutput(
   code: string | null | undefined,
   tables: readonly AliasColumns[],
+  signal?: AbortSignal,
 ): Promise<RecipeSqlDescription> {
   const analysis = await analyseRecipeSql(
     code,
     tables.map((table) => table.alias),
   );
   const definitions = await Promise.all(tables.map(tableDefinition));
-  const columns = await withSandboxedDuckDb({}, async (connection) => {
-    for (const [index, definition] of definitions.entries()) await createTable(connection, tables[index]!, definition);
-    return outputColumns(connection, code!);
-  });
-  return { ...analysis, columns };
+  const input = {
+    code: code!,
+    tables: tables.map((table, index) => ({ alias: table.alias, definition: definitions[index]! })),
+  };
+  try {
+    const { result } = await runInEngineProcess('describe', input, { ...ANALYZER_PROCESS, signal });
+    return { ...analysis, columns: result };
+  } catch (error) {
+    throw error instanceof EngineProcessStopped ? beyondBounds(error) : error;
+  }
+}
+
+/**
+ * The analyzer's process: DuckDB's own 256 MB (limits.ts) plus the process's (Node and
+ * DuckDB loaded: about 150 MB), with room for what binding allocates outside DuckDB's
+ * buffer manager; a few seconds, where a real recipe binds in milliseconds.
+ */
+export const ANALYZER_PROCESS = { memoryMb: 768, timeoutMs: 5000 } as const;
+
+/** The code asked more of the analyzer than it gives: its constant expressions are the cause (40-50003). */
+function beyondBounds(stopped: EngineProcessStopped): AppError {
+  const bound =
+    stopped.reason === 'memory'
+      ? `more than ${stopped.limits.memoryMb} MB of memory`
+      : stopped.reason === 'time'
+        ? `more than ${stopped.limits.timeoutMs / 1000} s`
+        : 'more than the analyzer could give before it stopped';
+  const cause = `binding the query took ${bound}: DuckDB evaluates constant expressions (such as repeat, range or list_resize over large constants) while it binds`;
+  return new AppError('40-50003', { extraDetails: { cause } });
 }
 
 const fieldOf = (table: AliasColumns, column?: AliasColumn) =>
@@ -106,32 +129,4 @@ function field(value: Json | undefined, key: string): Json | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
     ? (value as Record<string, Json>)[key]
     : undefined;
-}
-
-async function createTable(connection: DuckDBConnection, table: AliasColumns, definition: string): Promise<void> {
-  try {
-    await connection.run(`CREATE TABLE ${quotedIdentifier(table.alias)} (${definition})`);
-  } catch (error) {
-    // A type DuckDB does not know, or two columns of one name.
-    throw validationError({
-      [fieldOf(table)]: `cannot be created: ${shortCause(error instanceof Error ? error.message : String(error))}`,
-    });
-  }
-}
-
-async function outputColumns(connection: DuckDBConnection, code: string): Promise<OutputColumn[]> {
-  let prepared;
-  try {
-    prepared = await connection.prepare(code);
-  } catch (error) {
-    throw new AppError('40-50001', {
-      extraDetails: { cause: shortCause(error instanceof Error ? error.message : String(error)) },
-      cause: error,
-    });
-  }
-  const columns: OutputColumn[] = [];
-  for (let index = 0; index < prepared.columnCount; index++)
-    columns.push({ name: prepared.columnName(index), type: prepared.columnType(index).toString() });
-  prepared.destroySync();
-  return columns;
 }

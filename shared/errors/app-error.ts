@@ -15,6 +15,11 @@ export interface AppErrorOptions {
    * (shared/http/form-refusals.ts).
    */
   readonly status?: number;
+  /**
+   * What happened, in the user's words, where the catalogue's text says less: a job's error
+   * message (spec 7.2) that tells a time limit from inactivity or memory.
+   */
+  readonly message?: string;
 }
 
 /**
@@ -27,7 +32,7 @@ export class AppError extends Error {
   readonly extraDetails: Readonly<Record<string, unknown>> | undefined;
 
   constructor(code: ErrorCode, options: AppErrorOptions = {}) {
-    super(renderMessage(code, options.params ?? []), { cause: options.cause });
+    super(options.message ?? renderMessage(code, options.params ?? []), { cause: options.cause });
     this.name = 'AppError';
     this.code = code;
     this.status = options.status ?? errorCatalogue[code].status;

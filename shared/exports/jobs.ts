@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineJob } from '../jobs/define-job';
+import { defineJob, ENGINE_WORKER } from '../jobs/define-job';
 import { ExportFormat, ExportSourceType } from '../model/export';
 
 /**
@@ -22,9 +22,6 @@ export const ExportShape = z.strictObject({
   format: ExportFormat,
 });
 export type ExportShape = z.infer<typeof ExportShape>;
-
-/** Engine workers: DuckDB reads the source and writes the files (as the import worker is sized). */
-const ENGINE_WORKER = { timeoutSeconds: 900, memoryMb: 4096, engine: true } as const;
 
 /** POST /exports: the output to a target's destination, named by its path and dynamic parameters. */
 export const targetExportJob = defineJob({

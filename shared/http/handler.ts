@@ -101,13 +101,22 @@ export function httpHandler<R extends RouteSpec>(
   route: R,
   implementation: (request: RouteRequest<R>) => Promise<RouteResult<R>>,
 ): RouteHandler<R> {
-  const handler = middy<ApiEvent, ApiResult>()
+  const handler = middy<ApiEvent, ApiResult>({ timeoutEarlyResponse: timedOut })
     .use(observed(route.operationId))
-    .handler(async (event) => {
+    .handler(async (event, _context, { signal }) => {
       const principal = route.permission === null ? undefined : authorize(event, route.permission);
       const parsed = parseRequest(route, event);
-      const request = { ...parsed, principal, traceId: traceIdOf(event) } as RouteRequest<R>;
+      const request = { ...parsed, principal, traceId: traceIdOf(event), signal } as RouteRequest<R>;
       return respond(route, await implementation(request), event);
     });
   return Object.assign(handler, { route });
+}
+
+/**
+ * The answer when the function's time is nearly up. The request's `signal` aborts at the same
+ * moment, so the work behind it (an engine process) stops too; a route whose work can run
+ * long bounds it below this itself and answers its own catalogue code first.
+ */
+function timedOut(): never {
+  throw new AppError('10-500', { extraDetails: { cause: 'the request ran past its time limit' } });
 }

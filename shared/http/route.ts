@@ -67,6 +67,8 @@ export interface RouteRequest<R extends RouteSpec> {
   readonly headers: Readonly<Record<string, string | undefined>>;
   readonly idempotencyKey: string | undefined;
   readonly traceId: string;
+  /** Aborted when the function's time is up (the answer is then 10-500): work that can outlive it listens. */
+  readonly signal: AbortSignal;
 }
 
 export interface RouteResult<R extends RouteSpec> {

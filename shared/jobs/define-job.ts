@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type * as z from 'zod';
+import { DEFAULT_WORKER_MEMORY_MB } from '../engine/limits';
 import type { ResourceAccess, StartableJob } from '../resource-access';
 
 /**
@@ -45,6 +46,12 @@ export interface JobDeclaration<P extends z.ZodType = z.ZodType> extends Startab
    */
   readonly definitionFile?: string;
 }
+
+/**
+ * The size of every engine worker: Lambda's largest sensible one, as DuckDB's speed scales with
+ * memory and the vCPUs that come with it; its engines are sized from it (engine/limits.ts).
+ */
+export const ENGINE_WORKER = { timeoutSeconds: 900, memoryMb: DEFAULT_WORKER_MEMORY_MB, engine: true } as const;
 
 const KEBAB_CASE = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 

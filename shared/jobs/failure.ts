@@ -2,6 +2,7 @@ import { isAppError } from '../errors/app-error';
 import { AppError } from '../errors/app-error';
 import type { ErrorCode } from '../errors/catalogue';
 import type { JobError } from '../model/job';
+import { logger } from '../log';
 
 /**
  * How a worker's failure travels through Step Functions to the execution's error. The
@@ -27,12 +28,30 @@ const TRANSIENT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 /** The error a runner gives a job that died with it and could not run again (the twin's journal). */
 export const RUNNER_RESTARTED = 'Job.RunnerRestarted';
 
-/** Errors that say the step ran too long, went silent or died with its runner: 10-1047, with why. */
-const INACTIVITY_ERRORS: Readonly<Record<string, string>> = {
-  'States.Timeout': 'the step ran past its time limit',
-  'States.HeartbeatTimeout': 'the step sent no heartbeat in time',
-  'Sandbox.Timedout': 'the worker ran past its Lambda timeout',
-  [RUNNER_RESTARTED]: 'the job runner restarted while the job ran, twice',
+/** What the user reads of a job stopped from outside: its message, and a cause free of Step Functions' or Lambda's names. */
+interface Stopped {
+  readonly message: string;
+  readonly cause: string;
+}
+
+const TIME_LIMIT: Stopped = {
+  message: 'The job ran past its time limit and was stopped; resubmit it on less data or contact support',
+  cause: 'time limit: the step ran past its time limit',
+};
+
+/** Errors that say the step ran too long, went silent or died with its runner: 10-1047, saying which. */
+const INACTIVITY_ERRORS: Readonly<Record<string, Stopped>> = {
+  'States.Timeout': TIME_LIMIT,
+  'Sandbox.Timedout': TIME_LIMIT,
+  'States.HeartbeatTimeout': {
+    message:
+      'The job timed out due to processing inactivity: its worker stopped reporting; resubmit or contact support',
+    cause: 'inactivity: the worker sent no heartbeat in time',
+  },
+  [RUNNER_RESTARTED]: {
+    message: 'The job was interrupted twice by a restart of the job runner; resubmit it',
+    cause: 'the job runner restarted while the job ran, twice',
+  },
 };
 
 /**
@@ -40,6 +59,12 @@ const INACTIVITY_ERRORS: Readonly<Record<string, string>> = {
  * memory, a crashed runtime) as Lambda.Unknown; its Cause tells which.
  */
 const LAMBDA_DIED = 'Lambda.Unknown';
+
+/** A Lambda that died without an answer and was not at its timeout: out of memory, or its runtime crashed. */
+const WORKER_DIED: Stopped = {
+  message: 'The job stopped: its worker ran out of memory or crashed; resubmit it on less data or contact support',
+  cause: 'memory or crash: the worker stopped without an answer',
+};
 
 const MAX_CAUSE_LENGTH = 1000;
 
@@ -96,18 +121,12 @@ function asJobError(value: unknown): JobError | undefined {
  */
 export function jobErrorFromState(failure: { readonly Error?: string; readonly Cause?: string }): JobError {
   const name = failure.Error ?? 'States.Runtime';
-  const inactivity = Object.hasOwn(INACTIVITY_ERRORS, name) ? INACTIVITY_ERRORS[name] : undefined;
-  if (inactivity) return jobErrorOf(new AppError('10-1047', { extraDetails: { cause: `${name}: ${inactivity}` } }));
+  const stopped = Object.hasOwn(INACTIVITY_ERRORS, name) ? INACTIVITY_ERRORS[name] : undefined;
+  if (stopped) return { code: '10-1047', ...stopped };
   if (name === LAMBDA_DIED) {
-    if (/timed out/i.test(failure.Cause ?? ''))
-      return jobErrorOf(
-        new AppError('10-1047', { extraDetails: { cause: `${name}: the worker ran past its Lambda timeout` } }),
-      );
-    return jobErrorOf(
-      new AppError('10-500', {
-        extraDetails: { cause: `${name}: the worker stopped without an answer (out of memory or a crash)` },
-      }),
-    );
+    return /timed out/i.test(failure.Cause ?? '')
+      ? { code: '10-1047', ...TIME_LIMIT }
+      : { code: '10-500', ...WORKER_DIED };
   }
   if (name === JOB_FAILED || name === JOB_TRANSIENT) {
     const cause = parseJson(failure.Cause);
@@ -118,5 +137,7 @@ export function jobErrorFromState(failure: { readonly Error?: string; readonly C
     const recorded = asJobError(message);
     if (recorded) return recorded;
   }
-  return jobErrorOf(new AppError('10-500', { extraDetails: { cause: name } }));
+  // Another name of the runner's is an internal: the log has it, the user reads the catalogue's message.
+  logger.warn('job failed with an unknown state error', { error: name });
+  return jobErrorOf(new AppError('10-500'));
 }

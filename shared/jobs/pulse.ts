@@ -4,6 +4,12 @@ import type { JobRef } from './job-ref';
 import { reportProgress } from './status';
 
 /**
+ * The longest wait between two heartbeats: a job failed, aborted or timed out meanwhile is
+ * seen at the next one (its write is refused) and its worker stops its engine then.
+ */
+const MAX_BEAT_MS = 5000;
+
+/**
  * A running job's heartbeat: the latest progress is written every few seconds while the
  * worker lives, and a watchdog aborts the work when the data stops flowing for the job's
  * inactivity limit (10-1047). If a heartbeat write is refused (the job was failed or
@@ -22,7 +28,7 @@ export class JobPulse {
     initial: JobProgress,
   ) {
     this.latest = initial;
-    const beat = Math.max(250, Math.min(15_000, (inactivitySeconds * 1000) / 4));
+    const beat = Math.max(250, Math.min(MAX_BEAT_MS, (inactivitySeconds * 1000) / 4));
     this.timers.push(setInterval(() => void this.beat(), beat));
     this.timers.push(setInterval(() => this.check(), Math.max(100, beat / 2)));
   }

@@ -90,11 +90,12 @@ describe('the import job', () => {
     expect(attempts.get(tableId)).toBe(2);
   });
 
-  it('records a crash of the worker as 10-500 naming the error type only, and frees the table', async () => {
+  it('records a crash of the worker as 10-500 without its error or its name, and frees the table', async () => {
     const tableId = await tableMisbehaving('throw');
     const version = await importAndWait(api, tableId);
-    expect(version.execution).toMatchObject({ status: 'FAILED', error: { code: '10-500', cause: 'TypeError' } });
-    expect(JSON.stringify(version)).not.toContain('boom');
+    expect(version.execution).toMatchObject({ status: 'FAILED', error: { code: '10-500' } });
+    // Neither the error's text nor the runtime's name for it reaches the user.
+    expect(JSON.stringify(version)).not.toMatch(/boom|TypeError/);
     expect(attempts.get(tableId)).toBe(1);
     misbehaviours.delete(tableId);
     expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
@@ -112,11 +113,15 @@ describe('the import job', () => {
     const [timedOut, outOfMemory] = await Promise.all([importAndWait(api, killed), importAndWait(api, oom)]);
     expect(timedOut.execution).toMatchObject({
       status: 'FAILED',
-      error: { code: '10-1047', cause: 'Lambda.Unknown: the worker ran past its Lambda timeout' },
+      error: {
+        code: '10-1047',
+        message: expect.stringContaining('time limit'),
+        cause: expect.stringMatching(/^time limit/),
+      },
     });
     expect(outOfMemory.execution).toMatchObject({
       status: 'FAILED',
-      error: { code: '10-500', cause: expect.stringContaining('out of memory') },
+      error: { code: '10-500', message: expect.stringContaining('out of memory') },
     });
     expect(JSON.stringify(outOfMemory)).not.toContain('RequestId');
     expect([attempts.get(killed), attempts.get(oom)]).toEqual([1, 1]);

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadWorkerHandler, type WorkerFunction } from '../../../infra/local/stepfunctions';
-import { nodeSchemaAnalysisJob } from '../../../shared/datasets/analysis-job';
+import { nodeSchemaAnalysisJob } from '../../../shared/datasets/jobs';
 import { recipeRunJob } from '../../../shared/datasets/jobs';
 import { excerpt } from '../../../shared/errors/app-error';
 import type { WorkerSpec } from '../../../shared/jobs/define-job';

@@ -53,11 +53,11 @@ describe('withDuckDb', () => {
 
 describe('withSandboxedDuckDb and spilling', () => {
   // A sort of about 60 MB of rows in an engine of 32 MB: it completes only by spilling.
-  const sortBeyondMemory = (connection: DuckDBConnection, out: string) =>
+  const sortBeyondMemory = (connection: DuckDBConnection, out: string, rows = 1_000_000) =>
     connection.run(
-      `COPY (SELECT i, md5(i::VARCHAR) AS h FROM range(0, 1000000) t(i) ORDER BY h) TO ${quotedString(out)} (FORMAT parquet)`,
+      `COPY (SELECT i, md5(i::VARCHAR) AS h FROM range(0, ${rows}) t(i) ORDER BY h) TO ${quotedString(out)} (FORMAT parquet)`,
     );
-  const small = { threads: 1, memoryLimitMb: 32 };
+  const small = { budget: { threads: 1, memoryLimitMb: 32, maxTempDirectorySizeMb: 1024 } };
 
   it('spills into the folder it is given, and completes what does not fit in its memory', async () => {
     const out = join(dir.dir, 'sorted');
@@ -68,6 +68,20 @@ describe('withSandboxedDuckDb and spilling', () => {
       await sortBeyondMemory(connection, join(out, 'sorted.parquet'));
     });
     expect(existsSync(join(out, 'sorted.parquet'))).toBe(true);
+  });
+
+  it('spills no more than its max_temp_directory_size: past it, the query fails instead of filling the disk', async () => {
+    const out = join(dir.dir, 'capped');
+    await mkdir(out);
+    const spill = join(dir.dir, 'capped-spill');
+    const capped = { budget: { ...small.budget, maxTempDirectorySizeMb: 1 } };
+    await withSandboxedDuckDb({ ...capped, directories: [out], spillDirectory: spill }, async (connection) => {
+      expect(await setting(connection, 'max_temp_directory_size')).toBe('976.5 KiB');
+      // Three times the rows: more than the 1 MB it may spill.
+      await expect(sortBeyondMemory(connection, join(out, 'sorted.parquet'), 3_000_000)).rejects.toThrow(
+        /Out of Memory/,
+      );
+    });
   });
 
   it('without a spill folder, spills nowhere (not into the working directory): the same sort runs out of memory', async () => {

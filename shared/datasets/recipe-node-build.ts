@@ -1,0 +1,188 @@
+import { mkdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type * as z from 'zod';
+import { downloadFile, putFile, putJson } from '../aws/data-bucket';
+import { VERSION_FILES, versionPrefix } from '../data-tables/storage';
+import { DEFAULT_PREVIEW_ROWS } from '../engine/csv-import';
+import { functionMemoryMb } from '../engine/limits';
+import { recipeEngineFor, type RecipeEngine } from '../engine/recipe-engines';
+import type { RecipeFolders, RecipeRunResult, RecipeSource } from '../engine/recipe-run';
+import { AppError } from '../errors/app-error';
+import { withCpuCounted } from '../jobs/cpu-usage';
+import { EarlyUploads } from '../jobs/early-uploads';
+import type { JobRef } from '../jobs/job-ref';
+import { settleAll } from '../jobs/settle';
+import { recipeStore } from '../recipes/store';
+import { recipeVersions } from '../recipes/versions';
+import { recipeRunJob, type BuildStep } from './jobs';
+import type { NodeOutput, OutputKind, RunSource } from './run-items';
+import { NODE_OUTPUT_FILES, nodeOutputPrefix } from './run-storage';
+
+/**
+ * One node of a recipe run built: its inputs downloaded, its recipe read, its engine run
+ * within the run's bounds, its output's files written.
+ */
+export type RunParams = z.output<typeof recipeRunJob.params>;
+
+/** What one node's build works on. */
+export interface NodeBuild {
+  readonly job: JobRef;
+  readonly params: RunParams;
+  readonly step: BuildStep;
+  readonly kind: OutputKind;
+  /** The node's scratch folder, inside the job's. */
+  readonly dir: string;
+  /** Where the node's output goes in the data bucket. */
+  readonly prefix: string;
+  /** Aborted when the job fails, is aborted or superseded: the engine stops. */
+  readonly signal: AbortSignal;
+}
+
+/** What the worker process keeps for itself (Node, the SDK, downloads) beside its engine process. */
+const WORKER_PROCESS_RESERVE_MB = 512;
+/** Time the worker keeps after its engine's limit to record the failure and clean up before Lambda's timeout. */
+const WORKER_WIND_DOWN_SECONDS = 30;
+
+/** The bounds of a run's engine: its worker's memory less the worker's own share, and its time less the wind-down. */
+export function recipeRunLimits(): { readonly memoryMb: number; readonly timeoutMs: number } {
+  const { memoryMb, timeoutSeconds } = recipeRunJob.worker;
+  return {
+    memoryMb: functionMemoryMb(memoryMb) - WORKER_PROCESS_RESERVE_MB,
+    timeoutMs: (timeoutSeconds - WORKER_WIND_DOWN_SECONDS) * 1000,
+  };
+}
+
+/** Where an alias's rows are: a data version's Parquet, or the upstream node's output of the same kind. */
+function sourceKey({ job, params, kind }: NodeBuild, source: RunSource): { key: string; missing: AppError } {
+  if (source.data_table_id !== undefined && source.data_version_number !== undefined) {
+    const file = kind === 'sample' ? VERSION_FILES.sample : VERSION_FILES.data;
+    return {
+      key: versionPrefix(job.tenant_id, source.data_table_id, source.data_version_number) + file,
+      missing: new AppError('20-1059', { params: [source.data_table_id, source.data_version_number] }),
+    };
+  }
+  return {
+    key:
+      nodeOutputPrefix(job.tenant_id, params.dataset_id, params.version_number, source.node_id, kind) +
+      NODE_OUTPUT_FILES.data,
+    missing: new AppError('20-1039', {
+      params: [`${params.dataset_id}/${params.version_number}/${source.node_id}/${kind}`],
+    }),
+  };
+}
+
+async function download(key: string, path: string, missing: AppError): Promise<void> {
+  try {
+    await downloadFile(key, path);
+  } catch (error) {
+    if ((error as Error).name === 'NoSuchKey') throw missing;
+    throw error;
+  }
+}
+
+/** The node's inputs in `inDir`: each alias's Parquet downloaded from the data bucket. */
+async function downloadSources(build: NodeBuild, inDir: string): Promise<RecipeSource[]> {
+  await mkdir(inDir, { recursive: true });
+  return Promise.all(
+    build.step.inputs.sources.map(async (source, index) => {
+      const { key, missing } = sourceKey(build, source);
+      const path = join(inDir, `source-${index}.parquet`);
+      await download(key, path, missing);
+      return { alias: source.alias, path };
+    }),
+  );
+}
+
+/**
+ * Builds one node once `started` (its status write) lands. The inputs download while the start
+ * is written and the recipe is read; nothing is written under the node's prefix before
+ * `started` lands.
+ */
+export async function buildNode(build: NodeBuild, started: Promise<void>): Promise<NodeOutput> {
+  const { job, step, dir } = build;
+  const inDir = join(dir, 'in');
+  const outDir = join(dir, 'out');
+  const sources = downloadSources(build, inDir);
+  const downloaded = sources.then(
+    () => undefined,
+    () => undefined,
+  );
+  try {
+    const [, [recipe, version]] = await settleAll([
+      started,
+      Promise.all([
+        recipeStore.get(job.tenant_id, step.inputs.recipe_id),
+        recipeVersions.get(job.tenant_id, step.inputs.recipe_id, step.inputs.recipe_version_number),
+      ]),
+      mkdir(outDir, { recursive: true }),
+    ]);
+    // Updates are refused while the run holds the version (20-1048): another code here is a broken invariant.
+    if (version.lock_version !== step.inputs.recipe_lock_version)
+      throw new AppError('10-500', { extraDetails: { cause: 'the recipe version changed during the run' } });
+    const folders = { inDir, outDir, spillDir: join(dir, 'spill') };
+    return await builtOutput(build, recipeEngineFor(recipe.data.language), version.code, sources, folders);
+  } finally {
+    // No download outlives the build that started it.
+    await downloaded;
+  }
+}
+
+/**
+ * Runs the engine and writes the output's files beside the run's CPU usage: the data file as
+ * soon as the engine has written it, the preview and schema as soon as it has described it
+ * (each while the engine goes on), the analysis last. Every upload settles before a failure
+ * goes on to the build's clean-up, which removes them.
+ */
+async function builtOutput(
+  { job, params, step, prefix, signal }: NodeBuild,
+  engine: RecipeEngine,
+  code: string,
+  sources: Promise<readonly RecipeSource[]>,
+  folders: RecipeFolders,
+): Promise<NodeOutput> {
+  const depth = params.schema_analysis_depth;
+  const early = new EarlyUploads();
+  const uploadData = (dataPath: string) =>
+    early.start('data', () => putFile(prefix + NODE_OUTPUT_FILES.data, dataPath, 'application/vnd.apache.parquet'));
+  const uploadDescription = ({ columns, previewRows }: Pick<RecipeRunResult, 'columns' | 'previewRows'>) =>
+    early.start('description', () =>
+      settleAll([
+        putJson(prefix + NODE_OUTPUT_FILES.preview, previewRows),
+        putJson(prefix + NODE_OUTPUT_FILES.schema, columns),
+      ]),
+    );
+  const options = {
+    previewRows: DEFAULT_PREVIEW_ROWS,
+    analysisDepth: depth,
+    onData: uploadData,
+    onDescribed: uploadDescription,
+    limits: recipeRunLimits(),
+    signal,
+  };
+  const { result, cpuSeconds } = await withCpuCounted(
+    job.tenant_id,
+    async () => {
+      const value = await engine.run(code, sources, folders, options);
+      return { value, elsewhereCpuSeconds: value.engineCpuSeconds };
+    },
+    // An engine that did not tell (no early uploads) has its files uploaded here.
+    (result) => [
+      early.started('data') ?? uploadData(result.dataPath),
+      early.started('description') ?? uploadDescription(result),
+      putJson(prefix + NODE_OUTPUT_FILES.analysis(depth), result.analysis),
+    ],
+  ).catch(async (error: unknown) => {
+    await early.settled();
+    throw error;
+  });
+  return {
+    run_id: job.job_id,
+    inputs: step.inputs,
+    row_count: result.rowCount,
+    columns: result.columns,
+    data_bytes: (await stat(result.dataPath)).size,
+    cpu_seconds: cpuSeconds,
+    analysis_depth: depth,
+    completed_date: new Date().toISOString(),
+  };
+}

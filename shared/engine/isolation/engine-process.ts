@@ -1,0 +1,224 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ENGINE_CHILD_VARIABLE } from './engine-child';
+import type { EngineTaskName, TaskEvent, TaskInput, TaskOutput } from './tasks';
+import { fromWire, type TaskMessage, type TaskRequest } from './wire';
+
+/**
+ * User SQL runs in an engine process of its own, which its parent kills when it goes past
+ * its memory or its time, or when the work is no longer wanted. DuckDB's memory_limit bounds
+ * only its buffer manager: a constant such as `repeat('x', 2e9)` or `range(1e9)` is
+ * evaluated outside it while the query is bound, in one call that no interrupt reaches. Only
+ * a process boundary bounds that, as a Lambda's memory size bounds the function: here the
+ * parent survives, answers with a catalogue code and cleans up (docs/engine-limits.md).
+ *
+ * Engine processes are kept warm between tasks (a few per process), each running one task at
+ * a time, so the process start is paid once, not per request or run.
+ */
+
+/** The bounds of one task. */
+export interface EngineProcessLimits {
+  /** The engine process's resident memory may not go past this. */
+  readonly memoryMb: number;
+  readonly timeoutMs: number;
+  /** The work is no longer wanted: the process is killed and the task fails with the signal's reason. */
+  readonly signal?: AbortSignal;
+}
+
+/** Why an engine process was stopped before its task ended. */
+export type EngineStopReason = 'memory' | 'time' | 'crashed';
+
+/** A task whose engine process was stopped: past its memory or time, or dead on its own. */
+export class EngineProcessStopped extends Error {
+  constructor(
+    readonly reason: EngineStopReason,
+    readonly limits: Pick<EngineProcessLimits, 'memoryMb' | 'timeoutMs'>,
+  ) {
+    super(`engine process stopped (${reason})`);
+    this.name = 'EngineProcessStopped';
+  }
+}
+
+/** What a task answered, and the CPU its engine process spent on it. */
+export interface EngineTaskResult<T> {
+  readonly result: T;
+  readonly cpuSeconds: number;
+}
+
+/** Idle processes kept for the next task; more run while tasks overlap, and end with them. */
+const MAX_IDLE = 2;
+/** How often a running task's memory is read: a process grows by a few hundred MB at most between two reads. */
+const MEMORY_POLL_MS = 20;
+const PAGE_BYTES = 4096;
+
+const idle: ChildProcess[] = [];
+let nextTaskId = 1;
+
+/** The module an engine process runs: the child module itself from source, the function's one file when bundled. */
+function childEntry(): { readonly path: string; readonly execArgv: string[] } {
+  const self = fileURLToPath(import.meta.url);
+  if (!self.endsWith('.ts')) return { path: self, execArgv: [] };
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  return { path: join(dirname(self), 'engine-child.ts'), execArgv: ['--import', tsx] };
+}
+
+function spawnEngineProcess(): ChildProcess {
+  const { path, execArgv } = childEntry();
+  const child = fork(path, [], {
+    env: { ...process.env, [ENGINE_CHILD_VARIABLE]: '1' },
+    execArgv,
+    serialization: 'advanced',
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  // A stray error (a kill racing its exit) is seen through 'exit'; it must not reach the process.
+  child.on('error', () => undefined);
+  return child;
+}
+
+/** How long a new engine process may take to load its modules: far more than it does, even cold on a busy machine. */
+const START_TIMEOUT_MS = 30_000;
+
+/** A new engine process once it is ready for tasks. */
+function started(): Promise<ChildProcess> {
+  const child = spawnEngineProcess();
+  return new Promise((resolve, reject) => {
+    const failed = () => {
+      clearTimeout(timer);
+      child.off('message', onReady);
+      child.kill('SIGKILL');
+      reject(new Error('the engine process did not start'));
+    };
+    const onReady = (message: TaskMessage) => {
+      if (!('id' in message) && message.kind === 'ready') {
+        clearTimeout(timer);
+        child.off('message', onReady);
+        child.off('exit', failed);
+        resolve(child);
+      }
+    };
+    const timer = setTimeout(failed, START_TIMEOUT_MS);
+    child.on('message', onReady);
+    child.once('exit', failed);
+  });
+}
+
+/** An idle process, or a new one once it has started. */
+async function acquire(): Promise<ChildProcess> {
+  for (let child = idle.pop(); child; child = idle.pop()) {
+    if (child.connected && child.exitCode === null && child.signalCode === null) {
+      child.ref();
+      child.channel?.ref();
+      return child;
+    }
+  }
+  return started();
+}
+
+/** Back to the idle ones, holding nothing of the parent's event loop; killed if enough are idle. */
+function release(child: ChildProcess): void {
+  if (idle.length >= MAX_IDLE || !child.connected) {
+    child.kill('SIGKILL');
+    return;
+  }
+  child.unref();
+  child.channel?.unref();
+  idle.push(child);
+}
+
+/** Kills `child` and resolves once it is gone (or after a second, should the exit never be seen). */
+function killed(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 1000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGKILL');
+  });
+}
+
+async function residentMb(pid: number): Promise<number | undefined> {
+  try {
+    const statm = await readFile(`/proc/${pid}/statm`, 'utf8');
+    return (Number(statm.split(' ')[1]) * PAGE_BYTES) / 2 ** 20;
+  } catch {
+    // No procfs (not Linux) or the process is gone: the time limit still holds.
+    return undefined;
+  }
+}
+
+/**
+ * Runs `task` on `input` in an engine process within `limits`; `onEvent` hears its events
+ * as they come. Fails with the task's own AppError, with EngineProcessStopped when the
+ * process was stopped, or with the signal's reason when the work was abandoned.
+ */
+export async function runInEngineProcess<K extends EngineTaskName>(
+  task: K,
+  input: TaskInput<K>,
+  limits: EngineProcessLimits,
+  onEvent: (event: TaskEvent<K>) => void = () => undefined,
+): Promise<EngineTaskResult<TaskOutput<K>>> {
+  limits.signal?.throwIfAborted();
+  const child = await acquire();
+  if (limits.signal?.aborted) {
+    release(child);
+    throw limits.signal.reason;
+  }
+  return runOn(child, task, input, limits, onEvent);
+}
+
+function runOn<K extends EngineTaskName>(
+  child: ChildProcess,
+  task: K,
+  input: TaskInput<K>,
+  limits: EngineProcessLimits,
+  onEvent: (event: TaskEvent<K>) => void,
+): Promise<EngineTaskResult<TaskOutput<K>>> {
+  const id = nextTaskId++;
+  return new Promise<EngineTaskResult<TaskOutput<K>>>((resolve, reject) => {
+    let settled = false;
+    const finish = (outcome: () => void, keep: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      clearInterval(watch);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      limits.signal?.removeEventListener('abort', onAbort);
+      if (keep) {
+        release(child);
+        outcome();
+      } else {
+        // The caller removes the task's folders next: nothing may write there any more.
+        void killed(child).then(outcome);
+      }
+    };
+    const stop = (error: unknown) => finish(() => reject(error), false);
+    const onMessage = (message: TaskMessage) => {
+      if (!('id' in message) || message.id !== id) return;
+      if (message.kind === 'event') onEvent(message.event as TaskEvent<K>);
+      else if (message.kind === 'result') {
+        finish(() => resolve({ result: message.result as TaskOutput<K>, cpuSeconds: message.cpuSeconds }), true);
+      } else finish(() => reject(fromWire(message.error, `engine task ${task} failed`)), true);
+    };
+    const onExit = () => stop(new EngineProcessStopped('crashed', limits));
+    const onAbort = () => stop(limits.signal?.reason);
+    const deadline = setTimeout(() => stop(new EngineProcessStopped('time', limits)), limits.timeoutMs);
+    const watch = setInterval(() => {
+      void residentMb(child.pid ?? 0).then((mb) => {
+        if (mb !== undefined && mb > limits.memoryMb) stop(new EngineProcessStopped('memory', limits));
+      });
+    }, MEMORY_POLL_MS);
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+    limits.signal?.addEventListener('abort', onAbort, { once: true });
+    const request: TaskRequest = { id, task, input };
+    child.send(request, (error) => {
+      if (error) stop(new EngineProcessStopped('crashed', limits));
+    });
+  });
+}
