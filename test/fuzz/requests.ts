@@ -380,16 +380,14 @@ function mutatedRequests(
         .map(([parts, method]) => request(operation, mutation, parts, { method }));
     }
     case 'bad-token':
-      return fc
-        .tuple(start, fc.constantFrom(...badTokens(context.token)), fc.boolean())
-        .map(([parts, token, basic]) =>
-          basic
-            ? request(operation, mutation, parts, {
-                token: null,
-                headers: { authorization: `Basic ${Buffer.from(`${token ?? ''}:x`).toString('base64')}` },
-              })
-            : request(operation, mutation, parts, { token }),
-        );
+      return fc.tuple(start, fc.constantFrom(...badTokens(context.token)), fc.boolean()).map(([parts, token, basic]) =>
+        basic
+          ? request(operation, mutation, parts, {
+              token: null,
+              headers: { authorization: `Basic ${Buffer.from(`${token ?? ''}:x`).toString('base64')}` },
+            })
+          : request(operation, mutation, parts, { token }),
+      );
     case 'odd-headers':
       return fc
         .tuple(
