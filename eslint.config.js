@@ -32,6 +32,41 @@ export default tseslint.config(
     },
   },
   {
+    // Connectors reach external systems and know no stored entity; the aggregates above use them
+    // (docs/decisions.md, Connections: "Connectors, connections, data sources").
+    files: ['shared/connectors/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: String.raw`/(connections|data-sources|data-tables|datasets|recipes|targets|exports)/`,
+              message: 'A connector knows no stored entity: the aggregate that uses it passes what it needs.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // A data source names its connection, so connections know nothing of data sources.
+    files: ['shared/connections/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: String.raw`/(data-sources|data-tables|datasets|recipes|targets|exports)/`,
+              message: 'Connections sit below the aggregates that name them: put this with the aggregate above.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Command-line programs print their report.
     files: ['bench/**', 'infra/scripts/**', 'infra/local/main.ts'],
     rules: { 'no-console': 'off' },

@@ -1,4 +1,4 @@
-import { configurationOf } from '../../shared/connections/configuration';
+import { configurationOf } from '../../shared/connectors/configuration';
 import { connectionResponse } from '../../shared/connections/response';
 import { connectionStore, secretContext } from '../../shared/connections/store';
 import { actorOf } from '../../shared/db/actor';

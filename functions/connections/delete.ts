@@ -1,4 +1,4 @@
-import { deleteConnection } from '../../shared/connections/delete';
+import { deleteConnection } from '../../shared/data-sources/connection-delete';
 import { httpHandler } from '../../shared/http/handler';
 import { connectionRoutes } from './routes';
 

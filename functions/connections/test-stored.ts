@@ -1,4 +1,4 @@
-import { settingsOf } from '../../shared/connections/configuration';
+import { settingsOf } from '../../shared/connectors/configuration';
 import { connectionResponse } from '../../shared/connections/response';
 import { connectionStore, secretContext } from '../../shared/connections/store';
 import { assertWithin, GCS_BUCKETS, parseBucketLocation, S3_BUCKETS } from '../../shared/connectors/bucket-location';

@@ -1,4 +1,4 @@
-import { configurationOf } from '../../shared/connections/configuration';
+import { configurationOf } from '../../shared/connectors/configuration';
 import { testResult } from '../../shared/connections/response';
 import { testConnection } from '../../shared/connectors/testing';
 import { validateConfiguration } from '../../shared/connectors/validation';

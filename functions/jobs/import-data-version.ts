@@ -3,7 +3,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deletePrefix, putFile, putJson } from '../../shared/aws/data-bucket';
 import { connectionStore, secretContext } from '../../shared/connections/store';
-import { fetchSource } from '../../shared/connectors/source';
+import { fetchSource } from '../../shared/data-sources/fetch';
 import { dataSourceStore } from '../../shared/data-sources/store';
 import { importJob } from '../../shared/data-tables/jobs';
 import { VERSION_FILES, versionPrefix } from '../../shared/data-tables/storage';

@@ -1,15 +1,15 @@
 /**
  * Sets the table counter (`ref_tables`, 30-1507) of every connection stored before it existed
  * to the number of tables that read the connection through its data sources
- * (shared/connections/backfill.ts). Run it once per stage right after the deploy that brings
- * the counter; it is safe to run again and beside live traffic. Prints a JSON report; exits 1
- * if a connection could not be recounted (it names them; run it again).
+ * (shared/data-sources/connection-tables-backfill.ts). Run it once per stage right after the
+ * deploy that brings the counter; it is safe to run again and beside live traffic. Prints a
+ * JSON report; exits 1 if a connection could not be recounted (it names them; run it again).
  *
  *   TABLE_NAME=<table from the stack outputs> npm run backfill-connection-tables
  *   npm run backfill-connection-tables -- --local [--data-dir .local]
  */
 import { parseArgs } from 'node:util';
-import { backfillConnectionTables } from '../../shared/connections/backfill';
+import { backfillConnectionTables } from '../../shared/data-sources/connection-tables-backfill';
 import { useStack } from './stack';
 
 const { values } = parseArgs({

@@ -1,8 +1,8 @@
 import * as z from 'zod';
+import type { PublicAuth, Settings } from '../connectors/configuration';
 import type { DerivedFacts } from '../connectors/validation';
 import { AUTH_VARIANTS, CONNECTION_TYPES, type AuthType } from '../model/connection';
 import { SealedSecret } from '../secrets/envelope';
-import type { PublicAuth, Settings } from './configuration';
 
 /**
  * The stored data of a connection (the `data` of its entity item). Requests were validated

@@ -1,8 +1,8 @@
+import type { ConnectionConfiguration, PublicAuth } from '../connectors/configuration';
+import type { DerivedFacts } from '../connectors/validation';
 import { auditFieldsOf, type Entity } from '../db/entity-store';
 import type { ConnectionResponse, ConnectionTestResult } from '../model/connection';
-import type { ConnectionConfiguration, PublicAuth } from './configuration';
 import type { ConnectionData } from './store';
-import type { DerivedFacts } from '../connectors/validation';
 
 const PRICING_TYPES = new Set(['pricing_dim', 'pricing_sdk']);
 

@@ -8,7 +8,7 @@ export type { ConnectionData } from './items';
 /**
  * What references a connection: the data tables that read it through their data sources
  * (30-1507), its targets (30-1508), and its data sources, which do not keep it from being
- * deleted but go with it when no table reads them (connections/delete.ts).
+ * deleted but go with it when no table reads them (data-sources/connection-delete.ts).
  */
 export type ConnectionReference = 'tables' | 'data_sources' | 'targets';
 

@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal';
+import { secretFieldOf, settingsOf, splitAuth, type PublicAuth } from '../connectors/configuration';
 import { validateConfiguration } from '../connectors/validation';
 import { actorOf } from '../db/actor';
 import type { Entity } from '../db/entity-store';
@@ -7,7 +8,6 @@ import { mergePatch, type Json } from '../http/merge-patch';
 import { describeIssues } from '../http/validation';
 import { ConnectionMergedDocument, type ConnectionUpdateRequest } from '../model/connection';
 import { seal } from '../secrets/envelope';
-import { secretFieldOf, settingsOf, splitAuth, type PublicAuth } from './configuration';
 import { connectionStore, secretContext, type ConnectionData } from './store';
 
 /** 30-1600 unless the id in the URL and the id in the body agree. */

@@ -1,9 +1,9 @@
 import type { DeclaredColumn } from '../engine/declared-columns';
 
 /**
- * What every connector's reader takes and gives when it reads a source into local files: the
- * dispatch (source.ts) and each reader (object-store/source.ts, and those to come) share them,
- * so they stand apart from both.
+ * What every connector's reader takes and gives when it reads a source into local files: each
+ * reader (object-store/source.ts, and those to come) and the data source's fetch that picks one
+ * (data-sources/fetch.ts) share them, so they stand apart from both.
  */
 
 /** One file fetched into the work folder. */

@@ -1,7 +1,7 @@
-import type { ConnectionConfiguration } from '../connections/configuration';
 import type { ConnectionType } from '../model/connection';
 import { AppError } from '../errors/app-error';
 import type { TableDetails } from '../model/table';
+import type { ConnectionConfiguration } from './configuration';
 
 /**
  * Table listing and table details (spec 2.10) through a connection's system, chosen by its

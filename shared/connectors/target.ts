@@ -9,8 +9,8 @@
 import { AppError } from '../errors/app-error';
 import type { ExportFormat } from '../model/export';
 import { GCS_BUCKETS, S3_BUCKETS, parseBucketLocation } from './bucket-location';
+import type { SourceConnection } from './configuration';
 import { writeObjectStoreObjects, type ObjectStoreDestination } from './object-store/write';
-import type { SourceConnection } from './source';
 import type { ObjectToWrite, WriteOptions } from './write-options';
 
 /** An S3-compatible bucket named in a direct export's request. */

@@ -1,4 +1,4 @@
-import type { ConnectionConfiguration } from '../connections/configuration';
+import type { ConnectionConfiguration } from './configuration';
 import { AppError } from '../errors/app-error';
 import { testObjectStore } from './object-store/test';
 

@@ -1,6 +1,6 @@
-import type { ConnectionConfiguration } from '../connections/configuration';
 import { GCS_BUCKETS, S3_BUCKETS, parseBucketLocation } from './bucket-location';
 import { checkWorkloadIdentity, parseServiceAccountKey } from './cloud/credentials';
+import type { ConnectionConfiguration } from './configuration';
 import { parseDeltaSharingProfile } from './delta-sharing/profile';
 import { serviceHost, serviceUrl } from './endpoint';
 import { parseObjectStoreEndpoint } from './object-store/endpoint';

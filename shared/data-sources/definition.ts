@@ -1,4 +1,5 @@
 import type { ConnectionData } from '../connections/store';
+import { parseTableRef } from '../connectors/analytics-db/table-ref';
 import { assertWithin, GCS_BUCKETS, parseBucketLocation, S3_BUCKETS, shownPath } from '../connectors/bucket-location';
 import type { Entity } from '../db/entity-store';
 import { AppError } from '../errors/app-error';
@@ -6,7 +7,6 @@ import type { ConnectionType } from '../model/connection';
 import type { DataSourceCreateRequest, DataSourceType, DataSourceUpdateRequest } from '../model/data-source';
 import { assertReadOnlyQuery } from './sql-statement';
 import type { DataSourceData } from './store';
-import { parseTableRef } from './table-ref';
 
 type Connection = Entity<ConnectionData>;
 

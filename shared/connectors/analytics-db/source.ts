@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import type { Job, Table } from '@google-cloud/bigquery';
 import { config } from '../../config';
-import { parseTableRef, type TableRef } from '../../data-sources/table-ref';
 import { AppError } from '../../errors/app-error';
 import type { GoogleCredentials } from '../cloud/token';
 import type { FetchedSource, FetchOptions } from '../source-types';
 import { bounded, openAnalyticsDb } from './client';
 import { analyticsDbImportError, type ImportPhase } from './errors';
+import { parseTableRef, type TableRef } from './table-ref';
 import { declaredColumns, lineOf, type BigQueryField } from './types';
 import { cancelJob, readResultPage, startViewJob, waitForJob, type QueryJobFailure, type RowsPage } from './view-query';
 

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BigQuery, Job } from '@google-cloud/bigquery';
-import type { TableRef } from '../../data-sources/table-ref';
+import type { TableRef } from './table-ref';
 
 /**
  * How a view (or a materialized view, or an external table: nothing tabledata.list can list)

@@ -1,8 +1,8 @@
 import { createPrivateKey, sign } from 'node:crypto';
 import * as z from 'zod';
 import { config } from '../../config';
-import type { PublicAuth } from '../../connections/configuration';
 import type { ErrorCode } from '../../errors/catalogue';
+import type { PublicAuth } from '../configuration';
 import { serviceUrl } from '../endpoint';
 import { outboundRequest, type OutboundResponse } from '../outbound-http';
 import { isNetworkCode, networkReason } from '../network-reason';

@@ -4,7 +4,7 @@ import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Bind, Connection, ConnectionOptions, RowStatement, StatementOption } from 'snowflake-sdk';
 import { AppError } from '../../errors/app-error';
-import type { ConnectionConfiguration } from '../../connections/configuration';
+import type { ConnectionConfiguration } from '../configuration';
 import { serviceHost } from '../endpoint';
 import { requestClientCredentialsToken } from '../oauth/client-credentials';
 import { OutboundDestinationBlocked, assertDestinationAllowed, guardedLookup } from '../outbound-guard';

@@ -9,7 +9,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDocumentClient } from '../../../shared/aws/clients';
 import { config } from '../../../shared/config';
-import { backfillConnectionTables } from '../../../shared/connections/backfill';
+import { backfillConnectionTables } from '../../../shared/data-sources/connection-tables-backfill';
 import { connectionStore } from '../../../shared/connections/store';
 import { dataSourceStore } from '../../../shared/data-sources/store';
 import { keys } from '../../../shared/db/keys';

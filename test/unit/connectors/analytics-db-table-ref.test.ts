@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTableRef } from '../../../shared/data-sources/table-ref';
+import { parseTableRef } from '../../../shared/connectors/analytics-db/table-ref';
 import { refusal } from '../../support/refusal';
 
 describe('parseTableRef', () => {

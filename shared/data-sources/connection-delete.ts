@@ -1,8 +1,8 @@
-import { dataSourceStore, type DataSourceData } from '../data-sources/store';
+import { connectionStore, type ConnectionData, type ConnectionReference } from '../connections/store';
 import type { Cascade, Entity } from '../db/entity-store';
 import { transactWrite } from '../db/transactions';
 import { AppError } from '../errors/app-error';
-import { connectionStore, type ConnectionData, type ConnectionReference } from './store';
+import { dataSourceStore, type DataSourceData } from './store';
 
 /**
  * DynamoDB's limit of 100 items per transaction: the connection's delete writes 2 (its item

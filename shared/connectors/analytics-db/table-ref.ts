@@ -1,4 +1,4 @@
-import { AppError } from '../errors/app-error';
+import { AppError } from '../../errors/app-error';
 
 /** An analytics-database table reference, unquoted. */
 export interface TableRef {

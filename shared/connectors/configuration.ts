@@ -14,6 +14,9 @@ export interface ConnectionConfiguration {
   readonly settings: Settings;
 }
 
+/** A configuration with its secret in clear: what a connector reads a source or writes a target through. */
+export type SourceConnection = ConnectionConfiguration & { readonly secret: string };
+
 export function secretFieldOf(authType: AuthType): string {
   return AUTH_VARIANTS[authType].secretField;
 }

@@ -1,11 +1,11 @@
 import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { dynamoDocumentClient } from '../aws/clients';
 import { config } from '../config';
-import { dataSourceStore } from '../data-sources/store';
+import { connectionStore } from '../connections/store';
 import { keys } from '../db/keys';
 import { countCondition, refAttribute } from '../db/related-writes';
 import { transactWrite, type TransactItem } from '../db/transactions';
-import { connectionStore } from './store';
+import { dataSourceStore } from './store';
 
 /**
  * The recount of `ref_tables` on connections stored before the counter existed (they count

@@ -1,15 +1,14 @@
 /**
- * Reading a data source's data into local files for the engine: one function per kind of
- * source, chosen by the connection's type. Object and cloud stores, warehouses and analytics
- * databases are read for real; the other connectors answer 10-1501 until they are built.
+ * Reading a data source's data into local files for the engine: the connector's reader
+ * (connectors/<type>/source.ts), chosen by the connection's type, given the data source's
+ * fields that it reads. Object and cloud stores, warehouses and analytics databases are read
+ * for real; the other connectors answer 10-1501 until they are built.
  */
-import type { ConnectionConfiguration } from '../connections/configuration';
-import type { DataSourceData } from '../data-sources/store';
+import type { SourceConnection } from '../connectors/configuration';
+import { fetchObjectStoreSource } from '../connectors/object-store/source';
+import type { FetchedSource, FetchOptions } from '../connectors/source-types';
 import { AppError } from '../errors/app-error';
-import { fetchObjectStoreSource } from './object-store/source';
-import type { FetchedSource, FetchOptions } from './source-types';
-
-export type SourceConnection = ConnectionConfiguration & { readonly secret: string };
+import type { DataSourceData } from './store';
 
 /**
  * Fetches a data source's data through its connection (secret in clear). A data source of
@@ -40,8 +39,8 @@ export async function fetchSource(
       if (dataSource.path === null) throw new AppError('30-1304', { extraDetails: { path: null } });
       // Loaded only when called: the Google SDK stays out of readers of other stores.
       const [{ fetchCloudStoreSource }, { googleCredentialsOf }] = await Promise.all([
-        import('./cloud-store/source'),
-        import('./cloud/token'),
+        import('../connectors/cloud-store/source'),
+        import('../connectors/cloud/token'),
       ]);
       return fetchCloudStoreSource(
         {
@@ -57,8 +56,8 @@ export async function fetchSource(
       if (dataSource.query === null) throw new AppError('30-1008', { extraDetails: { query: null } });
       // Loaded only when called: snowflake-sdk stays out of readers of other stores.
       const [{ fetchWarehouseSource }, { warehouseTarget }] = await Promise.all([
-        import('./warehouse/source'),
-        import('./warehouse/client'),
+        import('../connectors/warehouse/source'),
+        import('../connectors/warehouse/client'),
       ]);
       return fetchWarehouseSource(
         { target: warehouseTarget(connection, dataSource.warehouse), query: dataSource.query },
@@ -70,8 +69,8 @@ export async function fetchSource(
       if (dataSource.table_ref === null) throw new AppError('30-1419', { params: [''] });
       // Loaded only when called: the BigQuery SDK stays out of readers of other stores.
       const [{ fetchAnalyticsDbSource }, { googleCredentialsOf }] = await Promise.all([
-        import('./analytics-db/source'),
-        import('./cloud/token'),
+        import('../connectors/analytics-db/source'),
+        import('../connectors/cloud/token'),
       ]);
       return fetchAnalyticsDbSource(
         {
