@@ -1,8 +1,10 @@
 /**
- * GET /docs, the API reference page, opened as a person would: in a real browser (Debian's
- * chromium, headless, driven by playwright-core). Every domain of the OpenAPI document and
- * every operation in it is on the page; the page asks nothing of any host but the service.
- * The renderer is served by the service as deployed too: the bundled function answers it.
+ * GET /docs, the API reference page, opened as a person would: in a real browser (Chromium,
+ * headless, driven by playwright-core; a system one where the machine has it, else the one the
+ * `@sparticuz/chromium` dev dependency ships, so `npm ci` is all the set-up: see
+ * test/support/chromium.ts). Every domain of the OpenAPI document and every operation in it is
+ * on the page; the page asks nothing of any host but the service. The renderer is served by
+ * the service as deployed too: the bundled function answers it.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,9 +16,9 @@ import * as z from 'zod';
 import { routes } from '../../../functions/routes';
 import { bundleFunction } from '../../../infra/bundling';
 import type { ApiEvent, ApiHandler } from '../../../shared/http/handler';
+import { chromiumExecutable } from '../../support/chromium';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 /** Kept out of the repository: where the test leaves its picture of the page. */
 const SCREENSHOT = join(tmpdir(), 'dps-api-reference.png');
@@ -44,9 +46,10 @@ beforeAll(async () => {
     Object.values(methods).map(({ operationId, summary, tags: [tag] }) => ({ operationId, summary, tag })),
   );
   profile = mkdtempSync(join(tmpdir(), 'dps-chromium-'));
+  const executablePath = await chromiumExecutable();
   browser = await chromium
     .launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
+      executablePath,
       args: [
         '--headless',
         '--no-sandbox',
@@ -60,7 +63,7 @@ beforeAll(async () => {
     })
     .catch((error: unknown) => {
       throw new Error(
-        `${CHROMIUM} did not start (install it: apt-get install -y chromium; .ci/run does): ${String(error)}`,
+        `${executablePath} did not start (CHROMIUM names another; test/support/chromium.ts): ${String(error)}`,
       );
     });
 });
