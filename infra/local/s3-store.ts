@@ -137,7 +137,10 @@ export class BoundedFilesystemStore extends FilesystemStore {
       readFile(join(folder, 'key'), 'utf8'),
       readFile(join(folder, 'metadata'), 'utf8').then((text) => JSON.parse(text) as Record<string, string>),
     ]);
-    const paths = parts.map((part) => part.number).sort((a, b) => a - b).map((number) => join(folder, String(number)));
+    const paths = parts
+      .map((part) => part.number)
+      .sort((a, b) => a - b)
+      .map((number) => join(folder, String(number)));
     // Checked before anything is read: s3rver's own concatenation left a missing part's read
     // error unlistened, which ended the process too.
     if (!(await Promise.all(paths.map(exists))).every(Boolean)) {
