@@ -5,6 +5,7 @@ import { targetExportJob } from '../../shared/exports/jobs';
 import { CONTENT_TYPES, produceExport } from '../../shared/exports/run';
 import { exportStore } from '../../shared/exports/target-exports';
 import { jobWorker } from '../../shared/jobs/worker-step';
+import { MAX_KEY_SEGMENT_BYTES } from '../../shared/model/object-key';
 import { open } from '../../shared/secrets/envelope';
 import { renderDestination } from '../../shared/targets/destination';
 import { targetForExport } from '../../shared/targets/store';
@@ -12,7 +13,9 @@ import { targetForExport } from '../../shared/targets/store';
 /** A file name from the source's name: what a folder listing shows, safe in any store. */
 function fileName(sourceName: string, version: number, extension: string): string {
   const stem = sourceName.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_') || 'export';
-  return `${stem}-v${version}${extension}`;
+  const suffix = `-v${version}${extension}`;
+  // ASCII only, so characters are bytes: a long name is cut to keep the file name storable.
+  return `${stem.slice(0, MAX_KEY_SEGMENT_BYTES - suffix.length)}${suffix}`;
 }
 
 /**

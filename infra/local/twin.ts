@@ -23,6 +23,7 @@ import { startLocalDynamoDb } from './dynamodb';
 import { startLocalHttpApi } from './http-api';
 import { startLocalKms } from './kms';
 import { LOCAL_S3_CREDENTIALS, startLocalS3, type LocalS3 } from './s3';
+import { openTwinScratch } from './scratch';
 import { loadWorkerHandler, startLocalStepFunctions, type WorkerFunction } from './stepfunctions';
 
 export const LOCAL_TENANT = 'local';
@@ -71,6 +72,8 @@ export interface Twin {
   };
   /** Jobs that died with the previous process and run again at this start. */
   readonly resumedJobs: number;
+  /** The job workers' scratch root (WORK_DIRECTORY), emptied at start of what a previous process left. */
+  readonly scratchRoot: string;
   /** The admin client of tenant "local", created on first start. */
   readonly admin: IssuedCredentials & { readonly tenant_id: string };
   close(): Promise<void>;
@@ -137,6 +140,9 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
   const closers: (() => Promise<void>)[] = [];
   const previousEnvironment = { ...process.env };
   try {
+    // Before any job runs, so that everything it removes belongs to a process that is gone.
+    const scratch = openTwinScratch(dataDir);
+    closers.push(async () => scratch.close());
     const ports = options.servicePorts ?? {};
     const dynamo = await startLocalDynamoDb({ path: dataDir && join(dataDir, 'dynamodb'), port: ports.dynamodb });
     closers.push(() => dynamo.close());
@@ -176,6 +182,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       AWS_ENDPOINT_URL_SFN: stepFunctions.endpoint,
       TABLE_NAME,
       DATA_BUCKET,
+      WORK_DIRECTORY: scratch.root,
       DATA_KEY_ID: kms.dataKeyId,
       SIGNING_KEY_ID: kms.signingKeyId,
       OUTBOUND_ALLOW_LIST: [`127.0.0.1:${s3.port}`, `localhost:${s3.port}`, ...(options.allowOutbound ?? [])].join(','),
@@ -199,6 +206,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
         stepFunctions: stepFunctions.endpoint,
       },
       resumedJobs,
+      scratchRoot: scratch.root,
       admin,
       async close() {
         for (const close of closers.reverse()) await close();

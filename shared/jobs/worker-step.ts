@@ -74,7 +74,8 @@ export function jobWorker<P extends z.ZodType, R>(
       jobId = ref.job_id;
       await markRunning(ref, firstStage);
       const pulse = new JobPulse(ref, limits.inactivity_seconds, firstStage);
-      const workDir = await mkdtemp(join(config.workDirectory, `${job.name}-`));
+      // Named after the job, so that a folder a dead process left says whose it was.
+      const workDir = await mkdtemp(join(config.workDirectory, `${ref.job_id}-`));
       const step = { job: ref, params, pulse, workDir };
       try {
         const outcome = await work(step);

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { storableKey } from './object-key';
 import { visibleAscii, withoutControls } from './text-rules';
 
 /**
@@ -9,7 +10,7 @@ export const BrowseRequest = z
   .strictObject({
     // A bucket name (at most 63), a slash and a key prefix (at most 1024); the path rules
     // themselves (30-1113, 30-1115) are checked with the connection's bucket rules.
-    path: withoutControls(z.string().trim().min(1).max(1088)).describe(
+    path: storableKey(withoutControls(z.string().trim().min(1).max(1088)), { bucketFirst: true }).describe(
       '"<bucket>" or "<bucket>/<folder>/"; inside the connection\'s path_restriction',
     ),
     // Opaque to us; S3 hands out base64 text. Anything else would only reach the store's client.

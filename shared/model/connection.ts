@@ -11,6 +11,7 @@ import {
   listEnvelope,
 } from './common';
 import { documented, mergePatchOf } from './merge-patch-schema';
+import { storableKey } from './object-key';
 import { printableAscii, withoutControls } from './text-rules';
 
 /**
@@ -176,7 +177,7 @@ export const AUTH_VARIANTS = {
 export type AuthType = keyof typeof AUTH_VARIANTS;
 export const AUTH_TYPES = Object.keys(AUTH_VARIANTS) as AuthType[];
 
-const PathRestriction = withoutControls(z.string().trim().min(1).max(1024))
+const PathRestriction = storableKey(withoutControls(z.string().trim().min(1).max(1024)), { bucketFirst: true })
   .nullable()
   .optional()
   .describe('Limits access to paths inside the bucket: "<bucket>" or "<bucket>/<folder>/"');

@@ -11,6 +11,7 @@ import {
   listEnvelope,
 } from './common';
 import { documented, mergePatchOf } from './merge-patch-schema';
+import { storableKey } from './object-key';
 
 /**
  * Data sources (spec 2.5). One table, the kinds' own fields, is the single source of truth:
@@ -36,7 +37,7 @@ const SourceWarehouse = optionalText(255).describe(
 /** What each kind adds to the common fields, in requests; required unless marked optional. */
 const KIND_FIELDS = {
   bucket: {
-    path: text(2048).describe(
+    path: storableKey(text(2048), { bucketFirst: true }).describe(
       '"<bucket>", "<bucket>/<folder>/" or "<bucket>/<folder>/<file>"; without a trailing slash the path names that object, or the folder of that name when there is no such object',
     ),
   },

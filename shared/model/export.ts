@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { AuditFields, EntityId, IdParameter, listEnvelope, listQuery } from './common';
 import { JobExecution } from './job';
 import { EXPORT_LIST_FIELDS } from './list-fields';
+import { MAX_OBJECT_KEY_BYTES, storableKey } from './object-key';
 
 /**
  * Exports (spec 2.9): what leaves the service. The source fields are shared by every kind of
@@ -53,10 +54,7 @@ export const DirectExportRequest = z
     ...sourceFields,
     validate_release: z.boolean().default(true).describe('For a dataset source: refuse a draft version (20-1016)'),
     bucket: z.string().min(3).max(63).describe('Bucket of the destination store'),
-    key: z
-      .string()
-      .min(1)
-      .max(1024)
+    key: storableKey(z.string().min(1).max(MAX_OBJECT_KEY_BYTES), { bucketFirst: false })
       .refine((key) => !key.startsWith('/') && !key.endsWith('/'), { error: 'must not start or end with /' })
       .describe(
         'Object key; with total_files > 1 the files are <key stem>-<n>-of-<total><extension> (docs/exports.md)',

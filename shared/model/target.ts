@@ -12,6 +12,7 @@ import {
 } from './common';
 import type { ConnectionType } from './connection';
 import { documented, mergePatchOf } from './merge-patch-schema';
+import { storableKey } from './object-key';
 
 /**
  * Export targets: a connection that may be written to, plus where the data goes (docs/targets.md).
@@ -48,7 +49,7 @@ const PARAMETERS =
 /** What each kind adds to the common fields; every field required. */
 const KIND_FIELDS = {
   bucket: {
-    path: destination(2048).describe(
+    path: storableKey(destination(2048), { bucketFirst: true }).describe(
       `Folder the files are written to: "<bucket>" or "<bucket>/<folder>/..."; inside the connection's path restriction; folders ${PARAMETERS}`,
     ),
   },

@@ -3,6 +3,7 @@ import { assertWithin, GCS_BUCKETS, parseBucketLocation, S3_BUCKETS } from '../c
 import type { Entity } from '../db/entity-store';
 import { AppError, validationError } from '../errors/app-error';
 import type { ConnectionType } from '../model/connection';
+import { objectKeyProblem } from '../model/object-key';
 import type { TargetData } from './items';
 
 /**
@@ -73,6 +74,9 @@ export function checkFolderPath(path: string, connection: Entity<ConnectionData>
   assertKnownParameters(path);
   const rules = connection.data.type === 'cloud_store' ? GCS_BUCKETS : S3_BUCKETS;
   const location = parseBucketLocation(path, rules);
+  // Again here, after the parameters are replaced: a dataset name may make a folder too long.
+  const problem = objectKeyProblem(location.prefix);
+  if (problem !== undefined) throw validationError({ path: problem });
   const restriction = connection.data.settings.path_restriction;
   if (restriction) assertWithin(location, parseBucketLocation(restriction, rules), rules);
 }

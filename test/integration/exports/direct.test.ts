@@ -193,6 +193,17 @@ describe('refusals', () => {
     expect(response.problem.extraDetails).toHaveProperty('total_files');
   });
 
+  it('refuses a key with a segment longer than a file name (10-1400 naming key), and goes on answering', async () => {
+    const response = await refused(
+      unchecked({ ...directRequest(), key: `out/${'x'.repeat(300)}.parquet` }),
+      400,
+      '10-1400',
+    );
+    expect(response.problem.extraDetails).toHaveProperty('key');
+    const other = await env.clientFor(`after-long-key-${process.pid}`, ['admin']);
+    expect((await other.call('listDataTables', {})).status).toBe(200);
+  });
+
   it('refuses a draft dataset version with 20-1016, and one whose output node never ran with 20-1019', async () => {
     const dataset = await api.call('createDataset', { body: { name: `exported-${process.pid}` } });
     expect(dataset.status, dataset.text).toBe(201);
@@ -257,6 +268,18 @@ describe('failures', () => {
     const status = await exportAndWait({ endpoint: proxy.endpoint, key: 'crash/sales.parquet', total_files: 2 });
     expect(status.status).toMatchObject({ status: 'FAILED', error_code: '10-500' });
     expect(await listKeys(env, 'exports', 'crash/')).toEqual([]);
+  });
+});
+
+describe('keys the local S3 cannot keep as files', () => {
+  it("fail the export with the store's KeyTooLongError, and the twin goes on answering every tenant", async () => {
+    // 240 bytes pass the request's rule (255) and S3's, but s3rver adds its own suffix to the file name.
+    const status = await exportAndWait({ key: `long/${'x'.repeat(232)}.parquet` });
+    expect(status.status).toMatchObject({ status: 'FAILED', error_code: '30-1100' });
+    expect(status.status.error_cause).toContain('KeyTooLongError');
+    const other = await env.clientFor(`after-store-refusal-${process.pid}`, ['admin']);
+    expect((await other.call('listDataTables', {})).status).toBe(200);
+    expect((await exportAndWait({ key: 'after/sales.parquet' })).status.status).toBe('COMPLETED');
   });
 });
 
