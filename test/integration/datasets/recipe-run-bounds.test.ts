@@ -6,7 +6,6 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { config } from '../../../shared/config';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { CUSTOMERS_CSV, executeAndWait, importedTable, joinGraph, ordersCsv } from './run-fixtures';
@@ -55,8 +54,9 @@ async function eventually(check: () => Promise<boolean>, timeoutMs: number): Pro
   return check();
 }
 
-const scratchFolders = async () =>
-  (await readdir(config.workDirectory)).filter((name) => name.startsWith('recipe-run-'));
+/** The scratch folders of job `jobId` in the twin's scratch root (workers name them by job). */
+const scratchFoldersOf = async (jobId: string) =>
+  (await readdir(env.twin.scratchRoot)).filter((name) => name.startsWith(`${jobId}-`));
 
 describe('a recipe run past its bounds', () => {
   it('a cross join of 10^19 rows ends FAILED 10-1047 at the time limit, saying so; its engine stops and its folder goes', async () => {
@@ -77,7 +77,9 @@ describe('a recipe run past its bounds', () => {
     const stopped = await eventually(async () => {
       const before = await childCpuTicks();
       await new Promise((resolve) => setTimeout(resolve, 500));
-      return (await childCpuTicks()) - before < 10 && (await scratchFolders()).length === 0;
+      return (
+        (await childCpuTicks()) - before < 10 && (await scratchFoldersOf(done.execution?.job_id ?? '')).length === 0
+      );
     }, 15_000);
     expect(stopped).toBe(true);
   });
