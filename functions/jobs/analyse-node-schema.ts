@@ -48,7 +48,7 @@ export const handler = jobWorker(
       throw error;
     }
     await pulse.stage({ stage: 'ANALYSING', percent: 30 });
-    const result = await analyseParquet(dataPath, params.depth, { workDir });
+    const result = await analyseParquet(dataPath, params.depth, { workDir, signal: pulse.signal });
     pulse.throwIfAborted();
     await putJson(analysisFileKey(node, kind, job.job_id), result);
     // A run that started meanwhile rewrote the Parquet read above: then the record is refused.

@@ -17,7 +17,7 @@ export const handler = jobWorker(
     const dataPath = join(workDir, VERSION_FILES.data);
     await downloadFile(prefix + VERSION_FILES.data, dataPath);
     await pulse.stage({ stage: 'ANALYSING', percent: 30 });
-    const result = await analyseParquet(dataPath, params.depth, { workDir });
+    const result = await analyseParquet(dataPath, params.depth, { workDir, signal: pulse.signal });
     pulse.throwIfAborted();
     await putJson(prefix + VERSION_FILES.analysis(params.depth), result);
     return {

@@ -74,7 +74,7 @@ async function importVersion(
   await mkdir(outDir);
   const table = await importFiles(
     fetched.files.map((file) => ({ localPath: file.localPath, source: file.source })),
-    { outDir, sampleRows: DEFAULT_SAMPLE_ROWS, previewRows: DEFAULT_PREVIEW_ROWS },
+    { outDir, sampleRows: DEFAULT_SAMPLE_ROWS, previewRows: DEFAULT_PREVIEW_ROWS, signal: pulse.signal },
     fetched.columns,
   );
   await pulse.stage({ stage: 'WRITING', percent: 80, bytes_read: fetched.bytesRead, rows: table.rowCount });

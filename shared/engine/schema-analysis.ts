@@ -44,11 +44,11 @@ const QUANTILES: readonly (readonly [keyof ColumnQuantiles, number])[] = [
 export async function analyseParquet(
   path: string,
   depth: SchemaAnalysisDepth,
-  options: { readonly workDir?: string } = {},
+  options: { readonly workDir?: string; readonly signal?: AbortSignal } = {},
 ): Promise<SchemaAnalysisResult> {
   try {
     return await withWorkDir(options.workDir, (workDir) =>
-      withDuckDb(workDir, (connection) => analyse(connection, path, depth)),
+      withDuckDb(workDir, (connection) => analyse(connection, path, depth), options.signal),
     );
   } catch (error) {
     throw isAppError(error) ? error : engineFailure(error, [{ path, name: basename(path) }]);

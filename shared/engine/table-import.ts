@@ -29,6 +29,8 @@ export interface TableImportOptions {
   readonly outDir: string;
   readonly sampleRows: number;
   readonly previewRows: number;
+  /** Aborted when the job is no longer running: the engine's statement is interrupted. */
+  readonly signal?: AbortSignal;
 }
 
 export interface TableImportResult {
@@ -79,15 +81,19 @@ export async function importTable(
   try {
     const load = await prepare();
     await mkdir(options.outDir, { recursive: true });
-    return await withDuckDb(options.outDir, async (connection) => {
-      const rowCount = await load(connection, paths.dataPath);
-      const columns = await describeParquet(connection, paths.dataPath);
-      const data = parquetSource(paths.dataPath);
-      await copyToParquet(connection, `SELECT * FROM ${data} LIMIT ${options.sampleRows}`, paths.samplePath);
-      await copyToJsonLines(connection, parquetSource(paths.samplePath), columns, paths.sampleJsonPath);
-      const previewRows = await readJsonSafeRows(connection, data, columns, options.previewRows);
-      return { rowCount, columns, ...paths, previewRows };
-    });
+    return await withDuckDb(
+      options.outDir,
+      async (connection) => {
+        const rowCount = await load(connection, paths.dataPath);
+        const columns = await describeParquet(connection, paths.dataPath);
+        const data = parquetSource(paths.dataPath);
+        await copyToParquet(connection, `SELECT * FROM ${data} LIMIT ${options.sampleRows}`, paths.samplePath);
+        await copyToJsonLines(connection, parquetSource(paths.samplePath), columns, paths.sampleJsonPath);
+        const previewRows = await readJsonSafeRows(connection, data, columns, options.previewRows);
+        return { rowCount, columns, ...paths, previewRows };
+      },
+      options.signal,
+    );
   } catch (error) {
     await Promise.all(Object.values(paths).map((path) => rm(path, { force: true })));
     throw isAppError(error) ? error : engineFailure(error, [...sourceNames(files), outputName(options.outDir)]);

@@ -23,6 +23,8 @@ function copyOptions(format: ExportFormat, header: boolean): string {
 
 /** How the files of an export are written, beyond their shape. */
 export interface ExportWriteOptions {
+  /** Aborted when the job is no longer running: the engine's statement is interrupted. */
+  readonly signal?: AbortSignal;
   /**
    * CSV only: the header in the first file alone, so that the files laid end to end are
    * byte for byte the one file a single COPY writes (the parts of one object).
@@ -103,30 +105,34 @@ export async function writeExportFiles(
   workDir: string,
   options: ExportWriteOptions = {},
 ): Promise<ExportFile[]> {
-  return withDuckDb(workDir, async (connection) => {
-    const columns = await describeParquet(connection, sourcePath);
-    const from = parquetSource(sourcePath);
-    const counted = await connection.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${from}`);
-    const total = Number(counted.getRowObjects()[0]?.n ?? 0);
-    const select = `SELECT ${selectList(columns, shape)} FROM ${from}`;
-    const written: ExportFile[] = [];
-    for (let index = 0; index < files; index += 1) {
-      const localPath = join(outDir, `part-${index + 1}${FORMAT_EXTENSIONS[shape.format]}`);
-      // One file keeps the source's order without a filter; several take consecutive slices
-      // (DuckDB preserves insertion order, so the slices neither overlap nor miss a row).
-      const { offset, limit } = rowRange(total, files, index);
-      const header = !options.continued || index === 0;
-      const rows = await copyRows(
-        connection,
-        files === 1 ? select : sliceOf(select, columns, offset, limit),
-        localPath,
-        shape.format,
-        header,
-      );
-      const file = { localPath, rows, bytes: (await stat(localPath)).size };
-      written.push(file);
-      if (options.onFile?.(file, index) === false) break;
-    }
-    return written;
-  });
+  return withDuckDb(
+    workDir,
+    async (connection) => {
+      const columns = await describeParquet(connection, sourcePath);
+      const from = parquetSource(sourcePath);
+      const counted = await connection.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${from}`);
+      const total = Number(counted.getRowObjects()[0]?.n ?? 0);
+      const select = `SELECT ${selectList(columns, shape)} FROM ${from}`;
+      const written: ExportFile[] = [];
+      for (let index = 0; index < files; index += 1) {
+        const localPath = join(outDir, `part-${index + 1}${FORMAT_EXTENSIONS[shape.format]}`);
+        // One file keeps the source's order without a filter; several take consecutive slices
+        // (DuckDB preserves insertion order, so the slices neither overlap nor miss a row).
+        const { offset, limit } = rowRange(total, files, index);
+        const header = !options.continued || index === 0;
+        const rows = await copyRows(
+          connection,
+          files === 1 ? select : sliceOf(select, columns, offset, limit),
+          localPath,
+          shape.format,
+          header,
+        );
+        const file = { localPath, rows, bytes: (await stat(localPath)).size };
+        written.push(file);
+        if (options.onFile?.(file, index) === false) break;
+      }
+      return written;
+    },
+    options.signal,
+  );
 }

@@ -54,6 +54,7 @@ async function sliceParts(
   let written;
   try {
     written = await writeExportFiles(sourcePath, shape, total, outDir, workDir, {
+      signal: pulse.signal,
       continued: true,
       onFile: (file, index) => {
         if (index < total - 1 && file.bytes < MIN_PART_BYTES) {
@@ -87,7 +88,7 @@ async function cutParts(
   workDir: string,
   outDir: string,
 ): Promise<PartsSent> {
-  const [file] = await writeExportFiles(sourcePath, shape, 1, outDir, workDir);
+  const [file] = await writeExportFiles(sourcePath, shape, 1, outDir, workDir, { signal: pulse.signal });
   if (!file) throw new Error('the export wrote no file');
   await pulse.stage({ stage: 'WRITING', percent: 40, rows: file.rows });
   const ranges = partRanges(file.bytes, urls.length);

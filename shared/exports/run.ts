@@ -51,7 +51,9 @@ export async function produceExport(
   workDir: string,
 ): Promise<ExportFile[]> {
   const sourcePath = await downloadExportSource(tenantId, shape, workDir);
-  const written = await writeExportFiles(sourcePath, shape, files, await exportOutputFolder(workDir), workDir);
+  const written = await writeExportFiles(sourcePath, shape, files, await exportOutputFolder(workDir), workDir, {
+    signal: pulse.signal,
+  });
   await pulse.stage({ stage: 'WRITING', percent: 40, rows: written.reduce((sum, file) => sum + file.rows, 0) });
   return written;
 }

@@ -51,6 +51,24 @@ describe('withDuckDb', () => {
   });
 });
 
+describe("withDuckDb and its job's signal", () => {
+  it("interrupts the running statement when the job is no longer running, failing with the signal's reason", async () => {
+    const controller = new AbortController();
+    const stopped = new Error('the job was failed meanwhile');
+    setTimeout(() => controller.abort(stopped), 200);
+    const started = performance.now();
+    await expect(
+      withDuckDb(
+        dir.dir,
+        (connection) => connection.run('SELECT count(*) FROM range(1000000) a, range(1000000) b'),
+        controller.signal,
+      ),
+    ).rejects.toBe(stopped);
+    // A cross join of 10^12 rows would take hours; interrupted, it ends at once.
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+});
+
 describe('withSandboxedDuckDb and spilling', () => {
   // A sort of about 60 MB of rows in an engine of 32 MB: it completes only by spilling.
   const sortBeyondMemory = (connection: DuckDBConnection, out: string, rows = 1_000_000) =>
