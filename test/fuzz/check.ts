@@ -14,6 +14,8 @@ export interface FuzzOutcome {
   readonly status: number;
   /** The problem's catalogue code, for failure answers. */
   readonly code: string | undefined;
+  /** A 10-1400 refusal naming a missing field: the request stopped before any deep check. */
+  readonly missingField: boolean;
   readonly durationMs: number;
   /** What is wrong with the answer; empty when it is right. */
   readonly violations: readonly string[];
@@ -92,6 +94,15 @@ export function judge(request: FuzzRequest, response: ApiResponse<unknown>): str
   return violations;
 }
 
+/** Whether the answer is 10-1400 with a field reported missing ("is required", "is required; must be one of: ..."). */
+function refusesMissingField(response: ApiResponse<unknown>): boolean {
+  const problem = Problem.safeParse(response.json).data;
+  return (
+    problem?.code === '10-1400' &&
+    Object.values(problem.extraDetails ?? {}).some((rule) => typeof rule === 'string' && rule.startsWith('is required'))
+  );
+}
+
 /** Sends one fuzz request and judges the answer; a transport failure is a violation too. */
 export async function send(api: ApiClient, request: FuzzRequest): Promise<FuzzOutcome> {
   const started = performance.now();
@@ -106,6 +117,7 @@ export async function send(api: ApiClient, request: FuzzRequest): Promise<FuzzOu
       request,
       status: response.status,
       code,
+      missingField: refusesMissingField(response),
       durationMs: performance.now() - started,
       violations: judge(request, response),
     };
@@ -114,6 +126,7 @@ export async function send(api: ApiClient, request: FuzzRequest): Promise<FuzzOu
       request,
       status: 0,
       code: undefined,
+      missingField: false,
       durationMs: performance.now() - started,
       violations: [`no answer: ${String(error)}`],
     };

@@ -1,12 +1,17 @@
 /**
  * What the fuzzer needs in a fresh twin: entities to aim at (a connection to the twin's S3, a
- * bucket data source, a data table with one imported version, a bucket target), the hints that let
- * valid-shaped requests name them, and the health check run after the storm.
+ * bucket data source, a data table with one imported version, a recipe over it, a dataset whose
+ * first version has a table node and a recipe node, a bucket target, a multipart upload), the
+ * hints and starting requests that let valid-shaped requests name them, and the health check run
+ * after the storm.
  */
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateMultipartUploadCommand, PutObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { LOCAL_S3_CREDENTIALS } from '../../infra/local/s3';
 import type { ApiClient } from '../support/api-client';
+import { connectionCases } from '../support/connections';
 import type { TestTwin } from '../support/harness';
+import { FUZZ_RECIPE, startingRequests, type FuzzEntities } from './bodies';
 import { operationsOf, type FuzzContext } from './requests';
 
 /** The bucket the fuzz twin must be started with (`startTestTwin({ buckets: [FUZZ_BUCKET] })`). */
@@ -61,6 +66,7 @@ export async function fuzzFixtures(
     forcePathStyle: true,
     credentials: LOCAL_S3_CREDENTIALS,
   });
+  let partUrl: string;
   try {
     await s3.send(
       new PutObjectCommand({
@@ -69,38 +75,26 @@ export async function fuzzFixtures(
         Body: 'id,name,amount\n1,alpha,1.5\n2,beta,\n3,"g, amma",-7\n',
       }),
     );
+    partUrl = await presignedPart(s3);
   } finally {
     s3.destroy();
   }
-  const auth = {
-    auth_type: 'secret_key',
-    access_key_id: LOCAL_S3_CREDENTIALS.accessKeyId,
-    secret_access_key: LOCAL_S3_CREDENTIALS.secretAccessKey,
-    endpoint: env.twin.s3.endpoint,
-  } as const;
-  const connection = await api.call('createConnection', {
-    body: { name: 'fuzz target', type: 'object_store', auth, path_restriction: `${FUZZ_BUCKET}/`, write: true },
-  });
-  expectStatus(connection, 201, 'the connection');
-  const source = await api.call('createDataSource', {
-    body: { name: 'fuzz source', type: 'bucket', connection_id: connection.body.id, path: FOLDER },
-  });
-  expectStatus(source, 201, 'the data source');
-  const table = await api.call('createDataTable', { body: { name: 'fuzz table', data_source_id: source.body.id } });
-  expectStatus(table, 201, 'the data table');
-  await importedVersion(api, table.body.id);
-  const target = await api.call('createTarget', {
-    body: { name: 'fuzz target', type: 'bucket', connection_id: connection.body.id, path: `${FOLDER}{date}/` },
-  });
-  expectStatus(target, 201, 'the target');
+  const fixtures = await entities(env, 'fuzz');
+  await importedVersion(api, fixtures.dataTableId);
+  // DELETE requests aim at a set of their own: the fixtures must outlive the storm.
+  const victims = await entities(env, 'fuzz victim');
+  const { warehouse, pricing } = await otherConnections(env);
 
-  const ids = [connection.body.id, source.body.id, table.body.id, target.body.id];
+  const ids = [
+    fixtures.connectionId,
+    fixtures.dataSourceId,
+    fixtures.dataTableId,
+    fixtures.targetId,
+    fixtures.recipeId,
+  ];
   const hints = {
-    connection_id: [connection.body.id],
-    data_source_id: [source.body.id],
-    data_table_id: [table.body.id],
-    target_id: [target.body.id],
-    data_table_ids: [[table.body.id]],
+    ...idHints(fixtures),
+    data_table_ids: [[fixtures.dataTableId]],
     version_number: [1],
     id: ids,
     lock_version: [1, 2],
@@ -114,7 +108,146 @@ export async function fuzzFixtures(
     client_secret: [env.twin.admin.client_secret],
   };
   const document = (await env.anonymous.call('getOpenApiDocument')).body;
-  return { document, context: { token: api.token ?? '', hints, templates: await templates(api, document, hints) } };
+  const found = await templates(api, document, hints);
+  const start: FuzzEntities = {
+    ...fixtures,
+    warehouseConnectionId: warehouse,
+    pricingConnection: pricing,
+    bucket: FUZZ_BUCKET,
+    folder: FOLDER,
+    s3Endpoint: env.twin.s3.endpoint,
+    accessKeyId: LOCAL_S3_CREDENTIALS.accessKeyId,
+    secretAccessKey: LOCAL_S3_CREDENTIALS.secretAccessKey,
+    clientId: env.twin.admin.client_id,
+    clientSecret: env.twin.admin.client_secret,
+    partUrl,
+    current: (path) => {
+      if (!Object.hasOwn(found, path)) throw new Error(`fuzz fixtures: GET ${path} answered nothing to start from`);
+      return found[path];
+    },
+  };
+  return {
+    document,
+    context: { token: api.token ?? '', hints, deleteHints: idHints(victims), starts: startingRequests(start) },
+  };
+}
+
+/** One pre-signed UploadPart URL of a multipart upload in the fuzz bucket: what a multi-part export writes to. */
+async function presignedPart(s3: S3Client): Promise<string> {
+  const key = 'exports/multi-part.parquet';
+  const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: FUZZ_BUCKET, Key: key }));
+  return getSignedUrl(s3, new UploadPartCommand({ Bucket: FUZZ_BUCKET, Key: key, UploadId, PartNumber: 1 }), {
+    expiresIn: 3_600,
+  });
+}
+
+/** A warehouse connection aimed at the twin's S3 (which is no warehouse), and a pricing DIM connection. */
+async function otherConnections(env: TestTwin) {
+  const cases = connectionCases(env.twin.s3.endpoint, ' fuzz');
+  const request = (label: string) => cases.find((candidate) => candidate.label === label)!.request;
+  const warehouseCase = request('warehouse/password');
+  const warehouse = await env.admin.call('createConnection', {
+    body:
+      warehouseCase.type === 'warehouse'
+        ? { ...warehouseCase, auth: { ...warehouseCase.auth, host: env.twin.s3.endpoint } }
+        : warehouseCase,
+  });
+  expectStatus(warehouse, 201, 'the warehouse connection');
+  const pricing = await env.admin.call('createConnection', { body: request('pricing_dim/oauth_client_credentials') });
+  expectStatus(pricing, 201, 'the pricing connection');
+  return { warehouse: warehouse.body.id, pricing: { id: pricing.body.id, lock_version: pricing.body.lock_version } };
+}
+
+type EntityIds = Pick<
+  FuzzEntities,
+  | 'connectionId'
+  | 'dataSourceId'
+  | 'dataTableId'
+  | 'targetId'
+  | 'recipeId'
+  | 'datasetId'
+  | 'tableNodeId'
+  | 'recipeNodeId'
+>;
+
+/** Known-good path parameters naming one set of entities. */
+function idHints(ids: EntityIds) {
+  return {
+    connection_id: [ids.connectionId],
+    data_source_id: [ids.dataSourceId],
+    data_table_id: [ids.dataTableId],
+    target_id: [ids.targetId],
+    recipe_id: [ids.recipeId],
+    dataset_id: [ids.datasetId],
+    node_id: [ids.recipeNodeId, ids.tableNodeId],
+  };
+}
+
+/**
+ * One set of entities: a writable connection to the fuzz bucket, a bucket data source and a data
+ * table (not imported) on it, a bucket target, a recipe over the table's alias, and a dataset
+ * whose version 1 has a TABLE node of the table and a RECIPE node of the recipe bound to it.
+ */
+async function entities(env: TestTwin, name: string): Promise<EntityIds> {
+  const api = env.admin;
+  const connection = await api.call('createConnection', {
+    body: {
+      name,
+      type: 'object_store',
+      auth: {
+        auth_type: 'secret_key',
+        access_key_id: LOCAL_S3_CREDENTIALS.accessKeyId,
+        secret_access_key: LOCAL_S3_CREDENTIALS.secretAccessKey,
+        endpoint: env.twin.s3.endpoint,
+      },
+      path_restriction: `${FUZZ_BUCKET}/`,
+      write: true,
+    },
+  });
+  expectStatus(connection, 201, 'the connection');
+  const connectionId = connection.body.id;
+  const source = await api.call('createDataSource', {
+    body: { name, type: 'bucket', connection_id: connectionId, path: FOLDER },
+  });
+  expectStatus(source, 201, 'the data source');
+  const table = await api.call('createDataTable', { body: { name, data_source_id: source.body.id } });
+  expectStatus(table, 201, 'the data table');
+  const target = await api.call('createTarget', {
+    body: { name, type: 'bucket', connection_id: connectionId, path: `${FOLDER}{date}/` },
+  });
+  expectStatus(target, 201, 'the target');
+  const recipe = await api.call('createRecipe', { body: { ...FUZZ_RECIPE, name } });
+  expectStatus(recipe, 201, 'the recipe');
+  const dataset = await api.call('createDataset', { body: { name } });
+  expectStatus(dataset, 201, 'the dataset');
+  const datasetId = dataset.body.id;
+  const params = { dataset_id: datasetId, version_number: 1 };
+  const tableNode = await api.call('addDatasetNode', {
+    params,
+    body: { dataset_id: datasetId, node_type: 'TABLE', data_table_id: table.body.id },
+  });
+  expectStatus(tableNode, 201, 'the table node');
+  const recipeNode = await api.call('addDatasetNode', {
+    params,
+    body: {
+      dataset_id: datasetId,
+      node_type: 'RECIPE',
+      recipe_id: recipe.body.id,
+      recipe_version_number: 1,
+      source_node_definitions: [{ source_node_id: tableNode.body.id, alias: recipe.body.latest_version.aliases[0]! }],
+    },
+  });
+  expectStatus(recipeNode, 201, 'the recipe node');
+  return {
+    connectionId,
+    dataSourceId: source.body.id,
+    dataTableId: table.body.id,
+    targetId: target.body.id,
+    recipeId: recipe.body.id,
+    datasetId,
+    tableNodeId: tableNode.body.id,
+    recipeNodeId: recipeNode.body.id,
+  };
 }
 
 /** After the storm: a token exchange, a create and a read of it still work. Throws if not. */

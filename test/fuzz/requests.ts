@@ -75,13 +75,21 @@ export interface FuzzRequest {
 export interface FuzzContext {
   /** Known-good values by field or parameter name: ids that exist, the local S3 endpoint... */
   readonly hints: FieldHints;
+  /** Hints that replace `hints` for DELETE operations: entities of their own, so the fixtures outlive the run. */
+  readonly deleteHints: FieldHints;
   /** A real token of the caller, which bad tokens are forged from. */
   readonly token: string;
   /**
-   * Current representations of existing entities by path template (what GET answers there):
-   * bases for PUT and PATCH bodies that pass the checks before the deep code runs.
+   * A valid request of every operation that takes a body, by operationId (test/fuzz/bodies.ts):
+   * the start most mutations spoil, so they reach the checks behind schema validation.
    */
-  readonly templates: Readonly<Record<string, unknown>>;
+  readonly starts: Readonly<Record<string, StartingRequest>>;
+}
+
+/** Path parameters and a body that pass validation. */
+export interface StartingRequest {
+  readonly params?: Readonly<Record<string, number>>;
+  readonly body: unknown;
 }
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'] as const;
@@ -180,20 +188,33 @@ function queryText(pairs: readonly (readonly [string, string])[]): string {
   return pairs.length === 0 ? '' : `?${pairs.map(([name, value]) => `${name}=${value}`).join('&')}`;
 }
 
-/** Well-formed parts of a request of `operation`: the start of every mutation. */
-function validParts(operation: FuzzOperation, schemas: SchemaContext, template: unknown): fc.Arbitrary<Parts> {
-  const text = (name: string, schema: JsonSchema) => {
+/**
+ * Well-formed parts of a request of `operation`: the start of every mutation. An operation with a
+ * body starts from its starting request most of the time, and from values its schemas generate
+ * otherwise. With `hintedPathsOnly`, a path parameter that has hints takes one of them: generated
+ * ids are small integers, which name the fixtures (a DELETE must not remove them).
+ */
+function validParts(
+  operation: FuzzOperation,
+  schemas: SchemaContext,
+  start: StartingRequest | undefined,
+  hintedPathsOnly: boolean,
+): fc.Arbitrary<Parts> {
+  const text = (name: string, schema: JsonSchema, hintsOnly = false) => {
     const hints = Object.hasOwn(schemas.hints, name) ? schemas.hints[name]! : [];
     const generated = schemaValue(schema, schemas).map((value) =>
       percentEncode(typeof value === 'string' ? value : JSON.stringify(value)),
     );
-    return hints.length > 0
-      ? fc.oneof({ arbitrary: fc.constantFrom(...hints.map(String)), weight: 3 }, { arbitrary: generated, weight: 1 })
-      : generated;
+    if (hints.length === 0) return generated;
+    const hinted = fc.constantFrom(...hints.map(String));
+    return hintsOnly ? hinted : fc.oneof({ arbitrary: hinted, weight: 3 }, { arbitrary: generated, weight: 1 });
   };
   const pathValues = fc.record(
     Object.fromEntries(
-      operation.pathParameters.map((parameter) => [parameter.name, text(parameter.name, parameter.schema)]),
+      operation.pathParameters.map((parameter) => [
+        parameter.name,
+        text(parameter.name, parameter.schema, hintedPathsOnly),
+      ]),
     ),
   );
   const query = fc.tuple(
@@ -206,28 +227,26 @@ function validParts(operation: FuzzOperation, schemas: SchemaContext, template: 
     ),
   );
   const mediaTypes = Object.keys(operation.bodies);
-  const body =
-    mediaTypes.length === 0
-      ? fc.constant({ mediaType: undefined, body: undefined })
-      : fc.constantFrom(...mediaTypes).chain((mediaType) => {
-          const generated = schemaValue(operation.bodies[mediaType], schemas);
-          const updatesExisting =
-            template !== undefined && (operation.method === 'PUT' || operation.method === 'PATCH');
-          return (updatesExisting ? fc.oneof(generated, fc.constant(template)) : generated).map((value) => ({
-            mediaType,
-            body: value,
-          }));
-        });
+  const mediaType = mediaTypes.length === 0 ? fc.constant(undefined) : fc.constantFrom(...mediaTypes);
+  const generatedBody = (type: string | undefined) =>
+    type === undefined ? fc.constant(undefined) : schemaValue(operation.bodies[type], schemas);
   const idempotencyKey = operation.idempotent
     ? fc.option(fc.stringMatching(/^[A-Za-z0-9-]{8,40}$/), { nil: undefined })
     : fc.constant(undefined);
-  return fc.record({ pathValues, query, body, idempotencyKey }).map(({ pathValues, query, body, idempotencyKey }) => ({
-    pathValues,
-    query: query.flat(),
-    mediaType: body.mediaType,
-    body: body.body,
-    idempotencyKey,
+  const generated = fc
+    .record({ pathValues, query, mediaType, idempotencyKey })
+    .chain((parts) => generatedBody(parts.mediaType).map((body) => ({ ...parts, query: parts.query.flat(), body })));
+  if (start === undefined) return generated;
+  const fromStart = fc.record({ pathValues, query, mediaType, idempotencyKey }).map((parts) => ({
+    ...parts,
+    pathValues: {
+      ...parts.pathValues,
+      ...Object.fromEntries(Object.entries(start.params ?? {}).map(([name, value]) => [name, String(value)])),
+    },
+    query: parts.query.flat(),
+    body: start.body,
   }));
+  return fc.oneof({ arbitrary: fromStart, weight: 4 }, { arbitrary: generated, weight: 1 });
 }
 
 function request(
@@ -267,8 +286,10 @@ function mutatedRequests(
   mutation: Mutation,
   { operations, context, schemas, fieldNames }: Generation,
 ): fc.Arbitrary<FuzzRequest> | null {
-  const start = validParts(operation, schemas, context.templates[operation.path]);
   const hasBody = Object.keys(operation.bodies).length > 0;
+  const deletes = operation.method === 'DELETE';
+  const hints = deletes ? { ...schemas.hints, ...context.deleteHints } : schemas.hints;
+  const start = validParts(operation, { ...schemas, hints }, context.starts[operation.operationId], deletes);
   const jsonType = Object.keys(operation.bodies).find((type) => type.includes('json'));
   switch (mutation) {
     case 'valid-shaped':
@@ -402,15 +423,31 @@ function mutatedRequests(
   }
 }
 
+/** The operations that take a body and have no starting request in `context`. */
+export function operationsWithoutStart(operations: readonly FuzzOperation[], context: FuzzContext): string[] {
+  return operations
+    .filter(
+      (operation) => Object.keys(operation.bodies).length > 0 && !Object.hasOwn(context.starts, operation.operationId),
+    )
+    .map((operation) => operation.operationId);
+}
+
 export interface FuzzCase {
   readonly operationId: string;
   readonly mutation: Mutation;
   readonly requests: fc.Arbitrary<FuzzRequest>;
 }
 
-/** Every (operation, mutation) pair of the document that applies, with its requests. */
+/**
+ * Every (operation, mutation) pair of the document that applies, with its requests. Throws when
+ * an operation takes a body and has no starting request: fuzzed from generated values alone, it
+ * would stop at schema validation.
+ */
 export function fuzzCases(document: unknown, context: FuzzContext): FuzzCase[] {
   const operations = operationsOf(document);
+  const unstarted = operationsWithoutStart(operations, context);
+  if (unstarted.length > 0)
+    throw new Error(`operations with a body but no starting request (test/fuzz/bodies.ts): ${unstarted.join(', ')}`);
   const generation: Generation = {
     operations,
     context,

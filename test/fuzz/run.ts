@@ -28,6 +28,7 @@ const { startTestTwin } = await import('../support/harness');
 const { FUZZ_BUCKET, fuzzFixtures, stillServes } = await import('./fixtures');
 const { fuzzCases, fuzzPlan } = await import('./requests');
 const { describeOutcome, sendAll } = await import('./check');
+const { BodyDepth } = await import('./depth');
 
 function print(text = ''): void {
   process.stdout.write(`${text}\n`);
@@ -63,6 +64,7 @@ try {
   const byMutation = new Map<string, number>();
   const durations = new Map<string, number[]>();
   const failures = new Map<string, string>();
+  const depth = new BodyDepth();
   let sent = 0;
   const started = performance.now();
   await sendAll(env.admin, fuzzPlan(cases, { seed, perCase }), concurrency, (outcome) => {
@@ -77,6 +79,7 @@ try {
     const times = durations.get(key) ?? [];
     times.push(outcome.durationMs);
     durations.set(key, times);
+    depth.add(outcome);
     // One example per operation, mutation and kind of violation is enough to act on.
     const [violation] = outcome.violations;
     if (violation !== undefined) {
@@ -98,6 +101,8 @@ try {
   print(
     table([['mutation', 'count'], ...[...byMutation.entries()].sort().map(([mutation, count]) => [mutation, count])]),
   );
+  print('\nhow deep bodies get (requests of valid-shaped, hostile-field and unknown-field; then valid-shaped alone)');
+  print(table(depth.table()));
   const slowest = [...durations.entries()]
     .map(([operation, times]) => {
       const sorted = [...times].sort((a, b) => a - b);

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeOutcome, sendAll, type FuzzOutcome } from '../../fuzz/check';
 import { FUZZ_BUCKET, fuzzFixtures, stillServes } from '../../fuzz/fixtures';
-import { fuzzCases, fuzzPlan, operationsOf, type FuzzContext } from '../../fuzz/requests';
+import { fuzzCases, fuzzPlan, operationsOf, operationsWithoutStart, type FuzzContext } from '../../fuzz/requests';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 
 const SEED = 20_240_611;
@@ -23,6 +23,32 @@ beforeAll(async () => {
   ({ document, context } = await fuzzFixtures(env));
 });
 afterAll(() => env?.close());
+
+describe('starting requests', () => {
+  it('exist for every operation that takes a body, and fuzzing refuses to start without one', () => {
+    const operations = operationsOf(document);
+    expect(operationsWithoutStart(operations, context)).toEqual([]);
+    const withBodies = operations.filter((operation) => Object.keys(operation.bodies).length > 0);
+    expect(withBodies.length).toBeGreaterThan(30);
+    const [dropped] = withBodies;
+    const { [dropped!.operationId]: _dropped, ...others } = context.starts;
+    expect(() => fuzzCases(document, { ...context, starts: others })).toThrow(dropped!.operationId);
+  });
+
+  it('pass validation on the twin: each reaches the checks behind the schemas', { timeout: 60_000 }, async () => {
+    const refused: string[] = [];
+    for (const operation of operationsOf(document)) {
+      const start = context.starts[operation.operationId];
+      if (start === undefined) continue;
+      const path = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => String(start.params?.[name]));
+      const response = await env.admin.raw(operation.method, path, { body: start.body });
+      const code = response.status >= 400 ? response.problem.code : undefined;
+      if (response.status >= 500 || code === '10-1400' || code === '10-400')
+        refused.push(`${operation.operationId}: ${response.status} ${response.text.slice(0, 300)}`);
+    }
+    expect(refused).toEqual([]);
+  });
+});
 
 describe('fuzzing every operation of the OpenAPI document', () => {
   const outcomes: FuzzOutcome[] = [];
