@@ -12,7 +12,8 @@ import type { ApiClient } from '../support/api-client';
 import { connectionCases } from '../support/connections';
 import type { TestTwin } from '../support/harness';
 import { FUZZ_RECIPE, startingRequests, type FuzzEntities } from './bodies';
-import { operationsOf, type FuzzContext } from './requests';
+import { operationsOf } from './operations';
+import type { FuzzContext } from './requests';
 
 /** The bucket the fuzz twin must be started with (`startTestTwin({ buckets: [FUZZ_BUCKET] })`). */
 export const FUZZ_BUCKET = 'fuzz';

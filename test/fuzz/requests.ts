@@ -19,26 +19,8 @@ import {
   WRONG_MEDIA_TYPES,
 } from './hostile';
 import { declaredFieldNames, percentEncode, slots, updateAt, valueAt, withMember } from './edit';
+import { isObject, operationsOf, resolverOf, type FuzzOperation } from './operations';
 import { schemaValue, type FieldHints, type JsonSchema, type SchemaContext } from './schema-values';
-
-export interface FuzzParameter {
-  readonly name: string;
-  readonly schema: JsonSchema;
-  readonly required: boolean;
-}
-
-/** One operation of the document, as much of it as the fuzzer needs. */
-export interface FuzzOperation {
-  readonly operationId: string;
-  readonly method: string;
-  /** Template under the API base path, e.g. `/connections/{connection_id}`. */
-  readonly path: string;
-  readonly pathParameters: readonly FuzzParameter[];
-  readonly queryParameters: readonly FuzzParameter[];
-  /** Media type → body schema; empty when the operation takes no body. */
-  readonly bodies: Readonly<Record<string, JsonSchema>>;
-  readonly idempotent: boolean;
-}
 
 /** What the fuzzer does to a request. */
 export const MUTATIONS = [
@@ -105,62 +87,6 @@ const MAX_PATH_CHARS = 4_000;
 const DEEP_MARKER = '@@fuzz-deep-value@@';
 /** Requests above the service's MAX_BODY_BYTES (256 KiB) and below API Gateway's 10 MiB. */
 const OVERSIZE_BYTES = 300 * 1024;
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** The operations of an OpenAPI 3.1 document. */
-export function operationsOf(document: unknown): FuzzOperation[] {
-  if (!isObject(document) || !isObject(document.paths)) throw new Error('not an OpenAPI document');
-  const operations: FuzzOperation[] = [];
-  for (const [path, item] of Object.entries(document.paths)) {
-    if (!isObject(item)) continue;
-    for (const [method, operation] of Object.entries(item)) {
-      if (!isObject(operation) || typeof operation.operationId !== 'string') continue;
-      const parameters = (Array.isArray(operation.parameters) ? operation.parameters : []).filter(isObject);
-      const of = (location: string): FuzzParameter[] =>
-        parameters
-          .filter((parameter) => parameter.in === location)
-          .map((parameter) => ({
-            name: String(parameter.name),
-            schema: isObject(parameter.schema) ? parameter.schema : {},
-            required: parameter.required === true,
-          }));
-      const content =
-        isObject(operation.requestBody) && isObject(operation.requestBody.content) ? operation.requestBody.content : {};
-      const bodies = Object.fromEntries(
-        Object.entries(content).map(([type, media]) => [
-          type,
-          isObject(media) && isObject(media.schema) ? media.schema : {},
-        ]),
-      );
-      operations.push({
-        operationId: operation.operationId,
-        method: method.toUpperCase(),
-        path,
-        pathParameters: of('path'),
-        queryParameters: of('query'),
-        bodies,
-        idempotent: parameters.some(
-          (parameter) => parameter.in === 'header' && String(parameter.name).toLowerCase() === 'idempotency-key',
-        ),
-      });
-    }
-  }
-  return operations;
-}
-
-/** Resolves local `#/...` references of the document. */
-export function resolverOf(document: unknown): (ref: string) => JsonSchema {
-  return (ref) => {
-    let node: unknown = document;
-    for (const part of ref.replace(/^#\//, '').split('/'))
-      node = isObject(node) ? node[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
-    if (!isObject(node)) throw new Error(`unresolved reference ${ref}`);
-    return node;
-  };
-}
 
 /** The body text for a media type: form bodies flatten to name=value pairs. */
 function encodeBody(value: unknown, mediaType: string): string {

@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeOutcome, sendAll, type FuzzOutcome } from '../../fuzz/check';
 import { FUZZ_BUCKET, fuzzFixtures, stillServes } from '../../fuzz/fixtures';
-import { fuzzCases, fuzzPlan, operationsOf, operationsWithoutStart, type FuzzContext } from '../../fuzz/requests';
+import { operationsOf } from '../../fuzz/operations';
+import { fuzzCases, fuzzPlan, operationsWithoutStart, type FuzzContext } from '../../fuzz/requests';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 
 const SEED = 20_240_611;
