@@ -79,3 +79,13 @@ export function resolverOf(document: unknown): (ref: string) => JsonSchema {
     return node;
   };
 }
+
+/** The operations that take a body and have no starting request in `starts` (by operationId). */
+export function operationsWithoutStart(
+  operations: readonly FuzzOperation[],
+  starts: Readonly<Record<string, unknown>>,
+): string[] {
+  return operations
+    .filter((operation) => Object.keys(operation.bodies).length > 0 && !Object.hasOwn(starts, operation.operationId))
+    .map((operation) => operation.operationId);
+}

@@ -19,7 +19,7 @@ import {
   WRONG_MEDIA_TYPES,
 } from './hostile';
 import { declaredFieldNames, percentEncode, slots, updateAt, valueAt, withMember } from './edit';
-import { isObject, operationsOf, resolverOf, type FuzzOperation } from './operations';
+import { isObject, operationsOf, operationsWithoutStart, resolverOf, type FuzzOperation } from './operations';
 import { schemaValue, type FieldHints, type JsonSchema, type SchemaContext } from './schema-values';
 
 /** What the fuzzer does to a request. */
@@ -349,15 +349,6 @@ function mutatedRequests(
   }
 }
 
-/** The operations that take a body and have no starting request in `context`. */
-export function operationsWithoutStart(operations: readonly FuzzOperation[], context: FuzzContext): string[] {
-  return operations
-    .filter(
-      (operation) => Object.keys(operation.bodies).length > 0 && !Object.hasOwn(context.starts, operation.operationId),
-    )
-    .map((operation) => operation.operationId);
-}
-
 export interface FuzzCase {
   readonly operationId: string;
   readonly mutation: Mutation;
@@ -371,7 +362,7 @@ export interface FuzzCase {
  */
 export function fuzzCases(document: unknown, context: FuzzContext): FuzzCase[] {
   const operations = operationsOf(document);
-  const unstarted = operationsWithoutStart(operations, context);
+  const unstarted = operationsWithoutStart(operations, context.starts);
   if (unstarted.length > 0)
     throw new Error(`operations with a body but no starting request (test/fuzz/bodies.ts): ${unstarted.join(', ')}`);
   const generation: Generation = {
