@@ -56,22 +56,37 @@ const SHORT_ESCAPES: Readonly<Record<string, string>> = {
 };
 
 /**
- * A value as a message may quote it: at most EXCERPT_LENGTH characters (code points, so a
- * pair is never split) and '…' when cut, with control and invisible characters written as
- * JSON escapes (\n, \u0000), so a message never carries a long payload, a line break or a
- * character that hides what follows.
+ * A value as a message may quote it: at most `limit` characters (code points, so a pair is never
+ * split) and '…' when cut, with control and invisible characters written as JSON escapes (\n,
+ * \u0000), so a message never carries a long payload, a line break or a character that hides
+ * what follows.
  */
-export function excerpt(value: string): string {
+export function excerpt(value: string, limit = EXCERPT_LENGTH): string {
   let shown = '';
   let count = 0;
   for (const character of value) {
-    if (count++ === EXCERPT_LENGTH) {
+    if (count++ === limit) {
       shown += '…';
       break;
     }
     shown += character;
   }
   return shown.replace(UNSAFE, (character) => SHORT_ESCAPES[character] ?? unicodeEscape(character));
+}
+
+/** The longest text a problem's extraDetails or instance carries (a field path, a rule, an engine's cause). */
+export const ECHO_LENGTH = 200;
+
+/** Characters no problem text carries as they are: UNSAFE without the backslash, which is safe on its own. */
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
+
+/**
+ * A text of a problem that may repeat what the caller sent (a field name, an engine's message
+ * quoting the SQL, the request path): kept as it is when it is short and shows every character,
+ * else its excerpt of ECHO_LENGTH characters with every hidden character escaped.
+ */
+export function boundedText(value: string): string {
+  return value.length <= ECHO_LENGTH && !HIDDEN.test(value) ? value : excerpt(value, ECHO_LENGTH);
 }
 
 /** \uXXXX for each UTF-16 unit, as JSON writes a character outside the BMP. */

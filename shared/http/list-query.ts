@@ -1,4 +1,4 @@
-import { validationError } from '../errors/app-error';
+import { excerpt, validationError } from '../errors/app-error';
 import {
   MAX_FILTER_DEPTH,
   MAX_FILTER_TOKENS,
@@ -104,7 +104,7 @@ function tokenize(source: string): Token[] {
       at = end + 1;
     } else {
       const match = /^-?\d+(?:\.\d+)?(?![\w.])|^[A-Za-z_][A-Za-z0-9_]*/.exec(source.slice(at));
-      if (!match) throw new FilterSyntaxError(`unexpected character '${char}' at position ${at + 1}`);
+      if (!match) throw new FilterSyntaxError(`unexpected character '${excerpt(char)}' at position ${at + 1}`);
       const text = match[0];
       if (/^-?\d/.test(text)) tokens.push({ kind: 'number', value: Number(text), at });
       else tokens.push({ kind: 'word', text, at });
@@ -119,7 +119,11 @@ function tokenize(source: string): Token[] {
 function describe(token: Token | undefined): string {
   if (!token) return 'end of expression';
   const text =
-    token.kind === 'string' ? `'${token.value}'` : token.kind === 'number' ? String(token.value) : token.text;
+    token.kind === 'string'
+      ? `'${excerpt(token.value)}'`
+      : token.kind === 'number'
+        ? String(token.value)
+        : excerpt(token.text);
   return `'${text}' at position ${token.at + 1}`;
 }
 
@@ -181,7 +185,7 @@ function compileFilter<T>(source: string, fields: ListFields<T>): Predicate<T> {
     const field = fieldNamed(fields, fieldToken.text);
     if (!field)
       throw new FilterSyntaxError(
-        `unknown field '${fieldToken.text}'; filterable fields: ${Object.keys(fields).join(', ')}`,
+        `unknown field '${excerpt(fieldToken.text)}'; filterable fields: ${Object.keys(fields).join(', ')}`,
       );
     const operatorToken = tokens[++position];
     const operator = operatorToken?.kind === 'word' ? (operatorToken.text.toLowerCase() as Operator) : undefined;
@@ -321,7 +325,9 @@ function compileSort<T>(source: string, fields: ListFields<T>): (a: T, b: T) => 
       const sortable = Object.entries(fields)
         .filter(([, candidate]) => candidate.type !== 'string-list')
         .map(([name]) => name);
-      throw validationError({ sort: `'${key}' is not a sort key; use [-]field with one of: ${sortable.join(', ')}` });
+      throw validationError({
+        sort: `'${excerpt(key)}' is not a sort key; use [-]field with one of: ${sortable.join(', ')}`,
+      });
     }
     const direction = match[1] === '-' ? -1 : 1;
     // Date-times order by instant, whatever offset their text carries.

@@ -1,7 +1,9 @@
 /**
  * Sends fuzz requests through the typed client's `raw` and judges each answer: never a 5xx,
- * every 4xx an RFC 7807 problem with a catalogue code, and no internal names anywhere.
+ * every 4xx an RFC 7807 problem with a catalogue code that repeats no submitted value beyond
+ * ECHO_LENGTH characters and no control character, and no internal names anywhere.
  */
+import { ECHO_LENGTH } from '../../shared/errors/app-error';
 import { errorCatalogue, type ErrorCode } from '../../shared/errors/catalogue';
 import { FORM_REFUSAL_STATUSES } from '../../shared/http/form-refusals';
 import { Problem } from '../../shared/model/problem';
@@ -64,6 +66,75 @@ function statusFits(code: ErrorCode, status: number): boolean {
   );
 }
 
+/** Characters an error body never carries as they are: control and format characters, separators, lone surrogates. */
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
+
+/** Every text of a JSON value, member names included, walked without recursion (bodies nest deep). */
+function textsOf(value: unknown): string[] {
+  const texts: string[] = [];
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (typeof node === 'string') texts.push(node);
+    else if (Array.isArray(node)) pending.push(...node);
+    else if (typeof node === 'object' && node !== null)
+      for (const [key, item] of Object.entries(node)) {
+        texts.push(key);
+        pending.push(item);
+      }
+  }
+  return texts;
+}
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}
+
+/** What the request sent that an answer could repeat: the path as sent and decoded, query names and values, body texts, headers. */
+function submittedTexts(request: FuzzRequest): string[] {
+  const [path = '', query = ''] = request.path.split('?', 2);
+  const texts = [request.path, ...path.split('/').map(decoded), ...Object.values(request.headers)];
+  for (const pair of query.split('&')) texts.push(...pair.split('=', 2).map(decoded));
+  if (request.body !== undefined) {
+    texts.push(request.body);
+    try {
+      texts.push(...textsOf(JSON.parse(request.body)));
+    } catch {
+      for (const [name, value] of new URLSearchParams(request.body)) texts.push(name, value);
+    }
+  }
+  return texts;
+}
+
+/**
+ * Whether an error body repeats more than ECHO_LENGTH characters of a submitted value, or carries
+ * a control or invisible character: it looks for runs of ECHO_LENGTH + 1 characters taken at the
+ * start, middle and end of every long submitted text.
+ */
+function echoViolations(request: FuzzRequest, problem: unknown): string[] {
+  const answered = textsOf(problem);
+  const violations: string[] = [];
+  const hidden = answered.find((text) => HIDDEN.test(text));
+  if (hidden !== undefined) violations.push(`echoes a control character: ${JSON.stringify(hidden).slice(0, 120)}`);
+  const runs = submittedTexts(request)
+    .filter((text) => text.length > ECHO_LENGTH)
+    .flatMap((text) =>
+      [0, Math.floor((text.length - ECHO_LENGTH) / 2), text.length - ECHO_LENGTH - 1].map((at) =>
+        text.slice(at, at + ECHO_LENGTH + 1),
+      ),
+    );
+  const repeated = runs.find((run) => answered.some((text) => text.includes(run)));
+  if (repeated !== undefined)
+    violations.push(
+      `echoes more than ${ECHO_LENGTH} characters of the request: ${JSON.stringify(repeated.slice(0, 60))}…`,
+    );
+  return violations;
+}
+
 /** What is wrong with one answer. */
 export function judge(request: FuzzRequest, response: ApiResponse<unknown>): string[] {
   const violations: string[] = [];
@@ -82,6 +153,7 @@ export function judge(request: FuzzRequest, response: ApiResponse<unknown>): str
       violations.push(`${status} is not a problem (${type}): ${text.slice(0, 200)}`);
     } else {
       const parsed = Problem.safeParse(response.json);
+      violations.push(...echoViolations(request, response.json));
       if (!parsed.success) violations.push(`${status} breaks the Problem schema: ${text.slice(0, 200)}`);
       else if (!Object.hasOwn(errorCatalogue, parsed.data.code))
         violations.push(`${status} carries ${parsed.data.code}, which is not in the catalogue`);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, EXCERPT_LENGTH, excerpt, renderMessage } from '../../../shared/errors/app-error';
+import {
+  AppError,
+  boundedText,
+  ECHO_LENGTH,
+  EXCERPT_LENGTH,
+  excerpt,
+  renderMessage,
+} from '../../../shared/errors/app-error';
 
 describe('excerpt', () => {
   it('keeps a short plain value as it is', () => {
@@ -35,5 +42,22 @@ describe('messages quote text values as excerpts', () => {
     expect(new AppError('10-404', { params: ['connection', 12345678901234567890n] }).message).toBe(
       'Entity connection with ID 12345678901234567890 not found',
     );
+  });
+});
+
+describe('boundedText: texts of a problem that may repeat input', () => {
+  it('keeps a short text that shows every character as it is, backslashes included', () => {
+    expect(boundedText('must match ^[a-z]\\d+$')).toBe('must match ^[a-z]\\d+$');
+    expect(boundedText('x'.repeat(ECHO_LENGTH))).toBe('x'.repeat(ECHO_LENGTH));
+  });
+
+  it(`cuts after ${ECHO_LENGTH} characters and marks the cut`, () => {
+    expect(boundedText('a'.repeat(5_000))).toBe(`${'a'.repeat(ECHO_LENGTH)}…`);
+  });
+
+  it('escapes control and invisible characters, and then backslashes too, so escapes stay readable', () => {
+    expect(boundedText('tables.\u0000\r\nSet-Cookie')).toBe('tables.\\u0000\\r\\nSet-Cookie');
+    expect(boundedText('a\\b\u202e')).toBe('a\\\\b\\u202e');
+    expect(boundedText('\u0000'.repeat(300))).toBe(`${'\\u0000'.repeat(ECHO_LENGTH)}…`);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../../shared/errors/app-error';
+import { AppError, ECHO_LENGTH } from '../../../shared/errors/app-error';
 import { PROBLEM_CONTENT_TYPE, batchItemError, toProblem } from '../../../shared/errors/problem';
 import { BatchItemError } from '../../../shared/model/data-table';
 import { Problem } from '../../../shared/model/problem';
@@ -47,6 +47,52 @@ describe('toProblem', () => {
     expect(problem.extraDetails).toEqual({ name: 'is required' });
     expect(problem.extraDetails).not.toBe(extraDetails);
     expect(Problem.safeParse(problem).success).toBe(true);
+  });
+
+  it('bounds every text of extraDetails, member names included, and escapes what it hides', () => {
+    const long = 'k'.repeat(5_000);
+    const problem = toProblem(
+      new AppError('10-1400', {
+        extraDetails: {
+          [long]: 'is not a known field',
+          'tables.\u0000evil': 'is not a known field',
+          cause: `Parser Error: syntax error at or near "${'x'.repeat(1_000)}"`,
+          functions: ['ok', 'bell\u0007'],
+          nested: { ['\u202e']: 'y'.repeat(300), count: 3 },
+          rule: 'must match ^[a-z]\\d+$',
+        },
+      }),
+      context,
+    );
+    expect(problem.extraDetails).toEqual({
+      [`${'k'.repeat(ECHO_LENGTH)}…`]: 'is not a known field',
+      'tables.\\u0000evil': 'is not a known field',
+      cause: `Parser Error: syntax error at or near "${'x'.repeat(ECHO_LENGTH - 39)}…`,
+      functions: ['ok', 'bell\\u0007'],
+      nested: { '\\u202e': `${'y'.repeat(ECHO_LENGTH)}…`, count: 3 },
+      rule: 'must match ^[a-z]\\d+$',
+    });
+    expect(Problem.safeParse(problem).success).toBe(true);
+  });
+
+  it('keeps both rules of two member names that are the same once cut', () => {
+    const problem = toProblem(
+      new AppError('10-1400', {
+        extraDetails: {
+          [`${'k'.repeat(ECHO_LENGTH)}a`]: 'is not a known field',
+          [`${'k'.repeat(ECHO_LENGTH)}b`]: 'must be a string',
+        },
+      }),
+      context,
+    );
+    expect(problem.extraDetails).toEqual({ [`${'k'.repeat(ECHO_LENGTH)}…`]: 'is not a known field; must be a string' });
+  });
+
+  it('bounds the instance: the path as sent', () => {
+    const path = `/api/data/v1/connections/${'9'.repeat(4_000)}`;
+    expect(toProblem(new AppError('10-1400'), { ...context, instance: path }).instance).toBe(
+      `${path.slice(0, ECHO_LENGTH)}…`,
+    );
   });
 
   it('reports the overriding status: a wrong method is 405 Method Not Allowed with code 10-400', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../../shared/errors/app-error';
+import { AppError, EXCERPT_LENGTH } from '../../../shared/errors/app-error';
 import { applyListQuery, type ListFields, type ListQuery } from '../../../shared/http/list-query';
 
 interface Row {
@@ -340,6 +340,25 @@ describe('applyListQuery: malformed filters are 10-1400 naming the problem', () 
     const tokens199 = ['size eq 10', ...Array.from({ length: 49 }, () => 'or size eq 10')].join(' ');
     expect(ids(`not ${tokens199}`)).toEqual([1, 2, 3, 4, 5]);
     expect(filterRule(`not not ${tokens199}`)).toBe('expression longer than 200 tokens');
+  });
+});
+
+describe('applyListQuery: refusals repeat the query only as short escaped excerpts', () => {
+  const long = `x${'y'.repeat(3 * EXCERPT_LENGTH)}`;
+  const shown = `${long.slice(0, EXCERPT_LENGTH)}…`;
+
+  it('cuts a long sort key, an unknown field and a string literal', () => {
+    expect(sortRule(long)).toBe(`'${shown}' is not a sort key; use [-]field with one of: name, size, active, created`);
+    expect(filterRule(`${long} eq 1`)).toBe(
+      `unknown field '${shown}'; filterable fields: name, size, active, tags, created`,
+    );
+    expect(filterRule(`size eq '${long}'`)).toBe(`field 'size' needs a number, not ''${shown}'' at position 9`);
+  });
+
+  it('escapes control characters instead of repeating them', () => {
+    expect(filterRule('name eq 1 \u0000')).toBe("unexpected character '\\u0000' at position 11");
+    expect(sortRule('name\r\nx')).toContain("'name\\r\\nx' is not a sort key");
+    expect(filterRule("size eq 'a\u001b[31m'")).toContain("'a\\u001b[31m'");
   });
 });
 
