@@ -48,9 +48,9 @@ export class ItemType<T> {
     return (await queryItems(pk, { prefix })).map((item) => this.read(item));
   }
 
-  /** The attributes of a put: `value`, checked whole, with the item's kind; `extra` are attributes no read needs (tenant_id). */
+  /** The attributes of a put: `value`, checked whole; `extra` are attributes no read needs (kind, tenant_id). */
   attributes(value: T, extra: Readonly<Record<string, unknown>> = {}): Record<string, unknown> {
-    return { kind: this.kind, ...extra, ...checkBeforeWrite(this.schema, this.kind, 'item', value) };
+    return { ...extra, ...checkBeforeWrite(this.schema, this.kind, 'item', value) };
   }
 
   /**

@@ -59,10 +59,10 @@ describe('item types', () => {
     expect(() => Thing.changes({ set: { colour: 'red' } })).toThrow(/colour is not an attribute/);
   });
 
-  it('passes what its schema reads, with the item kind', () => {
+  it('passes what its schema reads', () => {
     expect(Thing.changes({ set: { 'execution.status': 'DONE', count: 2 } })).toEqual({
       set: { 'execution.status': 'DONE', count: 2 },
     });
-    expect(Thing.attributes({ count: 1 }, { tenant_id: 't' })).toEqual({ kind: 'DATASET', tenant_id: 't', count: 1 });
+    expect(Thing.attributes({ count: 1 }, { tenant_id: 't' })).toEqual({ tenant_id: 't', count: 1 });
   });
 });
