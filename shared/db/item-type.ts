@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { Changes } from './expressions';
 import { CorruptItemError, checkBeforeWrite, parseItem } from './items';
 import type { EntityKind, ItemKey } from './keys';
-import { queryItems, readItem } from './table';
+import { queryItems, readItem, readItems } from './table';
 
 /**
  * One kind of stored item and its schema: the schema every read parses the item with is the
@@ -41,6 +41,13 @@ export class ItemType<T> {
   async find(key: ItemKey): Promise<T | undefined> {
     const item = await readItem(key);
     return item ? this.read(item) : undefined;
+  }
+
+  /** The items at these keys, in their order (undefined where none): a BatchGetItem per hundred keys. */
+  async findMany(wanted: readonly ItemKey[]): Promise<(T | undefined)[]> {
+    const keyText = (key: { readonly pk?: unknown; readonly sk?: unknown }) => `${String(key.pk)}|${String(key.sk)}`;
+    const found = new Map((await readItems(wanted)).map((item) => [keyText(item), this.read(item)]));
+    return wanted.map((key) => found.get(keyText(key)));
   }
 
   /** The items of a partition (whose sort key begins with `prefix`), read through the schema. */
