@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { Changes } from './expressions';
 import { CorruptItemError, checkBeforeWrite, parseItem } from './items';
 import type { EntityKind, ItemKey } from './keys';
-import { queryItems, readItem, readItems } from './table';
+import { queryItems, readItem, readItems, type QueryOptions } from './table';
 
 /**
  * One kind of stored item and its schema: the schema every read parses the item with is the
@@ -51,8 +51,8 @@ export class ItemType<T> {
   }
 
   /** The items of a partition (whose sort key begins with `prefix`), read through the schema. */
-  async query(pk: string, prefix?: string): Promise<T[]> {
-    return (await queryItems(pk, { prefix })).map((item) => this.read(item));
+  query(pk: string, prefix?: string, options: Omit<QueryOptions<T>, 'prefix' | 'projection'> = {}): Promise<T[]> {
+    return queryItems(pk, { ...options, prefix }, (item) => this.read(item));
   }
 
   /** The attributes of a put: `value`, checked whole; `extra` are attributes no read needs (kind, tenant_id). */

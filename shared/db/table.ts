@@ -48,48 +48,73 @@ export async function readItems(itemKeys: readonly ItemKey[]): Promise<Item[]> {
   return found;
 }
 
-/** Every page of a Query or Scan, read until DynamoDB says there is no more: the one paging loop. */
-async function allPages(
-  read: (cursor: Item | undefined) => Promise<{ Items?: Item[]; LastEvaluatedKey?: Item }>,
-): Promise<Item[]> {
-  const items: Item[] = [];
+/**
+ * Every page of a Query or Scan, each item through `read`, until DynamoDB says there is no
+ * more or `enough` says the items read so far suffice: the one paging loop.
+ */
+async function allPages<T>(
+  page: (cursor: Item | undefined) => Promise<{ Items?: Item[]; LastEvaluatedKey?: Item }>,
+  read: (item: Item) => T,
+  enough: (found: readonly T[]) => boolean = () => false,
+): Promise<T[]> {
+  const found: T[] = [];
   let cursor: Item | undefined;
   do {
-    const page = await read(cursor);
-    items.push(...(page.Items ?? []));
-    cursor = page.LastEvaluatedKey;
+    const result = await page(cursor);
+    for (const item of result.Items ?? []) found.push(read(item));
+    cursor = enough(found) ? undefined : result.LastEvaluatedKey;
   } while (cursor);
-  return items;
+  return found;
 }
 
-/** The items of partition `pk` (whose sort key begins with `prefix`, when given), in sort key order. */
-export function queryItems(
+/** How a partition is read: which sort keys, in which order, how many a page, until when. */
+export interface QueryOptions<T> {
+  /** Only the items whose sort key begins with it. */
+  readonly prefix?: string;
+  readonly projection?: readonly string[];
+  /** Descending sort key order. */
+  readonly newestFirst?: boolean;
+  /** Items a page (DynamoDB's Limit); with `enough`, a way to read only the first few. */
+  readonly pageSize?: number;
+  /** Stops after the page where this first holds. */
+  readonly enough?: (found: readonly T[]) => boolean;
+}
+
+/** The items of partition `pk`, each through `read`, in sort key order (or reversed). */
+export function queryItems(pk: string, options?: QueryOptions<Item>): Promise<Item[]>;
+export function queryItems<T>(pk: string, options: QueryOptions<T>, read: (item: Item) => T): Promise<T[]>;
+export function queryItems<T>(
   pk: string,
-  options: { readonly prefix?: string; readonly projection?: readonly string[] } = {},
-): Promise<Item[]> {
+  options: QueryOptions<T> = {},
+  read: (item: Item) => T = (item) => item as T,
+): Promise<T[]> {
   const expressions = expressionsOf({
     keyCondition: partitionCondition(pk, options.prefix),
     projection: options.projection,
   });
-  return allPages((cursor) =>
+  const page = (cursor: Item | undefined) =>
     dynamoDocumentClient().send(
       new QueryCommand({
         TableName: config.tableName,
         ...expressions,
         ConsistentRead: true,
+        ScanIndexForward: !options.newestFirst,
+        Limit: options.pageSize,
         ExclusiveStartKey: cursor,
       }),
-    ),
-  );
+    );
+  return allPages(page, read, options.enough);
 }
 
 /** Every item of the table that passes `filter`: for maintenance scripts, never for requests. */
 export function scanItems(filter: Condition, projection?: readonly string[]): Promise<Item[]> {
   const expressions = expressionsOf({ filter, projection });
-  return allPages((cursor) =>
-    dynamoDocumentClient().send(
-      new ScanCommand({ TableName: config.tableName, ...expressions, ExclusiveStartKey: cursor }),
-    ),
+  return allPages(
+    (cursor) =>
+      dynamoDocumentClient().send(
+        new ScanCommand({ TableName: config.tableName, ...expressions, ExclusiveStartKey: cursor }),
+      ),
+    (item) => item,
   );
 }
 
