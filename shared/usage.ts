@@ -1,7 +1,5 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamoDocumentClient } from './aws/clients';
-import { config } from './config';
 import { keys } from './db/keys';
+import { addToCounter } from './db/table';
 
 /**
  * Per-tenant usage counters by calendar month (UTC), for the data-transfer and CPU quotas: an
@@ -16,13 +14,5 @@ export function usagePeriod(date = new Date()): string {
 
 export async function recordUsage(tenantId: string, metric: UsageMetric, amount: number): Promise<void> {
   if (amount <= 0) return;
-  await dynamoDocumentClient().send(
-    new UpdateCommand({
-      TableName: config.tableName,
-      Key: keys.usage(tenantId, metric, usagePeriod()),
-      UpdateExpression: 'ADD #value :amount',
-      ExpressionAttributeNames: { '#value': 'value' },
-      ExpressionAttributeValues: { ':amount': amount },
-    }),
-  );
+  await addToCounter(keys.usage(tenantId, metric, usagePeriod()), 'value', amount);
 }

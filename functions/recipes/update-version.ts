@@ -1,3 +1,4 @@
+import { runningNodeAmong } from '../../shared/datasets/run-lock';
 import { actorOf } from '../../shared/db/actor';
 import { validationError } from '../../shared/errors/app-error';
 import { httpHandler } from '../../shared/http/handler';
@@ -13,8 +14,13 @@ export const handler = httpHandler(recipeRoutes.updateVersion, async ({ params, 
     throw validationError({ version_number: 'must be the version number of the path' });
   }
   const current = await recipeVersions.get(principal.tenantId, params.recipe_id, params.version_number);
-  const updated = await recipeVersions.update(principal.tenantId, actorOf(principal), current, body.lock_version, () =>
-    checkedContent(body.code, body.aliases ?? current.aliases),
+  const updated = await recipeVersions.update(
+    principal.tenantId,
+    actorOf(principal),
+    current,
+    body.lock_version,
+    () => checkedContent(body.code, body.aliases ?? current.aliases),
+    (uses) => runningNodeAmong(principal.tenantId, uses),
   );
   return { body: recipeVersionResponse(updated) };
 });

@@ -1,8 +1,7 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { dynamoDocumentClient } from '../aws/clients';
-import { config } from '../config';
+import { is } from '../db/expressions';
 import { keys } from '../db/keys';
+import { putItem, readItem } from '../db/table';
 import type { SecretDigest } from './client-secrets';
 import { ROLE_NAMES } from './permissions';
 
@@ -19,20 +18,15 @@ const ClientRecord = z.object({
 });
 export type ClientRecord = Readonly<z.infer<typeof ClientRecord>>;
 
+/** Stores a new client (checked with the schema its reads use); an existing client id is an error. */
 export async function putClient(record: ClientRecord): Promise<void> {
-  await dynamoDocumentClient().send(
-    new PutCommand({
-      TableName: config.tableName,
-      Item: { ...keys.client(record.tenant_id, record.client_id), ...record },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  const key = keys.client(record.tenant_id, record.client_id);
+  if (!(await putItem(key, ClientRecord.parse(record), is.absent('pk'))))
+    throw new Error(`client ${record.tenant_id}/${record.client_id} already exists`);
 }
 
 /** The stored client, read through its schema (the item's keys are dropped), or undefined. */
 export async function findClient(tenantId: string, clientId: string): Promise<ClientRecord | undefined> {
-  const result = await dynamoDocumentClient().send(
-    new GetCommand({ TableName: config.tableName, Key: keys.client(tenantId, clientId), ConsistentRead: true }),
-  );
-  return result.Item ? ClientRecord.parse(result.Item) : undefined;
+  const item = await readItem(keys.client(tenantId, clientId));
+  return item ? ClientRecord.parse(item) : undefined;
 }

@@ -1,10 +1,9 @@
-import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { dynamoDocumentClient } from '../aws/clients';
-import { config } from '../config';
 import { connectionStore } from '../connections/store';
+import { allOf, is } from '../db/expressions';
 import { keys } from '../db/keys';
-import { countCondition, refAttribute } from '../db/related-writes';
-import { transactWrite, type TransactItem } from '../db/transactions';
+import { refAttribute } from '../db/related-writes';
+import { scanItems } from '../db/table';
+import { transactWrite, tx } from '../db/transactions';
 import { dataSourceStore } from './store';
 
 /**
@@ -28,23 +27,8 @@ export interface BackfillReport {
 }
 
 async function connectionKeys(): Promise<{ tenantId: string; id: number }[]> {
-  const found: { tenantId: string; id: number }[] = [];
-  let cursor: ScanCommandOutput['LastEvaluatedKey'];
-  do {
-    const page = await dynamoDocumentClient().send(
-      new ScanCommand({
-        TableName: config.tableName,
-        FilterExpression: '#kind = :kind',
-        ProjectionExpression: 'tenant_id, id',
-        ExpressionAttributeNames: { '#kind': 'kind' },
-        ExpressionAttributeValues: { ':kind': 'CONNECTION' },
-        ExclusiveStartKey: cursor,
-      }),
-    );
-    for (const item of page.Items ?? []) found.push({ tenantId: String(item.tenant_id), id: Number(item.id) });
-    cursor = page.LastEvaluatedKey;
-  } while (cursor);
-  return found;
+  const items = await scanItems(is.equal('kind', 'CONNECTION'), ['tenant_id', 'id']);
+  return items.map((item) => ({ tenantId: String(item.tenant_id), id: Number(item.id) }));
 }
 
 /**
@@ -64,31 +48,27 @@ async function recount(
     if (sources.length > MAX_SOURCES) return 'skipped';
     const before = connection.refs.tables;
     const after = sources.reduce((sum, source) => sum + (source.refs.data_tables ?? 0), 0);
-    const TableName = config.tableName;
-    const checks: TransactItem[] = sources.map((source) => ({
-      ConditionCheck: {
-        TableName,
-        Key: keys.entity(tenantId, 'DATA_SOURCE', source.id),
-        ConditionExpression: `lock_version = :seen AND ${countCondition('#tables', ':tables', source.refs.data_tables ?? 0)}`,
-        ExpressionAttributeNames: { '#tables': refAttribute('data_tables') },
-        ExpressionAttributeValues: { ':seen': source.lock_version, ':tables': source.refs.data_tables ?? 0 },
-      },
-    }));
+    const checks = sources.map((source) =>
+      tx.check(
+        keys.entity(tenantId, 'DATA_SOURCE', source.id),
+        allOf(
+          is.equal('lock_version', source.lock_version),
+          is.count(refAttribute('data_tables'), source.refs.data_tables ?? 0),
+        ),
+      ),
+    );
+    const tables = refAttribute('tables');
     const outcome = await transactWrite([
-      {
-        Update: {
-          TableName,
-          Key: keys.entity(tenantId, 'CONNECTION', id),
-          UpdateExpression: 'SET #tables = :after',
-          ConditionExpression: `${countCondition('#sources', ':sources', sources.length)} AND ${before === undefined ? 'attribute_not_exists(#tables)' : '#tables = :before'}`,
-          ExpressionAttributeNames: { '#tables': refAttribute('tables'), '#sources': refAttribute('data_sources') },
-          ExpressionAttributeValues: {
-            ':after': after,
-            ':sources': sources.length,
-            ...(before === undefined ? {} : { ':before': before }),
-          },
+      tx.update(
+        keys.entity(tenantId, 'CONNECTION', id),
+        { set: { [tables]: after } },
+        {
+          when: allOf(
+            is.count(refAttribute('data_sources'), sources.length),
+            before === undefined ? is.absent(tables) : is.equal(tables, before),
+          ),
         },
-      },
+      ),
       ...checks,
     ]);
     if (outcome.committed) return { before, after };

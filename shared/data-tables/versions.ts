@@ -1,18 +1,18 @@
-import { GetCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { dynamoDocumentClient } from '../aws/clients';
 import { config } from '../config';
 import type { Actor } from '../db/actor';
-import { parseItem } from '../db/items';
+import { allOf, anyOf, is, not, type Condition } from '../db/expressions';
+import { ItemType } from '../db/item-type';
+import { checkBeforeWrite } from '../db/items';
 import { deleteItems } from '../db/purge';
-import { keys, type EntityKind, type TopLevelKind } from '../db/keys';
-import { failedAt, transactWrite, type TransactItem } from '../db/transactions';
+import { keys, type TopLevelKind } from '../db/keys';
+import { failedAt, transactWrite, tx, type TransactItem } from '../db/transactions';
 import { AppError } from '../errors/app-error';
 import { newJobId } from '../jobs/define-job';
 import type { JobRef } from '../jobs/job-ref';
 import { markFailed, pendingExecution } from '../jobs/status';
 import { abandonedAfterSeconds, executionView, isAbandoned, isRunning } from '../jobs/view';
 import type { SchemaAnalysisDepth } from '../model/columns';
-import { LATEST_VERSION, StoredVersion, VersionHead, latestVersionOf } from './items';
+import { LATEST_VERSION, LatestVersion, StoredVersion, VersionHead, latestVersionOf } from './items';
 import { importJob, schemaAnalysisJob } from './jobs';
 
 export type { StoredVersion, VersionMetadata } from './items';
@@ -56,52 +56,44 @@ export function analysisJobRef(tenantId: string, dataTableId: number, versionNum
 /** Versions read per page when looking for the newest COMPLETED one: usually the newest is. */
 const NEWEST_COMPLETED_PAGE = 4;
 
-function toVersion(item: Record<string, unknown>): StoredVersion {
-  return parseItem(StoredVersion, 'DATA_VERSION', item);
-}
+/** A data version's item and its table's head: what reads parse and writes are checked with. */
+const versionItems = new ItemType('DATA_VERSION', StoredVersion);
+const heads = new ItemType(KIND, VersionHead);
 
 /**
  * Versions of a table in number order: all pages; or `limit` a page, until `enough` says the
  * versions read so far suffice (by default, once `limit` are read).
  */
-async function queryVersions(
+function queryVersions(
   tenantId: string,
   dataTableId: number,
   options: { newestFirst: boolean; limit?: number; enough?: (versions: readonly StoredVersion[]) => boolean },
 ): Promise<StoredVersion[]> {
-  const versions: StoredVersion[] = [];
   const enough = options.enough ?? ((read) => options.limit !== undefined && read.length >= options.limit);
-  let cursor: QueryCommandOutput['LastEvaluatedKey'];
-  do {
-    const page = await dynamoDocumentClient().send(
-      new QueryCommand({
-        TableName: config.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': keys.children(tenantId, KIND, dataTableId),
-          ':prefix': keys.VERSION_PREFIX,
-        },
-        ConsistentRead: true,
-        ScanIndexForward: !options.newestFirst,
-        Limit: options.limit,
-        ExclusiveStartKey: cursor,
-      }),
-    );
-    for (const item of page.Items ?? []) versions.push(toVersion(item));
-    cursor = enough(versions) ? undefined : page.LastEvaluatedKey;
-  } while (cursor);
-  return versions;
+  return versionItems.query(keys.children(tenantId, KIND, dataTableId), keys.VERSION_PREFIX, {
+    newestFirst: options.newestFirst,
+    pageSize: options.limit,
+    enough,
+  });
 }
 
 async function readHead(tenantId: string, dataTableId: number): Promise<VersionHead> {
-  const result = await dynamoDocumentClient().send(
-    new GetCommand({
-      TableName: config.tableName,
-      Key: keys.childrenHead(tenantId, KIND, dataTableId),
-      ConsistentRead: true,
-    }),
+  return (await heads.find(keys.childrenHead(tenantId, KIND, dataTableId))) ?? {};
+}
+
+/** The table's copy of its latest version, set to `latest` while `when` holds. */
+function latestCopy(tenantId: string, dataTableId: number, latest: LatestVersion, when: Condition): TransactItem {
+  const copy = checkBeforeWrite(LatestVersion, KIND, 'latest version', latest);
+  return tx.update(keys.entity(tenantId, KIND, dataTableId), { set: { [LATEST_VERSION]: copy } }, { when });
+}
+
+/** The head's claim of a creation goes, while it is still this job's. */
+function releaseCreation(tenantId: string, dataTableId: number, jobId: string): TransactItem {
+  return tx.update(
+    keys.childrenHead(tenantId, KIND, dataTableId),
+    { remove: ['active_job'] },
+    { when: is.equal('active_job.job_id', jobId) },
   );
-  return result.Item ? parseItem(VersionHead, KIND, result.Item) : {};
 }
 
 /**
@@ -115,64 +107,29 @@ function latestMovesBack(
   removed: number,
   previous: StoredVersion | undefined,
 ): TransactItem[] {
-  const TableName = config.tableName;
-  const table: TransactItem = {
-    Update: {
-      TableName,
-      Key: keys.entity(tenantId, KIND, dataTableId),
-      UpdateExpression: previous ? 'SET #latest = :previous' : 'REMOVE #latest',
-      ConditionExpression: '#latest.version_number = :removed',
-      ExpressionAttributeNames: { '#latest': LATEST_VERSION },
-      ExpressionAttributeValues: {
-        ':removed': removed,
-        ...(previous ? { ':previous': latestVersionOf(previous) } : {}),
-      },
-    },
-  };
-  if (!previous) return [table];
+  const named = is.equal(`${LATEST_VERSION}.version_number`, removed);
+  if (!previous)
+    return [tx.update(keys.entity(tenantId, KIND, dataTableId), { remove: [LATEST_VERSION] }, { when: named })];
   const { execution } = previous;
-  const unchanged: TransactItem = {
-    ConditionCheck: {
-      TableName,
-      Key: keys.version(tenantId, KIND, dataTableId, previous.version_number),
-      ConditionExpression:
-        '#execution.job_id = :job AND #execution.#status = :status AND #execution.heartbeat_date = :heartbeat',
-      ExpressionAttributeNames: { '#execution': 'execution', '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':job': execution.job_id,
-        ':status': execution.status,
-        ':heartbeat': execution.heartbeat_date,
-      },
-    },
-  };
-  return [table, unchanged];
+  const unchanged = tx.check(
+    keys.version(tenantId, KIND, dataTableId, previous.version_number),
+    allOf(
+      is.equal('execution.job_id', execution.job_id),
+      is.equal('execution.status', execution.status),
+      is.equal('execution.heartbeat_date', execution.heartbeat_date),
+    ),
+  );
+  return [latestCopy(tenantId, dataTableId, latestVersionOf(previous), named), unchanged];
 }
 
 /** When an older version goes, the table's copy must still name another (the newest) one. */
 function latestStays(tenantId: string, dataTableId: number, removed: number): TransactItem[] {
-  return [
-    {
-      ConditionCheck: {
-        TableName: config.tableName,
-        Key: keys.entity(tenantId, KIND, dataTableId),
-        ConditionExpression: '#latest.version_number <> :removed',
-        ExpressionAttributeNames: { '#latest': LATEST_VERSION },
-        ExpressionAttributeValues: { ':removed': removed },
-      },
-    },
-  ];
+  return [tx.check(keys.entity(tenantId, KIND, dataTableId), is.notEqual(`${LATEST_VERSION}.version_number`, removed))];
 }
 
 export const dataVersions = {
-  async find(tenantId: string, dataTableId: number, versionNumber: number): Promise<StoredVersion | undefined> {
-    const result = await dynamoDocumentClient().send(
-      new GetCommand({
-        TableName: config.tableName,
-        Key: keys.version(tenantId, KIND, dataTableId, versionNumber),
-        ConsistentRead: true,
-      }),
-    );
-    return result.Item ? toVersion(result.Item) : undefined;
+  find(tenantId: string, dataTableId: number, versionNumber: number): Promise<StoredVersion | undefined> {
+    return versionItems.find(keys.version(tenantId, KIND, dataTableId, versionNumber));
   },
 
   async get(tenantId: string, dataTableId: number, versionNumber: number): Promise<StoredVersion> {
@@ -224,47 +181,22 @@ export const dataVersions = {
         created_by: actor,
         created_date: created,
       };
-      const TableName = config.tableName;
-      const headKey = keys.childrenHead(tenantId, KIND, dataTableId);
+      const claimed = heads.changes({
+        set: { version_count: versionNumber, active_job: { job_id: jobId, version_number: versionNumber } },
+      });
       const writes: TransactItem[] = [
-        {
-          Update: {
-            TableName,
-            Key: headKey,
-            UpdateExpression: 'SET version_count = :next, active_job = :active',
-            ConditionExpression:
-              previous === 0
-                ? 'attribute_not_exists(version_count) AND attribute_not_exists(active_job)'
-                : 'version_count = :previous AND attribute_not_exists(active_job)',
-            ExpressionAttributeValues: {
-              ':next': versionNumber,
-              ':active': { job_id: jobId, version_number: versionNumber },
-              ...(previous === 0 ? {} : { ':previous': previous }),
-            },
-          },
-        },
-        {
-          Update: {
-            TableName,
-            Key: keys.entity(tenantId, KIND, dataTableId),
-            UpdateExpression: 'SET #latest = :latest',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeNames: { '#latest': LATEST_VERSION },
-            ExpressionAttributeValues: { ':latest': latestVersionOf(version) },
-          },
-        },
-        {
-          Put: {
-            TableName,
-            Item: {
-              ...keys.version(tenantId, KIND, dataTableId, versionNumber),
-              kind: 'DATA_VERSION' satisfies EntityKind,
-              tenant_id: tenantId,
-              ...version,
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
+        tx.update(keys.childrenHead(tenantId, KIND, dataTableId), claimed, {
+          when: allOf(
+            previous === 0 ? is.absent('version_count') : is.equal('version_count', previous),
+            is.absent('active_job'),
+          ),
+        }),
+        latestCopy(tenantId, dataTableId, latestVersionOf(version), is.present('pk')),
+        tx.put(
+          keys.version(tenantId, KIND, dataTableId, versionNumber),
+          versionItems.attributes(version, { kind: versionItems.kind, tenant_id: tenantId }),
+          { when: is.absent('pk') },
+        ),
       ];
       const outcome = await transactWrite(writes);
       if (outcome.committed) return { version, job: importJobRef(tenantId, dataTableId, versionNumber, jobId) };
@@ -287,17 +219,7 @@ export const dataVersions = {
     if (view?.error) await markFailed(ref, view.error);
     if (!running) {
       // The head names a version that is gone: release it directly.
-      await transactWrite([
-        {
-          Update: {
-            TableName: config.tableName,
-            Key: keys.childrenHead(tenantId, KIND, dataTableId),
-            UpdateExpression: 'REMOVE active_job',
-            ConditionExpression: 'active_job.job_id = :job',
-            ExpressionAttributeValues: { ':job': active.job_id },
-          },
-        },
-      ]);
+      await transactWrite([releaseCreation(tenantId, dataTableId, active.job_id)]);
     }
   },
 
@@ -313,37 +235,20 @@ export const dataVersions = {
       const abandoned = isAbandoned(version.execution, now(), inactivity());
       if ((version.ref_datasets ?? 0) > 0) throw new AppError('20-1024', { params: [dataTableId, versionNumber] });
       const [newest, previous] = await queryVersions(tenantId, dataTableId, { newestFirst: true, limit: 2 });
-      const TableName = config.tableName;
+      const asRead = allOf(
+        is.equal('execution.job_id', version.execution.job_id),
+        is.equal('execution.status', version.execution.status),
+        is.count('ref_datasets', 0),
+      );
       const writes: TransactItem[] = [
-        {
-          Delete: {
-            TableName,
-            Key: keys.version(tenantId, KIND, dataTableId, versionNumber),
-            ConditionExpression:
-              '#execution.job_id = :job AND #execution.#status = :status AND (attribute_not_exists(ref_datasets) OR ref_datasets = :zero)',
-            ExpressionAttributeNames: { '#execution': 'execution', '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':job': version.execution.job_id,
-              ':status': version.execution.status,
-              ':zero': 0,
-            },
-          },
-        },
+        tx.delete(keys.version(tenantId, KIND, dataTableId, versionNumber), { when: asRead }),
         ...(newest?.version_number === versionNumber
           ? latestMovesBack(tenantId, dataTableId, versionNumber, previous)
           : latestStays(tenantId, dataTableId, versionNumber)),
       ];
       if (abandoned) {
         // An abandoned creation: its claim on the table goes with it.
-        writes.push({
-          Update: {
-            TableName,
-            Key: keys.childrenHead(tenantId, KIND, dataTableId),
-            UpdateExpression: 'REMOVE active_job',
-            ConditionExpression: 'active_job.job_id = :job',
-            ExpressionAttributeValues: { ':job': version.execution.job_id },
-          },
-        });
+        writes.push(releaseCreation(tenantId, dataTableId, version.execution.job_id));
       }
       const outcome = await transactWrite(writes);
       if (outcome.committed) return;
@@ -369,13 +274,7 @@ export const dataVersions = {
 
   /** A ConditionCheck for a table delete: no creation may be running. */
   noActiveCreation(tenantId: string, dataTableId: number): TransactItem {
-    return {
-      ConditionCheck: {
-        TableName: config.tableName,
-        Key: keys.childrenHead(tenantId, KIND, dataTableId),
-        ConditionExpression: 'attribute_not_exists(active_job)',
-      },
-    };
+    return tx.check(keys.childrenHead(tenantId, KIND, dataTableId), is.absent('active_job'));
   },
 };
 
@@ -393,33 +292,28 @@ export const analyses = {
     const jobId = newJobId(schemaAnalysisJob);
     const created = new Date().toISOString();
     const staleBefore = new Date(now() - abandonedAfterSeconds(inactivity()) * 1000).toISOString();
+    const startable = allOf(
+      is.equal('execution.status', 'COMPLETED'),
+      anyOf(is.absent('analysis_depth'), is.notEqual('analysis_depth', 'FULL')),
+      anyOf(
+        is.absent('analysis_execution'),
+        not(is.oneOf('analysis_execution.status', ['PENDING', 'IN_PROGRESS'])),
+        is.less('analysis_execution.heartbeat_date', staleBefore),
+      ),
+    );
+    const started = versionItems.changes({
+      set: { analysis_execution: pendingExecution(jobId, created), analysis_requested_depth: depth },
+    });
     const outcome = await transactWrite([
-      {
-        Update: {
-          TableName: config.tableName,
-          Key: keys.version(tenantId, KIND, dataTableId, versionNumber),
-          UpdateExpression: 'SET analysis_execution = :pending, analysis_requested_depth = :depth',
-          ConditionExpression:
-            '#execution.#status = :completed AND (attribute_not_exists(analysis_depth) OR analysis_depth <> :full) AND ' +
-            '(attribute_not_exists(analysis_execution) OR NOT analysis_execution.#status IN (:pendingStatus, :running) OR analysis_execution.heartbeat_date < :staleBefore)',
-          ExpressionAttributeNames: { '#execution': 'execution', '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':pending': pendingExecution(jobId, created),
-            ':depth': depth,
-            ':completed': 'COMPLETED',
-            ':full': 'FULL',
-            ':pendingStatus': 'PENDING',
-            ':running': 'IN_PROGRESS',
-            ':staleBefore': staleBefore,
-          },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      },
+      tx.update(keys.version(tenantId, KIND, dataTableId, versionNumber), started, {
+        when: startable,
+        returnOld: true,
+      }),
     ]);
     if (outcome.committed) return analysisJobRef(tenantId, dataTableId, versionNumber, jobId);
     const old = failedAt(outcome, 0)?.item;
     if (!old) throw new AppError('10-404', { params: ['data version', `${dataTableId}/${versionNumber}`] });
-    const version = toVersion(old);
+    const version = versionItems.read(old);
     if (version.execution.status !== 'COMPLETED') throw notReady(dataTableId, version);
     if (version.analysis_depth === 'FULL') throw new AppError('20-1066');
     throw new AppError('20-1065');

@@ -1,17 +1,9 @@
-import {
-  BatchGetCommand,
-  GetCommand,
-  QueryCommand,
-  type BatchGetCommandOutput,
-  type QueryCommandOutput,
-} from '@aws-sdk/lib-dynamodb';
-import { dynamoDocumentClient } from '../aws/clients';
-import { config } from '../config';
 import type { Actor } from '../db/actor';
 import type { RelatedWrite } from '../db/entity-store';
-import { parseItem } from '../db/items';
-import { keys, type EntityKind, type ItemKey } from '../db/keys';
-import { failedAt, transactWrite, type TransactItem, type TransactionOutcome } from '../db/transactions';
+import { allOf, is, type Condition } from '../db/expressions';
+import { ItemType } from '../db/item-type';
+import { keys, type ItemKey } from '../db/keys';
+import { failedAt, transactWrite, tx, type TransactItem, type TransactionOutcome } from '../db/transactions';
 import { AppError, notFound } from '../errors/app-error';
 import { GraphHead, StoredGraph, type StoredNode } from './items';
 import { tableUseWrites, type UseWrite } from './references';
@@ -26,10 +18,11 @@ import { recipeUseWrites } from './usages';
  */
 
 const KIND = 'DATASET';
-const GRAPH_KIND: EntityKind = 'TRANSFORMATION_GRAPH';
+/** A graph version's item, and the head that numbers the versions: what reads parse and writes are checked with. */
+const graphItems = new ItemType('TRANSFORMATION_GRAPH', StoredGraph);
+const heads = new ItemType(KIND, GraphHead);
 /** Concurrent edits of one graph are retried on a fresh reading this many times, then 10-1006. */
 const WRITE_ATTEMPTS = 12;
-const BATCH_GET_KEYS = 100;
 
 const headKey = (tenantId: string, datasetId: number): ItemKey => keys.childrenHead(tenantId, KIND, datasetId);
 const graphKey = (tenantId: string, datasetId: number, versionNumber: number): ItemKey =>
@@ -47,20 +40,14 @@ export function assertEditable(graph: StoredGraph): void {
   if (graph.release_status) throw new AppError('20-1022');
 }
 
-function graphItem(tenantId: string, graph: StoredGraph): Record<string, unknown> {
-  return {
-    ...graphKey(tenantId, graph.dataset_id, graph.version_number),
-    kind: GRAPH_KIND,
-    tenant_id: tenantId,
-    ...graph,
-  };
+/** The put of a graph version's item, while `when` holds. */
+function graphPut(tenantId: string, graph: StoredGraph, when: Condition): TransactItem {
+  const item = graphItems.attributes(graph, { kind: graphItems.kind, tenant_id: tenantId });
+  return tx.put(graphKey(tenantId, graph.dataset_id, graph.version_number), item, { when });
 }
 
-async function readHead(tenantId: string, datasetId: number): Promise<GraphHead | undefined> {
-  const result = await dynamoDocumentClient().send(
-    new GetCommand({ TableName: config.tableName, Key: headKey(tenantId, datasetId), ConsistentRead: true }),
-  );
-  return result.Item ? parseItem(GraphHead, KIND, result.Item) : undefined;
+function readHead(tenantId: string, datasetId: number): Promise<GraphHead | undefined> {
+  return heads.find(headKey(tenantId, datasetId));
 }
 
 /** Pauses a little before another attempt, so that racing writers spread out. */
@@ -106,15 +93,8 @@ export interface GraphChange<T> {
 }
 
 export const graphs = {
-  async find(tenantId: string, datasetId: number, versionNumber: number): Promise<StoredGraph | undefined> {
-    const result = await dynamoDocumentClient().send(
-      new GetCommand({
-        TableName: config.tableName,
-        Key: graphKey(tenantId, datasetId, versionNumber),
-        ConsistentRead: true,
-      }),
-    );
-    return result.Item ? parseItem(StoredGraph, GRAPH_KIND, result.Item) : undefined;
+  find(tenantId: string, datasetId: number, versionNumber: number): Promise<StoredGraph | undefined> {
+    return graphItems.find(graphKey(tenantId, datasetId, versionNumber));
   },
 
   /** The version, or 10-404 naming the dataset when the dataset itself does not exist. */
@@ -128,54 +108,34 @@ export const graphs = {
   /** Every version of the dataset, oldest first; 10-404 when the dataset does not exist. */
   async list(tenantId: string, datasetId: number): Promise<StoredGraph[]> {
     if (!(await readHead(tenantId, datasetId))) throw notFound('dataset', datasetId);
-    const found: StoredGraph[] = [];
-    let cursor: QueryCommandOutput['LastEvaluatedKey'];
-    do {
-      const page = await dynamoDocumentClient().send(
-        new QueryCommand({
-          TableName: config.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: {
-            ':pk': keys.children(tenantId, KIND, datasetId),
-            ':prefix': keys.VERSION_PREFIX,
-          },
-          ConsistentRead: true,
-          ExclusiveStartKey: cursor,
-        }),
-      );
-      for (const item of page.Items ?? []) found.push(parseItem(StoredGraph, GRAPH_KIND, item));
-      cursor = page.LastEvaluatedKey;
-    } while (cursor);
-    return found;
+    return graphItems.query(keys.children(tenantId, KIND, datasetId), keys.VERSION_PREFIX);
   },
 
   /** The newest version of each dataset, by dataset id: heads, then graphs, a BatchGetItem per hundred. */
   async latest(tenantId: string, datasetIds: readonly number[]): Promise<Map<number, StoredGraph>> {
-    const heads = await batchGet(
-      datasetIds.map((id) => headKey(tenantId, id)),
-      (item) => parseItem(GraphHead, KIND, item),
-    );
+    const found = await heads.findMany(datasetIds.map((id) => headKey(tenantId, id)));
     const wanted: ItemKey[] = [];
     datasetIds.forEach((id, index) => {
-      const latest = heads[index]?.latest_version;
+      const latest = found[index]?.latest_version;
       if (latest !== undefined) wanted.push(graphKey(tenantId, id, latest));
     });
-    const found = await batchGet(wanted, (item) => parseItem(StoredGraph, GRAPH_KIND, item));
-    return new Map(found.flatMap((graph) => (graph ? [[graph.dataset_id, graph] as const] : [])));
+    const graphsFound = await graphItems.findMany(wanted);
+    return new Map(graphsFound.flatMap((graph) => (graph ? [[graph.dataset_id, graph] as const] : [])));
   },
 
   /** What a new dataset starts with, committed with it: graph version 1, empty and draft. */
   initialWrites(tenantId: string, actor: Actor, datasetId: number): RelatedWrite[] {
     const graph = emptyGraph(actor, datasetId, 1);
     const head: GraphHead = { version_count: 1, live_count: 1, latest_version: 1, empty_version: 1 };
-    const put = (Item: Record<string, unknown>): RelatedWrite => ({
-      item: { Put: { TableName: config.tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' } },
+    const put = (item: TransactItem): RelatedWrite => ({
+      item,
       onConditionFailure: () =>
         new AppError('10-500', { cause: new Error(`dataset ${datasetId}: its graph items already exist`) }),
     });
+    const headItem = heads.attributes(head, { kind: KIND, tenant_id: tenantId });
     return [
-      put({ ...headKey(tenantId, datasetId), kind: KIND, tenant_id: tenantId, ...head }),
-      put(graphItem(tenantId, graph)),
+      put(tx.put(headKey(tenantId, datasetId), headItem, { when: is.absent('pk') })),
+      put(graphPut(tenantId, graph, is.absent('pk'))),
     ];
   },
 
@@ -195,26 +155,21 @@ export const graphs = {
         : emptyGraph(actor, datasetId, versionNumber);
       const empty = graph.nodes.length === 0;
       if (empty && head.empty_version !== undefined) throw new AppError('20-1006');
-      const TableName = config.tableName;
       const uses = await useWrites(tenantId, undefined, graph);
+      const numbered = heads.changes({
+        set: {
+          version_count: versionNumber,
+          latest_version: versionNumber,
+          ...(empty ? { empty_version: versionNumber } : {}),
+        },
+        increment: { live_count: 1 },
+      });
       const writes: TransactItem[] = [
-        {
-          ConditionCheck: {
-            TableName,
-            Key: keys.entity(tenantId, KIND, datasetId),
-            ConditionExpression: 'attribute_exists(pk)',
-          },
-        },
-        {
-          Update: {
-            TableName,
-            Key: headKey(tenantId, datasetId),
-            UpdateExpression: `SET version_count = :next, live_count = live_count + :one, latest_version = :next${empty ? ', empty_version = :next' : ''}`,
-            ConditionExpression: `version_count = :previous${empty ? ' AND attribute_not_exists(empty_version)' : ''}`,
-            ExpressionAttributeValues: { ':next': versionNumber, ':previous': head.version_count, ':one': 1 },
-          },
-        },
-        { Put: { TableName, Item: graphItem(tenantId, graph), ConditionExpression: 'attribute_not_exists(pk)' } },
+        tx.check(keys.entity(tenantId, KIND, datasetId), is.present('pk')),
+        tx.update(headKey(tenantId, datasetId), numbered, {
+          when: allOf(is.equal('version_count', head.version_count), ...(empty ? [is.absent('empty_version')] : [])),
+        }),
+        graphPut(tenantId, graph, is.absent('pk')),
         ...(template ? [sourceUnchanged(tenantId, template)] : []),
         ...uses.map((write) => write.item),
       ];
@@ -258,31 +213,23 @@ export const graphs = {
       };
       const wasEmpty = current.nodes.length === 0;
       const isEmpty = nodes.length === 0;
-      const TableName = config.tableName;
       const uses = [...(await useWrites(tenantId, current, graph)), ...own];
       const emptiness: TransactItem[] =
         wasEmpty === isEmpty
           ? []
           : [
-              {
-                Update: {
-                  TableName,
-                  Key: headKey(tenantId, datasetId),
-                  UpdateExpression: isEmpty ? 'SET empty_version = :version' : 'REMOVE empty_version',
-                  ConditionExpression: isEmpty ? 'attribute_not_exists(empty_version)' : 'empty_version = :version',
-                  ExpressionAttributeValues: { ':version': versionNumber },
-                },
-              },
+              isEmpty
+                ? tx.update(headKey(tenantId, datasetId), heads.changes({ set: { empty_version: versionNumber } }), {
+                    when: is.absent('empty_version'),
+                  })
+                : tx.update(
+                    headKey(tenantId, datasetId),
+                    { remove: ['empty_version'] },
+                    { when: is.equal('empty_version', versionNumber) },
+                  ),
             ];
       const writes: TransactItem[] = [
-        {
-          Put: {
-            TableName,
-            Item: graphItem(tenantId, graph),
-            ConditionExpression: 'lock_version = :seen',
-            ExpressionAttributeValues: { ':seen': current.lock_version },
-          },
-        },
+        graphPut(tenantId, graph, is.equal('lock_version', current.lock_version)),
         ...emptiness,
         ...uses.map((write) => write.item),
         noActiveRun(tenantId, datasetId, versionNumber),
@@ -321,51 +268,28 @@ export const graphs = {
       if (!options.allowLast && head.live_count <= 1) throw new AppError('20-1007');
       const isLatest = head.latest_version === versionNumber;
       const previous = all.filter((graph) => graph.version_number < versionNumber).at(-1);
-      const TableName = config.tableName;
-      const sets = ['live_count = live_count - :one', ...(isLatest && previous ? ['latest_version = :previous'] : [])];
-      const removes = [
-        ...(current.nodes.length === 0 ? ['empty_version'] : []),
-        ...(isLatest && !previous ? ['latest_version'] : []),
-      ];
-      const conditions = [
-        options.allowLast ? 'live_count >= :one' : 'live_count > :one',
-        isLatest ? 'latest_version = :removed' : 'latest_version <> :removed',
-      ];
+      const headChanges = heads.changes({
+        set: isLatest && previous ? { latest_version: previous.version_number } : {},
+        increment: { live_count: -1 },
+        remove: [
+          ...(current.nodes.length === 0 ? ['empty_version'] : []),
+          ...(isLatest && !previous ? ['latest_version'] : []),
+        ],
+      });
+      const headAsRead = allOf(
+        options.allowLast ? is.atLeast('live_count', 1) : is.greater('live_count', 1),
+        isLatest ? is.equal('latest_version', versionNumber) : is.notEqual('latest_version', versionNumber),
+      );
       const uses = await useWrites(tenantId, current, undefined);
       const writes: TransactItem[] = [
-        {
-          // Exports and transfers of released versions add their refusal to this condition.
-          Delete: {
-            TableName,
-            Key: graphKey(tenantId, datasetId, versionNumber),
-            ConditionExpression: 'lock_version = :seen',
-            ExpressionAttributeValues: { ':seen': current.lock_version },
-          },
-        },
-        {
-          Update: {
-            TableName,
-            Key: headKey(tenantId, datasetId),
-            UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
-            ConditionExpression: conditions.join(' AND '),
-            ExpressionAttributeValues: {
-              ':one': 1,
-              ':removed': versionNumber,
-              ...(isLatest && previous ? { ':previous': previous.version_number } : {}),
-            },
-          },
-        },
+        // Exports and transfers of released versions add their refusal to this condition.
+        tx.delete(graphKey(tenantId, datasetId, versionNumber), {
+          when: is.equal('lock_version', current.lock_version),
+        }),
+        tx.update(headKey(tenantId, datasetId), headChanges, { when: headAsRead }),
         // The version that becomes the latest must still be there (not deleted at the same time).
         ...(isLatest && previous
-          ? [
-              {
-                ConditionCheck: {
-                  TableName,
-                  Key: graphKey(tenantId, datasetId, previous.version_number),
-                  ConditionExpression: 'attribute_exists(pk)',
-                },
-              },
-            ]
+          ? [tx.check(graphKey(tenantId, datasetId, previous.version_number), is.present('pk'))]
           : []),
         ...uses.map((write) => write.item),
         noActiveRun(tenantId, datasetId, versionNumber),
@@ -392,14 +316,7 @@ export const graphs = {
   /** Deleting the head commits with the dataset's item, and only if no version was created meanwhile. */
   headDeletion(tenantId: string, datasetId: number): RelatedWrite {
     return {
-      item: {
-        Delete: {
-          TableName: config.tableName,
-          Key: headKey(tenantId, datasetId),
-          ConditionExpression: 'live_count = :zero',
-          ExpressionAttributeValues: { ':zero': 0 },
-        },
-      },
+      item: tx.delete(headKey(tenantId, datasetId), { when: is.equal('live_count', 0) }),
       onConditionFailure: () => new AppError('10-1006'),
     };
   },
@@ -424,34 +341,8 @@ function emptyGraph(actor: Actor, datasetId: number, versionNumber: number): Sto
 
 /** The source of a clone, still as read when the clone commits. */
 function sourceUnchanged(tenantId: string, source: StoredGraph): TransactItem {
-  return {
-    ConditionCheck: {
-      TableName: config.tableName,
-      Key: graphKey(tenantId, source.dataset_id, source.version_number),
-      ConditionExpression: 'lock_version = :seen',
-      ExpressionAttributeValues: { ':seen': source.lock_version },
-    },
-  };
-}
-
-/** The items at these keys, in their order (undefined where none), a BatchGetItem per hundred keys. */
-async function batchGet<T>(
-  wanted: readonly ItemKey[],
-  parse: (item: Record<string, unknown>) => T,
-): Promise<(T | undefined)[]> {
-  const byKey = new Map<string, T>();
-  for (let index = 0; index < wanted.length; index += BATCH_GET_KEYS) {
-    let pending: Record<string, unknown>[] | undefined = wanted
-      .slice(index, index + BATCH_GET_KEYS)
-      .map((key) => ({ pk: key.pk, sk: key.sk }));
-    while (pending && pending.length > 0) {
-      const result: BatchGetCommandOutput = await dynamoDocumentClient().send(
-        new BatchGetCommand({ RequestItems: { [config.tableName]: { Keys: pending, ConsistentRead: true } } }),
-      );
-      for (const item of result.Responses?.[config.tableName] ?? [])
-        byKey.set(`${String(item.pk)}|${String(item.sk)}`, parse(item));
-      pending = result.UnprocessedKeys?.[config.tableName]?.Keys;
-    }
-  }
-  return wanted.map((key) => byKey.get(`${key.pk}|${key.sk}`));
+  return tx.check(
+    graphKey(tenantId, source.dataset_id, source.version_number),
+    is.equal('lock_version', source.lock_version),
+  );
 }

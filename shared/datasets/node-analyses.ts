@@ -1,11 +1,10 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { dynamoDocumentClient } from '../aws/clients';
 import { config } from '../config';
-import { parseItem } from '../db/items';
+import { allOf, anyOf, is, not } from '../db/expressions';
+import { ItemType } from '../db/item-type';
 import { keys, type ItemKey } from '../db/keys';
-import { failedAt, transactWrite } from '../db/transactions';
+import { updateItem } from '../db/table';
+import { failedAt, transactWrite, tx } from '../db/transactions';
 import { AppError } from '../errors/app-error';
 import { newJobId } from '../jobs/define-job';
 import type { JobRef } from '../jobs/job-ref';
@@ -49,6 +48,8 @@ export const StoredNodeAnalysis = StoredNodeRun.extend({
   analysed: AnalysedOutput.optional(),
 });
 export type StoredNodeAnalysis = z.infer<typeof StoredNodeAnalysis>;
+/** A node's run item with its analyses: what reads parse and what analysis writes are checked with. */
+const analysisItems = new ItemType('RECIPE_NODE_RUN', StoredNodeAnalysis);
 
 /** Where a node's analyses and outputs are: the graph version and the node. */
 export interface NodeRef {
@@ -118,11 +119,8 @@ function refusal(node: NodeRef, item: StoredNodeAnalysis | undefined, now: numbe
 
 export const nodeAnalyses = {
   /** The node's run item with its analyses, if the node was ever run. */
-  async find(node: NodeRef): Promise<StoredNodeAnalysis | undefined> {
-    const result = await dynamoDocumentClient().send(
-      new GetCommand({ TableName: config.tableName, Key: runKey(node), ConsistentRead: true }),
-    );
-    return result.Item ? parseItem(StoredNodeAnalysis, 'RECIPE_NODE_RUN', result.Item) : undefined;
+  find(node: NodeRef): Promise<StoredNodeAnalysis | undefined> {
+    return analysisItems.find(runKey(node));
   },
 
   /**
@@ -151,38 +149,26 @@ export const nodeAnalyses = {
         requested_date: now.toISOString(),
       };
       const staleBefore = new Date(now.getTime() - abandonedAfterSeconds(inactivity()) * 1000).toISOString();
+      // The item as read: same kind, same output, same analyses (an analysis in between moves analysis_execution).
+      const asRead = allOf(
+        is.equal('use_sample', item!.use_sample),
+        is.equal(`${outputAttribute(kind)}.run_id`, request.run_id),
+        item!.analysed ? is.equal('analysed.job_id', item!.analysed.job_id) : is.absent('analysed'),
+        anyOf(
+          is.absent('analysis_execution'),
+          not(is.oneOf('analysis_execution.status', ['PENDING', 'IN_PROGRESS'])),
+          is.less('analysis_execution.heartbeat_date', staleBefore),
+        ),
+      );
+      const started = analysisItems.changes({
+        set: { analysis_execution: pendingExecution(jobId, request.requested_date), analysis_request: request },
+      });
       const outcome = await transactWrite([
-        {
-          Update: {
-            TableName: config.tableName,
-            Key: runKey(node),
-            UpdateExpression: 'SET analysis_execution = :pending, analysis_request = :request',
-            // The item as read: same kind, same output, same analyses (an analysis in between moves analysis_execution).
-            ConditionExpression:
-              'use_sample = :useSample AND #output.run_id = :run AND ' +
-              (item!.analysed ? 'analysed.job_id = :analysed' : 'attribute_not_exists(analysed)') +
-              ' AND (attribute_not_exists(analysis_execution) OR NOT analysis_execution.#status IN (:pendingStatus, :running) OR analysis_execution.heartbeat_date < :staleBefore)',
-            ExpressionAttributeNames: { '#output': outputAttribute(kind), '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':pending': pendingExecution(jobId, request.requested_date),
-              ':request': request,
-              ':useSample': item!.use_sample,
-              ':run': request.run_id,
-              ...(item!.analysed ? { ':analysed': item!.analysed.job_id } : {}),
-              ':pendingStatus': 'PENDING',
-              ':running': 'IN_PROGRESS',
-              ':staleBefore': staleBefore,
-            },
-          },
-        },
-        {
-          ConditionCheck: {
-            TableName: config.tableName,
-            Key: keys.graphRunLock(node.tenantId, node.datasetId, node.graphVersion),
-            ConditionExpression: 'attribute_not_exists(active_job) OR NOT contains(active_job.node_ids, :node)',
-            ExpressionAttributeValues: { ':node': node.nodeId },
-          },
-        },
+        tx.update(runKey(node), started, { when: asRead }),
+        tx.check(
+          keys.graphRunLock(node.tenantId, node.datasetId, node.graphVersion),
+          anyOf(is.absent('active_job'), not(is.containing('active_job.node_ids', node.nodeId))),
+        ),
       ]);
       if (outcome.committed) return { job: nodeAnalysisJobRef(node, jobId), request };
       if (failedAt(outcome, 1)) {
@@ -202,36 +188,20 @@ export const nodeAnalyses = {
    */
   async record(ref: JobRef, request: Pick<AnalysisRequest, 'run_id' | 'use_sample' | 'depth'>): Promise<void> {
     const analysed: AnalysedOutput = { run_id: request.run_id, depth: request.depth, job_id: ref.job_id };
-    try {
-      await dynamoDocumentClient().send(
-        new UpdateCommand({
-          TableName: config.tableName,
-          Key: ref.subject,
-          UpdateExpression: 'SET analysed = :analysed',
-          ConditionExpression:
-            'analysis_execution.job_id = :job AND analysis_execution.#status = :running AND use_sample = :useSample AND #output.run_id = :run',
-          ExpressionAttributeNames: {
-            '#output': outputAttribute(outputKindOf(request.use_sample)),
-            '#status': 'status',
-          },
-          ExpressionAttributeValues: {
-            ':analysed': analysed,
-            ':job': ref.job_id,
-            ':running': 'IN_PROGRESS',
-            ':useSample': request.use_sample,
-            ':run': request.run_id,
-          },
-        }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const read = await dynamoDocumentClient().send(
-        new GetCommand({ TableName: config.tableName, Key: ref.subject, ConsistentRead: true }),
-      );
-      const old = read.Item ? parseItem(StoredNodeAnalysis, 'RECIPE_NODE_RUN', read.Item) : undefined;
-      if (old?.analysis_execution?.job_id !== ref.job_id || old.analysis_execution.status !== 'IN_PROGRESS')
-        throw new JobSupersededError(ref);
-      throw new AppError('20-1028', { params: [request.run_id] });
-    }
+    const recorded = await updateItem(
+      ref.subject,
+      analysisItems.changes({ set: { analysed } }),
+      allOf(
+        is.equal('analysis_execution.job_id', ref.job_id),
+        is.equal('analysis_execution.status', 'IN_PROGRESS'),
+        is.equal('use_sample', request.use_sample),
+        is.equal(`${outputAttribute(outputKindOf(request.use_sample))}.run_id`, request.run_id),
+      ),
+    );
+    if (recorded) return;
+    const old = await analysisItems.find(ref.subject);
+    if (old?.analysis_execution?.job_id !== ref.job_id || old.analysis_execution.status !== 'IN_PROGRESS')
+      throw new JobSupersededError(ref);
+    throw new AppError('20-1028', { params: [request.run_id] });
   },
 };

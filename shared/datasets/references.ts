@@ -1,6 +1,6 @@
-import { config } from '../config';
+import { is } from '../db/expressions';
 import { keys, type ItemKey } from '../db/keys';
-import type { TransactItem } from '../db/transactions';
+import { tx, type TransactItem } from '../db/transactions';
 import { type AppError, notFound } from '../errors/app-error';
 import type { StoredNode } from './items';
 
@@ -65,16 +65,7 @@ export function tableUseWrites(
     if (count === 0) continue;
     const adding = count > 0;
     writes.push({
-      item: {
-        Update: {
-          TableName: config.tableName,
-          Key: key,
-          UpdateExpression: 'ADD #ref :delta',
-          ConditionExpression: adding ? 'attribute_exists(pk)' : '#ref >= :count',
-          ExpressionAttributeNames: { '#ref': REF },
-          ExpressionAttributeValues: { ':delta': count, ...(adding ? {} : { ':count': -count }) },
-        },
-      },
+      item: tx.update(key, { add: { [REF]: count } }, { when: adding ? is.present('pk') : is.atLeast(REF, -count) }),
       onConditionFailure: adding
         ? missing
         : () => new Error(`${key.pk} / ${key.sk}: ${REF} lower than the graph's uses`),

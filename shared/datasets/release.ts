@@ -1,5 +1,6 @@
-import { config } from '../config';
 import type { Actor } from '../db/actor';
+import { is } from '../db/expressions';
+import { tx } from '../db/transactions';
 import { keys } from '../db/keys';
 import { AppError } from '../errors/app-error';
 import { recipeVersions } from '../recipes/versions';
@@ -75,14 +76,10 @@ async function currentFullOutputs(
     if (!built || !isCurrent(graph, node, versions, context.tables, context.runs, 'full'))
       throw new AppError('20-1021');
     return {
-      item: {
-        ConditionCheck: {
-          TableName: config.tableName,
-          Key: keys.nodeRun(tenantId, graph.dataset_id, graph.version_number, node.id),
-          ConditionExpression: 'full_output.run_id = :run',
-          ExpressionAttributeValues: { ':run': built.run_id },
-        },
-      },
+      item: tx.check(
+        keys.nodeRun(tenantId, graph.dataset_id, graph.version_number, node.id),
+        is.equal('full_output.run_id', built.run_id),
+      ),
       onConditionFailure: () => new AppError('20-1021'),
       retry: true,
     };

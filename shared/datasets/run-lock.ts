@@ -1,14 +1,17 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamoDocumentClient } from '../aws/clients';
 import { config } from '../config';
-import { parseItem } from '../db/items';
+import { is } from '../db/expressions';
+import { ItemType } from '../db/item-type';
 import { keys } from '../db/keys';
-import { transactWrite, type TransactItem } from '../db/transactions';
+import { transactWrite, tx, type TransactItem } from '../db/transactions';
 import { AppError } from '../errors/app-error';
 import type { JobRef } from '../jobs/job-ref';
 import { markFailed } from '../jobs/status';
 import { executionView, isRunning } from '../jobs/view';
-import { RunLock, StoredNodeRun, type ActiveRun } from './run-items';
+import { RunLock, type ActiveRun } from './run-items';
+import { nodeRunItems } from './runs';
+
+/** A graph version's run lock item. */
+export const runLockItems = new ItemType('GRAPH_RUN_LOCK', RunLock);
 
 /**
  * One recipe-run job at a time per graph version, and no edit of the graph while it runs
@@ -34,19 +37,7 @@ export function recipeRunJobRef(tenantId: string, datasetId: number, graphVersio
 
 /** For a graph write's transaction: no run may hold the version (a missing lock item is free). */
 export function noActiveRun(tenantId: string, datasetId: number, graphVersion: number): TransactItem {
-  return {
-    ConditionCheck: {
-      TableName: config.tableName,
-      Key: keys.graphRunLock(tenantId, datasetId, graphVersion),
-      ConditionExpression: 'attribute_not_exists(active_job)',
-    },
-  };
-}
-
-async function getItem(key: { pk: string; sk: string }): Promise<Record<string, unknown> | undefined> {
-  return (
-    await dynamoDocumentClient().send(new GetCommand({ TableName: config.tableName, Key: key, ConsistentRead: true }))
-  ).Item;
+  return tx.check(keys.graphRunLock(tenantId, datasetId, graphVersion), is.absent('active_job'));
 }
 
 /**
@@ -58,12 +49,10 @@ export async function liveRun(
   datasetId: number,
   graphVersion: number,
 ): Promise<ActiveRun | undefined> {
-  const lockItem = await getItem(keys.graphRunLock(tenantId, datasetId, graphVersion));
-  const active = lockItem ? parseItem(RunLock, 'GRAPH_RUN_LOCK', lockItem).active_job : undefined;
+  const active = (await runLockItems.find(keys.graphRunLock(tenantId, datasetId, graphVersion)))?.active_job;
   if (!active) return undefined;
   const ref = recipeRunJobRef(tenantId, datasetId, graphVersion, active);
-  const targetItem = await getItem(ref.subject);
-  const execution = targetItem ? parseItem(StoredNodeRun, 'RECIPE_NODE_RUN', targetItem).execution : undefined;
+  const execution = (await nodeRunItems.find(ref.subject))?.execution;
   const now = Date.now();
   if (execution?.job_id === active.job_id && isRunning(execution, now, config.jobInactivitySeconds)) return active;
   const error =
@@ -71,15 +60,11 @@ export async function liveRun(
   if (error && (await markFailed(ref, error))) return undefined;
   // The job ended without releasing the lock, or its status is gone: release it directly.
   await transactWrite([
-    {
-      Update: {
-        TableName: config.tableName,
-        Key: keys.graphRunLock(tenantId, datasetId, graphVersion),
-        UpdateExpression: 'REMOVE active_job',
-        ConditionExpression: 'active_job.job_id = :job',
-        ExpressionAttributeValues: { ':job': active.job_id },
-      },
-    },
+    tx.update(
+      keys.graphRunLock(tenantId, datasetId, graphVersion),
+      { remove: ['active_job'] },
+      { when: is.equal('active_job.job_id', active.job_id) },
+    ),
   ]);
   return undefined;
 }

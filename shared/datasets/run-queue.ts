@@ -1,7 +1,7 @@
-import { config } from '../config';
 import type { Actor } from '../db/actor';
-import { keys, type EntityKind } from '../db/keys';
-import { failedAt, transactWrite, type TransactItem } from '../db/transactions';
+import { is } from '../db/expressions';
+import { keys } from '../db/keys';
+import { failedAt, transactWrite, tx, type TransactItem } from '../db/transactions';
 import { AppError } from '../errors/app-error';
 import { newJobId } from '../jobs/define-job';
 import type { JobRef } from '../jobs/job-ref';
@@ -10,10 +10,11 @@ import type { SchemaAnalysisDepth } from '../model/columns';
 import { assertEditable, graphs } from './graphs';
 import { recipeRunJob, type BuildStep } from './jobs';
 import { recipeVersionsOf } from './response';
-import { outputKindOf } from './run-items';
-import { recipeRunJobRef, refuseWhileRunning } from './run-lock';
+import { recipeVersionItems } from '../recipes/versions';
+import { outputKindOf, type StoredNodeRun } from './run-items';
+import { recipeRunJobRef, refuseWhileRunning, runLockItems } from './run-lock';
 import { planRun, tableVersionsNow } from './run-plan';
-import { nodeRuns } from './runs';
+import { nodeRunItems, nodeRuns } from './runs';
 
 /**
  * Queuing a recipe run (POST .../nodes/{node_id}/execute): the plan (run-plan.ts) and the
@@ -22,7 +23,6 @@ import { nodeRuns } from './runs';
  */
 
 const QUEUE_ATTEMPTS = 8;
-const RUN_KIND: EntityKind = 'RECIPE_NODE_RUN';
 
 const backOff = (attempt: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
@@ -32,40 +32,26 @@ export interface RunRequest {
   readonly schema_analysis_depth: SchemaAnalysisDepth;
 }
 
-/** One node's run item update of a queuing transaction. */
+/** One node's run item update of a queuing transaction: the item is created when the node never ran. */
 function queuedItem(
   tenantId: string,
   datasetId: number,
   graphVersion: number,
   nodeId: number,
-  fields: Record<string, unknown>,
+  fields: Partial<StoredNodeRun>,
 ): TransactItem {
-  const values: Record<string, unknown> = {
-    ':kind': RUN_KIND,
-    ':tenant': tenantId,
-    ':dataset': datasetId,
-    ':version': graphVersion,
-    ':node': nodeId,
-  };
-  const sets = [
-    'kind = :kind',
-    'tenant_id = :tenant',
-    'dataset_id = :dataset',
-    'version_number = :version',
-    'node_id = :node',
-  ];
-  Object.entries(fields).forEach(([field, value], index) => {
-    sets.push(`${field} = :f${index}`);
-    values[`:f${index}`] = value;
-  });
-  return {
-    Update: {
-      TableName: config.tableName,
-      Key: keys.nodeRun(tenantId, datasetId, graphVersion, nodeId),
-      UpdateExpression: `SET ${sets.join(', ')} REMOVE current_node`,
-      ExpressionAttributeValues: values,
+  const changes = nodeRunItems.changes({
+    set: {
+      kind: nodeRunItems.kind,
+      tenant_id: tenantId,
+      dataset_id: datasetId,
+      version_number: graphVersion,
+      node_id: nodeId,
+      ...fields,
     },
-  };
+    remove: ['current_node'],
+  });
+  return tx.update(keys.nodeRun(tenantId, datasetId, graphVersion, nodeId), changes);
 }
 
 /**
@@ -97,42 +83,27 @@ export async function queueRun(
     const build = planRun(graph, nodeId, versions, tables, runs, kind, jobId);
     const active = { job_id: jobId, node_id: nodeId, node_ids: build.map((step) => step.node_id) };
     const now = new Date().toISOString();
-    const TableName = config.tableName;
     const recipeVersions = new Map(
       build.map((step) => [`${step.inputs.recipe_id}/${step.inputs.recipe_version_number}`, step.inputs]),
     );
     const writes: TransactItem[] = [
-      {
-        Update: {
-          TableName,
-          Key: keys.graphRunLock(tenantId, datasetId, graphVersion),
-          UpdateExpression: 'SET active_job = :active, kind = :kind, tenant_id = :tenant',
-          ConditionExpression: 'attribute_not_exists(active_job)',
-          ExpressionAttributeValues: {
-            ':active': active,
-            ':kind': 'GRAPH_RUN_LOCK' satisfies EntityKind,
-            ':tenant': tenantId,
-          },
-        },
-      },
-      {
-        ConditionCheck: {
-          TableName,
-          Key: keys.version(tenantId, 'DATASET', datasetId, graphVersion),
-          ConditionExpression: 'lock_version = :seen',
-          ExpressionAttributeValues: { ':seen': graph.lock_version },
-        },
-      },
+      tx.update(
+        keys.graphRunLock(tenantId, datasetId, graphVersion),
+        runLockItems.changes({ set: { active_job: active, kind: runLockItems.kind, tenant_id: tenantId } }),
+        { when: is.absent('active_job') },
+      ),
+      tx.check(
+        keys.version(tenantId, 'DATASET', datasetId, graphVersion),
+        is.equal('lock_version', graph.lock_version),
+      ),
       // A version update judges the runs, then commits only if no run marked the version since (recipes/versions.ts).
-      ...[...recipeVersions.values()].map((inputs): TransactItem => ({
-        Update: {
-          TableName,
-          Key: keys.version(tenantId, 'RECIPE', inputs.recipe_id, inputs.recipe_version_number),
-          UpdateExpression: 'SET run_marker = :job',
-          ConditionExpression: 'lock_version = :seen',
-          ExpressionAttributeValues: { ':job': jobId, ':seen': inputs.recipe_lock_version },
-        },
-      })),
+      ...[...recipeVersions.values()].map((inputs) =>
+        tx.update(
+          keys.version(tenantId, 'RECIPE', inputs.recipe_id, inputs.recipe_version_number),
+          recipeVersionItems.changes({ set: { run_marker: jobId } }),
+          { when: is.equal('lock_version', inputs.recipe_lock_version) },
+        ),
+      ),
       ...build.map((step) =>
         queuedItem(tenantId, datasetId, graphVersion, step.node_id, {
           execution: pendingExecution(jobId, now),

@@ -1,10 +1,8 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, UpdateCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { dynamoDocumentClient } from '../aws/clients';
-import { config } from '../config';
-import { parseItem } from '../db/items';
-import { keys, type EntityKind } from '../db/keys';
-import { transactWrite, type TransactItem } from '../db/transactions';
+import { allOf, is, type Changes, type Condition } from '../db/expressions';
+import { ItemType } from '../db/item-type';
+import { keys, type ItemKey } from '../db/keys';
+import { updateItem } from '../db/table';
+import { transactWrite, tx } from '../db/transactions';
 import type { JobRef } from '../jobs/job-ref';
 import { JobSupersededError } from '../jobs/status';
 import type { JobError } from '../model/job';
@@ -17,7 +15,8 @@ import { StoredNodeRun, outputAttribute, type NodeOutput, type OutputKind } from
  * moves itself, every write conditional on the job still owning it.
  */
 
-const RUN_KIND: EntityKind = 'RECIPE_NODE_RUN';
+/** A recipe node's run item: what reads parse and what writes are checked with. */
+export const nodeRunItems = new ItemType('RECIPE_NODE_RUN', StoredNodeRun);
 
 /** The graph version a run's job builds nodes of (its parameters). */
 export interface RunPlace {
@@ -25,59 +24,27 @@ export interface RunPlace {
   readonly graphVersion: number;
 }
 
-/** Why a worker's status write did not hold: the job no longer owns the node's execution. */
-async function sendRunning(ref: JobRef, update: NonNullable<TransactItem['Update']>): Promise<void> {
-  try {
-    await dynamoDocumentClient().send(new UpdateCommand(update));
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) throw new JobSupersededError(ref);
-    throw error;
-  }
+/** A worker's status write; JobSupersededError when the job no longer owns the node's execution. */
+async function writeRunning(ref: JobRef, key: ItemKey, changes: Changes, when: Condition): Promise<void> {
+  if (!(await updateItem(key, nodeRunItems.changes(changes), when))) throw new JobSupersededError(ref);
 }
 
-const OWNED = 'execution.job_id = :job';
+/** The job still owns the node's execution, in one of these statuses. */
+const owned = (ref: JobRef, ...statuses: string[]): Condition =>
+  allOf(is.equal('execution.job_id', ref.job_id), is.oneOf('execution.status', statuses));
 
 export const nodeRuns = {
   /** The run items of a graph version's nodes, by node id. */
   async list(tenantId: string, datasetId: number, graphVersion: number): Promise<Map<number, StoredNodeRun>> {
-    const runs = new Map<number, StoredNodeRun>();
-    let cursor: QueryCommandOutput['LastEvaluatedKey'];
-    do {
-      const page = await dynamoDocumentClient().send(
-        new QueryCommand({
-          TableName: config.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: {
-            ':pk': keys.children(tenantId, 'DATASET', datasetId),
-            ':prefix': keys.nodeRunPrefix(graphVersion),
-          },
-          ConsistentRead: true,
-          ExclusiveStartKey: cursor,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        const run = parseItem(StoredNodeRun, RUN_KIND, item);
-        runs.set(run.node_id, run);
-      }
-      cursor = page.LastEvaluatedKey;
-    } while (cursor);
-    return runs;
+    const runs = await nodeRunItems.query(
+      keys.children(tenantId, 'DATASET', datasetId),
+      keys.nodeRunPrefix(graphVersion),
+    );
+    return new Map(runs.map((run) => [run.node_id, run]));
   },
 
-  async find(
-    tenantId: string,
-    datasetId: number,
-    graphVersion: number,
-    nodeId: number,
-  ): Promise<StoredNodeRun | undefined> {
-    const result = await dynamoDocumentClient().send(
-      new GetCommand({
-        TableName: config.tableName,
-        Key: keys.nodeRun(tenantId, datasetId, graphVersion, nodeId),
-        ConsistentRead: true,
-      }),
-    );
-    return result.Item ? parseItem(StoredNodeRun, RUN_KIND, result.Item) : undefined;
+  find(tenantId: string, datasetId: number, graphVersion: number, nodeId: number): Promise<StoredNodeRun | undefined> {
+    return nodeRunItems.find(keys.nodeRun(tenantId, datasetId, graphVersion, nodeId));
   },
 
   /**
@@ -86,34 +53,25 @@ export const nodeRuns = {
    */
   async startNode(ref: JobRef, at: RunPlace, target: number, nodeId: number, kind: OutputKind): Promise<void> {
     const output = outputAttribute(kind);
-    const owned = { ':job': ref.job_id, ':running': 'IN_PROGRESS' };
-    const onTarget = {
-      TableName: config.tableName,
-      Key: ref.subject,
-      UpdateExpression: `SET current_node = :node${nodeId === target ? ` REMOVE ${output}` : ''}`,
-      ConditionExpression: `${OWNED} AND execution.#status = :running`,
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ...owned, ':node': nodeId },
-    };
-    if (nodeId === target) return sendRunning(ref, onTarget);
+    const onTarget = nodeRunItems.changes({ set: { current_node: nodeId }, remove: nodeId === target ? [output] : [] });
+    const running = owned(ref, 'IN_PROGRESS');
+    if (nodeId === target) return writeRunning(ref, ref.subject, onTarget, running);
     const now = new Date().toISOString();
     const outcome = await transactWrite([
-      {
-        Update: {
-          TableName: config.tableName,
-          Key: keys.nodeRun(ref.tenant_id, at.datasetId, at.graphVersion, nodeId),
-          UpdateExpression: `SET execution.#status = :running, execution.started_date = if_not_exists(execution.started_date, :now), execution.heartbeat_date = :now, execution.progress = :progress REMOVE ${output}`,
-          ConditionExpression: `${OWNED} AND execution.#status IN (:pending, :running)`,
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ...owned,
-            ':pending': 'PENDING',
-            ':now': now,
-            ':progress': { stage: 'RUNNING', percent: 0 },
+      tx.update(
+        keys.nodeRun(ref.tenant_id, at.datasetId, at.graphVersion, nodeId),
+        nodeRunItems.changes({
+          set: {
+            'execution.status': 'IN_PROGRESS',
+            'execution.heartbeat_date': now,
+            'execution.progress': { stage: 'RUNNING', percent: 0 },
           },
-        },
-      },
-      { Update: onTarget },
+          setIfAbsent: { 'execution.started_date': now },
+          remove: [output],
+        }),
+        { when: owned(ref, 'PENDING', 'IN_PROGRESS') },
+      ),
+      tx.update(ref.subject, onTarget, { when: running }),
     ]);
     if (!outcome.committed) throw new JobSupersededError(ref);
   },
@@ -121,43 +79,38 @@ export const nodeRuns = {
   /** A node other than the target is built: its output of `kind` is current from now on. */
   async finishNode(ref: JobRef, at: RunPlace, nodeId: number, kind: OutputKind, output: NodeOutput): Promise<void> {
     const now = new Date().toISOString();
-    await sendRunning(ref, {
-      TableName: config.tableName,
-      Key: keys.nodeRun(ref.tenant_id, at.datasetId, at.graphVersion, nodeId),
-      UpdateExpression: `SET execution.#status = :done, execution.ended_date = :now, execution.heartbeat_date = :now, execution.progress = :progress, ${outputAttribute(kind)} = :output`,
-      ConditionExpression: `${OWNED} AND execution.#status = :running`,
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':job': ref.job_id,
-        ':running': 'IN_PROGRESS',
-        ':done': 'COMPLETED',
-        ':now': now,
-        ':progress': { stage: 'DONE', percent: 100, rows: output.row_count },
-        ':output': output,
+    await writeRunning(
+      ref,
+      keys.nodeRun(ref.tenant_id, at.datasetId, at.graphVersion, nodeId),
+      {
+        set: {
+          'execution.status': 'COMPLETED',
+          'execution.ended_date': now,
+          'execution.heartbeat_date': now,
+          'execution.progress': { stage: 'DONE', percent: 100, rows: output.row_count },
+          [outputAttribute(kind)]: output,
+        },
       },
-    });
+      owned(ref, 'IN_PROGRESS'),
+    );
   },
 
   /** A node other than the target failed: its own execution says why (the job's error goes to the target). */
   async failNode(ref: JobRef, at: RunPlace, nodeId: number, error: JobError): Promise<void> {
     const now = new Date().toISOString();
+    const failed = {
+      'execution.status': 'FAILED',
+      'execution.ended_date': now,
+      'execution.heartbeat_date': now,
+      'execution.error': error,
+    };
     try {
-      await sendRunning(ref, {
-        TableName: config.tableName,
-        Key: keys.nodeRun(ref.tenant_id, at.datasetId, at.graphVersion, nodeId),
-        UpdateExpression:
-          'SET execution.#status = :failed, execution.ended_date = :now, execution.heartbeat_date = :now, execution.#error = :error',
-        ConditionExpression: `${OWNED} AND execution.#status IN (:pending, :running)`,
-        ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-        ExpressionAttributeValues: {
-          ':job': ref.job_id,
-          ':pending': 'PENDING',
-          ':running': 'IN_PROGRESS',
-          ':failed': 'FAILED',
-          ':now': now,
-          ':error': error,
-        },
-      });
+      await writeRunning(
+        ref,
+        keys.nodeRun(ref.tenant_id, at.datasetId, at.graphVersion, nodeId),
+        { set: failed },
+        owned(ref, 'PENDING', 'IN_PROGRESS'),
+      );
     } catch (superseded) {
       if (!(superseded instanceof JobSupersededError)) throw superseded;
       // Already ended (or taken over): nothing left to record.

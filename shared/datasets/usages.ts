@@ -1,7 +1,9 @@
-import { config } from '../config';
-import { keys, type EntityKind, type ItemKey } from '../db/keys';
+import { is } from '../db/expressions';
+import { keys, type ItemKey } from '../db/keys';
+import { tx } from '../db/transactions';
 import { AppError } from '../errors/app-error';
 import type { StoredRecipeUsage } from '../recipes/items';
+import { recipeUsageItems } from '../recipes/usages';
 import type { StoredGraph, StoredRecipeNode } from './items';
 import type { UseWrite } from './references';
 import { datasetStore } from './store';
@@ -13,8 +15,6 @@ import { datasetStore } from './store';
  * (its lock_version, release status); the dataset's name is read when the uses are listed
  * (withCurrentDatasetNames).
  */
-
-const USAGE_KIND: EntityKind = 'RECIPE_VERSION_USAGE';
 
 function usageKey(tenantId: string, graph: StoredGraph, node: StoredRecipeNode): ItemKey {
   return keys.versionUse(tenantId, 'RECIPE', node.recipe_id, node.recipe_version_number, [
@@ -57,7 +57,6 @@ export function recipeUseWrites(
   after: StoredGraph | undefined,
   datasetName: string | null,
 ): UseWrite[] {
-  const TableName = config.tableName;
   const unexpected = (key: ItemKey) => () => new Error(`use ${keyText(key)}: unexpected condition failure`);
   const previous = before ? recipeNodes(before).map((node) => usageKey(tenantId, before, node)) : [];
   const next = after
@@ -71,7 +70,7 @@ export function recipeUseWrites(
   const checked = new Set(previous.map(keyText));
   for (const { node, key, usage } of next) {
     writes.push({
-      item: { Put: { TableName, Item: { ...key, kind: USAGE_KIND, tenant_id: tenantId, ...usage } } },
+      item: tx.put(key, recipeUsageItems.attributes(usage, { kind: recipeUsageItems.kind, tenant_id: tenantId })),
       onConditionFailure: unexpected(key),
     });
     const versionKey = keys.version(tenantId, 'RECIPE', node.recipe_id, node.recipe_version_number);
@@ -79,14 +78,13 @@ export function recipeUseWrites(
     if (checked.has(keyText(key)) || checked.has(keyText(versionKey))) continue;
     checked.add(keyText(versionKey));
     writes.push({
-      item: { ConditionCheck: { TableName, Key: versionKey, ConditionExpression: 'attribute_exists(pk)' } },
+      item: tx.check(versionKey, is.present('pk')),
       onConditionFailure: () => new AppError('20-1045', { params: [node.recipe_id, node.recipe_version_number] }),
     });
   }
   const kept = new Set(next.map(({ key }) => keyText(key)));
   for (const key of previous) {
-    if (!kept.has(keyText(key)))
-      writes.push({ item: { Delete: { TableName, Key: key } }, onConditionFailure: unexpected(key) });
+    if (!kept.has(keyText(key))) writes.push({ item: tx.delete(key), onConditionFailure: unexpected(key) });
   }
   return writes;
 }

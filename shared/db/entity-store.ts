@@ -1,31 +1,21 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  BatchGetCommand,
-  GetCommand,
-  QueryCommand,
-  UpdateCommand,
-  type BatchGetCommandOutput,
-  type QueryCommandOutput,
-} from '@aws-sdk/lib-dynamodb';
 import type * as z from 'zod';
-import { dynamoDocumentClient } from '../aws/clients';
-import { config } from '../config';
 import { AppError, notFound } from '../errors/app-error';
 import type { Actor } from './actor';
 import { EntityItems, type Entity } from './entity-item';
+import { allOf, is } from './expressions';
 import { checkBeforeWrite } from './items';
 import { createRecordWrite, earlierCreate, replayedEntityId, type IdempotentRequest } from './idempotent-create';
 import { keys, normaliseName, type TopLevelKind } from './keys';
 import {
   counterChange,
-  countCondition,
   entityRemoval,
   refAttribute,
   unchangedCheck,
   type Cascade,
   type RelatedWrite,
 } from './related-writes';
-import { failedAt, transactWrite, type TransactItem } from './transactions';
+import { addToCounter, queryItems, readItem, readItems, updateItem } from './table';
+import { failedAt, transactWrite, tx, type TransactItem } from './transactions';
 
 export { auditFieldsOf, type Entity } from './entity-item';
 
@@ -56,8 +46,6 @@ export interface Created<D, M> {
 }
 
 const DELETE_ATTEMPTS = 3;
-/** BatchGetItem's limit of keys per request. */
-const BATCH_GET_KEYS = 100;
 
 /**
  * The repository of one kind of top-level entity: per-tenant integer ids from an atomic
@@ -113,9 +101,8 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
     };
     // Parsed before it is written: what this store writes, it can read back.
     const entity = this.items.toEntity(item);
-    const TableName = config.tableName;
     const writes: TransactItem[] = [
-      { Put: { TableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+      tx.put(keys.entity(tenantId, this.settings.kind, id), item, { when: is.absent('pk') }),
       this.claimName(tenantId, data.name, id),
       ...related.map((write) => write.item),
     ];
@@ -140,36 +127,14 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
   }
 
   async find(tenantId: string, id: number): Promise<Entity<D, M> | undefined> {
-    const result = await dynamoDocumentClient().send(
-      new GetCommand({
-        TableName: config.tableName,
-        Key: keys.entity(tenantId, this.settings.kind, id),
-        ConsistentRead: true,
-      }),
-    );
-    return result.Item ? this.items.toEntity(result.Item) : undefined;
+    const item = await readItem(keys.entity(tenantId, this.settings.kind, id));
+    return item ? this.items.toEntity(item) : undefined;
   }
 
   /** The entities of these ids that exist, by id: one BatchGetItem per hundred ids. */
   async findMany(tenantId: string, ids: Iterable<number>): Promise<Map<number, Entity<D, M>>> {
-    const found = new Map<number, Entity<D, M>>();
-    const all = [...new Set(ids)];
-    for (let index = 0; index < all.length; index += BATCH_GET_KEYS) {
-      let pending: Record<string, unknown>[] | undefined = all
-        .slice(index, index + BATCH_GET_KEYS)
-        .map((id) => ({ ...keys.entity(tenantId, this.settings.kind, id) }));
-      while (pending && pending.length > 0) {
-        const result: BatchGetCommandOutput = await dynamoDocumentClient().send(
-          new BatchGetCommand({ RequestItems: { [config.tableName]: { Keys: pending, ConsistentRead: true } } }),
-        );
-        for (const item of result.Responses?.[config.tableName] ?? []) {
-          const entity = this.items.toEntity(item);
-          found.set(entity.id, entity);
-        }
-        pending = result.UnprocessedKeys?.[config.tableName]?.Keys;
-      }
-    }
-    return found;
+    const items = await readItems([...new Set(ids)].map((id) => keys.entity(tenantId, this.settings.kind, id)));
+    return new Map(items.map((item) => this.items.toEntity(item)).map((entity) => [entity.id, entity]));
   }
 
   async get(tenantId: string, id: number): Promise<Entity<D, M>> {
@@ -180,22 +145,8 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
 
   /** Every entity of the tenant, in id order; ListQuery paging happens over this. */
   async list(tenantId: string): Promise<Entity<D, M>[]> {
-    const entities: Entity<D, M>[] = [];
-    let cursor: QueryCommandOutput['LastEvaluatedKey'];
-    do {
-      const page = await dynamoDocumentClient().send(
-        new QueryCommand({
-          TableName: config.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': keys.entityPartition(tenantId, this.settings.kind) },
-          ConsistentRead: true,
-          ExclusiveStartKey: cursor,
-        }),
-      );
-      for (const item of page.Items ?? []) entities.push(this.items.toEntity(item));
-      cursor = page.LastEvaluatedKey;
-    } while (cursor);
-    return entities;
+    const items = await queryItems(keys.entityPartition(tenantId, this.settings.kind));
+    return items.map((item) => this.items.toEntity(item));
   }
 
   /**
@@ -219,58 +170,31 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
     if (expectedLockVersion !== current.lock_version) throw new AppError('10-1006');
     checkBeforeWrite(this.settings.data, this.settings.kind, 'data', next);
     const now = new Date().toISOString();
-    const TableName = config.tableName;
-    const Key = keys.entity(tenantId, this.settings.kind, current.id);
-    const update = {
-      TableName,
-      Key,
-      UpdateExpression:
-        'SET #data = :data, lock_version = :next, name_key = :nameKey, last_modified_by = :actor, last_modified_date = :now',
-      ConditionExpression: [
-        'lock_version = :expected',
-        ...refsAsRead.map((_, index) =>
-          countCondition(`#kept${index}`, `:kept${index}`, current.refs[refsAsRead[index]!] ?? 0),
-        ),
-      ].join(' AND '),
-      ExpressionAttributeNames: {
-        '#data': 'data',
-        ...Object.fromEntries(refsAsRead.map((ref, index) => [`#kept${index}`, refAttribute(ref)])),
-      },
-      ExpressionAttributeValues: {
-        ...Object.fromEntries(refsAsRead.map((ref, index) => [`:kept${index}`, current.refs[ref] ?? 0])),
-        ':data': next,
-        ':next': expectedLockVersion + 1,
-        ':nameKey': normaliseName(next.name),
-        ':actor': actor,
-        ':now': now,
-        ':expected': expectedLockVersion,
+    const key = keys.entity(tenantId, this.settings.kind, current.id);
+    const changes = {
+      set: {
+        data: next,
+        lock_version: expectedLockVersion + 1,
+        name_key: normaliseName(next.name),
+        last_modified_by: actor,
+        last_modified_date: now,
       },
     };
+    const asRead = allOf(
+      is.equal('lock_version', expectedLockVersion),
+      ...refsAsRead.map((ref) => is.count(refAttribute(ref), current.refs[ref] ?? 0)),
+    );
     const renamed = normaliseName(next.name) !== normaliseName(current.data.name);
     if (!renamed && related.length === 0) {
-      try {
-        await dynamoDocumentClient().send(new UpdateCommand(update));
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!(await updateItem(key, changes, asRead)))
         throw (await this.find(tenantId, current.id)) ? new AppError('10-1006') : this.missing(current.id);
-      }
     } else {
       // A rename moves the name claim; related writes (references moving) commit with it.
       const claims: TransactItem[] = renamed
-        ? [
-            {
-              Delete: {
-                TableName,
-                Key: keys.nameClaim(tenantId, this.settings.kind, current.data.name),
-                ConditionExpression: 'entity_id = :id',
-                ExpressionAttributeValues: { ':id': current.id },
-              },
-            },
-            this.claimName(tenantId, next.name, current.id),
-          ]
+        ? [this.releaseName(tenantId, current.data.name, current.id), this.claimName(tenantId, next.name, current.id)]
         : [];
       const outcome = await transactWrite([
-        { Update: { ...update, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
+        tx.update(key, changes, { when: asRead, returnOld: true }),
         ...claims,
         ...related.map((write) => write.item),
       ]);
@@ -313,7 +237,6 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
       readonly cascade?: (current: Entity<D, M>) => Promise<Cascade<R>>;
     } = {},
   ): Promise<void> {
-    const TableName = config.tableName;
     const refs = Object.keys(this.settings.references) as R[];
     for (let attempt = 1; attempt <= DELETE_ATTEMPTS; attempt += 1) {
       const current = await this.get(tenantId, id);
@@ -323,33 +246,16 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
       this.assertNotInUse(current);
       const related = typeof options.related === 'function' ? await options.related(current) : (options.related ?? []);
       const cascade: Cascade<R> = (await options.cascade?.(current)) ?? { writes: [], removed: {} };
-      const names: Record<string, string> = {};
-      const values: Record<string, number> = { ':current': current.lock_version };
-      const conditions = ['lock_version = :current'];
-      refs.forEach((ref, index) => {
-        names[`#ref${index}`] = refAttribute(ref);
-        values[`:ref${index}`] = this.settings.references[ref] === 'cascade' ? (cascade.removed[ref] ?? 0) : 0;
-        conditions.push(countCondition(`#ref${index}`, `:ref${index}`, values[`:ref${index}`]!));
-      });
+      // In use only by the uses the cascade removes with it.
+      const unused = refs.map((ref) =>
+        is.count(refAttribute(ref), this.settings.references[ref] === 'cascade' ? (cascade.removed[ref] ?? 0) : 0),
+      );
       const outcome = await transactWrite([
-        {
-          Delete: {
-            TableName,
-            Key: keys.entity(tenantId, this.settings.kind, id),
-            ConditionExpression: conditions.join(' AND '),
-            ...(refs.length > 0 ? { ExpressionAttributeNames: names } : {}),
-            ExpressionAttributeValues: values,
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          },
-        },
-        {
-          Delete: {
-            TableName,
-            Key: keys.nameClaim(tenantId, this.settings.kind, current.data.name),
-            ConditionExpression: 'entity_id = :id',
-            ExpressionAttributeValues: { ':id': id },
-          },
-        },
+        tx.delete(keys.entity(tenantId, this.settings.kind, id), {
+          when: allOf(is.equal('lock_version', current.lock_version), ...unused),
+          returnOld: true,
+        }),
+        this.releaseName(tenantId, current.data.name, id),
         ...related.map((write) => write.item),
         ...cascade.writes.map((write) => write.item),
       ]);
@@ -437,26 +343,14 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
   }
 
   private claimName(tenantId: string, name: string, id: number): TransactItem {
-    return {
-      Put: {
-        TableName: config.tableName,
-        Item: { ...keys.nameClaim(tenantId, this.settings.kind, name), entity_id: id },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    };
+    return tx.put(keys.nameClaim(tenantId, this.settings.kind, name), { entity_id: id }, { when: is.absent('pk') });
   }
 
-  private async allocateId(tenantId: string): Promise<number> {
-    const result = await dynamoDocumentClient().send(
-      new UpdateCommand({
-        TableName: config.tableName,
-        Key: keys.counter(tenantId, this.settings.kind),
-        UpdateExpression: 'ADD #value :one',
-        ExpressionAttributeNames: { '#value': 'value' },
-        ExpressionAttributeValues: { ':one': 1 },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    return Number(result.Attributes?.value);
+  private releaseName(tenantId: string, name: string, id: number): TransactItem {
+    return tx.delete(keys.nameClaim(tenantId, this.settings.kind, name), { when: is.equal('entity_id', id) });
+  }
+
+  private allocateId(tenantId: string): Promise<number> {
+    return addToCounter(keys.counter(tenantId, this.settings.kind), 'value', 1);
   }
 }

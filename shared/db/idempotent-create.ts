@@ -1,11 +1,10 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { dynamoDocumentClient } from '../aws/clients';
-import { config } from '../config';
 import { validationError } from '../errors/app-error';
+import { anyOf, is, type Condition } from './expressions';
 import { parseItem } from './items';
 import { keys, type TopLevelKind } from './keys';
-import type { TransactItem } from './transactions';
+import { readItem } from './table';
+import { tx, type TransactItem } from './transactions';
 
 /**
  * Idempotent creates of entities: the create's transaction also writes a record of the
@@ -32,6 +31,9 @@ const CreateRecord = z.object({
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
+/** No live record holds the key at `now` (epoch seconds): none, or one past its expiry. */
+export const unclaimedAt = (now: number): Condition => anyOf(is.absent('pk'), is.less('expires_at', now));
+
 /** The Put of the record, in the create's transaction; refused while an unexpired record holds the key. */
 export function createRecordWrite(
   tenantId: string,
@@ -44,15 +46,10 @@ export function createRecordWrite(
     entity_id: entityId,
     expires_at: nowSeconds() + IDEMPOTENCY_TTL_SECONDS,
   };
-  return {
-    Put: {
-      TableName: config.tableName,
-      Item: { ...keys.idempotency(tenantId, kind, request.key), ...record },
-      ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now',
-      ExpressionAttributeValues: { ':now': nowSeconds() },
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    },
-  };
+  return tx.put(keys.idempotency(tenantId, kind, request.key), record, {
+    when: unclaimedAt(nowSeconds()),
+    returnOld: true,
+  });
 }
 
 /** The entity an earlier create with this key made, if its record is still alive. */
@@ -61,15 +58,9 @@ export async function earlierCreate(
   kind: TopLevelKind,
   request: IdempotentRequest,
 ): Promise<number | undefined> {
-  const result = await dynamoDocumentClient().send(
-    new GetCommand({
-      TableName: config.tableName,
-      Key: keys.idempotency(tenantId, kind, request.key),
-      ConsistentRead: true,
-    }),
-  );
-  if (!result.Item) return undefined;
-  const record = parseItem(CreateRecord, kind, result.Item);
+  const item = await readItem(keys.idempotency(tenantId, kind, request.key));
+  if (!item) return undefined;
+  const record = parseItem(CreateRecord, kind, item);
   return record.expires_at < nowSeconds() ? undefined : entityIdOf(request, record);
 }
 

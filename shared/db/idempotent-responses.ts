@@ -1,12 +1,9 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { dynamoDocumentClient } from '../aws/clients';
-import { config } from '../config';
 import { validationError, type AppError } from '../errors/app-error';
-import { IDEMPOTENCY_TTL_SECONDS, type IdempotentRequest } from './idempotent-create';
+import { IDEMPOTENCY_TTL_SECONDS, unclaimedAt, type IdempotentRequest } from './idempotent-create';
 import { parseItem } from './items';
 import { keys, type OperationKind } from './keys';
+import { deleteItem, putItem, readItem, updateItem } from './table';
 
 /** The record of an operation's Idempotency-Key: claimed RUNNING, then DONE with the answer. */
 function responseRecord<T>(answer: z.ZodType<T>) {
@@ -34,21 +31,11 @@ export async function idempotentResponse<T>(
   run: () => Promise<T>,
 ): Promise<{ readonly body: T; readonly replayed: boolean }> {
   if (!request) return { body: await run(), replayed: false };
-  const Key = keys.idempotency(tenantId, operation, request.key);
+  const key = keys.idempotency(tenantId, operation, request.key);
   const now = Math.floor(Date.now() / 1000);
-  const client = dynamoDocumentClient();
-  try {
-    await client.send(
-      new PutCommand({
-        TableName: config.tableName,
-        Item: { ...Key, fingerprint: request.fingerprint, state: 'RUNNING', expires_at: now + IDEMPOTENCY_TTL_SECONDS },
-        ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now',
-        ExpressionAttributeValues: { ':now': now },
-      }),
-    );
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    const item = (await client.send(new GetCommand({ TableName: config.tableName, Key, ConsistentRead: true }))).Item;
+  const claim = { fingerprint: request.fingerprint, state: 'RUNNING', expires_at: now + IDEMPOTENCY_TTL_SECONDS };
+  if (!(await putItem(key, claim, unclaimedAt(now)))) {
+    const item = await readItem(key);
     if (!item) throw busy();
     const earlier = parseItem(responseRecord(answer), operation, item);
     if (earlier.fingerprint !== request.fingerprint)
@@ -60,17 +47,9 @@ export async function idempotentResponse<T>(
   try {
     body = await run();
   } catch (error) {
-    await client.send(new DeleteCommand({ TableName: config.tableName, Key }));
+    await deleteItem(key);
     throw error;
   }
-  await client.send(
-    new UpdateCommand({
-      TableName: config.tableName,
-      Key,
-      UpdateExpression: 'SET #state = :done, #body = :body',
-      ExpressionAttributeNames: { '#state': 'state', '#body': 'body' },
-      ExpressionAttributeValues: { ':done': 'DONE', ':body': body },
-    }),
-  );
+  await updateItem(key, { set: { state: 'DONE', body } });
   return { body, replayed: false };
 }

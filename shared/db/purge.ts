@@ -1,7 +1,8 @@
-import { BatchWriteCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoDocumentClient } from '../aws/clients';
 import { config } from '../config';
 import type { ItemKey } from './keys';
+import { queryItems } from './table';
 
 /**
  * Removal of whole item collections (a deleted recipe's versions, a deleted table's versions,
@@ -16,23 +17,8 @@ const UNPROCESSED_ROUNDS = 8;
 
 /** The keys of every item of the partition `pk` (whose sort key begins with `prefix`, when given), read consistently. */
 export async function keysUnder(pk: string, prefix?: string): Promise<ItemKey[]> {
-  const found: ItemKey[] = [];
-  let cursor: QueryCommandOutput['LastEvaluatedKey'];
-  do {
-    const page = await dynamoDocumentClient().send(
-      new QueryCommand({
-        TableName: config.tableName,
-        KeyConditionExpression: prefix === undefined ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ...(prefix === undefined ? {} : { ':prefix': prefix }) },
-        ProjectionExpression: 'pk, sk',
-        ConsistentRead: true,
-        ExclusiveStartKey: cursor,
-      }),
-    );
-    for (const item of page.Items ?? []) found.push({ pk: String(item.pk), sk: String(item.sk) });
-    cursor = page.LastEvaluatedKey;
-  } while (cursor);
-  return found;
+  const items = await queryItems(pk, { prefix, projection: ['pk', 'sk'] });
+  return items.map((item) => ({ pk: String(item.pk), sk: String(item.sk) }));
 }
 
 /** Deletes the items at these keys, 25 per BatchWriteItem, trying again (with a growing pause) what comes back unprocessed. */

@@ -1,8 +1,8 @@
-import { config } from '../config';
 import { AppError } from '../errors/app-error';
 import { REF_PREFIX } from './entity-item';
+import { allOf, is } from './expressions';
 import type { ItemKey } from './keys';
-import type { TransactItem } from './transactions';
+import { tx, type TransactItem } from './transactions';
 
 /**
  * The writes one entity's store contributes to another resource's transaction (entity-store.ts
@@ -25,60 +25,35 @@ export interface Cascade<R extends string> {
 /** The item attribute of in-use counter `ref`. */
 export const refAttribute = (ref: string): string => `${REF_PREFIX}${ref}`;
 
-/** A counter (attribute name `name`) equals the value `value` holds; an absent counter is zero. */
-export const countCondition = (name: string, value: string, expected: number): string =>
-  expected === 0 ? `(attribute_not_exists(${name}) OR ${name} = ${value})` : `${name} = ${value}`;
-
 /** 10-1006 when the item exists but is not as read, else the entity's not-found error. */
 const staleOr = (missing: () => AppError) => (current: Record<string, unknown> | undefined) =>
   current ? new AppError('10-1006') : missing();
 
 /** See EntityStore.counters: `deltas` by counter name, in one update of the item. */
 export function counterChange(
-  Key: ItemKey,
+  key: ItemKey,
   deltas: Readonly<Record<string, number>>,
   seenLockVersion: number | undefined,
   missing: () => AppError,
 ): RelatedWrite {
   const changes = Object.entries(deltas);
-  const conditions = ['attribute_exists(pk)', ...(seenLockVersion === undefined ? [] : ['lock_version = :seen'])];
-  const values: Record<string, number> = seenLockVersion === undefined ? {} : { ':seen': seenLockVersion };
-  changes.forEach(([, delta], index) => {
-    values[`:delta${index}`] = delta;
-    if (delta >= 0) return;
-    conditions.push(`#ref${index} >= :needed${index}`);
-    values[`:needed${index}`] = -delta;
-  });
+  const when = allOf(
+    is.present('pk'),
+    ...(seenLockVersion === undefined ? [] : [is.equal('lock_version', seenLockVersion)]),
+    // A counter going down must hold at least what it loses.
+    ...changes.filter(([, delta]) => delta < 0).map(([ref, delta]) => is.atLeast(refAttribute(ref), -delta)),
+  );
+  const add = Object.fromEntries(changes.map(([ref, delta]) => [refAttribute(ref), delta]));
   return {
-    item: {
-      Update: {
-        TableName: config.tableName,
-        Key,
-        UpdateExpression: `ADD ${changes.map((_, index) => `#ref${index} :delta${index}`).join(', ')}`,
-        ConditionExpression: conditions.join(' AND '),
-        ExpressionAttributeNames: Object.fromEntries(
-          changes.map(([ref], index) => [`#ref${index}`, refAttribute(ref)]),
-        ),
-        ExpressionAttributeValues: values,
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      },
-    },
+    item: tx.update(key, { add }, { when, returnOld: true }),
     onConditionFailure: seenLockVersion === undefined ? missing : staleOr(missing),
   };
 }
 
 /** See EntityStore.unchanged. */
-export function unchangedCheck(Key: ItemKey, seenLockVersion: number, missing: () => AppError): RelatedWrite {
+export function unchangedCheck(key: ItemKey, seenLockVersion: number, missing: () => AppError): RelatedWrite {
   return {
-    item: {
-      ConditionCheck: {
-        TableName: config.tableName,
-        Key,
-        ConditionExpression: 'lock_version = :seen',
-        ExpressionAttributeValues: { ':seen': seenLockVersion },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      },
-    },
+    item: tx.check(key, is.equal('lock_version', seenLockVersion), { returnOld: true }),
     onConditionFailure: staleOr(missing),
   };
 }
@@ -89,34 +64,12 @@ export function entityRemoval(
   blocking: readonly string[],
   missing: () => AppError,
 ): RelatedWrite[] {
-  const TableName = config.tableName;
-  const item: TransactItem = {
-    Delete: {
-      TableName,
-      Key: entity.key,
-      ConditionExpression: [
-        'lock_version = :seen',
-        ...blocking.map((_, index) => countCondition(`#ref${index}`, ':zero', 0)),
-      ].join(' AND '),
-      ...(blocking.length > 0
-        ? {
-            ExpressionAttributeNames: Object.fromEntries(
-              blocking.map((ref, index) => [`#ref${index}`, refAttribute(ref)]),
-            ),
-          }
-        : {}),
-      ExpressionAttributeValues: { ':seen': entity.lockVersion, ...(blocking.length > 0 ? { ':zero': 0 } : {}) },
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    },
-  };
-  const claim: TransactItem = {
-    Delete: {
-      TableName,
-      Key: entity.claim,
-      ConditionExpression: 'entity_id = :id',
-      ExpressionAttributeValues: { ':id': entity.id },
-    },
-  };
+  const unused = blocking.map((ref) => is.count(refAttribute(ref), 0));
+  const item = tx.delete(entity.key, {
+    when: allOf(is.equal('lock_version', entity.lockVersion), ...unused),
+    returnOld: true,
+  });
+  const claim = tx.delete(entity.claim, { when: is.equal('entity_id', entity.id) });
   return [
     { item, onConditionFailure: staleOr(missing) },
     { item: claim, onConditionFailure: staleOr(missing) },

@@ -3,9 +3,58 @@ import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/l
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { dynamoDocumentClient } from '../aws/clients';
+import { config } from '../config';
 import { AppError } from '../errors/app-error';
+import {
+  conditionExpressionsOf,
+  expressionsOf,
+  updateExpressionsOf,
+  type Changes,
+  type Condition,
+} from './expressions';
+import type { ItemKey } from './keys';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** How a transaction's write is conditioned: `returnOld` asks for the item as it was when the condition failed. */
+export interface TransactOptions {
+  readonly when?: Condition;
+  readonly returnOld?: boolean;
+}
+
+const returning = (returnOld: boolean | undefined) =>
+  returnOld ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } : {};
+const conditioned = ({ when, returnOld }: TransactOptions) => ({
+  ...returning(returnOld),
+  ...expressionsOf({ condition: when }),
+});
+
+/** The writes a transaction is made of; the key is the item's, `item` its other attributes. */
+export const tx = {
+  put: (key: ItemKey, item: Record<string, unknown>, options: TransactOptions = {}): TransactItem => ({
+    Put: { TableName: config.tableName, Item: { ...item, ...key }, ...conditioned(options) },
+  }),
+  update: (key: ItemKey, changes: Changes, options: TransactOptions = {}): TransactItem => ({
+    Update: {
+      TableName: config.tableName,
+      Key: key,
+      ...returning(options.returnOld),
+      ...updateExpressionsOf(changes, options.when),
+    },
+  }),
+  delete: (key: ItemKey, options: TransactOptions = {}): TransactItem => ({
+    Delete: { TableName: config.tableName, Key: key, ...conditioned(options) },
+  }),
+  /** No write: the transaction commits only while `when` holds on this item. */
+  check: (key: ItemKey, when: Condition, options: { readonly returnOld?: boolean } = {}): TransactItem => ({
+    ConditionCheck: {
+      TableName: config.tableName,
+      Key: key,
+      ...returning(options.returnOld),
+      ...conditionExpressionsOf(when),
+    },
+  }),
+};
 
 /** Why one item of a cancelled transaction failed, with the item as it was (ALL_OLD). */
 export interface CancellationReason {

@@ -1,11 +1,12 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type * as z from 'zod';
-import { dynamoDocumentClient } from '../aws/clients';
 import { config } from '../config';
 import type { Actor } from '../db/actor';
-import { parseItem } from '../db/items';
-import { keys, type EntityKind, type JobKind } from '../db/keys';
-import { transactWrite } from '../db/transactions';
+import { is } from '../db/expressions';
+import { ItemType } from '../db/item-type';
+import { checkBeforeWrite, parseItem } from '../db/items';
+import { keys, type JobKind } from '../db/keys';
+import { readItem } from '../db/table';
+import { transactWrite, tx } from '../db/transactions';
 import { AppError, notFound } from '../errors/app-error';
 import { newJobId, type JobDeclaration } from '../jobs/define-job';
 import type { JobRef } from '../jobs/job-ref';
@@ -13,7 +14,7 @@ import { markFailed, pendingExecution, type StoredExecution } from '../jobs/stat
 import { executionView, isAbandoned } from '../jobs/view';
 import type { JobExecution } from '../model/job';
 import { open, seal, type EncryptionContext } from '../secrets/envelope';
-import { StoredJobSecret } from './items';
+import { StoredDirectExport, StoredJobSecret, StoredMultiPartExport } from './items';
 import { directExportJob, multiPartExportJob } from './jobs';
 
 /**
@@ -24,6 +25,12 @@ import { directExportJob, multiPartExportJob } from './jobs';
 const JOBS: Readonly<Record<JobKind, JobDeclaration>> = {
   DIRECT_EXPORT: directExportJob,
   MULTI_PART_EXPORT: multiPartExportJob,
+};
+
+/** The schema of each kind's job item: what begin checks it writes, and what its readers parse. */
+const ITEM_SCHEMAS: Readonly<Record<JobKind, z.ZodType<Record<string, unknown>>>> = {
+  DIRECT_EXPORT: StoredDirectExport,
+  MULTI_PART_EXPORT: StoredMultiPartExport,
 };
 
 /** Past the longest a job's state machine may run (an hour), with room for its failure recorder. */
@@ -82,20 +89,12 @@ export async function beginExportJob<F extends object>(
   const sealed = await seal(JSON.stringify(credentials), secretContext(tenantId, kind, jobId));
   const ref = exportJobRef(tenantId, kind, jobId);
   const expiresAt = Math.floor(Date.now() / 1000) + SECRET_TTL_SECONDS;
+  const bookkeeping = { kind, tenant_id: tenantId };
+  const job = { ...bookkeeping, ...checkBeforeWrite(ITEM_SCHEMAS[kind], kind, 'job', item) };
+  const secret = new ItemType(kind, StoredJobSecret).attributes({ sealed, expires_at: expiresAt }, bookkeeping);
   const outcome = await transactWrite([
-    {
-      Put: {
-        TableName: config.tableName,
-        Item: { ...ref.subject, kind: kind satisfies EntityKind, tenant_id: tenantId, ...item },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-    {
-      Put: {
-        TableName: config.tableName,
-        Item: { ...ref.secret, kind, tenant_id: tenantId, sealed, expires_at: expiresAt },
-      },
-    },
+    tx.put(ref.subject, job, { when: is.absent('pk') }),
+    tx.put(keys.jobSecret(tenantId, kind, jobId), secret),
   ]);
   if (!outcome.committed) throw new Error(`export job ${jobId} already exists`);
   return { ref, item };
@@ -112,11 +111,9 @@ export async function getExportJob<T extends { readonly execution: StoredExecuti
   jobId: string,
 ): Promise<{ readonly item: T; readonly execution: JobExecution }> {
   const ref = exportJobRef(tenantId, kind, jobId);
-  const result = await dynamoDocumentClient().send(
-    new GetCommand({ TableName: config.tableName, Key: ref.subject, ConsistentRead: true }),
-  );
-  if (!result.Item) throw notFound(ENTITY_NAMES[kind], jobId);
-  const item = parseItem(schema, kind, result.Item);
+  const stored = await readItem(ref.subject);
+  if (!stored) throw notFound(ENTITY_NAMES[kind], jobId);
+  const item = parseItem(schema, kind, stored);
   const now = Date.now();
   const execution = executionView(item.execution, now, config.jobInactivitySeconds);
   if (isAbandoned(item.execution, now, config.jobInactivitySeconds) && execution.error)
@@ -127,11 +124,9 @@ export async function getExportJob<T extends { readonly execution: StoredExecuti
 /** The job's credentials in clear, for its worker; gone once the job has ended. */
 export async function openJobCredentials<T>(ref: JobRef, kind: JobKind, schema: z.ZodType<T>): Promise<T> {
   if (!ref.secret) throw new Error(`job ${ref.job_id} has no credentials`);
-  const result = await dynamoDocumentClient().send(
-    new GetCommand({ TableName: config.tableName, Key: ref.secret, ConsistentRead: true }),
-  );
-  if (!result.Item)
+  const stored = await new ItemType(kind, StoredJobSecret).find(ref.secret);
+  if (!stored)
     throw new AppError('10-500', { extraDetails: { cause: 'the export credentials are gone: the job already ended' } });
-  const { sealed } = parseItem(StoredJobSecret, kind, result.Item);
+  const { sealed } = stored;
   return schema.parse(JSON.parse(await open(sealed, secretContext(ref.tenant_id, kind, ref.job_id))));
 }

@@ -1,10 +1,8 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { dynamoDocumentClient } from '../aws/clients';
-import { config } from '../config';
+import { allOf, is, type Changes, type Condition } from '../db/expressions';
 import type { ItemKey } from '../db/keys';
-import { failedAt, transactWrite, type TransactItem } from '../db/transactions';
+import { updateItem } from '../db/table';
+import { failedAt, transactWrite, tx, type TransactItem } from '../db/transactions';
 import { JobExecution, type JobError, type JobProgress } from '../model/job';
 import type { JobRef } from './job-ref';
 
@@ -36,39 +34,45 @@ export function pendingExecution(jobId: string, now: string): StoredExecution {
 }
 
 /**
- * One status write, said once for the subject and its mirror: `set` and `allowed` are given
- * the path of the execution (`#execution` on the subject, `#mirror.#execution` on the copy)
- * and the prefix of the fields the job produces.
+ * One status write, said once for the subject and its mirror: paths relative to the
+ * execution, and fields the job produced (relative to the item, or to the mirror's copy).
  */
 interface StatusWrite {
-  readonly set: (execution: string, fields: string) => readonly string[];
+  readonly execution: Readonly<Record<string, unknown>>;
+  readonly executionIfAbsent?: Readonly<Record<string, unknown>>;
+  readonly fields?: Readonly<Record<string, unknown>>;
   /** The statuses the write may move from. */
-  readonly allowed: (execution: string) => string;
-  readonly names?: Readonly<Record<string, string>>;
-  readonly values: Readonly<Record<string, unknown>>;
+  readonly from: readonly string[];
 }
 
-type Update = NonNullable<TransactItem['Update']>;
+/** One item's status write: as a transaction's item, and as a single update. */
+interface Update {
+  readonly key: ItemKey;
+  readonly item: TransactItem;
+  readonly changes: Changes;
+  readonly owned: Condition;
+}
 
-/** The subject's update, then its mirror's. */
+/** The subject's update, then its mirror's, each conditioned on the job owning the execution. */
 function statusUpdates(ref: JobRef, write: StatusWrite): [Update, ...Update[]] {
-  const update = (
-    Key: ItemKey,
-    execution: string,
-    fields: string,
-    names: Readonly<Record<string, string>>,
-  ): Update => ({
-    TableName: config.tableName,
-    Key,
-    UpdateExpression: `SET ${write.set(execution, fields).join(', ')}`,
-    ConditionExpression: `${execution}.job_id = :job AND ${write.allowed(execution)}`,
-    ExpressionAttributeNames: { '#execution': ref.attribute, '#status': 'status', ...write.names, ...names },
-    ExpressionAttributeValues: { ':job': ref.job_id, ...write.values },
-  });
-  const subject = update(ref.subject, '#execution', '', {});
-  return ref.mirror
-    ? [subject, update(ref.mirror.item, '#mirror.#execution', '#mirror.', { '#mirror': ref.mirror.attribute })]
-    : [subject];
+  const update = (key: ItemKey, prefix: string): Update => {
+    const execution = `${prefix}${ref.attribute}`;
+    const under = (base: string, paths: Readonly<Record<string, unknown>> = {}) =>
+      Object.fromEntries(Object.entries(paths).map(([path, value]) => [`${base}${path}`, value]));
+    const changes = {
+      set: { ...under(`${execution}.`, write.execution), ...under(prefix, write.fields) },
+      setIfAbsent: under(`${execution}.`, write.executionIfAbsent),
+    };
+    const owned = allOf(
+      is.equal(`${execution}.job_id`, ref.job_id),
+      write.from.length === 1
+        ? is.equal(`${execution}.status`, write.from[0])
+        : is.oneOf(`${execution}.status`, write.from),
+    );
+    return { key, item: tx.update(key, changes, { when: owned }), changes, owned };
+  };
+  const subject = update(ref.subject, '');
+  return ref.mirror ? [subject, update(ref.mirror.item, `${ref.mirror.attribute}.`)] : [subject];
 }
 
 /**
@@ -85,82 +89,52 @@ async function commit(ref: JobRef, writes: readonly TransactItem[]): Promise<boo
 
 /** A write while the job runs: one conditional update, or a transaction with its mirror. */
 async function writeRunning(ref: JobRef, write: StatusWrite): Promise<void> {
-  const [subject, ...mirrors] = statusUpdates(ref, write);
-  if (mirrors.length > 0) {
-    if (!(await commit(ref, [{ Update: subject }, ...mirrors.map((mirror) => ({ Update: mirror }))])))
-      throw new JobSupersededError(ref);
-    return;
-  }
-  try {
-    await dynamoDocumentClient().send(new UpdateCommand(subject));
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) throw new JobSupersededError(ref);
-    throw error;
-  }
+  const updates = statusUpdates(ref, write);
+  const [subject] = updates;
+  const written =
+    updates.length > 1
+      ? await commit(
+          ref,
+          updates.map((update) => update.item),
+        )
+      : await updateItem(subject.key, subject.changes, subject.owned);
+  if (!written) throw new JobSupersededError(ref);
 }
 
 /** A worker picked the job up (again, after a retry). */
 export async function markRunning(ref: JobRef, progress: JobProgress): Promise<void> {
+  const now = new Date().toISOString();
   await writeRunning(ref, {
-    set: (execution) => [
-      `${execution}.#status = :running`,
-      `${execution}.progress = :progress`,
-      `${execution}.heartbeat_date = :now`,
-      `${execution}.started_date = if_not_exists(${execution}.started_date, :now)`,
-    ],
-    allowed: (execution) => `${execution}.#status IN (:pending, :running)`,
-    values: {
-      ':running': 'IN_PROGRESS',
-      ':pending': 'PENDING',
-      ':progress': progress,
-      ':now': new Date().toISOString(),
-    },
+    execution: { status: 'IN_PROGRESS', progress, heartbeat_date: now },
+    executionIfAbsent: { started_date: now },
+    from: ['PENDING', 'IN_PROGRESS'],
   });
 }
 
 /** Progress and a sign of life; refused once the job has ended. */
 export async function reportProgress(ref: JobRef, progress: JobProgress): Promise<void> {
   await writeRunning(ref, {
-    set: (execution) => [`${execution}.progress = :progress`, `${execution}.heartbeat_date = :now`],
-    allowed: (execution) => `${execution}.#status = :running`,
-    values: { ':running': 'IN_PROGRESS', ':progress': progress, ':now': new Date().toISOString() },
+    execution: { progress, heartbeat_date: new Date().toISOString() },
+    from: ['IN_PROGRESS'],
   });
 }
 
 function releaseLock(ref: JobRef): TransactItem[] {
-  if (!ref.lock) return [];
-  return [
-    {
-      Update: {
-        TableName: config.tableName,
-        Key: ref.lock,
-        UpdateExpression: 'REMOVE active_job',
-        ConditionExpression: 'active_job.job_id = :job',
-        ExpressionAttributeValues: { ':job': ref.job_id },
-      },
-    },
-  ];
+  return ref.lock
+    ? [tx.update(ref.lock, { remove: ['active_job'] }, { when: is.equal('active_job.job_id', ref.job_id) })]
+    : [];
 }
 
 /** The job's credentials go when it ends; deleting an item already gone is harmless. */
 function eraseSecret(ref: JobRef): TransactItem[] {
-  return ref.secret ? [{ Delete: { TableName: config.tableName, Key: ref.secret } }] : [];
+  return ref.secret ? [tx.delete(ref.secret)] : [];
 }
 
 /** The job's id leaves the set that held it while it ran; the item exists while the claim stands. */
 function releaseClaim(ref: JobRef): TransactItem[] {
   if (!ref.claim) return [];
   return [
-    {
-      Update: {
-        TableName: config.tableName,
-        Key: ref.claim.item,
-        UpdateExpression: 'DELETE #claims :job',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#claims': ref.claim.attribute },
-        ExpressionAttributeValues: { ':job': new Set([ref.job_id]) },
-      },
-    },
+    tx.update(ref.claim.item, { delete: { [ref.claim.attribute]: new Set([ref.job_id]) } }, { when: is.present('pk') }),
   ];
 }
 
@@ -176,32 +150,14 @@ async function finish(
   extra: Record<string, unknown>,
   fields: Record<string, unknown>,
 ): Promise<boolean> {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':status': status, ':now': new Date().toISOString() };
-  const onExecution = ['#status = :status', 'ended_date = :now', 'heartbeat_date = :now'];
-  Object.entries(extra).forEach(([field, value], index) => {
-    names[`#x${index}`] = field;
-    values[`:x${index}`] = value;
-    onExecution.push(`#x${index} = :x${index}`);
-  });
-  const onItem: string[] = [];
-  Object.entries(fields).forEach(([field, value], index) => {
-    names[`#f${index}`] = field;
-    values[`:f${index}`] = value;
-    onItem.push(`#f${index} = :f${index}`);
-  });
-  fromStatuses.forEach((from, index) => (values[`:from${index}`] = from));
+  const now = new Date().toISOString();
   const updates = statusUpdates(ref, {
-    set: (execution, prefix) => [
-      ...onExecution.map((set) => `${execution}.${set}`),
-      ...onItem.map((set) => `${prefix}${set}`),
-    ],
-    allowed: (execution) => `${execution}.#status IN (${fromStatuses.map((_, index) => `:from${index}`).join(', ')})`,
-    names,
-    values,
+    execution: { status, ended_date: now, heartbeat_date: now, ...extra },
+    fields,
+    from: fromStatuses,
   });
   return commit(ref, [
-    ...updates.map((update) => ({ Update: update })),
+    ...updates.map((update) => update.item),
     ...releaseLock(ref),
     ...releaseClaim(ref),
     ...eraseSecret(ref),

@@ -1,16 +1,14 @@
-import { GetCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { dynamoDocumentClient } from '../aws/clients';
-import { config } from '../config';
 import type { Actor } from '../db/actor';
 import type { RelatedWrite } from '../db/entity-store';
-import { checkBeforeWrite, parseItem } from '../db/items';
+import { allOf, is, type Condition } from '../db/expressions';
+import { ItemType } from '../db/item-type';
+import { checkBeforeWrite } from '../db/items';
 import { deleteItems, keysUnder } from '../db/purge';
-import { keys, type EntityKind, type TopLevelKind } from '../db/keys';
-import { failedAt, transactWrite, type TransactItem } from '../db/transactions';
+import { keys, type TopLevelKind } from '../db/keys';
+import { failedAt, transactWrite, tx, type TransactItem } from '../db/transactions';
 import { AppError } from '../errors/app-error';
-import { LATEST_VERSION, RecipeVersionHead, StoredRecipeVersion } from './items';
-import { runningNodeAmong } from '../datasets/run-lock';
+import { LATEST_VERSION, RecipeVersionHead, StoredRecipeVersion, type StoredRecipeUsage } from './items';
 import { recipeStore } from './store';
 import { recipeUsages } from './usages';
 
@@ -23,7 +21,17 @@ export type { StoredRecipeVersion } from './items';
  * numbers and none is lost: the losers of a race read the head again and retry.
  */
 const KIND: TopLevelKind = 'RECIPE';
-const VERSION_KIND: EntityKind = 'RECIPE_VERSION';
+/** A recipe version's item: what reads parse and what writes are checked with. */
+export const recipeVersionItems = new ItemType('RECIPE_VERSION', StoredRecipeVersion);
+const heads = new ItemType(KIND, RecipeVersionHead);
+
+/**
+ * Which of these uses of a version a live run is building, if any. The runs are the
+ * datasets' (their run locks), which stand above recipes: the caller that updates a version
+ * passes the question in (shared/datasets/run-lock.ts answers it), so recipes import nothing
+ * of datasets.
+ */
+export type RunningNodeOf = (uses: readonly StoredRecipeUsage[]) => Promise<number | undefined>;
 /** Enough for a burst of concurrent creations on one recipe; each round one of them commits. */
 const CREATE_ATTEMPTS = 40;
 const UPDATE_ATTEMPTS = 3;
@@ -40,10 +48,6 @@ export function versionNotFound(recipeId: number, versionNumber: number): AppErr
 
 const recipeMissing = (recipeId: number) => new AppError('20-1044', { params: [recipeId] });
 
-function toVersion(item: Record<string, unknown>): StoredRecipeVersion {
-  return parseItem(StoredRecipeVersion, VERSION_KIND, item);
-}
-
 /** A new version as stored; it is also its recipe's copy of the latest version. */
 export function newVersion(
   recipeId: number,
@@ -52,7 +56,7 @@ export function newVersion(
   content: VersionContent,
   now: string,
 ): StoredRecipeVersion {
-  return checkBeforeWrite(StoredRecipeVersion, VERSION_KIND, 'version', {
+  return checkBeforeWrite(StoredRecipeVersion, recipeVersionItems.kind, 'version', {
     recipe_id: recipeId,
     version_number: versionNumber,
     code: content.code,
@@ -67,50 +71,26 @@ export function newVersion(
 }
 
 function versionPut(tenantId: string, version: StoredRecipeVersion): TransactItem {
-  return {
-    Put: {
-      TableName: config.tableName,
-      Item: {
-        ...keys.version(tenantId, KIND, version.recipe_id, version.version_number),
-        kind: VERSION_KIND,
-        tenant_id: tenantId,
-        ...version,
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
-}
-
-/** The recipe item's copy of its latest version, set to `version` while the recipe exists. */
-function latestCopy(
-  tenantId: string,
-  version: StoredRecipeVersion,
-  condition: string,
-  values: Record<string, unknown> = {},
-): TransactItem {
-  return {
-    Update: {
-      TableName: config.tableName,
-      Key: keys.entity(tenantId, KIND, version.recipe_id),
-      UpdateExpression: 'SET #latest = :latest',
-      ConditionExpression: condition,
-      ExpressionAttributeNames: { '#latest': LATEST_VERSION },
-      ExpressionAttributeValues: { ':latest': version, ...values },
-      // Only to tell a missing recipe (no item) from a copy that moved on.
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    },
-  };
-}
-
-async function readHead(tenantId: string, recipeId: number): Promise<RecipeVersionHead | undefined> {
-  const result = await dynamoDocumentClient().send(
-    new GetCommand({
-      TableName: config.tableName,
-      Key: keys.childrenHead(tenantId, KIND, recipeId),
-      ConsistentRead: true,
-    }),
+  return tx.put(
+    keys.version(tenantId, KIND, version.recipe_id, version.version_number),
+    recipeVersionItems.attributes(version, { kind: recipeVersionItems.kind, tenant_id: tenantId }),
+    { when: is.absent('pk') },
   );
-  return result.Item ? parseItem(RecipeVersionHead, KIND, result.Item) : undefined;
+}
+
+/** The recipe item's copy of its latest version, set to `version` while `when` holds. */
+function latestCopy(tenantId: string, version: StoredRecipeVersion, when: Condition): TransactItem {
+  const copy = checkBeforeWrite(StoredRecipeVersion, recipeVersionItems.kind, 'latest version', version);
+  // The item as it was only tells a missing recipe (no item) from a copy that moved on.
+  return tx.update(
+    keys.entity(tenantId, KIND, version.recipe_id),
+    { set: { [LATEST_VERSION]: copy } },
+    { when, returnOld: true },
+  );
+}
+
+function readHead(tenantId: string, recipeId: number): Promise<RecipeVersionHead | undefined> {
+  return heads.find(keys.childrenHead(tenantId, KIND, recipeId));
 }
 
 /**
@@ -118,12 +98,13 @@ async function readHead(tenantId: string, recipeId: number): Promise<RecipeVersi
  * by released datasets (20-1046), or a recipe node using it that a live run builds (20-1048;
  * the uses name the nodes, the graph versions' run locks say which run).
  */
-async function refusalOf(tenantId: string, version: StoredRecipeVersion): Promise<AppError | undefined> {
+async function refusalOf(
+  tenantId: string,
+  version: StoredRecipeVersion,
+  runningNodeOf: RunningNodeOf,
+): Promise<AppError | undefined> {
   if (version.is_locked) return new AppError('20-1046', { params: [version.recipe_id, version.version_number] });
-  const running = await runningNodeAmong(
-    tenantId,
-    await recipeUsages.list(tenantId, version.recipe_id, version.version_number),
-  );
+  const running = await runningNodeOf(await recipeUsages.list(tenantId, version.recipe_id, version.version_number));
   if (running !== undefined)
     return new AppError('20-1048', { params: [version.recipe_id, version.version_number, running] });
   return undefined;
@@ -133,59 +114,45 @@ async function refusalOf(tenantId: string, version: StoredRecipeVersion): Promis
  * The condition refusalOf states, for the write itself: the version as read, still unlocked,
  * and marked by no run since it was judged (a run marks the versions it plans with).
  */
-function writable(version: StoredRecipeVersion): {
-  readonly condition: string;
-  readonly values: Record<string, unknown>;
-} {
-  const marker = version.run_marker === undefined ? 'attribute_not_exists(run_marker)' : 'run_marker = :marker';
-  return {
-    condition: `lock_version = :expected AND is_locked = :false AND ${marker}`,
-    values: version.run_marker === undefined ? {} : { ':marker': version.run_marker },
-  };
+function writable(version: StoredRecipeVersion, expectedLockVersion: number): Condition {
+  return allOf(
+    is.equal('lock_version', expectedLockVersion),
+    is.equal('is_locked', false),
+    version.run_marker === undefined ? is.absent('run_marker') : is.equal('run_marker', version.run_marker),
+  );
 }
-
-/** The part of a version's Update that differs between writes. */
-type VersionUpdate = Pick<
-  NonNullable<TransactItem['Update']>,
-  'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeValues'
->;
 
 /**
  * One conditional write of a version's item that leaves it as `next`, with the recipe's copy
  * when `next` is its latest version. A version that is latest when read stays latest unless
  * a newer one is created meanwhile; then the write is retried without the copy.
  */
-async function writeVersion(tenantId: string, next: StoredRecipeVersion, update: VersionUpdate): Promise<void> {
+async function writeVersion(
+  tenantId: string,
+  next: StoredRecipeVersion,
+  asRead: Condition,
+  runningNodeOf: RunningNodeOf,
+): Promise<void> {
   const { recipe_id: recipeId, version_number: versionNumber } = next;
   for (let attempt = 1; attempt <= UPDATE_ATTEMPTS; attempt += 1) {
     const head = await readHead(tenantId, recipeId);
     if (!head) throw recipeMissing(recipeId);
     const latest = head.version_count === versionNumber;
+    const { code, aliases, lock_version, last_modified_by, last_modified_date } = next;
+    const changes = recipeVersionItems.changes({
+      set: { code, aliases, lock_version, last_modified_by, last_modified_date },
+    });
     const outcome = await transactWrite([
-      {
-        Update: {
-          TableName: config.tableName,
-          Key: keys.version(tenantId, KIND, recipeId, versionNumber),
-          ...update,
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      },
+      tx.update(keys.version(tenantId, KIND, recipeId, versionNumber), changes, { when: asRead, returnOld: true }),
       latest
-        ? latestCopy(tenantId, next, '#latest.version_number = :number', { ':number': versionNumber })
-        : {
-            ConditionCheck: {
-              TableName: config.tableName,
-              Key: keys.childrenHead(tenantId, KIND, recipeId),
-              ConditionExpression: 'version_count > :number',
-              ExpressionAttributeValues: { ':number': versionNumber },
-            },
-          },
+        ? latestCopy(tenantId, next, is.equal(`${LATEST_VERSION}.version_number`, versionNumber))
+        : tx.check(keys.childrenHead(tenantId, KIND, recipeId), is.greater('version_count', versionNumber)),
     ]);
     if (outcome.committed) return;
     const stale = failedAt(outcome, 0);
     if (stale) {
       if (!stale.item) throw versionNotFound(recipeId, versionNumber);
-      throw (await refusalOf(tenantId, toVersion(stale.item))) ?? new AppError('10-1006');
+      throw (await refusalOf(tenantId, recipeVersionItems.read(stale.item), runningNodeOf)) ?? new AppError('10-1006');
     }
     const copy = failedAt(outcome, 1);
     if (latest && copy && !copy.item) throw recipeMissing(recipeId);
@@ -200,13 +167,9 @@ const backoff = (attempt: number) => sleep(Math.floor(Math.random() * 5 * attemp
 export const recipeVersions = {
   /** The head (at one version) and version 1, written in the recipe's create transaction. */
   firstWrites(tenantId: string, version: StoredRecipeVersion): RelatedWrite[] {
-    const head: TransactItem = {
-      Put: {
-        TableName: config.tableName,
-        Item: { ...keys.childrenHead(tenantId, KIND, version.recipe_id), version_count: 1 },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    };
+    const head = tx.put(keys.childrenHead(tenantId, KIND, version.recipe_id), heads.attributes({ version_count: 1 }), {
+      when: is.absent('pk'),
+    });
     // Ids are never reused, so neither item can exist: a failure here is a bug, not a refusal.
     const unexpected = () =>
       new AppError('10-500', { cause: new Error(`recipe ${version.recipe_id}: version 1 already exists`) });
@@ -216,15 +179,8 @@ export const recipeVersions = {
     ];
   },
 
-  async find(tenantId: string, recipeId: number, versionNumber: number): Promise<StoredRecipeVersion | undefined> {
-    const result = await dynamoDocumentClient().send(
-      new GetCommand({
-        TableName: config.tableName,
-        Key: keys.version(tenantId, KIND, recipeId, versionNumber),
-        ConsistentRead: true,
-      }),
-    );
-    return result.Item ? toVersion(result.Item) : undefined;
+  find(tenantId: string, recipeId: number, versionNumber: number): Promise<StoredRecipeVersion | undefined> {
+    return recipeVersionItems.find(keys.version(tenantId, KIND, recipeId, versionNumber));
   },
 
   /** The version; when there is none, 20-1044 if the recipe is missing too, else 20-1045. */
@@ -236,23 +192,8 @@ export const recipeVersions = {
   },
 
   /** Every version of the recipe, oldest first. */
-  async list(tenantId: string, recipeId: number): Promise<StoredRecipeVersion[]> {
-    const versions: StoredRecipeVersion[] = [];
-    let cursor: QueryCommandOutput['LastEvaluatedKey'];
-    do {
-      const page = await dynamoDocumentClient().send(
-        new QueryCommand({
-          TableName: config.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': keys.children(tenantId, KIND, recipeId), ':prefix': keys.VERSION_PREFIX },
-          ConsistentRead: true,
-          ExclusiveStartKey: cursor,
-        }),
-      );
-      for (const item of page.Items ?? []) versions.push(toVersion(item));
-      cursor = page.LastEvaluatedKey;
-    } while (cursor);
-    return versions;
+  list(tenantId: string, recipeId: number): Promise<StoredRecipeVersion[]> {
+    return recipeVersionItems.query(keys.children(tenantId, KIND, recipeId), keys.VERSION_PREFIX);
   },
 
   /** The recipe's next version, numbered after the last; 20-1044 when the recipe is gone. */
@@ -267,17 +208,13 @@ export const recipeVersions = {
       if (!head) throw recipeMissing(recipeId);
       const version = newVersion(recipeId, head.version_count + 1, actor, content, new Date().toISOString());
       const outcome = await transactWrite([
-        {
-          Update: {
-            TableName: config.tableName,
-            Key: keys.childrenHead(tenantId, KIND, recipeId),
-            UpdateExpression: 'SET version_count = :next',
-            ConditionExpression: 'version_count = :previous',
-            ExpressionAttributeValues: { ':next': version.version_number, ':previous': head.version_count },
-          },
-        },
+        tx.update(
+          keys.childrenHead(tenantId, KIND, recipeId),
+          heads.changes({ set: { version_count: version.version_number } }),
+          { when: is.equal('version_count', head.version_count) },
+        ),
         versionPut(tenantId, version),
-        latestCopy(tenantId, version, 'attribute_exists(pk)'),
+        latestCopy(tenantId, version, is.present('pk')),
       ]);
       if (outcome.committed) return version;
       if (failedAt(outcome, 2)) throw recipeMissing(recipeId);
@@ -299,12 +236,13 @@ export const recipeVersions = {
     current: StoredRecipeVersion,
     expectedLockVersion: number,
     prepare: () => Promise<VersionContent>,
+    runningNodeOf: RunningNodeOf,
   ): Promise<StoredRecipeVersion> {
-    const refusal = await refusalOf(tenantId, current);
+    const refusal = await refusalOf(tenantId, current, runningNodeOf);
     if (refusal) throw refusal;
     if (current.lock_version !== expectedLockVersion) throw new AppError('10-1006');
     const content = await prepare();
-    const next = checkBeforeWrite(StoredRecipeVersion, VERSION_KIND, 'version', {
+    const next = checkBeforeWrite(StoredRecipeVersion, recipeVersionItems.kind, 'version', {
       ...current,
       code: content.code,
       aliases: [...content.aliases],
@@ -312,21 +250,7 @@ export const recipeVersions = {
       last_modified_by: actor,
       last_modified_date: new Date().toISOString(),
     });
-    await writeVersion(tenantId, next, {
-      UpdateExpression:
-        'SET code = :code, aliases = :aliases, lock_version = :next, last_modified_by = :actor, last_modified_date = :now',
-      ConditionExpression: writable(current).condition,
-      ExpressionAttributeValues: {
-        ...writable(current).values,
-        ':code': next.code,
-        ':aliases': next.aliases,
-        ':next': next.lock_version,
-        ':actor': next.last_modified_by,
-        ':now': next.last_modified_date,
-        ':expected': expectedLockVersion,
-        ':false': false,
-      },
-    });
+    await writeVersion(tenantId, next, writable(current, expectedLockVersion), runningNodeOf);
     return next;
   },
 
@@ -341,31 +265,26 @@ export const recipeVersions = {
     const head = await readHead(tenantId, recipeId);
     if (!head) throw recipeMissing(recipeId);
     const moved = () => new AppError('10-1006');
-    const asRead = { ':true': true, ':seen': version.lock_version, ':number': versionNumber };
     const onVersion: RelatedWrite = {
-      item: {
-        Update: {
-          TableName: config.tableName,
-          Key: keys.version(tenantId, KIND, recipeId, versionNumber),
-          UpdateExpression: 'SET is_locked = :true',
-          ConditionExpression: 'lock_version = :seen',
-          ExpressionAttributeValues: { ':true': true, ':seen': version.lock_version },
-        },
-      },
+      item: tx.update(
+        keys.version(tenantId, KIND, recipeId, versionNumber),
+        recipeVersionItems.changes({ set: { is_locked: true } }),
+        { when: is.equal('lock_version', version.lock_version) },
+      ),
       onConditionFailure: moved,
     };
     if (head.version_count !== versionNumber) return [onVersion];
     const onCopy: RelatedWrite = {
-      item: {
-        Update: {
-          TableName: config.tableName,
-          Key: keys.entity(tenantId, KIND, recipeId),
-          UpdateExpression: 'SET #latest.is_locked = :true',
-          ConditionExpression: '#latest.version_number = :number AND #latest.lock_version = :seen',
-          ExpressionAttributeNames: { '#latest': LATEST_VERSION },
-          ExpressionAttributeValues: asRead,
+      item: tx.update(
+        keys.entity(tenantId, KIND, recipeId),
+        { set: { [`${LATEST_VERSION}.is_locked`]: true } },
+        {
+          when: allOf(
+            is.equal(`${LATEST_VERSION}.version_number`, versionNumber),
+            is.equal(`${LATEST_VERSION}.lock_version`, version.lock_version),
+          ),
         },
-      },
+      ),
       onConditionFailure: moved,
     };
     return [onVersion, onCopy];

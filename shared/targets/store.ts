@@ -1,12 +1,10 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamoDocumentClient } from '../aws/clients';
-import { config } from '../config';
 import { connectionStore, type ConnectionData } from '../connections/store';
 import { EntityStore, type Entity, type RelatedWrite } from '../db/entity-store';
-import { parseItem } from '../db/items';
+import { is } from '../db/expressions';
+import { ItemType } from '../db/item-type';
 import { keys } from '../db/keys';
-import { failedAt, transactWrite, type TransactItem } from '../db/transactions';
+import { updateItem } from '../db/table';
+import { failedAt, transactWrite, tx, type TransactItem } from '../db/transactions';
 import { AppError } from '../errors/app-error';
 import { assertWritableThrough } from './definition';
 import { TargetHead, TargetItemData, type TargetData } from './items';
@@ -26,6 +24,7 @@ export const targetStore = new EntityStore<TargetData>({
 });
 
 const head = (tenantId: string, targetId: number) => keys.childrenHead(tenantId, 'TARGET', targetId);
+const heads = new ItemType('TARGET', TargetHead);
 const transferInProgress = (): AppError => new AppError('30-6005');
 
 /**
@@ -34,13 +33,7 @@ const transferInProgress = (): AppError => new AppError('30-6005');
  */
 export function noTransferRunning(tenantId: string, targetId: number): RelatedWrite {
   return {
-    item: {
-      ConditionCheck: {
-        TableName: config.tableName,
-        Key: head(tenantId, targetId),
-        ConditionExpression: 'attribute_not_exists(transfers)',
-      },
-    },
+    item: tx.check(head(tenantId, targetId), is.absent('transfers')),
     onConditionFailure: transferInProgress,
   };
 }
@@ -48,13 +41,7 @@ export function noTransferRunning(tenantId: string, targetId: number): RelatedWr
 /** Commits with a target's delete: its head item goes too, unless an export is writing to it (30-6005). */
 export function headGoesUnlessTransferring(tenantId: string, targetId: number): RelatedWrite {
   return {
-    item: {
-      Delete: {
-        TableName: config.tableName,
-        Key: head(tenantId, targetId),
-        ConditionExpression: 'attribute_not_exists(transfers)',
-      },
-    },
+    item: tx.delete(head(tenantId, targetId), { when: is.absent('transfers') }),
     onConditionFailure: transferInProgress,
   };
 }
@@ -74,29 +61,17 @@ export function targetClaim(
   options: { readonly seenLockVersion?: number } = {},
 ): RelatedWrite[] {
   const { seenLockVersion } = options;
-  const TableName = config.tableName;
   return [
     {
-      item: {
-        ConditionCheck: {
-          TableName,
-          Key: keys.entity(tenantId, 'TARGET', targetId),
-          ConditionExpression: seenLockVersion === undefined ? 'attribute_exists(pk)' : 'lock_version = :seen',
-          ...(seenLockVersion === undefined ? {} : { ExpressionAttributeValues: { ':seen': seenLockVersion } }),
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      },
+      item: tx.check(
+        keys.entity(tenantId, 'TARGET', targetId),
+        seenLockVersion === undefined ? is.present('pk') : is.equal('lock_version', seenLockVersion),
+        { returnOld: true },
+      ),
       onConditionFailure: (current) => (current ? new AppError('10-1006') : new AppError('30-6002')),
     },
     {
-      item: {
-        Update: {
-          TableName,
-          Key: head(tenantId, targetId),
-          UpdateExpression: 'ADD transfers :job',
-          ExpressionAttributeValues: { ':job': new Set([jobId]) },
-        },
-      },
+      item: tx.update(head(tenantId, targetId), { add: { transfers: new Set([jobId]) } }),
       // Unconditional: a claim adds to whatever claims stand.
       onConditionFailure: () => new AppError('10-500'),
     },
@@ -122,34 +97,21 @@ export async function claimTargetForExport(
  * The write that ends export job `jobId`'s claim, to commit with the job's last status write
  * or alone (releaseTarget). Safe to repeat; the head must exist, so a release never creates one.
  */
+const released = (jobId: string) => ({ delete: { transfers: new Set([jobId]) } });
+
 export function targetRelease(tenantId: string, targetId: number, jobId: string): TransactItem {
-  return {
-    Update: {
-      TableName: config.tableName,
-      Key: head(tenantId, targetId),
-      UpdateExpression: 'DELETE transfers :job',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':job': new Set([jobId]) },
-    },
-  };
+  return tx.update(head(tenantId, targetId), released(jobId), { when: is.present('pk') });
 }
 
 /** Ends export job `jobId`'s claim on the target; releasing what is not claimed changes nothing. */
 export async function releaseTarget(tenantId: string, targetId: number, jobId: string): Promise<void> {
-  const { Update } = targetRelease(tenantId, targetId, jobId);
-  try {
-    await dynamoDocumentClient().send(new UpdateCommand(Update!));
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
+  // A missing head (the condition failing) has no claim to release.
+  await updateItem(head(tenantId, targetId), released(jobId), is.present('pk'));
 }
 
 /** The export jobs holding a claim on the target now, in no particular order. */
 export async function transfersOf(tenantId: string, targetId: number): Promise<string[]> {
-  const result = await dynamoDocumentClient().send(
-    new GetCommand({ TableName: config.tableName, Key: head(tenantId, targetId), ConsistentRead: true }),
-  );
-  return result.Item ? [...(parseItem(TargetHead, 'TARGET', result.Item).transfers ?? [])] : [];
+  return [...((await heads.find(head(tenantId, targetId)))?.transfers ?? [])];
 }
 
 /**
