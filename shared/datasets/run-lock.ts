@@ -7,6 +7,7 @@ import { AppError } from '../errors/app-error';
 import type { JobRef } from '../jobs/job-ref';
 import { markFailed } from '../jobs/status';
 import { executionView, isRunning } from '../jobs/view';
+import { recipeRunJob } from './jobs';
 import { RunLock, type ActiveRun } from './run-items';
 import { nodeRunItems } from './runs';
 
@@ -28,7 +29,7 @@ export function recipeRunJobRef(tenantId: string, datasetId: number, graphVersio
   return {
     tenant_id: tenantId,
     job_id: active.job_id,
-    kind: 'recipe-run',
+    kind: recipeRunJob.name,
     subject: keys.nodeRun(tenantId, datasetId, graphVersion, active.node_id),
     attribute: 'execution',
     lock: keys.graphRunLock(tenantId, datasetId, graphVersion),
