@@ -56,9 +56,20 @@ async function templates(
   return found;
 }
 
+/** What the fixtures need of a twin: a test twin, or one in another process (the soak's). */
+export interface FuzzEnvironment {
+  /** The client that creates the entities and whose token the context carries. */
+  readonly admin: ApiClient;
+  readonly anonymous: ApiClient;
+  readonly twin: {
+    readonly s3: { readonly endpoint: string };
+    readonly admin: { readonly client_id: string; readonly client_secret: string };
+  };
+}
+
 /** Creates the entities, and returns the served OpenAPI document and the context naming the entities. */
 export async function fuzzFixtures(
-  env: TestTwin,
+  env: FuzzEnvironment,
 ): Promise<{ readonly document: unknown; readonly context: FuzzContext }> {
   const api = env.admin;
   const s3 = new S3Client({

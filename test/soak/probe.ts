@@ -1,0 +1,130 @@
+/**
+ * What the soak measures of the twin, from outside its process: resident memory and open file
+ * descriptors (/proc/<pid>), the entries of its temporary folder (the local S3's store, and the
+ * scratch folders jobs and analyses make there), and the items of its table by kind.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DynamoDBClient, ScanCommand, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
+import { LOCAL_S3_CREDENTIALS } from '../../infra/local/s3';
+
+export interface Sample {
+  /** Seconds since the traffic started (negative: before it). */
+  readonly atSeconds: number;
+  readonly label: string;
+  readonly rssMb: number;
+  readonly fds: number;
+  /** Entries of the twin's temporary folder that were not there at the start: scratch folders of jobs and analyses. */
+  readonly scratchFolders: number;
+  readonly scratchMb: number;
+  /** Entries that were there at the start (the local S3's store): their size. */
+  readonly storeMb: number;
+  readonly items: number;
+  /** Items by tenant and kind (itemKind), for saying which grows. */
+  readonly itemsByTenant: Readonly<Record<string, Readonly<Record<string, number>>>>;
+}
+
+const MB = 1024 * 1024;
+
+/** Resident set size of `pid`, in MB (VmRSS of /proc/<pid>/status); throws when the process is gone. */
+export async function residentMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kilobytes = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN);
+  return kilobytes / 1024;
+}
+
+async function openFds(pid: number): Promise<number> {
+  return (await readdir(`/proc/${pid}/fd`)).length;
+}
+
+/** Bytes under `path`, which may vanish while it is walked (a scratch folder being removed). */
+async function sizeOf(path: string): Promise<number> {
+  try {
+    const info = await stat(path);
+    if (!info.isDirectory()) return info.size;
+    const entries = await readdir(path);
+    let total = 0;
+    for (const entry of entries) total += await sizeOf(join(path, entry));
+    return total;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The tenant and kind an item's partition key names (shared/db/keys.ts): `T#<tenant>#<KIND>`
+ * for entities and jobs, `…#<KIND>#<id>` for an entity's children, `…#<KIND>#NAME` for name claims.
+ */
+export function itemKind(pk: string): { readonly tenant: string; readonly kind: string } {
+  const [, tenant = '?', kind = pk, qualifier] = pk.split('#');
+  if (qualifier === undefined) return { tenant, kind };
+  return { tenant, kind: /^\d+$/.test(qualifier) ? `${kind} children` : `${kind} ${qualifier.toLowerCase()}` };
+}
+
+/** Items by tenant and kind, from every item's partition key (a Scan projecting only that key). */
+async function itemsByTenant(
+  dynamo: DynamoDBClient,
+  tableName: string,
+): Promise<Record<string, Record<string, number>>> {
+  const counts: Record<string, Record<string, number>> = {};
+  let cursor: ScanCommandOutput['LastEvaluatedKey'];
+  do {
+    const page = await dynamo.send(
+      new ScanCommand({ TableName: tableName, ProjectionExpression: 'pk', ExclusiveStartKey: cursor }),
+    );
+    for (const item of page.Items ?? []) {
+      const { tenant, kind } = itemKind(item.pk?.S ?? '?');
+      const ofTenant = (counts[tenant] ??= {});
+      ofTenant[kind] = (ofTenant[kind] ?? 0) + 1;
+    }
+    cursor = page.LastEvaluatedKey;
+  } while (cursor);
+  return counts;
+}
+
+export interface TwinProbe {
+  sample(label: string, atSeconds: number): Promise<Sample>;
+  close(): void;
+}
+
+/** A probe of the twin process `pid` whose temporary folder is `tmp`; the entries there now are its store. */
+export async function probeTwin(options: {
+  readonly pid: number;
+  readonly tmp: string;
+  readonly dynamoEndpoint: string;
+  readonly tableName: string;
+}): Promise<TwinProbe> {
+  const store = new Set(await readdir(options.tmp));
+  const dynamo = new DynamoDBClient({
+    endpoint: options.dynamoEndpoint,
+    region: 'us-east-1',
+    credentials: LOCAL_S3_CREDENTIALS,
+  });
+  return {
+    async sample(label, atSeconds) {
+      const [rssMb, fds, entries, byTenant] = await Promise.all([
+        residentMb(options.pid),
+        openFds(options.pid),
+        readdir(options.tmp),
+        itemsByTenant(dynamo, options.tableName),
+      ]);
+      const scratch = entries.filter((entry) => !store.has(entry));
+      const sizes = async (names: readonly string[]) =>
+        (await Promise.all(names.map((name) => sizeOf(join(options.tmp, name))))).reduce((sum, size) => sum + size, 0);
+      return {
+        atSeconds,
+        label,
+        rssMb,
+        fds,
+        scratchFolders: scratch.length,
+        scratchMb: (await sizes(scratch)) / MB,
+        storeMb: (await sizes([...store])) / MB,
+        items: Object.values(byTenant)
+          .flatMap((kinds) => Object.values(kinds))
+          .reduce((sum, count) => sum + count, 0),
+        itemsByTenant: byTenant,
+      };
+    },
+    close: () => dynamo.destroy(),
+  };
+}
