@@ -58,19 +58,20 @@ function created<T>(response: { status: number; text: string; body: T }, what: s
   return response.body;
 }
 
-/** A dataset over the fixtures' table with one recipe node per row-costly statement. */
+/** A dataset over the fixtures' table with one recipe node per row-costly statement, each over a table node of its own. */
 async function expensiveNodes(api: ApiClient, tableId: number): Promise<NodeAddress[]> {
   const dataset = created(await api.call('createDataset', { body: { name: 'soak expensive runs' } }), 'the dataset');
   const graph = { dataset_id: dataset.id, version_number: 1 };
-  const tableNode = created(
-    await api.call('addDatasetNode', {
-      params: graph,
-      body: { node_type: 'TABLE', dataset_id: dataset.id, data_table_id: tableId },
-    }),
-    'the table node',
-  );
   const nodes: NodeAddress[] = [];
   for (const [index, code] of EXPENSIVE_SQL.rows.entries()) {
+    // A node feeds one other node: a table node for each.
+    const tableNode = created(
+      await api.call('addDatasetNode', {
+        params: graph,
+        body: { node_type: 'TABLE', dataset_id: dataset.id, data_table_id: tableId },
+      }),
+      'the table node',
+    );
     const recipe = created(
       await api.call('createRecipe', {
         body: { name: `soak expensive ${index}`, aliases: ['t'], recipe_version: { code } },

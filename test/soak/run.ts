@@ -128,8 +128,8 @@ const exitCode = await withImportTwin(
     };
 
     try {
-      await take('start');
       started = performance.now();
+      await take('start');
       let ending = false;
       const clients = Array.from({ length: clientCount }, (_, index) =>
         runClient({
