@@ -33,6 +33,17 @@ export async function residentMb(pid: number): Promise<number> {
   return kilobytes / 1024;
 }
 
+/** The State and Threads lines of /proc/<pid>/status ("S (sleeping), 23 threads"); undefined once the process is gone. */
+export async function processState(pid: number): Promise<string | undefined> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const line = (name: string) => new RegExp(`^${name}:\\s+(.*)$`, 'm').exec(status)?.[1] ?? '?';
+    return `${line('State')}, ${line('Threads')} threads`;
+  } catch {
+    return undefined;
+  }
+}
+
 async function openFds(pid: number): Promise<number> {
   return (await readdir(`/proc/${pid}/fd`)).length;
 }
@@ -61,6 +72,9 @@ export function itemKind(pk: string): { readonly tenant: string; readonly kind: 
   return { tenant, kind: /^\d+$/.test(qualifier) ? `${kind} children` : `${kind} ${qualifier.toLowerCase()}` };
 }
 
+/** The longest a page of the Scan may take: a twin that stopped answering must not stop the soak too. */
+const SCAN_PAGE_MS = 20_000;
+
 /** Items by tenant and kind, from every item's partition key (a Scan projecting only that key). */
 async function itemsByTenant(
   dynamo: DynamoDBClient,
@@ -71,6 +85,7 @@ async function itemsByTenant(
   do {
     const page = await dynamo.send(
       new ScanCommand({ TableName: tableName, ProjectionExpression: 'pk', ExclusiveStartKey: cursor }),
+      { abortSignal: AbortSignal.timeout(SCAN_PAGE_MS) },
     );
     for (const item of page.Items ?? []) {
       const { tenant, kind } = itemKind(item.pk?.S ?? '?');

@@ -44,7 +44,7 @@ const { LOCAL_TENANT } = await import('../../infra/local/twin');
 const { ApiClient } = await import('../support/api-client');
 const { createTenantAdmin, HOSTILE_TENANT, RenewedClient } = await import('./clients');
 const { HostileTraffic } = await import('./hostile-traffic');
-const { probeTwin, residentMb } = await import('./probe');
+const { probeTwin, processState, residentMb } = await import('./probe');
 const { Random } = await import('./random');
 const { printReport } = await import('./report');
 const { Tally } = await import('./tally');
@@ -122,8 +122,11 @@ const exitCode = await withImportTwin(
           `${label}: RSS ${Math.round(sample.rssMb)} MB, ${sample.fds} fds, ${sample.scratchFolders} scratch folders, ${sample.items} items, ${tally.requests} requests`,
         );
       } catch (error) {
-        // The twin died while it was sampled: its exit says so.
-        if (stopped === undefined) throw error;
+        // Gone (its exit says so), or there and not answering: a process that hangs in its exit counts as stopped.
+        const state = await processState(pid);
+        if (stopped !== undefined || state === undefined) return;
+        stopped = `the twin stopped answering at ${minutesSince(started)} (the ${label} sample failed: ${String(error)}); its process was still there (${state}): the soak killed it`;
+        child.kill('SIGKILL');
       }
     };
 
