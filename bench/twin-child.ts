@@ -42,6 +42,7 @@ export function serveToParent(twin: Twin, onMessage: (message: ImportParentMessa
     s3Endpoint: twin.s3.endpoint,
     dynamoEndpoint: twin.dynamoEndpoint,
     tableName: TABLE_NAME,
+    scratchRoot: twin.scratchRoot,
     dataBucket: DATA_BUCKET,
     clientId: twin.admin.client_id,
     clientSecret: twin.admin.client_secret,

@@ -278,27 +278,6 @@ export function badTokens(realToken: string): readonly (string | null)[] {
   ];
 }
 
-/**
- * SQL whose cost is out of all proportion to its length (issue 21), each statement reading the
- * one alias `t` (so the analyzer's alias checks let it through).
- */
-export const EXPENSIVE_SQL = {
-  /** Huge constants, built when the statement is prepared, before any row is read. */
-  constants: [
-    'SELECT len(range(100000000)) AS n FROM t',
-    "SELECT length(repeat('x', 200000000)) AS n FROM t",
-    'SELECT len(list_resize([1], 100000000)) AS n FROM t',
-    'SELECT count(*) AS n FROM t, generate_series(1, 100000000) AS g',
-  ],
-  /** Work that grows with the rows produced: cross joins of 10^12 rows, recursion without end, backtracking. */
-  rows: [
-    'SELECT count(*) AS n FROM t, range(1000000) AS a, range(1000000) AS b',
-    'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT r.n FROM r, t',
-    "SELECT length(string_agg(a.range::VARCHAR, ',')) AS n FROM t, range(100000) AS a, range(10000) AS b",
-    "SELECT regexp_matches(repeat('a', 100000) || 'b', '(a+)+$') AS m FROM t",
-  ],
-} as const;
-
 /** Object keys past S3's 1,024 bytes or a file system's 255-byte name (issue 21: a 300-character segment). */
 export const LONG_OBJECT_KEYS: readonly string[] = [
   `${'k'.repeat(300)}/data.parquet`,

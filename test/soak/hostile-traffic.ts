@@ -2,18 +2,20 @@
  * The soak's hostile requests, from the fuzz suite's generators (test/fuzz): a request of a
  * random operation spoiled by a random mutation (every one but 'valid-shaped': oversized and
  * deep bodies, wrong types, malformed JSON, bad paths, queries and tokens...), judged by the fuzz
- * rules; and the issue 21 attacks: expensive SQL analysed with table columns, stored as a
+ * rules; and the issue 21 attacks: the expensive SQL of test/fuzz/expensive-sql.ts analysed with table columns, stored as a
  * recipe and run as a recipe node, and direct exports to over-long object keys.
  *
  * They run in a tenant of their own, whose entities the fuzz fixtures create: what hostile
  * requests manage to create there is not the ordinary traffic's, and the verdict on the
  * table's items looks at the ordinary tenant only.
  */
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import fc from 'fast-check';
 import { LOCAL_S3_CREDENTIALS } from '../../infra/local/s3';
 import { describeOutcome, send } from '../fuzz/check';
+import { EXPENSIVE_SQL, type ExpensiveSql } from '../fuzz/expensive-sql';
 import { FUZZ_BUCKET, fuzzFixtures, type FuzzEnvironment } from '../fuzz/fixtures';
-import { EXPENSIVE_SQL, LONG_OBJECT_KEYS } from '../fuzz/hostile';
+import { LONG_OBJECT_KEYS } from '../fuzz/hostile';
 import { fuzzCases, type FuzzCase } from '../fuzz/requests';
 import type { ApiClient } from '../support/api-client';
 import { timed } from './caller';
@@ -31,15 +33,29 @@ const WEIGHTS: readonly (readonly [HostileKind, number])[] = [
   ['long-key', 1],
 ];
 
-const ALL_SQL: readonly string[] = [...EXPENSIVE_SQL.constants, ...EXPENSIVE_SQL.rows];
-
-/** Columns of the alias `t` when a statement is analysed with tables (what makes the engine prepare it). */
-const T_COLUMNS = [
-  { name: 'id', type: 'BIGINT' },
-  { name: 'name', type: 'VARCHAR' },
+/**
+ * The corpus's statements whose cost grows with the rows they produce: run as recipe nodes. The
+ * others cost when the statement is prepared, which the analyzer does at every create.
+ */
+const RUN_NAMES = [
+  'cross join 7 ways',
+  'recursive CTE without end',
+  'string_agg over a cross join',
+  'backtracking pattern',
 ];
 
-/** A recipe node whose SQL costs per row produced (EXPENSIVE_SQL.rows), ready to run. */
+/** Columns of the corpus's alias `t` (test/fuzz/expensive-sql.ts), and the CSV of the table the runs read. */
+const T_COLUMNS = [{ name: 'x', type: 'BIGINT' }];
+const X_FOLDER = 'soak-x/';
+const X_CSV = `x\n${Array.from({ length: 1_000 }, (_, index) => index + 1).join('\n')}\n`;
+const IMPORT_WAIT_MS = 60_000;
+
+/** A recipe node of a row-costly statement, ready to run. */
+interface RunNode {
+  readonly sql: ExpensiveSql;
+  readonly params: NodeAddress;
+}
+
 interface NodeAddress {
   readonly dataset_id: number;
   readonly version_number: number;
@@ -58,25 +74,48 @@ function created<T>(response: { status: number; text: string; body: T }, what: s
   return response.body;
 }
 
-/** A dataset over the fixtures' table with one recipe node per row-costly statement, each over a table node of its own. */
-async function expensiveNodes(api: ApiClient, tableId: number): Promise<NodeAddress[]> {
+/** A table of the one column `x` (1 to 1,000), imported through the fuzz fixtures' connection. */
+async function xTable(api: ApiClient, s3: S3Client, connectionId: number): Promise<number> {
+  await s3.send(new PutObjectCommand({ Bucket: FUZZ_BUCKET, Key: `${X_FOLDER}data.csv`, Body: X_CSV }));
+  const source = created(
+    await api.call('createDataSource', {
+      body: { name: 'soak x', type: 'bucket', connection_id: connectionId, path: `${FUZZ_BUCKET}/${X_FOLDER}` },
+    }),
+    'the x source',
+  );
+  const table = created(
+    await api.call('createDataTable', { body: { name: 'soak x', data_source_id: source.id } }),
+    'the x table',
+  );
+  const started = await api.call('batchCreateDataVersions', { body: { data_table_ids: [table.id] } });
+  if (started.status !== 202) throw new Error(`soak hostile fixtures: the x import answered ${started.status}`);
+  const deadline = Date.now() + IMPORT_WAIT_MS;
+  while (Date.now() < deadline) {
+    const version = await api.call('getDataVersion', { params: { data_table_id: table.id, version_number: 1 } });
+    if (version.status === 200 && version.body.execution.status === 'COMPLETED') return table.id;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error('soak hostile fixtures: the x import did not complete');
+}
+
+/** A dataset with one recipe node per row-costly statement, each over a table node of its own (a node feeds one other). */
+async function expensiveNodes(api: ApiClient, tableId: number): Promise<RunNode[]> {
   const dataset = created(await api.call('createDataset', { body: { name: 'soak expensive runs' } }), 'the dataset');
   const graph = { dataset_id: dataset.id, version_number: 1 };
-  const nodes: NodeAddress[] = [];
-  for (const [index, code] of EXPENSIVE_SQL.rows.entries()) {
-    // A node feeds one other node: a table node for each.
+  const nodes: RunNode[] = [];
+  for (const sql of EXPENSIVE_SQL.filter((candidate) => RUN_NAMES.includes(candidate.name))) {
     const tableNode = created(
       await api.call('addDatasetNode', {
         params: graph,
         body: { node_type: 'TABLE', dataset_id: dataset.id, data_table_id: tableId },
       }),
-      'the table node',
+      'a table node',
     );
     const recipe = created(
       await api.call('createRecipe', {
-        body: { name: `soak expensive ${index}`, aliases: ['t'], recipe_version: { code } },
+        body: { name: `soak ${sql.name}`, aliases: ['t'], recipe_version: { code: sql.code } },
       }),
-      `the recipe of ${code}`,
+      `the recipe of ${sql.name}`,
     );
     const node = created(
       await api.call('addDatasetNode', {
@@ -89,10 +128,11 @@ async function expensiveNodes(api: ApiClient, tableId: number): Promise<NodeAddr
           source_node_definitions: [{ source_node_id: tableNode.id, alias: 't' }],
         },
       }),
-      `the node of ${code}`,
+      `the node of ${sql.name}`,
     );
-    nodes.push({ ...graph, node_id: node.id });
+    nodes.push({ sql, params: { ...graph, node_id: node.id } });
   }
+  if (nodes.length !== RUN_NAMES.length) throw new Error(`the SQL corpus lacks one of ${RUN_NAMES.join(', ')}`);
   return nodes;
 }
 
@@ -103,17 +143,23 @@ export class HostileTraffic {
     private readonly s3Endpoint: string,
     private readonly cases: readonly FuzzCase[],
     private readonly tableId: number,
-    private readonly runNodes: readonly NodeAddress[],
+    private readonly runNodes: readonly RunNode[],
   ) {}
 
   /**
-   * Creates the hostile tenant's entities (the fuzz fixtures, and a dataset of expensive
-   * recipe nodes) with `env.admin`, a client of that tenant; `api` is that tenant's client as
-   * the soak renews it.
+   * Creates the hostile tenant's entities (the fuzz fixtures, a table of `x` and a dataset of
+   * expensive recipe nodes over it) with `env.admin`, a client of that tenant; `api` is that
+   * tenant's client as the soak renews it.
    */
-  static async prepare(env: FuzzEnvironment, api: () => ApiClient, tally: Tally): Promise<HostileTraffic> {
+  static async prepare(
+    env: FuzzEnvironment,
+    s3: S3Client,
+    api: () => ApiClient,
+    tally: Tally,
+  ): Promise<HostileTraffic> {
     const { document, context } = await fuzzFixtures(env);
     const tableId = firstNumber(context.hints.data_table_id, 'data table');
+    const connectionId = firstNumber(context.hints.connection_id, 'connection');
     const cases = fuzzCases(document, context).filter(({ mutation }) => mutation !== 'valid-shaped');
     return new HostileTraffic(
       api,
@@ -121,7 +167,7 @@ export class HostileTraffic {
       env.twin.s3.endpoint,
       cases,
       tableId,
-      await expensiveNodes(env.admin, tableId),
+      await expensiveNodes(env.admin, await xTable(env.admin, s3, connectionId)),
     );
   }
 
@@ -129,20 +175,23 @@ export class HostileTraffic {
   async send(random: Random): Promise<void> {
     const kind = random.weighted(WEIGHTS);
     const api = this.api();
-    const sql = random.pick(ALL_SQL);
+    const sql = random.pick(EXPENSIVE_SQL);
     switch (kind) {
       case 'fuzz':
         return this.fuzz(api, random);
       case 'analyze':
-        await timed(this.tally, { kind: 'hostile SQL analyze', hostile: true, describe: sql }, () =>
-          api.call('analyzeRecipe', { body: { code: sql, aliases: ['t'], tables: { t: T_COLUMNS } } }),
+        await timed(this.tally, { kind: 'hostile SQL analyze', hostile: true, describe: sql.name }, () =>
+          api.call('analyzeRecipe', { body: { code: sql.code, aliases: ['t'], tables: { t: T_COLUMNS } } }),
         );
         return;
       case 'create': {
-        const { response } = await timed(this.tally, { kind: 'hostile SQL recipe', hostile: true, describe: sql }, () =>
-          api.call('createRecipe', {
-            body: { name: `soak hostile ${random.below(1e9)}`, aliases: ['t'], recipe_version: { code: sql } },
-          }),
+        const { response } = await timed(
+          this.tally,
+          { kind: 'hostile SQL recipe', hostile: true, describe: sql.name },
+          () =>
+            api.call('createRecipe', {
+              body: { name: `soak hostile ${random.below(1e9)}`, aliases: ['t'], recipe_version: { code: sql.code } },
+            }),
         );
         const id = response?.status === 201 ? response.body.id : undefined;
         if (id !== undefined)
@@ -158,9 +207,9 @@ export class HostileTraffic {
           {
             kind: 'hostile SQL run',
             hostile: true,
-            describe: `node ${node.node_id} of ${JSON.stringify(EXPENSIVE_SQL.rows)}`,
+            describe: `run of ${node.sql.name}`,
           },
-          () => api.call('executeDatasetNode', { params: node, body: { use_sample: false } }),
+          () => api.call('executeDatasetNode', { params: node.params, body: { use_sample: false } }),
         );
         return;
       }

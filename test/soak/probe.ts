@@ -4,7 +4,7 @@
  * scratch folders jobs and analyses make there), and the items of its table by kind.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { DynamoDBClient, ScanCommand, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
 import { LOCAL_S3_CREDENTIALS } from '../../infra/local/s3';
 
@@ -14,10 +14,13 @@ export interface Sample {
   readonly label: string;
   readonly rssMb: number;
   readonly fds: number;
-  /** Entries of the twin's temporary folder that were not there at the start: scratch folders of jobs and analyses. */
+  /**
+   * Scratch folders: the entries of the job workers' scratch root, and those of the twin's
+   * temporary folder that were not there at the start (an analysis's own folder).
+   */
   readonly scratchFolders: number;
   readonly scratchMb: number;
-  /** Entries that were there at the start (the local S3's store): their size. */
+  /** Size of what was in the temporary folder at the start but the scratch root: the local S3's store. */
   readonly storeMb: number;
   readonly items: number;
   /** Items by tenant and kind (itemKind), for saying which grows. */
@@ -106,10 +109,13 @@ export interface TwinProbe {
 export async function probeTwin(options: {
   readonly pid: number;
   readonly tmp: string;
+  /** The workers' scratch root, inside `tmp`. */
+  readonly scratchRoot: string;
   readonly dynamoEndpoint: string;
   readonly tableName: string;
 }): Promise<TwinProbe> {
-  const store = new Set(await readdir(options.tmp));
+  const rootName = relative(options.tmp, options.scratchRoot);
+  const store = new Set((await readdir(options.tmp)).filter((entry) => entry !== rootName));
   const dynamo = new DynamoDBClient({
     endpoint: options.dynamoEndpoint,
     region: 'us-east-1',
@@ -117,13 +123,17 @@ export async function probeTwin(options: {
   });
   return {
     async sample(label, atSeconds) {
-      const [rssMb, fds, entries, byTenant] = await Promise.all([
+      const [rssMb, fds, entries, jobFolders, byTenant] = await Promise.all([
         residentMb(options.pid),
         openFds(options.pid),
         readdir(options.tmp),
+        readdir(options.scratchRoot),
         itemsByTenant(dynamo, options.tableName),
       ]);
-      const scratch = entries.filter((entry) => !store.has(entry));
+      const scratch = [
+        ...entries.filter((entry) => !store.has(entry) && entry !== rootName),
+        ...jobFolders.map((entry) => join(rootName, entry)),
+      ];
       const sizes = async (names: readonly string[]) =>
         (await Promise.all(names.map((name) => sizeOf(join(options.tmp, name))))).reduce((sum, size) => sum + size, 0);
       return {

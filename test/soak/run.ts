@@ -103,12 +103,14 @@ const exitCode = await withImportTwin(
         anonymous: new ApiClient(ready.apiUrl, null),
         twin: { s3: { endpoint: ready.s3Endpoint }, admin: hostileAdmin },
       },
+      s3,
       hostileClient.current,
       tally,
     );
     const probe = await probeTwin({
       pid,
       tmp: join(dir, TWIN_TMP),
+      scratchRoot: ready.scratchRoot,
       dynamoEndpoint: ready.dynamoEndpoint,
       tableName: ready.tableName,
     });
