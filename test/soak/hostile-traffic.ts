@@ -2,8 +2,9 @@
  * The soak's hostile requests, from the fuzz suite's generators (test/fuzz): a request of a
  * random operation spoiled by a random mutation (every one but 'valid-shaped': oversized and
  * deep bodies, wrong types, malformed JSON, bad paths, queries and tokens...), judged by the fuzz
- * rules; and the issue 21 attacks: the expensive SQL of test/fuzz/expensive-sql.ts analysed with table columns, stored as a
- * recipe and run as a recipe node, and direct exports to over-long object keys.
+ * rules; and the issue 21 attacks: the expensive SQL of test/fuzz/expensive-sql.ts analysed
+ * with table columns, stored as a recipe and run as a recipe node (one dataset, so its run lock
+ * lets one run at a time), and direct exports to over-long object keys.
  *
  * They run in a tenant of their own, whose entities the fuzz fixtures create: what hostile
  * requests manage to create there is not the ordinary traffic's, and the verdict on the
