@@ -12,7 +12,11 @@ export interface Sample {
   /** Seconds since the traffic started (negative: before it). */
   readonly atSeconds: number;
   readonly label: string;
+  /** Resident memory of the twin's process and of its descendants (engine processes) together. */
   readonly rssMb: number;
+  /** Processes the twin runs besides itself (engine processes), at any depth. */
+  readonly children: number;
+  /** Open file descriptors of the twin's process. */
   readonly fds: number;
   /**
    * Scratch folders: the entries of the job workers' scratch root, and those of the twin's
@@ -30,10 +34,33 @@ export interface Sample {
 const MB = 1024 * 1024;
 
 /** Resident set size of `pid`, in MB (VmRSS of /proc/<pid>/status); throws when the process is gone. */
-export async function residentMb(pid: number): Promise<number> {
+async function residentMb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const kilobytes = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN);
   return kilobytes / 1024;
+}
+
+/** `pid` and its descendants, found through every process's parent in /proc/<pid>/stat. */
+export async function processTree(pid: number): Promise<number[]> {
+  const parents = new Map<number, number[]>();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // The parent is the second field after the command, which is in parentheses and may hold spaces.
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    parents.set(parent, [...(parents.get(parent) ?? []), Number(entry)]);
+  }
+  const tree = [pid];
+  for (let index = 0; index < tree.length; index += 1) tree.push(...(parents.get(tree[index]!) ?? []));
+  return tree;
+}
+
+/** Resident memory of `pid` and its descendants, in MB; throws when `pid` is gone (a descendant may go meanwhile). */
+export async function treeResidentMb(pid: number): Promise<{ readonly rssMb: number; readonly children: number }> {
+  const [, ...children] = await processTree(pid);
+  const own = await residentMb(pid);
+  const theirs = await Promise.all(children.map((child) => residentMb(child).catch(() => 0)));
+  return { rssMb: theirs.reduce((sum, rss) => sum + rss, own), children: children.length };
 }
 
 /** The State and Threads lines of /proc/<pid>/status ("S (sleeping), 23 threads"); undefined once the process is gone. */
@@ -123,8 +150,8 @@ export async function probeTwin(options: {
   });
   return {
     async sample(label, atSeconds) {
-      const [rssMb, fds, entries, jobFolders, byTenant] = await Promise.all([
-        residentMb(options.pid),
+      const [{ rssMb, children }, fds, entries, jobFolders, byTenant] = await Promise.all([
+        treeResidentMb(options.pid),
         openFds(options.pid),
         readdir(options.tmp),
         readdir(options.scratchRoot),
@@ -140,6 +167,7 @@ export async function probeTwin(options: {
         atSeconds,
         label,
         rssMb,
+        children,
         fds,
         scratchFolders: scratch.length,
         scratchMb: (await sizes(scratch)) / MB,

@@ -44,7 +44,7 @@ const { LOCAL_TENANT } = await import('../../infra/local/twin');
 const { ApiClient } = await import('../support/api-client');
 const { createTenantAdmin, HOSTILE_TENANT, RenewedClient } = await import('./clients');
 const { HostileTraffic } = await import('./hostile-traffic');
-const { probeTwin, processState, residentMb } = await import('./probe');
+const { probeTwin, processState, processTree, treeResidentMb } = await import('./probe');
 const { Random } = await import('./random');
 const { printReport } = await import('./report');
 const { Tally } = await import('./tally');
@@ -55,7 +55,7 @@ const { judgeSoak } = await import('./verdict');
 const DRAIN_MS = 120_000;
 const SETTLE_MS = 30_000;
 /** How often the twin's RSS is checked against --max-rss-mb: a runaway query grows it by gigabytes a second. */
-const RSS_WATCH_MS = 250;
+const RSS_WATCH_MS = 500;
 /** The soak yields to other work on the machine: the twin and the clients run at this niceness. */
 const NICENESS = 10;
 
@@ -78,15 +78,25 @@ const exitCode = await withImportTwin(
       }),
     );
     const rssWatch = setInterval(() => {
-      residentMb(pid).then(
-        (rss) => {
-          if (rss <= maxRssMb || stopped !== undefined) return;
-          stopped = `its RSS reached ${Math.round(rss)} MB, over --max-rss-mb ${maxRssMb}, at ${minutesSince(started)}: the soak killed it`;
-          child.kill('SIGKILL');
+      treeResidentMb(pid).then(
+        ({ rssMb }) => {
+          if (rssMb <= maxRssMb || stopped !== undefined) return;
+          stopped = `its RSS (engine processes included) reached ${Math.round(rssMb)} MB, over --max-rss-mb ${maxRssMb}, at ${minutesSince(started)}: the soak killed it`;
+          void killTree();
         },
         () => undefined,
       );
     }, RSS_WATCH_MS);
+    /** Kills the twin and its engine processes, which would otherwise outlive it. */
+    const killTree = async () => {
+      for (const member of await processTree(pid)) {
+        try {
+          process.kill(member, 'SIGKILL');
+        } catch {
+          // Gone already.
+        }
+      }
+    };
 
     await s3.send(new PutObjectCommand({ Bucket: SOURCE_BUCKET, Key: SOAK_CSV_KEY, Body: soakCsv() }));
     const tally = new Tally();
@@ -121,14 +131,14 @@ const exitCode = await withImportTwin(
         const sample = await probe.sample(label, (performance.now() - started) / 1000);
         samples.push(sample);
         log(
-          `${label}: RSS ${Math.round(sample.rssMb)} MB, ${sample.fds} fds, ${sample.scratchFolders} scratch folders, ${sample.items} items, ${tally.requests} requests`,
+          `${label}: RSS ${Math.round(sample.rssMb)} MB (${sample.children} engine processes), ${sample.fds} fds, ${sample.scratchFolders} scratch folders, ${sample.items} items, ${tally.requests} requests`,
         );
       } catch (error) {
         // Gone (its exit says so), or there and not answering: a process that hangs in its exit counts as stopped.
         const state = await processState(pid);
         if (stopped !== undefined || state === undefined) return;
         stopped = `the twin stopped answering at ${minutesSince(started)} (the ${label} sample failed: ${String(error)}); its process was still there (${state}): the soak killed it`;
-        child.kill('SIGKILL');
+        await killTree();
       }
     };
 
