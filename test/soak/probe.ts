@@ -33,10 +33,10 @@ export interface Sample {
 
 const MB = 1024 * 1024;
 
-/** Resident set size of `pid`, in MB (VmRSS of /proc/<pid>/status); throws when the process is gone. */
+/** Resident set size of `pid`, in MB (VmRSS of /proc/<pid>/status; none for a zombie); throws when the process is gone. */
 async function residentMb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kilobytes = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN);
+  const kilobytes = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0);
   return kilobytes / 1024;
 }
 

@@ -80,7 +80,7 @@ const exitCode = await withImportTwin(
     const rssWatch = setInterval(() => {
       treeResidentMb(pid).then(
         ({ rssMb }) => {
-          if (rssMb <= maxRssMb || stopped !== undefined) return;
+          if (!(rssMb > maxRssMb) || stopped !== undefined) return;
           stopped = `its RSS (engine processes included) reached ${Math.round(rssMb)} MB, over --max-rss-mb ${maxRssMb}, at ${minutesSince(started)}: the soak killed it`;
           void killTree();
         },
