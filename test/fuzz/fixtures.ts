@@ -154,7 +154,7 @@ async function presignedPart(s3: S3Client): Promise<string> {
 }
 
 /** A warehouse connection aimed at the twin's S3 (which is no warehouse), and a pricing DIM connection. */
-async function otherConnections(env: TestTwin) {
+async function otherConnections(env: FuzzEnvironment) {
   const cases = connectionCases(env.twin.s3.endpoint, ' fuzz');
   const request = (label: string) => cases.find((candidate) => candidate.label === label)!.request;
   const warehouseCase = request('warehouse/password');
@@ -200,7 +200,7 @@ function idHints(ids: EntityIds) {
  * table (not imported) on it, a bucket target, a recipe over the table's alias, and a dataset
  * whose version 1 has a TABLE node of the table and a RECIPE node of the recipe bound to it.
  */
-async function entities(env: TestTwin, name: string): Promise<EntityIds> {
+async function entities(env: FuzzEnvironment, name: string): Promise<EntityIds> {
   const api = env.admin;
   const connection = await api.call('createConnection', {
     body: {
