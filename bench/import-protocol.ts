@@ -7,6 +7,11 @@ export interface ImportTwinReady {
   readonly type: 'ready';
   readonly apiUrl: string;
   readonly s3Endpoint: string;
+  /** The local DynamoDB and the service's table in it, for reading the table as it stands (the soak counts its items). */
+  readonly dynamoEndpoint: string;
+  readonly tableName: string;
+  /** Where the job workers make their scratch folders (WORK_DIRECTORY), under the twin's temporary folder. */
+  readonly scratchRoot: string;
   /** The twin's own data bucket, where imports write their versions. */
   readonly dataBucket: string;
   /** The bootstrap admin's client credentials: the bench gets its token over HTTP like any client. */

@@ -20,14 +20,9 @@ import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { importJob } from '../shared/data-tables/jobs';
 import type { WorkerSpec } from '../shared/jobs/define-job';
 import { loadWorkerHandler, type WorkerFunction } from '../infra/local/stepfunctions';
-import { DATA_BUCKET, startTwin } from '../infra/local/twin';
-import { SOURCE_BUCKET, now, type ImportChildMessage, type ImportParentMessage, type Span } from './import-protocol';
-
-function send(message: ImportChildMessage): void {
-  if (!process.send)
-    throw new Error('bench/import-twin-process.ts is started by bench/import-throughput.ts (it needs an IPC channel)');
-  process.send(message);
-}
+import { startTwin } from '../infra/local/twin';
+import { SOURCE_BUCKET, now, type Span } from './import-protocol';
+import { sendToParent, serveToParent } from './twin-child';
 
 let spans: Span[] = [];
 const record = (span: Span): void => {
@@ -175,36 +170,21 @@ async function main(): Promise<void> {
   let cpu = process.cpuUsage();
   let loop: EventLoopUtilization = performance.eventLoopUtilization();
 
-  let closing = false;
-  const close = (code: number): void => {
-    if (closing) return;
-    closing = true;
-    twin.close().then(
-      () => process.exit(code),
-      (error: unknown) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
-  };
-  // The bench went away without saying close (crash, kill): do not outlive it.
-  process.on('disconnect', () => close(1));
-  process.on('message', (received: unknown) => {
-    const message = received as ImportParentMessage;
+  serveToParent(twin, (message) => {
     if (message.type === 'reset') {
       spans = [];
       http.reset();
       loopDelay.reset();
       cpu = process.cpuUsage();
       loop = performance.eventLoopUtilization();
-      send({ type: 'reset-done' });
+      sendToParent({ type: 'reset-done' });
     } else if (message.type === 'profile') {
       const { user, system } = process.cpuUsage(cpu);
       const eventLoopUtilization = performance.eventLoopUtilization(loop).utilization;
       const eventLoopMaxDelayMs = loopDelay.max / 1e6;
       const totals = http.totals();
       void settleWorkers(5_000).then(() =>
-        send({
+        sendToParent({
           type: 'profile',
           cpuMs: (user + system) / 1000,
           eventLoopUtilization,
@@ -213,16 +193,7 @@ async function main(): Promise<void> {
           spans,
         }),
       );
-    } else close(0);
-  });
-
-  send({
-    type: 'ready',
-    apiUrl: twin.apiUrl,
-    s3Endpoint: twin.s3.endpoint,
-    dataBucket: DATA_BUCKET,
-    clientId: twin.admin.client_id,
-    clientSecret: twin.admin.client_secret,
+    }
   });
 }
 

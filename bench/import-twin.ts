@@ -73,9 +73,18 @@ export function ask<T extends 'reset-done' | 'profile'>(child: ChildProcess, mes
   return reply;
 }
 
-/** Starts the twin process; its temporary files (s3rver's folder, the worker's scratch folders) go under `tmp`. */
-export function startChild(tmp: string): { child: ChildProcess; exited: Promise<number | null> } {
-  const child = fork(fileURLToPath(new URL('./import-twin-process.ts', import.meta.url)), [], {
+/** The benches' twin process: the twin under import load, watched (import-twin-process.ts). */
+const IMPORT_TWIN_PROCESS = new URL('./import-twin-process.ts', import.meta.url);
+
+/**
+ * Starts the twin process `script` (one that serves its twin with twin-child.ts); its
+ * temporary files (s3rver's folder, the workers' scratch folders) go under `tmp`.
+ */
+export function startChild(
+  tmp: string,
+  script: URL = IMPORT_TWIN_PROCESS,
+): { child: ChildProcess; exited: Promise<number | null> } {
+  const child = fork(fileURLToPath(script), [], {
     // BENCH_CPU_PROF=<folder> writes a V8 CPU profile of the twin (open it in Chrome DevTools).
     execArgv: [
       '--import',
@@ -179,6 +188,9 @@ export async function upload(
   );
 }
 
+/** The twin process's temporary folder (TMPDIR), under the session's folder. */
+export const TWIN_TMP = 'twin-tmp';
+
 /** What a bench gets while the twin runs: the child, a scratch folder, S3 and API clients. */
 export interface ImportTwinSession {
   readonly child: ChildProcess;
@@ -189,16 +201,20 @@ export interface ImportTwinSession {
 }
 
 /**
- * Starts the twin process with its temporary files under a fresh folder (`prefix` under
- * os.tmpdir()), signs in as its bootstrap admin, runs `use`, then stops the twin and removes
- * the folder. Should the bench exit or be interrupted on the way, the twin and the folder go
- * with it.
+ * Starts the twin process (`script`, import-twin-process.ts unless told) with its temporary
+ * files under a fresh folder (`prefix` under os.tmpdir(), the twin's own in its `twin-tmp`),
+ * signs in as its bootstrap admin, runs `use`, then stops the twin and removes the folder.
+ * Should the bench exit or be interrupted on the way, the twin and the folder go with it.
  */
-export async function withImportTwin<T>(prefix: string, use: (session: ImportTwinSession) => Promise<T>): Promise<T> {
+export async function withImportTwin<T>(
+  prefix: string,
+  use: (session: ImportTwinSession) => Promise<T>,
+  script?: URL,
+): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
-  const twinTmp = join(dir, 'twin-tmp');
+  const twinTmp = join(dir, TWIN_TMP);
   await mkdir(twinTmp);
-  const { child, exited } = startChild(twinTmp);
+  const { child, exited } = startChild(twinTmp, script);
   const abandon = () => {
     child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });

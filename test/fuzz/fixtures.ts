@@ -56,9 +56,20 @@ async function templates(
   return found;
 }
 
+/** What the fixtures need of a twin: a test twin, or one in another process (the soak's). */
+export interface FuzzEnvironment {
+  /** The client that creates the entities and whose token the context carries. */
+  readonly admin: ApiClient;
+  readonly anonymous: ApiClient;
+  readonly twin: {
+    readonly s3: { readonly endpoint: string };
+    readonly admin: { readonly client_id: string; readonly client_secret: string };
+  };
+}
+
 /** Creates the entities, and returns the served OpenAPI document and the context naming the entities. */
 export async function fuzzFixtures(
-  env: TestTwin,
+  env: FuzzEnvironment,
 ): Promise<{ readonly document: unknown; readonly context: FuzzContext }> {
   const api = env.admin;
   const s3 = new S3Client({
@@ -143,7 +154,7 @@ async function presignedPart(s3: S3Client): Promise<string> {
 }
 
 /** A warehouse connection aimed at the twin's S3 (which is no warehouse), and a pricing DIM connection. */
-async function otherConnections(env: TestTwin) {
+async function otherConnections(env: FuzzEnvironment) {
   const cases = connectionCases(env.twin.s3.endpoint, ' fuzz');
   const request = (label: string) => cases.find((candidate) => candidate.label === label)!.request;
   const warehouseCase = request('warehouse/password');
@@ -189,7 +200,7 @@ function idHints(ids: EntityIds) {
  * table (not imported) on it, a bucket target, a recipe over the table's alias, and a dataset
  * whose version 1 has a TABLE node of the table and a RECIPE node of the recipe bound to it.
  */
-async function entities(env: TestTwin, name: string): Promise<EntityIds> {
+async function entities(env: FuzzEnvironment, name: string): Promise<EntityIds> {
   const api = env.admin;
   const connection = await api.call('createConnection', {
     body: {

@@ -277,3 +277,10 @@ export function badTokens(realToken: string): readonly (string | null)[] {
     'x'.repeat(5_000),
   ];
 }
+
+/** Object keys past S3's 1,024 bytes or a file system's 255-byte name (issue 21: a 300-character segment). */
+export const LONG_OBJECT_KEYS: readonly string[] = [
+  `${'k'.repeat(300)}/data.parquet`,
+  `${'a/'.repeat(600)}data.parquet`,
+  `${'é'.repeat(700)}.parquet`,
+];

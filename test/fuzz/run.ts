@@ -8,6 +8,7 @@
  * with a catalogue code, an internal name); exits 1 when there is one.
  */
 import { parseArgs } from 'node:util';
+import { textTable as table } from '../support/text-table';
 
 // The service logs one line per request; twenty thousand of them would bury the report.
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
@@ -36,19 +37,6 @@ function print(text = ''): void {
 
 function percentile(sorted: readonly number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0;
-}
-
-function table(rows: readonly (readonly (string | number)[])[]): string {
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => String(row[column]).length)));
-  return rows
-    .map((row) =>
-      row
-        .map((cell, column) =>
-          typeof cell === 'number' ? String(cell).padStart(widths[column]!) : cell.padEnd(widths[column]!),
-        )
-        .join('  '),
-    )
-    .join('\n');
 }
 
 const env = await startTestTwin({ buckets: [FUZZ_BUCKET], environment: { CONNECTOR_TIMEOUT_MS: '2000' } });
