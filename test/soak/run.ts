@@ -53,7 +53,8 @@ const { judgeSoak } = await import('./verdict');
 
 /** How long the clients may take to finish the cycle they are in once the time is up, and the scratch folders to go. */
 const DRAIN_MS = 120_000;
-const SETTLE_MS = 30_000;
+/** Long enough for a run started just before the drain to reach its step's time limit (twin-process.ts) and stop. */
+const SETTLE_MS = 90_000;
 /** How often the twin's RSS is checked against --max-rss-mb: a runaway query grows it by gigabytes a second. */
 const RSS_WATCH_MS = 500;
 /** The soak yields to other work on the machine: the twin and the clients run at this niceness. */

@@ -9,4 +9,11 @@ import { SOURCE_BUCKET } from '../../bench/import-protocol';
 import { serveToParent } from '../../bench/twin-child';
 import { FUZZ_BUCKET } from '../fuzz/fixtures';
 
-serveToParent(await startTwin({ buckets: [SOURCE_BUCKET, FUZZ_BUCKET] }));
+/**
+ * Every job step is bounded at a minute, as a deployment bounds a tenant's runs below Lambda's
+ * 15 minutes: a hostile run (a cross join, a recursive CTE) ends FAILED 10-1047 within the soak,
+ * its engine stopped and its folder removed, instead of running on past the drain.
+ */
+const SOAK_STEP_SECONDS = 60;
+
+serveToParent(await startTwin({ buckets: [SOURCE_BUCKET, FUZZ_BUCKET], taskTimeoutSeconds: SOAK_STEP_SECONDS }));

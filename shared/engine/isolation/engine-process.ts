@@ -117,7 +117,13 @@ async function acquire(): Promise<ChildProcess> {
   return started();
 }
 
-/** Back to the idle ones, holding nothing of the parent's event loop; killed if enough are idle. */
+/**
+ * An engine process that holds more than this after its task (a run that used its memory:
+ * what DuckDB frees, the allocator keeps) ends rather than wait idle holding it.
+ */
+const RECYCLE_ABOVE_MB = 512;
+
+/** Back to the idle ones, holding nothing of the parent's event loop; ended if enough are idle or it holds too much. */
 function release(child: ChildProcess): void {
   if (idle.length >= MAX_IDLE || !child.connected) {
     child.kill('SIGKILL');
@@ -126,6 +132,14 @@ function release(child: ChildProcess): void {
   child.unref();
   child.channel?.unref();
   idle.push(child);
+  void residentMb(child.pid ?? 0).then((mb) => {
+    if (mb === undefined || mb <= RECYCLE_ABOVE_MB) return;
+    const at = idle.indexOf(child);
+    if (at >= 0) {
+      idle.splice(at, 1);
+      child.kill('SIGKILL');
+    }
+  });
 }
 
 /** Kills `child` and resolves once it is gone (or after a second, should the exit never be seen). */
