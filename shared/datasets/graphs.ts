@@ -4,7 +4,7 @@ import { allOf, is, type Condition } from '../db/expressions';
 import { ItemType } from '../db/item-type';
 import { keys, type ItemKey } from '../db/keys';
 import { failedAt, transactWrite, tx, type TransactItem, type TransactionOutcome } from '../db/transactions';
-import { AppError, notFound } from '../errors/app-error';
+import { AppError, isAppError, notFound } from '../errors/app-error';
 import { GraphHead, StoredGraph, type StoredNode } from './items';
 import { tableUseWrites, type UseWrite } from './references';
 import { noActiveRun, refuseWhileRunning } from './run-lock';
@@ -300,7 +300,9 @@ export const graphs = {
         await refuseWhileRunning(tenantId, datasetId, versionNumber);
         continue;
       }
-      raiseRelated(outcome, writes.length - 1 - uses.length, uses);
+      // The version itself changed or went (a concurrent edit or deletion): its uses are no longer
+      // what was read, so their conditions say nothing; read again.
+      if (!failedAt(outcome, 0)) raiseRelated(outcome, writes.length - 1 - uses.length, uses);
       await backOff(attempt);
     }
     throw new AppError('10-1006');
@@ -309,7 +311,10 @@ export const graphs = {
   /** Deletes every version, newest first, and so every use (the dataset's deletion, before its item goes). */
   async purge(tenantId: string, datasetId: number): Promise<void> {
     for (const graph of (await graphs.list(tenantId, datasetId)).reverse()) {
-      await graphs.remove(tenantId, datasetId, graph.version_number, { allowLast: true });
+      // A version a concurrent deletion removed first is gone either way.
+      await graphs.remove(tenantId, datasetId, graph.version_number, { allowLast: true }).catch((error: unknown) => {
+        if (!(isAppError(error) && error.code === '10-404')) throw error;
+      });
     }
   },
 

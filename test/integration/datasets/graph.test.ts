@@ -162,6 +162,20 @@ describe('graph versions', () => {
     expect((await api.call('deleteDataset', { params: { dataset_id: id } })).status).toBe(204);
     for (const tableId of tables) expect((await deleteTable(tableId)).status).toBe(204);
   });
+
+  it("parallel deletions of one dataset: one 204, the others 404, never a 500; its tables' uses counted down once", async () => {
+    const id = await newDataset();
+    const tableId = await createTable(api, sourceId);
+    expect((await addTable(id, tableId)).status).toBe(201);
+    for (let copy = 0; copy < 3; copy += 1) expect((await newVersion(id, 1)).status).toBe(201);
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => api.call('deleteDataset', { params: { dataset_id: id } })),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses.filter((status) => status === 204)).toHaveLength(1);
+    expect(statuses.filter((status) => status !== 204).every((status) => status === 404 || status === 409)).toBe(true);
+    expect((await deleteTable(tableId)).status).toBe(204);
+  });
 });
 
 describe('released versions', () => {
