@@ -3,7 +3,9 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import os from 'node:os';
 import { ENGINE_CHILD_VARIABLE } from './engine-child';
+import { Slots } from './slots';
 import type { EngineTaskName, TaskEvent, TaskInput, TaskOutput } from './tasks';
 import { fromWire, type TaskMessage, type TaskRequest } from './wire';
 
@@ -55,6 +57,8 @@ const MEMORY_POLL_MS = 20;
 const PAGE_BYTES = 4096;
 
 const idle: ChildProcess[] = [];
+/** Engine processes at work at once, one per core: a task beyond waits for one to end (its time starts when it is sent). */
+const slots = new Slots(Math.max(2, os.availableParallelism()));
 let nextTaskId = 1;
 
 /** The module an engine process runs: the child module itself from source, the function's one file when bundled. */
@@ -176,13 +180,17 @@ export async function runInEngineProcess<K extends EngineTaskName>(
   limits: EngineProcessLimits,
   onEvent: (event: TaskEvent<K>) => void = () => undefined,
 ): Promise<EngineTaskResult<TaskOutput<K>>> {
-  limits.signal?.throwIfAborted();
-  const child = await acquire();
-  if (limits.signal?.aborted) {
-    release(child);
-    throw limits.signal.reason;
+  await slots.take(limits.signal);
+  try {
+    const child = await acquire();
+    if (limits.signal?.aborted) {
+      release(child);
+      throw limits.signal.reason;
+    }
+    return await runOn(child, task, input, limits, onEvent);
+  } finally {
+    slots.give();
   }
-  return runOn(child, task, input, limits, onEvent);
 }
 
 function runOn<K extends EngineTaskName>(
