@@ -29,6 +29,7 @@ const { startTestTwin } = await import('../support/harness');
 const { FUZZ_BUCKET, fuzzFixtures, stillServes } = await import('./fixtures');
 const { fuzzCases, fuzzPlan } = await import('./requests');
 const { describeOutcome, sendAll } = await import('./check');
+const { EXPENSIVE_SQL, isBoundedAnswer, probeExpensiveSql } = await import('./expensive-sql');
 const { BodyDepth } = await import('./depth');
 
 function print(text = ''): void {
@@ -37,6 +38,28 @@ function print(text = ''): void {
 
 function percentile(sorted: readonly number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0;
+}
+
+/**
+ * The expensive-SQL corpus (expensive-sql.ts) to the analyzer, recipe creates and version
+ * updates, one query at a time; prints each answer and the process's memory, and answers how
+ * many were no catalogue code or save.
+ */
+async function sendExpensiveSql(): Promise<number> {
+  const residentBefore = process.memoryUsage().rss;
+  const rows: (string | number)[][] = [['query', 'operation', 'answer', 'ms']];
+  let unbounded = 0;
+  for (const sql of EXPENSIVE_SQL) {
+    for (const outcome of await probeExpensiveSql(env.admin, sql)) {
+      if (!isBoundedAnswer(outcome)) unbounded += 1;
+      rows.push([outcome.name, outcome.operation, `${outcome.status} ${outcome.code ?? ''}`.trim(), outcome.ms]);
+    }
+  }
+  const grownMb = Math.round((process.memoryUsage().rss - residentBefore) / 2 ** 20);
+  print('\nexpensive SQL (test/fuzz/expensive-sql.ts)');
+  print(table(rows));
+  print(`${unbounded} answers neither a catalogue code nor a save; the twin grew by ${grownMb} MB over them`);
+  return unbounded;
 }
 
 const env = await startTestTwin({ buckets: [FUZZ_BUCKET], environment: { CONNECTOR_TIMEOUT_MS: '2000' } });
@@ -125,9 +148,10 @@ try {
     `\n${failed5xx} × 5xx (besides 501 10-1501, the catalogue's answer for connectors not built yet); ${failures.size} distinct violations`,
   );
   for (const failure of failures.values()) print(`  ${failure}`);
+  const expensiveFailures = await sendExpensiveSql();
   await stillServes(env);
   print('a normal client is still served afterwards');
-  process.exitCode = failures.size > 0 ? 1 : 0;
+  process.exitCode = failures.size > 0 || expensiveFailures > 0 ? 1 : 0;
 } catch (error) {
   console.error(error);
   process.exitCode = 1;
