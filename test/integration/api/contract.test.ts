@@ -33,6 +33,16 @@ const KNOWN_DIVERGENCES: Readonly<
   Record<string, { readonly refusedBy: 'service' | 'document'; readonly reason: string }>
 > = {
   ...Object.fromEntries(
+    ['startDirectExport: body .key = 256 characters', 'startDirectExport: body .key = blank then 255'].map((label) => [
+      label,
+      {
+        refusedBy: 'service',
+        reason:
+          "a key's segments are bounded in bytes of UTF-8 (255, a file name's limit: shared/model/object-key.ts), which JSON Schema cannot count",
+      },
+    ]),
+  ),
+  ...Object.fromEntries(
     ['issueToken: body .client_id removed', 'issueToken: body .client_secret removed'].map((label) => [
       label,
       {
