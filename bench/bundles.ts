@@ -1,11 +1,11 @@
 /**
  * Bundle size of every route handler of the route table, built the way CDK's NodejsFunction builds it
  * (esbuild --bundle --platform=node --format=esm --minify --target --external --banner),
- * through the shared bundleFunction of infra/bundling.ts.
+ * through bundleApiFunctions of infra/bundling.ts, which the bundle test uses too.
  */
 import type { Metafile } from 'esbuild';
 import { routes } from '../functions/routes';
-import { bundleFunction, forbiddenInRoute, MAX_API_BUNDLE_BYTES, routeExternalModules } from '../infra/bundling';
+import { bundleApiFunctions, forbiddenInRoute, MAX_API_BUNDLE_BYTES } from '../infra/bundling';
 
 export const MAX_BUNDLE_BYTES = MAX_API_BUNDLE_BYTES;
 
@@ -54,23 +54,24 @@ export function routeHandlers(): string[] {
 
 export async function measureBundles(): Promise<BundleReport[]> {
   const engineHandlers = new Set(routes.filter((route) => route.engine).map((route) => route.handler));
-  // Sequential on purpose: esbuild is multi-threaded already and the machine has 2 cores.
-  const reports: BundleReport[] = [];
-  for (const handler of routeHandlers()) {
-    const entry = `functions/${handler}.ts`;
+  // As deployed, and for reference with the AWS SDK (an engine route's DuckDB comes from the layer either way).
+  const deployed = await bundleApiFunctions(routeHandlers(), engineHandlers);
+  const withSdk = await bundleApiFunctions(routeHandlers(), engineHandlers, (engine) => (engine ? ['@duckdb/*'] : []));
+  return routeHandlers().map((handler) => {
     const engine = engineHandlers.has(handler);
-    const deployed = await bundleFunction(entry, routeExternalModules(engine));
-    // An engine route's DuckDB comes from the layer, with or without the SDK.
-    const withSdk = await bundleFunction(entry, engine ? ['@duckdb/*'] : []);
-    reports.push({
+    const asDeployed = deployed.get(handler)!;
+    const sdkIncluded = withSdk.get(handler)!;
+    return {
       handler,
-      bytes: deployed.bytes,
-      bytesWithSdk: withSdk.bytes,
-      top: topContributors(deployed.metafile, 3),
+      bytes: asDeployed.bytes,
+      bytesWithSdk: sdkIncluded.bytes,
+      top: topContributors(asDeployed.metafile, 3),
       forbidden: [
-        ...new Set([...forbiddenInRoute(deployed.metafile, engine), ...forbiddenInRoute(withSdk.metafile, engine)]),
+        ...new Set([
+          ...forbiddenInRoute(asDeployed.metafile, engine),
+          ...forbiddenInRoute(sdkIncluded.metafile, engine),
+        ]),
       ],
-    });
-  }
-  return reports;
+    };
+  });
 }

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 
 /**
@@ -78,14 +79,28 @@ export function bundleBudget(handler: string): number {
   return LARGER_BUNDLE_BUDGETS[handler] ?? MAX_API_BUNDLE_BYTES;
 }
 
-/** Bundles one handler module as NodejsFunction does (no source map), in memory. */
-export async function bundleFunction(
-  entry: string,
+/** A function's bundle as deployed: its bytes, its code, and a metafile of its own output and inputs. */
+export interface FunctionBundle {
+  readonly bytes: number;
+  readonly metafile: Metafile;
+  readonly code: string;
+}
+
+/**
+ * Bundles handler modules as NodejsFunction does (no source map), in memory, all in one esbuild
+ * build: each entry is its own output with no shared chunks, so each is byte for byte what a
+ * build of it alone gives, but the modules they share are parsed once (93 API functions: about
+ * 7 s of CPU instead of 20). Each bundle's metafile holds only its output and the inputs its
+ * entry reaches, as a build of it alone reports them.
+ */
+export async function bundleFunctions(
+  entries: readonly string[],
   external: readonly string[] = EXTERNAL_MODULES,
-): Promise<{ bytes: number; metafile: Metafile; code: string }> {
+): Promise<Map<string, FunctionBundle>> {
   const result = await build({
-    entryPoints: [entry],
-    outfile: 'index.mjs',
+    entryPoints: entries.map((entry, index) => ({ in: entry, out: String(index) })),
+    outdir: 'bundles',
+    outExtension: { '.js': '.mjs' },
     write: false,
     bundle: true,
     platform: 'node',
@@ -98,9 +113,70 @@ export async function bundleFunction(
     metafile: true,
     logLevel: 'silent',
   });
-  const output = result.outputFiles[0];
-  if (!output) throw new Error(`esbuild produced no output for ${entry}`);
-  return { bytes: output.contents.byteLength, metafile: result.metafile, code: output.text };
+  const bundles = new Map<string, FunctionBundle>();
+  entries.forEach((entry, index) => {
+    const outputPath = `bundles/${index}.mjs`;
+    const output = result.outputFiles.find((file) => file.path === resolve(outputPath));
+    if (!output) throw new Error(`esbuild produced no output for ${entry}`);
+    bundles.set(entry, {
+      bytes: output.contents.byteLength,
+      metafile: metafileOfOutput(result.metafile, outputPath),
+      code: output.text,
+    });
+  });
+  return bundles;
+}
+
+/**
+ * Bundles API functions by handler module under functions/ ("connections/create"), as deployed:
+ * one build for the handlers of routes that declare engine and one for the rest, since what they
+ * leave out differs. `externalOf` says what a function leaves out by that flag (as deployed:
+ * routeExternalModules).
+ */
+export async function bundleApiFunctions(
+  handlers: readonly string[],
+  engineHandlers: ReadonlySet<string>,
+  externalOf: (engine: boolean) => readonly string[] = routeExternalModules,
+): Promise<Map<string, FunctionBundle>> {
+  const entryOf = (handler: string) => `functions/${handler}.ts`;
+  const builds = await Promise.all(
+    [false, true].map(async (engine) => {
+      const own = handlers.filter((handler) => engineHandlers.has(handler) === engine);
+      if (own.length === 0) return [];
+      const bundles = await bundleFunctions(own.map(entryOf), externalOf(engine));
+      return own.map((handler) => [handler, bundles.get(entryOf(handler))!] as const);
+    }),
+  );
+  return new Map(builds.flat());
+}
+
+/** Bundles one handler module as NodejsFunction does (no source map), in memory. */
+export async function bundleFunction(
+  entry: string,
+  external: readonly string[] = EXTERNAL_MODULES,
+): Promise<FunctionBundle> {
+  const bundle = (await bundleFunctions([entry], external)).get(entry);
+  if (!bundle) throw new Error(`esbuild produced no output for ${entry}`);
+  return bundle;
+}
+
+/** The part of a build's metafile that one output's entry reaches, through imports it bundles. */
+function metafileOfOutput(metafile: Metafile, outputPath: string): Metafile {
+  const output = metafile.outputs[outputPath];
+  if (!output?.entryPoint) throw new Error(`esbuild reported no entry point for ${outputPath}`);
+  const reached = new Set<string>();
+  const pending = [output.entryPoint];
+  // Each input's imports are followed once, so this ends after at most one step per import of the build.
+  for (let path = pending.pop(); path !== undefined; path = pending.pop()) {
+    const input = metafile.inputs[path];
+    if (reached.has(path) || !input) continue;
+    reached.add(path);
+    pending.push(...input.imports.filter((i) => !i.external).map((i) => i.path));
+  }
+  return {
+    inputs: Object.fromEntries([...reached].map((path) => [path, metafile.inputs[path]!])),
+    outputs: { [outputPath]: output },
+  };
 }
 
 function isForbidden(path: string, allowed: readonly string[]): boolean {
