@@ -82,7 +82,10 @@ function causeOf(error: AppError): string | undefined {
   const stated = error.extraDetails?.cause;
   if (typeof stated === 'string') return stated.slice(0, MAX_CAUSE_LENGTH);
   const root = error.cause;
-  return root instanceof Error ? `${root.name}: ${root.message}`.slice(0, MAX_CAUSE_LENGTH) : undefined;
+  // The root's message, not its class: a runtime's names (TypeError, DOMException) say nothing to the user.
+  return root instanceof Error
+    ? root.message.replace(/^\w*(Error|Exception): /, '').slice(0, MAX_CAUSE_LENGTH)
+    : undefined;
 }
 
 export function jobErrorOf(error: AppError): JobError {

@@ -2,7 +2,8 @@
  * A recipe run is bounded in memory and time, and a run that ends FAILED really stops: its
  * engine process is killed and its scratch folder removed within seconds (docs/engine-limits.md).
  * The run's function is given 1,536 MB here (Lambda's AWS_LAMBDA_FUNCTION_MEMORY_SIZE), so its
- * engine process may hold 1,024 MB, and every step 4 s.
+ * engine process may hold 1,024 MB, and every step 15 s (time enough, even on a busy machine, for
+ * the 8 GB constant to reach the memory bound first).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +18,7 @@ const memoryBefore = process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE;
 
 beforeAll(async () => {
   process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE = '1536';
-  env = await startTestTwin({ buckets: ['landing'], taskTimeoutSeconds: 4, retryIntervalMs: 10 });
+  env = await startTestTwin({ buckets: ['landing'], taskTimeoutSeconds: 15, retryIntervalMs: 10 });
   api = env.admin;
   tables = {
     orders: await importedTable(api, env, ordersCsv(2000)),

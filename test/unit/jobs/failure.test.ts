@@ -26,10 +26,12 @@ describe('what a worker throws', () => {
     expect(jobFailureOf(new AppError('10-1002')).name).toBe(JOB_FAILED);
   });
 
-  it('turns anything else into 10-500 with the root cause, never retried', () => {
+  it('turns anything else into 10-500 with the root cause, without the runtime’s name for it, never retried', () => {
     const failure = jobFailureOf(new RangeError('index out of range'));
     expect(failure.name).toBe(JOB_FAILED);
-    expect(JSON.parse(failure.message)).toMatchObject({ code: '10-500', cause: 'RangeError: index out of range' });
+    expect(JSON.parse(failure.message)).toMatchObject({ code: '10-500', cause: 'index out of range' });
+    const fetched = jobFailureOf(new AppError('30-1100', { cause: new TypeError('TypeError: fetch failed') }));
+    expect(JSON.parse(fetched.message)).toMatchObject({ code: '30-1100', cause: 'fetch failed' });
   });
 
   it('lets a superseded job stop without becoming a failure of its own', () => {
