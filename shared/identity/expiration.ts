@@ -1,4 +1,5 @@
 import { validationError } from '../errors/app-error';
+import { EXPIRATION_DATE_TIME, EXPIRATION_DURATION } from '../model/token';
 
 /**
  * A tenant token's `expiration` (spec 5.7 leaves its format open; docs/decisions.md): an ISO
@@ -7,15 +8,12 @@ import { validationError } from '../errors/app-error';
  * months are calendar ones (UTC). The moment must be in the future and at most ten years
  * ahead; anything else is 10-1400 naming `expiration`.
  */
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/i;
-const DURATION =
-  /^P(?:(\d{1,4})Y)?(?:(\d{1,5})M)?(?:(\d{1,6})W)?(?:(\d{1,6})D)?(?:T(?:(\d{1,7})H)?(?:(\d{1,9})M)?(?:(\d{1,11})S)?)?$/i;
 export const MAX_TOKEN_YEARS = 10;
 
 const RULE = `must be an ISO 8601 date-time with offset or an ISO 8601 duration (e.g. P30D), in the future and at most ${MAX_TOKEN_YEARS} years ahead`;
 
 export function expirationOf(text: string, now = new Date()): Date {
-  const at = DATE_TIME.test(text) ? dateTime(text) : afterDuration(text, now);
+  const at = EXPIRATION_DATE_TIME.test(text) ? dateTime(text) : afterDuration(text, now);
   const latest = new Date(now);
   latest.setUTCFullYear(latest.getUTCFullYear() + MAX_TOKEN_YEARS);
   if (at === undefined || Number.isNaN(at.getTime()) || at <= now || at > latest) {
@@ -32,7 +30,7 @@ function dateTime(text: string): Date | undefined {
 }
 
 function afterDuration(text: string, now: Date): Date | undefined {
-  const match = DURATION.exec(text);
+  const match = EXPIRATION_DURATION.exec(text);
   // "P" and "PT" alone name no duration.
   if (!match || match.slice(1).every((part) => part === undefined)) return undefined;
   const [years, months, weeks, days, hours, minutes, seconds] = match.slice(1).map((part) => Number(part ?? 0));

@@ -7,6 +7,13 @@ import { listEnvelope } from './common';
  * roles they may carry. The secret is in the create answer only; no other schema names it.
  */
 
+/** An `expiration` as a moment: ISO 8601 date-time with its offset, as RFC 3339 writes it. */
+export const EXPIRATION_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
+/** An `expiration` as an ISO 8601 duration from now, whole numbers: years, months, weeks, days, then T hours, minutes, seconds. */
+export const EXPIRATION_DURATION =
+  /^P(?:(\d{1,4})Y)?(?:(\d{1,5})M)?(?:(\d{1,6})W)?(?:(\d{1,6})D)?(?:T(?:(\d{1,7})H)?(?:(\d{1,9})M)?(?:(\d{1,11})S)?)?$/;
+const unanchored = (pattern: RegExp) => pattern.source.slice(1, -1);
+
 export const TokenCreateRequest = z
   .strictObject({
     description: z.string().trim().max(4000).describe('What the token is for'),
@@ -17,8 +24,11 @@ export const TokenCreateRequest = z
       .describe('Names of the roles the token carries; each must name exactly one role (GET /roles)'),
     expiration: z
       .string()
-      .min(1)
       .max(64)
+      .regex(
+        new RegExp(`^(?:${unanchored(EXPIRATION_DATE_TIME)}|${unanchored(EXPIRATION_DURATION)})$`),
+        'must be an ISO 8601 date-time with offset or an ISO 8601 duration (e.g. P30D)',
+      )
       .describe(
         'When the token stops working: an ISO 8601 date-time with offset (`2027-01-31T00:00:00Z`) or an ISO 8601 duration from now (`P30D`, `P1Y`, `PT12H`), in the future and at most 10 years ahead',
       ),
