@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { PERMISSIONS, ROLES, type Permission, type RoleName } from '../auth/permissions';
+import { PERMISSIONS, ROLE_NAMES, permissionsOf, type Permission } from '../auth/permissions';
 import { AppError } from '../errors/app-error';
 
 /**
@@ -23,10 +23,10 @@ export function builtInRoleId(name: string): string {
 
 /** The built-in roles, as the code defines them today. */
 export function builtInRoles(): Role[] {
-  return (Object.entries(ROLES) as [RoleName, readonly Permission[]][]).map(([name, permissions]) => ({
+  return ROLE_NAMES.map((name) => ({
     role_id: builtInRoleId(name),
     name,
-    permissions: [...permissions].sort(),
+    permissions: permissionsOf([name]),
     built_in: true,
   }));
 }
