@@ -1,13 +1,12 @@
 /**
- * Failures of the identity provider, each from a real cause: a role item the provider cannot
- * read (30-7005), and a store that is not there behind the component's seam for creates
- * (30-7003) and deletes (30-7004). The service answers with the provider's code and no more.
+ * Failures of the identity provider, each from a real cause in its store: a conditional write
+ * that does not hold (a create under a client id that exists, 30-7003), a key the store refuses
+ * (a delete, 30-7004), a role item the provider cannot read (30-7005). The first two are brought
+ * about through the component's seam. The service answers with the provider's code and no more.
  */
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dynamoDocumentClient } from '../../../shared/aws/clients';
-import { config } from '../../../shared/config';
 import { keys } from '../../../shared/db/keys';
+import { putItem } from '../../../shared/db/table';
 import { replaceIdentityProvider, type IdentityProvider } from '../../../shared/identity/provider';
 import { StoreIdentityProvider } from '../../../shared/identity/store-provider';
 import type { ApiClient } from '../../support/api-client';
@@ -20,23 +19,16 @@ beforeAll(async () => {
 });
 afterAll(() => env?.close());
 
-/**
- * The store-backed provider, with `broken` operations done by one whose table does not exist:
- * the store answers them with ResourceNotFoundException, as it would for a deleted table.
- */
-function partlyUnreachable(broken: readonly (keyof IdentityProvider)[]): IdentityProvider {
-  const working = new StoreIdentityProvider();
-  const unreachable = new StoreIdentityProvider({ tableName: () => 'identity-table-that-does-not-exist' });
-  const pick = <K extends keyof IdentityProvider>(name: K): IdentityProvider[K] => {
-    const provider = broken.includes(name) ? unreachable : working;
-    return provider[name].bind(provider) as IdentityProvider[K];
-  };
+/** The store-backed provider with some of its operations replaced: what the component's seam takes. */
+function providerWith(changes: Partial<IdentityProvider>): IdentityProvider {
+  const store = new StoreIdentityProvider();
   return {
-    roles: pick('roles'),
-    createClient: pick('createClient'),
-    findClient: pick('findClient'),
-    listClients: pick('listClients'),
-    deleteClient: pick('deleteClient'),
+    roles: (tenantId) => store.roles(tenantId),
+    createClient: (client, idempotency) => store.createClient(client, idempotency),
+    findClient: (tenantId, clientId) => store.findClient(tenantId, clientId),
+    listClients: (tenantId) => store.listClients(tenantId),
+    deleteClient: (tenantId, clientId) => store.deleteClient(tenantId, clientId),
+    ...changes,
   };
 }
 
@@ -52,26 +44,33 @@ async function withProvider<T>(provider: IdentityProvider, work: () => Promise<T
 const tokenBody = { description: 'x', role_names: ['viewer'], expiration: 'P1D' };
 
 describe('failures of the identity provider', () => {
-  it('30-7003 when the provider cannot store a new client; nothing is created', async () => {
+  it('30-7003 when the provider cannot store a new client (its conditional write fails); nothing is created', async () => {
+    const existing = (await env.admin.call('listTokens')).body.items[0]!.client_id;
     const before = (await env.admin.call('listTokens')).body.total;
-    const failed = await withProvider(partlyUnreachable(['createClient']), () =>
-      env.admin.call('createToken', { body: tokenBody }),
-    );
+    const store = new StoreIdentityProvider();
+    // The new client under an id the store already holds: the write's "no such item" condition fails.
+    const colliding = providerWith({
+      createClient: (client, idempotency) => store.createClient({ ...client, client_id: existing }, idempotency),
+    });
+    const failed = await withProvider(colliding, () => env.admin.call('createToken', { body: tokenBody }));
     expect(failed.status).toBe(500);
     expect(failed.problem).toMatchObject({
       code: '30-7003',
       detail: 'Failed to create tenant token at the identity provider',
     });
-    expect(failed.text).not.toMatch(/ResourceNotFound|identity-table/);
+    expect(failed.text).not.toMatch(/exists|CLIENT/);
     expect((await env.admin.call('listTokens')).body.total).toBe(before);
   });
 
-  it('30-7004 when the provider cannot delete a client; the token stays', async () => {
+  it('30-7004 when the provider cannot delete a client (the store refuses its key); the token stays', async () => {
     const created = await env.admin.call('createToken', { body: tokenBody });
     const { client_id } = created.body;
-    const failed = await withProvider(partlyUnreachable(['deleteClient']), () =>
-      env.admin.call('deleteToken', { params: { client_id } }),
-    );
+    const store = new StoreIdentityProvider();
+    // A sort key over DynamoDB's 1024 bytes: the store answers ValidationException.
+    const refusing = providerWith({
+      deleteClient: (tenantId, clientId) => store.deleteClient(tenantId, clientId.padEnd(2048, '0')),
+    });
+    const failed = await withProvider(refusing, () => env.admin.call('deleteToken', { params: { client_id } }));
     expect(failed.status).toBe(500);
     expect(failed.problem).toMatchObject({
       code: '30-7004',
@@ -84,12 +83,7 @@ describe('failures of the identity provider', () => {
   it('30-7005 when the provider cannot read the roles of the store (an item that is no role)', async () => {
     const admin: ApiClient = await env.clientFor('damaged', ['admin']);
     // A role item without permissions, as a hand edit or another writer could leave it.
-    await dynamoDocumentClient().send(
-      new PutCommand({
-        TableName: config.tableName,
-        Item: { ...keys.record('damaged', 'ROLE', 'half-written'), role_id: 'half-written', name: 'broken' },
-      }),
-    );
+    await putItem(keys.record('damaged', 'ROLE', 'half-written'), { role_id: 'half-written', name: 'broken' });
     for (const failed of [await admin.call('listRoles'), await admin.call('createToken', { body: tokenBody })]) {
       expect(failed.status).toBe(500);
       expect(failed.problem).toMatchObject({
@@ -100,10 +94,5 @@ describe('failures of the identity provider', () => {
     }
     // Other tenants' roles are not affected.
     expect((await env.admin.call('listRoles')).status).toBe(200);
-  });
-
-  it('30-7005 when the roles store is unreachable', async () => {
-    const failed = await withProvider(partlyUnreachable(['roles']), () => env.admin.call('listRoles'));
-    expect(failed.problem).toMatchObject({ code: '30-7005' });
   });
 });

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REVOCATION_CHECK_SECONDS } from '../../../shared/identity/revocation';
-import { roleRecords } from '../../../shared/identity/store-provider';
+import { roleStore } from '../../../shared/identity/store-provider';
 import { createCredentials } from '../../../shared/identity/clients';
 import { logger } from '../../../shared/log';
 import { ApiClient, type ApiResponse } from '../../support/api-client';
@@ -170,7 +170,7 @@ describe('what a token may do', () => {
 
   it('never carries a permission its creator lacks (10-403 naming them)', async () => {
     // A role that may manage tokens and nothing else: its holder may hand out no more than that.
-    await roleRecords().put('clerks', {
+    await roleStore.put('clerks', {
       role_id: 'clerk-1',
       name: 'token-clerk',
       permissions: ['token:manage'],
@@ -217,7 +217,7 @@ describe('roles', () => {
   it('30-7002 for a role name two roles have; GET /roles shows both', async () => {
     const admin = await env.clientFor('twins', ['admin']);
     for (const role_id of ['auditor-a', 'auditor-b']) {
-      await roleRecords().put('twins', { role_id, name: 'auditor', permissions: ['data:read'], built_in: false });
+      await roleStore.put('twins', { role_id, name: 'auditor', permissions: ['data:read'], built_in: false });
     }
     const refused = await createToken(admin, { description: 'x', role_names: ['auditor'], expiration: 'P1D' });
     expect(refused.status).toBe(400);
