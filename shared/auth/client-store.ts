@@ -23,4 +23,8 @@ export const ClientRecord = z.object({
 export type ClientRecord = Readonly<z.infer<typeof ClientRecord>>;
 
 /** The store of API clients (keys.client). */
-export const clientStore = new RecordStore({ kind: 'CLIENT', schema: ClientRecord, idOf: (client) => client.client_id });
+export const clientStore = new RecordStore({
+  kind: 'CLIENT',
+  schema: ClientRecord,
+  idOf: (client) => client.client_id,
+});
