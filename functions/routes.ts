@@ -10,6 +10,7 @@ import { exportRoutes } from './exports/routes';
 import { metaRoutes } from './meta/routes';
 import { recipeRoutes } from './recipes/routes';
 import { targetRoutes } from './targets/routes';
+import { tokenRoutes } from './tokens/routes';
 
 /**
  * The route table: every operation of the API. CDK deploys a function and an API route for
@@ -27,6 +28,7 @@ const domains = [
   datasetAnalysisRoutes,
   targetRoutes,
   exportRoutes,
+  tokenRoutes,
 ] as const;
 
 export const routes: readonly RouteSpec[] = domains.flatMap((domain) => Object.values(domain));
@@ -61,6 +63,7 @@ export const API_TAGS: Readonly<Record<string, string>> = {
   meta: 'The API describing itself: OpenAPI document and error types',
   recipes: 'Recipes: versioned SQL transformations (DuckDB SQL) over aliased tables, checked by the SQL analyzer',
   targets: 'Export targets: a connection that may be written to, and where in it exports write',
+  tokens: 'Tenant tokens (the tenant’s own API clients, each with roles) and the roles they may carry',
 };
 
 export const API_INFO = {

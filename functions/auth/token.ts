@@ -1,5 +1,5 @@
 import { issueAccessToken } from '../../shared/auth/access-token';
-import { authenticateClient } from '../../shared/auth/clients';
+import { authenticateClient } from '../../shared/identity/clients';
 import { AppError, validationError } from '../../shared/errors/app-error';
 import { httpHandler } from '../../shared/http/handler';
 import { authRoutes } from './routes';

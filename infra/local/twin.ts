@@ -12,7 +12,7 @@ import {
   DynamoDBClient,
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
-import { createClient, type IssuedCredentials } from '../../shared/auth/clients';
+import { createCredentials, type IssuedCredentials } from '../../shared/identity/clients';
 import { API_BASE_PATH } from '../../shared/config';
 import { TABLE_SCHEMA } from '../../shared/db/table-schema';
 import { jobs as declaredJobs, RECORD_JOB_FAILURE, workersOf } from '../../functions/jobs';
@@ -124,9 +124,9 @@ async function untilActive(client: DynamoDBClient): Promise<void> {
 async function bootstrapAdmin(dataDir: string | undefined): Promise<Twin['admin']> {
   const file = dataDir === undefined ? undefined : join(dataDir, 'bootstrap-admin.json');
   if (file !== undefined && existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Twin['admin'];
-  const credentials = await createClient({
+  const credentials = await createCredentials({
     tenantId: LOCAL_TENANT,
-    roles: ['admin'],
+    roleNames: ['admin'],
     description: 'bootstrap admin of the local twin',
   });
   const admin = { tenant_id: LOCAL_TENANT, ...credentials };

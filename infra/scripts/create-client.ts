@@ -1,11 +1,15 @@
 /**
- * Creates an API client of a tenant and prints its credentials once (only a digest of the
- * secret is stored), as JSON on stdout.
+ * Creates an API client of a tenant and prints its credentials once (only a slow hash of the
+ * secret is stored), as JSON on stdout. It goes through the identity provider like POST
+ * /tokens (shared/identity/clients.ts): role names resolve to the tenant's roles the same way
+ * (30-7001 unknown, 30-7002 ambiguous), without a creator whose permissions would bound them.
  *
  * Deployed stage: with the caller's AWS credentials against the stage's table, like any other
  * writer of it.
  *
- *   TABLE_NAME=<table from the stack outputs> npm run create-client -- --tenant acme --roles admin [--description "..."] [--expires 2027-01-01]
+ *   TABLE_NAME=<table from the stack outputs> npm run create-client -- --tenant acme --roles admin [--description "..."] [--expires P90D]
+ *
+ * --expires takes what a token's `expiration` takes: an ISO 8601 date-time or duration.
  *
  * Local stack: against the stack `npm start` runs, found through the endpoints file it keeps
  * in its data folder (.local/endpoints.json, or --data-dir / DATA_DIR as given to npm start).
@@ -13,9 +17,10 @@
  *   npm run create-client -- --local --tenant acme --roles admin
  */
 import { parseArgs } from 'node:util';
-import { createClient } from '../../shared/auth/clients';
-import { isRoleName, ROLE_NAMES } from '../../shared/auth/permissions';
 import { TENANT_ID_PATTERN } from '../../shared/db/keys';
+import { isAppError } from '../../shared/errors/app-error';
+import { createCredentials } from '../../shared/identity/clients';
+import { expirationOf } from '../../shared/identity/expiration';
 import { useStack } from './stack';
 
 const { values } = parseArgs({
@@ -37,19 +42,23 @@ function fail(message: string, exitCode = 2): never {
 const tenantId = values.tenant ?? fail('--tenant is required');
 if (!TENANT_ID_PATTERN.test(tenantId)) fail('--tenant must be lowercase letters, digits and inner hyphens');
 const roles = values.roles.split(',').map((role) => role.trim());
-const unknown = roles.filter((role) => !isRoleName(role));
-if (unknown.length > 0) fail(`unknown role(s) ${unknown.join(', ')}; roles are ${ROLE_NAMES.join(', ')}`);
-const expiresAt = values.expires === undefined ? undefined : new Date(values.expires);
-if (expiresAt !== undefined && Number.isNaN(expiresAt.getTime())) fail('--expires must be an ISO 8601 date');
+let expiresAt: Date | undefined;
+try {
+  expiresAt = values.expires === undefined ? undefined : expirationOf(values.expires);
+} catch {
+  fail('--expires must be an ISO 8601 date-time with offset or duration (e.g. P90D), in the future');
+}
 
 useStack({ local: values.local, dataDir: values['data-dir'] }, fail);
 
-const credentials = await createClient({
+const credentials = await createCredentials({
   tenantId,
-  roles: roles.filter(isRoleName),
+  roleNames: roles,
   ...(values.description === undefined ? {} : { description: values.description }),
   ...(expiresAt === undefined ? {} : { expiresAt }),
 }).catch((error: unknown) => {
+  // Refusals (an unknown or ambiguous role) are the caller's to fix; failures of the store are not.
+  if (isAppError(error) && error.status < 500) return fail(`${error.code} ${error.message}`);
   if (!values.local) throw error;
   return fail(
     `the local stack at ${process.env.AWS_ENDPOINT_URL_DYNAMODB} did not take the client (${String(error)}); is npm start still running?`,

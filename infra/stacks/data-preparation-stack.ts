@@ -222,7 +222,8 @@ export class DataPreparationStack extends Stack {
     this.authorizer = new ServiceFunction(this, 'Authorizer', {
       handler: AUTHORIZER_HANDLER,
       description: `API authorizer (functions/${AUTHORIZER_HANDLER}.ts)`,
-      access: { signingKey: 'verify' },
+      // It reads API clients: a deleted or expired client's tokens are refused (shared/identity/revocation.ts).
+      access: { signingKey: 'verify', table: 'read' },
       targets,
       environment: settings,
       timeout: AUTHORIZER_TIMEOUT,

@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { kmsClient } from '../aws/clients';
 import { config } from '../config';
 import { TENANT_ID_PATTERN } from '../db/keys';
-import { PERMISSIONS, ROLE_NAMES } from './permissions';
+import { PERMISSIONS } from './permissions';
 import type { Principal } from './principal';
 
 /**
@@ -18,7 +18,7 @@ const Claims = z.object({
   exp: z.number(),
   tid: z.string().regex(TENANT_ID_PATTERN),
   name: z.string().nullable().optional(),
-  roles: z.array(z.enum(ROLE_NAMES)),
+  roles: z.array(z.string()),
   perms: z.array(z.string()),
 });
 
@@ -69,7 +69,13 @@ export async function issueAccessToken(principal: Principal, now = new Date()): 
  * Why a presented token was not accepted; never more specific than the caller needs.
  * `verification_unavailable` means the verifier itself failed (KMS), which is our fault.
  */
-export type TokenRejection = 'missing_token' | 'invalid_token' | 'expired_token' | 'verification_unavailable';
+export type TokenRejection =
+  | 'missing_token'
+  | 'invalid_token'
+  | 'expired_token'
+  /** Its client was deleted or expired since the token was issued (shared/identity/revocation.ts). */
+  | 'revoked_token'
+  | 'verification_unavailable';
 
 export class TokenRejected extends Error {
   constructor(readonly reason: TokenRejection) {

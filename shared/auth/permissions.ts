@@ -1,6 +1,7 @@
 /**
- * Permissions a route can require, and the roles that grant them. Tokens carry the
- * permissions of their roles, resolved when the token is issued.
+ * Permissions a route can require, and the built-in roles that grant them: the seed of the
+ * identity provider's roles (shared/identity/roles.ts), where roles are data. Tokens carry the
+ * permissions of their client's roles, resolved when the token is issued.
  *
  * New capabilities add their permissions here and grant them to roles; a route names exactly
  * one permission (or none, for the public routes).
@@ -15,6 +16,8 @@ export const PERMISSIONS = [
   'data:write',
   /** "Analyze recipe schema" (spec 5.2): request a FULL schema analysis. */
   'schema:analyze',
+  /** Manage the tenant's API tokens (/tokens) and read the roles they may carry (/roles). */
+  'token:manage',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -27,10 +30,10 @@ export const ROLES = {
   editor: EDITOR,
   /** Editor plus FULL schema analysis. */
   'schema-analyst': ANALYST,
-  /** Everything inside the tenant, including token management once it exists. */
-  admin: ANALYST,
+  /** Everything inside the tenant, including its API tokens. */
+  admin: [...ANALYST, 'token:manage'],
   /** Cross-tenant administration (feature toggles, tenants) once it exists. */
-  'system-admin': ANALYST,
+  'system-admin': [...ANALYST, 'token:manage'],
 } as const satisfies Record<string, readonly Permission[]>;
 
 export type RoleName = keyof typeof ROLES;

@@ -1,13 +1,14 @@
 import * as z from 'zod';
 import { TENANT_ID_PATTERN } from '../db/keys';
-import { PERMISSIONS, ROLE_NAMES } from './permissions';
+import { PERMISSIONS } from './permissions';
 
 /** The authenticated caller: an API client of one tenant, with the permissions of its roles. */
 export const Principal = z.object({
   tenantId: z.string().regex(TENANT_ID_PATTERN),
   clientId: z.string().min(1),
   name: z.string().nullable(),
-  roles: z.array(z.enum(ROLE_NAMES)),
+  /** Names of its roles (roles are data: shared/identity/roles.ts). */
+  roles: z.array(z.string()),
   permissions: z.array(z.enum(PERMISSIONS)),
 });
 export type Principal = z.infer<typeof Principal>;

@@ -6,7 +6,8 @@
  *   name claim       pk T#<t>#<KIND>#NAME          sk <normalised name>
  *   id counter       pk T#<t>#COUNTER              sk <KIND>
  *   idempotency      pk T#<t>#<KIND>#IDEMPOTENCY   sk <Idempotency-Key>
- *   client secret    pk T#<t>#CLIENT               sk <client id>
+ *   API client       pk T#<t>#CLIENT               sk <client id>
+ *   role             pk T#<t>#ROLE                 sk <role id>
  *   child collection pk T#<t>#<KIND>#<id>          sk #HEAD (bookkeeping) | V#<n, zero-padded> (versions)
  *                                                     | U#<n>#<user> (a use of version n, e.g. a recipe node)
  *                                                     | R#<n>#LOCK, R#<n>#N#<node> (graph version n's run lock, its nodes' runs)
@@ -21,6 +22,7 @@
  *   child      an item in an entity's collection (a data table's versions)
  *   operation  an operation whose Idempotency-Key records are not one entity's
  *   job        a job that is its own resource, read by its job id (a direct export)
+ *   record     an item keyed by its own string id in one partition of the tenant (shared/db/record-store.ts)
  */
 export const ENTITY_KINDS = {
   CONNECTION: 'entity',
@@ -50,6 +52,10 @@ export const ENTITY_KINDS = {
   DIRECT_EXPORT: 'job',
   /** Multi-part exports to the caller's pre-signed part URLs (shared/exports/store.ts). */
   MULTI_PART_EXPORT: 'job',
+  /** API clients (tenant tokens) of the identity provider (shared/identity): their secret only as a slow hash. */
+  CLIENT: 'record',
+  /** Roles of the identity provider, each granting permissions; several may share a name (30-7002). */
+  ROLE: 'record',
 } as const;
 
 export type EntityKind = keyof typeof ENTITY_KINDS;
@@ -58,8 +64,12 @@ type KindOf<Role> = { [K in EntityKind]: (typeof ENTITY_KINDS)[K] extends Role ?
 export type TopLevelKind = KindOf<'entity'>;
 /** Operations whose Idempotency-Key records hold their answer (idempotent-responses.ts): batches, and the starts of job resources. */
 export type OperationKind = KindOf<'operation' | 'job'>;
-/** What an Idempotency-Key is recorded under: an entity's creates, or an operation. */
-export type IdempotentKind = KindOf<'entity' | 'operation' | 'job'>;
+/** Kinds of records keyed by their own string id (record-store.ts). */
+export type RecordKind = KindOf<'record'>;
+/** What an idempotent create makes (idempotent-create.ts): an entity, or a record. */
+export type CreatedKind = TopLevelKind | RecordKind;
+/** What an Idempotency-Key is recorded under: creates of entities and records, or an operation. */
+export type IdempotentKind = KindOf<'entity' | 'operation' | 'job' | 'record'>;
 /** Jobs that are their own resource, keyed by job id. */
 export type JobKind = KindOf<'job'>;
 
@@ -98,7 +108,13 @@ export const keys = {
     pk: `${tenantPrefix(tenantId)}#${kind}#IDEMPOTENCY`,
     sk: key,
   }),
-  client: (tenantId: string, clientId: string): ItemKey => ({ pk: `${tenantPrefix(tenantId)}#CLIENT`, sk: clientId }),
+  /** The partition of a tenant's records of one kind (API clients, roles). */
+  recordPartition: (tenantId: string, kind: RecordKind): string => `${tenantPrefix(tenantId)}#${kind}`,
+  record: (tenantId: string, kind: RecordKind, id: string): ItemKey => ({
+    pk: keys.recordPartition(tenantId, kind),
+    sk: id,
+  }),
+  client: (tenantId: string, clientId: string): ItemKey => keys.record(tenantId, 'CLIENT', clientId),
   /** The item collection of an entity's children (a data table's versions), next to its head. */
   children: (tenantId: string, kind: TopLevelKind, id: number): string =>
     `${tenantPrefix(tenantId)}#${kind}#${String(id).padStart(ID_WIDTH, '0')}`,

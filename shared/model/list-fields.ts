@@ -98,3 +98,18 @@ export const EXPORT_LIST_FIELDS = {
   created_date: 'datetime',
   last_modified_date: 'datetime',
 } as const satisfies ListFieldTypes;
+
+export const TOKEN_LIST_FIELDS = {
+  client_id: 'string',
+  description: 'string',
+  created_at: 'datetime',
+  expires_at: 'datetime',
+  role_ids: 'string-list',
+} as const satisfies ListFieldTypes;
+
+export const ROLE_LIST_FIELDS = {
+  role_id: 'string',
+  name: 'string',
+  permissions: 'string-list',
+  built_in: 'boolean',
+} as const satisfies ListFieldTypes;

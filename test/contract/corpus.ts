@@ -10,6 +10,7 @@ import { datasetBases, type DatasetFixtures } from './dataset-bases';
 import { exportBases } from './export-bases';
 import type { HttpRequest } from './openapi-validator';
 import { targetBases, type TargetFixtures } from './target-bases';
+import { tokenBases, type TokenFixtures } from './token-bases';
 import { bodyVariations, INTEGER_TEXTS, type JsonValue } from './variations';
 
 /** The entities the corpus aims at, made beforehand in a fresh twin. */
@@ -40,6 +41,7 @@ export interface ContractFixtures {
   };
   readonly datasets: DatasetFixtures;
   readonly targets: TargetFixtures;
+  readonly tokens: TokenFixtures;
 }
 
 export interface ContractCase {
@@ -88,6 +90,9 @@ const LIST_FIELDS: Readonly<
   listExports: { text: 'source_type', integer: 'target_id' },
   // Tables have no integer field: the integer probes go to a text one, refused alike by both sides.
   listConnectionTables: { text: 'name', integer: 'schema' },
+  // Tokens and roles have no integer field either.
+  listTokens: { text: 'description', integer: 'client_id', list: 'role_ids' },
+  listRoles: { text: 'name', integer: 'role_id', list: 'permissions' },
 };
 
 /**
@@ -288,6 +293,7 @@ function bases(f: ContractFixtures): Partial<Readonly<Record<OperationId, Base>>
     ...datasetBases(f.datasets),
     ...exportBases(f),
     ...targetBases(f.targets),
+    ...tokenBases(f.tokens),
   };
 }
 

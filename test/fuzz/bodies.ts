@@ -204,6 +204,7 @@ export const STARTING_REQUESTS: StartingRequests = {
     },
   }),
   startMultiPartExport: (e) => ({ body: { ...versionSource(e), parts_urls: [e.partUrl] } }),
+  createToken: () => ({ body: { description: 'fuzzed token', role_names: ['viewer'], expiration: 'P1D' } }),
 };
 
 /**

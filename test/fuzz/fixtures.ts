@@ -104,6 +104,9 @@ export async function fuzzFixtures(
     fixtures.targetId,
     fixtures.recipeId,
   ];
+  // Tokens of their own, not the admin's the fuzzer sends with: one to exchange, one for DELETE /tokens.
+  const exchanged = await fuzzToken(api, 'fuzz exchange');
+  const victimToken = await fuzzToken(api, 'fuzz victim');
   const hints = {
     ...idHints(fixtures),
     data_table_ids: [[fixtures.dataTableId]],
@@ -116,8 +119,8 @@ export async function fuzzFixtures(
     path_restriction: [`${FUZZ_BUCKET}/`],
     access_key_id: [LOCAL_S3_CREDENTIALS.accessKeyId],
     secret_access_key: [LOCAL_S3_CREDENTIALS.secretAccessKey],
-    client_id: [env.twin.admin.client_id],
-    client_secret: [env.twin.admin.client_secret],
+    client_id: [exchanged.client_id],
+    client_secret: [exchanged.secret],
   };
   const document = (await env.anonymous.call('getOpenApiDocument')).body;
   const found = await templates(api, document, hints);
@@ -130,8 +133,8 @@ export async function fuzzFixtures(
     s3Endpoint: env.twin.s3.endpoint,
     accessKeyId: LOCAL_S3_CREDENTIALS.accessKeyId,
     secretAccessKey: LOCAL_S3_CREDENTIALS.secretAccessKey,
-    clientId: env.twin.admin.client_id,
-    clientSecret: env.twin.admin.client_secret,
+    clientId: exchanged.client_id,
+    clientSecret: exchanged.secret,
     partUrl,
     current: (path) => {
       if (!Object.hasOwn(found, path)) throw new Error(`fuzz fixtures: GET ${path} answered nothing to start from`);
@@ -140,8 +143,20 @@ export async function fuzzFixtures(
   };
   return {
     document,
-    context: { token: api.token ?? '', hints, deleteHints: idHints(victims), starts: startingRequests(start) },
+    context: {
+      token: api.token ?? '',
+      hints,
+      deleteHints: { ...idHints(victims), client_id: [victimToken.client_id] },
+      starts: startingRequests(start),
+    },
   };
+}
+
+/** A viewer token of the admin's tenant, with its secret. */
+async function fuzzToken(api: ApiClient, description: string): Promise<{ client_id: string; secret: string }> {
+  const created = await api.call('createToken', { body: { description, role_names: ['viewer'], expiration: 'P1D' } });
+  expectStatus(created, 201, `the token "${description}"`);
+  return { client_id: created.body.client_id, secret: created.body.secret ?? '' };
 }
 
 /** One pre-signed UploadPart URL of a multipart upload in the fuzz bucket: what a multi-part export writes to. */

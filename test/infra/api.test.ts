@@ -402,12 +402,27 @@ describe('least privilege', () => {
     expect(fn.environment.SIGNING_KEY_ID).toBeDefined();
   });
 
-  it('the authorizer may only read the public key', () => {
+  it('the authorizer may only read the public key and read the table (is the client still there?)', () => {
     const fn = functionOf(stage, AUTHORIZER_HANDLER);
-    const nonLog = grants(fn).filter((grant) => !grant.action.startsWith('logs:'));
-    expect(nonLog.map((grant) => grant.action)).toEqual(['kms:GetPublicKey']);
-    expect(sameTarget(nonLog[0]!.target, keys.signing)).toBe(true);
-    expect(Object.keys(fn.environment).sort()).toEqual(['NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME', 'SIGNING_KEY_ID']);
+    expect(actionsOnTarget(fn, keys.signing)).toEqual(['kms:GetPublicKey']);
+    const actions = actionsOf(fn);
+    for (const action of DYNAMODB_READ) expect(actions).toContain(action);
+    for (const action of DYNAMODB_WRITE) expect(actions).not.toContain(action);
+    // Its only other KMS use is DynamoDB decrypting the table on its behalf.
+    const kms = grants(fn).filter(
+      (grant) => grant.action.startsWith('kms:') && !sameTarget(grant.target, keys.signing),
+    );
+    expect(
+      kms.every(
+        (grant) => sameTarget(grant.target, keys.table) && maybeAt(grant.condition, 'StringEquals', 'kms:ViaService'),
+      ),
+    ).toBe(true);
+    expect(Object.keys(fn.environment).sort()).toEqual([
+      'NODE_OPTIONS',
+      'POWERTOOLS_SERVICE_NAME',
+      'SIGNING_KEY_ID',
+      'TABLE_NAME',
+    ]);
   });
 
   it.each(['meta/openapi', 'connections/test', FALLBACK_HANDLER])('%s has no DynamoDB or KMS access', (handler) => {

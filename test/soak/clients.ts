@@ -3,7 +3,7 @@
  * the admin of a tenant of its own for the hostile traffic. Tokens last 15 minutes
  * (TOKEN_TTL_SECONDS), so `renew` exchanges new ones before a long soak outlives them.
  */
-import { createClient, type IssuedCredentials } from '../../shared/auth/clients';
+import { createCredentials, type IssuedCredentials } from '../../shared/identity/clients';
 import { LOCAL_S3_CREDENTIALS } from '../../infra/local/s3';
 import type { ImportTwinReady } from '../../bench/import-protocol';
 import { ApiClient } from '../support/api-client';
@@ -27,7 +27,7 @@ export async function createTenantAdmin(ready: ImportTwinReady, tenantId: string
     AWS_ENDPOINT_URL_DYNAMODB: ready.dynamoEndpoint,
     TABLE_NAME: ready.tableName,
   });
-  return createClient({ tenantId, roles: ['admin'], description: 'admin of the soak’s hostile requests' });
+  return createCredentials({ tenantId, roleNames: ['admin'], description: 'admin of the soak’s hostile requests' });
 }
 
 export class RenewedClient {

@@ -2,8 +2,8 @@
  * Test harness: the local twin started in this test process on random 127.0.0.1 ports, and
  * HTTP clients that authenticate the way a real caller does (client credentials → token).
  */
-import { createClient } from '../../shared/auth/clients';
 import type { RoleName } from '../../shared/auth/permissions';
+import { createCredentials } from '../../shared/identity/clients';
 import { startTwin, type Twin, type TwinOptions } from '../../infra/local/twin';
 import { ApiClient } from './api-client';
 
@@ -31,7 +31,11 @@ export async function exchangeToken(baseUrl: string, clientId: string, clientSec
 export async function startTestTwin(options: TwinOptions = {}): Promise<TestTwin> {
   const twin = await startTwin(options);
   const clientFor = async (tenantId: string, roles: readonly RoleName[]) => {
-    const credentials = await createClient({ tenantId, roles, description: `${roles.join('+')} of ${tenantId}` });
+    const credentials = await createCredentials({
+      tenantId,
+      roleNames: roles,
+      description: `${roles.join('+')} of ${tenantId}`,
+    });
     return new ApiClient(
       twin.apiUrl,
       await exchangeToken(twin.apiUrl, credentials.client_id, credentials.client_secret),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { createClient, type IssuedCredentials } from '../../../shared/auth/clients';
+import { createCredentials, type IssuedCredentials } from '../../../shared/identity/clients';
 import { unchecked, type CallOptions } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 
@@ -9,7 +9,7 @@ let credentials: IssuedCredentials;
 
 beforeAll(async () => {
   env = await startTestTwin();
-  credentials = await createClient({ tenantId: 'acme', roles: ['viewer'], description: 'reporting job' });
+  credentials = await createCredentials({ tenantId: 'acme', roleNames: ['viewer'], description: 'reporting job' });
 });
 afterAll(() => env?.close());
 
@@ -73,7 +73,11 @@ describe('POST /oauth/token', () => {
   });
 
   it('10-401 for an expired client', async () => {
-    const expired = await createClient({ tenantId: 'acme', roles: ['editor'], expiresAt: new Date(Date.now() - 1000) });
+    const expired = await createCredentials({
+      tenantId: 'acme',
+      roleNames: ['editor'],
+      expiresAt: new Date(Date.now() - 1000),
+    });
     const response = await token({
       grant_type: 'client_credentials',
       client_id: expired.client_id,

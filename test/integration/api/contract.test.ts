@@ -213,6 +213,10 @@ async function fixtures(api: ApiClient): Promise<ContractFixtures> {
     (await api.call('createTarget', { body: { name, type: 'bucket', connection_id: writable, path: FOLDER } })).body.id;
   const targetId = await target('contract fixture');
   const spareTargetId = await target('contract spare');
+  const token = async (description: string) =>
+    (await api.call('createToken', { body: { description, role_names: ['viewer'], expiration: 'P30D' } })).body
+      .client_id;
+  const tokens = { clientId: await token('contract fixture'), spareClientId: await token('contract spare') };
   return {
     endpoint: env.twin.s3.endpoint,
     folder: FOLDER,
@@ -246,6 +250,7 @@ async function fixtures(api: ApiClient): Promise<ContractFixtures> {
       spareTargetId,
       current: await current(`/targets/${targetId}`),
     },
+    tokens,
   };
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   digestSecret,
@@ -55,38 +56,60 @@ describe('client secrets', () => {
     expect(newClientSecret()).not.toBe(secret);
   });
 
-  it('match their own digest only', () => {
+  it('match their own digest only', async () => {
     const secret = newClientSecret();
-    const stored = digestSecret(secret);
-    expect(secretMatches(secret, stored)).toBe(true);
-    expect(secretMatches(newClientSecret(), stored)).toBe(false);
-    expect(secretMatches(`${secret}x`, stored)).toBe(false);
-    expect(secretMatches(secret.slice(0, -1), stored)).toBe(false);
-    expect(secretMatches('', stored)).toBe(false);
+    const stored = await digestSecret(secret);
+    expect(await secretMatches(secret, stored)).toBe(true);
+    expect(await secretMatches(newClientSecret(), stored)).toBe(false);
+    expect(await secretMatches(`${secret}x`, stored)).toBe(false);
+    expect(await secretMatches(secret.slice(0, -1), stored)).toBe(false);
+    expect(await secretMatches('', stored)).toBe(false);
   });
 
-  it('are stored salted: the same secret gives different digests, each of which matches', () => {
+  it('are stored salted: the same secret gives different digests, each of which matches', async () => {
     const secret = newClientSecret();
-    const one = digestSecret(secret);
-    const two = digestSecret(secret);
+    const one = await digestSecret(secret);
+    const two = await digestSecret(secret);
     expect(one.salt).not.toBe(two.salt);
     expect(one.digest).not.toBe(two.digest);
-    expect(secretMatches(secret, one)).toBe(true);
-    expect(secretMatches(secret, two)).toBe(true);
+    expect(await secretMatches(secret, one)).toBe(true);
+    expect(await secretMatches(secret, two)).toBe(true);
   });
 
-  it('never store the secret itself', () => {
+  it('never store the secret itself', async () => {
     const secret = newClientSecret();
-    const stored = digestSecret(secret);
+    const stored = await digestSecret(secret);
     expect(JSON.stringify(stored)).not.toContain(secret.slice(4));
   });
 
-  it('do not match when the salt or the digest is changed', () => {
+  it('are a slow hash: scrypt, as the scheme says, not a plain SHA-256 of salt and secret', async () => {
     const secret = newClientSecret();
-    const stored = digestSecret(secret, 'fixed-salt');
-    expect(digestSecret(secret, 'fixed-salt')).toEqual(stored);
-    expect(secretMatches(secret, { ...stored, salt: 'other-salt' })).toBe(false);
-    expect(secretMatches(secret, { ...stored, digest: stored.digest.slice(0, -1) })).toBe(false);
-    expect(secretMatches(secret, { ...stored, digest: '' })).toBe(false);
+    const stored = await digestSecret(secret, 'fixed-salt');
+    expect(stored.scheme).toBe('scrypt');
+    const sha256 = createHash('sha256').update('fixed-salt').update('\0').update(secret).digest('base64url');
+    expect(stored.digest).not.toBe(sha256);
+    const started = performance.now();
+    await digestSecret(secret);
+    // Far more work than one SHA-256 (microseconds): tens of milliseconds even on a fast core.
+    expect(performance.now() - started).toBeGreaterThan(5);
+  });
+
+  it('still verify a digest written before the slow hash (salted SHA-256, no scheme)', async () => {
+    const secret = newClientSecret();
+    const legacy = {
+      salt: 'old-salt',
+      digest: createHash('sha256').update('old-salt').update('\0').update(secret).digest('base64url'),
+    };
+    expect(await secretMatches(secret, legacy)).toBe(true);
+    expect(await secretMatches(newClientSecret(), legacy)).toBe(false);
+  });
+
+  it('do not match when the salt or the digest is changed', async () => {
+    const secret = newClientSecret();
+    const stored = await digestSecret(secret, 'fixed-salt');
+    expect(await digestSecret(secret, 'fixed-salt')).toEqual(stored);
+    expect(await secretMatches(secret, { ...stored, salt: 'other-salt' })).toBe(false);
+    expect(await secretMatches(secret, { ...stored, digest: stored.digest.slice(0, -1) })).toBe(false);
+    expect(await secretMatches(secret, { ...stored, digest: '' })).toBe(false);
   });
 });

@@ -16,10 +16,15 @@ describe('permissions of roles', () => {
     ]);
   });
 
-  it('grants every current permission to schema-analyst, admin and system-admin', () => {
-    for (const role of ['schema-analyst', 'admin', 'system-admin'] as const) {
+  it('grants every current permission to admin and system-admin', () => {
+    for (const role of ['admin', 'system-admin'] as const) {
       expect(permissionsOf([role]), role).toEqual([...PERMISSIONS].sort());
     }
+  });
+
+  it('lets a schema-analyst do all an editor does and FULL analyses, but not manage tokens', () => {
+    expect(permissionsOf(['schema-analyst'])).toEqual([...permissionsOf(['editor']), 'schema:analyze'].sort());
+    expect(permissionsOf(['schema-analyst'])).not.toContain('token:manage');
   });
 
   it('unites the permissions of several roles without duplicates, sorted', () => {

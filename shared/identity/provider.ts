@@ -1,0 +1,47 @@
+import type { ClientRecord } from '../auth/client-store';
+import type { IdempotentRequest } from '../db/idempotent-create';
+import type { Role } from './roles';
+import { StoreIdentityProvider } from './store-provider';
+
+/** What a create at the identity provider gives back (an Idempotency-Key may replay an earlier one). */
+export interface CreatedClient {
+  readonly clientId: string;
+  /** Undefined when the create an Idempotency-Key replays made a client deleted since. */
+  readonly client: ClientRecord | undefined;
+  readonly replayed: boolean;
+}
+
+/**
+ * The identity provider: where a tenant's API clients and roles live. Its own failures are its
+ * catalogue codes: creating a client 30-7003, deleting one 30-7004, reading roles 30-7005;
+ * refusals it makes on purpose (an Idempotency-Key reused with another request) stay as they are.
+ */
+export interface IdentityProvider {
+  /** The tenant's roles, the built-in ones as the code defines them included. */
+  roles(tenantId: string): Promise<Role[]>;
+  createClient(client: ClientRecord, idempotency?: IdempotentRequest): Promise<CreatedClient>;
+  findClient(tenantId: string, clientId: string): Promise<ClientRecord | undefined>;
+  listClients(tenantId: string): Promise<ClientRecord[]>;
+  /** False when there was no such client. */
+  deleteClient(tenantId: string, clientId: string): Promise<boolean>;
+}
+
+let current: IdentityProvider | undefined;
+
+/** The identity provider of this function: the store-backed one unless a test put another in its place. */
+export function identityProvider(): IdentityProvider {
+  current ??= new StoreIdentityProvider();
+  return current;
+}
+
+/**
+ * The component's seam: puts `provider` in place for every caller in this process (the twin
+ * runs its functions in the test's process) until the returned function restores the previous one.
+ */
+export function replaceIdentityProvider(provider: IdentityProvider): () => void {
+  const previous = identityProvider();
+  current = provider;
+  return () => {
+    current = previous;
+  };
+}
