@@ -1,4 +1,5 @@
 import type { RouteSpec } from '../shared/http/route';
+import { tenantRoutes } from './admin/tenant-routes';
 import { featureToggleRoutes } from './admin/toggle-routes';
 import { authRoutes } from './auth/routes';
 import { connectionRoutes } from './connections/routes';
@@ -31,6 +32,7 @@ const domains = [
   exportRoutes,
   tokenRoutes,
   featureToggleRoutes,
+  tenantRoutes,
 ] as const;
 
 export const routes: readonly RouteSpec[] = domains.flatMap((domain) => Object.values(domain));

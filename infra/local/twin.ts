@@ -14,6 +14,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { createCredentials, type IssuedCredentials } from '../../shared/identity/clients';
 import type { RoleName } from '../../shared/auth/permissions';
+import { PLATFORM_TENANT } from '../../shared/tenants/store';
 import { API_BASE_PATH } from '../../shared/config';
 import { TABLE_SCHEMA } from '../../shared/db/table-schema';
 import { jobs as declaredJobs, RECORD_JOB_FAILURE, workersOf } from '../../functions/jobs';
@@ -28,11 +29,6 @@ import { openTwinScratch } from './scratch';
 import { loadWorkerHandler, startLocalStepFunctions, type WorkerFunction } from './stepfunctions';
 
 export const LOCAL_TENANT = 'local';
-/**
- * The tenant the platform's own operators' clients belong to: it holds no data, and tenant
- * creation refuses its name (docs/admin-plane.md).
- */
-export const PLATFORM_TENANT = 'platform';
 /** The service's table in the local DynamoDB. */
 export const TABLE_NAME = 'dps-local';
 /** The service's own data bucket (data versions, samples, analyses) in the local S3. */

@@ -211,6 +211,7 @@ export const STARTING_REQUESTS: StartingRequests = {
     params: { toggle_name: 'retention', tenant_id: 'fuzz-tenant' },
     body: { strategy: 'off' },
   }),
+  createTenant: () => ({ body: { tenant_id: 'fuzz-tenant', name: 'Fuzzed tenant' } }),
 };
 
 /**
