@@ -1,4 +1,6 @@
 import type { RouteSpec } from '../shared/http/route';
+import { tenantRoutes } from './admin/tenant-routes';
+import { featureToggleRoutes } from './admin/toggle-routes';
 import { authRoutes } from './auth/routes';
 import { connectionRoutes } from './connections/routes';
 import { dataSourceRoutes } from './data-sources/routes';
@@ -29,6 +31,8 @@ const domains = [
   targetRoutes,
   exportRoutes,
   tokenRoutes,
+  featureToggleRoutes,
+  tenantRoutes,
 ] as const;
 
 export const routes: readonly RouteSpec[] = domains.flatMap((domain) => Object.values(domain));
@@ -52,6 +56,7 @@ export const AUTHORIZER_HANDLER = 'auth/authorizer';
 
 /** The domains of the API: OpenAPI tags, and one nested CDK stack each. */
 export const API_TAGS: Readonly<Record<string, string>> = {
+  admin: 'The admin plane (platform-admin role only): feature toggles and tenants',
   auth: 'Client credentials exchange for access tokens',
   connections: 'Connections to external data systems; secrets are write-only',
   'data-sources':

@@ -8,12 +8,15 @@ export const handler = httpHandler(connectionRoutes.getTable, async ({ params, q
   const current = await connectionStore.get(principal.tenantId, params.connection_id);
   const { data } = current;
   // Decided before the secret is opened: only analytics databases and warehouses have tables.
-  assertTablesView(data.type, current.id);
+  await assertTablesView(principal.tenantId, data.type, current.id);
   const secret = await open(data.secret, secretContext(principal.tenantId, current.id));
-  const table = await getTable({ type: data.type, auth: data.auth, secret, settings: data.settings }, current.id, {
-    name: params.table_name,
-    database: query.database,
-    schema: query.schema,
-  });
+  const table = await getTable(
+    { type: data.type, auth: data.auth, secret, settings: data.settings },
+    {
+      name: params.table_name,
+      database: query.database,
+      schema: query.schema,
+    },
+  );
   return { body: table };
 });

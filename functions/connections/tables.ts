@@ -27,9 +27,9 @@ export const handler = httpHandler(connectionRoutes.listTables, async ({ params,
   const current = await connectionStore.get(principal.tenantId, params.connection_id);
   const { data } = current;
   // Decided before the secret is opened: only analytics databases and warehouses have tables.
-  assertTablesView(data.type, current.id);
+  await assertTablesView(principal.tenantId, data.type, current.id);
   const secret = await open(data.secret, secretContext(principal.tenantId, current.id));
-  const tables = await listTables({ type: data.type, auth: data.auth, secret, settings: data.settings }, current.id);
+  const tables = await listTables({ type: data.type, auth: data.auth, secret, settings: data.settings });
   const page = applyListQuery(
     tables.map((table, index) => ({ id: index + 1, table })),
     query,

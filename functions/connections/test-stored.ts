@@ -32,6 +32,6 @@ export const handler = httpHandler(connectionRoutes.testStored, async ({ params,
   const secret = await open(data.secret, secretContext(principal.tenantId, current.id));
   const configuration = { type: data.type, auth: data.auth, secret, settings };
   validateConfiguration(configuration);
-  await testConnection(configuration);
+  await testConnection(principal.tenantId, configuration);
   return { body: connectionResponse(current) };
 });

@@ -5,10 +5,10 @@ import { validateConfiguration } from '../../shared/connectors/validation';
 import { httpHandler } from '../../shared/http/handler';
 import { connectionRoutes } from './routes';
 
-export const handler = httpHandler(connectionRoutes.test, async ({ body }) => {
+export const handler = httpHandler(connectionRoutes.test, async ({ body, principal }) => {
   const configuration = configurationOf(body);
   const derived = validateConfiguration(configuration);
-  await testConnection({ ...configuration, secret: configuration.secret ?? '' });
+  await testConnection(principal.tenantId, { ...configuration, secret: configuration.secret ?? '' });
   return {
     body: testResult(configuration, derived, {
       read: body.read ?? true,

@@ -2,6 +2,7 @@ import { secretContext } from '../../shared/connections/store';
 import { targetWriter } from '../../shared/connectors/target';
 import { FORMAT_EXTENSIONS } from '../../shared/exports/engine';
 import { targetExportJob } from '../../shared/exports/jobs';
+import { requireConnector } from '../../shared/features/store';
 import { CONTENT_TYPES, produceExport } from '../../shared/exports/run';
 import { exportStore } from '../../shared/exports/target-exports';
 import { jobWorker } from '../../shared/jobs/worker-step';
@@ -39,6 +40,7 @@ export const handler = jobWorker(
       export_id: exported.id,
       started: new Date(exported.created_date),
     });
+    await requireConnector(tenantId, connection.data.type);
     const secret = await open(connection.data.secret, secretContext(tenantId, connection.id));
     const writer = await targetWriter(
       { type: connection.data.type, auth: connection.data.auth, secret, settings: connection.data.settings },

@@ -11,6 +11,7 @@ import type { VersionMetadata } from '../../shared/data-tables/versions';
 import { DEFAULT_PREVIEW_ROWS, DEFAULT_SAMPLE_ROWS } from '../../shared/engine/csv-import';
 import { importFiles } from '../../shared/engine/file-import';
 import { AppError } from '../../shared/errors/app-error';
+import { requireConnector } from '../../shared/features/store';
 import type { JobPulse } from '../../shared/jobs/pulse';
 import { jobWorker, type JobOutcome } from '../../shared/jobs/worker-step';
 import { open } from '../../shared/secrets/envelope';
@@ -46,6 +47,7 @@ async function importVersion(
   const source = await dataSourceStore.get(tenantId, params.data_source_id);
   const connection = await connectionStore.get(tenantId, source.data.connection_id);
   if (!connection.data.read) throw new AppError('30-1708', { params: [source.id] });
+  await requireConnector(tenantId, connection.data.type);
   const secret = await open(connection.data.secret, secretContext(tenantId, connection.id));
 
   const sourceDir = join(workDir, 'source');

@@ -4,8 +4,11 @@
  * endpoints of the running stack are in .local/endpoints.json while it runs.
  *
  *   npm start -- [--port 3000] [--s3-port 4569] [--dynamodb-port 4570] [--kms-port 4571]
- *                [--stepfunctions-port 4572] [--data-dir .local]
+ *                [--stepfunctions-port 4572] [--data-dir .local] [--feature <toggle>=on|off ...]
  *
+ * `--feature` sets a feature toggle's default before the API serves, as PUT
+ * /admin/feature-toggles/{name}/default does (so it is kept in the data folder); it may be
+ * given once per toggle. The banner says which toggles are on.
  * Each option has an environment setting (PORT, S3_PORT, DYNAMODB_PORT, KMS_PORT,
  * STEPFUNCTIONS_PORT, DATA_DIR); an option given on the command line wins. Port 0 takes a
  * free port. The ports are fixed by default so that a restart keeps every endpoint: stored
@@ -13,6 +16,10 @@
  */
 import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
+import { FEATURE_NAMES, isFeatureName, type FeatureName } from '../../shared/features/catalogue';
+import { setToggleDefault, toggleViews } from '../../shared/features/store';
+import { isAppError } from '../../shared/errors/app-error';
+import type { FeatureToggleResponse } from '../../shared/model/feature-toggle';
 import { DEMO_BUCKET, DEMO_OBJECTS, seedDemoBucket } from './demo';
 import { removeEndpointsFile, writeEndpointsFile, type LocalEndpoints } from './endpoints-file';
 import { LOCAL_S3_CREDENTIALS } from './s3';
@@ -45,13 +52,35 @@ class StartError extends Error {
   }
 }
 
-function settings(): { readonly dataDir: string; readonly ports: Record<PortName, number> } {
-  let values: Record<string, string | undefined>;
+interface FeatureSetting {
+  readonly name: FeatureName;
+  readonly state: 'on' | 'off';
+}
+
+/** `--feature name=on|off` values, each checked against the toggle catalogue. */
+function featureSettings(values: readonly string[]): FeatureSetting[] {
+  return values.map((value) => {
+    const match = /^([^=]+)=(on|off)$/.exec(value);
+    if (match === null) throw new StartError(`--feature takes <toggle>=on or <toggle>=off, not "${value}"`, 2);
+    const name = match[1]!;
+    if (!isFeatureName(name))
+      throw new StartError(`--feature: no toggle "${name}"; toggles are ${FEATURE_NAMES.join(', ')}`, 2);
+    return { name, state: match[2] as 'on' | 'off' };
+  });
+}
+
+function settings(): {
+  readonly dataDir: string;
+  readonly ports: Record<PortName, number>;
+  readonly features: readonly FeatureSetting[];
+} {
+  let values: Record<string, string | string[] | undefined>;
   try {
     ({ values } = parseArgs({
       options: {
         ...Object.fromEntries(Object.values(PORTS).map(({ option }) => [option, { type: 'string' }] as const)),
         'data-dir': { type: 'string' },
+        feature: { type: 'string', multiple: true },
       },
       strict: true,
     }));
@@ -59,13 +88,13 @@ function settings(): { readonly dataDir: string; readonly ports: Record<PortName
     throw new StartError(
       `${(error as Error).message}; options are ${Object.values(PORTS)
         .map(({ option }) => `--${option}`)
-        .join(', ')}, --data-dir`,
+        .join(', ')}, --data-dir, --feature`,
       2,
     );
   }
   const port = (name: PortName): number => {
     const { option, variable, fallback } = PORTS[name];
-    const fromOption = values[option];
+    const fromOption = values[option] as string | undefined;
     const raw = fromOption ?? process.env[variable];
     if (raw === undefined || raw === '') return fallback;
     const value = Number(raw);
@@ -81,7 +110,11 @@ function settings(): { readonly dataDir: string; readonly ports: Record<PortName
     PortName,
     number
   >;
-  return { dataDir: values['data-dir'] ?? process.env.DATA_DIR ?? '.local', ports };
+  return {
+    dataDir: (values['data-dir'] as string | undefined) ?? process.env.DATA_DIR ?? '.local',
+    ports,
+    features: featureSettings((values.feature as string[] | undefined) ?? []),
+  };
 }
 
 /** A listen error for a taken port, as the one line that says which port and how to change it. */
@@ -126,7 +159,28 @@ function endpointsOf(twin: Twin): LocalEndpoints {
   };
 }
 
-function banner(twin: Twin, endpoints: LocalEndpoints, dataDir: string, endpointsFile: string): string {
+/** Toggles by their default, as the banner lists them; tenant overrides are counted. */
+function toggleLines(toggles: readonly FeatureToggleResponse[]): string[] {
+  const describe = (toggle: FeatureToggleResponse) => {
+    const overrides = toggle.overrides.length > 0 ? ` (${toggle.overrides.length} tenant override(s))` : '';
+    const share = toggle.default.strategy === 'percentage' ? ` ${toggle.default.percentage}% of tenants` : '';
+    return `${toggle.name}${share}${overrides}`;
+  };
+  const on = toggles.filter((toggle) => toggle.default.strategy !== 'off');
+  const off = toggles.filter((toggle) => toggle.default.strategy === 'off');
+  return [
+    `  Features on     ${on.map(describe).join(', ') || 'none'}`,
+    `  Features off    ${off.map(describe).join(', ') || 'none'}   (npm start -- --feature <name>=on|off)`,
+  ];
+}
+
+function banner(
+  twin: Twin,
+  endpoints: LocalEndpoints,
+  dataDir: string,
+  endpointsFile: string,
+  toggles: readonly FeatureToggleResponse[],
+): string {
   const demo = Object.keys(DEMO_OBJECTS).join(', ');
   return [
     '',
@@ -139,6 +193,12 @@ function banner(twin: Twin, endpoints: LocalEndpoints, dataDir: string, endpoint
     `    CLIENT_ID=${twin.admin.client_id}`,
     `    CLIENT_SECRET=${twin.admin.client_secret}`,
     '  Another tenant: npm run create-client -- --local --tenant acme --roles admin',
+    '',
+    '  Platform admin (the admin plane, /admin/...; no tenant data):',
+    `    PLATFORM_CLIENT_ID=${twin.platformAdmin.client_id}`,
+    `    PLATFORM_CLIENT_SECRET=${twin.platformAdmin.client_secret}`,
+    '',
+    ...toggleLines(toggles),
     '',
     `  AWS stand-ins (region ${endpoints.region}, access key ${endpoints.accessKeyId}, secret ${endpoints.secretAccessKey}):`,
     `    S3              ${endpoints.s3}   (bucket ${DEMO_BUCKET}: ${demo}; data bucket ${endpoints.dataBucket})`,
@@ -156,7 +216,7 @@ function banner(twin: Twin, endpoints: LocalEndpoints, dataDir: string, endpoint
 
 async function main(): Promise<void> {
   process.env.POWERTOOLS_LOG_LEVEL ??= 'INFO';
-  const { dataDir, ports } = settings();
+  const { dataDir, ports, features } = settings();
   let twin: Twin;
   try {
     for (const port of Object.values(ports)) await assertFree(port);
@@ -171,9 +231,17 @@ async function main(): Promise<void> {
     throw portInUse(error, ports) ?? error;
   }
   await seedDemoBucket(twin.endpoints.s3);
+  for (const { name, state } of features) {
+    await setToggleDefault(name, { strategy: state }).catch(async (error: unknown) => {
+      await twin.close();
+      if (isAppError(error) && error.code === '10-1400')
+        throw new StartError(`--feature ${name}=${state}: ${Object.values(error.extraDetails ?? {}).join('; ')}`, 2);
+      throw error;
+    });
+  }
   const endpoints = endpointsOf(twin);
   const endpointsFile = writeEndpointsFile(dataDir, endpoints);
-  process.stdout.write(banner(twin, endpoints, dataDir, endpointsFile));
+  process.stdout.write(banner(twin, endpoints, dataDir, endpointsFile, await toggleViews()));
 
   let stopping = false;
   const stop = (signal: string) => {

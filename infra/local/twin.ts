@@ -13,6 +13,8 @@ import {
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
 import { createCredentials, type IssuedCredentials } from '../../shared/identity/clients';
+import type { RoleName } from '../../shared/auth/permissions';
+import { PLATFORM_TENANT } from '../../shared/tenants/store';
 import { API_BASE_PATH } from '../../shared/config';
 import { TABLE_SCHEMA } from '../../shared/db/table-schema';
 import { jobs as declaredJobs, RECORD_JOB_FAILURE, workersOf } from '../../functions/jobs';
@@ -76,6 +78,8 @@ export interface Twin {
   readonly scratchRoot: string;
   /** The admin client of tenant "local", created on first start. */
   readonly admin: IssuedCredentials & { readonly tenant_id: string };
+  /** The platform-admin client (the admin plane, /admin/...), created on first start. */
+  readonly platformAdmin: IssuedCredentials & { readonly tenant_id: string };
   close(): Promise<void>;
 }
 
@@ -120,18 +124,22 @@ async function untilActive(client: DynamoDBClient): Promise<void> {
   throw new Error(`the local table ${TABLE_NAME} did not become ACTIVE`);
 }
 
-/** The bootstrap admin: kept in the data folder so every start prints the same credential. */
-async function bootstrapAdmin(dataDir: string | undefined): Promise<Twin['admin']> {
-  const file = dataDir === undefined ? undefined : join(dataDir, 'bootstrap-admin.json');
+/** A bootstrap client: kept in the data folder so every start prints the same credential. */
+async function bootstrapClient(
+  dataDir: string | undefined,
+  fileName: string,
+  client: { readonly tenantId: string; readonly roles: readonly RoleName[]; readonly description: string },
+): Promise<Twin['admin']> {
+  const file = dataDir === undefined ? undefined : join(dataDir, fileName);
   if (file !== undefined && existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Twin['admin'];
   const credentials = await createCredentials({
-    tenantId: LOCAL_TENANT,
-    roleNames: ['admin'],
-    description: 'bootstrap admin of the local twin',
+    tenantId: client.tenantId,
+    roleNames: client.roles,
+    description: client.description,
   });
-  const admin = { tenant_id: LOCAL_TENANT, ...credentials };
-  if (file !== undefined) writeFileSync(file, JSON.stringify(admin, null, 2), { mode: 0o600 });
-  return admin;
+  const issued = { tenant_id: client.tenantId, ...credentials };
+  if (file !== undefined) writeFileSync(file, JSON.stringify(issued, null, 2), { mode: 0o600 });
+  return issued;
 }
 
 export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
@@ -190,7 +198,16 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       ...options.environment,
     });
     await ensureTable(dynamo.endpoint);
-    const admin = await bootstrapAdmin(dataDir);
+    const admin = await bootstrapClient(dataDir, 'bootstrap-admin.json', {
+      tenantId: LOCAL_TENANT,
+      roles: ['admin'],
+      description: 'bootstrap admin of the local twin',
+    });
+    const platformAdmin = await bootstrapClient(dataDir, 'bootstrap-platform-admin.json', {
+      tenantId: PLATFORM_TENANT,
+      roles: ['platform-admin'],
+      description: 'bootstrap platform admin of the local twin',
+    });
     const resumedJobs = await stepFunctions.resumeInterrupted();
 
     const api = await startLocalHttpApi(options.port ?? 0);
@@ -208,6 +225,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       resumedJobs,
       scratchRoot: scratch.root,
       admin,
+      platformAdmin,
       async close() {
         for (const close of closers.reverse()) await close();
         for (const name of Object.keys(process.env)) if (!(name in previousEnvironment)) delete process.env[name];

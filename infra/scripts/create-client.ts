@@ -15,12 +15,18 @@
  * in its data folder (.local/endpoints.json, or --data-dir / DATA_DIR as given to npm start).
  *
  *   npm run create-client -- --local --tenant acme --roles admin
+ *
+ * A platform admin (the admin plane, /admin/...) is a client of the reserved tenant
+ * "platform" with the platform-admin role, and that role belongs to no other tenant:
+ *
+ *   TABLE_NAME=<table> npm run create-client -- --tenant platform --roles platform-admin
  */
 import { parseArgs } from 'node:util';
 import { TENANT_ID_PATTERN } from '../../shared/db/keys';
 import { isAppError } from '../../shared/errors/app-error';
 import { createCredentials } from '../../shared/identity/clients';
 import { expirationOf } from '../../shared/identity/expiration';
+import { PLATFORM_TENANT } from '../../shared/tenants/store';
 import { useStack } from './stack';
 
 const { values } = parseArgs({
@@ -42,6 +48,8 @@ function fail(message: string, exitCode = 2): never {
 const tenantId = values.tenant ?? fail('--tenant is required');
 if (!TENANT_ID_PATTERN.test(tenantId)) fail('--tenant must be lowercase letters, digits and inner hyphens');
 const roles = values.roles.split(',').map((role) => role.trim());
+if (tenantId === PLATFORM_TENANT ? roles.some((role) => role !== 'platform-admin') : roles.includes('platform-admin'))
+  fail(`tenant ${PLATFORM_TENANT} takes exactly the platform-admin role, which no other tenant may have`);
 let expiresAt: Date | undefined;
 try {
   expiresAt = values.expires === undefined ? undefined : expirationOf(values.expires);

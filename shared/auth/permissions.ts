@@ -18,6 +18,8 @@ export const PERMISSIONS = [
   'schema:analyze',
   /** Manage the tenant's API tokens (/tokens) and read the roles they may carry (/roles). */
   'token:manage',
+  /** The admin plane (/admin/...): feature toggles and tenants of the whole platform, never one tenant's data. */
+  'platform:admin',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -34,6 +36,11 @@ export const ROLES = {
   admin: [...ANALYST, 'token:manage'],
   /** Cross-tenant administration (feature toggles, tenants) once it exists. */
   'system-admin': [...ANALYST, 'token:manage'],
+  /**
+   * The platform's operator: the admin plane and nothing inside a tenant. Distinct from every
+   * tenant role, so a tenant's admin never reaches /admin/... (docs/admin-plane.md).
+   */
+  'platform-admin': ['platform:admin'],
 } as const satisfies Record<string, readonly Permission[]>;
 
 export type RoleName = keyof typeof ROLES;

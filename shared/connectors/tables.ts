@@ -1,13 +1,15 @@
 import type { ConnectionType } from '../model/connection';
 import { AppError } from '../errors/app-error';
+import { CONNECTOR_TOGGLES } from '../features/catalogue';
+import { featureOff, requireConnector } from '../features/store';
 import type { TableDetails } from '../model/table';
 import type { ConnectionConfiguration } from './configuration';
 
 /**
  * Table listing and table details (spec 2.10) through a connection's system, chosen by its
  * type. analytics_db and warehouse are read for real; delta_sharing has tables but its
- * connector is not built (10-1501, as its test); the bucket stores and the pricing systems
- * have no tables (30-3001). The SDKs are loaded only when called.
+ * connector is behind its toggle (10-1501, as its test); the bucket stores and the pricing
+ * systems have no tables (30-3001). The SDKs are loaded only when called.
  */
 
 type TablesConnection = ConnectionConfiguration & { readonly secret: string };
@@ -16,16 +18,15 @@ const WITH_TABLES: ReadonlySet<ConnectionType> = new Set(['analytics_db', 'wareh
 
 /**
  * Refuses, before any secret is opened, a connection whose type has no tables (30-3001
- * naming the connection) or whose connector is not built (10-1501).
+ * naming the connection) or whose connector's toggle is off for the tenant (10-1501).
  */
-export function assertTablesView(type: ConnectionType, connectionId: number): void {
+export async function assertTablesView(tenantId: string, type: ConnectionType, connectionId: number): Promise<void> {
   if (!WITH_TABLES.has(type)) throw new AppError('30-3001', { params: [connectionId] });
-  if (type !== 'analytics_db' && type !== 'warehouse') throw new AppError('10-1501', { params: [`connector.${type}`] });
+  await requireConnector(tenantId, type);
 }
 
-/** The tables a connection sees, at most MAX_LISTED_TABLES, in the system's order. */
-export async function listTables(connection: TablesConnection, connectionId: number): Promise<TableDetails[]> {
-  assertTablesView(connection.type, connectionId);
+/** The tables a connection sees, at most MAX_LISTED_TABLES, in the system's order; assertTablesView came first. */
+export async function listTables(connection: TablesConnection): Promise<TableDetails[]> {
   if (connection.type === 'analytics_db') {
     const [{ listAnalyticsDbTables }, { googleCredentialsOf }] = await Promise.all([
       import('./analytics-db/tables'),
@@ -36,6 +37,7 @@ export async function listTables(connection: TablesConnection, connectionId: num
       datasetId: connection.settings.dataset_id ?? null,
     });
   }
+  if (connection.type !== 'warehouse') throw featureOff(CONNECTOR_TOGGLES[connection.type]);
   const [{ listWarehouseTables }, { warehouseTarget }] = await Promise.all([
     import('./warehouse/tables'),
     import('./warehouse/client'),
@@ -49,13 +51,11 @@ export interface TableLookup {
   readonly schema: string | undefined;
 }
 
-/** One table's details; a table the connection cannot see is 30-1425 (analytics_db) or 30-1010 (warehouse). */
-export async function getTable(
-  connection: TablesConnection,
-  connectionId: number,
-  lookup: TableLookup,
-): Promise<TableDetails> {
-  assertTablesView(connection.type, connectionId);
+/**
+ * One table's details (assertTablesView came first); a table the connection cannot see is
+ * 30-1425 (analytics_db) or 30-1010 (warehouse).
+ */
+export async function getTable(connection: TablesConnection, lookup: TableLookup): Promise<TableDetails> {
   if (connection.type === 'analytics_db') {
     const [{ analyticsDbTable }, { googleCredentialsOf }] = await Promise.all([
       import('./analytics-db/tables'),
@@ -67,6 +67,7 @@ export async function getTable(
       ...lookup,
     });
   }
+  if (connection.type !== 'warehouse') throw featureOff(CONNECTOR_TOGGLES[connection.type]);
   const [{ warehouseTable }, { warehouseTarget }] = await Promise.all([
     import('./warehouse/tables'),
     import('./warehouse/client'),

@@ -6,7 +6,8 @@
  * nothing is visible under the final name (object or table rows) until all of the export is
  * written, and a failure leaves nothing there.
  */
-import { AppError } from '../errors/app-error';
+import { CONNECTOR_TOGGLES } from '../features/catalogue';
+import { featureOff } from '../features/store';
 import type { ExportFormat } from '../model/export';
 import { GCS_BUCKETS, S3_BUCKETS, parseBucketLocation } from './bucket-location';
 import type { SourceConnection } from './configuration';
@@ -77,9 +78,8 @@ function tableWriter(write: TargetWriter['write']): TargetWriter {
 /**
  * The writer of a target's place through its connection (secret in clear). A place the
  * connection type does not receive is a target that cannot exist (30-5003 at its creation);
- * a type without a writer (pricing connections receive transfers, not exports) is 10-1501
- * with the feature flag connector.<type>. The Google and Snowflake SDKs are loaded only here,
- * when their writer is asked for.
+ * the caller checked the connector's toggle (requireFeature); a type without a writer (pricing
+ * connections receive transfers, not exports) is 10-1501 naming its toggle (transfers). The Google and Snowflake SDKs are loaded only here, when their writer is asked for.
  */
 export async function targetWriter(connection: SourceConnection, place: TargetPlace): Promise<TargetWriter> {
   if (place.kind === 'bucket' && connection.type === 'object_store') {
@@ -134,5 +134,5 @@ export async function targetWriter(connection: SourceConnection, place: TargetPl
       };
     });
   }
-  throw new AppError('10-1501', { params: [`connector.${connection.type}`] });
+  throw featureOff(CONNECTOR_TOGGLES[connection.type]);
 }

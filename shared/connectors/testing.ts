@@ -1,15 +1,18 @@
+import { CONNECTOR_TOGGLES } from '../features/catalogue';
+import { featureOff, requireConnector } from '../features/store';
 import type { ConnectionConfiguration } from './configuration';
-import { AppError } from '../errors/app-error';
 import { testObjectStore } from './object-store/test';
 
 /**
  * Calls the external system of a validated configuration (secret in clear) and maps its
- * failures to the type's codes. Types whose connector is not built yet say so with 10-1501
- * (feature flag connector.<type>); they never report a success they did not check.
+ * failures to the type's codes. A connector whose toggle is off for the tenant (never on for
+ * one this build lacks) is 10-1501 naming the toggle; none reports a success it did not check.
  */
 export async function testConnection(
+  tenantId: string,
   configuration: ConnectionConfiguration & { readonly secret: string },
 ): Promise<void> {
+  await requireConnector(tenantId, configuration.type);
   const { auth, settings } = configuration;
   switch (configuration.type) {
     case 'object_store':
@@ -50,6 +53,6 @@ export async function testConnection(
       return testWarehouse(warehouseTarget(configuration));
     }
     default:
-      throw new AppError('10-1501', { params: [`connector.${configuration.type}`] });
+      throw featureOff(CONNECTOR_TOGGLES[configuration.type]);
   }
 }

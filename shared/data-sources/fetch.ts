@@ -2,18 +2,21 @@
  * Reading a data source's data into local files for the engine: the connector's reader
  * (connectors/<type>/source.ts), chosen by the connection's type, given the data source's
  * fields that it reads. Object and cloud stores, warehouses and analytics databases are read
- * for real; the other connectors answer 10-1501 until they are built.
+ * for real while their toggles are on; the other connectors' toggles stay off (10-1501).
  */
 import type { SourceConnection } from '../connectors/configuration';
 import { fetchObjectStoreSource } from '../connectors/object-store/source';
 import type { FetchedSource, FetchOptions } from '../connectors/source-types';
 import { AppError } from '../errors/app-error';
+import { CONNECTOR_TOGGLES } from '../features/catalogue';
+import { featureOff } from '../features/store';
 import type { DataSourceData } from './store';
 
 /**
  * Fetches a data source's data through its connection (secret in clear). A data source of
- * another kind than its connection serves is 10-1043; connectors not built yet are 10-1501
- * with the feature flag connector.<type>, as in a connection test.
+ * another kind than its connection serves is 10-1043; the caller
+ * checked the connector's toggle (requireFeature); a connector this build lacks is 10-1501
+ * naming its toggle, which is never on.
  */
 export async function fetchSource(
   connection: SourceConnection,
@@ -82,6 +85,6 @@ export async function fetchSource(
       );
     }
     default:
-      throw new AppError('10-1501', { params: [`connector.${connection.type}`] });
+      throw featureOff(CONNECTOR_TOGGLES[connection.type]);
   }
 }

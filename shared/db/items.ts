@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { User } from '../model/common';
 import type { Actor } from './actor';
-import type { EntityKind } from './keys';
+import type { EntityKind, PlatformCollection } from './keys';
 
 /**
  * Reading stored items: every read parses the item with its aggregate's schema instead of
@@ -14,21 +14,30 @@ export const StoredActor: z.ZodType<Actor> = User;
 
 /** A stored item that does not match its schema: a bug or a hand-edited table, never a client error. */
 export class CorruptItemError extends Error {
-  constructor(kind: EntityKind, where: string, error: z.ZodError) {
+  constructor(kind: EntityKind | PlatformCollection, where: string, error: z.ZodError) {
     super(`${kind} ${where} does not match its schema: ${z.prettifyError(error)}`);
     this.name = 'CorruptItemError';
   }
 }
 
 /** The item as its schema reads it; keys and attributes the schema does not name are dropped. */
-export function parseItem<T>(schema: z.ZodType<T>, kind: EntityKind, item: Record<string, unknown>): T {
+export function parseItem<T>(
+  schema: z.ZodType<T>,
+  kind: EntityKind | PlatformCollection,
+  item: Record<string, unknown>,
+): T {
   const parsed = schema.safeParse(item);
   if (!parsed.success) throw new CorruptItemError(kind, itemName(item), parsed.error);
   return parsed.data;
 }
 
 /** Checks a value before it is stored, so that what is written can be read back. */
-export function checkBeforeWrite<T>(schema: z.ZodType<T>, kind: EntityKind, what: string, value: unknown): T {
+export function checkBeforeWrite<T>(
+  schema: z.ZodType<T>,
+  kind: EntityKind | PlatformCollection,
+  what: string,
+  value: unknown,
+): T {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new CorruptItemError(kind, `${what} to be stored`, parsed.error);
   return parsed.data;

@@ -13,6 +13,11 @@
  *                                                     | R#<n>#LOCK, R#<n>#N#<node> (graph version n's run lock, its nodes' runs)
  *   usage counter    pk T#<t>#USAGE                sk <metric>#<period>
  *   job resource     pk T#<t>#<KIND>               sk <job id> | <job id>#SECRET (its sealed credentials)
+ *
+ * The platform's own records (the admin plane: feature toggles, the tenant registry) belong to
+ * no tenant. Their keys start with `P#`, which no tenant key can, so they stay apart too:
+ *
+ *   platform record  pk P#<COLLECTION>             sk <record id>
  */
 /**
  * Every kind of stored item, named once. A kind is the `<KIND>` segment of keys and the
@@ -72,6 +77,15 @@ export type CreatedKind = TopLevelKind | RecordKind;
 export type IdempotentKind = KindOf<'entity' | 'operation' | 'job' | 'record'>;
 /** Jobs that are their own resource, keyed by job id. */
 export type JobKind = KindOf<'job'>;
+
+/** Collections of platform records (shared/db/platform-records.ts), named once. */
+export const PLATFORM_COLLECTIONS = {
+  /** Feature toggle settings: a default per toggle, and tenant overrides (shared/features/store.ts). */
+  FEATURE_TOGGLE: 'FEATURE_TOGGLE',
+  /** The tenant registry (shared/tenants/store.ts). */
+  TENANT: 'TENANT',
+} as const;
+export type PlatformCollection = keyof typeof PLATFORM_COLLECTIONS;
 
 export interface ItemKey {
   readonly pk: string;
@@ -154,6 +168,11 @@ export const keys = {
   usage: (tenantId: string, metric: string, period: string): ItemKey => ({
     pk: `${tenantPrefix(tenantId)}#USAGE`,
     sk: `${metric}#${period}`,
+  }),
+  platformPartition: (collection: PlatformCollection): string => `P#${PLATFORM_COLLECTIONS[collection]}`,
+  platformRecord: (collection: PlatformCollection, id: string): ItemKey => ({
+    pk: keys.platformPartition(collection),
+    sk: id,
   }),
   job: (tenantId: string, kind: JobKind, jobId: string): ItemKey => ({
     pk: `${tenantPrefix(tenantId)}#${kind}`,

@@ -6,6 +6,7 @@
  * should be: the test compares what the document says with what the service does.
  */
 import { routeTable, type OperationId } from '../../functions/routes';
+import { adminBases } from './admin-bases';
 import { datasetBases, type DatasetFixtures } from './dataset-bases';
 import { exportBases } from './export-bases';
 import type { HttpRequest } from './openapi-validator';
@@ -294,6 +295,7 @@ function bases(f: ContractFixtures): Partial<Readonly<Record<OperationId, Base>>
     ...exportBases(f),
     ...targetBases(f.targets),
     ...tokenBases(f.tokens),
+    ...adminBases(),
   };
 }
 

@@ -47,7 +47,7 @@ export interface FuzzEntities {
 
 /** A request of operation O that passes validation: path parameters and the body. */
 export interface StartingRequest<O extends BodyOperationId> {
-  readonly params?: Readonly<Record<string, number>>;
+  readonly params?: Readonly<Record<string, number | string>>;
   readonly body: RequestBody<O>;
 }
 
@@ -205,6 +205,13 @@ export const STARTING_REQUESTS: StartingRequests = {
   }),
   startMultiPartExport: (e) => ({ body: { ...versionSource(e), parts_urls: [e.partUrl] } }),
   createToken: () => ({ body: { description: 'fuzzed token', role_names: ['viewer'], expiration: 'P1D' } }),
+  // A toggle this build lacks, set off: the storm cannot change what other requests meet.
+  setFeatureToggleDefault: () => ({ params: { toggle_name: 'retention' }, body: { strategy: 'off' } }),
+  setFeatureToggleOverride: () => ({
+    params: { toggle_name: 'retention', tenant_id: 'fuzz-tenant' },
+    body: { strategy: 'off' },
+  }),
+  createTenant: () => ({ body: { tenant_id: 'fuzz-tenant', name: 'Fuzzed tenant' } }),
 };
 
 /**

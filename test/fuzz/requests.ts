@@ -70,7 +70,7 @@ export interface FuzzContext {
 
 /** Path parameters and a body that pass validation. */
 export interface StartingRequest {
-  readonly params?: Readonly<Record<string, number>>;
+  readonly params?: Readonly<Record<string, number | string>>;
   readonly body: unknown;
 }
 

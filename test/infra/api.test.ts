@@ -123,6 +123,24 @@ describe('API routes', () => {
     }
   });
 
+  it('the admin plane: every /admin/ route requires platform:admin, in a nested stack of its own behind the authorizer', () => {
+    const admin = routes.filter((route) => route.path.startsWith('/admin/'));
+    expect(admin.map((route) => route.operationId)).toEqual(
+      expect.arrayContaining(['listFeatureToggles', 'createTenant']),
+    );
+    expect(routes.filter((route) => route.permission === 'platform:admin')).toEqual(admin);
+    const adminStack = stage.nested.find((view) => view.name === 'AdminRoutes');
+    expect(adminStack).toBeDefined();
+    for (const route of admin) {
+      expect(route.tag, route.operationId).toBe('admin');
+      const apiRoute = apiRoutes().find(
+        ({ resource }) => propertiesOf(resource).RouteKey === `${route.method} ${API_BASE_PATH}${route.path}`,
+      );
+      expect(apiRoute?.view, route.operationId).toBe(adminStack);
+      expect(propertiesOf(apiRoute!.resource).AuthorizationType, route.operationId).toBe('CUSTOM');
+    }
+  });
+
   it('the authorizer is a REQUEST (Lambda) authorizer with simple responses, no identity source and no caching', () => {
     const authorizers = resourcesOfType(stage.root, 'AWS::ApiGatewayV2::Authorizer');
     expect(authorizers).toHaveLength(1);

@@ -1,9 +1,10 @@
 /**
  * The README's walkthrough, run as a reader runs it: its ```sh blocks, in order, in bash,
  * against `npm start` on a fresh data folder. The only changes are the values a reader copies
- * from the banner (BASE, CLIENT_ID, CLIENT_SECRET, S3_ENDPOINT). Every `# → <status> [json]`
- * line is the expectation of the command above it: each answer of that command must have the
- * status, and its body must contain the JSON shown. A renamed field or route fails here
+ * from the banner (BASE, CLIENT_ID, CLIENT_SECRET, S3_ENDPOINT, PLATFORM_CLIENT_ID,
+ * PLATFORM_CLIENT_SECRET). Every `# → <status> [json]` line is the expectation of the command
+ * above it: each answer of that command must have the status, and its body must contain the
+ * JSON shown. A renamed field or route fails here
  * instead of misleading the next reader.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -141,6 +142,8 @@ describe("the README's walkthrough", () => {
       BASE: bannerValue(banner, /^ +API +(\S+)$/m),
       CLIENT_ID: bannerValue(banner, /^ +CLIENT_ID=(\S+)$/m),
       CLIENT_SECRET: bannerValue(banner, /^ +CLIENT_SECRET=(\S+)$/m),
+      PLATFORM_CLIENT_ID: bannerValue(banner, /^ +PLATFORM_CLIENT_ID=(\S+)$/m),
+      PLATFORM_CLIENT_SECRET: bannerValue(banner, /^ +PLATFORM_CLIENT_SECRET=(\S+)$/m),
       S3_ENDPOINT: bannerValue(banner, /^ +S3 +(\S+)/m),
     });
     const calls = join(dataDir, 'calls');

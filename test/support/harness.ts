@@ -13,6 +13,8 @@ export interface TestTwin {
   readonly anonymous: ApiClient;
   /** Admin of tenant "local". */
   readonly admin: ApiClient;
+  /** The twin's platform admin: the admin plane (/admin/...) and nothing inside a tenant. */
+  readonly platformAdmin: ApiClient;
   /** A client of `tenantId` with `roles`, authenticated through POST /oauth/token. */
   clientFor(tenantId: string, roles: readonly RoleName[]): Promise<ApiClient>;
   close(): Promise<void>;
@@ -47,5 +49,17 @@ export async function startTestTwin(options: TwinOptions = {}): Promise<TestTwin
     await exchangeToken(twin.apiUrl, twin.admin.client_id, twin.admin.client_secret),
     twin.admin.tenant_id,
   );
-  return { twin, anonymous: new ApiClient(twin.apiUrl, null), admin, clientFor, close: () => twin.close() };
+  const platformAdmin = new ApiClient(
+    twin.apiUrl,
+    await exchangeToken(twin.apiUrl, twin.platformAdmin.client_id, twin.platformAdmin.client_secret),
+    twin.platformAdmin.tenant_id,
+  );
+  return {
+    twin,
+    anonymous: new ApiClient(twin.apiUrl, null),
+    admin,
+    platformAdmin,
+    clientFor,
+    close: () => twin.close(),
+  };
 }

@@ -8,7 +8,7 @@
  * success or problem, must be one the document declares, with a body its schema describes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routes } from '../../../functions/routes';
+import { routes, routeTable } from '../../../functions/routes';
 import { contractCorpus, type ContractCase, type ContractFixtures } from '../../contract/corpus';
 import { mediaTypeOf, OpenApiValidator } from '../../contract/openapi-validator';
 import type { JsonValue } from '../../contract/variations';
@@ -272,15 +272,17 @@ function serviceRefused(outcome: Pick<Outcome, 'item' | 'status' | 'code'>): boo
 }
 
 async function replay(item: ContractCase): Promise<Outcome> {
+  // The admin plane's operations are sent as the platform admin, every other one as the tenant's admin.
+  const caller = routeTable[item.operationId].permission === 'platform:admin' ? env.platformAdmin : env.admin;
   const headers = {
     ...item.request.headers,
-    ...(item.anonymous ? {} : { authorization: `Bearer ${env.admin.token ?? ''}` }),
+    ...(item.anonymous ? {} : { authorization: `Bearer ${caller.token ?? ''}` }),
   };
   const request = { ...item.request, headers };
-  const response = await env.admin.raw(request.method, request.path, {
+  const response = await caller.raw(request.method, request.path, {
     ...(request.body === undefined ? {} : { body: request.body, contentType: request.contentType ?? '' }),
     headers: item.request.headers ?? {},
-    token: item.anonymous ? null : env.admin.token,
+    token: item.anonymous ? null : caller.token,
   });
   const contentType = response.headers.get('content-type') ?? '';
   const code = contentType.startsWith('application/problem+json') ? response.problem.code : undefined;

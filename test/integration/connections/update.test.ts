@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
+import { CONNECTOR_TOGGLES } from '../../../shared/features/catalogue';
 import type { ConnectionCreateRequest } from '../../../shared/model/connection';
 import { asBody, unchecked, type ApiClient, type CallOptions } from '../../support/api-client';
 import { connectionCases, deltaSharingProfile, serviceAccountKeyJson } from '../../support/connections';
@@ -514,7 +515,7 @@ describe('configuration checks without calling the external system', () => {
 });
 
 describe('testing configurations whose connector is not built yet', () => {
-  it('validates locally, then answers 10-1501 naming the connector instead of pretending', async () => {
+  it('validates locally, then answers 10-1501 naming the connector’s toggle instead of pretending', async () => {
     for (const { label, request } of connectionCases(env.twin.s3.endpoint, ' t')) {
       if (
         request.type === 'object_store' ||
@@ -528,7 +529,7 @@ describe('testing configurations whose connector is not built yet', () => {
       expect(response.status, label).toBe(501);
       expect(response.problem).toMatchObject({
         code: '10-1501',
-        detail: `Feature disabled unless feature flag connector.${request.type} is on`,
+        detail: `Feature disabled unless feature flag ${CONNECTOR_TOGGLES[request.type]} is on`,
       });
     }
   });

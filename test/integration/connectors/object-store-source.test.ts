@@ -273,7 +273,7 @@ describe('fetching a bucket data source from an S3-compatible store', () => {
     await expect(pending).rejects.toBe(reason);
   });
 
-  it('10-1043 for a data source of another kind, 10-1501 for connectors not built yet', async () => {
+  it('10-1043 for a data source of another kind, 10-1501 naming the toggle of a connector not built yet', async () => {
     expect(await failureOf(fetchSource(connection(), bucketSource(null, 'rdbms'), fetchOptions()))).toMatchObject({
       code: '10-1043',
       message: 'Unsupported source type rdbms',
@@ -287,7 +287,7 @@ describe('fetching a bucket data source from an S3-compatible store', () => {
     expect(await failureOf(fetchSource(sharing, bucketSource(null, 'delta_sharing'), fetchOptions()))).toMatchObject({
       code: '10-1501',
       status: 501,
-      message: 'Feature disabled unless feature flag connector.delta_sharing is on',
+      message: 'Feature disabled unless feature flag delta_sharing is on',
     });
   });
 });

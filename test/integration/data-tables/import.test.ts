@@ -296,7 +296,7 @@ describe('imports that fail', () => {
     });
   });
 
-  it('a data source whose connector is not built yet ends FAILED with 10-1501', async () => {
+  it('a data source whose connector’s toggle is off ends FAILED with 10-1501 naming the toggle', async () => {
     const sharing = connectionCases(env.twin.s3.endpoint, ' import').find(
       (c) => c.label === 'delta_sharing/delta_sharing_profile',
     )!;
@@ -316,7 +316,7 @@ describe('imports that fail', () => {
     const tableId = await createTable(api, source.body.id);
     const failed = await importAndWait(api, tableId);
     expect(failed.execution).toMatchObject({ status: 'FAILED', error: { code: '10-1501' } });
-    expect(failed.execution.error?.message).toContain('connector.delta_sharing');
+    expect(failed.execution.error?.message).toContain('feature flag delta_sharing is on');
   });
 
   it('refuses schema analysis of a failed version', async () => {

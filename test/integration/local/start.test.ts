@@ -58,7 +58,15 @@ function run(script: string, args: readonly string[]): Promise<Finished> {
 function start(dataDir: string): Promise<{ readonly child: ChildProcess; readonly banner: string }> {
   const child = spawn(
     NODE_TSX[0],
-    [...NODE_TSX.slice(1), 'infra/local/main.ts', '--data-dir', dataDir, ...FREE_PORTS],
+    [
+      ...NODE_TSX.slice(1),
+      'infra/local/main.ts',
+      '--data-dir',
+      dataDir,
+      ...FREE_PORTS,
+      '--feature',
+      'connector.warehouse=off',
+    ],
     {
       cwd: ROOT,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, POWERTOOLS_LOG_LEVEL: 'SILENT' },
@@ -106,6 +114,46 @@ describe('npm start', () => {
     expect(banner).toMatch(/^ {4}CLIENT_SECRET=dps_\S+$/m);
     expect(banner).toMatch(/^ +Jobs resumed +0$/m);
     expect(endpoints.pid).toBe(stack.child.pid);
+  });
+
+  it('prints the platform admin and the toggles on and off, with what --feature changed', () => {
+    const { banner } = stack;
+    expect(banner).toMatch(/^ {4}PLATFORM_CLIENT_ID=platform\.[0-9a-f]+$/m);
+    expect(banner).toMatch(/^ {4}PLATFORM_CLIENT_SECRET=dps_\S+$/m);
+    const on = /^ +Features on +(.+)$/m.exec(banner)?.[1]?.split(', ');
+    const off = /^ +Features off +(.+?)(?: {3}\(.*)?$/m.exec(banner)?.[1]?.split(', ');
+    expect(on).toEqual(['connector.object_store', 'connector.cloud_store', 'connector.analytics_db']);
+    expect(off).toEqual([
+      'retention',
+      'quota_enforcement',
+      'transfers',
+      'ai_assistant',
+      'delta_sharing',
+      'connector.warehouse',
+    ]);
+  });
+
+  it('refuses --feature for an unknown toggle or a feature this build lacks, in one line, exit code 2', async () => {
+    for (const [feature, message] of [
+      ['teleport=on', 'npm start: --feature: no toggle "teleport"; toggles are '],
+      [
+        'transfers=on',
+        'npm start: --feature transfers=on: feature transfers is not available in this build; it stays off',
+      ],
+      ['retention=maybe', 'npm start: --feature takes <toggle>=on or <toggle>=off, not "retention=maybe"'],
+    ] as const) {
+      const refused = await run('infra/local/main.ts', [
+        '--data-dir',
+        join(dataDir, 'refused'),
+        ...FREE_PORTS,
+        '--feature',
+        feature,
+      ]);
+      expect(refused.code, feature).toBe(2);
+      const lines = refused.stderr.trim().split('\n');
+      expect(lines, feature).toHaveLength(1);
+      expect(lines[0]!.startsWith(message), `${feature}: ${lines[0]}`).toBe(true);
+    }
   });
 
   it('serves the API and an AWS SDK at each printed endpoint', async () => {

@@ -16,15 +16,21 @@ describe('permissions of roles', () => {
     ]);
   });
 
-  it('grants every current permission to admin and system-admin', () => {
+  it('grants every tenant permission to admin and system-admin, and not the admin plane', () => {
     for (const role of ['admin', 'system-admin'] as const) {
-      expect(permissionsOf([role]), role).toEqual([...PERMISSIONS].sort());
+      expect(permissionsOf([role]), role).toEqual(PERMISSIONS.filter((name) => name !== 'platform:admin').sort());
     }
   });
 
   it('lets a schema-analyst do all an editor does and FULL analyses, but not manage tokens', () => {
     expect(permissionsOf(['schema-analyst'])).toEqual([...permissionsOf(['editor']), 'schema:analyze'].sort());
     expect(permissionsOf(['schema-analyst'])).not.toContain('token:manage');
+  });
+
+  it('lets a platform admin reach the admin plane and nothing inside a tenant', () => {
+    expect(permissionsOf(['platform-admin'])).toEqual(['platform:admin']);
+    for (const role of ['viewer', 'editor', 'schema-analyst', 'admin', 'system-admin'] as const)
+      expect(permissionsOf([role]), role).not.toContain('platform:admin');
   });
 
   it('unites the permissions of several roles without duplicates, sorted', () => {
@@ -41,8 +47,15 @@ describe('permissions of roles', () => {
     expect(permissionsOf([])).toEqual([]);
   });
 
-  it('knows exactly the five roles', () => {
-    expect([...ROLE_NAMES].sort()).toEqual(['admin', 'editor', 'schema-analyst', 'system-admin', 'viewer']);
+  it('knows exactly the six roles', () => {
+    expect([...ROLE_NAMES].sort()).toEqual([
+      'admin',
+      'editor',
+      'platform-admin',
+      'schema-analyst',
+      'system-admin',
+      'viewer',
+    ]);
   });
 
   it('recognises role names and nothing else', () => {

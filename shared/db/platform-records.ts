@@ -1,0 +1,49 @@
+import type * as z from 'zod';
+import { is } from './expressions';
+import { checkBeforeWrite, parseItem } from './items';
+import { keys, type PlatformCollection } from './keys';
+import { deleteItem, putItem, queryItems, readItem } from './table';
+
+/**
+ * The repository of one collection of platform records (keys.platformRecord): records of the
+ * admin plane that belong to no tenant, keyed by a string id. Every read parses the record
+ * with the collection's schema; every record is checked before it is written.
+ */
+export class PlatformRecords<T extends object> {
+  constructor(
+    private readonly collection: PlatformCollection,
+    private readonly schema: z.ZodType<T>,
+  ) {}
+
+  async find(id: string): Promise<T | undefined> {
+    const item = await readItem(keys.platformRecord(this.collection, id));
+    return item ? parseItem(this.schema, this.collection, item) : undefined;
+  }
+
+  /** Every record of the collection, in id order. */
+  list(): Promise<T[]> {
+    return queryItems(keys.platformPartition(this.collection), {}, (item) =>
+      parseItem(this.schema, this.collection, item),
+    );
+  }
+
+  /** Writes the record, replacing what the id held. */
+  async put(id: string, record: T): Promise<void> {
+    await putItem(keys.platformRecord(this.collection, id), this.attributes(record));
+  }
+
+  /** Writes the record unless the id already holds one; false when it did. */
+  create(id: string, record: T): Promise<boolean> {
+    return putItem(keys.platformRecord(this.collection, id), this.attributes(record), is.absent('pk'));
+  }
+
+  /** Removes the record; nothing happens when there is none. */
+  async remove(id: string): Promise<void> {
+    await deleteItem(keys.platformRecord(this.collection, id));
+  }
+
+  private attributes(record: T): Record<string, unknown> {
+    const checked: object = checkBeforeWrite(this.schema, this.collection, 'record', record);
+    return { ...checked };
+  }
+}

@@ -1,0 +1,81 @@
+import type { ConnectionType } from '../model/connection';
+
+/**
+ * Every feature of the service that can be off, as a named toggle (docs/feature-toggles.md).
+ * A toggle is `available` when this build has the feature's code: an unavailable toggle is
+ * off whatever is stored, and the admin plane refuses to turn it on, so a 10-1501 answer
+ * ("feature disabled unless feature flag {0} is on") is always true. The issue that builds a
+ * feature makes its toggle available.
+ */
+export interface FeatureToggleDefinition {
+  readonly description: string;
+  /** State while no default is stored: off where the feature needs an external system or costs money. */
+  readonly onByDefault: boolean;
+  readonly available: boolean;
+}
+
+export const FEATURE_TOGGLES = {
+  retention: {
+    description: 'Automatic deletion of data versions by the tenant’s retention policy',
+    onByDefault: false,
+    available: false,
+  },
+  quota_enforcement: {
+    description: 'Refusing work beyond the tenant’s quota contract (CPU hours, data transfer)',
+    onByDefault: false,
+    available: false,
+  },
+  transfers: {
+    description: 'Transfers to pricing systems, and the pricing_dim and pricing_sdk connectors that receive them',
+    onByDefault: false,
+    available: false,
+  },
+  ai_assistant: {
+    description: 'AI-assistant conversations (a paid external model)',
+    onByDefault: false,
+    available: false,
+  },
+  delta_sharing: {
+    description: 'The delta_sharing connector: tests, tables and reads of shared tables',
+    onByDefault: false,
+    available: false,
+  },
+  'connector.object_store': {
+    description: 'The object_store connector: S3-compatible stores',
+    onByDefault: true,
+    available: true,
+  },
+  'connector.cloud_store': {
+    description: 'The cloud_store connector: Google Cloud Storage buckets',
+    onByDefault: true,
+    available: true,
+  },
+  'connector.warehouse': {
+    description: 'The warehouse connector: Snowflake',
+    onByDefault: true,
+    available: true,
+  },
+  'connector.analytics_db': {
+    description: 'The analytics_db connector: BigQuery',
+    onByDefault: true,
+    available: true,
+  },
+} as const satisfies Record<string, FeatureToggleDefinition>;
+
+export type FeatureName = keyof typeof FEATURE_TOGGLES;
+export const FEATURE_NAMES = Object.keys(FEATURE_TOGGLES) as FeatureName[];
+
+export function isFeatureName(name: string): name is FeatureName {
+  return Object.hasOwn(FEATURE_TOGGLES, name);
+}
+
+/** The toggle behind each connection type's connector. */
+export const CONNECTOR_TOGGLES: Readonly<Record<ConnectionType, FeatureName>> = {
+  object_store: 'connector.object_store',
+  cloud_store: 'connector.cloud_store',
+  warehouse: 'connector.warehouse',
+  analytics_db: 'connector.analytics_db',
+  delta_sharing: 'delta_sharing',
+  pricing_dim: 'transfers',
+  pricing_sdk: 'transfers',
+};
