@@ -10,6 +10,7 @@ import { datasetReleaseRoutes } from './datasets/release-routes';
 import { datasetRoutes } from './datasets/routes';
 import { exportRoutes } from './exports/routes';
 import { metaRoutes } from './meta/routes';
+import { quotaRoutes } from './quota/routes';
 import { recipeRoutes } from './recipes/routes';
 import { targetRoutes } from './targets/routes';
 import { tokenRoutes } from './tokens/routes';
@@ -31,6 +32,7 @@ const domains = [
   targetRoutes,
   exportRoutes,
   tokenRoutes,
+  quotaRoutes,
   featureToggleRoutes,
   tenantRoutes,
 ] as const;
@@ -66,6 +68,7 @@ export const API_TAGS: Readonly<Record<string, string>> = {
   exports:
     'Exports of data table and dataset versions: to an S3-compatible store named in the request, or into the parts of a multipart upload',
   meta: 'The API describing itself: OpenAPI document and error types',
+  quota: 'Quota contracts (CPU hours, data transfer) and the usage measured against them',
   recipes: 'Recipes: versioned SQL transformations (DuckDB SQL) over aliased tables, checked by the SQL analyzer',
   targets: 'Export targets: a connection that may be written to, and where in it exports write',
   tokens: 'Tenant tokens (the tenant’s own API clients, each with roles) and the roles they may carry',

@@ -18,6 +18,8 @@ export const PERMISSIONS = [
   'schema:analyze',
   /** Manage the tenant's API tokens (/tokens) and read the roles they may carry (/roles). */
   'token:manage',
+  /** Create quota contracts and change the current one's overage (/quota); reading them is data:read. */
+  'quota:manage',
   /** The admin plane (/admin/...): feature toggles and tenants of the whole platform, never one tenant's data. */
   'platform:admin',
 ] as const;
@@ -33,9 +35,9 @@ export const ROLES = {
   /** Editor plus FULL schema analysis. */
   'schema-analyst': ANALYST,
   /** Everything inside the tenant, including its API tokens. */
-  admin: [...ANALYST, 'token:manage'],
+  admin: [...ANALYST, 'token:manage', 'quota:manage'],
   /** Cross-tenant administration (feature toggles, tenants) once it exists. */
-  'system-admin': [...ANALYST, 'token:manage'],
+  'system-admin': [...ANALYST, 'token:manage', 'quota:manage'],
   /**
    * The platform's operator: the admin plane and nothing inside a tenant. Distinct from every
    * tenant role, so a tenant's admin never reaches /admin/... (docs/admin-plane.md).

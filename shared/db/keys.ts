@@ -12,6 +12,7 @@
  *                                                     | U#<n>#<user> (a use of version n, e.g. a recipe node)
  *                                                     | R#<n>#LOCK, R#<n>#N#<node> (graph version n's run lock, its nodes' runs)
  *   usage counter    pk T#<t>#USAGE                sk <metric>#<period>
+ *   quota contracts  pk T#<t>#QUOTA_CONTRACT#HEAD  sk #HEAD (how many contracts the tenant has)
  *   job resource     pk T#<t>#<KIND>               sk <job id> | <job id>#SECRET (its sealed credentials)
  *
  * The platform's own records (the admin plane: feature toggles, the tenant registry) belong to
@@ -61,6 +62,8 @@ export const ENTITY_KINDS = {
   CLIENT: 'record',
   /** Roles of the identity provider, each granting permissions; several may share a name (30-7002). */
   ROLE: 'record',
+  /** Quota contracts (shared/quota/store.ts): never deleted; their windows never overlap. */
+  QUOTA_CONTRACT: 'entity',
 } as const;
 
 export type EntityKind = keyof typeof ENTITY_KINDS;
@@ -165,9 +168,18 @@ export const keys = {
     pk: keys.children(tenantId, 'DATASET', datasetId),
     sk: `${keys.nodeRunPrefix(graphVersion)}${String(nodeId).padStart(ID_WIDTH, '0')}`,
   }),
+  /** The count of a tenant's quota contracts: a create commits only while it is as read (no overlap, shared/quota/store.ts). */
+  quotaContractsHead: (tenantId: string): ItemKey => ({
+    pk: `${tenantPrefix(tenantId)}#QUOTA_CONTRACT#HEAD`,
+    sk: '#HEAD',
+  }),
+  /** The partition of a tenant's usage counters (keys.usage). */
+  usagePartition: (tenantId: string): string => `${tenantPrefix(tenantId)}#USAGE`,
+  /** Where one metric's counters are listed, one per period: a Query with this sk prefix in the usage partition. */
+  usageMetricPrefix: (metric: string): string => `${metric}#`,
   usage: (tenantId: string, metric: string, period: string): ItemKey => ({
-    pk: `${tenantPrefix(tenantId)}#USAGE`,
-    sk: `${metric}#${period}`,
+    pk: keys.usagePartition(tenantId),
+    sk: `${keys.usageMetricPrefix(metric)}${period}`,
   }),
   platformPartition: (collection: PlatformCollection): string => `P#${PLATFORM_COLLECTIONS[collection]}`,
   platformRecord: (collection: PlatformCollection, id: string): ItemKey => ({

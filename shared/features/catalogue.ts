@@ -23,7 +23,7 @@ export const FEATURE_TOGGLES = {
   quota_enforcement: {
     description: 'Refusing work beyond the tenant’s quota contract (CPU hours, data transfer)',
     onByDefault: false,
-    available: false,
+    available: true,
   },
   transfers: {
     description: 'Transfers to pricing systems, and the pricing_dim and pricing_sdk connectors that receive them',

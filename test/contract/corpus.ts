@@ -10,6 +10,7 @@ import { adminBases } from './admin-bases';
 import { datasetBases, type DatasetFixtures } from './dataset-bases';
 import { exportBases } from './export-bases';
 import type { HttpRequest } from './openapi-validator';
+import { quotaBases } from './quota-bases';
 import { targetBases, type TargetFixtures } from './target-bases';
 import { tokenBases, type TokenFixtures } from './token-bases';
 import { bodyVariations, INTEGER_TEXTS, type JsonValue } from './variations';
@@ -94,6 +95,7 @@ const LIST_FIELDS: Readonly<
   // Tokens and roles have no integer field either.
   listTokens: { text: 'description', integer: 'client_id', list: 'role_ids' },
   listRoles: { text: 'name', integer: 'role_id', list: 'permissions' },
+  listQuotaContracts: { text: 'name', integer: 'id', list: 'tags' },
 };
 
 /**
@@ -295,6 +297,7 @@ function bases(f: ContractFixtures): Partial<Readonly<Record<OperationId, Base>>
     ...exportBases(f),
     ...targetBases(f.targets),
     ...tokenBases(f.tokens),
+    ...quotaBases(),
     ...adminBases(),
   };
 }

@@ -205,6 +205,17 @@ export const STARTING_REQUESTS: StartingRequests = {
   }),
   startMultiPartExport: (e) => ({ body: { ...versionSource(e), parts_urls: [e.partUrl] } }),
   createToken: () => ({ body: { description: 'fuzzed token', role_names: ['viewer'], expiration: 'P1D' } }),
+  // Far ahead: a contract the storm makes never becomes the tenant's current one.
+  createQuotaContract: () => ({
+    body: {
+      name: 'fuzzed contract',
+      start_date: '2090-01-01',
+      end_date: '2090-02-01',
+      cpu_time_hours: 10,
+      data_transfer_gb: 10,
+    },
+  }),
+  setQuotaOverage: () => ({ body: { overage_allowed: true } }),
   // A toggle this build lacks, set off: the storm cannot change what other requests meet.
   setFeatureToggleDefault: () => ({ params: { toggle_name: 'retention' }, body: { strategy: 'off' } }),
   setFeatureToggleOverride: () => ({
