@@ -4,6 +4,7 @@ import { directExportJob } from '../../shared/exports/jobs';
 import { CONTENT_TYPES, exportKeys, produceExport } from '../../shared/exports/run';
 import { openJobCredentials } from '../../shared/exports/store';
 import { jobWorker } from '../../shared/jobs/worker-step';
+import { recordUsage } from '../../shared/usage';
 
 /**
  * The direct export step: the output is written locally in total_files files, then uploaded
@@ -43,6 +44,11 @@ export const handler = jobWorker(
       },
     );
     pulse.watch(false);
-    return { progress: { stage: 'DONE', percent: 100, rows }, fields: { files: keys }, output: { files: keys.length } };
+    await recordUsage(job.tenant_id, 'DATA_WRITTEN_BYTES', total);
+    return {
+      progress: { stage: 'DONE', percent: 100, rows, bytes_written: total },
+      fields: { files: keys },
+      output: { files: keys.length },
+    };
   },
 );

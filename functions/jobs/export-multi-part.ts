@@ -4,6 +4,7 @@ import { exportInParts } from '../../shared/exports/multi-part';
 import { openJobCredentials } from '../../shared/exports/store';
 import { AppError } from '../../shared/errors/app-error';
 import { jobWorker } from '../../shared/jobs/worker-step';
+import { recordUsage } from '../../shared/usage';
 
 /**
  * The multi-part export step: the output written and PUT to exactly as many parts as the
@@ -21,6 +22,12 @@ export const handler = jobWorker(
       });
     const { parts, rows } = await exportInParts(job.tenant_id, params.shape, urls, pulse, workDir);
     const result = parts.map((part) => ({ e_tag: part.eTag, part_number: part.partNumber }));
-    return { progress: { stage: 'DONE', percent: 100, rows }, fields: { result }, output: { parts: result.length } };
+    const written = parts.reduce((sum, part) => sum + part.bytes, 0);
+    await recordUsage(job.tenant_id, 'DATA_WRITTEN_BYTES', written);
+    return {
+      progress: { stage: 'DONE', percent: 100, rows, bytes_written: written },
+      fields: { result },
+      output: { parts: result.length },
+    };
   },
 );

@@ -6,6 +6,7 @@ import { requireConnector } from '../../shared/features/store';
 import { CONTENT_TYPES, produceExport } from '../../shared/exports/run';
 import { exportStore } from '../../shared/exports/target-exports';
 import { jobWorker } from '../../shared/jobs/worker-step';
+import { recordUsage } from '../../shared/usage';
 import { MAX_KEY_SEGMENT_BYTES } from '../../shared/model/object-key';
 import { open } from '../../shared/secrets/envelope';
 import { renderDestination } from '../../shared/targets/destination';
@@ -71,8 +72,10 @@ export const handler = jobWorker(
       },
     );
     pulse.watch(false);
+    // The file the writer sent: its bytes are what crossed the boundary (a table writer loads that file).
+    await recordUsage(tenantId, 'DATA_WRITTEN_BYTES', file.bytes);
     return {
-      progress: { stage: 'DONE', percent: 100, rows: file.rows },
+      progress: { stage: 'DONE', percent: 100, rows: file.rows, bytes_written: file.bytes },
       fields: { exported_table_name: written.exportedTableName, data_target_details: { ...written.details } },
       output: { key: written.exportedTableName },
     };

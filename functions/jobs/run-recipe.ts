@@ -3,4 +3,7 @@ import { runRecipeBuild } from '../../shared/datasets/recipe-build';
 import { jobWorker } from '../../shared/jobs/worker-step';
 
 /** The recipe-run step: builds each planned node, upstream first (shared/datasets/recipe-build.ts). */
-export const handler = jobWorker(recipeRunJob, { stage: 'RUNNING', percent: 0 }, runRecipeBuild);
+export const handler = jobWorker(recipeRunJob, { stage: 'RUNNING', percent: 0 }, runRecipeBuild, {
+  // Each node's build counts its CPU with its engine process's (shared/datasets/recipe-node-build.ts).
+  countsOwnCpu: true,
+});

@@ -9,15 +9,15 @@ export interface CountedWork<T> {
 }
 
 /**
- * Runs `work`, then the writes `store` starts with its result, and counts the CPU time of the
- * work in the tenant's monthly usage, whether it succeeds or fails: the worker's own (the end
- * of the inputs' download included) and what the work reports of its engine process. The
- * usage is written together with the result.
+ * Runs `work`, then the writes `store` starts with its result and CPU seconds, and counts the
+ * CPU time of the work in the tenant's daily usage, whether it succeeds or fails: the worker's
+ * own (the end of the inputs' download included) and what the work reports of its engine
+ * process. The usage is written together with the result.
  */
 export async function withCpuCounted<T>(
   tenantId: string,
   work: () => Promise<CountedWork<T>>,
-  store: (value: T) => Promise<void>[],
+  store: (value: T, cpuSeconds: number) => Promise<void>[],
 ): Promise<{ readonly result: T; readonly cpuSeconds: number }> {
   const before = process.cpuUsage();
   const ownSeconds = () => {
@@ -28,7 +28,7 @@ export async function withCpuCounted<T>(
   try {
     const { value, elsewhereCpuSeconds } = await work();
     cpuSeconds = ownSeconds() + elsewhereCpuSeconds;
-    await settleAll([recordUsage(tenantId, 'CPU_SECONDS', cpuSeconds), ...store(value)]);
+    await settleAll([recordUsage(tenantId, 'CPU_SECONDS', cpuSeconds), ...store(value, cpuSeconds)]);
     return { result: value, cpuSeconds };
   } catch (error) {
     // Once the work is done, its usage was written beside the result (or its write failed, and is not tried twice).

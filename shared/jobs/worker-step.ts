@@ -6,6 +6,7 @@ import { AppError } from '../errors/app-error';
 import { logger } from '../log';
 import type { JobProgress } from '../model/job';
 import type { JobDeclaration } from './define-job';
+import { withCpuCounted } from './cpu-usage';
 import { jobFailureOf } from './failure';
 import type { JobInput, JobRef } from './job-ref';
 import { JobPulse } from './pulse';
@@ -55,7 +56,8 @@ function parseInput<P extends z.ZodType>(job: JobDeclaration<P>, input: unknown)
  * The Lambda handler of a job's work step. It parses the input against the job's parameter
  * schema, picks the job up (IN_PROGRESS, or again after a retry), keeps its heartbeat, gives
  * the work a scratch folder, and marks it COMPLETED with the work's fields when the work
- * returns. Any failure leaves as the JobFailure Step Functions retries or hands to the
+ * returns. Its CPU time is counted in the tenant's usage and shown as the progress's
+ * cpu_seconds, unless the work counts it itself. Any failure leaves as the JobFailure Step Functions retries or hands to the
  * failure recorder (shared/jobs/failure.ts); the heartbeat and the folder end either way.
  */
 export function jobWorker<P extends z.ZodType, R>(
@@ -65,6 +67,8 @@ export function jobWorker<P extends z.ZodType, R>(
   options: {
     /** Removes what the work wrote outside the table when it, or its completion, failed. */
     readonly onFailure?: (step: JobStep<z.output<P>>) => Promise<void>;
+    /** The work counts its CPU time itself (a recipe run, with its engine processes' time): not counted here. */
+    readonly countsOwnCpu?: true;
   } = {},
 ): (input: unknown) => Promise<R> {
   return async (input) => {
@@ -77,11 +81,26 @@ export function jobWorker<P extends z.ZodType, R>(
       // Named after the job, so that a folder a dead process left says whose it was.
       const workDir = await mkdtemp(join(config.workDirectory, `${ref.job_id}-`));
       const step = { job: ref, params, pulse, workDir };
-      try {
+      const run = async () => {
         const outcome = await work(step);
         pulse.throwIfAborted();
-        await markCompleted(ref, outcome.progress, outcome.fields ?? {});
-        return outcome.output;
+        return outcome;
+      };
+      const complete = (outcome: JobOutcome<R>, progress: JobProgress) =>
+        markCompleted(ref, progress, outcome.fields ?? {});
+      try {
+        if (options.countsOwnCpu) {
+          const outcome = await run();
+          await complete(outcome, outcome.progress);
+          return outcome.output;
+        }
+        // The job's CPU time goes to the tenant's usage and to its progress, in the same breath (docs/quota.md).
+        const { result } = await withCpuCounted(
+          ref.tenant_id,
+          async () => ({ value: await run(), elsewhereCpuSeconds: 0 }),
+          (outcome, cpuSeconds) => [complete(outcome, { ...outcome.progress, cpu_seconds: cpuSeconds })],
+        );
+        return result.output;
       } catch (error) {
         await options
           .onFailure?.(step)

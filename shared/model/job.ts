@@ -22,7 +22,14 @@ export const JobProgress = z
     stage: z.string().describe('QUEUED, READING, LOADING, WRITING, ANALYSING or DONE'),
     percent: z.number().min(0).max(100),
     bytes_read: z.int().min(0).optional(),
+    /** Bytes written to a target, an object store or pre-signed URLs (exports): counted as data transfer. */
+    bytes_written: z.int().min(0).optional().describe('Bytes the job wrote outside the service (exports)'),
     rows: z.int().min(0).optional(),
+    cpu_seconds: z
+      .number()
+      .min(0)
+      .optional()
+      .describe('CPU time the job used, counted in the tenant’s quota usage (set when it completes)'),
   })
   .meta({ id: 'JobProgress' });
 export type JobProgress = z.infer<typeof JobProgress>;
