@@ -4,6 +4,7 @@ import { analyses, dataVersions } from '../../shared/data-tables/versions';
 import { AppError } from '../../shared/errors/app-error';
 import { httpHandler } from '../../shared/http/handler';
 import { startJob } from '../../shared/jobs/start';
+import { assertQuotaAllowsStart } from '../../shared/quota/enforcement';
 import { dataTableRoutes } from './routes';
 
 export const handler = httpHandler(dataTableRoutes.analyse, async ({ params, body, principal }) => {
@@ -13,6 +14,7 @@ export const handler = httpHandler(dataTableRoutes.analyse, async ({ params, bod
   if (body.depth === 'FULL' && !principal.permissions.includes('schema:analyze')) {
     throw new AppError('10-403', { extraDetails: { required_permission: 'schema:analyze' } });
   }
+  await assertQuotaAllowsStart(tenantId);
   const job = await analyses.begin(tenantId, tableId, versionNumber, body.depth);
   await startJob(schemaAnalysisJob, job, { data_table_id: tableId, version_number: versionNumber, depth: body.depth });
   const status = analysisStatus(await dataVersions.get(tenantId, tableId, versionNumber));

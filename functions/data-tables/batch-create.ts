@@ -9,6 +9,7 @@ import { importJob } from '../../shared/data-tables/jobs';
 import { dataTableStore } from '../../shared/data-tables/store';
 import { dataVersions } from '../../shared/data-tables/versions';
 import { startJob } from '../../shared/jobs/start';
+import { assertQuotaAllowsStart } from '../../shared/quota/enforcement';
 import { httpHandler } from '../../shared/http/handler';
 import { dataTableRoutes } from './routes';
 
@@ -51,9 +52,12 @@ export const handler = httpHandler(dataTableRoutes.batchCreate, async ({ body, p
     dataTableRoutes.batchCreate.response.body,
     idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: fingerprint(body) },
     () => new AppError('20-1029'),
-    async () => ({
-      results: await Promise.all(body.data_table_ids.map((dataTableId) => startImport(tenantId, actor, dataTableId))),
-    }),
+    async () => {
+      await assertQuotaAllowsStart(tenantId);
+      return {
+        results: await Promise.all(body.data_table_ids.map((dataTableId) => startImport(tenantId, actor, dataTableId))),
+      };
+    },
   );
   const headers: Record<string, string> = replayed ? { 'idempotent-replayed': 'true' } : {};
   return { body: response, headers };

@@ -147,7 +147,7 @@ export const dataTableRoutes = {
     permission: 'data:write',
     request: { body: BatchCreateRequest, idempotent: true },
     response: { status: 202, description: 'Imports started', body: BatchCreateResponse },
-    errors: ['20-1029'],
+    errors: ['20-1042', '20-1043', '20-1029'],
     access: { table: 'write', startsJobs: [importJob] },
   }),
   batchDelete: defineRoute({
@@ -204,7 +204,7 @@ export const dataTableRoutes = {
     permission: 'data:write',
     request: { params: VersionParams, body: SchemaAnalysisRequest },
     response: { status: 202, description: 'Analysis started', body: SchemaAnalysisStatus },
-    errors: ['10-404', '20-1029', '20-1059', '20-1065', '20-1066'],
+    errors: ['20-1042', '20-1043', '10-404', '20-1029', '20-1059', '20-1065', '20-1066'],
     access: { table: 'write', startsJobs: [schemaAnalysisJob] },
   }),
   analysisStatus: defineRoute({

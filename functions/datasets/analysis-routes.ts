@@ -22,7 +22,7 @@ export const datasetAnalysisRoutes = {
     permission: 'data:write',
     request: { params: NodeParams, body: SchemaAnalysisRequest },
     response: { status: 202, description: 'Analysis started', body: NodeSchemaAnalysisStatus },
-    errors: ['10-404', '20-1014', '20-1064', '20-1065', '20-1066'],
+    errors: ['20-1042', '20-1043', '10-404', '20-1014', '20-1064', '20-1065', '20-1066'],
     access: { table: 'write', startsJobs: [nodeSchemaAnalysisJob] },
   }),
   nodeAnalysisStatus: defineRoute({

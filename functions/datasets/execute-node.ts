@@ -7,6 +7,7 @@ import { AppError } from '../../shared/errors/app-error';
 import { fingerprint } from '../../shared/http/fingerprint';
 import { httpHandler } from '../../shared/http/handler';
 import { startJob } from '../../shared/jobs/start';
+import { assertQuotaAllowsStart } from '../../shared/quota/enforcement';
 import { datasetRoutes } from './routes';
 
 /**
@@ -32,6 +33,7 @@ export const handler = httpHandler(datasetRoutes.executeNode, async ({ params, b
       : { key: idempotencyKey, fingerprint: fingerprint({ ...params, ...request }) },
     () => new AppError('20-1034', { params: [nodeId] }),
     async () => {
+      await assertQuotaAllowsStart(tenantId);
       const { job, build } = await queueRun(tenantId, actorOf(principal), datasetId, graphVersion, nodeId, request);
       await startJob(recipeRunJob, job, {
         dataset_id: datasetId,

@@ -4,6 +4,7 @@ import { nodeAnalysisStatus, recipeNodeRef } from '../../shared/datasets/node-an
 import { AppError } from '../../shared/errors/app-error';
 import { httpHandler } from '../../shared/http/handler';
 import { startJob } from '../../shared/jobs/start';
+import { assertQuotaAllowsStart } from '../../shared/quota/enforcement';
 import { datasetAnalysisRoutes } from './analysis-routes';
 
 export const handler = httpHandler(datasetAnalysisRoutes.analyseNode, async ({ params, body, principal }) => {
@@ -11,6 +12,7 @@ export const handler = httpHandler(datasetAnalysisRoutes.analyseNode, async ({ p
   if (body.depth === 'FULL' && !principal.permissions.includes('schema:analyze')) {
     throw new AppError('10-403', { extraDetails: { required_permission: 'schema:analyze' } });
   }
+  await assertQuotaAllowsStart(principal.tenantId);
   const node = await recipeNodeRef(principal.tenantId, params);
   const { job, request } = await nodeAnalyses.begin(node, body.depth);
   await startJob(nodeSchemaAnalysisJob, job, {

@@ -331,6 +331,8 @@ export const datasetRoutes = {
     request: { params: NodeParams, body: ExecuteRecipeRequest, idempotent: true },
     response: { status: 202, description: 'The run, queued', body: RecipeRunStatus },
     errors: [
+      '20-1042',
+      '20-1043',
       '10-404',
       '10-1006',
       '20-1014',

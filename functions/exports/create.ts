@@ -7,6 +7,7 @@ import { beginTargetExport } from '../../shared/exports/target-exports';
 import { fingerprint } from '../../shared/http/fingerprint';
 import { httpHandler } from '../../shared/http/handler';
 import { startJob } from '../../shared/jobs/start';
+import { assertQuotaAllowsStart } from '../../shared/quota/enforcement';
 import { targetForExport } from '../../shared/targets/store';
 import { exportRoutes } from './routes';
 
@@ -19,6 +20,7 @@ import { exportRoutes } from './routes';
  */
 export const handler = httpHandler(exportRoutes.create, async ({ body, principal, idempotencyKey }) => {
   const { tenantId } = principal;
+  await assertQuotaAllowsStart(tenantId);
   const { target, connection } = await targetForExport(tenantId, body.target_id);
   if (target.data.type === 'pricing') throw new AppError('10-1042');
   const { shape, source } = await checkedExport(tenantId, { ...body, validate_release: body.validate_to_release });

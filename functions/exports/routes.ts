@@ -33,7 +33,7 @@ export const exportRoutes = {
     permission: 'data:write',
     request: { body: CreateExportRequest, idempotent: true },
     response: { status: 202, description: 'Export started', body: ExportCreated },
-    errors: [...SOURCE_ERRORS, '10-1006', '10-1042', '30-5002', '30-5003', '30-6002'],
+    errors: ['20-1042', '20-1043', ...SOURCE_ERRORS, '10-1006', '10-1042', '30-5002', '30-5003', '30-6002'],
     access: { table: 'write', startsJobs: [targetExportJob] },
   }),
   list: defineRoute({
@@ -79,6 +79,8 @@ export const exportRoutes = {
     request: { body: DirectExportRequest, idempotent: true },
     response: { status: 202, description: 'Export started', body: ExportJobStarted },
     errors: [
+      '20-1042',
+      '20-1043',
       ...SOURCE_ERRORS,
       '10-409',
       '10-1008',
@@ -123,7 +125,7 @@ export const exportRoutes = {
     permission: 'data:write',
     request: { body: MultiPartExportRequest, idempotent: true },
     response: { status: 202, description: 'Export started', body: ExportJobStarted },
-    errors: [...SOURCE_ERRORS, '10-409', '10-1008', '30-1130'],
+    errors: ['20-1042', '20-1043', ...SOURCE_ERRORS, '10-409', '10-1008', '30-1130'],
     access: { table: 'write', dataKey: ['encrypt'], startsJobs: [multiPartExportJob] },
   }),
   getMultiPart: defineRoute({

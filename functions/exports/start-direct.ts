@@ -10,6 +10,7 @@ import { checkedExport, idempotentStart, startInProgress } from '../../shared/ex
 import { beginExportJob } from '../../shared/exports/store';
 import { httpHandler } from '../../shared/http/handler';
 import { startJob } from '../../shared/jobs/start';
+import { assertQuotaAllowsStart } from '../../shared/quota/enforcement';
 import { ExportJobStarted } from '../../shared/model/export';
 import { exportRoutes } from './routes';
 
@@ -30,6 +31,7 @@ export const handler = httpHandler(exportRoutes.startDirect, async ({ body, prin
     idempotentStart(idempotencyKey, body, SECRET_FIELDS),
     startInProgress,
     async () => {
+      await assertQuotaAllowsStart(tenantId);
       serviceUrl(body.endpoint, 'endpoint');
       if (!S3_BUCKETS.isValidBucketName(body.bucket)) throw S3_BUCKETS.invalidBucket(body.bucket, body.bucket);
       const { shape } = await checkedExport(tenantId, body);

@@ -8,6 +8,7 @@ import { checkedExport, idempotentStart, startInProgress } from '../../shared/ex
 import { beginExportJob } from '../../shared/exports/store';
 import { httpHandler } from '../../shared/http/handler';
 import { startJob } from '../../shared/jobs/start';
+import { assertQuotaAllowsStart } from '../../shared/quota/enforcement';
 import { ExportJobStarted } from '../../shared/model/export';
 import { exportRoutes } from './routes';
 
@@ -25,6 +26,7 @@ export const handler = httpHandler(exportRoutes.startMultiPart, async ({ body, p
     idempotentStart(idempotencyKey, body, []),
     startInProgress,
     async () => {
+      await assertQuotaAllowsStart(tenantId);
       body.parts_urls.forEach((url, index) => partUrl(url, index));
       const { shape } = await checkedExport(tenantId, body);
       const credentials: MultiPartCredentials = { parts_urls: body.parts_urls };
