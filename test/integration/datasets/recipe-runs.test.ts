@@ -150,7 +150,7 @@ describe('running a recipe node', () => {
     expect(done).toMatchObject({ run_state: 'SUCCEEDED', build_node_ids: [graph.aggregate] });
   });
 
-  it('counts CPU seconds per tenant and month', async () => {
+  it('counts CPU seconds per tenant and day', async () => {
     const usage = await dynamoDocumentClient().send(
       new GetCommand({ TableName: process.env.TABLE_NAME, Key: keys.usage('local', 'CPU_SECONDS', usagePeriod()) }),
     );
