@@ -19,9 +19,9 @@ function tablesOf(aliases: readonly string[], tables: NonNullable<RecipeAnalyzeR
 }
 
 /** Nothing is read or stored: the code is analysed, and bound over empty tables when their columns are given. */
-export const handler = httpHandler(recipeRoutes.analyze, async ({ body, signal }) => {
+export const handler = httpHandler(recipeRoutes.analyze, async ({ body, signal, deadline }) => {
   checkAliases(body.aliases);
   if (body.tables === undefined)
     return { body: { ...(await analyseRecipeSql(body.code, body.aliases)), columns: null } };
-  return { body: await describeRecipeOutput(body.code, tablesOf(body.aliases, body.tables), signal) };
+  return { body: await describeRecipeOutput(body.code, tablesOf(body.aliases, body.tables), { signal, deadline }) };
 });

@@ -216,7 +216,7 @@ export const recipeRoutes = {
     path: '/recipes/analyze',
     summary: 'Analyse recipe code without saving it',
     description:
-      'Checks code and aliases as creating a recipe would (every 40-* rule, 20-1054, the alias rules) and answers what the code reads. With the columns of every alias’s table, DuckDB binds the code over empty tables of those columns and the answer names the output columns and their types; a query that does not bind is 40-50001.',
+      'Checks code and aliases as creating a recipe would (every 40-* rule, 20-1054, the alias rules) and answers what the code reads. With the columns of every alias’s table, DuckDB binds the code over empty tables of those columns and the answer names the output columns and their types; a query that does not bind is 40-50001. While every SQL engine stays busy until the analysis could no longer answer in time, the answer is 502 50-1012 with a Retry-After header.',
     tag,
     handler: 'recipes/analyze',
     permission: 'data:write',
@@ -226,7 +226,7 @@ export const recipeRoutes = {
       description: 'What the code reads, and its output columns when the tables were described',
       body: RecipeAnalysis,
     },
-    errors: CODE_ERRORS,
+    errors: [...CODE_ERRORS, '50-1012'],
     access: {},
     // The SQL analyzer runs DuckDB's parser.
     engine: true,

@@ -1,6 +1,7 @@
 import { quotedIdentifier } from '@duckdb/node-api';
 import { AppError, validationError } from '../errors/app-error';
 import { EngineProcessStopped, runInEngineProcess } from './isolation/engine-process';
+import { SlotWaitExpired } from './isolation/slots';
 import type { OutputColumn } from './recipe-sql-bind';
 import { analyseRecipeSql, type RecipeSqlAnalysis } from './recipe-sql';
 import { serializeSql } from './recipe-sql-parse';
@@ -31,18 +32,28 @@ export interface RecipeSqlDescription extends RecipeSqlAnalysis {
   readonly columns: OutputColumn[];
 }
 
+/** The request the analysis answers: when its time is up, and the signal that says so. */
+export interface AnalysisRequest {
+  /** Aborts when the request's time is up: the engine process is stopped. */
+  readonly signal?: AbortSignal;
+  /** When `signal` aborts, as Date.now() time. */
+  readonly deadline?: number;
+}
+
 /**
  * Analyses `code` with the aliases of `tables` (every rule of analyseRecipeSql), then answers
  * its output columns. A column type that is not one DuckDB type answers 10-1400 naming
  * `tables.<alias>.<column>`; a query DuckDB cannot bind over these columns (an unknown
  * column, a type mismatch, an aggregate misused) answers 40-50001 with DuckDB's message; one
- * whose binding needs more than ANALYZER_PROCESS answers 40-50003. When `signal` aborts (the
- * request's time is up), the engine process is stopped and the signal's reason thrown.
+ * whose binding needs more than ANALYZER_PROCESS answers 40-50003. While every engine slot is
+ * taken the analysis waits only as long as it can still bind and answer before the request's
+ * deadline, then answers 50-1012 with a Retry-After. When `signal` aborts (the request's time
+ * is up), the engine process is stopped and the signal's reason thrown.
  */
 export async function describeRecipeOutput(
   code: string | null | undefined,
   tables: readonly AliasColumns[],
-  signal?: AbortSignal,
+  { signal, deadline = Infinity }: AnalysisRequest = {},
 ): Promise<RecipeSqlDescription> {
   const analysis = await analyseRecipeSql(
     code,
@@ -53,12 +64,32 @@ export async function describeRecipeOutput(
     code: code!,
     tables: tables.map((table, index) => ({ alias: table.alias, definition: definitions[index]! })),
   };
+  const maxWaitMs = deadline - Date.now() - ANALYZER_PROCESS.timeoutMs - ANSWER_MARGIN_MS;
   try {
-    const { result } = await runInEngineProcess('describe', input, { ...ANALYZER_PROCESS, signal });
+    const { result } = await runInEngineProcess('describe', input, { ...ANALYZER_PROCESS, signal, maxWaitMs });
     return { ...analysis, columns: result };
   } catch (error) {
+    if (error instanceof SlotWaitExpired) throw everyEngineBusy();
     throw error instanceof EngineProcessStopped ? beyondBounds(error) : error;
   }
+}
+
+/** What an answer needs after the engine process ends: its result back, the response written. */
+const ANSWER_MARGIN_MS = 1000;
+
+/**
+ * Every engine slot stayed taken (the twin: one process serves every request and run) until
+ * the analysis could no longer finish in the request's time: the service, not the code, is
+ * short, so 50-1012 (docs/decisions.md). An analysis holds a slot for ANALYZER_PROCESS's time
+ * at most, hence the Retry-After.
+ */
+function everyEngineBusy(): AppError {
+  return new AppError('50-1012', {
+    extraDetails: {
+      cause: 'every SQL engine stayed busy for as long as the request could wait; retry later',
+      retry_after_seconds: ANALYZER_PROCESS.timeoutMs / 1000,
+    },
+  });
 }
 
 /**

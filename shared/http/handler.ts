@@ -30,6 +30,9 @@ export function problemResult(error: unknown, event: ApiEvent): ApiResult {
   const headers: Record<string, string> = { 'content-type': PROBLEM_CONTENT_TYPE, 'x-trace-id': traceId };
   if (failure.status === 401) headers['www-authenticate'] = 'Bearer realm="data-preparation", error="invalid_token"';
   if (failure.status === 405 && failure.extraDetails?.allow) headers.allow = String(failure.extraDetails.allow);
+  // A refusal for want of capacity says when to come back (RFC 9110 §10.2.3), in the body too.
+  const retryAfter = failure.extraDetails?.retry_after_seconds;
+  if (typeof retryAfter === 'number') headers['retry-after'] = String(retryAfter);
   return { statusCode: failure.status, headers, body: JSON.stringify(problem) };
 }
 
@@ -101,15 +104,25 @@ export function httpHandler<R extends RouteSpec>(
   route: R,
   implementation: (request: RouteRequest<R>) => Promise<RouteResult<R>>,
 ): RouteHandler<R> {
-  const handler = middy<ApiEvent, ApiResult>({ timeoutEarlyResponse: timedOut })
+  const handler = middy<ApiEvent, ApiResult>({ timeoutEarlyInMillis: TIMEOUT_EARLY_MS, timeoutEarlyResponse: timedOut })
     .use(observed(route.operationId))
-    .handler(async (event, _context, { signal }) => {
+    .handler(async (event, context, { signal }) => {
+      const deadline = deadlineOf(context);
       const principal = route.permission === null ? undefined : authorize(event, route.permission);
       const parsed = parseRequest(route, event);
-      const request = { ...parsed, principal, traceId: traceIdOf(event), signal } as RouteRequest<R>;
+      const request = { ...parsed, principal, traceId: traceIdOf(event), signal, deadline } as RouteRequest<R>;
       return respond(route, await implementation(request), event);
     });
   return Object.assign(handler, { route });
+}
+
+/** How long before the function's end middy answers with timedOut and aborts the request's signal. */
+const TIMEOUT_EARLY_MS = 5;
+
+/** When the request's signal aborts (Date.now() time); never, where the context has no remaining time (tests). */
+function deadlineOf(context: Context): number {
+  if (typeof context.getRemainingTimeInMillis !== 'function') return Infinity;
+  return Date.now() + context.getRemainingTimeInMillis() - TIMEOUT_EARLY_MS;
 }
 
 /**

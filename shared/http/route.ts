@@ -69,6 +69,8 @@ export interface RouteRequest<R extends RouteSpec> {
   readonly traceId: string;
   /** Aborted when the function's time is up (the answer is then 10-500): work that can outlive it listens. */
   readonly signal: AbortSignal;
+  /** When `signal` aborts, as Date.now() time: work that waits (for an engine slot) stops waiting in time to answer. */
+  readonly deadline: number;
 }
 
 export interface RouteResult<R extends RouteSpec> {

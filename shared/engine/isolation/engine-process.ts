@@ -28,6 +28,11 @@ export interface EngineProcessLimits {
   readonly timeoutMs: number;
   /** The work is no longer wanted: the process is killed and the task fails with the signal's reason. */
   readonly signal?: AbortSignal;
+  /**
+   * How long the task may wait for a free engine slot (every core busy): past it the task
+   * fails with SlotWaitExpired and nothing of it runs. Unbounded when absent.
+   */
+  readonly maxWaitMs?: number;
 }
 
 /** Why an engine process was stopped before its task ended. */
@@ -58,7 +63,8 @@ const PAGE_BYTES = 4096;
 
 const idle: ChildProcess[] = [];
 /** Engine processes at work at once, one per core: a task beyond waits for one to end (its time starts when it is sent). */
-const slots = new Slots(Math.max(2, os.availableParallelism()));
+export const ENGINE_SLOTS = Math.max(2, os.availableParallelism());
+const slots = new Slots(ENGINE_SLOTS);
 let nextTaskId = 1;
 
 /** The module an engine process runs: the child module itself from source, the function's one file when bundled. */
@@ -172,7 +178,8 @@ async function residentMb(pid: number): Promise<number | undefined> {
 /**
  * Runs `task` on `input` in an engine process within `limits`; `onEvent` hears its events
  * as they come. Fails with the task's own AppError, with EngineProcessStopped when the
- * process was stopped, or with the signal's reason when the work was abandoned.
+ * process was stopped, with SlotWaitExpired when no slot freed within `limits.maxWaitMs`,
+ * or with the signal's reason when the work was abandoned.
  */
 export async function runInEngineProcess<K extends EngineTaskName>(
   task: K,
@@ -180,7 +187,7 @@ export async function runInEngineProcess<K extends EngineTaskName>(
   limits: EngineProcessLimits,
   onEvent: (event: TaskEvent<K>) => void = () => undefined,
 ): Promise<EngineTaskResult<TaskOutput<K>>> {
-  await slots.take(limits.signal);
+  await slots.take(limits.signal, limits.maxWaitMs);
   try {
     const child = await acquire();
     if (limits.signal?.aborted) {

@@ -4,14 +4,17 @@
  * 40-50003 within ANALYZER_PROCESS's bounds, and this process's memory does not grow with
  * it. The analyzer keeps answering afterwards.
  */
+import { readdir, readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { isAppError } from '../../../shared/errors/app-error';
-import { describeRecipeOutput, type AliasColumns } from '../../../shared/engine/recipe-sql-describe';
+import { ENGINE_SLOTS } from '../../../shared/engine/isolation/engine-process';
+import { ANALYZER_PROCESS, describeRecipeOutput, type AliasColumns } from '../../../shared/engine/recipe-sql-describe';
 
 const sales: AliasColumns[] = [{ alias: 'sales', columns: [{ name: 'amount', type: 'BIGINT' }] }];
 
-async function refusal(code: string, signal?: AbortSignal): Promise<unknown> {
-  return describeRecipeOutput(code, sales, signal).then(
+async function refusal(code: string, signal?: AbortSignal, deadline?: number): Promise<unknown> {
+  return describeRecipeOutput(code, sales, { signal, deadline }).then(
     () => undefined,
     (error: unknown) => error,
   );
@@ -45,4 +48,47 @@ describe('the analyzer within its bounds', () => {
     setTimeout(() => controller.abort(gaveUp), 200);
     expect(await refusal('SELECT len(range(1000000000)) AS n FROM sales', controller.signal)).toBe(gaveUp);
   });
+});
+
+/** CPU ticks spent so far by this process's child processes that are still alive (the engine processes). */
+async function childCpuTicks(): Promise<number> {
+  let ticks = 0;
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // Fields after the command's closing parenthesis: state, ppid, ... utime (12th), stime (13th).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[1]) === process.pid) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks;
+}
+
+describe('the analyzer while every engine is busy', () => {
+  it('answers 50-1012 with a retry time once it can no longer answer before the deadline, and runs nothing', async () => {
+    // Folding a levenshtein of two 60,000-character constants takes seconds of CPU and a few MB:
+    // each of these holds an engine slot until ANALYZER_PROCESS's time stops it.
+    const busy = "SELECT levenshtein(repeat('a', 60000), repeat('b', 60000)) AS d FROM sales";
+    const holders = Array.from({ length: ENGINE_SLOTS }, () => refusal(busy));
+    await sleep(2000);
+
+    // 500 ms to wait: the deadline leaves the analyzer's time, a second to answer, and that.
+    const started = performance.now();
+    const deadline = Date.now() + ANALYZER_PROCESS.timeoutMs + 1000 + 500;
+    const error = await refusal('SELECT amount FROM sales', new AbortController().signal, deadline);
+    const waitedMs = performance.now() - started;
+    expect(isAppError(error) && error.code).toBe('50-1012');
+    expect(isAppError(error) && error.extraDetails?.retry_after_seconds).toBe(ANALYZER_PROCESS.timeoutMs / 1000);
+    expect(waitedMs).toBeGreaterThanOrEqual(450);
+    expect(waitedMs).toBeLessThan(2000);
+
+    for (const holder of await Promise.all(holders)) expect(isAppError(holder) && holder.code).toBe('40-50003');
+    // The refused analysis never started later: no engine process works once the holders are stopped.
+    const before = await childCpuTicks();
+    await sleep(1000);
+    expect((await childCpuTicks()) - before).toBeLessThan(5);
+    const description = await describeRecipeOutput('SELECT amount FROM sales', sales, {
+      deadline: Date.now() + 30_000,
+    });
+    expect(description.columns).toEqual([{ name: 'amount', type: 'BIGINT' }]);
+  }, 30_000);
 });

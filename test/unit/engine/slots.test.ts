@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Slots } from '../../../shared/engine/isolation/slots';
+import { SlotWaitExpired, Slots } from '../../../shared/engine/isolation/slots';
 
 describe('Slots', () => {
   it('lets `size` holders in at once and the next in order as each gives its slot back', async () => {
@@ -30,5 +30,29 @@ describe('Slots', () => {
     await expect(abandoned).rejects.toBe(reason);
     slots.give();
     await expect(next).resolves.toBeUndefined();
+  });
+});
+
+describe('Slots with a bounded wait', () => {
+  it('fails a wait with SlotWaitExpired once its bound passes, and hands the slot to the next waiter, not to it', async () => {
+    const slots = new Slots(1);
+    await slots.take();
+    const started = performance.now();
+    const bounded = slots.take(undefined, 50);
+    const patient = slots.take();
+    await expect(bounded).rejects.toBeInstanceOf(SlotWaitExpired);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(45);
+    slots.give();
+    await expect(patient).resolves.toBeUndefined();
+    // The slot went to the patient waiter, the only holder now: one more give frees it for anyone.
+    slots.give();
+    await expect(slots.take(undefined, 0)).resolves.toBeUndefined();
+  });
+
+  it('refuses at once when nothing is free and the caller cannot wait, and takes a free slot whatever the bound', async () => {
+    const slots = new Slots(1);
+    await expect(slots.take(undefined, 0)).resolves.toBeUndefined();
+    await expect(slots.take(undefined, 0)).rejects.toBeInstanceOf(SlotWaitExpired);
+    await expect(slots.take(undefined, -10)).rejects.toBeInstanceOf(SlotWaitExpired);
   });
 });
