@@ -5,7 +5,7 @@ import { httpHandler } from '../../shared/http/handler';
 import { open } from '../../shared/secrets/envelope';
 import { connectionRoutes } from './routes';
 
-export const handler = httpHandler(connectionRoutes.browse, async ({ params, body, principal }) => {
+export const handler = httpHandler(connectionRoutes.browse, async ({ params, body, principal, waitOn }) => {
   const current = await connectionStore.get(principal.tenantId, params.connection_id);
   const { data } = current;
   // Decided before the secret is opened: only bucket stores can be browsed.
@@ -13,6 +13,7 @@ export const handler = httpHandler(connectionRoutes.browse, async ({ params, bod
     throw new AppError('10-1043', { params: [data.type] });
 
   const secret = await open(data.secret, secretContext(principal.tenantId, current.id));
+  waitOn(data.type);
   if (data.type === 'cloud_store') {
     // Loaded only when called: the Google SDK stays out of the cold start of S3 browsing.
     const [{ browseCloudStore }, { googleCredentialsOf }] = await Promise.all([

@@ -4,12 +4,13 @@ import { httpHandler } from '../../shared/http/handler';
 import { open } from '../../shared/secrets/envelope';
 import { connectionRoutes } from './routes';
 
-export const handler = httpHandler(connectionRoutes.getTable, async ({ params, query, principal }) => {
+export const handler = httpHandler(connectionRoutes.getTable, async ({ params, query, principal, waitOn }) => {
   const current = await connectionStore.get(principal.tenantId, params.connection_id);
   const { data } = current;
   // Decided before the secret is opened: only analytics databases and warehouses have tables.
   await assertTablesView(principal.tenantId, data.type, current.id);
   const secret = await open(data.secret, secretContext(principal.tenantId, current.id));
+  waitOn(data.type);
   const table = await getTable(
     { type: data.type, auth: data.auth, secret, settings: data.settings },
     {

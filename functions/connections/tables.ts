@@ -21,7 +21,7 @@ const FIELDS: ListFields<Listed, typeof TABLE_LIST_FIELDS> = {
   type: { type: 'string', value: (listed) => listed.table.type },
 };
 
-export const handler = httpHandler(connectionRoutes.listTables, async ({ params, query, principal }) => {
+export const handler = httpHandler(connectionRoutes.listTables, async ({ params, query, principal, waitOn }) => {
   // A malformed filter or sort is refused before the system is called: compiling them over no records checks them.
   applyListQuery([], query, FIELDS);
   const current = await connectionStore.get(principal.tenantId, params.connection_id);
@@ -29,6 +29,7 @@ export const handler = httpHandler(connectionRoutes.listTables, async ({ params,
   // Decided before the secret is opened: only analytics databases and warehouses have tables.
   await assertTablesView(principal.tenantId, data.type, current.id);
   const secret = await open(data.secret, secretContext(principal.tenantId, current.id));
+  waitOn(data.type);
   const tables = await listTables({ type: data.type, auth: data.auth, secret, settings: data.settings });
   const page = applyListQuery(
     tables.map((table, index) => ({ id: index + 1, table })),

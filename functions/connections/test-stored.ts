@@ -9,7 +9,7 @@ import { httpHandler } from '../../shared/http/handler';
 import { open } from '../../shared/secrets/envelope';
 import { connectionRoutes } from './routes';
 
-export const handler = httpHandler(connectionRoutes.testStored, async ({ params, body, principal }) => {
+export const handler = httpHandler(connectionRoutes.testStored, async ({ params, body, principal, waitOn }) => {
   const current = await connectionStore.get(principal.tenantId, params.connection_id);
   const { data } = current;
   if (body.type !== data.type)
@@ -32,6 +32,7 @@ export const handler = httpHandler(connectionRoutes.testStored, async ({ params,
   const secret = await open(data.secret, secretContext(principal.tenantId, current.id));
   const configuration = { type: data.type, auth: data.auth, secret, settings };
   validateConfiguration(configuration);
+  waitOn(data.type);
   await testConnection(principal.tenantId, configuration);
   return { body: connectionResponse(current) };
 });

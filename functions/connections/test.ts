@@ -5,9 +5,10 @@ import { validateConfiguration } from '../../shared/connectors/validation';
 import { httpHandler } from '../../shared/http/handler';
 import { connectionRoutes } from './routes';
 
-export const handler = httpHandler(connectionRoutes.test, async ({ body, principal }) => {
+export const handler = httpHandler(connectionRoutes.test, async ({ body, principal, waitOn }) => {
   const configuration = configurationOf(body);
   const derived = validateConfiguration(configuration);
+  waitOn(configuration.type);
   await testConnection(principal.tenantId, { ...configuration, secret: configuration.secret ?? '' });
   return {
     body: testResult(configuration, derived, {

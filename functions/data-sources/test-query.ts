@@ -4,7 +4,7 @@ import { httpHandler } from '../../shared/http/handler';
 import { open } from '../../shared/secrets/envelope';
 import { dataSourceRoutes } from './routes';
 
-export const handler = httpHandler(dataSourceRoutes.testQuery, async ({ params, body, principal }) => {
+export const handler = httpHandler(dataSourceRoutes.testQuery, async ({ params, body, principal, waitOn }) => {
   const connection = await connectionStore.get(principal.tenantId, params.connection_id);
   assertConnectionFits('rdbms', connection);
   checkRdbmsQuery(connection, body.query, body.warehouse);
@@ -15,6 +15,7 @@ export const handler = httpHandler(dataSourceRoutes.testQuery, async ({ params, 
   ]);
   const { data } = connection;
   const secret = await open(data.secret, secretContext(principal.tenantId, connection.id));
+  waitOn(data.type);
   await testWarehouseQuery(
     warehouseTarget({ type: data.type, auth: data.auth, settings: data.settings, secret }, body.warehouse),
     body.query,

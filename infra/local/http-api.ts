@@ -67,12 +67,14 @@ class LocalContext implements Context {
   readonly logStreamName = 'local';
   readonly invokedFunctionArn: string;
   readonly logGroupName: string;
-  private readonly deadline = Date.now() + 30_000;
+  private readonly deadline: number;
 
   constructor(
     readonly functionName: string,
     readonly awsRequestId: string,
+    timeLimitMs: number,
   ) {
+    this.deadline = Date.now() + timeLimitMs;
     this.invokedFunctionArn = `arn:aws:lambda:us-east-1:000000000000:function:${functionName}`;
     this.logGroupName = `/aws/lambda/${functionName}`;
   }
@@ -116,7 +118,7 @@ function send(res: ServerResponse, result: ApiResult): void {
   res.end(body);
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, timeLimitMs: number): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const method = (req.method ?? 'GET').toUpperCase();
   const requestId = randomUUID();
@@ -210,7 +212,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   const handlerName = route?.handler ?? FALLBACK_HANDLER;
   const handler = await loadHandler<ApiHandler>(handlerName);
   try {
-    send(res, await handler(event, new LocalContext(handlerName.replace('/', '-'), requestId)));
+    send(res, await handler(event, new LocalContext(handlerName.replace('/', '-'), requestId, timeLimitMs)));
   } catch {
     send(res, {
       statusCode: 500,
@@ -225,9 +227,13 @@ export interface LocalHttpApi {
   close(): Promise<void>;
 }
 
-export async function startLocalHttpApi(port = 0): Promise<LocalHttpApi> {
+/** The time limit of an API function: API Gateway's integration time-out, which the functions are given too. */
+export const API_TIME_LIMIT_MS = 30_000;
+
+/** The API on `port` (a free one when 0); `timeLimitMs` is every request's function time limit. */
+export async function startLocalHttpApi(port = 0, timeLimitMs = API_TIME_LIMIT_MS): Promise<LocalHttpApi> {
   const server: Server = createServer((req, res) => {
-    handle(req, res).catch(() => {
+    handle(req, res, timeLimitMs).catch(() => {
       if (!res.headersSent)
         send(res, {
           statusCode: 500,

@@ -57,6 +57,8 @@ export interface TwinOptions {
   readonly retryIntervalMs?: number;
   /** Timeout of every job step instead of the definitions' (tests of timeouts). */
   readonly taskTimeoutSeconds?: number;
+  /** Time limit of every API request instead of API_TIME_LIMIT_MS (tests of time limits). */
+  readonly requestTimeLimitMs?: number;
 }
 
 export interface Twin {
@@ -210,7 +212,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     });
     const resumedJobs = await stepFunctions.resumeInterrupted();
 
-    const api = await startLocalHttpApi(options.port ?? 0);
+    const api = await startLocalHttpApi(options.port ?? 0, options.requestTimeLimitMs);
     closers.push(() => api.close());
     return {
       apiUrl: `${api.url}${API_BASE_PATH}`,

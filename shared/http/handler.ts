@@ -8,6 +8,7 @@ import { AppError, isAppError } from '../errors/app-error';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem';
 import { logger } from '../log';
 import { parseRequest } from './request';
+import { RequestTimeLimit } from './time-limit';
 import type { RouteRequest, RouteResult, RouteSpec } from './route';
 
 export type ApiEvent = APIGatewayProxyEventV2 & {
@@ -104,32 +105,31 @@ export function httpHandler<R extends RouteSpec>(
   route: R,
   implementation: (request: RouteRequest<R>) => Promise<RouteResult<R>>,
 ): RouteHandler<R> {
-  const handler = middy<ApiEvent, ApiResult>({ timeoutEarlyInMillis: TIMEOUT_EARLY_MS, timeoutEarlyResponse: timedOut })
+  // The time limit is the request's own (RequestTimeLimit), not middy's.
+  const handler = middy<ApiEvent, ApiResult>({ timeoutEarlyInMillis: 0 })
     .use(observed(route.operationId))
-    .handler(async (event, context, { signal }) => {
-      const deadline = deadlineOf(context);
+    .handler(async (event, context) => {
+      const limit = new RequestTimeLimit(deadlineOf(context));
       const principal = route.permission === null ? undefined : authorize(event, route.permission);
       const parsed = parseRequest(route, event);
-      const request = { ...parsed, principal, traceId: traceIdOf(event), signal, deadline } as RouteRequest<R>;
-      return respond(route, await implementation(request), event);
+      const request = {
+        ...parsed,
+        principal,
+        traceId: traceIdOf(event),
+        signal: limit.signal,
+        deadline: limit.deadline,
+        waitOn: limit.waitOn,
+      } as RouteRequest<R>;
+      return respond(route, await limit.within(implementation(request)), event);
     });
   return Object.assign(handler, { route });
 }
 
-/** How long before the function's end middy answers with timedOut and aborts the request's signal. */
-const TIMEOUT_EARLY_MS = 5;
+/** How long before the function's end the request's time limit answers: the answer must still be sent. */
+const ANSWER_MARGIN_MS = 5;
 
-/** When the request's signal aborts (Date.now() time); never, where the context has no remaining time (tests). */
+/** When the request's time is up (Date.now() time); never, where the context has no remaining time (tests). */
 function deadlineOf(context: Context): number {
   if (typeof context.getRemainingTimeInMillis !== 'function') return Infinity;
-  return Date.now() + context.getRemainingTimeInMillis() - TIMEOUT_EARLY_MS;
-}
-
-/**
- * The answer when the function's time is nearly up. The request's `signal` aborts at the same
- * moment, so the work behind it (an engine process) stops too; a route whose work can run
- * long bounds it below this itself and answers its own catalogue code first.
- */
-function timedOut(): never {
-  throw new AppError('10-500', { extraDetails: { cause: 'the request ran past its time limit' } });
+  return Date.now() + context.getRemainingTimeInMillis() - ANSWER_MARGIN_MS;
 }

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Permission } from '../auth/permissions';
 import type { Principal } from '../auth/principal';
 import type { ErrorCode } from '../errors/catalogue';
+import type { ConnectionType } from '../model/connection';
 import type { ResourceAccess } from '../resource-access';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -67,10 +68,16 @@ export interface RouteRequest<R extends RouteSpec> {
   readonly headers: Readonly<Record<string, string | undefined>>;
   readonly idempotencyKey: string | undefined;
   readonly traceId: string;
-  /** Aborted when the function's time is up (the answer is then 10-500): work that can outlive it listens. */
+  /** Aborted when the function's time is up (the answer is then given): work that can outlive it listens. */
   readonly signal: AbortSignal;
   /** When `signal` aborts, as Date.now() time: work that waits (for an engine slot) stops waiting in time to answer. */
   readonly deadline: number;
+  /**
+   * Says the request now waits on the external system of a connection of this type: should
+   * the time run out, the answer is that system's time-out code (a 4xx: the caller named the
+   * system), not 10-500 (shared/connectors/time-limit.ts).
+   */
+  readonly waitOn: (type: ConnectionType) => void;
 }
 
 export interface RouteResult<R extends RouteSpec> {
