@@ -134,7 +134,31 @@ function protocolError(error: unknown): unknown {
   });
 }
 
+/**
+ * DynamoDB nests attribute values 32 levels deep at most; each level is two JSON levels
+ * (`{"M":{"a":…}}`, `{"L":[…]}`), under at most a few of the request's own. Deeper input is
+ * refused as DynamoDB refuses it, before dynalite's recursive validation overflows its stack.
+ */
+const MAX_REQUEST_DEPTH = 2 * 32 + 8;
+
+/** Whether `input` nests deeper than `limit` levels, found without recursion. */
+function nestsDeeperThan(input: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[input, 0]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [value, depth] = next;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(value)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
 function validate(operation: string, input: unknown, store: Store): Record<string, unknown> {
+  if (nestsDeeperThan(input, MAX_REQUEST_DEPTH))
+    throw new JsonProtocolError(
+      'com.amazon.coral.validate#ValidationException',
+      'Nesting Levels have exceeded supported limits',
+    );
   const { validation } = actions.get(operation)!;
   const data = validations.checkTypes(structuredClone(input), validation.types);
   validations.checkValidations(data, validation.types, validation.custom, store);

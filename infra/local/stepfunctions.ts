@@ -15,6 +15,8 @@ import {
   type StateMachineDefinition,
 } from 'aws-local-stepfunctions';
 
+/** What an execution runs on: the machine's first input. */
+type RunInput = Parameters<StateMachine['run']>[0];
 type TaskHandlers = NonNullable<NonNullable<RunOptions['overrides']>['taskResourceLocalHandlers']>;
 import { workerPlaceholder, type WorkerSpec } from '../../shared/jobs/define-job';
 import { substitute, type JobMachine } from '../state-machines';
@@ -111,6 +113,23 @@ function taskStates(
   return found;
 }
 
+/** Step Functions' bound on an execution's input and a state's result, in UTF-8 bytes (256 KiB). */
+const MAX_PAYLOAD_BYTES = 262_144;
+
+/** The input of StartExecution as Step Functions takes it: refused as it refuses it when too large or not JSON. */
+function executionInput(text: string): RunInput {
+  if (Buffer.byteLength(text) > MAX_PAYLOAD_BYTES)
+    throw new JsonProtocolError(
+      'ValidationException',
+      `1 validation error detected: Value at 'input' failed to satisfy constraint: Member must have length less than or equal to ${MAX_PAYLOAD_BYTES}`,
+    );
+  try {
+    return JSON.parse(text) as RunInput;
+  } catch {
+    throw new JsonProtocolError('InvalidExecutionInput', 'Invalid State Machine Execution Input: not valid JSON');
+  }
+}
+
 export async function startLocalStepFunctions(options: LocalStepFunctionsOptions): Promise<LocalStepFunctions> {
   const load = options.loadWorker ?? loadWorkerHandler;
   const byArn = new Map<string, WorkerSpec>();
@@ -147,6 +166,13 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
         const run = await load(worker);
         const payload = invoke ? (input as { Payload?: unknown }).Payload : input;
         const result = await run(payload, { awsRequestId: randomUUID() });
+        if (Buffer.byteLength(JSON.stringify(result) ?? '') > MAX_PAYLOAD_BYTES)
+          throw Object.assign(
+            new Error(
+              `The state/task '${stateName}' returned a result with a size exceeding the maximum number of bytes service limit.`,
+            ),
+            { name: 'States.DataLimitExceeded' },
+          );
         return invoke ? { Payload: result, StatusCode: 200 } : result;
       };
     }
@@ -178,7 +204,7 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
         return { executionArn, startDate: existing.startDate };
       throw new JsonProtocolError('ExecutionAlreadyExists', `Execution already exists: ${executionArn}`);
     }
-    const run = machine.machine.run(JSON.parse(text), {
+    const run = machine.machine.run(executionInput(text), {
       overrides: {
         taskResourceLocalHandlers: machine.handlers as TaskHandlers,
         retryIntervalOverrides: machine.retryIntervals,
