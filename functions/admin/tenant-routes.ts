@@ -27,8 +27,8 @@ export const tenantRoutes = {
     permission: 'platform:admin',
     request: { body: TenantCreateRequest },
     response: { status: 201, description: 'The tenant, with its admin client’s credentials', body: TenantCreated },
-    errors: ['10-409'],
-    access: { table: 'write' },
+    errors: ['10-409', '50-1012'],
+    access: { table: 'write', dataKey: ['encrypt'] },
   }),
   listTenants: defineRoute({
     operationId: 'listTenants',
@@ -40,7 +40,7 @@ export const tenantRoutes = {
     permission: 'platform:admin',
     request: {},
     response: { status: 200, description: 'Every tenant created through the admin plane', body: TenantList },
-    errors: [],
+    errors: ['50-1012'],
     access: { table: 'read' },
   }),
   getTenant: defineRoute({
@@ -53,7 +53,7 @@ export const tenantRoutes = {
     permission: 'platform:admin',
     request: { params: TenantIdParams },
     response: { status: 200, description: 'The tenant', body: TenantResponse },
-    errors: ['50-1003'],
+    errors: ['50-1003', '50-1012'],
     access: { table: 'read' },
   }),
   getSystemUser: defineRoute({
@@ -67,7 +67,7 @@ export const tenantRoutes = {
     permission: 'platform:admin',
     request: { params: TenantIdParams },
     response: { status: 200, description: 'The system user (no secret)', body: TenantUserResponse },
-    errors: ['50-1003', '50-1007'],
+    errors: ['50-1003', '50-1007', '50-1012'],
     access: { table: 'read' },
   }),
   getCustomerUser: defineRoute({
@@ -75,14 +75,15 @@ export const tenantRoutes = {
     method: 'GET',
     path: '/admin/tenants/{tenant_id}/customer-users/{client_id}',
     summary: 'Get one of a tenant’s customer users',
-    description: 'An API client of the tenant other than its system user; 50-1013 when the tenant has no such client.',
+    description:
+      'An API client of the tenant other than its system user, read acting as the tenant’s system user: 50-1014 when the system user fails to authenticate, 50-1013 when the tenant has no such client.',
     tag,
     handler: 'admin/get-customer-user',
     permission: 'platform:admin',
     request: { params: CustomerUserParams },
     response: { status: 200, description: 'The customer user (no secret)', body: TenantUserResponse },
-    errors: ['50-1003', '50-1013'],
-    access: { table: 'read' },
+    errors: ['50-1003', '50-1013', '50-1012', '50-1014'],
+    access: { table: 'read', dataKey: ['decrypt'] },
   }),
   getRole: defineRoute({
     operationId: 'getPlatformRole',

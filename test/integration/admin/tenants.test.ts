@@ -82,6 +82,8 @@ describe('tenants', () => {
     const read = await platform.call('getTenant', { params: { tenant_id: 'acme' } });
     expect(read.body).toEqual(tenant);
     expect(read.text).not.toContain(adminClient.client_secret);
+    // The registry keeps the system user's secret sealed; no answer carries it.
+    for (const text of [created.text, read.text]) expect(text).not.toMatch(/system_user_secret|"data"|"iv"/);
     const list = await platform.call('listTenants');
     expect(list.body.items.map((item) => item.tenant_id)).toContain('acme');
     expect(list.text).not.toContain(adminClient.client_secret);
