@@ -21,13 +21,13 @@ export const tenantRoutes = {
     path: '/admin/tenants',
     summary: 'Create a tenant',
     description:
-      'Registers the tenant and provisions its system user and its bootstrap admin client. The admin client’s secret is in this answer only. The tenant id `platform` is reserved.',
+      'Registers the tenant and provisions its system user and its bootstrap admin client, all or none. The admin client’s secret is in this answer only. The tenant id `platform` is reserved. Send an Idempotency-Key header to make retries safe: a replay makes no second tenant and shows no secret.',
     tag,
     handler: 'admin/create-tenant',
     permission: 'platform:admin',
-    request: { body: TenantCreateRequest },
+    request: { body: TenantCreateRequest, idempotent: true },
     response: { status: 201, description: 'The tenant, with its admin client’s credentials', body: TenantCreated },
-    errors: ['10-409', '50-1012'],
+    errors: ['10-409', '30-7003', '50-1012'],
     access: { table: 'write', dataKey: ['encrypt'] },
   }),
   listTenants: defineRoute({

@@ -1,13 +1,12 @@
-import type * as z from 'zod';
+import * as z from 'zod';
 import type { ClientRecord } from '../auth/client-store';
 import { isServiceUnavailable } from '../aws/unavailable';
 import { PlatformRecords } from '../db/platform-records';
-import { AppError, validationError } from '../errors/app-error';
-import { createCredentials, type IssuedCredentials } from '../identity/clients';
+import { AppError } from '../errors/app-error';
 import { identityProvider } from '../identity/provider';
 import { TenantResponse } from '../model/tenant';
 import { SealedSecret } from '../secrets/envelope';
-import { actAsSystemUser, sealSystemUserSecret } from './system-user';
+import { actAsSystemUser } from './system-user';
 
 /**
  * The tenant registry of the admin plane (docs/admin-plane.md): a platform record per tenant
@@ -18,11 +17,19 @@ import { actAsSystemUser, sealSystemUserSecret } from './system-user';
 /** The tenant of the platform's own operators' clients: it holds no data and cannot be created. */
 export const PLATFORM_TENANT = 'platform';
 
-/** A tenant as the registry stores it: what the API shows, and the system user's sealed secret, which it never shows. */
-export const TenantRecord = TenantResponse.extend({ system_user_secret: SealedSecret });
+/**
+ * A tenant as the registry stores it: what the API shows, and what it never shows: the
+ * bootstrap admin's client id (an Idempotency-Key replay of the create names it) and the system
+ * user's sealed secret.
+ */
+export const TenantRecord = TenantResponse.extend({
+  bootstrap_admin_client_id: z.string(),
+  system_user_secret: SealedSecret,
+});
 export type TenantRecord = Readonly<z.infer<typeof TenantRecord>>;
 
-const tenants = new PlatformRecords('TENANT', TenantRecord);
+/** The registry's records, one per tenant id. */
+export const tenantRegistry = new PlatformRecords('TENANT', TenantRecord);
 
 /**
  * Runs work of the admin plane that needs the platform's store, where the registry and the
@@ -38,57 +45,14 @@ export async function throughUpstream<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export interface NewTenant {
-  readonly tenant_id: string;
-  readonly name: string;
-  readonly description?: string | null | undefined;
-}
-
-/**
- * Registers the tenant and provisions its system user and its bootstrap admin client; the
- * admin's secret is returned once. A tenant id in use is 10-409; the platform's is 10-1400.
- */
-export function createTenant(
-  request: NewTenant,
-  createdBy: string,
-): Promise<{ readonly tenant: TenantRecord; readonly admin: IssuedCredentials }> {
-  const tenantId = request.tenant_id;
-  if (tenantId === PLATFORM_TENANT) throw validationError({ tenant_id: `${PLATFORM_TENANT} is reserved` });
-  return throughUpstream(async () => {
-    if (await tenants.find(tenantId)) throw new AppError('10-409', { params: ['tenant', 'tenant_id'] });
-    const systemUser = await createCredentials({
-      tenantId,
-      roleNames: ['system-admin'],
-      description: `system user of tenant ${tenantId}`,
-    });
-    const admin = await createCredentials({
-      tenantId,
-      roleNames: ['admin'],
-      description: `bootstrap admin of tenant ${tenantId}`,
-    });
-    const tenant: TenantRecord = {
-      tenant_id: tenantId,
-      name: request.name,
-      description: request.description ?? null,
-      created_date: new Date().toISOString(),
-      created_by: createdBy,
-      system_user_client_id: systemUser.client_id,
-      system_user_secret: await sealSystemUserSecret(tenantId, systemUser.client_id, systemUser.client_secret),
-    };
-    // A create that lost a race leaves two clients whose secrets nobody was told.
-    if (!(await tenants.create(tenantId, tenant))) throw new AppError('10-409', { params: ['tenant', 'tenant_id'] });
-    return { tenant, admin };
-  });
-}
-
 export function listTenants(): Promise<TenantRecord[]> {
-  return throughUpstream(() => tenants.list());
+  return throughUpstream(() => tenantRegistry.list());
 }
 
 /** The registered tenant, or 50-1003. */
 export function getTenant(tenantId: string): Promise<TenantRecord> {
   return throughUpstream(async () => {
-    const tenant = await tenants.find(tenantId);
+    const tenant = await tenantRegistry.find(tenantId);
     if (!tenant) throw new AppError('50-1003', { extraDetails: { tenant_id: tenantId } });
     return tenant;
   });

@@ -11,6 +11,7 @@ import { clientStore, type ClientRecord } from '../../../shared/auth/client-stor
 import { digestSecret } from '../../../shared/auth/client-secrets';
 import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
 import { TABLE_NAME } from '../../../infra/local/twin';
+import { PLATFORM_TENANT } from '../../../shared/tenants/store';
 import { ApiClient } from '../../support/api-client';
 import { exchangeToken, startTestTwin, type TestTwin } from '../../support/harness';
 
@@ -30,7 +31,7 @@ async function newTenant(tenantId: string) {
   const { admin_client: admin, system_user_client_id: systemUserId } = created.body;
   const tenantAdmin = new ApiClient(
     env.twin.apiUrl,
-    await exchangeToken(env.twin.apiUrl, admin.client_id, admin.client_secret),
+    await exchangeToken(env.twin.apiUrl, admin.client_id, admin.client_secret!),
     tenantId,
   );
   return { tenantAdmin, adminId: admin.client_id, systemUserId };
@@ -85,9 +86,11 @@ describe('a system user that fails to authenticate (50-1014)', () => {
 describe('the platform’s store unavailable (50-1012)', () => {
   it('answers 502 50-1012 on the tenant routes once the table of the identity provider and the registry is gone', async () => {
     const { adminId } = await newTenant('before-outage');
-    // The platform admin's token was checked for revocation just now: the authorizer keeps that
-    // verdict for a few seconds (shared/identity/revocation.ts), so the requests below reach the routes.
-    expect((await platform.call('getTenant', { params: { tenant_id: 'before-outage' } })).status).toBe(200);
+    // A platform admin of its own, whose first request is just now: the authorizer keeps what the
+    // store said of its client for a few seconds (shared/identity/revocation.ts), from this
+    // request on, so the requests below reach the routes instead of failing in the authorizer.
+    const operator = await env.clientFor(PLATFORM_TENANT, ['platform-admin']);
+    expect((await operator.call('getTenant', { params: { tenant_id: 'before-outage' } })).status).toBe(200);
     const dynamo = new DynamoDBClient({
       endpoint: env.twin.dynamoEndpoint,
       region: 'us-east-1',
@@ -99,11 +102,13 @@ describe('the platform’s store unavailable (50-1012)', () => {
       dynamo.destroy();
     }
     for (const response of [
-      await platform.call('createTenant', { body: { tenant_id: 'during-outage', name: 'During' } }),
-      await platform.call('listTenants'),
-      await platform.call('getTenant', { params: { tenant_id: 'before-outage' } }),
-      await platform.call('getTenantSystemUser', { params: { tenant_id: 'before-outage' } }),
-      await readCustomerUser('before-outage', adminId),
+      await operator.call('createTenant', { body: { tenant_id: 'during-outage', name: 'During' } }),
+      await operator.call('listTenants'),
+      await operator.call('getTenant', { params: { tenant_id: 'before-outage' } }),
+      await operator.call('getTenantSystemUser', { params: { tenant_id: 'before-outage' } }),
+      await operator.call('getTenantCustomerUser', {
+        params: { tenant_id: 'before-outage', client_id: adminId },
+      }),
     ]) {
       expect(response.status, response.text).toBe(502);
       expect(response.problem).toMatchObject({ code: '50-1012', detail: 'Upstream service unavailable' });

@@ -73,7 +73,7 @@ describe('tenants', () => {
 
     const acme = new ApiClient(
       env.twin.apiUrl,
-      await exchangeToken(env.twin.apiUrl, adminClient.client_id, adminClient.client_secret),
+      await exchangeToken(env.twin.apiUrl, adminClient.client_id, adminClient.client_secret!),
       'acme',
     );
     expect((await acme.call('listConnections')).body.total).toBe(0);
@@ -81,12 +81,12 @@ describe('tenants', () => {
 
     const read = await platform.call('getTenant', { params: { tenant_id: 'acme' } });
     expect(read.body).toEqual(tenant);
-    expect(read.text).not.toContain(adminClient.client_secret);
+    expect(read.text).not.toContain(adminClient.client_secret!);
     // The registry keeps the system user's secret sealed; no answer carries it.
     for (const text of [created.text, read.text]) expect(text).not.toMatch(/system_user_secret|"data"|"iv"/);
     const list = await platform.call('listTenants');
     expect(list.body.items.map((item) => item.tenant_id)).toContain('acme');
-    expect(list.text).not.toContain(adminClient.client_secret);
+    expect(list.text).not.toContain(adminClient.client_secret!);
   });
 
   it('refuses a tenant id in use (10-409) and the platform’s own (10-1400); an unknown tenant is 50-1003', async () => {
@@ -120,7 +120,7 @@ describe('users of a tenant', () => {
     const admin = created.body.admin_client;
     const globex = new ApiClient(
       env.twin.apiUrl,
-      await exchangeToken(env.twin.apiUrl, admin.client_id, admin.client_secret),
+      await exchangeToken(env.twin.apiUrl, admin.client_id, admin.client_secret!),
       'globex',
     );
     const deleted = await globex.call('deleteToken', { params: { client_id: created.body.system_user_client_id } });
