@@ -1,4 +1,6 @@
 import { defineRoute } from '../../shared/http/route';
+import { listQuery } from '../../shared/model/common';
+import { TENANT_LIST_FIELDS } from '../../shared/model/list-fields';
 import {
   CustomerUserParams,
   RoleParams,
@@ -38,7 +40,7 @@ export const tenantRoutes = {
     tag,
     handler: 'admin/list-tenants',
     permission: 'platform:admin',
-    request: {},
+    request: { query: listQuery(TENANT_LIST_FIELDS) },
     response: { status: 200, description: 'Every tenant created through the admin plane', body: TenantList },
     errors: ['50-1012'],
     access: { table: 'read' },

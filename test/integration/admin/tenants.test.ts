@@ -105,6 +105,27 @@ describe('tenants', () => {
   });
 });
 
+describe('the tenant list', () => {
+  it('pages, sorts and filters like every list (ListQuery), over more tenants than one page', async () => {
+    const ids = ['page-a', 'page-b', 'page-c', 'page-d', 'page-e'];
+    for (const id of ids) await newTenant(id);
+    const filter = "tenant_id sw 'page-'";
+    const pages = [];
+    for (const offset of [0, 2, 4]) {
+      const page = await platform.call('listTenants', { query: { filter, sort: '-tenant_id', offset, limit: 2 } });
+      expect(page.status, page.text).toBe(200);
+      expect(page.body).toMatchObject({ offset, total: ids.length, limit: page.body.items.length });
+      pages.push(page.body.items.map((tenant) => tenant.tenant_id));
+    }
+    expect(pages).toEqual([['page-e', 'page-d'], ['page-c', 'page-b'], ['page-a']]);
+    const named = await platform.call('listTenants', { query: { filter: "name eq 'Tenant page-c'" } });
+    expect(named.body.items.map((tenant) => tenant.tenant_id)).toEqual(['page-c']);
+    const malformed = await platform.call('listTenants', { query: { filter: 'secret eq 1' } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.problem).toMatchObject({ code: '10-1400', extraDetails: { filter: expect.any(String) } });
+  });
+});
+
 describe('users of a tenant', () => {
   it('shows the system user, without a secret; 50-1007 once its client is deleted', async () => {
     const created = await newTenant('globex');
