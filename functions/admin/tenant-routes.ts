@@ -1,4 +1,6 @@
 import { defineRoute } from '../../shared/http/route';
+import { listQuery } from '../../shared/model/common';
+import { TENANT_LIST_FIELDS } from '../../shared/model/list-fields';
 import {
   CustomerUserParams,
   RoleParams,
@@ -21,14 +23,14 @@ export const tenantRoutes = {
     path: '/admin/tenants',
     summary: 'Create a tenant',
     description:
-      'Registers the tenant and provisions its system user and its bootstrap admin client. The admin client’s secret is in this answer only. The tenant id `platform` is reserved.',
+      'Registers the tenant and provisions its system user and its bootstrap admin client, all or none. The admin client’s secret is in this answer only. The tenant id `platform` is reserved. Send an Idempotency-Key header to make retries safe: a replay makes no second tenant and shows no secret.',
     tag,
     handler: 'admin/create-tenant',
     permission: 'platform:admin',
-    request: { body: TenantCreateRequest },
+    request: { body: TenantCreateRequest, idempotent: true },
     response: { status: 201, description: 'The tenant, with its admin client’s credentials', body: TenantCreated },
-    errors: ['10-409'],
-    access: { table: 'write' },
+    errors: ['10-409', '30-7003', '50-1012'],
+    access: { table: 'write', dataKey: ['encrypt'] },
   }),
   listTenants: defineRoute({
     operationId: 'listTenants',
@@ -38,9 +40,9 @@ export const tenantRoutes = {
     tag,
     handler: 'admin/list-tenants',
     permission: 'platform:admin',
-    request: {},
+    request: { query: listQuery(TENANT_LIST_FIELDS) },
     response: { status: 200, description: 'Every tenant created through the admin plane', body: TenantList },
-    errors: [],
+    errors: ['50-1012'],
     access: { table: 'read' },
   }),
   getTenant: defineRoute({
@@ -53,7 +55,7 @@ export const tenantRoutes = {
     permission: 'platform:admin',
     request: { params: TenantIdParams },
     response: { status: 200, description: 'The tenant', body: TenantResponse },
-    errors: ['50-1003'],
+    errors: ['50-1003', '50-1012'],
     access: { table: 'read' },
   }),
   getSystemUser: defineRoute({
@@ -67,7 +69,7 @@ export const tenantRoutes = {
     permission: 'platform:admin',
     request: { params: TenantIdParams },
     response: { status: 200, description: 'The system user (no secret)', body: TenantUserResponse },
-    errors: ['50-1003', '50-1007'],
+    errors: ['50-1003', '50-1007', '50-1012'],
     access: { table: 'read' },
   }),
   getCustomerUser: defineRoute({
@@ -75,14 +77,15 @@ export const tenantRoutes = {
     method: 'GET',
     path: '/admin/tenants/{tenant_id}/customer-users/{client_id}',
     summary: 'Get one of a tenant’s customer users',
-    description: 'An API client of the tenant other than its system user; 50-1013 when the tenant has no such client.',
+    description:
+      'An API client of the tenant other than its system user, read acting as the tenant’s system user: 50-1014 when the system user fails to authenticate, 50-1013 when the tenant has no such client.',
     tag,
     handler: 'admin/get-customer-user',
     permission: 'platform:admin',
     request: { params: CustomerUserParams },
     response: { status: 200, description: 'The customer user (no secret)', body: TenantUserResponse },
-    errors: ['50-1003', '50-1013'],
-    access: { table: 'read' },
+    errors: ['50-1003', '50-1013', '50-1012', '50-1014'],
+    access: { table: 'read', dataKey: ['decrypt'] },
   }),
   getRole: defineRoute({
     operationId: 'getPlatformRole',

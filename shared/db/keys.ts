@@ -64,6 +64,11 @@ export const ENTITY_KINDS = {
   ROLE: 'record',
   /** Quota contracts (shared/quota/store.ts): never deleted; their windows never overlap. */
   QUOTA_CONTRACT: 'entity',
+  /**
+   * Tenants of the admin plane's registry (platform records, shared/tenants): the kind their
+   * creates' Idempotency-Key records are kept under, in the platform's own tenant.
+   */
+  TENANT: 'record',
 } as const;
 
 export type EntityKind = keyof typeof ENTITY_KINDS;

@@ -3,6 +3,7 @@ import { is } from './expressions';
 import { checkBeforeWrite, parseItem } from './items';
 import { keys, type PlatformCollection } from './keys';
 import { deleteItem, putItem, queryItems, readItem } from './table';
+import { tx, type TransactItem } from './transactions';
 
 /**
  * The repository of one collection of platform records (keys.platformRecord): records of the
@@ -35,6 +36,11 @@ export class PlatformRecords<T extends object> {
   /** Writes the record unless the id already holds one; false when it did. */
   create(id: string, record: T): Promise<boolean> {
     return putItem(keys.platformRecord(this.collection, id), this.attributes(record), is.absent('pk'));
+  }
+
+  /** The write of a new record in a transaction: it fails the transaction when the id already holds one. */
+  createWrite(id: string, record: T): TransactItem {
+    return tx.put(keys.platformRecord(this.collection, id), this.attributes(record), { when: is.absent('pk') });
   }
 
   /** Removes the record; nothing happens when there is none. */

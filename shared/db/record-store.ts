@@ -5,7 +5,7 @@ import { createRecordWrite, earlierCreate, replayedEntityId } from './idempotent
 import { ItemType } from './item-type';
 import { keys, type RecordKind } from './keys';
 import { deleteItem, putItem } from './table';
-import { failedAt, transactWrite, tx } from './transactions';
+import { failedAt, transactWrite, tx, type TransactItem } from './transactions';
 
 export interface RecordStoreConfig<T> {
   readonly kind: RecordKind;
@@ -56,14 +56,13 @@ export class RecordStore<T extends object> {
       if (earlier !== undefined) return { id: earlier, record: await this.find(tenantId, earlier), replayed: true };
     }
     const id = idOf(record);
-    const key = keys.record(tenantId, kind, id);
-    const attributes = this.items.attributes(record, { kind });
     if (!idempotency) {
-      if (!(await putItem(key, attributes, is.absent('pk')))) throw this.taken(id);
+      if (!(await putItem(keys.record(tenantId, kind, id), this.items.attributes(record, { kind }), is.absent('pk'))))
+        throw this.taken(id);
       return { id, record, replayed: false };
     }
     const outcome = await transactWrite([
-      tx.put(key, attributes, { when: is.absent('pk') }),
+      this.createWrite(tenantId, record),
       createRecordWrite(tenantId, kind, idempotency, id),
     ]);
     if (outcome.committed) return { id, record, replayed: false };
@@ -73,6 +72,14 @@ export class RecordStore<T extends object> {
       return { id: earlier, record: await this.find(tenantId, earlier), replayed: true };
     }
     throw this.taken(id);
+  }
+
+  /** The write of a new record in another operation's transaction: it fails the transaction when the id holds a record. */
+  createWrite(tenantId: string, record: T): TransactItem {
+    const { kind, idOf } = this.settings;
+    return tx.put(keys.record(tenantId, kind, idOf(record)), this.items.attributes(record, { kind }), {
+      when: is.absent('pk'),
+    });
   }
 
   /** Writes the record whatever was stored under its id (a seed brought up to date). */

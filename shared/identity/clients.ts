@@ -35,9 +35,15 @@ export interface IssuedCredentials {
 /** Entity name of a tenant token in 10-404 messages. */
 export const TOKEN_LABEL = 'token';
 
-export async function createClient(request: NewClient): Promise<IssuedClient> {
-  const provider = identityProvider();
-  const roles = resolveRoleNames(await provider.roles(request.tenantId), request.roleNames);
+/** A client not yet created, with its secret: what a create writes (only the secret's hash) and what it shows once. */
+export interface PreparedClient {
+  readonly record: ClientRecord;
+  readonly secret: string;
+}
+
+/** The client a request describes, its roles resolved at the identity provider and its secret hashed; nothing is written. */
+export async function prepareClient(request: Omit<NewClient, 'idempotency'>): Promise<PreparedClient> {
+  const roles = resolveRoleNames(await identityProvider().roles(request.tenantId), request.roleNames);
   if (request.creator) {
     const held = new Set<string>(request.creator.permissions);
     const missing = permissionsOfRoles(roles).filter((permission) => !held.has(permission));
@@ -54,7 +60,12 @@ export async function createClient(request: NewClient): Promise<IssuedClient> {
     created_date: new Date().toISOString(),
     expires_at: request.expiresAt?.toISOString() ?? null,
   };
-  const created = await provider.createClient(record, request.idempotency);
+  return { record, secret };
+}
+
+export async function createClient(request: NewClient): Promise<IssuedClient> {
+  const { record, secret } = await prepareClient(request);
+  const created = await identityProvider().createClient(record, request.idempotency);
   if (!created.replayed) return { client: record, secret, replayed: false };
   if (!created.client) throw notFound(TOKEN_LABEL, created.clientId);
   return { client: created.client, replayed: true };

@@ -1,5 +1,6 @@
 import type { ClientRecord } from '../auth/client-store';
 import type { IdempotentRequest } from '../db/idempotent-create';
+import type { TransactionOutcome, TransactItem } from '../db/transactions';
 import type { Role } from './roles';
 import { StoreIdentityProvider } from './store-provider';
 
@@ -20,6 +21,13 @@ export interface IdentityProvider {
   /** The tenant's roles, the built-in ones as the code defines them included. */
   roles(tenantId: string): Promise<Role[]>;
   createClient(client: ClientRecord, idempotency?: IdempotentRequest): Promise<CreatedClient>;
+  /**
+   * Creates the clients in one transaction with `alongside`, writes of the platform's store
+   * (the tenant registry): all are written or none. Not committed when any write's condition
+   * fails; the outcome's reasons are in the order of `alongside`, then of `clients`. A provider
+   * outside the service's table could not join the transaction; this one shares the table.
+   */
+  createClientsWith(clients: readonly ClientRecord[], alongside: readonly TransactItem[]): Promise<TransactionOutcome>;
   findClient(tenantId: string, clientId: string): Promise<ClientRecord | undefined>;
   listClients(tenantId: string): Promise<ClientRecord[]>;
   /** False when there was no such client. */

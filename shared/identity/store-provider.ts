@@ -1,6 +1,7 @@
 import { clientStore, type ClientRecord } from '../auth/client-store';
 import type { IdempotentRequest } from '../db/idempotent-create';
 import { RecordStore } from '../db/record-store';
+import { transactWrite, type TransactionOutcome, type TransactItem } from '../db/transactions';
 import { AppError, isAppError } from '../errors/app-error';
 import type { ErrorCode } from '../errors/catalogue';
 import type { CreatedClient, IdentityProvider } from './provider';
@@ -29,11 +30,20 @@ export class StoreIdentityProvider implements IdentityProvider {
 
   createClient(client: ClientRecord, idempotency?: IdempotentRequest): Promise<CreatedClient> {
     return failsAs('30-7003', async () => {
-      const stored = await roleStore.list(client.tenant_id);
-      const stale = builtInRoles().filter((role) => !stored.some((known) => sameRole(known, role)));
-      await Promise.all(stale.map((role) => roleStore.put(client.tenant_id, role)));
+      await seedRoles(client.tenant_id);
       const { id, record, replayed } = await clientStore.create(client.tenant_id, client, idempotency);
       return { clientId: id, client: record, replayed };
+    });
+  }
+
+  createClientsWith(clients: readonly ClientRecord[], alongside: readonly TransactItem[]): Promise<TransactionOutcome> {
+    return failsAs('30-7003', async () => {
+      // The seeds are the code's roles, the same in every tenant: writing them first leaves nothing half made.
+      for (const tenantId of new Set(clients.map((client) => client.tenant_id))) await seedRoles(tenantId);
+      return transactWrite([
+        ...alongside,
+        ...clients.map((client) => clientStore.createWrite(client.tenant_id, client)),
+      ]);
     });
   }
 
@@ -48,6 +58,13 @@ export class StoreIdentityProvider implements IdentityProvider {
   deleteClient(tenantId: string, clientId: string): Promise<boolean> {
     return failsAs('30-7004', () => clientStore.delete(tenantId, clientId));
   }
+}
+
+/** Writes the built-in roles into the tenant's roles where they are missing or old, so the store holds every role a client names. */
+async function seedRoles(tenantId: string): Promise<void> {
+  const stored = await roleStore.list(tenantId);
+  const stale = builtInRoles().filter((role) => !stored.some((known) => sameRole(known, role)));
+  await Promise.all(stale.map((role) => roleStore.put(tenantId, role)));
 }
 
 /** Runs `work`; a failure of the store becomes the provider's `code` (refusals made on purpose pass unchanged). */

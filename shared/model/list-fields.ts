@@ -113,3 +113,12 @@ export const ROLE_LIST_FIELDS = {
   permissions: 'string-list',
   built_in: 'boolean',
 } as const satisfies ListFieldTypes;
+
+/** Tenants of the admin plane's registry (GET /admin/tenants). */
+export const TENANT_LIST_FIELDS = {
+  tenant_id: 'string',
+  name: 'string',
+  description: 'string',
+  created_by: 'string',
+  created_date: 'datetime',
+} as const satisfies ListFieldTypes;

@@ -44,8 +44,14 @@ export const TenantUserResponse = z
 
 export const TenantCreated = TenantResponse.extend({
   admin_client: z
-    .object({ client_id: z.string(), client_secret: z.string() })
-    .describe('The tenant’s bootstrap admin client; its secret is in this answer only'),
+    .object({
+      client_id: z.string(),
+      client_secret: z
+        .string()
+        .optional()
+        .describe('In this answer only, never again; a replay of the create (same Idempotency-Key) answers without it'),
+    })
+    .describe('The tenant’s bootstrap admin client'),
 }).meta({ id: 'TenantCreated' });
 
 export const TenantList = listEnvelope(TenantResponse, 'TenantList');

@@ -96,6 +96,8 @@ const LIST_FIELDS: Readonly<
   listTokens: { text: 'description', integer: 'client_id', list: 'role_ids' },
   listRoles: { text: 'name', integer: 'role_id', list: 'permissions' },
   listQuotaContracts: { text: 'name', integer: 'id', list: 'tags' },
+  // Tenants have no integer or list field: the probes go to text ones.
+  listTenants: { text: 'name', integer: 'tenant_id' },
 };
 
 /**

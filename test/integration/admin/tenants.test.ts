@@ -73,7 +73,7 @@ describe('tenants', () => {
 
     const acme = new ApiClient(
       env.twin.apiUrl,
-      await exchangeToken(env.twin.apiUrl, adminClient.client_id, adminClient.client_secret),
+      await exchangeToken(env.twin.apiUrl, adminClient.client_id, adminClient.client_secret!),
       'acme',
     );
     expect((await acme.call('listConnections')).body.total).toBe(0);
@@ -81,10 +81,12 @@ describe('tenants', () => {
 
     const read = await platform.call('getTenant', { params: { tenant_id: 'acme' } });
     expect(read.body).toEqual(tenant);
-    expect(read.text).not.toContain(adminClient.client_secret);
+    expect(read.text).not.toContain(adminClient.client_secret!);
+    // The registry keeps the system user's secret sealed; no answer carries it.
+    for (const text of [created.text, read.text]) expect(text).not.toMatch(/system_user_secret|"data"|"iv"/);
     const list = await platform.call('listTenants');
     expect(list.body.items.map((item) => item.tenant_id)).toContain('acme');
-    expect(list.text).not.toContain(adminClient.client_secret);
+    expect(list.text).not.toContain(adminClient.client_secret!);
   });
 
   it('refuses a tenant id in use (10-409) and the platform’s own (10-1400); an unknown tenant is 50-1003', async () => {
@@ -103,6 +105,27 @@ describe('tenants', () => {
   });
 });
 
+describe('the tenant list', () => {
+  it('pages, sorts and filters like every list (ListQuery), over more tenants than one page', async () => {
+    const ids = ['page-a', 'page-b', 'page-c', 'page-d', 'page-e'];
+    for (const id of ids) await newTenant(id);
+    const filter = "tenant_id sw 'page-'";
+    const pages = [];
+    for (const offset of [0, 2, 4]) {
+      const page = await platform.call('listTenants', { query: { filter, sort: '-tenant_id', offset, limit: 2 } });
+      expect(page.status, page.text).toBe(200);
+      expect(page.body).toMatchObject({ offset, total: ids.length, limit: page.body.items.length });
+      pages.push(page.body.items.map((tenant) => tenant.tenant_id));
+    }
+    expect(pages).toEqual([['page-e', 'page-d'], ['page-c', 'page-b'], ['page-a']]);
+    const named = await platform.call('listTenants', { query: { filter: "name eq 'Tenant page-c'" } });
+    expect(named.body.items.map((tenant) => tenant.tenant_id)).toEqual(['page-c']);
+    const malformed = await platform.call('listTenants', { query: { filter: 'secret eq 1' } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.problem).toMatchObject({ code: '10-1400', extraDetails: { filter: expect.any(String) } });
+  });
+});
+
 describe('users of a tenant', () => {
   it('shows the system user, without a secret; 50-1007 once its client is deleted', async () => {
     const created = await newTenant('globex');
@@ -118,7 +141,7 @@ describe('users of a tenant', () => {
     const admin = created.body.admin_client;
     const globex = new ApiClient(
       env.twin.apiUrl,
-      await exchangeToken(env.twin.apiUrl, admin.client_id, admin.client_secret),
+      await exchangeToken(env.twin.apiUrl, admin.client_id, admin.client_secret!),
       'globex',
     );
     const deleted = await globex.call('deleteToken', { params: { client_id: created.body.system_user_client_id } });

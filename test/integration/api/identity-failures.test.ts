@@ -25,6 +25,7 @@ function providerWith(changes: Partial<IdentityProvider>): IdentityProvider {
   return {
     roles: (tenantId) => store.roles(tenantId),
     createClient: (client, idempotency) => store.createClient(client, idempotency),
+    createClientsWith: (clients, alongside) => store.createClientsWith(clients, alongside),
     findClient: (tenantId, clientId) => store.findClient(tenantId, clientId),
     listClients: (tenantId) => store.listClients(tenantId),
     deleteClient: (tenantId, clientId) => store.deleteClient(tenantId, clientId),
