@@ -30,6 +30,8 @@ export interface DeltaSharingFakeOptions {
   readonly pageSize?: number;
   /** Life of a pre-signed file URL. */
   readonly urlLifetimeMs?: number;
+  /** Whether file actions carry expirationTimestamp (optional in the protocol); true when omitted. */
+  readonly advertiseExpiry?: boolean;
   /** Wait before each file's bytes, so that downloads overlap measurably. */
   readonly downloadDelayMs?: number;
   /** Tokens issued by this OAuth fake are accepted too. */
@@ -246,7 +248,7 @@ export async function startDeltaSharingFake(options: DeltaSharingFakeOptions): P
             id: file.id,
             partitionValues: file.partitionValues,
             size: file.size,
-            expirationTimestamp: expires,
+            ...(options.advertiseExpiry === false ? {} : { expirationTimestamp: expires }),
             ...(pinned ? { version: chosen.version, timestamp: chosen.timestamp } : {}),
           },
         };
