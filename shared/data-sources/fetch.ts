@@ -88,11 +88,15 @@ export async function fetchSource(
     case 'delta_sharing': {
       if (dataSource.type !== 'delta_sharing') throw new AppError('10-1043', { params: [dataSource.type] });
       const { fetchDeltaSharingSource } = await import('../connectors/delta-sharing/source');
+      const { table_version: version, table_timestamp: timestamp } = dataSource;
       return fetchDeltaSharingSource(
         {
           profileContent: connection.secret,
           ref: { share: dataSource.share ?? '', schema: dataSource.schema ?? '', table: dataSource.table ?? '' },
-          pin: {},
+          pin: {
+            ...(typeof version === 'number' ? { version } : {}),
+            ...(typeof timestamp === 'string' ? { timestamp } : {}),
+          },
         },
         options,
       );

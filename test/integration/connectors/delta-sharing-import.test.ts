@@ -55,7 +55,15 @@ afterAll(async () => {
   await Promise.all([fake?.close(), shortLived?.close()]);
 });
 
-async function tableOver(server: DeltaSharingFake, share: string, schema: string, table: string): Promise<number> {
+type Pin = { readonly table_version?: number; readonly table_timestamp?: string };
+
+async function tableOver(
+  server: DeltaSharingFake,
+  share: string,
+  schema: string,
+  table: string,
+  pin: Pin = {},
+): Promise<number> {
   const connection = await api.call('createConnection', {
     body: {
       name: `sharing import ${process.pid}-${(sequence += 1)}`,
@@ -72,6 +80,7 @@ async function tableOver(server: DeltaSharingFake, share: string, schema: string
       share,
       schema,
       table,
+      ...pin,
     },
   });
   expect(source.status, source.text).toBe(201);
@@ -126,6 +135,41 @@ describe('importing a shared table', () => {
       region: 'south',
       order_date: '2024-03-02',
     });
+  });
+
+  it('reads the version a data source pins, by number or by timestamp (time travel)', async () => {
+    for (const pin of [{ table_version: 0 }, { table_timestamp: '2024-01-01T12:00:00Z' }]) {
+      const tableId = await tableOver(fake, 'partner', 'retail', 'orders', pin);
+      const version = await importAndWait(api, tableId);
+      expect(version.execution, JSON.stringify(version.execution.error)).toMatchObject({ status: 'COMPLETED' });
+      expect(version.metadata, JSON.stringify(pin)).toMatchObject({ row_count: 3, source_files: 1, source_version: 0 });
+      const rows = (await preview(tableId, version.version_number)).body.rows as Record<string, unknown>[];
+      expect(rows.map((row) => [row.id, row.region, row.order_date])).toEqual(await ordersAsDuckDbReadsThem(0));
+    }
+  });
+
+  it('refuses a data source that pins both a version and a timestamp', async () => {
+    const connection = await api.call('createConnection', {
+      body: {
+        name: `sharing both ${process.pid}`,
+        type: 'delta_sharing',
+        auth: { auth_type: 'delta_sharing_profile', delta_sharing_profile_content: fake.profile(TOKEN) },
+      },
+    });
+    const source = await api.call('createDataSource', {
+      body: {
+        name: 'both pins',
+        type: 'delta_sharing',
+        connection_id: connection.body.id,
+        share: 'partner',
+        schema: 'retail',
+        table: 'orders',
+        table_version: 0,
+        table_timestamp: '2024-01-01T12:00:00Z',
+      },
+    });
+    expect(source.status, source.text).toBe(400);
+    expect(source.problem).toMatchObject({ code: '10-1400', extraDetails: { table_timestamp: expect.any(String) } });
   });
 
   it(`downloads a ${BULK_FILES}-file table with bounded concurrency`, async () => {
