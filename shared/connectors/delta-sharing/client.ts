@@ -129,11 +129,12 @@ export class DeltaSharingClient {
       (token) => token.accessToken,
       (error: unknown) => {
         if (error instanceof AppError && error.code === '30-1130') throw error;
-        const reason = error instanceof AppError ? error.message : 'the token endpoint failed';
+        // The token endpoint's own code (30-12xx) says what failed; 30-3017 says where.
+        const cause = error instanceof AppError ? { reason: error.message, code: error.code } : undefined;
         throw new AppError('30-3017', {
-          params: [reason],
+          params: [cause?.reason ?? 'the token endpoint failed'],
           cause: error,
-          extraDetails: { cause_code: (error as AppError).code },
+          ...(cause ? { extraDetails: { cause_code: cause.code } } : {}),
         });
       },
     );
