@@ -96,6 +96,7 @@ async function importVersion(
     source_files: fetched.files.length,
     bytes_read: fetched.bytesRead,
     data_bytes: (await stat(table.dataPath)).size,
+    ...(fetched.sourceVersion === undefined ? {} : { source_version: fetched.sourceVersion }),
   };
   return {
     progress: { stage: 'DONE', percent: 100, bytes_read: fetched.bytesRead, rows: table.rowCount },

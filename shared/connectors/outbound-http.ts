@@ -22,6 +22,8 @@ export interface OutboundRequest {
   /** Bound of the whole exchange, from connecting to the last byte of the answer. */
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
+  /** Largest answer accepted (MAX_ANSWER_BYTES when omitted): a listing of a large table's files is bigger than a token. */
+  readonly maxAnswerBytes?: number;
 }
 
 export interface OutboundResponse {
@@ -84,12 +86,13 @@ export async function outboundRequest(request: OutboundRequest): Promise<Outboun
     outgoing.on('error', (error) => finish({ error }));
     outgoing.on('response', (incoming) => {
       const chunks: Buffer[] = [];
+      const maxBytes = request.maxAnswerBytes ?? MAX_ANSWER_BYTES;
       let bytes = 0;
       incoming.on('data', (chunk: Buffer) => {
         bytes += chunk.length;
-        if (bytes > MAX_ANSWER_BYTES)
+        if (bytes > maxBytes)
           finish({
-            error: Object.assign(new Error(`answer larger than ${MAX_ANSWER_BYTES} bytes`), {
+            error: Object.assign(new Error(`answer larger than ${maxBytes} bytes`), {
               code: 'EANSWERTOOLARGE',
             }),
           });

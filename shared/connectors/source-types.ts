@@ -37,4 +37,6 @@ export interface FetchedSource {
    * the engine loads them with these types instead of detecting types from the data.
    */
   readonly columns?: readonly DeclaredColumn[];
+  /** The version of the source the rows were read at, where the source has versions (a shared Delta table's). */
+  readonly sourceVersion?: number;
 }

@@ -7,9 +7,9 @@ import type { ConnectionConfiguration } from './configuration';
 
 /**
  * Table listing and table details (spec 2.10) through a connection's system, chosen by its
- * type. analytics_db and warehouse are read for real; delta_sharing has tables but its
- * connector is behind its toggle (10-1501, as its test); the bucket stores and the pricing
- * systems have no tables (30-3001). The SDKs are loaded only when called.
+ * type. analytics_db, warehouse and delta_sharing are read for real, each behind its toggle
+ * (10-1501); the bucket stores and the pricing systems have no tables (30-3001). The SDKs are
+ * loaded only when called.
  */
 
 type TablesConnection = ConnectionConfiguration & { readonly secret: string };
@@ -37,6 +37,10 @@ export async function listTables(connection: TablesConnection): Promise<TableDet
       datasetId: connection.settings.dataset_id ?? null,
     });
   }
+  if (connection.type === 'delta_sharing') {
+    const { listDeltaSharingTables } = await import('./delta-sharing/tables');
+    return listDeltaSharingTables(connection.secret);
+  }
   if (connection.type !== 'warehouse') throw featureOff(CONNECTOR_TOGGLES[connection.type]);
   const [{ listWarehouseTables }, { warehouseTarget }] = await Promise.all([
     import('./warehouse/tables'),
@@ -53,7 +57,7 @@ export interface TableLookup {
 
 /**
  * One table's details (assertTablesView came first); a table the connection cannot see is
- * 30-1425 (analytics_db) or 30-1010 (warehouse).
+ * 30-1425 (analytics_db), 30-1010 (warehouse) or 30-3012 (delta_sharing: database names the share).
  */
 export async function getTable(connection: TablesConnection, lookup: TableLookup): Promise<TableDetails> {
   if (connection.type === 'analytics_db') {
@@ -66,6 +70,10 @@ export async function getTable(connection: TablesConnection, lookup: TableLookup
       datasetId: connection.settings.dataset_id ?? null,
       ...lookup,
     });
+  }
+  if (connection.type === 'delta_sharing') {
+    const { deltaSharingTable } = await import('./delta-sharing/tables');
+    return deltaSharingTable(connection.secret, lookup);
   }
   if (connection.type !== 'warehouse') throw featureOff(CONNECTOR_TOGGLES[connection.type]);
   const [{ warehouseTable }, { warehouseTarget }] = await Promise.all([

@@ -52,6 +52,10 @@ export async function testConnection(
       ]);
       return testWarehouse(warehouseTarget(configuration));
     }
+    case 'delta_sharing': {
+      const { testDeltaSharing } = await import('./delta-sharing/test');
+      return testDeltaSharing(configuration.secret);
+    }
     default:
       throw featureOff(CONNECTOR_TOGGLES[configuration.type]);
   }

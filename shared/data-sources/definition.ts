@@ -2,7 +2,7 @@ import type { ConnectionData } from '../connections/store';
 import { parseTableRef } from '../connectors/analytics-db/table-ref';
 import { assertWithin, GCS_BUCKETS, parseBucketLocation, S3_BUCKETS, shownPath } from '../connectors/bucket-location';
 import type { Entity } from '../db/entity-store';
-import { AppError } from '../errors/app-error';
+import { AppError, validationError } from '../errors/app-error';
 import type { ConnectionType } from '../model/connection';
 import type { DataSourceCreateRequest, DataSourceType, DataSourceUpdateRequest } from '../model/data-source';
 import { assertReadOnlyQuery } from './sql-statement';
@@ -79,6 +79,8 @@ const NO_KIND_FIELDS = {
   share: null,
   schema: null,
   table: null,
+  table_version: null,
+  table_timestamp: null,
   table_ref: null,
 } as const;
 
@@ -110,7 +112,17 @@ export function dataSourceData(
       checkRdbmsQuery(connection, document.query, document.warehouse);
       return { ...common, type: document.type, query: document.query, warehouse: document.warehouse ?? null };
     case 'delta_sharing':
-      return { ...common, type: document.type, share: document.share, schema: document.schema, table: document.table };
+      if ((document.table_version ?? null) !== null && (document.table_timestamp ?? null) !== null)
+        throw validationError({ table_timestamp: 'not with table_version: an import reads one version' });
+      return {
+        ...common,
+        type: document.type,
+        share: document.share,
+        schema: document.schema,
+        table: document.table,
+        table_version: document.table_version ?? null,
+        table_timestamp: document.table_timestamp ?? null,
+      };
     case 'analytics_db':
       checkTableRef(document.table_ref, connection);
       return { ...common, type: document.type, table_ref: document.table_ref };

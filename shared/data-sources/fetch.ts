@@ -1,8 +1,9 @@
 /**
  * Reading a data source's data into local files for the engine: the connector's reader
  * (connectors/<type>/source.ts), chosen by the connection's type, given the data source's
- * fields that it reads. Object and cloud stores, warehouses and analytics databases are read
- * for real while their toggles are on; the other connectors' toggles stay off (10-1501).
+ * fields that it reads. Object and cloud stores, warehouses, analytics databases and Delta
+ * Sharing servers are read for real while their toggles are on; the other connectors' toggles
+ * stay off (10-1501).
  */
 import type { SourceConnection } from '../connectors/configuration';
 import { fetchObjectStoreSource } from '../connectors/object-store/source';
@@ -80,6 +81,22 @@ export async function fetchSource(
           credentials: googleCredentialsOf(connection.auth, connection.secret),
           tableRef: dataSource.table_ref,
           datasetId: connection.settings.dataset_id ?? null,
+        },
+        options,
+      );
+    }
+    case 'delta_sharing': {
+      if (dataSource.type !== 'delta_sharing') throw new AppError('10-1043', { params: [dataSource.type] });
+      const { fetchDeltaSharingSource } = await import('../connectors/delta-sharing/source');
+      const { table_version: version, table_timestamp: timestamp } = dataSource;
+      return fetchDeltaSharingSource(
+        {
+          profileContent: connection.secret,
+          ref: { share: dataSource.share ?? '', schema: dataSource.schema ?? '', table: dataSource.table ?? '' },
+          pin: {
+            ...(typeof version === 'number' ? { version } : {}),
+            ...(typeof timestamp === 'string' ? { timestamp } : {}),
+          },
         },
         options,
       );

@@ -17,6 +17,9 @@ export const DataSourceItemData = z.object({
   share: z.string().nullable(),
   schema: z.string().nullable(),
   table: z.string().nullable(),
+  /** delta_sharing time travel, at most one; absent from items written before it existed. */
+  table_version: z.int().nullable().optional(),
+  table_timestamp: z.string().nullable().optional(),
   /** analytics_db: [projectId].[datasetId].[tableName]. */
   table_ref: z.string().nullable(),
 });

@@ -3,8 +3,8 @@ import { KIND_FIELD_NAMES, type DataSourceResponse } from '../model/data-source'
 import type { DataSourceData } from './store';
 
 /** The kind's own fields of a stored data source; the other kinds' (null) fields stay out. */
-export function kindFieldsOf(data: DataSourceData): Record<string, string | null> {
-  return Object.fromEntries(KIND_FIELD_NAMES[data.type].map((field) => [field, data[field] as string | null]));
+export function kindFieldsOf(data: DataSourceData): Record<string, string | number | null> {
+  return Object.fromEntries(KIND_FIELD_NAMES[data.type].map((field) => [field, data[field] ?? null]));
 }
 
 export function dataSourceResponse(entity: Entity<DataSourceData>): DataSourceResponse {

@@ -38,7 +38,7 @@ export const FEATURE_TOGGLES = {
   delta_sharing: {
     description: 'The delta_sharing connector: tests, tables and reads of shared tables',
     onByDefault: false,
-    available: false,
+    available: true,
   },
   'connector.object_store': {
     description: 'The object_store connector: S3-compatible stores',

@@ -42,7 +42,24 @@ const KIND_FIELDS = {
     ),
   },
   rdbms: { query: SourceQuery, warehouse: SourceWarehouse },
-  delta_sharing: { share: text(255), schema: text(255), table: text(255) },
+  delta_sharing: {
+    share: text(255),
+    schema: text(255),
+    table: text(255),
+    table_version: z
+      .int()
+      .min(0)
+      .nullable()
+      .optional()
+      .describe('Time travel: imports read this version of the table; the latest when omitted'),
+    table_timestamp: z.iso
+      .datetime()
+      .nullable()
+      .optional()
+      .describe(
+        'Time travel: imports read the version current at this instant (ISO 8601, UTC); not with table_version',
+      ),
+  },
   analytics_db: {
     table_ref: text(1024).describe(
       '[projectId].[datasetId].[tableName]; backtick-quote identifiers that contain spaces, e.g. `my project`.sales.`daily totals`',
@@ -54,7 +71,13 @@ const KIND_FIELDS = {
 const KIND_RESPONSE_FIELDS = {
   bucket: { path: z.string().nullable() },
   rdbms: { query: z.string(), warehouse: z.string().nullable().optional() },
-  delta_sharing: { share: z.string().nullable(), schema: z.string().nullable(), table: z.string().nullable() },
+  delta_sharing: {
+    share: z.string().nullable(),
+    schema: z.string().nullable(),
+    table: z.string().nullable(),
+    table_version: z.int().nullable(),
+    table_timestamp: z.string().nullable(),
+  },
   analytics_db: { table_ref: z.string() },
 } satisfies Record<DataSourceType, z.ZodRawShape>;
 

@@ -61,6 +61,7 @@ export const VersionMetadata = z
     source_files: z.int().describe('CSV files read'),
     bytes_read: z.int().describe('Bytes read from the source'),
     data_bytes: z.int().describe('Size of the stored Parquet data'),
+    source_version: z.int().optional().describe('delta_sharing: the version of the shared Delta table that was read'),
   })
   .meta({ id: 'DataVersionMetadata' });
 

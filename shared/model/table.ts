@@ -17,11 +17,22 @@ export const MAX_LISTED_TABLES = 10_000;
 export const TableDetails = z
   .object({
     name: z.string().describe('The table name, as the system stores it (case included)'),
-    database: z.string().nullable().describe('Snowflake database, or BigQuery project'),
+    database: z.string().nullable().describe('Snowflake database, BigQuery project, or Delta Sharing share'),
     schema: z.string().nullable().describe('Snowflake schema, or BigQuery dataset'),
     type: z
       .string()
       .describe('TABLE or VIEW (BigQuery also MATERIALIZED_VIEW, EXTERNAL, SNAPSHOT), as the system names it'),
+    columns: z
+      .array(
+        z.object({
+          name: z.string(),
+          type: z.string().describe('The engine type the column is imported as (docs/delta-sharing.md)'),
+          nullable: z.boolean(),
+          partition: z.boolean().describe('A partition column: its values come from each file’s partitionValues'),
+        }),
+      )
+      .optional()
+      .describe('delta_sharing table details only: the columns of the table’s metadata'),
   })
   .meta({ id: 'TableDetails' });
 

@@ -9,9 +9,21 @@ import { serviceUrl } from '../endpoint';
 export interface DeltaSharingProfile {
   readonly version: 1 | 2;
   readonly endpoint: string;
+  readonly credentials: DeltaSharingCredentials;
   /** The profile with every credential replaced, safe to show (spec 2.4). */
   readonly redacted: string;
 }
+
+/** How a recipient authenticates: a bearer token of the profile, or one from an OAuth token endpoint. */
+export type DeltaSharingCredentials =
+  | { readonly type: 'bearer_token'; readonly bearerToken: string; readonly expirationTime: string | undefined }
+  | {
+      readonly type: 'oauth_client_credentials';
+      readonly tokenEndpoint: string;
+      readonly clientId: string;
+      readonly clientSecret: string;
+      readonly scope: string | undefined;
+    };
 
 export const REDACTION_MARK = '********';
 const CREDENTIAL_FIELDS = ['bearerToken', 'clientSecret'];
@@ -24,6 +36,7 @@ function schemaError(rule: string): AppError {
   return new AppError('30-3021', { extraDetails: { 'auth.delta_sharing_profile_content': rule } });
 }
 
+/** Parses and checks a profile file (30-3002..30-3004, 30-3008, 30-3009, 30-3014..30-3016, 30-3018, 30-3021). */
 export function parseDeltaSharingProfile(content: string): DeltaSharingProfile {
   if (content.trim() === '') throw new AppError('30-3018');
   let parsed: unknown;
@@ -57,14 +70,24 @@ export function parseDeltaSharingProfile(content: string): DeltaSharingProfile {
   serviceUrl(endpoint, 'auth.delta_sharing_profile_content.endpoint');
 
   const type = version === 1 ? 'bearer_token' : profile.type;
+  const text = (field: string) => (isBlank(profile[field]) ? undefined : String(profile[field]));
+  let credentials: DeltaSharingCredentials;
   if (type === 'bearer_token') {
     if (isBlank(profile.bearerToken)) throw new AppError('30-3009');
     if (!isBlank(profile.expirationTime) && Number.isNaN(Date.parse(String(profile.expirationTime)))) {
       throw new AppError('30-3003', { params: [String(profile.expirationTime)] });
     }
+    credentials = { type, bearerToken: String(profile.bearerToken), expirationTime: text('expirationTime') };
   } else if (type === 'oauth_client_credentials') {
     const missing = OAUTH_FIELDS.filter((field) => isBlank(profile[field]));
     if (missing.length > 0) throw new AppError('30-3015', { params: [missing.join(', ')] });
+    credentials = {
+      type,
+      tokenEndpoint: String(profile.tokenEndpoint),
+      clientId: String(profile.clientId),
+      clientSecret: String(profile.clientSecret),
+      scope: text('scope'),
+    };
   } else {
     throw schemaError('type must be bearer_token or oauth_client_credentials for shareCredentialsVersion 2');
   }
@@ -75,5 +98,5 @@ export function parseDeltaSharingProfile(content: string): DeltaSharingProfile {
       CREDENTIAL_FIELDS.includes(field) && !isBlank(value) ? REDACTION_MARK : value,
     ]),
   );
-  return { version, endpoint, redacted: JSON.stringify(redacted) };
+  return { version, endpoint, credentials, redacted: JSON.stringify(redacted) };
 }

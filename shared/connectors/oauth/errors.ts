@@ -73,7 +73,8 @@ const UNREACHABLE = new Set([
   'EANSWERTOOLARGE',
 ]);
 
-function causes(error: unknown): unknown[] {
+/** An error and its causes, nearest first (at most eight). */
+export function causes(error: unknown): unknown[] {
   const chain: unknown[] = [];
   for (
     let current = error;

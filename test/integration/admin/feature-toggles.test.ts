@@ -66,10 +66,11 @@ describe('reading toggles', () => {
     expect(list.status).toBe(200);
     expect(list.body.items.map((toggle) => toggle.name).sort()).toEqual([...FEATURE_NAMES].sort());
     const byName = new Map(list.body.items.map((toggle) => [toggle.name, toggle]));
-    for (const name of ['retention', 'transfers', 'ai_assistant', 'delta_sharing'])
+    for (const name of ['retention', 'transfers', 'ai_assistant'])
       expect(byName.get(name), name).toMatchObject({ default: { strategy: 'off' }, available: false });
-    // Built (docs/quota.md), and off until an operator turns it on.
-    expect(byName.get('quota_enforcement')).toMatchObject({ default: { strategy: 'off' }, available: true });
+    // Built (docs/quota.md, docs/delta-sharing.md), and off until an operator turns them on.
+    for (const name of ['quota_enforcement', 'delta_sharing'])
+      expect(byName.get(name), name).toMatchObject({ default: { strategy: 'off' }, available: true });
     for (const name of ['connector.object_store', 'connector.cloud_store', 'connector.warehouse'])
       expect(byName.get(name), name).toMatchObject({ default: { strategy: 'on' }, available: true });
   });
@@ -175,7 +176,7 @@ describe('flipping toggles', () => {
       });
     }
     const override = await platform.call('setFeatureToggleOverride', {
-      params: { toggle_name: 'delta_sharing', tenant_id: env.admin.tenantId! },
+      params: { toggle_name: 'ai_assistant', tenant_id: env.admin.tenantId! },
       body: { strategy: 'on' },
     });
     expect(override.problem.code).toBe('10-1400');
