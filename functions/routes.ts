@@ -12,6 +12,7 @@ import { exportRoutes } from './exports/routes';
 import { metaRoutes } from './meta/routes';
 import { quotaRoutes } from './quota/routes';
 import { recipeRoutes } from './recipes/routes';
+import { retentionRoutes } from './retention/routes';
 import { targetRoutes } from './targets/routes';
 import { tokenRoutes } from './tokens/routes';
 
@@ -31,6 +32,7 @@ const domains = [
   datasetAnalysisRoutes,
   targetRoutes,
   exportRoutes,
+  retentionRoutes,
   tokenRoutes,
   quotaRoutes,
   featureToggleRoutes,
@@ -69,6 +71,7 @@ export const API_TAGS: Readonly<Record<string, string>> = {
     'Exports of data table and dataset versions: to an S3-compatible store named in the request, or into the parts of a multipart upload',
   meta: 'The API describing itself: OpenAPI document and error types',
   quota: 'Quota contracts (CPU hours, data transfer) and the usage measured against them',
+  retention: 'The tenant’s retention policy: which versions expire, and what the daily sweep would delete',
   recipes: 'Recipes: versioned SQL transformations (DuckDB SQL) over aliased tables, checked by the SQL analyzer',
   targets: 'Export targets: a connection that may be written to, and where in it exports write',
   tokens: 'Tenant tokens (the tenant’s own API clients, each with roles) and the roles they may carry',

@@ -11,12 +11,16 @@ import { dataVersions } from '../../shared/data-tables/versions';
 import { startJob } from '../../shared/jobs/start';
 import { assertQuotaAllowsStart } from '../../shared/quota/enforcement';
 import { httpHandler } from '../../shared/http/handler';
+import type { RetentionPolicyRule } from '../../shared/model/retention';
+import { refuseWhileExpiredFailureWaits } from '../../shared/retention/import-guard';
+import { activeRule } from '../../shared/retention/policy';
 import { dataTableRoutes } from './routes';
 
 /** Starts the import of one table: its new version and job, or that table's refusal. */
-async function startImport(tenantId: string, actor: Actor, dataTableId: number) {
+async function startImport(tenantId: string, actor: Actor, dataTableId: number, rule?: RetentionPolicyRule) {
   try {
     const table = await dataTableStore.get(tenantId, dataTableId);
+    await refuseWhileExpiredFailureWaits(tenantId, dataTableId, rule);
     const { version, job } = await dataVersions.begin(tenantId, actor, dataTableId);
     await startJob(importJob, job, {
       data_table_id: dataTableId,
@@ -40,7 +44,8 @@ async function startImport(tenantId: string, actor: Actor, dataTableId: number) 
 
 /**
  * Starts one import per table. Each table succeeds or fails on its own: an unknown table or
- * one whose previous import still runs (20-1029) is refused in its result, the others start.
+ * one whose previous import still runs (20-1029), or that holds an expired FAILED version the
+ * retention sweep has yet to delete (20-1061), is refused in its result, the others start.
  * With an Idempotency-Key, a retry gets the first answer instead of a second set of imports.
  */
 export const handler = httpHandler(dataTableRoutes.batchCreate, async ({ body, principal, idempotencyKey }) => {
@@ -54,9 +59,9 @@ export const handler = httpHandler(dataTableRoutes.batchCreate, async ({ body, p
     () => new AppError('20-1029'),
     async () => {
       await assertQuotaAllowsStart(tenantId);
-      return {
-        results: await Promise.all(body.data_table_ids.map((dataTableId) => startImport(tenantId, actor, dataTableId))),
-      };
+      const rule = await activeRule(tenantId);
+      const starts = body.data_table_ids.map((dataTableId) => startImport(tenantId, actor, dataTableId, rule));
+      return { results: await Promise.all(starts) };
     },
   );
   const headers: Record<string, string> = replayed ? { 'idempotent-replayed': 'true' } : {};

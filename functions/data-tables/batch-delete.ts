@@ -1,8 +1,6 @@
-import { deletePrefix } from '../../shared/aws/data-bucket';
 import { batchItemError } from '../../shared/errors/problem';
-import { versionPrefix } from '../../shared/data-tables/storage';
 import { dataTableStore } from '../../shared/data-tables/store';
-import { dataVersions } from '../../shared/data-tables/versions';
+import { deleteDataVersion } from '../../shared/data-tables/version-deletion';
 import { AppError } from '../../shared/errors/app-error';
 import { httpHandler } from '../../shared/http/handler';
 import { dataTableRoutes } from './routes';
@@ -17,8 +15,7 @@ export const handler = httpHandler(dataTableRoutes.batchDelete, async ({ body, p
   const results = [];
   for (const { data_table_id, version_number } of body.data_versions) {
     try {
-      await dataVersions.remove(tenantId, data_table_id, version_number);
-      await deletePrefix(versionPrefix(tenantId, data_table_id, version_number));
+      await deleteDataVersion(tenantId, data_table_id, version_number);
       results.push({ data_table_id, version_number, status: 'DELETED' as const });
     } catch (error) {
       results.push({ data_table_id, version_number, status: 'REJECTED' as const, error: batchItemError(error) });

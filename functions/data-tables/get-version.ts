@@ -1,10 +1,15 @@
 import { versionResponse } from '../../shared/data-tables/response';
 import { dataVersions } from '../../shared/data-tables/versions';
 import { httpHandler } from '../../shared/http/handler';
+import { dataVersionExpiration } from '../../shared/retention/expiry';
+import { activeRule } from '../../shared/retention/policy';
 import { dataTableRoutes } from './routes';
 
 export const handler = httpHandler(dataTableRoutes.getVersion, async ({ params, principal }) => {
-  return {
-    body: versionResponse(await dataVersions.get(principal.tenantId, params.data_table_id, params.version_number)),
-  };
+  const { tenantId } = principal;
+  const version = await dataVersions.get(tenantId, params.data_table_id, params.version_number);
+  const rule = await activeRule(tenantId);
+  // The newest COMPLETED version is read only when a policy can expire anything.
+  const kept = rule && (await dataVersions.newestCompleted(tenantId, params.data_table_id))?.version_number;
+  return { body: versionResponse(version, dataVersionExpiration(version, rule, kept)) };
 });

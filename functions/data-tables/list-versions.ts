@@ -4,6 +4,8 @@ import { versionResponse } from '../../shared/data-tables/response';
 import { dataTableStore } from '../../shared/data-tables/store';
 import { dataVersions, type StoredVersion } from '../../shared/data-tables/versions';
 import { httpHandler } from '../../shared/http/handler';
+import { dataVersionExpiration, newestCompletedOf } from '../../shared/retention/expiry';
+import { activeRule } from '../../shared/retention/policy';
 import { dataTableRoutes } from './routes';
 
 /** Versions keyed by their number, which is their id within the table. */
@@ -26,5 +28,8 @@ export const handler = httpHandler(dataTableRoutes.listVersions, async ({ params
     query,
     FIELDS,
   );
-  return { body: { ...page, items: page.items.map(({ version }) => versionResponse(version)) } };
+  const rule = await activeRule(principal.tenantId);
+  const kept = newestCompletedOf(versions);
+  const shown = ({ version }: Listed) => versionResponse(version, dataVersionExpiration(version, rule, kept));
+  return { body: { ...page, items: page.items.map(shown) } };
 });

@@ -147,7 +147,7 @@ export const dataTableRoutes = {
     permission: 'data:write',
     request: { body: BatchCreateRequest, idempotent: true },
     response: { status: 202, description: 'Imports started', body: BatchCreateResponse },
-    errors: ['20-1042', '20-1043', '20-1029'],
+    errors: ['20-1042', '20-1043', '20-1029', '20-1061'],
     access: { table: 'write', startsJobs: [importJob] },
   }),
   batchDelete: defineRoute({
@@ -162,7 +162,7 @@ export const dataTableRoutes = {
     permission: 'data:write',
     request: { body: BatchDeleteRequest },
     response: { status: 200, description: 'One result per version', body: BatchDeleteResponse },
-    errors: ['10-404', '20-1001'],
+    errors: ['10-404', '20-1001', '20-1063'],
     access: { table: 'write', dataBucket: 'write' },
   }),
   preview: defineRoute({

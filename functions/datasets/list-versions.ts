@@ -4,6 +4,8 @@ import { leanGraph } from '../../shared/datasets/response';
 import { httpHandler } from '../../shared/http/handler';
 import { applyListQuery, type ListFields } from '../../shared/http/list-query';
 import type { DATASET_VERSION_LIST_FIELDS } from '../../shared/model/list-fields';
+import { graphExpiration } from '../../shared/retention/expiry';
+import { activeRule } from '../../shared/retention/policy';
 import { datasetRoutes } from './routes';
 
 /** What a list of graph versions can be filtered and sorted by (docs/list-query.md); version_display_name is opaque. */
@@ -21,10 +23,14 @@ interface Listed {
 }
 
 export const handler = httpHandler(datasetRoutes.listVersions, async ({ params, query, principal }) => {
+  const all = await graphs.list(principal.tenantId, params.dataset_id);
   const page = applyListQuery(
-    (await graphs.list(principal.tenantId, params.dataset_id)).map((graph) => ({ id: graph.version_number, graph })),
+    all.map((graph) => ({ id: graph.version_number, graph })),
     query,
     FIELDS,
   );
-  return { body: { ...page, items: page.items.map(({ graph }) => leanGraph(graph)) } };
+  const rule = await activeRule(principal.tenantId);
+  const latest = all.at(-1)?.version_number;
+  const shown = ({ graph }: Listed) => leanGraph(graph, graphExpiration(graph, rule, latest));
+  return { body: { ...page, items: page.items.map(shown) } };
 });

@@ -5,11 +5,20 @@ import { config } from '../config';
 import { executionView } from '../jobs/view';
 import type { ConnectionDetails, DataTableResponse, DataVersion, SchemaAnalysisStatus } from '../model/data-table';
 import type { z } from 'zod';
+import type { RetentionPolicyRule } from '../model/retention';
+import { dataVersionExpiration } from '../retention/expiry';
 import type { LatestVersion, StoredVersion } from './items';
 import type { DataTableEntity } from './store';
 
-/** A version as the API shows it, from its item or from its table's copy of it. */
-export function versionResponse(version: LatestVersion, now = Date.now()): z.input<typeof DataVersion> {
+/**
+ * A version as the API shows it, from its item or from its table's copy of it;
+ * `expiration` is what the retention policy says of it (shared/retention/expiry.ts).
+ */
+export function versionResponse(
+  version: LatestVersion,
+  expiration: string | null = null,
+  now = Date.now(),
+): z.input<typeof DataVersion> {
   const execution = executionView(version.execution, now, config.jobInactivitySeconds);
   return {
     data_table_id: version.data_table_id,
@@ -17,7 +26,7 @@ export function versionResponse(version: LatestVersion, now = Date.now()): z.inp
     version_display_name: version.version_display_name,
     execution,
     metadata: version.metadata ?? null,
-    expiration_date: null,
+    expiration_date: expiration,
     created_by: version.created_by,
     created_date: version.created_date,
     last_modified_by: version.created_by,
@@ -47,9 +56,14 @@ export function connectionDetails(
   };
 }
 
+/**
+ * A data table as the API shows it. Its latest version is its newest: when COMPLETED it is the
+ * newest COMPLETED one, which the policy keeps; otherwise no newer COMPLETED one exists.
+ */
 export function dataTableResponse(
   entity: DataTableEntity,
   details: z.input<typeof ConnectionDetails> | null,
+  rule?: RetentionPolicyRule,
 ): z.input<typeof DataTableResponse> {
   const { data } = entity;
   const latest = entity.mirrors.latest_version;
@@ -61,7 +75,16 @@ export function dataTableResponse(
     tags: data.tags ? [...data.tags] : null,
     data_source_id: data.data_source_id,
     data_version_exist: latest !== undefined,
-    latest_data_version: latest ? versionResponse(latest) : null,
+    latest_data_version: latest
+      ? versionResponse(
+          latest,
+          dataVersionExpiration(
+            latest,
+            rule,
+            latest.execution.status === 'COMPLETED' ? latest.version_number : undefined,
+          ),
+        )
+      : null,
     connection_details: details,
     ...auditFieldsOf(entity),
   };

@@ -1,5 +1,6 @@
 import { connectionStore } from '../connections/store';
 import { dataSourceStore } from '../data-sources/store';
+import { activeRule } from '../retention/policy';
 import { connectionDetails, dataTableResponse } from './response';
 import type { DataTableEntity } from './store';
 
@@ -7,7 +8,8 @@ import type { DataTableEntity } from './store';
  * Data table responses with what they show of other resources: the latest version comes
  * from the table's own item (its copy, items.ts), the connection details from the data
  * source and its connection, read in batches. Listing many tables costs the table Query
- * plus a BatchGetItem per hundred distinct data sources and per hundred connections.
+ * plus a BatchGetItem per hundred distinct data sources and per hundred connections, and one
+ * read of the retention policy.
  */
 export class DataTableViews {
   constructor(private readonly tenantId: string) {}
@@ -26,9 +28,11 @@ export class DataTableViews {
       this.tenantId,
       [...sources.values()].map((source) => source.data.connection_id),
     );
+    const rule = await activeRule(this.tenantId);
     return entities.map((entity) => {
       const source = sources.get(entity.data.data_source_id);
-      return dataTableResponse(entity, connectionDetails(source, source && connections.get(source.data.connection_id)));
+      const details = connectionDetails(source, source && connections.get(source.data.connection_id));
+      return dataTableResponse(entity, details, rule);
     });
   }
 }

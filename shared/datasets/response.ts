@@ -15,15 +15,15 @@ import type { DatasetEntity } from './store';
 
 /** What the API shows of datasets and their graphs (spec 2.8). */
 
-export function leanGraph(graph: StoredGraph): LeanGraph {
+/** A graph version's lean view; `expiration` is what the retention policy says of it (retention/expiry.ts). */
+export function leanGraph(graph: StoredGraph, expiration: string | null = null): LeanGraph {
   return {
     dataset_id: graph.dataset_id,
     version_number: graph.version_number,
     version_display_name: graph.version_display_name,
     release_status: graph.release_status,
     lock_version: graph.lock_version,
-    // The retention feature does not exist yet: nothing expires.
-    expiration_date: null,
+    expiration_date: expiration,
     created_by: graph.created_by,
     created_date: graph.created_date,
     last_modified_by: graph.last_modified_by,

@@ -69,6 +69,8 @@ export const ENTITY_KINDS = {
    * creates' Idempotency-Key records are kept under, in the platform's own tenant.
    */
   TENANT: 'record',
+  /** What the retention sweep deletes: pending while it deletes, then done (shared/retention/deletions.ts). */
+  RETENTION_DELETION: 'record',
 } as const;
 
 export type EntityKind = keyof typeof ENTITY_KINDS;
@@ -92,6 +94,10 @@ export const PLATFORM_COLLECTIONS = {
   FEATURE_TOGGLE: 'FEATURE_TOGGLE',
   /** The tenant registry (shared/tenants/store.ts). */
   TENANT: 'TENANT',
+  /** Each tenant's retention policy, keyed by tenant id: the sweep walks the tenants that have one (shared/retention). */
+  RETENTION_POLICY: 'RETENTION_POLICY',
+  /** The retention sweep's progress through the tenants (shared/retention/sweep-run.ts). */
+  RETENTION_SWEEP: 'RETENTION_SWEEP',
 } as const;
 export type PlatformCollection = keyof typeof PLATFORM_COLLECTIONS;
 

@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { is } from './expressions';
+import { is, type Condition } from './expressions';
 import { checkBeforeWrite, parseItem } from './items';
 import { keys, type PlatformCollection } from './keys';
 import { deleteItem, putItem, queryItems, readItem } from './table';
@@ -28,6 +28,21 @@ export class PlatformRecords<T extends object> {
     );
   }
 
+  /** At most `limit` records after id `after` (from the first when omitted), in id order: a bounded page of a walk. */
+  async page(after: string | undefined, limit: number): Promise<T[]> {
+    const found = await queryItems<T>(
+      keys.platformPartition(this.collection),
+      { after, pageSize: limit, enough: (read) => read.length >= limit },
+      (item) => parseItem(this.schema, this.collection, item),
+    );
+    return found.slice(0, limit);
+  }
+
+  /** Writes the record, replacing what the id held, if `when` holds for what it held; false when not. */
+  putIf(id: string, record: T, when: Condition): Promise<boolean> {
+    return putItem(keys.platformRecord(this.collection, id), this.attributes(record), when);
+  }
+
   /** Writes the record, replacing what the id held. */
   async put(id: string, record: T): Promise<void> {
     await putItem(keys.platformRecord(this.collection, id), this.attributes(record));
@@ -41,6 +56,11 @@ export class PlatformRecords<T extends object> {
   /** The write of a new record in a transaction: it fails the transaction when the id already holds one. */
   createWrite(id: string, record: T): TransactItem {
     return tx.put(keys.platformRecord(this.collection, id), this.attributes(record), { when: is.absent('pk') });
+  }
+
+  /** Removes the record if `when` holds for it; false when not. */
+  removeIf(id: string, when: Condition): Promise<boolean> {
+    return deleteItem(keys.platformRecord(this.collection, id), when);
   }
 
   /** Removes the record; nothing happens when there is none. */

@@ -78,6 +78,8 @@ export interface QueryOptions<T> {
   readonly pageSize?: number;
   /** Stops after the page where this first holds. */
   readonly enough?: (found: readonly T[]) => boolean;
+  /** Starts after this sort key (a page of a walk that goes on where the last one stopped). */
+  readonly after?: string;
 }
 
 /** The items of partition `pk`, each through `read`, in sort key order (or reversed). */
@@ -100,7 +102,7 @@ export function queryItems<T>(
         ConsistentRead: true,
         ScanIndexForward: !options.newestFirst,
         Limit: options.pageSize,
-        ExclusiveStartKey: cursor,
+        ExclusiveStartKey: cursor ?? (options.after === undefined ? undefined : { pk, sk: options.after }),
       }),
     );
   return allPages(page, read, options.enough);

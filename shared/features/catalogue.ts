@@ -18,7 +18,7 @@ export const FEATURE_TOGGLES = {
   retention: {
     description: 'Automatic deletion of data versions by the tenant’s retention policy',
     onByDefault: false,
-    available: false,
+    available: true,
   },
   quota_enforcement: {
     description: 'Refusing work beyond the tenant’s quota contract (CPU hours, data transfer)',

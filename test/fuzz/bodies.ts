@@ -159,6 +159,7 @@ export const STARTING_REQUESTS: StartingRequests = {
   }),
   analyzeRecipe: () => ({ body: { code: CODE, aliases: [ALIAS], tables: { [ALIAS]: SALES_COLUMNS } } }),
   createDataset: () => ({ body: { name: 'fuzzed dataset', tags: ['fuzz'] } }),
+  putRetentionPolicy: () => ({ body: { enabled: true, rule: { threshold_days: 30 }, lock_version: 0 } }),
   updateDataset: (e) => ({ params: dataset(e), body: asBody('updateDataset', e.current('/datasets/{dataset_id}')) }),
   mergeDataset: (e) => ({
     params: dataset(e),
