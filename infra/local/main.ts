@@ -5,10 +5,13 @@
  *
  *   npm start -- [--port 3000] [--s3-port 4569] [--dynamodb-port 4570] [--kms-port 4571]
  *                [--stepfunctions-port 4572] [--data-dir .local] [--feature <toggle>=on|off ...]
+ *                [--sweep-every 1d]
  *
  * `--feature` sets a feature toggle's default before the API serves, as PUT
  * /admin/feature-toggles/{name}/default does (so it is kept in the data folder); it may be
- * given once per toggle. The banner says which toggles are on.
+ * given once per toggle. The banner says which toggles are on. `--sweep-every` (SWEEP_EVERY)
+ * is how often the retention sweep runs, as the deployed schedule does (docs/retention.md): a
+ * number and a unit, ms, s, m, h or d; once a day by default; `npm run sweep` runs one now.
  * Each option has an environment setting (PORT, S3_PORT, DYNAMODB_PORT, KMS_PORT,
  * STEPFUNCTIONS_PORT, DATA_DIR); an option given on the command line wins. Port 0 takes a
  * free port. The ports are fixed by default so that a restart keeps every endpoint: stored
@@ -57,6 +60,18 @@ interface FeatureSetting {
   readonly state: 'on' | 'off';
 }
 
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `--sweep-every` as milliseconds: a positive number and a unit. */
+function durationMs(text: string): number {
+  const match = /^(\d+)(ms|s|m|h|d)$/.exec(text);
+  const ms = match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : 0;
+  // setInterval takes at most 2^31-1 ms (24.8 days).
+  if (ms <= 0 || ms > 2 ** 31 - 1)
+    throw new StartError(`--sweep-every takes a duration such as 30s, 10m, 6h or 1d (at most 24d), not "${text}"`, 2);
+  return ms;
+}
+
 /** `--feature name=on|off` values, each checked against the toggle catalogue. */
 function featureSettings(values: readonly string[]): FeatureSetting[] {
   return values.map((value) => {
@@ -73,6 +88,7 @@ function settings(): {
   readonly dataDir: string;
   readonly ports: Record<PortName, number>;
   readonly features: readonly FeatureSetting[];
+  readonly sweepEveryMs: number;
 } {
   let values: Record<string, string | string[] | undefined>;
   try {
@@ -81,6 +97,7 @@ function settings(): {
         ...Object.fromEntries(Object.values(PORTS).map(({ option }) => [option, { type: 'string' }] as const)),
         'data-dir': { type: 'string' },
         feature: { type: 'string', multiple: true },
+        'sweep-every': { type: 'string' },
       },
       strict: true,
     }));
@@ -88,7 +105,7 @@ function settings(): {
     throw new StartError(
       `${(error as Error).message}; options are ${Object.values(PORTS)
         .map(({ option }) => `--${option}`)
-        .join(', ')}, --data-dir, --feature`,
+        .join(', ')}, --data-dir, --feature, --sweep-every`,
       2,
     );
   }
@@ -114,6 +131,7 @@ function settings(): {
     dataDir: (values['data-dir'] as string | undefined) ?? process.env.DATA_DIR ?? '.local',
     ports,
     features: featureSettings((values.feature as string[] | undefined) ?? []),
+    sweepEveryMs: durationMs((values['sweep-every'] as string | undefined) ?? process.env.SWEEP_EVERY ?? '1d'),
   };
 }
 
@@ -180,6 +198,7 @@ function banner(
   dataDir: string,
   endpointsFile: string,
   toggles: readonly FeatureToggleResponse[],
+  sweepEvery: string,
 ): string {
   const demo = Object.keys(DEMO_OBJECTS).join(', ');
   return [
@@ -199,6 +218,7 @@ function banner(
     `    PLATFORM_CLIENT_SECRET=${twin.platformAdmin.client_secret}`,
     '',
     ...toggleLines(toggles),
+    `  Retention sweep every ${sweepEvery}   (npm start -- --sweep-every <duration>; npm run sweep runs one now)`,
     '',
     `  AWS stand-ins (region ${endpoints.region}, access key ${endpoints.accessKeyId}, secret ${endpoints.secretAccessKey}):`,
     `    S3              ${endpoints.s3}   (bucket ${DEMO_BUCKET}: ${demo}; data bucket ${endpoints.dataBucket})`,
@@ -216,7 +236,7 @@ function banner(
 
 async function main(): Promise<void> {
   process.env.POWERTOOLS_LOG_LEVEL ??= 'INFO';
-  const { dataDir, ports, features } = settings();
+  const { dataDir, ports, features, sweepEveryMs } = settings();
   let twin: Twin;
   try {
     for (const port of Object.values(ports)) await assertFree(port);
@@ -226,6 +246,7 @@ async function main(): Promise<void> {
       s3Port: ports.s3,
       servicePorts: { dynamodb: ports.dynamodb, kms: ports.kms, stepFunctions: ports.stepFunctions },
       buckets: [DEMO_BUCKET],
+      sweepEveryMs,
     });
   } catch (error) {
     throw portInUse(error, ports) ?? error;
@@ -241,7 +262,9 @@ async function main(): Promise<void> {
   }
   const endpoints = endpointsOf(twin);
   const endpointsFile = writeEndpointsFile(dataDir, endpoints);
-  process.stdout.write(banner(twin, endpoints, dataDir, endpointsFile, await toggleViews()));
+  process.stdout.write(
+    banner(twin, endpoints, dataDir, endpointsFile, await toggleViews(), `${sweepEveryMs / 1000} s`),
+  );
 
   let stopping = false;
   const stop = (signal: string) => {

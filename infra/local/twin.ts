@@ -19,7 +19,11 @@ import { API_BASE_PATH } from '../../shared/config';
 import { TABLE_SCHEMA } from '../../shared/db/table-schema';
 import { jobs as declaredJobs, RECORD_JOB_FAILURE, workersOf } from '../../functions/jobs';
 import { RUNNER_RESTARTED } from '../../shared/jobs/failure';
+import { logger } from '../../shared/log';
 import { stateMachineArnVariable, type JobDeclaration, type WorkerSpec } from '../../shared/jobs/define-job';
+import { advanceRetentionClock, resetRetentionClock, retentionNow } from '../../shared/retention/clock';
+import type { SweepOptions } from '../../shared/retention/sweep';
+import { sweepToEnd } from '../../shared/retention/sweep-run';
 import { jobMachines } from '../state-machines';
 import { startLocalDynamoDb } from './dynamodb';
 import { startLocalHttpApi } from './http-api';
@@ -59,6 +63,18 @@ export interface TwinOptions {
   readonly taskTimeoutSeconds?: number;
   /** Time limit of every API request instead of API_TIME_LIMIT_MS (tests of time limits). */
   readonly requestTimeLimitMs?: number;
+  /** Runs the retention sweep this often, as the EventBridge schedule does when deployed; never when omitted. */
+  readonly sweepEveryMs?: number;
+}
+
+/** The retention sweep of the twin: what the deployed schedule invokes, run in this process. */
+export interface TwinRetention {
+  /** One whole sweep now (the retention clock's now), as the schedule's invocations make it. */
+  sweep(options?: Partial<SweepOptions>): ReturnType<typeof sweepToEnd>;
+  /** Moves the retention clock forward (tests: instead of waiting days for versions to expire). */
+  advanceClock(ms: number): void;
+  /** Puts the retention clock back to the real time. */
+  resetClock(): void;
 }
 
 export interface Twin {
@@ -82,6 +98,7 @@ export interface Twin {
   readonly admin: IssuedCredentials & { readonly tenant_id: string };
   /** The platform-admin client (the admin plane, /admin/...), created on first start. */
   readonly platformAdmin: IssuedCredentials & { readonly tenant_id: string };
+  readonly retention: TwinRetention;
   close(): Promise<void>;
 }
 
@@ -142,6 +159,26 @@ async function bootstrapClient(
   const issued = { tenant_id: client.tenantId, ...credentials };
   if (file !== undefined) writeFileSync(file, JSON.stringify(issued, null, 2), { mode: 0o600 });
   return issued;
+}
+
+/**
+ * The twin's stand-in for the EventBridge schedule: a sweep every `everyMs`, one at a time (a
+ * sweep still running when the next is due makes that one wait for the following tick).
+ */
+function scheduleSweeps(retention: TwinRetention, everyMs: number): () => Promise<void> {
+  let running: Promise<unknown> | undefined;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = retention
+      .sweep()
+      .then((result) => logger.info('retention sweep', { sweepId: result.sweep_id, deleted: result.deleted.length }))
+      .catch((error: unknown) => logger.error('retention sweep failed', { error }))
+      .finally(() => (running = undefined));
+  }, everyMs);
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
 }
 
 export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
@@ -214,6 +251,13 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
 
     const api = await startLocalHttpApi(options.port ?? 0, options.requestTimeLimitMs);
     closers.push(() => api.close());
+    const retention: TwinRetention = {
+      sweep: (sweepOptions) => sweepToEnd(new Date(retentionNow()), sweepOptions),
+      advanceClock: advanceRetentionClock,
+      resetClock: resetRetentionClock,
+    };
+    closers.push(async () => resetRetentionClock());
+    if (options.sweepEveryMs !== undefined) closers.push(scheduleSweeps(retention, options.sweepEveryMs));
     return {
       apiUrl: `${api.url}${API_BASE_PATH}`,
       s3,
@@ -228,6 +272,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       scratchRoot: scratch.root,
       admin,
       platformAdmin,
+      retention,
       async close() {
         for (const close of closers.reverse()) await close();
         for (const name of Object.keys(process.env)) if (!(name in previousEnvironment)) delete process.env[name];

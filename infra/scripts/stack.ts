@@ -19,7 +19,9 @@ export function useStack(
       AWS_ACCESS_KEY_ID: endpoints.accessKeyId,
       AWS_SECRET_ACCESS_KEY: endpoints.secretAccessKey,
       AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
+      AWS_ENDPOINT_URL_S3: endpoints.s3,
       TABLE_NAME: endpoints.tableName,
+      DATA_BUCKET: endpoints.dataBucket,
       // The twin's Node.js is the project's (20); the notice is about AWS, not this stack.
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     });
