@@ -78,6 +78,19 @@ function serviceRoot(fallback: string, description: string): Setting<string> {
   };
 }
 
+/** An EventBridge schedule expression: rate(<n> <unit>) or cron(<six fields>). */
+function scheduleExpression(fallback: string, description: string): Setting<string> {
+  return {
+    description,
+    fallback: () => fallback,
+    parse: (value) => {
+      const rate = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/.exec(value);
+      if (rate ? Number(rate[1]) > 0 : /^cron\((\S+ ){5}\S+\)$/.test(value)) return value;
+      throw new Error('must be an EventBridge schedule expression: rate(<n> <unit>) or cron(<six fields>)');
+    },
+  };
+}
+
 /** The levels of the Powertools logger, which reads POWERTOOLS_LOG_LEVEL itself, in any case. */
 const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];
@@ -115,6 +128,10 @@ export const SETTINGS = {
   JOB_INACTIVITY_SECONDS: positiveInteger(
     120,
     'a running job that reports no progress for this long is stopped with 10-1047',
+  ),
+  RETENTION_SWEEP_SCHEDULE: scheduleExpression(
+    'rate(1 day)',
+    'when the retention sweep starts (EventBridge schedule expression)',
   ),
   WORK_DIRECTORY: text(tmpdir, "folder for a worker's scratch files (Lambda: /tmp)"),
   POWERTOOLS_LOG_LEVEL: logLevel('INFO', 'level of the JSON logs; the logger (shared/log.ts) reads it itself'),

@@ -38,6 +38,7 @@ import { jobMachines } from '../state-machines';
 import type { AccessTargets } from './access';
 import { ApiDomainStack } from './api-domain-stack';
 import { checkJobStarts, JobsStack } from './jobs-stack';
+import { RetentionStack } from './retention-stack';
 import { LOG_RETENTION, ServiceFunction } from './service-function';
 import type { Settings } from './settings';
 import { pascalCase, validateStage } from './stage';
@@ -85,6 +86,7 @@ export class DataPreparationStack extends Stack {
   /** By domain (route tag). */
   readonly domains = new Map<string, ApiDomainStack>();
   readonly jobs: JobsStack | undefined;
+  readonly retention: RetentionStack;
 
   constructor(scope: Construct, id: string, props: DataPreparationStackProps) {
     const stage = validateStage(props.stage);
@@ -195,6 +197,9 @@ export class DataPreparationStack extends Stack {
         ? new JobsStack(this, 'Jobs', { workers, machines, targets: resources, environment: settings, engineLayer })
         : undefined;
     const targets: AccessTargets = { ...resources, stateMachines: this.jobs?.stateMachines ?? new Map() };
+
+    // ---- Retention sweep --------------------------------------------------------------------
+    this.retention = new RetentionStack(this, 'Retention', { targets, environment: settings });
 
     // ---- HTTP API ---------------------------------------------------------------------------
     this.api = new HttpApi(this, 'Api', {
