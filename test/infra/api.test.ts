@@ -2,6 +2,7 @@
  * The stage as `cdk synth -c stage=...` builds it from the real route table: API, functions,
  * storage, keys and least-privilege IAM. Synthesized once (with cdk-nag) for the whole file.
  */
+import { SWEEP_ACCESS } from '../../infra/stacks/retention-stack';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CfnElement } from 'aws-cdk-lib';
@@ -187,8 +188,8 @@ describe('API routes', () => {
 });
 
 describe('functions', () => {
-  it('one per route and per job worker, plus the authorizer and the fallback', () => {
-    expect(stage.functions).toHaveLength(routes.length + workers.length + 2);
+  it('one per route and per job worker, plus the authorizer, the fallback and the retention sweep', () => {
+    expect(stage.functions).toHaveLength(routes.length + workers.length + 3);
   });
 
   it('all run nodejs22.x on arm64 with source maps enabled and a log group of their own', () => {
@@ -483,7 +484,9 @@ describe('cdk-nag', () => {
     const objects = nag.suppressedViolations.filter(
       (violation) => violation.ruleName === 'AwsSolutions-IAM5[Resource::<DataBucketArn>/*]',
     );
-    const withBucket = [...routes, ...workers].filter((subject) => subject.access.dataBucket !== undefined);
+    const withBucket = [...routes, ...workers, { access: SWEEP_ACCESS }].filter(
+      (subject) => subject.access.dataBucket !== undefined,
+    );
     expect(objects.flatMap((violation) => violation.violatingConstructs)).toHaveLength(withBucket.length);
     const publicRoutes = nag.suppressedViolations.filter((violation) => violation.ruleName === 'AwsSolutions-APIG4');
     expect(publicRoutes.flatMap((violation) => violation.violatingConstructs)).toHaveLength(
