@@ -14,7 +14,7 @@ export interface AdminBase {
   readonly enums?: Readonly<Record<string, readonly JsonValue[]>>;
 }
 
-const TOGGLE = { toggle_name: 'retention' };
+const TOGGLE = { toggle_name: 'ai_assistant' };
 const TENANT = { tenant_id: 'contract-tenant' };
 
 export function adminBases(): Partial<Readonly<Record<OperationId, AdminBase>>> {

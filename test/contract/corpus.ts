@@ -12,6 +12,7 @@ import { exportBases } from './export-bases';
 import type { HttpRequest } from './openapi-validator';
 import { quotaBases } from './quota-bases';
 import { targetBases, type TargetFixtures } from './target-bases';
+import { retentionBases } from './retention-bases';
 import { tokenBases, type TokenFixtures } from './token-bases';
 import { bodyVariations, INTEGER_TEXTS, type JsonValue } from './variations';
 
@@ -301,6 +302,7 @@ function bases(f: ContractFixtures): Partial<Readonly<Record<OperationId, Base>>
     ...tokenBases(f.tokens),
     ...quotaBases(),
     ...adminBases(),
+    ...retentionBases(),
   };
 }
 

@@ -218,9 +218,9 @@ export const STARTING_REQUESTS: StartingRequests = {
   }),
   setQuotaOverage: () => ({ body: { overage_allowed: true } }),
   // A toggle this build lacks, set off: the storm cannot change what other requests meet.
-  setFeatureToggleDefault: () => ({ params: { toggle_name: 'retention' }, body: { strategy: 'off' } }),
+  setFeatureToggleDefault: () => ({ params: { toggle_name: 'ai_assistant' }, body: { strategy: 'off' } }),
   setFeatureToggleOverride: () => ({
-    params: { toggle_name: 'retention', tenant_id: 'fuzz-tenant' },
+    params: { toggle_name: 'ai_assistant', tenant_id: 'fuzz-tenant' },
     body: { strategy: 'off' },
   }),
   createTenant: () => ({ body: { tenant_id: 'fuzz-tenant', name: 'Fuzzed tenant' } }),

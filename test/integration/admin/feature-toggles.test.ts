@@ -66,10 +66,10 @@ describe('reading toggles', () => {
     expect(list.status).toBe(200);
     expect(list.body.items.map((toggle) => toggle.name).sort()).toEqual([...FEATURE_NAMES].sort());
     const byName = new Map(list.body.items.map((toggle) => [toggle.name, toggle]));
-    for (const name of ['retention', 'transfers', 'ai_assistant'])
+    for (const name of ['transfers', 'ai_assistant'])
       expect(byName.get(name), name).toMatchObject({ default: { strategy: 'off' }, available: false });
-    // Built (docs/quota.md, docs/delta-sharing.md), and off until an operator turns them on.
-    for (const name of ['quota_enforcement', 'delta_sharing'])
+    // Built (docs/quota.md, docs/delta-sharing.md, docs/retention.md), and off until an operator turns them on.
+    for (const name of ['quota_enforcement', 'delta_sharing', 'retention'])
       expect(byName.get(name), name).toMatchObject({ default: { strategy: 'off' }, available: true });
     for (const name of ['connector.object_store', 'connector.cloud_store', 'connector.warehouse'])
       expect(byName.get(name), name).toMatchObject({ default: { strategy: 'on' }, available: true });
