@@ -42,7 +42,7 @@ export const RetentionPolicyResponse = z
   .meta({ id: 'RetentionPolicy' });
 export type RetentionPolicyResponse = z.infer<typeof RetentionPolicyResponse>;
 
-export const RetentionPreviewQuery = z.object({
+export const RetentionPreviewQuery = z.strictObject({
   as_of: z.iso.datetime({ offset: true }).optional().describe('The moment of the sweep to preview; now when omitted'),
 });
 
