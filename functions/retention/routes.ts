@@ -43,7 +43,7 @@ export const retentionRoutes = {
     method: 'GET',
     path: '/retention-policy/preview',
     summary: 'List what a sweep would delete',
-    description: `A dry run: the versions whose expiration_date has come at as_of (now by default). ${FEATURE}`,
+    description: `A dry run: the versions whose expiration_date has come by as_of, or by now without it. ${FEATURE}`,
     tag,
     handler: 'retention/preview',
     permission: 'data:read',

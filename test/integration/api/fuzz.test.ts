@@ -24,6 +24,11 @@ let document: unknown;
 
 beforeAll(async () => {
   env = await startTestTwin({ buckets: [FUZZ_BUCKET], environment: { CONNECTOR_TIMEOUT_MS: '2000' } });
+  // The retention routes reach their own checks, not 10-1501.
+  await env.platformAdmin.call('setFeatureToggleOverride', {
+    params: { toggle_name: 'retention', tenant_id: env.admin.tenantId! },
+    body: { strategy: 'on' },
+  });
   ({ document, context } = await fuzzFixtures(env));
 });
 afterAll(() => env?.close());
