@@ -1,10 +1,16 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Unit files that point the process's AWS clients at a server of their own (AWS_ENDPOINT_URL_*):
- * the clients are made once per module graph, so these run in processes of their own.
+ * Unit files that need a process of their own: the first two point the process's AWS clients at a
+ * server of their own (AWS_ENDPOINT_URL_*), and the clients are made once per module graph; the
+ * analyzer's bounds test measures the CPU of the process's engine children, which engine processes
+ * left warm by other files would add to.
  */
-const UNIT_FILES_WITH_OWN_ENDPOINTS = ['test/unit/aws/clients.test.ts', 'test/unit/db/transactions.test.ts'];
+const UNIT_FILES_IN_OWN_PROCESS = [
+  'test/unit/aws/clients.test.ts',
+  'test/unit/db/transactions.test.ts',
+  'test/unit/engine/analyzer-bounds.test.ts',
+];
 
 export default defineConfig({
   test: {
@@ -30,7 +36,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
-          exclude: UNIT_FILES_WITH_OWN_ENDPOINTS,
+          exclude: UNIT_FILES_IN_OWN_PROCESS,
           pool: 'threads',
         },
       },
@@ -39,7 +45,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'isolated',
-          include: ['test/integration/**/*.test.ts', 'test/infra/**/*.test.ts', ...UNIT_FILES_WITH_OWN_ENDPOINTS],
+          include: ['test/integration/**/*.test.ts', 'test/infra/**/*.test.ts', ...UNIT_FILES_IN_OWN_PROCESS],
           pool: 'forks',
         },
       },

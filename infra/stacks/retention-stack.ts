@@ -14,6 +14,9 @@ import type { ResourceAccess } from '../../shared/resource-access';
 import type { AccessTargets } from './access';
 import { ServiceFunction } from './service-function';
 
+/** The sweep function's handler, under functions/. */
+export const SWEEP_HANDLER = 'retention/sweep';
+
 /** What the sweep touches: the versions' items and journal in the table, their files in the bucket. */
 export const SWEEP_ACCESS: ResourceAccess = { table: 'write', dataBucket: 'write' };
 /** Lambda's limit: a step hands over to the next invocation a minute before it (functions/retention/sweep.ts). */
@@ -32,7 +35,7 @@ export class RetentionStack extends NestedStack {
   constructor(scope: Construct, id: string, props: RetentionStackProps) {
     super(scope, id, { description: 'Data Preparation Service: the retention sweep and its schedules' });
     this.sweep = new ServiceFunction(this, 'RetentionSweep', {
-      handler: 'retention/sweep',
+      handler: SWEEP_HANDLER,
       description: 'retention sweep (functions/retention/sweep.ts)',
       access: SWEEP_ACCESS,
       targets: props.targets,

@@ -97,11 +97,11 @@ describe('one stack per stage', () => {
     });
   });
 
-  it('nests a stack per route domain and one for jobs', () => {
+  it('nests a stack per route domain, one for jobs and one for the retention sweep', () => {
     const domains = [...new Set(routes.map((route) => `${pascalCase(route.tag)}Routes`))];
-    expect(stage.nested.map((view) => view.name).sort()).toEqual([...domains, 'Jobs'].sort());
+    expect(stage.nested.map((view) => view.name).sort()).toEqual([...domains, 'Jobs', 'Retention'].sort());
     expect(Object.keys(stage.root.template.findResources('AWS::CloudFormation::Stack'))).toHaveLength(
-      domains.length + 1,
+      domains.length + 2,
     );
     for (const view of stage.views) expect(Object.keys(view.json.Resources).length).toBeLessThan(500);
   });

@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { quotedIdentifier } from '@duckdb/node-api';
 import { AppError } from '../../errors/app-error';
 
 /**
@@ -62,6 +61,15 @@ export function parseDeltaSchema(schemaString: string): DeltaField[] {
   const parsed = DeltaSchema.safeParse(json);
   if (!parsed.success) throw new AppError('30-3010', { extraDetails: { reason: 'the table schema does not parse' } });
   return parsed.data.fields;
+}
+
+/**
+ * A name quoted as DuckDB quotes identifiers (doubled inner quotes), written here rather than
+ * taken from `@duckdb/node-api`: the tables view runs in API functions, whose bundles must not
+ * carry the engine.
+ */
+function quotedIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
 }
 
 /** The engine's (DuckDB's) type of a Delta type; a type this mapping does not know is 10-1000. */

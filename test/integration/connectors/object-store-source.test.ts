@@ -278,16 +278,16 @@ describe('fetching a bucket data source from an S3-compatible store', () => {
       code: '10-1043',
       message: 'Unsupported source type rdbms',
     });
-    const sharing: SourceConnection = {
-      type: 'delta_sharing',
-      auth: { auth_type: 'delta_sharing_profile' },
+    const pricing: SourceConnection = {
+      type: 'pricing_dim',
+      auth: { auth_type: 'oauth_client_credentials' },
       secret: '{}',
       settings: {},
     };
-    expect(await failureOf(fetchSource(sharing, bucketSource(null, 'delta_sharing'), fetchOptions()))).toMatchObject({
+    expect(await failureOf(fetchSource(pricing, bucketSource('prices/'), fetchOptions()))).toMatchObject({
       code: '10-1501',
       status: 501,
-      message: 'Feature disabled unless feature flag delta_sharing is on',
+      message: 'Feature disabled unless feature flag transfers is on',
     });
   });
 });
