@@ -1,8 +1,8 @@
-import { connectionStore, secretContext } from '../../shared/connections/store';
+import { connectionStore } from '../../shared/connections/store';
 import { browseObjectStore } from '../../shared/connectors/object-store/browse';
 import { AppError } from '../../shared/errors/app-error';
 import { httpHandler } from '../../shared/http/handler';
-import { open } from '../../shared/secrets/envelope';
+import { openConnectionSecret } from '../../shared/connections/secret';
 import { connectionRoutes } from './routes';
 
 export const handler = httpHandler(connectionRoutes.browse, async ({ params, body, principal, waitOn }) => {
@@ -12,7 +12,7 @@ export const handler = httpHandler(connectionRoutes.browse, async ({ params, bod
   if (data.type !== 'object_store' && data.type !== 'cloud_store')
     throw new AppError('10-1043', { params: [data.type] });
 
-  const secret = await open(data.secret, secretContext(principal.tenantId, current.id));
+  const secret = await openConnectionSecret(principal.tenantId, current);
   waitOn(data.type);
   if (data.type === 'cloud_store') {
     // Loaded only when called: the Google SDK stays out of the cold start of S3 browsing.

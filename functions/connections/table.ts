@@ -1,7 +1,7 @@
-import { connectionStore, secretContext } from '../../shared/connections/store';
+import { connectionStore } from '../../shared/connections/store';
 import { assertTablesView, getTable } from '../../shared/connectors/tables';
 import { httpHandler } from '../../shared/http/handler';
-import { open } from '../../shared/secrets/envelope';
+import { openConnectionSecret } from '../../shared/connections/secret';
 import { connectionRoutes } from './routes';
 
 export const handler = httpHandler(connectionRoutes.getTable, async ({ params, query, principal, waitOn }) => {
@@ -9,7 +9,7 @@ export const handler = httpHandler(connectionRoutes.getTable, async ({ params, q
   const { data } = current;
   // Decided before the secret is opened: only analytics databases and warehouses have tables.
   await assertTablesView(principal.tenantId, data.type, current.id);
-  const secret = await open(data.secret, secretContext(principal.tenantId, current.id));
+  const secret = await openConnectionSecret(principal.tenantId, current);
   waitOn(data.type);
   const table = await getTable(
     { type: data.type, auth: data.auth, secret, settings: data.settings },

@@ -1,10 +1,10 @@
-import { connectionStore, secretContext } from '../../shared/connections/store';
+import { connectionStore } from '../../shared/connections/store';
 import { assertTablesView, listTables } from '../../shared/connectors/tables';
 import { httpHandler } from '../../shared/http/handler';
 import { applyListQuery, type ListFields } from '../../shared/http/list-query';
 import type { TABLE_LIST_FIELDS } from '../../shared/model/list-fields';
 import type { TableDetails } from '../../shared/model/table';
-import { open } from '../../shared/secrets/envelope';
+import { openConnectionSecret } from '../../shared/connections/secret';
 import { connectionRoutes } from './routes';
 
 /** A listed table; its id is its place in the system's listing, so ties sort as the system listed them. */
@@ -28,7 +28,7 @@ export const handler = httpHandler(connectionRoutes.listTables, async ({ params,
   const { data } = current;
   // Decided before the secret is opened: only analytics databases and warehouses have tables.
   await assertTablesView(principal.tenantId, data.type, current.id);
-  const secret = await open(data.secret, secretContext(principal.tenantId, current.id));
+  const secret = await openConnectionSecret(principal.tenantId, current);
   waitOn(data.type);
   const tables = await listTables({ type: data.type, auth: data.auth, secret, settings: data.settings });
   const page = applyListQuery(

@@ -1,12 +1,12 @@
 import { settingsOf } from '../../shared/connectors/configuration';
 import { connectionResponse } from '../../shared/connections/response';
-import { connectionStore, secretContext } from '../../shared/connections/store';
+import { connectionStore } from '../../shared/connections/store';
 import { assertWithin, GCS_BUCKETS, parseBucketLocation, S3_BUCKETS } from '../../shared/connectors/bucket-location';
 import { testConnection } from '../../shared/connectors/testing';
 import { validateConfiguration } from '../../shared/connectors/validation';
 import { validationError } from '../../shared/errors/app-error';
 import { httpHandler } from '../../shared/http/handler';
-import { open } from '../../shared/secrets/envelope';
+import { openConnectionSecret } from '../../shared/connections/secret';
 import { connectionRoutes } from './routes';
 
 export const handler = httpHandler(connectionRoutes.testStored, async ({ params, body, principal, waitOn }) => {
@@ -29,7 +29,7 @@ export const handler = httpHandler(connectionRoutes.testStored, async ({ params,
     );
   }
 
-  const secret = await open(data.secret, secretContext(principal.tenantId, current.id));
+  const secret = await openConnectionSecret(principal.tenantId, current);
   const configuration = { type: data.type, auth: data.auth, secret, settings };
   validateConfiguration(configuration);
   waitOn(data.type);

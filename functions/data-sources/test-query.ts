@@ -1,7 +1,7 @@
-import { connectionStore, secretContext } from '../../shared/connections/store';
+import { connectionStore } from '../../shared/connections/store';
 import { assertConnectionFits, checkRdbmsQuery } from '../../shared/data-sources/definition';
 import { httpHandler } from '../../shared/http/handler';
-import { open } from '../../shared/secrets/envelope';
+import { openConnectionSecret } from '../../shared/connections/secret';
 import { dataSourceRoutes } from './routes';
 
 export const handler = httpHandler(dataSourceRoutes.testQuery, async ({ params, body, principal, waitOn }) => {
@@ -14,7 +14,7 @@ export const handler = httpHandler(dataSourceRoutes.testQuery, async ({ params, 
     import('../../shared/connectors/warehouse/query'),
   ]);
   const { data } = connection;
-  const secret = await open(data.secret, secretContext(principal.tenantId, connection.id));
+  const secret = await openConnectionSecret(principal.tenantId, connection);
   waitOn(data.type);
   await testWarehouseQuery(
     warehouseTarget({ type: data.type, auth: data.auth, settings: data.settings, secret }, body.warehouse),

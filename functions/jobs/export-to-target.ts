@@ -1,4 +1,3 @@
-import { secretContext } from '../../shared/connections/store';
 import { targetWriter } from '../../shared/connectors/target';
 import { FORMAT_EXTENSIONS } from '../../shared/exports/engine';
 import { targetExportJob } from '../../shared/exports/jobs';
@@ -8,7 +7,7 @@ import { exportStore } from '../../shared/exports/target-exports';
 import { jobWorker } from '../../shared/jobs/worker-step';
 import { recordUsage } from '../../shared/usage';
 import { MAX_KEY_SEGMENT_BYTES } from '../../shared/model/object-key';
-import { open } from '../../shared/secrets/envelope';
+import { openConnectionSecret } from '../../shared/connections/secret';
 import { renderDestination } from '../../shared/targets/destination';
 import { targetForExport } from '../../shared/targets/store';
 
@@ -42,7 +41,7 @@ export const handler = jobWorker(
       started: new Date(exported.created_date),
     });
     await requireConnector(tenantId, connection.data.type);
-    const secret = await open(connection.data.secret, secretContext(tenantId, connection.id));
+    const secret = await openConnectionSecret(tenantId, connection);
     const writer = await targetWriter(
       { type: connection.data.type, auth: connection.data.auth, secret, settings: connection.data.settings },
       target.data.type === 'table'

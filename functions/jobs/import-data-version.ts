@@ -2,7 +2,7 @@ import type * as z from 'zod';
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deletePrefix, putFile, putJson } from '../../shared/aws/data-bucket';
-import { connectionStore, secretContext } from '../../shared/connections/store';
+import { connectionStore } from '../../shared/connections/store';
 import { fetchSource } from '../../shared/data-sources/fetch';
 import { dataSourceStore } from '../../shared/data-sources/store';
 import { importJob } from '../../shared/data-tables/jobs';
@@ -14,7 +14,7 @@ import { AppError } from '../../shared/errors/app-error';
 import { requireConnector } from '../../shared/features/store';
 import type { JobPulse } from '../../shared/jobs/pulse';
 import { jobWorker, type JobOutcome } from '../../shared/jobs/worker-step';
-import { open } from '../../shared/secrets/envelope';
+import { openConnectionSecret } from '../../shared/connections/secret';
 import { recordUsage } from '../../shared/usage';
 
 /**
@@ -48,7 +48,7 @@ async function importVersion(
   const connection = await connectionStore.get(tenantId, source.data.connection_id);
   if (!connection.data.read) throw new AppError('30-1708', { params: [source.id] });
   await requireConnector(tenantId, connection.data.type);
-  const secret = await open(connection.data.secret, secretContext(tenantId, connection.id));
+  const secret = await openConnectionSecret(tenantId, connection);
 
   const sourceDir = join(workDir, 'source');
   await mkdir(sourceDir);

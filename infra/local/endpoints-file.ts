@@ -20,6 +20,8 @@ export const LocalEndpoints = z.strictObject({
   dynamodb: z.url(),
   kms: z.url(),
   stepFunctions: z.url(),
+  /** The demo Delta Sharing server's profile endpoint. */
+  deltaSharing: z.url(),
   region: z.string(),
   /** Every stand-in accepts this key pair (s3rver checks it; the others take any). */
   accessKeyId: z.string(),

@@ -4,8 +4,8 @@
  * endpoints of the running stack are in .local/endpoints.json while it runs.
  *
  *   npm start -- [--port 3000] [--s3-port 4569] [--dynamodb-port 4570] [--kms-port 4571]
- *                [--stepfunctions-port 4572] [--data-dir .local] [--feature <toggle>=on|off ...]
- *                [--sweep-every 1d]
+ *                [--stepfunctions-port 4572] [--delta-sharing-port 4573] [--data-dir .local]
+ *                [--feature <toggle>=on|off ...] [--sweep-every 1d]
  *
  * `--feature` sets a feature toggle's default before the API serves, as PUT
  * /admin/feature-toggles/{name}/default does (so it is kept in the data folder); it may be
@@ -13,7 +13,7 @@
  * is how often the retention sweep runs, as the deployed schedule does (docs/retention.md): a
  * number and a unit, ms, s, m, h or d; once a day by default; `npm run sweep` runs one now.
  * Each option has an environment setting (PORT, S3_PORT, DYNAMODB_PORT, KMS_PORT,
- * STEPFUNCTIONS_PORT, DATA_DIR); an option given on the command line wins. Port 0 takes a
+ * STEPFUNCTIONS_PORT, DELTA_SHARING_PORT, DATA_DIR); an option given on the command line wins. Port 0 takes a
  * free port. The ports are fixed by default so that a restart keeps every endpoint: stored
  * connections name the S3 endpoint, and AWS CLI profiles or scripts name the others.
  */
@@ -24,6 +24,7 @@ import { setToggleDefault, toggleViews } from '../../shared/features/store';
 import { isAppError } from '../../shared/errors/app-error';
 import type { FeatureToggleResponse } from '../../shared/model/feature-toggle';
 import { DEMO_BUCKET, DEMO_OBJECTS, seedDemoBucket } from './demo';
+import { DEMO_SHARED_TABLE_NAMES, DEMO_SHARING_TOKEN, startDeltaSharingDemo } from './delta-sharing-demo';
 import { removeEndpointsFile, writeEndpointsFile, type LocalEndpoints } from './endpoints-file';
 import { LOCAL_S3_CREDENTIALS } from './s3';
 import { DATA_BUCKET, startTwin, TABLE_NAME, type Twin } from './twin';
@@ -41,6 +42,12 @@ const PORTS = {
     variable: 'STEPFUNCTIONS_PORT',
     fallback: 4572,
     serves: 'the local Step Functions',
+  },
+  deltaSharing: {
+    option: 'delta-sharing-port',
+    variable: 'DELTA_SHARING_PORT',
+    fallback: 4573,
+    serves: 'the demo Delta Sharing server',
   },
 } as const;
 type PortName = keyof typeof PORTS;
@@ -162,13 +169,14 @@ async function assertFree(port: number): Promise<void> {
   });
 }
 
-function endpointsOf(twin: Twin): LocalEndpoints {
+function endpointsOf(twin: Twin, deltaSharing: string): LocalEndpoints {
   return {
     pid: process.pid,
     api: twin.apiUrl,
     apiReference: `${twin.apiUrl}/docs`,
     openApi: `${twin.apiUrl}/openapi.json`,
     ...twin.endpoints,
+    deltaSharing,
     region: REGION,
     accessKeyId: LOCAL_S3_CREDENTIALS.accessKeyId,
     secretAccessKey: LOCAL_S3_CREDENTIALS.secretAccessKey,
@@ -225,6 +233,7 @@ function banner(
     `    DynamoDB        ${endpoints.dynamodb}   (table ${endpoints.tableName})`,
     `    KMS             ${endpoints.kms}`,
     `    Step Functions  ${endpoints.stepFunctions}`,
+    `  Delta Sharing   ${endpoints.deltaSharing}   (profile endpoint; bearer token ${DEMO_SHARING_TOKEN}; tables ${DEMO_SHARED_TABLE_NAMES.join(', ')}; needs the delta_sharing toggle on)`,
     `    e.g. AWS_ACCESS_KEY_ID=${endpoints.accessKeyId} AWS_SECRET_ACCESS_KEY=${endpoints.secretAccessKey} aws --region ${endpoints.region} --endpoint-url ${endpoints.dynamodb} dynamodb scan --table-name ${endpoints.tableName}`,
     '',
     `  Jobs resumed    ${twin.resumedJobs}${twin.resumedJobs > 0 ? ' (interrupted by the previous stop; each runs again from its start)' : ''}`,
@@ -238,8 +247,10 @@ async function main(): Promise<void> {
   process.env.POWERTOOLS_LOG_LEVEL ??= 'INFO';
   const { dataDir, ports, features, sweepEveryMs } = settings();
   let twin: Twin;
+  let sharing: Awaited<ReturnType<typeof startDeltaSharingDemo>>;
   try {
     for (const port of Object.values(ports)) await assertFree(port);
+    sharing = await startDeltaSharingDemo(ports.deltaSharing);
     twin = await startTwin({
       dataDir,
       port: ports.api,
@@ -247,6 +258,7 @@ async function main(): Promise<void> {
       servicePorts: { dynamodb: ports.dynamodb, kms: ports.kms, stepFunctions: ports.stepFunctions },
       buckets: [DEMO_BUCKET],
       sweepEveryMs,
+      allowOutbound: [`127.0.0.1:${sharing.port}`],
     });
   } catch (error) {
     throw portInUse(error, ports) ?? error;
@@ -254,13 +266,13 @@ async function main(): Promise<void> {
   await seedDemoBucket(twin.endpoints.s3);
   for (const { name, state } of features) {
     await setToggleDefault(name, { strategy: state }).catch(async (error: unknown) => {
-      await twin.close();
+      await Promise.all([twin.close(), sharing.close()]);
       if (isAppError(error) && error.code === '10-1400')
         throw new StartError(`--feature ${name}=${state}: ${Object.values(error.extraDetails ?? {}).join('; ')}`, 2);
       throw error;
     });
   }
-  const endpoints = endpointsOf(twin);
+  const endpoints = endpointsOf(twin, sharing.endpoint);
   const endpointsFile = writeEndpointsFile(dataDir, endpoints);
   process.stdout.write(
     banner(twin, endpoints, dataDir, endpointsFile, await toggleViews(), `${sweepEveryMs / 1000} s`),
@@ -272,7 +284,7 @@ async function main(): Promise<void> {
     stopping = true;
     process.stdout.write(`\n${signal}: stopping…\n`);
     removeEndpointsFile(dataDir);
-    twin.close().then(
+    Promise.all([twin.close(), sharing.close()]).then(
       () => process.exit(0),
       (error: unknown) => {
         process.stderr.write(`failed to stop cleanly: ${String(error)}\n`);

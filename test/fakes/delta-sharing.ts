@@ -36,6 +36,8 @@ export interface DeltaSharingFakeOptions {
   readonly downloadDelayMs?: number;
   /** Tokens issued by this OAuth fake are accepted too. */
   readonly oauth?: OAuthFake;
+  /** Port to listen on (a free one when omitted): `npm start` keeps its profile endpoint across restarts. */
+  readonly port?: number;
 }
 
 export interface DeltaSharingFake {
@@ -323,7 +325,7 @@ export async function startDeltaSharingFake(options: DeltaSharingFakeOptions): P
   const server = createServer((request, response) => {
     handle(request, response).catch(() => failure(response, 500, 'INTERNAL_ERROR', 'Internal server error.'));
   });
-  const listening = await listenLocally(server);
+  const listening = await listenLocally(server, options.port);
   baseUrl = `http://127.0.0.1:${listening.port}`;
   const endpoint = `${baseUrl}${PREFIX}/`;
   return {

@@ -2,7 +2,7 @@
  * The README's walkthrough, run as a reader runs it: its ```sh blocks, in order, in bash,
  * against `npm start` on a fresh data folder. The only changes are the values a reader copies
  * from the banner (BASE, CLIENT_ID, CLIENT_SECRET, S3_ENDPOINT, PLATFORM_CLIENT_ID,
- * PLATFORM_CLIENT_SECRET). Every `# → <status> [json]` line is the expectation of the command
+ * PLATFORM_CLIENT_SECRET, DELTA_SHARING_ENDPOINT). Every `# → <status> [json]` line is the expectation of the command
  * above it: each answer of that command must have the status, and its body must contain the
  * JSON shown. A renamed field or route fails here
  * instead of misleading the next reader.
@@ -97,10 +97,14 @@ function callsIn(folder: string, offset: number): Call[] {
 
 /** `npm start` on its own data folder and free ports; resolves with its banner. */
 function startStack(dataDir: string): Promise<{ readonly child: ChildProcess; readonly banner: string }> {
-  const ports = ['--port', '--s3-port', '--dynamodb-port', '--kms-port', '--stepfunctions-port'].flatMap((option) => [
-    option,
-    '0',
-  ]);
+  const ports = [
+    '--port',
+    '--s3-port',
+    '--dynamodb-port',
+    '--kms-port',
+    '--stepfunctions-port',
+    '--delta-sharing-port',
+  ].flatMap((option) => [option, '0']);
   // Node with tsx's loader, not the tsx wrapper: one process, which the kill below ends.
   const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts', '--data-dir', dataDir, ...ports], {
     cwd: ROOT,
@@ -145,6 +149,7 @@ describe("the README's walkthrough", () => {
       PLATFORM_CLIENT_ID: bannerValue(banner, /^ +PLATFORM_CLIENT_ID=(\S+)$/m),
       PLATFORM_CLIENT_SECRET: bannerValue(banner, /^ +PLATFORM_CLIENT_SECRET=(\S+)$/m),
       S3_ENDPOINT: bannerValue(banner, /^ +S3 +(\S+)/m),
+      DELTA_SHARING_ENDPOINT: bannerValue(banner, /^ +Delta Sharing +(\S+)/m),
     });
     const calls = join(dataDir, 'calls');
     mkdirSync(calls);

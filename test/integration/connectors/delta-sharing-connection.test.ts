@@ -235,3 +235,91 @@ describe('with the toggle on', () => {
     }
   });
 });
+
+describe("a stored connection's sealed profile", () => {
+  beforeAll(() => toggle('on'));
+
+  /** The connection's item in the table, whose sealed secret an operator's partial restore can replace. */
+  async function itemSecret(connectionId: number, replacement?: unknown): Promise<unknown> {
+    const { DynamoDBDocumentClient, GetCommand, UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
+    const { keys } = await import('../../../shared/db/keys');
+    const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: env.twin.dynamoEndpoint }));
+    const Key = keys.entity(env.admin.tenantId!, 'CONNECTION', connectionId);
+    const TableName = process.env.TABLE_NAME;
+    try {
+      if (replacement !== undefined)
+        await client.send(
+          new UpdateCommand({
+            TableName,
+            Key,
+            UpdateExpression: 'SET #data.#secret = :secret',
+            ExpressionAttributeNames: { '#data': 'data', '#secret': 'secret' },
+            ExpressionAttributeValues: { ':secret': replacement },
+          }),
+        );
+      const { Item } = await client.send(new GetCommand({ TableName, Key }));
+      return (Item?.data as { secret?: unknown } | undefined)?.secret;
+    } finally {
+      client.destroy();
+    }
+  }
+
+  it('answers 30-3020 when the sealed profile is of another version than the stored one', async () => {
+    const created = await api.call('createConnection', { body: request(fake.profile(TOKEN)) });
+    expect(created.status, created.text).toBe(201);
+    const versionOne = await itemSecret(created.body.id);
+    const versionTwo = JSON.stringify({
+      shareCredentialsVersion: 2,
+      type: 'bearer_token',
+      endpoint: fake.endpoint,
+      bearerToken: TOKEN,
+    });
+    const updated = await api.call('mergeConnection', {
+      params: { connection_id: created.body.id },
+      body: {
+        id: created.body.id,
+        lock_version: created.body.lock_version,
+        type: 'delta_sharing',
+        auth: { auth_type: 'delta_sharing_profile', delta_sharing_profile_content: versionTwo },
+      },
+    });
+    expect(updated.status, updated.text).toBe(200);
+    const stored = await api.call('testStoredConnection', {
+      params: { connection_id: created.body.id },
+      body: { type: 'delta_sharing' },
+    });
+    expect(stored.status, stored.text).toBe(200);
+
+    // The item's sealed secret put back from a copy taken before the update.
+    await itemSecret(created.body.id, versionOne);
+    const before = fake.requests.length;
+    for (const call of [
+      api.call('testStoredConnection', { params: { connection_id: created.body.id }, body: { type: 'delta_sharing' } }),
+      api.call('listConnectionTables', { params: { connection_id: created.body.id } }),
+    ]) {
+      const response = await call;
+      expect(response.status, response.text).toBe(500);
+      expect(response.problem.code, response.text).toBe('30-3020');
+      expect(response.problem.detail).toBe('Secrets match profile version 1 while the profile version is 2');
+    }
+    expect(fake.requests.length).toBe(before);
+  });
+
+  it('answers 30-3019 when the item holds a sealed secret with no profile in it', async () => {
+    const created = await api.call('createConnection', { body: request(fake.profile(TOKEN)) });
+    expect(created.status, created.text).toBe(201);
+    const { seal } = await import('../../../shared/secrets/envelope');
+    const { secretContext } = await import('../../../shared/connections/store');
+    // Sealed with the connection's own context, so it opens: what is missing is the profile itself.
+    await itemSecret(created.body.id, await seal('', secretContext(env.admin.tenantId!, created.body.id)));
+    const before = fake.requests.length;
+    const response = await api.call('testStoredConnection', {
+      params: { connection_id: created.body.id },
+      body: { type: 'delta_sharing' },
+    });
+    expect(response.status, response.text).toBe(500);
+    expect(response.problem.code, response.text).toBe('30-3019');
+    expect(fake.requests.length).toBe(before);
+  });
+});

@@ -33,6 +33,8 @@ const FREE_PORTS = [
   '0',
   '--stepfunctions-port',
   '0',
+  '--delta-sharing-port',
+  '0',
 ];
 
 interface Finished {
@@ -107,6 +109,7 @@ describe('npm start', () => {
       ['DynamoDB', endpoints.dynamodb],
       ['KMS', endpoints.kms],
       ['Step Functions', endpoints.stepFunctions],
+      ['Delta Sharing', endpoints.deltaSharing],
     ]) {
       expect(banner, label).toMatch(new RegExp(`^ +${label} +${url!.replace(/[.]/g, '\\.')}`, 'm'));
     }
