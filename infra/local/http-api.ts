@@ -230,6 +230,9 @@ export interface LocalHttpApi {
 /** The time limit of an API function: API Gateway's integration time-out, which the functions are given too. */
 export const API_TIME_LIMIT_MS = 30_000;
 
+/** How long an idle kept-alive client connection stays open (as a load balancer's idle time-out). */
+const KEEP_ALIVE_MS = 65_000;
+
 /** The API on `port` (a free one when 0); `timeLimitMs` is every request's function time limit. */
 export async function startLocalHttpApi(port = 0, timeLimitMs = API_TIME_LIMIT_MS): Promise<LocalHttpApi> {
   const server: Server = createServer((req, res) => {
@@ -242,6 +245,12 @@ export async function startLocalHttpApi(port = 0, timeLimitMs = API_TIME_LIMIT_M
         });
     });
   });
+  // Node closes an idle kept-alive connection after 5 s, and fetch (undici) reuses one for up to
+  // 1 s less: a client whose event loop lags past that second (a loaded machine) sends on a
+  // connection the server is closing and gets "fetch failed". API Gateway keeps idle connections
+  // far longer; so does the twin, and the client is the one to close them.
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.headersTimeout = KEEP_ALIVE_MS + 1_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => resolve());
