@@ -13,7 +13,7 @@ import { assertQuotaAllowsStart } from '../../shared/quota/enforcement';
 import { httpHandler } from '../../shared/http/handler';
 import type { RetentionPolicyRule } from '../../shared/model/retention';
 import { refuseWhileExpiredFailureWaits } from '../../shared/retention/import-guard';
-import { activeRule } from '../../shared/retention/policy';
+import { activeRule } from '../../shared/retention-policy/policy';
 import { dataTableRoutes } from './routes';
 
 /** Starts the import of one table: its new version and job, or that table's refusal. */

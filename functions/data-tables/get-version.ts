@@ -1,8 +1,8 @@
 import { versionResponse } from '../../shared/data-tables/response';
 import { dataVersions } from '../../shared/data-tables/versions';
 import { httpHandler } from '../../shared/http/handler';
-import { dataVersionExpiration } from '../../shared/retention/expiry';
-import { activeRule } from '../../shared/retention/policy';
+import { dataVersionExpiration } from '../../shared/retention-policy/expiry';
+import { activeRule } from '../../shared/retention-policy/policy';
 import { dataTableRoutes } from './routes';
 
 export const handler = httpHandler(dataTableRoutes.getVersion, async ({ params, principal }) => {

@@ -4,8 +4,8 @@ import { versionResponse } from '../../shared/data-tables/response';
 import { dataTableStore } from '../../shared/data-tables/store';
 import { dataVersions, type StoredVersion } from '../../shared/data-tables/versions';
 import { httpHandler } from '../../shared/http/handler';
-import { dataVersionExpiration, newestCompletedOf } from '../../shared/retention/expiry';
-import { activeRule } from '../../shared/retention/policy';
+import { dataVersionExpiration, newestCompletedOf } from '../../shared/retention-policy/expiry';
+import { activeRule } from '../../shared/retention-policy/policy';
 import { dataTableRoutes } from './routes';
 
 /** Versions keyed by their number, which is their id within the table. */

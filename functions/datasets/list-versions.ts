@@ -4,8 +4,8 @@ import { leanGraph } from '../../shared/datasets/response';
 import { httpHandler } from '../../shared/http/handler';
 import { applyListQuery, type ListFields } from '../../shared/http/list-query';
 import type { DATASET_VERSION_LIST_FIELDS } from '../../shared/model/list-fields';
-import { graphExpiration } from '../../shared/retention/expiry';
-import { activeRule } from '../../shared/retention/policy';
+import { graphExpiration } from '../../shared/retention-policy/expiry';
+import { activeRule } from '../../shared/retention-policy/policy';
 import { datasetRoutes } from './routes';
 
 /** What a list of graph versions can be filtered and sorted by (docs/list-query.md); version_display_name is opaque. */

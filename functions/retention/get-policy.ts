@@ -1,6 +1,6 @@
 import { requireFeature } from '../../shared/features/store';
 import { httpHandler } from '../../shared/http/handler';
-import { findPolicy, policyResponse } from '../../shared/retention/policy';
+import { findPolicy, policyResponse } from '../../shared/retention-policy/policy';
 import { retentionRoutes } from './routes';
 
 export const handler = httpHandler(retentionRoutes.getPolicy, async ({ principal }) => {

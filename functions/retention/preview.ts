@@ -2,7 +2,7 @@ import { requireFeature } from '../../shared/features/store';
 import { httpHandler } from '../../shared/http/handler';
 import { expiredOfTenant, type Expired } from '../../shared/retention/candidates';
 import { retentionNow } from '../../shared/retention/clock';
-import { activeRule } from '../../shared/retention/policy';
+import { activeRule } from '../../shared/retention-policy/policy';
 import { retentionRoutes } from './routes';
 
 const shown = ({ parent_id, version_number, expiration_date }: Expired) => ({

@@ -1,7 +1,7 @@
 import { actorOf } from '../../shared/db/actor';
 import { requireFeature } from '../../shared/features/store';
 import { httpHandler } from '../../shared/http/handler';
-import { policyResponse, setPolicy } from '../../shared/retention/policy';
+import { policyResponse, setPolicy } from '../../shared/retention-policy/policy';
 import { retentionRoutes } from './routes';
 
 export const handler = httpHandler(retentionRoutes.putPolicy, async ({ body, principal }) => {

@@ -1,4 +1,4 @@
-import { isNetworkCode } from '../connectors/network-reason';
+import { isNetworkCode } from '../errors/network-reason';
 
 /**
  * Names of AWS SDK errors that say a service could not serve the request at all, through no

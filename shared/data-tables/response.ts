@@ -6,7 +6,7 @@ import { executionView } from '../jobs/view';
 import type { ConnectionDetails, DataTableResponse, DataVersion, SchemaAnalysisStatus } from '../model/data-table';
 import type { z } from 'zod';
 import type { RetentionPolicyRule } from '../model/retention';
-import { dataVersionExpiration } from '../retention/expiry';
+import { dataVersionExpiration } from '../retention-policy/expiry';
 import type { LatestVersion, StoredVersion } from './items';
 import type { DataTableEntity } from './store';
 

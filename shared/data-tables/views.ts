@@ -1,6 +1,6 @@
 import { connectionStore } from '../connections/store';
 import { dataSourceStore } from '../data-sources/store';
-import { activeRule } from '../retention/policy';
+import { activeRule } from '../retention-policy/policy';
 import { connectionDetails, dataTableResponse } from './response';
 import type { DataTableEntity } from './store';
 

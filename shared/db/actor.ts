@@ -1,3 +1,5 @@
+import * as z from 'zod';
+
 /**
  * Who did something, as the audit fields of every stored entity name it.
  *
@@ -10,6 +12,17 @@ export interface Actor {
   readonly id: string;
   readonly name?: string | null;
 }
+
+/**
+ * An actor as it is stored and as the API shows it (spec 2.2: created_by, last_modified_by):
+ * the one schema both the stored items and the responses use.
+ */
+export const User = z
+  .object({
+    id: z.string().describe('Client id of the caller'),
+    name: z.string().nullable().optional().describe('Description of the client, when it has one'),
+  })
+  .meta({ id: 'User' });
 
 /** The fields of an authenticated caller that an Actor is made from. */
 interface Caller {

@@ -1,6 +1,5 @@
 import * as z from 'zod';
-import { User } from '../model/common';
-import type { Actor } from './actor';
+import { User, type Actor } from './actor';
 import type { EntityKind, PlatformCollection } from './keys';
 
 /**

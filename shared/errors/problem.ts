@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import type { Problem } from '../model/problem';
+import type { Problem } from './problem-body';
 import { boundedText, isAppError, type AppError } from './app-error';
 
 export interface ProblemContext {

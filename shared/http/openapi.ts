@@ -4,7 +4,7 @@ import { API_BASE_PATH, config } from '../config';
 import { errorCatalogue, type ErrorCode } from '../errors/catalogue';
 import { PROBLEM_CONTENT_TYPE } from '../errors/problem';
 import { documentedSchemaOf } from '../model/merge-patch-schema';
-import { Problem } from '../model/problem';
+import { Problem } from '../errors/problem-body';
 import { FORM_REFUSAL_STATUSES } from './form-refusals';
 import { correctRendering } from './openapi-schema';
 import { MAX_JSON_DEPTH } from './json-depth';

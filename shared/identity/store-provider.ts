@@ -4,7 +4,7 @@ import { RecordStore } from '../db/record-store';
 import { transactWrite, type TransactionOutcome, type TransactItem } from '../db/transactions';
 import { AppError, isAppError } from '../errors/app-error';
 import type { ErrorCode } from '../errors/catalogue';
-import type { CreatedClient, IdentityProvider } from './provider';
+import type { CreatedClient, IdentityProvider } from './identity-provider';
 import { builtInRoles, Role } from './roles';
 
 /** The roles store (keys.record under ROLE). */

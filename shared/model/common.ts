@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { User } from '../db/actor';
 import {
   MAX_FILTER_DEPTH,
   MAX_FILTER_TOKENS,
@@ -53,12 +54,8 @@ export const Tags = z
   .optional()
   .describe('Unique tags');
 
-export const User = z
-  .object({
-    id: z.string().describe('Client id of the caller'),
-    name: z.string().nullable().optional().describe('Description of the client, when it has one'),
-  })
-  .meta({ id: 'User' });
+/** Who did something: stored and shown alike, so its schema lives beside the store that stamps it. */
+export { User };
 
 export const AuditFields = {
   created_by: User,

@@ -5,7 +5,7 @@ import { datasetStore } from '../datasets/store';
 import { isAppError } from '../errors/app-error';
 import type { RetentionPolicyRule } from '../model/retention';
 import type { DeletedThing } from './deletions';
-import { dataVersionExpiration, graphExpiration, hasExpired, newestCompletedOf } from './expiry';
+import { dataVersionExpiration, graphExpiration, hasExpired, newestCompletedOf } from '../retention-policy/expiry';
 
 /** A version whose expiration_date has come: what a sweep deletes. */
 export interface Expired {

@@ -4,7 +4,7 @@ import { config } from '../config';
 import { executionView } from '../jobs/view';
 import type { RetentionPolicyRule } from '../model/retention';
 import { retentionNow } from './clock';
-import { dataVersionExpiration, hasExpired, newestCompletedOf } from './expiry';
+import { dataVersionExpiration, hasExpired, newestCompletedOf } from '../retention-policy/expiry';
 
 /**
  * Refuses an import into a table that holds a FAILED version which has expired and which the

@@ -10,7 +10,7 @@ import { isFeatureOn } from '../features/store';
 import type { RetentionPolicyRule } from '../model/retention';
 import { expiredDataVersions, expiredGraphs, isStillExpired, type Expired } from './candidates';
 import { deletions, type Deletion } from './deletions';
-import { findPolicy, policyPage, ruleOf } from './policy';
+import { findPolicy, policyPage, ruleOf } from '../retention-policy/policy';
 
 /**
  * The retention sweep (docs/retention.md): it walks the tenants that have a policy, a page at

@@ -6,7 +6,7 @@
 import { ECHO_LENGTH } from '../../shared/errors/app-error';
 import { errorCatalogue, type ErrorCode } from '../../shared/errors/catalogue';
 import { FORM_REFUSAL_STATUSES } from '../../shared/http/form-refusals';
-import { Problem } from '../../shared/model/problem';
+import { Problem } from '../../shared/errors/problem-body';
 import type { ApiClient, ApiResponse } from '../support/api-client';
 import { BAD_PATH_SEGMENTS, BAD_QUERY_VALUES, NASTY_STRINGS } from './hostile';
 import type { FuzzRequest } from './requests';

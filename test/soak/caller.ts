@@ -3,7 +3,7 @@
  * included: the soak goes on after anything but the twin's death.
  */
 import type { ApiResponse } from '../support/api-client';
-import { Problem } from '../../shared/model/problem';
+import { Problem } from '../../shared/errors/problem-body';
 import type { Tally } from './tally';
 
 /** The longest a request may take before the soak counts it as unanswered (the hostile SQL's included). */

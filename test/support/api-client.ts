@@ -9,7 +9,7 @@
 import type * as z from 'zod';
 import { routeTable, type OperationId, type RouteTable } from '../../functions/routes';
 import type { BodyType } from '../../shared/http/route';
-import { Problem } from '../../shared/model/problem';
+import { Problem } from '../../shared/errors/problem-body';
 
 /** A value sent as is, outside the operation's declared input type (hostile and invalid input). */
 export interface Unchecked {

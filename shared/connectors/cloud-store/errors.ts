@@ -1,6 +1,6 @@
 import { AppError } from '../../errors/app-error';
 import { GoogleTokenFailure } from '../cloud/token';
-import { isNetworkCode, networkReason } from '../network-reason';
+import { isNetworkCode, networkReason } from '../../errors/network-reason';
 import { OutboundDestinationBlocked, blockedDestination } from '../outbound-guard';
 
 /**

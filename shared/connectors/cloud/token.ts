@@ -5,7 +5,7 @@ import type { ErrorCode } from '../../errors/catalogue';
 import type { PublicAuth } from '../configuration';
 import { serviceUrl } from '../endpoint';
 import { outboundRequest, type OutboundResponse } from '../outbound-http';
-import { isNetworkCode, networkReason } from '../network-reason';
+import { isNetworkCode, networkReason } from '../../errors/network-reason';
 import { readServiceAccountKey } from './credentials';
 
 /**

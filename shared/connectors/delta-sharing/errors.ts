@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { AppError } from '../../errors/app-error';
-import { isNetworkCode, networkReason } from '../network-reason';
+import { isNetworkCode, networkReason } from '../../errors/network-reason';
 import { causes } from '../oauth/errors';
 import { OutboundDestinationBlocked, blockedDestination } from '../outbound-guard';
 

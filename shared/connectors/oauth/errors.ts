@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { AppError } from '../../errors/app-error';
 import type { ErrorCode } from '../../errors/catalogue';
-import { isNetworkCode, networkReason } from '../network-reason';
+import { isNetworkCode, networkReason } from '../../errors/network-reason';
 import { OutboundDestinationBlocked, blockedDestination } from '../outbound-guard';
 
 /**

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { errorCatalogue } from '../../../shared/errors/catalogue';
 import { logger } from '../../../shared/log';
-import type { Problem } from '../../../shared/model/problem';
+import type { Problem } from '../../../shared/errors/problem-body';
 import { unchecked, type ApiClient, type ApiResponse } from '../../support/api-client';
 import { connectionCases } from '../../support/connections';
 import { startTestTwin, type TestTwin } from '../../support/harness';

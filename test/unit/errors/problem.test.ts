@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError, ECHO_LENGTH } from '../../../shared/errors/app-error';
 import { PROBLEM_CONTENT_TYPE, batchItemError, toProblem } from '../../../shared/errors/problem';
 import { BatchItemError } from '../../../shared/model/data-table';
-import { Problem } from '../../../shared/model/problem';
+import { Problem } from '../../../shared/errors/problem-body';
 
 const now = new Date('2025-03-04T05:06:07.089Z');
 const context = { instance: '/api/data/v1/connections/9', traceId: 'trace-123', errorBase: '/api/data/v1', now };

@@ -1,9 +1,9 @@
 /**
- * The reasons network failures are reported with (shared/connectors/network-reason.ts): a
+ * The reasons network failures are reported with (shared/errors/network-reason.ts): a
  * vocabulary of the service's own, never Node's errno or ERR_* names.
  */
 import { describe, expect, it } from 'vitest';
-import { isNetworkCode, networkReason } from '../../../shared/connectors/network-reason';
+import { isNetworkCode, networkReason } from '../../../shared/errors/network-reason';
 
 describe('network failure reasons', () => {
   it.each([
