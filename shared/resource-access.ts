@@ -9,8 +9,11 @@ export interface ResourceAccess {
   readonly dataKey?: readonly ('encrypt' | 'decrypt')[];
   /** Access tokens: sign (issue) or read the public key (verify). */
   readonly signingKey?: 'sign' | 'verify';
-  /** The service's data bucket (data versions, samples, analyses). */
-  readonly dataBucket?: 'read' | 'write';
+  /**
+   * The service's data bucket (data versions, samples, analyses). `delete` lists and deletes
+   * objects without reading or writing any (the retention sweep).
+   */
+  readonly dataBucket?: 'read' | 'write' | 'delete';
   /**
    * The jobs the function starts (their declarations, shared/jobs/define-job.ts): it may
    * start their state machines and learns their ARNs, nothing else.

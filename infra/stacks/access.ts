@@ -60,7 +60,8 @@ export const TABLE_KEY_WRITE_ACTIONS = [
 /**
  * Objects of the data bucket. ListObjectsV2 is authorized as s3:ListBucket on the bucket,
  * DeleteObjects per key as s3:DeleteObject; AbortMultipartUpload lets a failed large upload
- * clean up after itself.
+ * clean up after itself. Deleting an SSE-KMS object needs no key permission, so `delete`
+ * comes without one.
  */
 export const BUCKET_LIST_ACTION = 's3:ListBucket';
 export const BUCKET_READ_ACTIONS = ['s3:GetObject'] as const;
@@ -70,6 +71,7 @@ export const BUCKET_WRITE_ACTIONS = [
   's3:DeleteObject',
   's3:AbortMultipartUpload',
 ] as const;
+export const BUCKET_DELETE_ACTIONS = ['s3:DeleteObject'] as const;
 
 /**
  * What S3 asks of the caller's identity for SSE-KMS objects: decrypt to read (and to complete
@@ -178,30 +180,36 @@ function accessStatements(scope: Construct, access: ResourceAccess, targets: Acc
   return statements;
 }
 
-function dataBucketStatements(scope: Construct, use: 'read' | 'write', targets: AccessTargets): PolicyStatement[] {
-  const write = use === 'write';
+function dataBucketStatements(
+  scope: Construct,
+  use: NonNullable<ResourceAccess['dataBucket']>,
+  targets: AccessTargets,
+): PolicyStatement[] {
   const bucketArn = dataBucketArnIn(scope, targets.dataBucket);
-  return [
-    new PolicyStatement({
-      sid: 'DataBucketList',
-      effect: Effect.ALLOW,
-      actions: [BUCKET_LIST_ACTION],
-      resources: [bucketArn],
-    }),
-    new PolicyStatement({
-      sid: write ? 'DataBucketObjectsReadWrite' : 'DataBucketObjectsRead',
-      effect: Effect.ALLOW,
-      actions: write ? [...BUCKET_WRITE_ACTIONS] : [...BUCKET_READ_ACTIONS],
-      resources: [`${bucketArn}/*`],
-    }),
+  const list = new PolicyStatement({
+    sid: 'DataBucketList',
+    effect: Effect.ALLOW,
+    actions: [BUCKET_LIST_ACTION],
+    resources: [bucketArn],
+  });
+  const objects = (sid: string, actions: readonly string[]): PolicyStatement =>
+    new PolicyStatement({ sid, effect: Effect.ALLOW, actions: [...actions], resources: [`${bucketArn}/*`] });
+  const bucketKey = (actions: readonly string[]): PolicyStatement =>
     new PolicyStatement({
       sid: 'BucketKeyThroughS3',
       effect: Effect.ALLOW,
-      actions: write ? [...BUCKET_KEY_WRITE_ACTIONS] : [...BUCKET_KEY_READ_ACTIONS],
+      actions: [...actions],
       resources: [targets.bucketKey.keyArn],
       conditions: { StringEquals: { 'kms:ViaService': `s3.${Aws.REGION}.amazonaws.com` } },
-    }),
-  ];
+    });
+  switch (use) {
+    case 'read':
+      return [list, objects('DataBucketObjectsRead', BUCKET_READ_ACTIONS), bucketKey(BUCKET_KEY_READ_ACTIONS)];
+    case 'write':
+      return [list, objects('DataBucketObjectsReadWrite', BUCKET_WRITE_ACTIONS), bucketKey(BUCKET_KEY_WRITE_ACTIONS)];
+    case 'delete':
+      return [list, objects('DataBucketObjectsDelete', BUCKET_DELETE_ACTIONS)];
+  }
 }
 
 /** The data bucket's ARN as the parameter DATA_BUCKET_ARN_PARAMETER of the function's nested stack. */

@@ -17,8 +17,11 @@ import { ServiceFunction } from './service-function';
 /** The sweep function's handler, under functions/. */
 export const SWEEP_HANDLER = 'retention/sweep';
 
-/** What the sweep touches: the versions' items and journal in the table, their files in the bucket. */
-export const SWEEP_ACCESS: ResourceAccess = { table: 'write', dataBucket: 'write' };
+/**
+ * What the sweep touches: the versions' items and journal in the table, their files in the
+ * bucket, which it lists and deletes (shared/aws/data-bucket.ts deletePrefix) and never reads.
+ */
+export const SWEEP_ACCESS: ResourceAccess = { table: 'write', dataBucket: 'delete' };
 /** Lambda's limit: a step hands over to the next invocation a minute before it (functions/retention/sweep.ts). */
 const SWEEP_TIMEOUT = Duration.minutes(15);
 /** How often an unfinished sweep goes on; an invocation with no sweep in progress reads one item and ends. */

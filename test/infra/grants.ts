@@ -44,4 +44,5 @@ export const BUCKET_GRANTS = {
     objects: ['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject'],
     key: ['kms:Decrypt', 'kms:GenerateDataKey'],
   },
+  delete: { bucket: ['s3:ListBucket'], objects: ['s3:DeleteObject'], key: [] },
 } as const satisfies Record<string, { bucket: readonly string[]; objects: readonly string[]; key: readonly string[] }>;
