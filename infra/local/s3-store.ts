@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, type WriteStream } from 'node:fs';
-import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -112,6 +112,30 @@ export class BoundedFilesystemStore extends FilesystemStore {
       await this.putMetadata(object.bucket, object.key, object.metadata, written.md5);
       return written;
     });
+  }
+
+  /**
+   * s3rver's own deletion removes the key's folders once empty with a read of the folder and
+   * then rmdir: DeleteObjects deletes its keys in parallel, so with several keys in one folder
+   * another key's deletion had already removed it (ENOENT) and the request answered 500
+   * InternalError. Here each folder up the key is removed if empty, and a folder already gone
+   * or no longer empty is no error.
+   */
+  override async deleteObject(bucket: string, key: string): Promise<void> {
+    const files = ['object', 'object.md5', 'metadata.json'].map((resource) =>
+      this.getResourcePath(bucket, key, resource),
+    );
+    await Promise.all(files.map((file) => rm(file, { force: true })));
+    const bucketFolder = join(this.rootDirectory, bucket);
+    for (let folder = dirname(files[0]!); folder.startsWith(`${bucketFolder}/`); folder = dirname(folder)) {
+      try {
+        await rmdir(folder);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOTEMPTY' || code === 'EEXIST') return;
+        if (code !== 'ENOENT') throw error;
+      }
+    }
   }
 
   override copyObject(...copy: Parameters<FilesystemStore['copyObject']>): Promise<unknown> {

@@ -62,6 +62,7 @@ declare module 's3rver/lib/stores/filesystem' {
     ): Promise<unknown>;
     getObject(bucket: string, key: string, options?: unknown): Promise<S3Object | null>;
     existsObject(bucket: string, key: string): Promise<boolean>;
+    deleteObject(bucket: string, key: string): Promise<void>;
     initiateUpload(bucket: string, key: string, uploadId: string, metadata: Record<string, string>): Promise<void>;
     putPart(
       bucket: string,

@@ -3,13 +3,15 @@
  * S3's XML error document and its status, and the store goes on answering. Before, a key
  * whose file name was too long raised an uncaught stream error that ended the process.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
+  DeleteObjectsCommand,
   GetObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   S3ServiceException,
@@ -147,5 +149,24 @@ describe('multipart uploads', () => {
     );
     const read = await client.send(new GetObjectCommand({ Bucket: 'bucket', Key: 'whole.bin' }));
     expect(await read.Body!.transformToString()).toBe('first-second-third');
+  });
+});
+
+describe('deleting several objects of one folder', () => {
+  it('answers DeleteObjects on its first attempt, removes the emptied folders and keeps their neighbours', async () => {
+    // A folder of files deleted at once: s3rver deleted them in parallel, and a deletion that
+    // found the folder already removed by another answered 500 (on most runs with this many).
+    const keys = Array.from({ length: 20 }, (_, index) => `tenant/tables/1/v1/part-${index}.parquet`);
+    for (const key of [...keys, 'tenant/tables/1/v2/data.parquet']) await put(key);
+    // maxAttempts 1: an answer the SDK would have retried fails here.
+    const deleted = await client.send(
+      new DeleteObjectsCommand({ Bucket: 'bucket', Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }),
+    );
+    expect(deleted.Errors ?? []).toEqual([]);
+    const left = await client.send(new ListObjectsV2Command({ Bucket: 'bucket', Prefix: 'tenant/' }));
+    expect((left.Contents ?? []).map((object) => object.Key)).toEqual(['tenant/tables/1/v2/data.parquet']);
+    expect(existsSync(join(directory, 'bucket', 'tenant', 'tables', '1', 'v1'))).toBe(false);
+    await put('tenant/tables/1/v1/again.txt');
+    await stillAnswers();
   });
 });
