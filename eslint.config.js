@@ -7,6 +7,13 @@ import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
+/** Shipped and local-stack code (functions/, shared/, infra/) imports nothing under test/. */
+const NO_TEST_IMPORTS = {
+  regex: String.raw`(^|/)test/`,
+  message:
+    'Only tests import from test/: move what this needs beside its user (the fakes npm start serves: infra/local/fakes/).',
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'cdk.out/', '.local/', 'coverage/'] },
   js.configs.recommended,
@@ -32,6 +39,11 @@ export default tseslint.config(
     },
   },
   {
+    // Code that ships or runs the stack never reaches into the tests.
+    files: ['functions/**', 'shared/**', 'infra/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [NO_TEST_IMPORTS] }] },
+  },
+  {
     // Connectors reach external systems and know no stored entity; the aggregates above use them
     // (docs/decisions.md, Connections: "Connectors, connections, data sources").
     files: ['shared/connectors/**'],
@@ -40,6 +52,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
+            NO_TEST_IMPORTS,
             {
               regex: String.raw`/(connections|data-sources|data-tables|datasets|recipes|targets|exports)/`,
               message: 'A connector knows no stored entity: the aggregate that uses it passes what it needs.',
@@ -57,6 +70,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
+            NO_TEST_IMPORTS,
             {
               regex: String.raw`/(data-sources|data-tables|datasets|recipes|targets|exports)/`,
               message: 'Connections sit below the aggregates that name them: put this with the aggregate above.',

@@ -1,8 +1,9 @@
 /**
  * The Delta Sharing server `npm start` runs beside the demo bucket, so the README's walkthrough
- * has a share to connect to: the protocol fake of the tests, serving one small partitioned table.
+ * has a share to connect to: the protocol fake the tests use too (fakes/delta-sharing.ts),
+ * serving one small partitioned table.
  */
-import { startDeltaSharingFake, type DeltaSharingFake, type FakeTableSpec } from '../../test/fakes/delta-sharing';
+import { startDeltaSharingFake, type DeltaSharingFake, type FakeTableSpec } from './fakes/delta-sharing';
 
 /** The bearer token the demo server accepts; the banner prints it for the profile. */
 export const DEMO_SHARING_TOKEN = 'demo-sharing-token';

@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { GoogleAuthFake, apiError, sendJson } from './google-auth';
 import { FakeQueryJobs, type Resolved } from './bigquery-jobs';
 import { encodeRow, type FakeField, type FakeTable } from './bigquery-tables';
-import { freeLocalPort, listenLocally, type Listening } from './local-server';
+import { freeLocalPort, listenLocally, type Listening } from '../../infra/local/fakes/local-server';
 
 /** unavailable: 503 backendError; rateLimit: 403 rateLimitExceeded; gone: 404 notFound; hang: no answer. */
 export type BigQueryFailure = 'unavailable' | 'rateLimit' | 'gone' | 'hang';

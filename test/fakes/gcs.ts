@@ -14,7 +14,7 @@ import { randomBytes, createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { CRC32C } from '@google-cloud/storage';
 import { GoogleAuthFake, apiError, sendJson } from './google-auth';
-import { freeLocalPort, listenLocally, type Listening } from './local-server';
+import { freeLocalPort, listenLocally, type Listening } from '../../infra/local/fakes/local-server';
 
 export type Access = 'reader' | 'writer';
 

@@ -5,8 +5,8 @@
  * from a real cause of the fake or the network.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeltaSharingFake, type DeltaSharingFake } from '../../fakes/delta-sharing';
-import { freeLocalPort } from '../../fakes/local-server';
+import { startDeltaSharingFake, type DeltaSharingFake } from '../../../infra/local/fakes/delta-sharing';
+import { freeLocalPort } from '../../../infra/local/fakes/local-server';
 import { startOAuthFake, type OAuthFake } from '../../fakes/oauth';
 import type { ApiClient, RequestBody } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';

@@ -2,7 +2,7 @@
  * Shared tables of the Delta Sharing tests: a partitioned table with two versions, plain
  * tables in two shares, and a table with deletion vectors the import cannot apply.
  */
-import type { FakeTableSpec } from '../../fakes/delta-sharing';
+import type { FakeTableSpec } from '../../../infra/local/fakes/delta-sharing';
 
 const ORDER_FIELDS = [
   { name: 'id', type: 'long' },

@@ -7,7 +7,11 @@
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeltaSharingFake, type DeltaSharingFake, type FakeTableSpec } from '../../fakes/delta-sharing';
+import {
+  startDeltaSharingFake,
+  type DeltaSharingFake,
+  type FakeTableSpec,
+} from '../../../infra/local/fakes/delta-sharing';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { createTable, importAndWait } from '../../support/imports';

@@ -13,7 +13,6 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { listenLocally } from './local-server';
-import type { OAuthFake } from './oauth';
 import { metaDataOf, writeTables, type FakeTable, type FakeTableSpec, type FakeVersion } from './delta-sharing-tables';
 
 export type { DeltaField, FakeTable, FakeTableSpec } from './delta-sharing-tables';
@@ -23,6 +22,11 @@ export type { DeltaField, FakeTable, FakeTableSpec } from './delta-sharing-table
  * (500 INTERNAL_ERROR); `hang` (accepts, never answers).
  */
 export type DeltaSharingBehaviour = 'normal' | 'malformed' | 'server-error' | 'hang';
+
+/** What the fake asks of an OAuth token service: whether it issued a token. */
+export interface TokenIssuer {
+  isIssued(token: string): boolean;
+}
 
 export interface DeltaSharingFakeOptions {
   readonly tables: readonly FakeTableSpec[];
@@ -34,8 +38,8 @@ export interface DeltaSharingFakeOptions {
   readonly advertiseExpiry?: boolean;
   /** Wait before each file's bytes, so that downloads overlap measurably. */
   readonly downloadDelayMs?: number;
-  /** Tokens issued by this OAuth fake are accepted too. */
-  readonly oauth?: OAuthFake;
+  /** Tokens this issuer (the tests' OAuth fake, test/fakes/oauth.ts) issued are accepted too. */
+  readonly oauth?: TokenIssuer;
   /** Port to listen on (a free one when omitted): `npm start` keeps its profile endpoint across restarts. */
   readonly port?: number;
 }
