@@ -63,6 +63,12 @@ const CONNECTOR_ERRORS: readonly ErrorCode[] = [
   '30-1117',
 ];
 
+/**
+ * A stored delta_sharing connection whose sealed profile cannot be used (shared/connections/secret.ts):
+ * empty (30-3019) or of another profile version than the stored copy shows (30-3020).
+ */
+const STORED_SECRET_ERRORS: readonly ErrorCode[] = ['30-3019', '30-3020'];
+
 /** Failures of reading a connection's tables: its type (30-3001, 10-1501), and BigQuery's or Snowflake's answers. */
 const TABLE_ERRORS: readonly ErrorCode[] = [
   '10-404',
@@ -196,7 +202,15 @@ export const connectionRoutes = {
     permission: 'connection:test',
     request: { params: ConnectionIdParams, body: ConnectionTestStoredRequest },
     response: { status: 200, description: 'The stored connection works', body: ConnectionResponse },
-    errors: ['10-404', '30-1106', '30-1306', ...CONFIGURATION_ERRORS, ...CONNECTOR_ERRORS, ...WAREHOUSE_ERRORS],
+    errors: [
+      '10-404',
+      '30-1106',
+      '30-1306',
+      ...CONFIGURATION_ERRORS,
+      ...CONNECTOR_ERRORS,
+      ...WAREHOUSE_ERRORS,
+      ...STORED_SECRET_ERRORS,
+    ],
     access: { table: 'read', dataKey: ['decrypt'] },
   }),
   browse: defineRoute({
@@ -237,7 +251,7 @@ export const connectionRoutes = {
     permission: 'data:write',
     request: { params: ConnectionIdParams, query: listQuery(TABLE_LIST_FIELDS) },
     response: { status: 200, description: 'A page of tables', body: TableList },
-    errors: TABLE_ERRORS,
+    errors: [...TABLE_ERRORS, ...STORED_SECRET_ERRORS],
     access: { table: 'read', dataKey: ['decrypt'] },
   }),
   getTable: defineRoute({
@@ -252,7 +266,7 @@ export const connectionRoutes = {
     permission: 'data:write',
     request: { params: ConnectionTableParams, query: TableDetailsQuery },
     response: { status: 200, description: 'The table', body: TableDetails },
-    errors: [...TABLE_ERRORS, '30-1421', '30-1422', '30-1425'],
+    errors: [...TABLE_ERRORS, ...STORED_SECRET_ERRORS, '30-1421', '30-1422', '30-1425'],
     access: { table: 'read', dataKey: ['decrypt'] },
   }),
   updateTypeMapping: defineRoute({

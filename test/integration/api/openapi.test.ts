@@ -81,6 +81,20 @@ describe('GET /openapi.json', () => {
     ]);
   });
 
+  it('lists 30-3019 and 30-3020 on every route that opens a stored delta_sharing profile', () => {
+    const opening = [
+      document.paths['/connections/{connection_id}/test']?.post,
+      document.paths['/connections/{connection_id}/tables']?.get,
+      document.paths['/connections/{connection_id}/tables/{table_name}']?.get,
+    ];
+    for (const operation of opening) {
+      expect(operation, 'operation documented').toBeDefined();
+      const serverErrors = operation?.responses['500']?.description ?? '';
+      expect(serverErrors, operation?.operationId).toContain('30-3019 (');
+      expect(serverErrors, operation?.operationId).toContain('30-3020 (');
+    }
+  });
+
   it('derives schemas from the same zod schemas the handlers validate with', () => {
     const schemas = document.components.schemas;
     expect(schemas.ObjectStoreConnectionCreateRequest?.required).toEqual(
