@@ -92,6 +92,8 @@ interface Call {
   readonly query?: Readonly<Record<string, string>>;
   readonly body?: unknown;
   readonly subject: string;
+  /** A query pinned to a version or timestamp, whose 400 INVALID_PARAMETER_VALUE means the pin does not exist. */
+  readonly pinned?: boolean;
   readonly signal?: AbortSignal;
   readonly maxAnswerBytes?: number;
 }
@@ -171,6 +173,7 @@ export class DeltaSharingClient {
       throw deltaSharingHttpError({
         ...response,
         subject: call.subject,
+        pinned: call.pinned === true,
         isRoot: call.path === 'shares',
         endpoint: this.profile.endpoint,
         expirationTime: credentials.type === 'bearer_token' ? credentials.expirationTime : undefined,
@@ -247,10 +250,17 @@ export class DeltaSharingClient {
       ...(options.version === undefined ? {} : { version: options.version }),
       ...(options.timestamp === undefined ? {} : { timestamp: options.timestamp }),
     };
+    const pin =
+      options.version !== undefined
+        ? ` version ${options.version}`
+        : options.timestamp !== undefined
+          ? ` at ${options.timestamp}`
+          : '';
     const response = await this.call({
       method: 'POST',
       path: `${tablePath(ref)}/query`,
-      subject: `table ${shownTable(ref)}`,
+      subject: `table ${shownTable(ref)}${pin}`,
+      pinned: pin !== '',
       body,
       maxAnswerBytes: MAX_QUERY_ANSWER_BYTES,
       ...(signal ? { signal } : {}),

@@ -9,7 +9,8 @@ import { OutboundDestinationBlocked, blockedDestination } from '../outbound-guar
  * credential (30-3013) when the server says so (RFC 6750's invalid_token with "expired") or
  * the profile's expirationTime has passed, otherwise a refused one (30-3005); a 404 of the
  * share listing means the endpoint is not a sharing server (30-3006), elsewhere that the
- * share, schema or table does not exist (30-3012). Only the server's errorCode reaches the
+ * share, schema or table does not exist (30-3012), as does the 400 INVALID_PARAMETER_VALUE
+ * of a query pinned to a version or timestamp the table does not have. Only the server's errorCode reaches the
  * caller, never its message, which may echo what was sent.
  */
 
@@ -22,6 +23,8 @@ export interface FailedCall {
   readonly text: string;
   /** What the call read, for 30-3012: "share partner", "table partner.retail.orders". */
   readonly subject: string;
+  /** A query pinned to a version or timestamp (its subject names the pin). */
+  readonly pinned: boolean;
   /** The share listing, whose 404 says the endpoint is wrong rather than a share missing. */
   readonly isRoot: boolean;
   readonly endpoint: string;
@@ -51,6 +54,10 @@ export function deltaSharingHttpError(call: FailedCall): AppError {
     return new AppError(expired ? '30-3013' : '30-3005', { extraDetails });
   }
   if (call.status === 403) return new AppError('30-3005', { extraDetails });
+  // The reference server answers a version or timestamp the table does not have with 400
+  // INVALID_PARAMETER_VALUE ("Cannot time travel Delta table to version 9..."): the version is not found.
+  if (call.status === 400 && call.pinned && errorCode === 'INVALID_PARAMETER_VALUE')
+    return new AppError('30-3012', { params: [call.subject], extraDetails });
   if (call.status === 404)
     return call.isRoot
       ? new AppError('30-3006', { params: [call.endpoint], extraDetails })

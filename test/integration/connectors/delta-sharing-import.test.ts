@@ -152,6 +152,18 @@ describe('importing a shared table', () => {
     }
   });
 
+  it('fails an import pinned to a version the table does not have with 30-3012', async () => {
+    const tableId = await tableOver(fake, 'partner', 'retail', 'orders', { table_version: 9 });
+    const version = await importAndWait(api, tableId);
+    expect(version.execution.status).toBe('FAILED');
+    expect(version.execution.error).toMatchObject({
+      code: '30-3012',
+      message: expect.stringContaining('partner.retail.orders version 9'),
+    });
+    const answered = fake.requests.filter((request) => request.path.endsWith('/query')).at(-1);
+    expect(answered?.body).toMatchObject({ version: 9 });
+  });
+
   it('refuses a data source that pins both a version and a timestamp', async () => {
     const connection = await api.call('createConnection', {
       body: {
