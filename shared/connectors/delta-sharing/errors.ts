@@ -1,8 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { AppError } from '../../errors/app-error';
-import { isNetworkCode, networkReason } from '../../errors/network-reason';
-import { causes } from '../oauth/errors';
-import { OutboundDestinationBlocked, blockedDestination } from '../outbound-guard';
+import { classifyNoAnswer } from '../no-answer';
 
 /**
  * What a sharing server's answers and silences mean (30-30xx). A 401 is an expired
@@ -13,9 +11,6 @@ import { OutboundDestinationBlocked, blockedDestination } from '../outbound-guar
  * of a query pinned to a version or timestamp the table does not have. Only the server's errorCode reaches the
  * caller, never its message, which may echo what was sent.
  */
-
-/** Network failure codes that mean the endpoint leads nowhere, as opposed to a flaky path to a real server. */
-const UNREACHABLE = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 export interface FailedCall {
   readonly status: number;
@@ -74,20 +69,11 @@ export function deltaSharingHttpError(call: FailedCall): AppError {
  */
 export function deltaSharingTransportError(error: unknown, endpoint: string): AppError {
   if (error instanceof AppError) return error;
-  const chain = causes(error);
-  const blocked = chain.find((candidate) => candidate instanceof OutboundDestinationBlocked);
-  if (blocked) return blockedDestination((blocked as OutboundDestinationBlocked).host);
-  const code = chain
-    .map((candidate) => (candidate as { code?: unknown }).code)
-    .find((value): value is string => typeof value === 'string');
-  const timedOut = chain.some((candidate) => (candidate as { name?: unknown }).name === 'TimeoutError');
-  if (!timedOut && code && UNREACHABLE.has(code))
-    return new AppError('30-3006', {
-      cause: error,
-      params: [endpoint],
-      extraDetails: { provider_error: networkReason(code) },
-    });
-  const reason = timedOut ? 'timeout' : isNetworkCode(code) ? networkReason(code) : 'network_error';
+  const sorted = classifyNoAnswer(error);
+  if (sorted.kind === 'blocked') return sorted.error;
+  const reason = sorted.reason ?? 'network_error';
+  if (sorted.kind === 'unreachable')
+    return new AppError('30-3006', { cause: error, params: [endpoint], extraDetails: { provider_error: reason } });
   return new AppError('30-3007', { cause: error, params: [reason], extraDetails: { provider_error: reason } });
 }
 

@@ -1,8 +1,7 @@
 import * as z from 'zod';
 import { AppError } from '../../errors/app-error';
 import type { ErrorCode } from '../../errors/catalogue';
-import { isNetworkCode, networkReason } from '../../errors/network-reason';
-import { OutboundDestinationBlocked, blockedDestination } from '../outbound-guard';
+import { classifyNoAnswer } from '../no-answer';
 
 /**
  * What a token endpoint's answers and silences mean (30-12xx). The error codes are RFC 6749
@@ -63,28 +62,6 @@ export function oauthTokenError(status: number, json: unknown): AppError {
   });
 }
 
-/** Network failure codes that mean the URL leads nowhere, as opposed to a flaky path to a real server. */
-const UNREACHABLE = new Set([
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ECONNREFUSED',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EANSWERTOOLARGE',
-]);
-
-/** An error and its causes, nearest first (at most eight). */
-export function causes(error: unknown): unknown[] {
-  const chain: unknown[] = [];
-  for (
-    let current = error;
-    current !== undefined && current !== null && chain.length < 8;
-    current = (current as { cause?: unknown }).cause
-  )
-    chain.push(current);
-  return chain;
-}
-
 /**
  * The code of a token call that got no answer: a refused destination is 30-1130, a name
  * that does not resolve or a port nobody listens on 30-1204, a timeout, reset or TLS failure
@@ -92,19 +69,8 @@ export function causes(error: unknown): unknown[] {
  */
 export function oauthTransportError(error: unknown): AppError {
   if (error instanceof AppError) return error;
-  const chain = causes(error);
-  const blocked = chain.find((candidate) => candidate instanceof OutboundDestinationBlocked);
-  if (blocked) return blockedDestination((blocked as OutboundDestinationBlocked).host);
-  const code = chain
-    .map((candidate) => (candidate as { code?: unknown }).code)
-    .find((value): value is string => typeof value === 'string');
-  const timedOut = chain.some(
-    (candidate) =>
-      (candidate as { name?: unknown }).name === 'TimeoutError' ||
-      (candidate as { name?: unknown }).name === 'AbortError',
-  );
-  const providerError = timedOut ? 'timeout' : isNetworkCode(code) ? networkReason(code) : 'Unknown';
-  if (!timedOut && code && UNREACHABLE.has(code))
-    return new AppError('30-1204', { cause: error, extraDetails: { provider_error: providerError } });
-  return new AppError('30-1205', { cause: error, extraDetails: { provider_error: providerError } });
+  const sorted = classifyNoAnswer(error, { abortIsTimeout: true });
+  if (sorted.kind === 'blocked') return sorted.error;
+  const extraDetails = { provider_error: sorted.reason ?? 'Unknown' };
+  return new AppError(sorted.kind === 'unreachable' ? '30-1204' : '30-1205', { cause: error, extraDetails });
 }
