@@ -33,7 +33,8 @@ export interface AccessToken {
 /** A token answer is small; a server that sends more is not a token endpoint. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
-const TokenAnswer = z.object({
+/** A token endpoint's success answer (RFC 6749 §5.1), as every grant gets it. */
+export const TokenAnswer = z.object({
   access_token: z.string().min(1),
   // RFC 6749 §5.1 requires it; a few servers omit it, and only bearer tokens are usable.
   token_type: z
