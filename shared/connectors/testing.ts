@@ -1,5 +1,5 @@
-import { CONNECTOR_TOGGLES } from '../features/catalogue';
-import { featureOff, requireConnector } from '../features/store';
+import { config } from '../config';
+import { requireConnector } from '../features/store';
 import type { ConnectionConfiguration } from './configuration';
 import { testObjectStore } from './object-store/test';
 
@@ -56,7 +56,13 @@ export async function testConnection(
       const { testDeltaSharing } = await import('./delta-sharing/test');
       return testDeltaSharing(configuration.secret);
     }
-    default:
-      throw featureOff(CONNECTOR_TOGGLES[configuration.type]);
+    case 'pricing_dim':
+    case 'pricing_sdk': {
+      const { pricingConnectorOf } = await import('./pricing/factory');
+      // A token (and for the SDK a login) and one cheap call, each bounded by the connector time-out.
+      const calls = configuration.type === 'pricing_sdk' ? 3 : 2;
+      const signal = AbortSignal.timeout(calls * config.connectorTimeoutMs);
+      return pricingConnectorOf(configuration, configuration.secret).test(signal);
+    }
   }
 }

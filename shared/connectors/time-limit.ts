@@ -19,6 +19,14 @@ export function externalTimeLimitError(type: ConnectionType): AppError | undefin
     case 'analytics_db':
       // The analytics database's connector reports its own time-outs so (analytics-db/errors.ts).
       return new AppError('30-1413', { extraDetails: { ...cause, provider_error: 'timeout' } });
+    case 'pricing_dim':
+      // Its connector names a time-out a failure of the DIM (pricing/errors.ts).
+      return new AppError('30-4007', { extraDetails: { ...cause, provider_error: 'timeout' } });
+    case 'pricing_sdk':
+      return new AppError('30-4100', {
+        params: ['(no answer in time)'],
+        extraDetails: { ...cause, provider_error: 'timeout' },
+      });
     default:
       return undefined;
   }

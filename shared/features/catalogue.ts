@@ -28,7 +28,7 @@ export const FEATURE_TOGGLES = {
   transfers: {
     description: 'Transfers to pricing systems, and the pricing_dim and pricing_sdk connectors that receive them',
     onByDefault: false,
-    available: false,
+    available: true,
   },
   ai_assistant: {
     description: 'AI-assistant conversations (a paid external model)',

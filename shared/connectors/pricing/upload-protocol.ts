@@ -34,6 +34,7 @@ export interface PricingEndpoint {
   readonly timeoutMs: number;
 }
 
+const PingAnswer = z.object({ status: z.literal('ok') });
 const ImportAnswer = z.object({
   state: z.enum(['READY', 'NEW', 'LOCKED']),
   maxRows: z.int().nonnegative(),
@@ -84,7 +85,7 @@ export class PricingUploadProtocol implements PricingConnector {
 
   async test(signal: AbortSignal): Promise<void> {
     try {
-      await this.send({ method: 'GET', path: '/ping' }, signal);
+      parsed(PingAnswer, await this.send({ method: 'GET', path: '/ping' }, signal), 'a ping answer');
     } catch (error) {
       throw this.named(error);
     }

@@ -66,10 +66,9 @@ describe('reading toggles', () => {
     expect(list.status).toBe(200);
     expect(list.body.items.map((toggle) => toggle.name).sort()).toEqual([...FEATURE_NAMES].sort());
     const byName = new Map(list.body.items.map((toggle) => [toggle.name, toggle]));
-    for (const name of ['transfers', 'ai_assistant'])
-      expect(byName.get(name), name).toMatchObject({ default: { strategy: 'off' }, available: false });
-    // Built (docs/quota.md, docs/delta-sharing.md, docs/retention.md), and off until an operator turns them on.
-    for (const name of ['quota_enforcement', 'delta_sharing', 'retention'])
+    expect(byName.get('ai_assistant')).toMatchObject({ default: { strategy: 'off' }, available: false });
+    // Built (docs/quota.md, docs/delta-sharing.md, docs/retention.md, docs/pricing.md), and off until an operator turns them on.
+    for (const name of ['quota_enforcement', 'delta_sharing', 'retention', 'transfers'])
       expect(byName.get(name), name).toMatchObject({ default: { strategy: 'off' }, available: true });
     for (const name of ['connector.object_store', 'connector.cloud_store', 'connector.warehouse'])
       expect(byName.get(name), name).toMatchObject({ default: { strategy: 'on' }, available: true });
@@ -168,11 +167,14 @@ describe('flipping toggles', () => {
 
   it('never turns on a feature this build lacks, so 10-1501 stays true', async () => {
     for (const body of [{ strategy: 'on' }, { strategy: 'percentage', percentage: 5 }] as const) {
-      const response = await platform.call('setFeatureToggleDefault', { params: { toggle_name: 'transfers' }, body });
+      const response = await platform.call('setFeatureToggleDefault', {
+        params: { toggle_name: 'ai_assistant' },
+        body,
+      });
       expect(response.status).toBe(400);
       expect(response.problem).toMatchObject({
         code: '10-1400',
-        extraDetails: { strategy: 'feature transfers is not available in this build; it stays off' },
+        extraDetails: { strategy: 'feature ai_assistant is not available in this build; it stays off' },
       });
     }
     const override = await platform.call('setFeatureToggleOverride', {
@@ -180,9 +182,11 @@ describe('flipping toggles', () => {
       body: { strategy: 'on' },
     });
     expect(override.problem.code).toBe('10-1400');
-    expect((await platform.call('getFeatureToggle', { params: { toggle_name: 'transfers' } })).body.default).toEqual({
-      strategy: 'off',
-    });
+    expect((await platform.call('getFeatureToggle', { params: { toggle_name: 'ai_assistant' } })).body.default).toEqual(
+      {
+        strategy: 'off',
+      },
+    );
   });
 });
 

@@ -140,8 +140,8 @@ describe('npm start', () => {
     for (const [feature, message] of [
       ['teleport=on', 'npm start: --feature: no toggle "teleport"; toggles are '],
       [
-        'transfers=on',
-        'npm start: --feature transfers=on: feature transfers is not available in this build; it stays off',
+        'ai_assistant=on',
+        'npm start: --feature ai_assistant=on: feature ai_assistant is not available in this build; it stays off',
       ],
       ['retention=maybe', 'npm start: --feature takes <toggle>=on or <toggle>=off, not "retention=maybe"'],
     ] as const) {
