@@ -59,7 +59,7 @@ class SdkSession implements PricingCredential {
       .digest('hex');
   }
 
-  private async accessToken(): Promise<string> {
+  private async accessToken(signal: AbortSignal): Promise<string> {
     const { auth } = this.connection;
     const tokenUrl = auth.token_url ?? '';
     const url = serviceUrl(tokenUrl, 'auth.token_url');
@@ -85,8 +85,10 @@ class SdkSession implements PricingCredential {
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: form.toString(),
         timeoutMs: this.timeoutMs,
+        signal,
       });
     } catch (error) {
+      if (signal.aborted) throw signal.reason;
       throw tokenFailure(oauthTransportError(error));
     }
     let json: unknown;
@@ -106,7 +108,7 @@ class SdkSession implements PricingCredential {
     const serviceKey = this.connection.settings.service_key;
     const shownHost = this.base.host;
     if (!serviceKey) throw new AppError('30-4104', { params: [shownHost], extraDetails: { reason: 'no service_key' } });
-    const authorization = `Bearer ${await this.accessToken()}`;
+    const authorization = `Bearer ${await this.accessToken(signal)}`;
     let answer: PricingAnswer;
     try {
       answer = await pricingExchange(

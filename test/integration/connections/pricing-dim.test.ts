@@ -5,6 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freeLocalPort } from '../../fakes/local-server';
+import { hangingEndpoint, type FakeEndpoint } from '../../fakes/object-store';
 import { startPricingDim, type PricingDimFake } from '../../fakes/pricing-dim';
 import type { ApiClient, RequestBody } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
@@ -13,6 +14,7 @@ type DimRequest = Extract<RequestBody<'createConnection'>, { type: 'pricing_dim'
 
 let dim: PricingDimFake;
 let closedPort: number;
+let hanging: FakeEndpoint;
 let env: TestTwin;
 let api: ApiClient;
 let sequence = 0;
@@ -22,8 +24,11 @@ const portOf = (url: string) => new URL(url).port;
 beforeAll(async () => {
   dim = await startPricingDim();
   closedPort = await freeLocalPort();
+  hanging = await hangingEndpoint();
   env = await startTestTwin({
-    allowOutbound: [dim.tokenUrl, dim.host, `http://127.0.0.1:${closedPort}`].map((url) => `127.0.0.1:${portOf(url)}`),
+    allowOutbound: [dim.tokenUrl, dim.host, `http://127.0.0.1:${closedPort}`, hanging.endpoint].map(
+      (url) => `127.0.0.1:${portOf(url)}`,
+    ),
     environment: { CONNECTOR_TIMEOUT_MS: '3000' },
   });
   api = env.admin;
@@ -34,6 +39,7 @@ afterEach(() => dim.fail(undefined));
 afterAll(async () => {
   await env?.close();
   await dim?.stop();
+  await hanging?.close();
 });
 
 function request(options: { secret?: string; host?: string } = {}): DimRequest {
@@ -131,5 +137,11 @@ describe('with the toggle on', () => {
     await dim.fail({ kind: 'bad-json' });
     const unparsed = await expectProblem({}, 500, '30-4007');
     expect(unparsed.extraDetails).toMatchObject({ provider_status: 200, reason: 'the answer is not a ping answer' });
+  });
+
+  it('30-4007 with provider_error timeout when the DIM accepts and never answers', async () => {
+    const problem = await expectProblem({ host: hanging.endpoint }, 500, '30-4007');
+    expect(problem.extraDetails).toMatchObject({ provider_error: 'timeout' });
+    expect(hanging.hits()).toBeGreaterThan(0);
   });
 });
