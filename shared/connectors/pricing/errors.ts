@@ -1,5 +1,5 @@
 import { AppError } from '../../errors/app-error';
-import { isNetworkCode, networkReason } from '../network-reason';
+import { isNetworkCode, networkReason } from '../../errors/network-reason';
 import { causes } from '../oauth/errors';
 import { OutboundDestinationBlocked, blockedDestination } from '../outbound-guard';
 
