@@ -157,4 +157,15 @@ describe('pricing SDK connector', () => {
     await sdk.fail({ kind: 'unauthorized' });
     expect((await failureOf(pricing.test(signal()))).code).toBe('30-4005');
   });
+
+  it('describes an import with the session; its failure is 10-1046 naming the SDK host', async () => {
+    sdk.setTable('\\Sdk', 'Limits\\', { state: 'READY', maxRows: 10, maxColumns: 2 });
+    const destination = { projectPath: '\\Sdk', tablePath: 'Limits\\' };
+    await expect(connector().describeImport(destination, signal())).resolves.toEqual({ maxRows: 10, maxColumns: 2 });
+    await sdk.fail({ kind: 'bad-json' });
+    const error = await failureOf(connector().describeImport(destination, signal()));
+    expect(error.message).toBe(
+      `GET /import call to the external pricing DIM (${new URL(sdk.host).host}) failed: the answer is not an import`,
+    );
+  });
 });
