@@ -61,7 +61,7 @@ export type HostFailure =
     }
   | { readonly kind: 'reset'; readonly times: number };
 
-export const MAX_BATCH_ROWS = 10_000;
+const MAX_BATCH_ROWS = 10_000;
 const DEFAULT_TABLE: FakeTable = { state: 'NEW', maxRows: 1_000_000, maxColumns: 200 };
 
 export function sendJson(
@@ -92,7 +92,7 @@ function parseJson(text: string): unknown {
 }
 
 /** Whether a value is what the protocol sends for a column of `type`. */
-export function isValueOf(type: PricingType, value: unknown): boolean {
+function isValueOf(type: PricingType, value: unknown): boolean {
   if (value === null) return true;
   switch (type) {
     case 'STRING':

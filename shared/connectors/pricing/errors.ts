@@ -24,7 +24,7 @@ export const SDK_CODES: PricingCodes = { unreachable: '30-4103', failing: '30-41
 /** Network failure codes that mean the host leads nowhere, as opposed to a flaky path to a real system. */
 const UNREACHABLE = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH']);
 
-export type FailureKind = 'unreachable' | 'failing' | 'unauthorized';
+type FailureKind = 'unreachable' | 'failing' | 'unauthorized';
 
 /** A call to the pricing system that did not succeed, before it is named with a code. */
 export class PricingCallFailure extends Error {
@@ -41,7 +41,7 @@ export class PricingCallFailure extends Error {
 }
 
 /** The system's own error code of an error answer, when it is one a message may show. */
-export function providerErrorOf(json: unknown): string | undefined {
+function providerErrorOf(json: unknown): string | undefined {
   const error = (json as { error?: unknown } | null | undefined)?.error;
   return typeof error === 'string' && /^[a-z0-9_.-]{1,64}$/i.test(error) ? error : undefined;
 }

@@ -27,7 +27,7 @@ export interface PricingAnswer {
 }
 
 /** The URL of `path` under `base`, whose own path (if any) is kept as a prefix. */
-export function urlUnder(base: URL, path: string, query: Readonly<Record<string, string>> = {}): URL {
+function urlUnder(base: URL, path: string, query: Readonly<Record<string, string>> = {}): URL {
   const url = new URL(base.href);
   url.pathname = `${base.pathname.replace(/\/+$/, '')}${path}`;
   url.search = new URLSearchParams(query).toString();
@@ -76,7 +76,7 @@ export function successful(answer: PricingAnswer): PricingAnswer {
 }
 
 /** How often, and how long between, a transient failure of a batch is tried again. */
-export const RETRY_DELAYS_MS = [250, 500, 1000, 2000] as const;
+const RETRY_DELAYS_MS = [250, 500, 1000, 2000] as const;
 /** The longest Retry-After honoured: a system that asks for more is down, not busy. */
 const MAX_RETRY_AFTER_MS = 10_000;
 

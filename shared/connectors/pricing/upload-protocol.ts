@@ -19,13 +19,13 @@ import { pricingExchange, successful, withRetries, type PricingAnswer, type Pric
 
 /** How one way in authorises calls. */
 export interface PricingCredential {
-  /** The Authorization header; `renew` asks for a new credential in place of `stale`. */
+  /** The Authorization header: the live credential, or with `stale` (one an answer refused) a new one. */
   authorization(signal: AbortSignal, stale?: string): Promise<string>;
   /** Whether an answer says the credential expired, so that one renewal may help. */
   expired(answer: PricingAnswer): boolean;
 }
 
-export interface PricingEndpoint {
+interface PricingEndpoint {
   /** The base URL of every call. */
   readonly base: URL;
   /** What messages name: the host as configured. */
