@@ -18,13 +18,15 @@ import {
 
 /**
  * Failures besides the host's (HostFailure): `no-token` (the token server answers 200 without
- * a token), `token-server-error` (500), `unreachable` (nothing listens at the host's port).
+ * a token), `token-server-error` (500), `unreachable` (nothing listens at the host's port),
+ * `expire-tokens` (every token the DIM has seen so far is refused as expired).
  */
 export type PricingDimFailure =
   | HostFailure
   | { readonly kind: 'no-token' }
   | { readonly kind: 'token-server-error' }
-  | { readonly kind: 'unreachable' };
+  | { readonly kind: 'unreachable' }
+  | { readonly kind: 'expire-tokens' };
 
 export interface PricingDimFake {
   /** The connection's auth.token_url. */
@@ -60,10 +62,13 @@ export async function startPricingDim(options: PricingDimOptions = {}): Promise<
     path: '/oauth/token',
   });
   const uploads = new PricingUploads();
+  const seenTokens = new Set<string>();
+  const expiredTokens = new Set<string>();
   const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     const token = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
-    if (!token || !oauth.isIssued(token)) {
+    if (token) seenTokens.add(token);
+    if (!token || !oauth.isIssued(token) || expiredTokens.has(token)) {
       request.resume();
       return sendJson(
         response,
@@ -89,8 +94,10 @@ export async function startPricingDim(options: PricingDimOptions = {}): Promise<
       oauth.behave(
         failure?.kind === 'no-token' ? 'no-token' : failure?.kind === 'token-server-error' ? 'server-error' : 'normal',
       );
-      const hostFailure = failure && failure.kind !== 'no-token' && failure.kind !== 'token-server-error';
-      uploads.fail(hostFailure && failure.kind !== 'unreachable' ? failure : undefined);
+      if (failure?.kind === 'expire-tokens') for (const token of seenTokens) expiredTokens.add(token);
+      const hostFailure =
+        failure && !['no-token', 'token-server-error', 'unreachable', 'expire-tokens'].includes(failure.kind);
+      uploads.fail(hostFailure ? (failure as HostFailure) : undefined);
       if (failure?.kind === 'unreachable' && listening) {
         await listening.close();
         listening = undefined;

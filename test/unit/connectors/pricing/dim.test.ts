@@ -66,6 +66,17 @@ describe('pricing DIM connector', () => {
     expect(dim.tokenRequests.at(-1)).toMatchObject({ authentication: 'basic', clientId: dim.clientId });
   });
 
+  it('renews a token the DIM says expired once, and repeats the call', async () => {
+    const dimConnector = connector();
+    await dimConnector.test(signal());
+    const tokens = dim.tokenRequests.length;
+    const calls = dim.received.calls.length;
+    await dim.fail({ kind: 'expire-tokens' });
+    await dimConnector.test(signal());
+    expect(dim.tokenRequests.length).toBe(tokens + 1);
+    expect(dim.received.calls.slice(calls)).toEqual(['GET /ping']);
+  });
+
   it('describes an import: the limits of the table', async () => {
     dim.setTable(DESTINATION.projectPath, DESTINATION.tablePath, { state: 'READY', maxRows: 500, maxColumns: 7 });
     await expect(connector().describeImport(DESTINATION, signal())).resolves.toEqual({ maxRows: 500, maxColumns: 7 });
