@@ -5,7 +5,7 @@
  * every way the DIM connector names with a code.
  */
 import { createServer, type Server } from 'node:http';
-import { listenLocally, type Listening } from './local-server';
+import { listenLocally, type Listening } from '../../infra/local/fakes/local-server';
 import { startOAuthFake, type OAuthFake, type TokenRequestRecord } from './oauth';
 import {
   PricingUploads,

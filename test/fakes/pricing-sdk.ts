@@ -8,7 +8,7 @@
 import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
-import { listenLocally, type Listening } from './local-server';
+import { listenLocally, type Listening } from '../../infra/local/fakes/local-server';
 import {
   PricingUploads,
   readBody,

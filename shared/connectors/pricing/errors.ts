@@ -1,7 +1,5 @@
 import { AppError } from '../../errors/app-error';
-import { isNetworkCode, networkReason } from '../../errors/network-reason';
-import { causes } from '../oauth/errors';
-import { OutboundDestinationBlocked, blockedDestination } from '../outbound-guard';
+import { classifyNoAnswer } from '../no-answer';
 
 /**
  * What the pricing system's answers and silences mean (docs/pricing.md, "Error codes"). A call
@@ -20,9 +18,6 @@ export interface PricingCodes {
 
 export const DIM_CODES: PricingCodes = { unreachable: '30-4006', failing: '30-4007' };
 export const SDK_CODES: PricingCodes = { unreachable: '30-4103', failing: '30-4100' };
-
-/** Network failure codes that mean the host leads nowhere, as opposed to a flaky path to a real system. */
-const UNREACHABLE = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 type FailureKind = 'unreachable' | 'failing' | 'unauthorized';
 
@@ -65,16 +60,10 @@ export function unparsedAnswer(status: number, what: string): PricingCallFailure
  */
 export function transportFailure(error: unknown): PricingCallFailure | AppError {
   if (error instanceof AppError || error instanceof PricingCallFailure) return error;
-  const chain = causes(error);
-  const blocked = chain.find((candidate) => candidate instanceof OutboundDestinationBlocked);
-  if (blocked) return blockedDestination((blocked as OutboundDestinationBlocked).host);
-  const code = chain
-    .map((candidate) => (candidate as { code?: unknown }).code)
-    .find((value): value is string => typeof value === 'string');
-  const timedOut = chain.some((candidate) => (candidate as { name?: unknown }).name === 'TimeoutError');
-  const reason = timedOut ? 'timeout' : isNetworkCode(code) ? networkReason(code) : 'network_error';
-  const kind = !timedOut && code && UNREACHABLE.has(code) ? 'unreachable' : 'failing';
-  return new PricingCallFailure(kind, reason, { provider_error: reason }, { cause: error });
+  const noAnswer = classifyNoAnswer(error);
+  if (noAnswer.kind === 'blocked') return noAnswer.error;
+  const reason = noAnswer.reason ?? 'network_error';
+  return new PricingCallFailure(noAnswer.kind, reason, { provider_error: reason }, { cause: error });
 }
 
 /** A failure named with the codes of one way in; `host` is what 30-4006, 30-4100 and 30-4103 name. */

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { outboundRequest } from '../outbound-http';
-import { causes } from '../oauth/errors';
+import { causes } from '../no-answer';
 import { answerFailure, transportFailure } from './errors';
 
 /**

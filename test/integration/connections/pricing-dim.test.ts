@@ -4,7 +4,7 @@
  * code from its real cause in the fake; the client secret is never echoed.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { freeLocalPort } from '../../fakes/local-server';
+import { freeLocalPort } from '../../../infra/local/fakes/local-server';
 import { hangingEndpoint, type FakeEndpoint } from '../../fakes/object-store';
 import { startPricingDim, type PricingDimFake } from '../../fakes/pricing-dim';
 import type { ApiClient, RequestBody } from '../../support/api-client';

@@ -3,7 +3,7 @@ import type { ConnectionConfiguration } from '../../../../shared/connectors/conf
 import type { PricingColumn, PricingConnector } from '../../../../shared/connectors/pricing/connector';
 import { pricingConnectorOf } from '../../../../shared/connectors/pricing/factory';
 import { AppError } from '../../../../shared/errors/app-error';
-import { freeLocalPort } from '../../../fakes/local-server';
+import { freeLocalPort } from '../../../../infra/local/fakes/local-server';
 import { startPricingDim, type PricingDimFake } from '../../../fakes/pricing-dim';
 
 /** The DIM connector against the DIM fake: every code from a failure the fake really produced. */
