@@ -35,6 +35,9 @@ export const handler = httpHandler(conversationRoutes.list, async ({ query, prin
     FIELDS,
   );
   return {
-    body: { ...page, items: page.items.map(({ conversation, active: isActive }) => conversationSummary(conversation, isActive)) },
+    body: {
+      ...page,
+      items: page.items.map(({ conversation, active: isActive }) => conversationSummary(conversation, isActive)),
+    },
   };
 });

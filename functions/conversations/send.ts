@@ -21,8 +21,18 @@ export const handler = httpHandler(conversationRoutes.send, async ({ params, bod
     });
   await requireTokensLeft(tenantId);
   const asked = new Date().toISOString();
-  const history = await conversations.latestMessages(tenantId, conversation.conversation_id, config.assistant.historyMessages);
-  const reply = await composeReply({ tenantId, question: body.content, history, model, analysis: { signal, deadline } });
+  const history = await conversations.latestMessages(
+    tenantId,
+    conversation.conversation_id,
+    config.assistant.historyMessages,
+  );
+  const reply = await composeReply({
+    tenantId,
+    question: body.content,
+    history,
+    model,
+    analysis: { signal, deadline },
+  });
   const [, stored] = await conversations.append(tenantId, conversation.conversation_id, [
     { type: 'user', content: body.content, timestamp: asked, tables_used: [] },
     { type: 'assistant', content: reply.content, timestamp: new Date().toISOString(), tables_used: reply.tables_used },

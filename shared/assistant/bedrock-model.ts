@@ -45,21 +45,19 @@ function contentOf(turn: ChatTurn): ContentBlock[] {
     const text: ContentBlock[] = turn.text === '' ? [] : [{ text: turn.text }];
     return [
       ...text,
-      ...turn.toolUses.map(
-        (use): ContentBlock => ({ toolUse: { toolUseId: use.id, name: use.name, input: use.input as DocumentType } }),
-      ),
+      ...turn.toolUses.map((use): ContentBlock => ({
+        toolUse: { toolUseId: use.id, name: use.name, input: use.input as DocumentType },
+      })),
     ];
   }
   if (turn.toolResults !== undefined)
-    return turn.toolResults.map(
-      (result): ContentBlock => ({
-        toolResult: {
-          toolUseId: result.toolUseId,
-          content: [{ text: result.content }],
-          status: result.isError ? 'error' : 'success',
-        },
-      }),
-    );
+    return turn.toolResults.map((result): ContentBlock => ({
+      toolResult: {
+        toolUseId: result.toolUseId,
+        content: [{ text: result.content }],
+        status: result.isError ? 'error' : 'success',
+      },
+    }));
   return [{ text: turn.text }];
 }
 
@@ -76,15 +74,13 @@ export class BedrockConverseModel implements AssistantModel {
 
   async answer(request: ModelRequest): Promise<ModelAnswer> {
     const messages: Message[] = request.turns.map((turn) => ({ role: turn.role, content: contentOf(turn) }));
-    const tools: Tool[] = request.tools.map(
-      (tool): Tool.ToolSpecMember => ({
-        toolSpec: {
-          name: tool.name,
-          description: tool.description,
-          inputSchema: { json: tool.inputSchema as DocumentType },
-        },
-      }),
-    );
+    const tools: Tool[] = request.tools.map((tool): Tool.ToolSpecMember => ({
+      toolSpec: {
+        name: tool.name,
+        description: tool.description,
+        inputSchema: { json: tool.inputSchema as DocumentType },
+      },
+    }));
     const output = await bedrockClient().send(
       new ConverseCommand({
         modelId: this.modelId,

@@ -43,7 +43,11 @@ function messagesOf(turn: ChatTurn): ChatMessage[] {
     return [{ role: 'assistant', content: turn.text, ...(calls.length > 0 ? { tool_calls: calls } : {}) }];
   }
   if (turn.toolResults !== undefined)
-    return turn.toolResults.map((result) => ({ role: 'tool', tool_call_id: result.toolUseId, content: result.content }));
+    return turn.toolResults.map((result) => ({
+      role: 'tool',
+      tool_call_id: result.toolUseId,
+      content: result.content,
+    }));
   return [{ role: 'user', content: turn.text }];
 }
 
@@ -51,7 +55,9 @@ function messagesOf(turn: ChatTurn): ChatMessage[] {
 function argumentsOf(text: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }

@@ -68,7 +68,8 @@ export function historyTurns(history: readonly StoredMessage[]): ChatTurn[] {
 /** The analyzer's verdict on each SQL block of `text`. */
 async function checkedBlocks(text: string, tables: readonly TenantTable[], analysis: AnalysisRequest) {
   const checked: { readonly block: string; readonly check: SqlCheck }[] = [];
-  for (const block of sqlBlocks(text)) checked.push({ block: block.text, check: await checkSql(block.code, tables, analysis) });
+  for (const block of sqlBlocks(text))
+    checked.push({ block: block.text, check: await checkSql(block.code, tables, analysis) });
   return checked;
 }
 
@@ -177,7 +178,10 @@ export async function composeReply(request: ReplyRequest): Promise<Reply> {
     return {
       content:
         'I could not finish an answer within the limits of one message (model turns, tool calls or tokens). Ask again, perhaps more narrowly.',
-      tables_used: [...toolbox.tablesRead.values()].map((table) => ({ data_table_id: table.data_table_id, name: table.name })),
+      tables_used: [...toolbox.tablesRead.values()].map((table) => ({
+        data_table_id: table.data_table_id,
+        name: table.name,
+      })),
     };
   const content = withoutRefusedSql(draft.text, draft.checked).trim();
   return {

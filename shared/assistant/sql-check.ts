@@ -1,6 +1,6 @@
 import { describeRecipeOutput, type AnalysisRequest, type OutputColumn } from '../engine/recipe-sql-describe';
 import { analyseRecipeSql } from '../engine/recipe-sql';
-import { isAppError, type AppError } from '../errors/app-error';
+import { AppError, isAppError } from '../errors/app-error';
 import type { TenantTable } from './tenant-tables';
 
 /**
@@ -12,7 +12,10 @@ import type { TenantTable } from './tenant-tables';
 
 export type SqlCheck =
   | { readonly ok: true; readonly tables: readonly TenantTable[]; readonly columns: readonly OutputColumn[] }
-  | { readonly ok: false; readonly problem: { readonly code: string; readonly detail: string; readonly extraDetails?: unknown } };
+  | {
+      readonly ok: false;
+      readonly problem: { readonly code: string; readonly detail: string; readonly extraDetails?: unknown };
+    };
 
 /** The analyzer's refusal, as the model and the user read it. */
 function refusal(error: AppError): SqlCheck {
@@ -22,13 +25,20 @@ function refusal(error: AppError): SqlCheck {
 /** Failures that are the service's, not the SQL's (every engine busy, an internal error): they fail the request. */
 const isServiceFailure = (error: AppError) => error.code.startsWith('50-') || error.code === '10-500';
 
-/** The aliases `code` reads among every table's: all of them, less those the analyzer says it does not read. */
+/**
+ * The aliases `code` reads among every table's. Declared all at once, every table the code
+ * does not read is "declared but not read" (40-50008, which names them: the rest is what it
+ * reads), and a table that is no one's alias comes with those as 20-1054; it is answered as
+ * the analyzer answers unknown tables when every alias is read, 40-50006 naming them.
+ */
 async function aliasesRead(code: string, aliases: readonly string[]): Promise<readonly string[]> {
   try {
     return (await analyseRecipeSql(code, aliases)).referenced_aliases;
   } catch (error) {
-    // 40-50008 names the aliases declared but not read: the rest is what the code reads.
-    if (!isAppError(error) || error.code !== '40-50008') throw error;
+    if (!isAppError(error)) throw error;
+    if (error.code === '20-1054')
+      throw new AppError('40-50006', { extraDetails: { tables: error.extraDetails?.unknown_tables, aliases } });
+    if (error.code !== '40-50008') throw error;
     const unread = new Set((error.extraDetails?.aliases as readonly string[] | undefined) ?? []);
     return aliases.filter((alias) => !unread.has(alias));
   }
@@ -41,7 +51,12 @@ export async function checkSql(
   request: AnalysisRequest,
 ): Promise<SqlCheck> {
   try {
-    const read = new Set(await aliasesRead(code, tables.map((table) => table.alias)));
+    const read = new Set(
+      await aliasesRead(
+        code,
+        tables.map((table) => table.alias),
+      ),
+    );
     const used = tables.filter((table) => read.has(table.alias));
     const described = await describeRecipeOutput(
       code,

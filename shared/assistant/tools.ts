@@ -103,7 +103,8 @@ export class AssistantToolbox {
   }
 
   private async answer(use: ToolUse): Promise<unknown> {
-    if (!isToolName(use.name)) throw new ToolRefusal(`no tool ${use.name}; tools: ${Object.keys(TOOL_INPUTS).join(', ')}`);
+    if (!isToolName(use.name))
+      throw new ToolRefusal(`no tool ${use.name}; tools: ${Object.keys(TOOL_INPUTS).join(', ')}`);
     switch (use.name) {
       case 'list_data_tables':
         NoInput.parse(use.input);
@@ -177,11 +178,13 @@ export class AssistantToolbox {
         recipes.map(async (recipe) => ({
           recipe_id: recipe.id,
           name: recipe.data.name,
-          versions: (await recipeVersions.list(this.tenantId, recipe.id)).slice(-VERSIONS_PER_RECIPE).map((version) => ({
-            version_number: version.version_number,
-            aliases: version.aliases,
-            code: clip(version.code, MAX_CODE_CHARS),
-          })),
+          versions: (await recipeVersions.list(this.tenantId, recipe.id))
+            .slice(-VERSIONS_PER_RECIPE)
+            .map((version) => ({
+              version_number: version.version_number,
+              aliases: version.aliases,
+              code: clip(version.code, MAX_CODE_CHARS),
+            })),
         })),
       ),
     };

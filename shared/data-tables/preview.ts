@@ -12,11 +12,19 @@ export interface VersionPreview {
 }
 
 /** The preview of a version; 20-1040 while it is not COMPLETED or its preview file is missing. */
-export async function versionPreview(tenantId: string, tableId: number, versionNumber: number): Promise<VersionPreview> {
+export async function versionPreview(
+  tenantId: string,
+  tableId: number,
+  versionNumber: number,
+): Promise<VersionPreview> {
   const version = await dataVersions.get(tenantId, tableId, versionNumber);
   const missing = () => new AppError('20-1040', { params: [tableId] });
   if (version.execution.status !== 'COMPLETED' || !version.metadata) throw missing();
   const text = await getText(versionPrefix(tenantId, tableId, versionNumber) + VERSION_FILES.preview);
   if (text === undefined) throw missing();
-  return { row_count: version.metadata.row_count, columns: [...version.metadata.columns], rows: JSON.parse(text) as DataRow[] };
+  return {
+    row_count: version.metadata.row_count,
+    columns: [...version.metadata.columns],
+    rows: JSON.parse(text) as DataRow[],
+  };
 }

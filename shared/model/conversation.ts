@@ -21,9 +21,7 @@ export const MESSAGE_TYPES = ['user', 'assistant'] as const;
 export const MessageType = z.enum(MESSAGE_TYPES).describe('Who wrote it: the user, or the assistant');
 export type MessageType = z.infer<typeof MessageType>;
 
-export const TableUsed = z
-  .object({ data_table_id: z.int(), name: z.string() })
-  .meta({ id: 'ConversationTableUsed' });
+export const TableUsed = z.object({ data_table_id: z.int(), name: z.string() }).meta({ id: 'ConversationTableUsed' });
 export type TableUsed = z.infer<typeof TableUsed>;
 
 export const ConversationMessage = z
@@ -69,7 +67,10 @@ export const ConversationStarted = z.object({ conversation_id: z.string() }).met
 /** Which of a conversation's messages GET /conversations/{conversation_id} shows. */
 export const ConversationMessagesQuery = z.strictObject({
   offset: integerText('must be an integer', 0).optional().default(0).describe('Messages to skip'),
-  limit: integerText('must be an integer', 1, 1000).optional().default(100).describe('Messages to return, at most 1000'),
+  limit: integerText('must be an integer', 1, 1000)
+    .optional()
+    .default(100)
+    .describe('Messages to return, at most 1000'),
 });
 
 export const SendMessageRequest = z
