@@ -176,7 +176,10 @@ export const SETTINGS = {
     1_000_000,
     'model tokens a tenant may use per UTC day; beyond it messages answer 10-1501 naming ai_assistant',
   ),
-  ASSISTANT_HISTORY_MESSAGES: positiveInteger(20, 'earlier messages of the conversation sent to the model, newest first'),
+  ASSISTANT_HISTORY_MESSAGES: positiveInteger(
+    20,
+    'earlier messages of the conversation sent to the model, newest first',
+  ),
   ASSISTANT_HISTORY_CHARS: positiveInteger(
     24_000,
     'characters of earlier messages sent to the model; older messages beyond it are left out',
