@@ -111,6 +111,16 @@ class MessageBudget {
   turns = config.assistant.maxModelTurns;
   toolCalls = config.assistant.maxToolCalls;
   tokens = config.assistant.maxTokensPerMessage;
+
+  /** What the message used, for its log line. */
+  used() {
+    const { maxModelTurns, maxToolCalls, maxTokensPerMessage } = config.assistant;
+    return {
+      modelTurns: maxModelTurns - this.turns,
+      toolCalls: maxToolCalls - this.toolCalls,
+      tokens: maxTokensPerMessage - this.tokens,
+    };
+  }
 }
 
 async function ask(request: ReplyRequest, turns: readonly ChatTurn[], budget: MessageBudget): Promise<ModelAnswer> {
@@ -174,6 +184,12 @@ export async function composeReply(request: ReplyRequest): Promise<Reply> {
     turns.push({ role: 'assistant', text: answer.text === '' ? '(no text)' : answer.text, toolUses: [] });
     turns.push({ role: 'user', text: correctionRequest(checked) });
   }
+  logger.info('assistant reply', {
+    model: request.model.name,
+    ...budget.used(),
+    finished: draft !== undefined,
+    refusedSql: draft === undefined ? 0 : failuresOf(draft.checked).length,
+  });
   if (draft === undefined)
     return {
       content:
