@@ -6,7 +6,7 @@
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatCompletionsModel } from '../../../shared/assistant/chat-completions-model';
-import { listenLocally, type Listening } from '../../fakes/local-server';
+import { listenLocally, type Listening } from '../../../infra/local/fakes/local-server';
 
 interface Received {
   readonly path: string;
