@@ -3,6 +3,7 @@ import { tenantRoutes } from './admin/tenant-routes';
 import { featureToggleRoutes } from './admin/toggle-routes';
 import { authRoutes } from './auth/routes';
 import { connectionRoutes } from './connections/routes';
+import { conversationRoutes } from './conversations/routes';
 import { dataSourceRoutes } from './data-sources/routes';
 import { dataTableRoutes } from './data-tables/routes';
 import { datasetAnalysisRoutes } from './datasets/analysis-routes';
@@ -33,6 +34,7 @@ const domains = [
   targetRoutes,
   exportRoutes,
   retentionRoutes,
+  conversationRoutes,
   tokenRoutes,
   quotaRoutes,
   featureToggleRoutes,
@@ -62,6 +64,8 @@ export const AUTHORIZER_HANDLER = 'auth/authorizer';
 export const API_TAGS: Readonly<Record<string, string>> = {
   admin: 'The admin plane (platform-admin role only): feature toggles and tenants',
   auth: 'Client credentials exchange for access tokens',
+  conversations:
+    'AI-assistant conversations: questions answered from the tenant’s own tables and recipes, with SQL the analyzer accepts',
   connections: 'Connections to external data systems; secrets are write-only',
   'data-sources':
     'Data sources: what to read through a connection (a bucket path, a query, a shared table or a table reference)',

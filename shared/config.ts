@@ -78,6 +78,12 @@ function serviceRoot(fallback: string, description: string): Setting<string> {
   };
 }
 
+/** An address that may be left empty: empty (the fallback) means "none"; anything else is a serviceRoot. */
+function optionalServiceRoot(description: string): Setting<string> {
+  const root = serviceRoot('', description);
+  return { description, fallback: () => '', parse: (value) => (value === '' ? '' : root.parse(value)) };
+}
+
 /** An EventBridge schedule expression: rate(<n> <unit>) or cron(<six fields>). */
 function scheduleExpression(fallback: string, description: string): Setting<string> {
   return {
@@ -150,6 +156,33 @@ export const SETTINGS = {
   GOOGLE_IAM_CREDENTIALS_ENDPOINT: serviceRoot(
     'https://iamcredentials.googleapis.com',
     'Google IAM Credentials API root (service-account impersonation)',
+  ),
+  ASSISTANT_BEDROCK_MODEL_ID: text(
+    '',
+    'Bedrock model id (or inference profile id) of the AI assistant, called through the Converse API; empty: no Bedrock model (docs/assistant.md)',
+  ),
+  ASSISTANT_CHAT_ENDPOINT: optionalServiceRoot(
+    'root of an OpenAI-compatible chat-completions API (e.g. a local Ollama, http://127.0.0.1:11434/v1) the AI assistant calls instead of Bedrock; empty: none',
+  ),
+  ASSISTANT_CHAT_MODEL: text('llama3.1', 'model name sent to ASSISTANT_CHAT_ENDPOINT'),
+  ASSISTANT_MODEL_TIMEOUT_MS: positiveInteger(60_000, 'upper bound of one call to the assistant’s model'),
+  ASSISTANT_MAX_MODEL_TURNS: positiveInteger(6, 'model calls the assistant makes to answer one message'),
+  ASSISTANT_MAX_TOOL_CALLS: positiveInteger(12, 'tool calls the assistant runs to answer one message'),
+  ASSISTANT_MAX_TOKENS_PER_MESSAGE: positiveInteger(
+    40_000,
+    'model tokens (input and output) one message may use; the assistant stops asking the model beyond it',
+  ),
+  ASSISTANT_MAX_TOKENS_PER_TENANT_DAY: positiveInteger(
+    1_000_000,
+    'model tokens a tenant may use per UTC day; beyond it messages answer 10-1501 naming ai_assistant',
+  ),
+  ASSISTANT_HISTORY_MESSAGES: positiveInteger(
+    20,
+    'earlier messages of the conversation sent to the model, newest first',
+  ),
+  ASSISTANT_HISTORY_CHARS: positiveInteger(
+    24_000,
+    'characters of earlier messages sent to the model; older messages beyond it are left out',
   ),
 } as const;
 export type SettingName = keyof typeof SETTINGS;
@@ -230,5 +263,20 @@ export const config = {
   },
   get googleIamCredentialsEndpoint(): string {
     return setting('GOOGLE_IAM_CREDENTIALS_ENDPOINT');
+  },
+  /** The AI assistant's model and bounds (docs/assistant.md). */
+  get assistant() {
+    return {
+      bedrockModelId: setting('ASSISTANT_BEDROCK_MODEL_ID'),
+      chatEndpoint: setting('ASSISTANT_CHAT_ENDPOINT'),
+      chatModel: setting('ASSISTANT_CHAT_MODEL'),
+      modelTimeoutMs: setting('ASSISTANT_MODEL_TIMEOUT_MS'),
+      maxModelTurns: setting('ASSISTANT_MAX_MODEL_TURNS'),
+      maxToolCalls: setting('ASSISTANT_MAX_TOOL_CALLS'),
+      maxTokensPerMessage: setting('ASSISTANT_MAX_TOKENS_PER_MESSAGE'),
+      maxTokensPerTenantDay: setting('ASSISTANT_MAX_TOKENS_PER_TENANT_DAY'),
+      historyMessages: setting('ASSISTANT_HISTORY_MESSAGES'),
+      historyChars: setting('ASSISTANT_HISTORY_CHARS'),
+    };
   },
 };

@@ -19,6 +19,8 @@ export interface ResourceAccess {
    * start their state machines and learns their ARNs, nothing else.
    */
   readonly startsJobs?: readonly StartableJob[];
+  /** The AI assistant's model: bedrock:InvokeModel on the stage's model (ASSISTANT_BEDROCK_MODEL_ID) only. */
+  readonly assistantModel?: true;
 }
 
 /** The part of a job declaration that access rules need: its name, which names its state machine. */

@@ -7,9 +7,10 @@ import { addToCounter, queryItems } from './db/table';
  * atomic ADD, so concurrent jobs never lose a count. CPU_SECONDS is the CPU time of every
  * job's worker (shared/jobs/worker-step.ts) and of the engine processes recipe runs start;
  * DATA_READ_BYTES what imports read from sources; DATA_WRITTEN_BYTES what exports write to
- * targets, object stores and pre-signed URLs.
+ * targets, object stores and pre-signed URLs; ASSISTANT_TOKENS the model tokens the AI
+ * assistant used (its daily bound, docs/assistant.md).
  */
-export type UsageMetric = 'DATA_READ_BYTES' | 'DATA_WRITTEN_BYTES' | 'CPU_SECONDS';
+export type UsageMetric = 'DATA_READ_BYTES' | 'DATA_WRITTEN_BYTES' | 'CPU_SECONDS' | 'ASSISTANT_TOKENS';
 
 /** The period a count made at `date` goes to: its UTC day, YYYY-MM-DD. */
 export function usagePeriod(date = new Date()): string {

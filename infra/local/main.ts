@@ -6,6 +6,8 @@
  *   npm start -- [--port 3000] [--s3-port 4569] [--dynamodb-port 4570] [--kms-port 4571]
  *                [--stepfunctions-port 4572] [--delta-sharing-port 4573] [--data-dir .local]
  *                [--feature <toggle>=on|off ...] [--sweep-every 1d]
+ *                [--assistant-endpoint <url> [--assistant-model <name>]]
+ *                [--bedrock-endpoint <url> [--bedrock-model <model id>]]
  *
  * `--feature` sets a feature toggle's default before the API serves, as PUT
  * /admin/feature-toggles/{name}/default does (so it is kept in the data folder); it may be
@@ -13,7 +15,14 @@
  * is how often the retention sweep runs, as the deployed schedule does (docs/retention.md): a
  * number and a unit, ms, s, m, h or d; once a day by default; `npm run sweep` runs one now.
  * Each option has an environment setting (PORT, S3_PORT, DYNAMODB_PORT, KMS_PORT,
- * STEPFUNCTIONS_PORT, DELTA_SHARING_PORT, DATA_DIR); an option given on the command line wins. Port 0 takes a
+ * STEPFUNCTIONS_PORT, DELTA_SHARING_PORT, DATA_DIR); an option given on the command line wins.
+ *
+ * The AI assistant (docs/assistant.md) needs a model, which the project does not ship:
+ * `--assistant-endpoint` names an OpenAI-compatible chat-completions API (a local Ollama:
+ * http://127.0.0.1:11434/v1) and `--assistant-model` its model (llama3.1); `--bedrock-endpoint`
+ * a Converse-compatible endpoint (https://bedrock-runtime.<region>.amazonaws.com) and
+ * `--bedrock-model` the model id, called with the AWS credentials of the usual chain, resolved
+ * at start, before the twin sets its stand-ins' keys. Without either, ai_assistant is unavailable. Port 0 takes a
  * free port. The ports are fixed by default so that a restart keeps every endpoint: stored
  * connections name the S3 endpoint, and AWS CLI profiles or scripts name the others.
  */
@@ -21,6 +30,8 @@ import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
 import { FEATURE_NAMES, isFeatureName, type FeatureName } from '../../shared/features/catalogue';
 import { setToggleDefault, toggleViews } from '../../shared/features/store';
+import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
+import { useBedrockCredentials } from '../../shared/assistant/bedrock-model';
 import { isAppError } from '../../shared/errors/app-error';
 import type { FeatureToggleResponse } from '../../shared/model/feature-toggle';
 import { DEMO_BUCKET, DEMO_OBJECTS, seedDemoBucket } from './demo';
@@ -91,11 +102,61 @@ function featureSettings(values: readonly string[]): FeatureSetting[] {
   });
 }
 
+/** The assistant's model as the options name it: a chat-completions endpoint, a Bedrock endpoint, or none. */
+type AssistantModelOption =
+  | { readonly kind: 'chat'; readonly endpoint: string; readonly model: string }
+  | { readonly kind: 'bedrock'; readonly endpoint: string; readonly model: string }
+  | undefined;
+
+const DEFAULT_CHAT_MODEL = 'llama3.1';
+const DEFAULT_BEDROCK_MODEL = 'anthropic.claude-3-5-haiku-20241022-v1:0';
+
+function assistantModelOption(values: Record<string, string | string[] | undefined>): AssistantModelOption {
+  const text = (name: string) => values[name] as string | undefined;
+  const chat = text('assistant-endpoint');
+  const bedrock = text('bedrock-endpoint');
+  if (chat !== undefined && bedrock !== undefined)
+    throw new StartError('give --assistant-endpoint or --bedrock-endpoint, not both', 2);
+  for (const [option, url] of [
+    ['--assistant-endpoint', chat],
+    ['--bedrock-endpoint', bedrock],
+  ] as const)
+    if (url !== undefined && !/^https?:\/\/[^\s]+$/.test(url))
+      throw new StartError(`${option} takes an http(s) URL, not "${url}"`, 2);
+  if (chat !== undefined) return { kind: 'chat', endpoint: chat, model: text('assistant-model') ?? DEFAULT_CHAT_MODEL };
+  if (bedrock !== undefined)
+    return { kind: 'bedrock', endpoint: bedrock, model: text('bedrock-model') ?? DEFAULT_BEDROCK_MODEL };
+  return undefined;
+}
+
+/** The functions' environment for the assistant's model; Bedrock gets the caller's credentials, resolved now. */
+async function assistantEnvironment(option: AssistantModelOption): Promise<Record<string, string>> {
+  if (option === undefined) return {};
+  if (option.kind === 'chat') return { ASSISTANT_CHAT_ENDPOINT: option.endpoint, ASSISTANT_CHAT_MODEL: option.model };
+  const probe = new BedrockRuntimeClient({ region: process.env.AWS_REGION ?? REGION });
+  try {
+    const credentials = await probe.config.credentials();
+    useBedrockCredentials(async () => credentials);
+  } catch (error) {
+    throw new StartError(`--bedrock-endpoint: no AWS credentials in the usual chain (${String(error)})`, 2);
+  } finally {
+    probe.destroy();
+  }
+  return { AWS_ENDPOINT_URL_BEDROCK_RUNTIME: option.endpoint, ASSISTANT_BEDROCK_MODEL_ID: option.model };
+}
+
+function assistantLine(option: AssistantModelOption): string {
+  if (option === undefined)
+    return '  AI assistant    unavailable: no model (npm start -- --assistant-endpoint http://127.0.0.1:11434/v1, or --bedrock-endpoint <url>; docs/assistant.md)';
+  return `  AI assistant    ${option.model} at ${option.endpoint}   (needs the ai_assistant toggle on)`;
+}
+
 function settings(): {
   readonly dataDir: string;
   readonly ports: Record<PortName, number>;
   readonly features: readonly FeatureSetting[];
   readonly sweepEveryMs: number;
+  readonly assistant: AssistantModelOption;
 } {
   let values: Record<string, string | string[] | undefined>;
   try {
@@ -105,6 +166,10 @@ function settings(): {
         'data-dir': { type: 'string' },
         feature: { type: 'string', multiple: true },
         'sweep-every': { type: 'string' },
+        'assistant-endpoint': { type: 'string' },
+        'assistant-model': { type: 'string' },
+        'bedrock-endpoint': { type: 'string' },
+        'bedrock-model': { type: 'string' },
       },
       strict: true,
     }));
@@ -112,7 +177,9 @@ function settings(): {
     throw new StartError(
       `${(error as Error).message}; options are ${Object.values(PORTS)
         .map(({ option }) => `--${option}`)
-        .join(', ')}, --data-dir, --feature, --sweep-every`,
+        .join(
+          ', ',
+        )}, --data-dir, --feature, --sweep-every, --assistant-endpoint, --assistant-model, --bedrock-endpoint, --bedrock-model`,
       2,
     );
   }
@@ -139,6 +206,7 @@ function settings(): {
     ports,
     features: featureSettings((values.feature as string[] | undefined) ?? []),
     sweepEveryMs: durationMs((values['sweep-every'] as string | undefined) ?? process.env.SWEEP_EVERY ?? '1d'),
+    assistant: assistantModelOption(values),
   };
 }
 
@@ -207,6 +275,7 @@ function banner(
   endpointsFile: string,
   toggles: readonly FeatureToggleResponse[],
   sweepEvery: string,
+  assistant: AssistantModelOption,
 ): string {
   const demo = Object.keys(DEMO_OBJECTS).join(', ');
   return [
@@ -227,6 +296,7 @@ function banner(
     '',
     ...toggleLines(toggles),
     `  Retention sweep every ${sweepEvery}   (npm start -- --sweep-every <duration>; npm run sweep runs one now)`,
+    assistantLine(assistant),
     '',
     `  AWS stand-ins (region ${endpoints.region}, access key ${endpoints.accessKeyId}, secret ${endpoints.secretAccessKey}):`,
     `    S3              ${endpoints.s3}   (bucket ${DEMO_BUCKET}: ${demo}; data bucket ${endpoints.dataBucket})`,
@@ -245,7 +315,8 @@ function banner(
 
 async function main(): Promise<void> {
   process.env.POWERTOOLS_LOG_LEVEL ??= 'INFO';
-  const { dataDir, ports, features, sweepEveryMs } = settings();
+  const { dataDir, ports, features, sweepEveryMs, assistant } = settings();
+  const assistantSettings = await assistantEnvironment(assistant);
   let twin: Twin;
   let sharing: Awaited<ReturnType<typeof startDeltaSharingDemo>>;
   try {
@@ -259,6 +330,7 @@ async function main(): Promise<void> {
       buckets: [DEMO_BUCKET],
       sweepEveryMs,
       allowOutbound: [`127.0.0.1:${sharing.port}`],
+      environment: assistantSettings,
     });
   } catch (error) {
     throw portInUse(error, ports) ?? error;
@@ -275,7 +347,7 @@ async function main(): Promise<void> {
   const endpoints = endpointsOf(twin, sharing.endpoint);
   const endpointsFile = writeEndpointsFile(dataDir, endpoints);
   process.stdout.write(
-    banner(twin, endpoints, dataDir, endpointsFile, await toggleViews(), `${sweepEveryMs / 1000} s`),
+    banner(twin, endpoints, dataDir, endpointsFile, await toggleViews(), `${sweepEveryMs / 1000} s`, assistant),
   );
 
   let stopping = false;

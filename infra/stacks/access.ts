@@ -28,6 +28,8 @@ export interface AccessTargets {
   readonly bucketKey: IKey;
   /** By job name (functions/jobs.ts); empty for workers, which never start jobs. */
   readonly stateMachines: ReadonlyMap<string, IStateMachine>;
+  /** ARN of the stage's Bedrock model of the AI assistant (bedrockModelArn); undefined while it sets none. */
+  readonly assistantModelArn: string | undefined;
 }
 
 /** Item reads; TransactGetItems is authorized as GetItem. */
@@ -81,6 +83,20 @@ export const BUCKET_KEY_READ_ACTIONS = ['kms:Decrypt'] as const;
 export const BUCKET_KEY_WRITE_ACTIONS = [...BUCKET_KEY_READ_ACTIONS, 'kms:GenerateDataKey'] as const;
 
 export const START_JOB_ACTION = 'states:StartExecution';
+
+/** What the Converse API asks of the caller for a model (ConverseStream would also need InvokeModelWithResponseStream). */
+export const ASSISTANT_MODEL_ACTION = 'bedrock:InvokeModel';
+
+/**
+ * The ARN of a Bedrock model id as ASSISTANT_BEDROCK_MODEL_ID gives it: an ARN as it is (an
+ * inference profile's, a provisioned model's), a foundation model id as that model of the
+ * stack's region; undefined for none.
+ */
+export function bedrockModelArn(modelId: string | undefined): string | undefined {
+  if (modelId === undefined || modelId === '') return undefined;
+  if (modelId.startsWith('arn:')) return modelId;
+  return `arn:${Aws.PARTITION}:bedrock:${Aws.REGION}::foundation-model/${modelId}`;
+}
 
 /**
  * A nested stack receives the data bucket's ARN as this parameter rather than through CDK's
@@ -174,6 +190,16 @@ function accessStatements(scope: Construct, access: ResourceAccess, targets: Acc
         effect: Effect.ALLOW,
         actions: [START_JOB_ACTION],
         resources: [stateMachineOf(targets, { name }).stateMachineArn],
+      }),
+    );
+  }
+  if (access.assistantModel && targets.assistantModelArn !== undefined) {
+    statements.push(
+      new PolicyStatement({
+        sid: 'AssistantModelInvoke',
+        effect: Effect.ALLOW,
+        actions: [ASSISTANT_MODEL_ACTION],
+        resources: [targets.assistantModelArn],
       }),
     );
   }

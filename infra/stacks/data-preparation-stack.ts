@@ -35,7 +35,7 @@ import { TABLE_SCHEMA } from '../../shared/db/table-schema';
 import type { RouteSpec } from '../../shared/http/route';
 import { duckDbLayer } from '../layers/duckdb-layer';
 import { jobMachines } from '../state-machines';
-import type { AccessTargets } from './access';
+import { bedrockModelArn, type AccessTargets } from './access';
 import { ApiDomainStack } from './api-domain-stack';
 import { checkJobStarts, JobsStack } from './jobs-stack';
 import { RetentionStack } from './retention-stack';
@@ -180,6 +180,7 @@ export class DataPreparationStack extends Stack {
       signingKey: this.keys.signing,
       dataBucket: this.dataBucket,
       bucketKey: this.keys.bucket,
+      assistantModelArn: bedrockModelArn(props.settings?.ASSISTANT_BEDROCK_MODEL_ID),
     };
     const settings: Record<string, string> = { ...props.settings };
 

@@ -14,6 +14,7 @@
  *   usage counter    pk T#<t>#USAGE                sk <metric>#<period>
  *   quota contracts  pk T#<t>#QUOTA_CONTRACT#HEAD  sk #HEAD (how many contracts the tenant has)
  *   job resource     pk T#<t>#<KIND>               sk <job id> | <job id>#SECRET (its sealed credentials)
+ *   conversation     pk T#<t>#CONVERSATION#<uuid>  sk M#<n, zero-padded> (its messages; the conversation is a record)
  *
  * The platform's own records (the admin plane: feature toggles, the tenant registry) belong to
  * no tenant. Their keys start with `P#`, which no tenant key can, so they stay apart too:
@@ -71,6 +72,10 @@ export const ENTITY_KINDS = {
   TENANT: 'record',
   /** What the retention sweep deletes: pending while it deletes, then done (shared/retention/deletions.ts). */
   RETENTION_DELETION: 'record',
+  /** AI-assistant conversations (shared/assistant/conversations.ts), keyed by their UUID; messages in their own partition. */
+  CONVERSATION: 'record',
+  /** One message of a conversation, numbered from 1 (keys.conversationMessage). */
+  CONVERSATION_MESSAGE: 'child',
 } as const;
 
 export type EntityKind = keyof typeof ENTITY_KINDS;
@@ -196,6 +201,14 @@ export const keys = {
   platformRecord: (collection: PlatformCollection, id: string): ItemKey => ({
     pk: keys.platformPartition(collection),
     sk: id,
+  }),
+  /** The messages of a conversation (a record keyed by its UUID), one partition per conversation. */
+  conversationMessages: (tenantId: string, conversationId: string): string =>
+    `${tenantPrefix(tenantId)}#CONVERSATION#${conversationId}`,
+  CONVERSATION_MESSAGE_PREFIX: 'M#',
+  conversationMessage: (tenantId: string, conversationId: string, messageNumber: number): ItemKey => ({
+    pk: keys.conversationMessages(tenantId, conversationId),
+    sk: `M#${String(messageNumber).padStart(ID_WIDTH, '0')}`,
   }),
   job: (tenantId: string, kind: JobKind, jobId: string): ItemKey => ({
     pk: `${tenantPrefix(tenantId)}#${kind}`,

@@ -1,3 +1,4 @@
+import { config } from '../config';
 import type { ConnectionType } from '../model/connection';
 
 /**
@@ -5,7 +6,8 @@ import type { ConnectionType } from '../model/connection';
  * A toggle is `available` when this build has the feature's code: an unavailable toggle is
  * off whatever is stored, and the admin plane refuses to turn it on, so a 10-1501 answer
  * ("feature disabled unless feature flag {0} is on") is always true. The issue that builds a
- * feature makes its toggle available.
+ * feature makes its toggle available; one that needs an external system the stage configures
+ * (ai_assistant's model) is available only where it is configured.
  */
 export interface FeatureToggleDefinition {
   readonly description: string;
@@ -33,7 +35,11 @@ export const FEATURE_TOGGLES = {
   ai_assistant: {
     description: 'AI-assistant conversations (a paid external model)',
     onByDefault: false,
-    available: false,
+    /** Available where a model is configured: a Bedrock model id or a chat-completions endpoint (docs/assistant.md). */
+    get available(): boolean {
+      const { bedrockModelId, chatEndpoint } = config.assistant;
+      return bedrockModelId !== '' || chatEndpoint !== '';
+    },
   },
   delta_sharing: {
     description: 'The delta_sharing connector: tests, tables and reads of shared tables',

@@ -122,3 +122,12 @@ export const TENANT_LIST_FIELDS = {
   created_by: 'string',
   created_date: 'datetime',
 } as const satisfies ListFieldTypes;
+
+/** AI-assistant conversations (GET /conversations). */
+export const CONVERSATION_LIST_FIELDS = {
+  conversation_id: 'string',
+  created_date: 'datetime',
+  last_modified_date: 'datetime',
+  message_count: 'integer',
+  active: 'boolean',
+} as const satisfies ListFieldTypes;

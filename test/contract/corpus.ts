@@ -7,6 +7,7 @@
  */
 import { routeTable, type OperationId } from '../../functions/routes';
 import { adminBases } from './admin-bases';
+import { conversationBases } from './conversation-bases';
 import { datasetBases, type DatasetFixtures } from './dataset-bases';
 import { exportBases } from './export-bases';
 import type { HttpRequest } from './openapi-validator';
@@ -303,6 +304,7 @@ function bases(f: ContractFixtures): Partial<Readonly<Record<OperationId, Base>>
     ...quotaBases(),
     ...adminBases(),
     ...retentionBases(),
+    ...conversationBases(),
   };
 }
 

@@ -159,6 +159,10 @@ export const STARTING_REQUESTS: StartingRequests = {
   }),
   analyzeRecipe: () => ({ body: { code: CODE, aliases: [ALIAS], tables: { [ALIAS]: SALES_COLUMNS } } }),
   createDataset: () => ({ body: { name: 'fuzzed dataset', tags: ['fuzz'] } }),
+  sendConversationMessage: () => ({
+    params: { conversation_id: '00000000-0000-4000-8000-000000000000' },
+    body: { content: 'Which of my tables hold order dates?' },
+  }),
   putRetentionPolicy: () => ({ body: { enabled: true, rule: { threshold_days: 30 }, lock_version: 0 } }),
   updateDataset: (e) => ({ params: dataset(e), body: asBody('updateDataset', e.current('/datasets/{dataset_id}')) }),
   mergeDataset: (e) => ({

@@ -17,6 +17,27 @@ import type { FuzzContext } from './requests';
 
 /** The bucket the fuzz twin must be started with (`startTestTwin({ buckets: [FUZZ_BUCKET] })`). */
 export const FUZZ_BUCKET = 'fuzz';
+
+/**
+ * The fuzzed twin's environment: connector calls bounded, and an assistant model configured so
+ * that the ai_assistant toggle is available. The model is never reached: a message goes only
+ * to an existing conversation, and none the fuzz names exists (a call would answer 502).
+ */
+export const FUZZ_TWIN_ENVIRONMENT = {
+  CONNECTOR_TIMEOUT_MS: '2000',
+  ASSISTANT_CHAT_ENDPOINT: 'http://127.0.0.1:9/v1',
+} as const;
+
+/** Turns on, for the fuzzed tenant, the features whose routes should reach their own checks rather than 10-1501. */
+export async function enableFuzzedFeatures(env: TestTwin): Promise<void> {
+  for (const toggle of ['retention', 'ai_assistant'] as const) {
+    const override = await env.platformAdmin.call('setFeatureToggleOverride', {
+      params: { toggle_name: toggle, tenant_id: env.admin.tenantId! },
+      body: { strategy: 'on' },
+    });
+    if (override.status !== 200) throw new Error(`turning ${toggle} on failed: ${override.text}`);
+  }
+}
 const FOLDER = `${FUZZ_BUCKET}/data/`;
 
 function expectStatus(response: { status: number; text: string }, status: number, what: string): void {

@@ -26,7 +26,8 @@ const concurrency = Number(values.concurrency);
 
 // Imported after the log level is set: the logger reads it once.
 const { startTestTwin } = await import('../support/harness');
-const { FUZZ_BUCKET, fuzzFixtures, stillServes } = await import('./fixtures');
+const { enableFuzzedFeatures, FUZZ_BUCKET, FUZZ_TWIN_ENVIRONMENT, fuzzFixtures, stillServes } =
+  await import('./fixtures');
 const { fuzzCases, fuzzPlan } = await import('./requests');
 const { describeOutcome, sendAll } = await import('./check');
 const { EXPENSIVE_SQL, isBoundedAnswer, probeExpensiveSql } = await import('./expensive-sql');
@@ -62,13 +63,10 @@ async function sendExpensiveSql(): Promise<number> {
   return unbounded;
 }
 
-const env = await startTestTwin({ buckets: [FUZZ_BUCKET], environment: { CONNECTOR_TIMEOUT_MS: '2000' } });
+const env = await startTestTwin({ buckets: [FUZZ_BUCKET], environment: FUZZ_TWIN_ENVIRONMENT });
 try {
-  // The retention routes reach their own checks, not 10-1501 (as in test/integration/api/fuzz.test.ts).
-  await env.platformAdmin.call('setFeatureToggleOverride', {
-    params: { toggle_name: 'retention', tenant_id: env.admin.tenantId! },
-    body: { strategy: 'on' },
-  });
+  // The retention and assistant routes reach their own checks, not 10-1501.
+  await enableFuzzedFeatures(env);
   const { document, context } = await fuzzFixtures(env);
   const cases = fuzzCases(document, context);
   const perCase = Math.ceil(total / cases.length);

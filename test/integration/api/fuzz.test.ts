@@ -6,7 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeOutcome, sendAll, type FuzzOutcome } from '../../fuzz/check';
-import { FUZZ_BUCKET, fuzzFixtures, stillServes } from '../../fuzz/fixtures';
+import {
+  enableFuzzedFeatures,
+  FUZZ_BUCKET,
+  FUZZ_TWIN_ENVIRONMENT,
+  fuzzFixtures,
+  stillServes,
+} from '../../fuzz/fixtures';
 import { operationsOf, operationsWithoutStart } from '../../fuzz/operations';
 import { fuzzCases, fuzzPlan, type FuzzContext } from '../../fuzz/requests';
 import { startTestTwin, type TestTwin } from '../../support/harness';
@@ -23,12 +29,9 @@ let context: FuzzContext;
 let document: unknown;
 
 beforeAll(async () => {
-  env = await startTestTwin({ buckets: [FUZZ_BUCKET], environment: { CONNECTOR_TIMEOUT_MS: '2000' } });
-  // The retention routes reach their own checks, not 10-1501.
-  await env.platformAdmin.call('setFeatureToggleOverride', {
-    params: { toggle_name: 'retention', tenant_id: env.admin.tenantId! },
-    body: { strategy: 'on' },
-  });
+  env = await startTestTwin({ buckets: [FUZZ_BUCKET], environment: FUZZ_TWIN_ENVIRONMENT });
+  // The retention and assistant routes reach their own checks, not 10-1501.
+  await enableFuzzedFeatures(env);
   ({ document, context } = await fuzzFixtures(env));
 });
 afterAll(() => env?.close());
