@@ -6,7 +6,7 @@ import { withParquetRows } from '../../shared/transfers/engine';
 import { transferJob } from '../../shared/transfers/jobs';
 import { pricingConnectorFor } from '../../shared/transfers/pricing';
 import { sendRows, type TransferCounts } from '../../shared/transfers/run';
-import { recordAcceptedRows, transferStore } from '../../shared/transfers/store';
+import { recordTransferCounts, transferStore } from '../../shared/transfers/store';
 import { recordUsage } from '../../shared/usage';
 
 /** Of the progress bar, what reading the source and checking the pricing system take before rows flow. */
@@ -75,7 +75,7 @@ export const handler = jobWorker(
                 rows: batch.sent,
                 bytes_written: batch.bytes,
               });
-              await recordAcceptedRows(job, batch.accepted);
+              await recordTransferCounts(job, batch);
             },
           ),
       );
@@ -85,7 +85,7 @@ export const handler = jobWorker(
     }
     return {
       progress: { stage: 'DONE', percent: 100, rows: counts.sent, bytes_written: counts.bytes },
-      fields: { rows_accepted: counts.accepted },
+      fields: { rows_sent: counts.sent, rows_accepted: counts.accepted },
       output: { rows: counts.accepted },
     };
   },

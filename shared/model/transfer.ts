@@ -60,7 +60,7 @@ export const TransferResponse = z
     table_path: z.string().describe("The table inside the project: the target's, parameters rendered"),
     columns: z.array(TransferColumn).describe("The columns sent, with the connection's type mapping applied"),
     rows_total: z.int().min(0).describe('Rows of the source'),
-    rows_sent: z.int().min(0).describe('Rows sent to the pricing system so far (execution.progress.rows)'),
+    rows_sent: z.int().min(0).describe('Rows sent to the pricing system and taken by it, batch by batch'),
     rows_accepted: z
       .int()
       .min(0)

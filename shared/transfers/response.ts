@@ -3,7 +3,7 @@ import type { JobExecution } from '../model/job';
 import type { TransferResponse } from '../model/transfer';
 import type { TransferEntity } from './store';
 
-/** A transfer as GET /transfers/{id} and the list show it: rows sent are the job's progress. */
+/** A transfer as GET /transfers/{id} and the list show it. */
 export function transferResponse(entity: TransferEntity, execution: JobExecution): TransferResponse {
   const { data } = entity;
   return {
@@ -21,7 +21,7 @@ export function transferResponse(entity: TransferEntity, execution: JobExecution
     table_path: data.table_path,
     columns: data.columns,
     rows_total: data.rows_total,
-    rows_sent: execution.progress.rows ?? 0,
+    rows_sent: entity.mirrors.rows_sent ?? 0,
     rows_accepted: entity.mirrors.rows_accepted ?? 0,
     execution,
     ...auditFieldsOf(entity),

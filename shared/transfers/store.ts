@@ -45,6 +45,8 @@ export type TransferData = z.infer<typeof TransferItemData>;
 
 export const TransferMirrors = z.object({
   execution: StoredExecution,
+  /** Rows sent, after the latest batch the pricing system took (the progress's rows, kept when the job fails). */
+  rows_sent: z.int().optional(),
   /** What the pricing system said it holds after the latest batch the worker sent. */
   rows_accepted: z.int().optional(),
 });
@@ -85,7 +87,7 @@ export async function beginTransfer(
   const jobId = newJobId(transferJob);
   const { entity, replayed } = await transferStore.create(tenantId, actor, (id) => ({ ...build(id), name: jobId }), {
     related: targetClaim(tenantId, target.id, jobId, { seenLockVersion: target.lockVersion }),
-    mirrors: () => ({ execution: pendingExecution(jobId, new Date().toISOString()), rows_accepted: 0 }),
+    mirrors: () => ({ execution: pendingExecution(jobId, new Date().toISOString()), rows_sent: 0, rows_accepted: 0 }),
     ...(idempotency ? { idempotency } : {}),
   });
   return { entity, ref: transferRef(tenantId, entity.id, entity.data.name, entity.data.target_id), replayed };
@@ -104,13 +106,16 @@ export async function transferExecution(tenantId: string, entity: TransferEntity
 }
 
 /**
- * Records the rows the pricing system holds, while the job still runs: a late write of a
- * worker whose job already ended changes nothing. Answers whether it was written.
+ * Records the rows sent and those the pricing system holds, while the job still runs: a late
+ * write of a worker whose job already ended changes nothing. Answers whether it was written.
  */
-export function recordAcceptedRows(ref: JobRef, rows: number): Promise<boolean> {
+export function recordTransferCounts(
+  ref: JobRef,
+  counts: { readonly sent: number; readonly accepted: number },
+): Promise<boolean> {
   return updateItem(
     ref.subject,
-    { set: { rows_accepted: rows } },
+    { set: { rows_sent: counts.sent, rows_accepted: counts.accepted } },
     allOf(is.equal('execution.job_id', ref.job_id), is.equal('execution.status', 'IN_PROGRESS')),
   );
 }
