@@ -26,12 +26,8 @@ export const StartTransferRequest = z
     source_version: z
       .union([EntityId, z.literal(RELEASED)])
       .describe(
-        'Version number; for a dataset also "released": its latest released version. A draft dataset version is 10-1044, a data table version that is not COMPLETED 10-1045',
+        'Version number; for a dataset also "released": its latest released version (a data table\'s is a number, 10-1400). A draft dataset version is 10-1044, a data table version that is not COMPLETED 10-1045',
       ),
-  })
-  .refine((request) => request.source_type === 'dataset' || request.source_version !== RELEASED, {
-    error: 'must be a version number for a data table',
-    path: ['source_version'],
   })
   .meta({ id: 'StartTransferRequest' });
 export type StartTransferRequest = z.infer<typeof StartTransferRequest>;

@@ -1,6 +1,6 @@
 import { dataVersions } from '../data-tables/versions';
 import { graphs } from '../datasets/graphs';
-import { AppError, isAppError } from '../errors/app-error';
+import { AppError, isAppError, validationError } from '../errors/app-error';
 import { exportSourceOf, type ExportSource } from '../exports/source';
 import { RELEASED, type TransferSourceType } from '../model/transfer';
 
@@ -55,7 +55,8 @@ async function checkedVersion(tenantId: string, request: TransferSourceRequest):
     if (!graph.release_status) throw new AppError('10-1044');
     return graph.version_number;
   }
-  if (request.source_version === RELEASED) throw new Error('a data table version is a number (the request schema)');
+  if (request.source_version === RELEASED)
+    throw validationError({ source_version: 'must be a version number for a data table' });
   const version = await dataVersions.get(tenantId, request.source_id, request.source_version);
   if (version.execution.status !== 'COMPLETED') throw new AppError('10-1045');
   if (!version.metadata) throw new AppError('30-6006');
