@@ -98,12 +98,21 @@ describe('the request', () => {
     expect((await refusal(fromTable(bucket.body.id))).code).toBe('10-1042');
   });
 
-  it('needs a source that exists (30-6001): table, version, dataset', async () => {
+  it('needs a source that exists (30-6001): table, version, dataset; a table version by number (10-1400)', async () => {
     const target = await pricingTarget(api, connectionId);
     expect((await refusal(fromTable(target.id, 987_654))).code).toBe('30-6001');
     expect((await refusal(fromTable(target.id, tableId, 9))).code).toBe('30-6001');
     const dataset = transferRequest(target.id, { source_type: 'dataset', source_id: 987_654, source_version: 1 });
     expect((await refusal(dataset)).code).toBe('30-6001');
+    const released = transferRequest(target.id, {
+      source_type: 'datatable',
+      source_id: tableId,
+      source_version: 'released',
+    });
+    expect(await refusal(released)).toMatchObject({
+      code: '10-1400',
+      extraDetails: { source_version: 'must be a version number for a data table' },
+    });
   });
 
   it('needs a released dataset version (10-1044)', async () => {

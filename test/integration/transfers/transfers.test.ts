@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadWorkerHandler, type WorkerFunction } from '../../../infra/local/stepfunctions';
 import type { WorkerSpec } from '../../../shared/jobs/define-job';
+import { dailyUsage, usagePeriod } from '../../../shared/usage';
 import { getObject, queryFiles, sourceParquet } from '../../support/exports';
 import { DATA_BUCKET } from '../../../infra/local/twin';
 import type { ApiClient } from '../../support/api-client';
@@ -70,12 +71,19 @@ async function expectedTableRows(): Promise<unknown[][]> {
   return rows.map((row) => Object.values(row));
 }
 
+async function bytesWrittenToday(): Promise<number> {
+  const today = usagePeriod();
+  const days = await dailyUsage(stack.env.admin.tenantId!, 'DATA_WRITTEN_BYTES', today, '9999-12-31');
+  return days.get(today) ?? 0;
+}
+
 const tableSource = { source_type: 'datatable', source_id: 0, source_version: 1 } as const;
 const uploadsOf = (jobId: string) => stack.dim.received.uploads.filter((upload) => upload.key === jobId);
 
 describe('a data table version', () => {
   it('goes into the target’s table in batches, with the mapped types, exactly once', async () => {
     const target = await pricingTarget(api, connectionId, { table_path: 'Prices\\{dataset_name}_{export_id}\\' });
+    const bytesBefore = await bytesWrittenToday();
     const done = await transferAndWait(api, transferRequest(target.id, { ...tableSource, source_id: tableId }));
     const table = (await api.call('getDataTable', { params: { data_table_id: tableId } })).body;
     const tablePath = `Prices\\${table.name}_${done.id}\\`;
@@ -95,6 +103,9 @@ describe('a data table version', () => {
       execution: { status: 'COMPLETED', progress: { stage: 'DONE', percent: 100, rows: ROWS } },
     });
     expect(done.execution.progress.bytes_written).toBeGreaterThan(ROWS * 20);
+    // What crossed the boundary counts as data transfer in the tenant's usage; the CPU time too.
+    expect((await bytesWrittenToday()) - bytesBefore).toBe(done.execution.progress.bytes_written);
+    expect(done.execution.progress.cpu_seconds).toBeGreaterThan(0);
     const columns = [
       { name: 'id', type: 'STRING' },
       { name: 'sku', type: 'STRING' },
