@@ -8,7 +8,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import { expect } from 'vitest';
 import { TOGGLE_CACHE_MS } from '../../../shared/features/store';
 import { startPricingDim, type PricingDimFake } from '../../fakes/pricing-dim';
-import { listenLocally, type Listening } from '../../fakes/local-server';
+import { listenLocally, type Listening } from '../../../infra/local/fakes/local-server';
 import { asBody, type ApiClient, type RequestBody, type ResponseBody } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { waitForJob } from '../../support/imports';
