@@ -2,6 +2,7 @@ import { importJob, schemaAnalysisJob } from '../shared/data-tables/jobs';
 import { nodeSchemaAnalysisJob } from '../shared/datasets/jobs';
 import { recipeRunJob } from '../shared/datasets/jobs';
 import { directExportJob, multiPartExportJob, targetExportJob } from '../shared/exports/jobs';
+import { transferJob } from '../shared/transfers/jobs';
 import type { JobDeclaration, WorkerSpec } from '../shared/jobs/define-job';
 
 /**
@@ -16,6 +17,7 @@ export const jobs: readonly JobDeclaration[] = [
   directExportJob,
   multiPartExportJob,
   targetExportJob,
+  transferJob,
 ];
 
 /**

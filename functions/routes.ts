@@ -16,6 +16,7 @@ import { recipeRoutes } from './recipes/routes';
 import { retentionRoutes } from './retention/routes';
 import { targetRoutes } from './targets/routes';
 import { tokenRoutes } from './tokens/routes';
+import { transferRoutes } from './transfers/routes';
 
 /**
  * The route table: every operation of the API. CDK deploys a function and an API route for
@@ -33,6 +34,7 @@ const domains = [
   datasetAnalysisRoutes,
   targetRoutes,
   exportRoutes,
+  transferRoutes,
   retentionRoutes,
   conversationRoutes,
   tokenRoutes,
@@ -78,6 +80,8 @@ export const API_TAGS: Readonly<Record<string, string>> = {
   retention: 'The tenant’s retention policy: which versions expire, and what the daily sweep would delete',
   recipes: 'Recipes: versioned SQL transformations (DuckDB SQL) over aliased tables, checked by the SQL analyzer',
   targets: 'Export targets: a connection that may be written to, and where in it exports write',
+  transfers:
+    'Transfers of released dataset outputs and data table versions into a pricing system, through a pricing target',
   tokens: 'Tenant tokens (the tenant’s own API clients, each with roles) and the roles they may carry',
 };
 

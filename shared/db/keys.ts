@@ -55,6 +55,8 @@ export const ENTITY_KINDS = {
   RECIPE_NODE_EXECUTE: 'operation',
   /** Exports of a version to a target (shared/exports/target-exports.ts); their job status is on the entity item. */
   EXPORT: 'entity',
+  /** Transfers of a version into a pricing target (shared/transfers/store.ts); their job status is on the entity item. */
+  TRANSFER: 'entity',
   /** Direct exports to an object store named in the request (shared/exports/store.ts). */
   DIRECT_EXPORT: 'job',
   /** Multi-part exports to the caller's pre-signed part URLs (shared/exports/store.ts). */

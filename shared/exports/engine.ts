@@ -70,12 +70,12 @@ function rowRange(total: number, files: number, index: number): { offset: number
 const FILE_ROW_NUMBER = 'file_row_number';
 
 /**
- * The rows `offset` to `offset + limit` of the source. A filter on the virtual file_row_number
+ * The rows `offset` to `offset + limit` of the source (exports' slices, transfers' batches). A filter on the virtual file_row_number
  * is pushed into the Parquet scan: row groups outside the slice are skipped and the slice is
  * read in parallel, in the file's order. A source column of that name would shadow it (and
  * answer other rows): then LIMIT/OFFSET, which reads the file from its start.
  */
-function sliceOf(select: string, columns: readonly { name: string }[], offset: number, limit: number): string {
+export function sliceOf(select: string, columns: readonly { name: string }[], offset: number, limit: number): string {
   if (columns.some((column) => column.name === FILE_ROW_NUMBER)) return `${select} LIMIT ${limit} OFFSET ${offset}`;
   return `${select} WHERE ${FILE_ROW_NUMBER} >= ${offset} AND ${FILE_ROW_NUMBER} < ${offset + limit}`;
 }

@@ -28,6 +28,8 @@ export interface ExportSource {
   /** Key of the Parquet file in the service's data bucket. */
   readonly dataKey: string;
   readonly columns: readonly ColumnSchema[];
+  /** Rows of the file, as the import or run that wrote it counted them; a data table's sample is not counted. */
+  readonly rows: number | undefined;
 }
 
 /**
@@ -53,6 +55,7 @@ export async function exportSourceOf(tenantId: string, request: ExportSourceRequ
       name: table.data.name,
       dataKey: prefix + (request.use_sample ? VERSION_FILES.sample : VERSION_FILES.data),
       columns: version.metadata.columns,
+      rows: request.use_sample ? undefined : version.metadata.row_count,
     };
   }
   const graph = await graphs.get(tenantId, request.source_id, request.source_version);
@@ -69,6 +72,7 @@ export async function exportSourceOf(tenantId: string, request: ExportSourceRequ
     dataKey:
       nodeOutputPrefix(tenantId, request.source_id, request.source_version, output.id, kind) + NODE_OUTPUT_FILES.data,
     columns: built.columns,
+    rows: built.row_count,
   };
 }
 

@@ -9,7 +9,7 @@ import { markFailed, pendingExecution, StoredExecution } from '../jobs/status';
 import { executionView, isAbandoned } from '../jobs/view';
 import { config } from '../config';
 import type { JobExecution } from '../model/job';
-import { targetClaim } from '../targets/store';
+import { targetClaim, targetClaimOf } from '../targets/store';
 import { ExportShape, targetExportJob } from './jobs';
 
 /**
@@ -47,9 +47,6 @@ export const exportStore = new EntityStore<ExportData, never, ExportMirrors>({
   references: {},
 });
 
-/** Where target claims are kept (shared/targets/store.ts): the target's head item, a set of job ids. */
-const TARGET_CLAIMS = 'transfers';
-
 export function targetExportRef(tenantId: string, exportId: number, jobId: string, targetId: number): JobRef {
   return {
     tenant_id: tenantId,
@@ -57,7 +54,7 @@ export function targetExportRef(tenantId: string, exportId: number, jobId: strin
     kind: targetExportJob.name,
     subject: keys.entity(tenantId, 'EXPORT', exportId),
     attribute: 'execution',
-    claim: { item: keys.childrenHead(tenantId, 'TARGET', targetId), attribute: TARGET_CLAIMS },
+    claim: targetClaimOf(tenantId, targetId),
   };
 }
 

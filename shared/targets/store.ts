@@ -6,6 +6,7 @@ import { keys } from '../db/keys';
 import { updateItem } from '../db/table';
 import { failedAt, transactWrite, tx, type TransactItem } from '../db/transactions';
 import { AppError } from '../errors/app-error';
+import type { JobClaim } from '../jobs/job-ref';
 import { assertWritableThrough } from './definition';
 import { TargetHead, TargetItemData, type TargetData } from './items';
 
@@ -101,6 +102,11 @@ const released = (jobId: string) => ({ delete: { transfers: new Set([jobId]) } }
 
 export function targetRelease(tenantId: string, targetId: number, jobId: string): TransactItem {
   return tx.update(head(tenantId, targetId), released(jobId), { when: is.present('pk') });
+}
+
+/** Where a job's claim on the target stands (JobRef.claim): the job's end releases it in its last transaction. */
+export function targetClaimOf(tenantId: string, targetId: number): JobClaim {
+  return { item: head(tenantId, targetId), attribute: 'transfers' };
 }
 
 /** Ends export job `jobId`'s claim on the target; releasing what is not claimed changes nothing. */

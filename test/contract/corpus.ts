@@ -14,6 +14,7 @@ import type { HttpRequest } from './openapi-validator';
 import { quotaBases } from './quota-bases';
 import { targetBases, type TargetFixtures } from './target-bases';
 import { retentionBases } from './retention-bases';
+import { transferBases } from './transfer-bases';
 import { tokenBases, type TokenFixtures } from './token-bases';
 import { bodyVariations, INTEGER_TEXTS, type JsonValue } from './variations';
 
@@ -92,6 +93,7 @@ const LIST_FIELDS: Readonly<
   listDatasetVersions: { text: 'version_display_name', integer: 'version_number' },
   listTargets: { text: 'name', integer: 'connection_id', list: 'tags' },
   listExports: { text: 'source_type', integer: 'target_id' },
+  listTransfers: { text: 'source_type', integer: 'target_id' },
   // Tables have no integer field: the integer probes go to a text one, refused alike by both sides.
   listConnectionTables: { text: 'name', integer: 'schema' },
   // Tokens and roles have no integer field either.
@@ -305,6 +307,7 @@ function bases(f: ContractFixtures): Partial<Readonly<Record<OperationId, Base>>
     ...adminBases(),
     ...retentionBases(),
     ...conversationBases(),
+    ...transferBases(f),
   };
 }
 

@@ -209,6 +209,7 @@ export const STARTING_REQUESTS: StartingRequests = {
     },
   }),
   startMultiPartExport: (e) => ({ body: { ...versionSource(e), parts_urls: [e.partUrl] } }),
+  startTransfer: (e) => ({ body: { target_id: e.targetId, ...versionSource(e) } }),
   createToken: () => ({ body: { description: 'fuzzed token', role_names: ['viewer'], expiration: 'P1D' } }),
   // Far ahead: a contract the storm makes never becomes the tenant's current one.
   createQuotaContract: () => ({

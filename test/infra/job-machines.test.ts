@@ -55,6 +55,7 @@ const JOBS = [
   { machine: 'direct-export', workState: 'Work', worker: 'export-direct' },
   { machine: 'multi-part-export', workState: 'Work', worker: 'export-multi-part' },
   { machine: 'export', workState: 'Work', worker: 'export-to-target' },
+  { machine: 'transfer', workState: 'Work', worker: 'transfer-to-pricing' },
   { machine: 'recipe-run', workState: 'Work', worker: 'run-recipe' },
   { machine: 'node-schema-analysis', workState: 'Work', worker: 'analyse-node-schema' },
 ] as const;

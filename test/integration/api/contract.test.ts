@@ -316,11 +316,12 @@ function describeOutcome(outcome: Outcome): string {
 
 beforeAll(async () => {
   env = await startTestTwin({ buckets: [BUCKET] });
-  // The retention routes answer their own shapes, not 10-1501, for the tenant of the corpus.
-  await env.platformAdmin.call('setFeatureToggleOverride', {
-    params: { toggle_name: 'retention', tenant_id: env.admin.tenantId! },
-    body: { strategy: 'on' },
-  });
+  // The retention and transfer routes answer their own shapes, not 10-1501, for the tenant of the corpus.
+  for (const toggle of ['retention', 'transfers'] as const)
+    await env.platformAdmin.call('setFeatureToggleOverride', {
+      params: { toggle_name: toggle, tenant_id: env.admin.tenantId! },
+      body: { strategy: 'on' },
+    });
   const document = (await env.anonymous.call('getOpenApiDocument')).body;
   validator = new OpenApiValidator(document);
   corpus = contractCorpus(await fixtures(env.admin));

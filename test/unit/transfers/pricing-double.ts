@@ -1,0 +1,82 @@
+/**
+ * An in-memory PricingConnector for the transfer core's unit tests: it keeps uploads by key
+ * as docs/pricing.md describes them (a repeated sequence is ignored, a gap refused, a
+ * committed upload takes no batch) and fails where a test tells it to.
+ */
+import type {
+  PricingBatch,
+  PricingColumn,
+  PricingConnector,
+  PricingDestination,
+  PricingLimits,
+  PricingUpload,
+} from '../../../shared/connectors/pricing/connector';
+import { AppError } from '../../../shared/errors/app-error';
+
+type Row = PricingBatch['rows'][number];
+
+export interface HeldUpload {
+  readonly key: string;
+  readonly destination: PricingDestination;
+  readonly columns: readonly PricingColumn[];
+  readonly batches: Map<number, readonly Row[]>;
+  state: 'OPEN' | 'COMMITTED';
+}
+
+/** How the double misbehaves on the n-th batch call (0-based, counted over its whole life). */
+export type BatchFault = 'refuse' | 'lose-answer';
+
+export class PricingDouble implements PricingConnector {
+  readonly uploads = new Map<string, HeldUpload>();
+  /** Every batch call, in order: what a test reads to see what was sent. */
+  readonly calls: { readonly key: string; readonly sequence: number; readonly rows: number }[] = [];
+  readonly faults = new Map<number, BatchFault>();
+  describeCalls = 0;
+
+  constructor(private readonly limits: PricingLimits = { maxRows: 1_000_000, maxColumns: 200 }) {}
+
+  test(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  describeImport(): Promise<PricingLimits> {
+    this.describeCalls += 1;
+    return Promise.resolve(this.limits);
+  }
+
+  openUpload(key: string, destination: PricingDestination, columns: readonly PricingColumn[]): Promise<PricingUpload> {
+    const held = this.uploads.get(key) ?? { key, destination, columns, batches: new Map(), state: 'OPEN' as const };
+    this.uploads.set(key, held);
+    return Promise.resolve({ uploadId: key, acceptedRows: rowsOf(held), nextSequence: held.batches.size });
+  }
+
+  sendBatch(upload: PricingUpload, batch: PricingBatch): Promise<number> {
+    const held = this.uploads.get(upload.uploadId)!;
+    const call = this.calls.push({ key: held.key, sequence: batch.sequence, rows: batch.rows.length }) - 1;
+    const fault = this.faults.get(call);
+    if (fault === 'refuse') return Promise.reject(new AppError('30-4007'));
+    if (held.state !== 'OPEN') return Promise.reject(new Error('upload_closed'));
+    if (batch.sequence > held.batches.size) return Promise.reject(new Error(`sequence_gap at ${batch.sequence}`));
+    if (!held.batches.has(batch.sequence)) held.batches.set(batch.sequence, batch.rows);
+    if (fault === 'lose-answer') return Promise.reject(new AppError('30-4007'));
+    return Promise.resolve(rowsOf(held));
+  }
+
+  commitUpload(upload: PricingUpload): Promise<void> {
+    this.uploads.get(upload.uploadId)!.state = 'COMMITTED';
+    return Promise.resolve();
+  }
+
+  /** The rows an upload holds, in sequence order. */
+  rows(key: string): Row[] {
+    const held = this.uploads.get(key);
+    if (!held) return [];
+    return [...held.batches.entries()].sort(([a], [b]) => a - b).flatMap(([, rows]) => rows);
+  }
+}
+
+function rowsOf(upload: HeldUpload): number {
+  let rows = 0;
+  for (const batch of upload.batches.values()) rows += batch.length;
+  return rows;
+}
