@@ -7,8 +7,10 @@
  * when a latency phase had failed requests, or when the import measurement failed (its numbers
  * would mean nothing). The import ratio's target is reported, not enforced.
  *
- * `npm run bench -- import` (or `bundles`, `latency`, `recipe-sql`, `recipe-run`, `multipart-export`, several) runs
+ * `npm run bench -- import` (or `bundles`, `cost`, `latency`, `recipe-sql`, `recipe-run`, `multipart-export`, several) runs
  * only those sections.
+ * BENCH_COST_RUNS (10), BENCH_COST_WRITE_RUNS (3) and BENCH_COST_COLD_RUNS (3; 0 skips cold starts) change the cost
+ * measurement (bench/cost-report.ts; its JSON goes to bench/results/cost.json);
  * BENCH_IMPORT_ROWS (1000000) and BENCH_IMPORT_RUNS (3) change the import measurement;
  * BENCH_RECIPE_SQL_ROUNDS (20) and BENCH_RECIPE_SQL_COLD_STARTS (5) the analyzer's; BENCH_RECIPE_RUN_ROWS
  * (1000000) and BENCH_RECIPE_RUN_RUNS (5) the recipe run's; BENCH_EXPORT_ROWS (1000000), BENCH_EXPORT_PARTS (5)
@@ -17,6 +19,7 @@
 import { cpus } from 'node:os';
 import { bundleBudget, LARGER_BUNDLE_BUDGETS } from '../infra/bundling';
 import { MAX_BUNDLE_BYTES, measureBundles, type BundleReport } from './bundles';
+import { measureCost } from './cost-report';
 import {
   PIPELINE_TARGET,
   importRatios,
@@ -147,7 +150,7 @@ async function machineBusy(): Promise<number> {
   return 1 - (after.idle - before.idle) / (after.all - before.all);
 }
 
-const SECTIONS = ['bundles', 'latency', 'import', 'recipe-sql', 'recipe-run', 'multipart-export'] as const;
+const SECTIONS = ['bundles', 'cost', 'latency', 'import', 'recipe-sql', 'recipe-run', 'multipart-export'] as const;
 type Section = (typeof SECTIONS)[number];
 
 function selectedSections(args: readonly string[]): ReadonlySet<Section> {
@@ -214,6 +217,14 @@ function multipartExportVerdict(report: MultipartExportReport | Error): string {
   return `${ratio >= MULTIPART_EXPORT_TARGET ? 'ok' : 'below target (not enforced)'}: multi-part export throughput ${ratio.toFixed(2)} of the raw SDK's (medians) – target ≥ ${MULTIPART_EXPORT_TARGET.toFixed(2)}`;
 }
 
+function costVerdict(cost: Awaited<ReturnType<typeof measureCost>> | Error): string {
+  if (cost instanceof Error) return `FAIL: the cost measurement failed: ${cost.message}`;
+  const missing = cost.rows.filter((row) => row.misses.length > 0).map((row) => row.operationId);
+  return missing.length === 0
+    ? `ok: every route meets its cost goals (${cost.rows.length} measured)`
+    : `goals missed (reported, not enforced) by ${missing.length} of ${cost.rows.length}: ${missing.join(', ')}`;
+}
+
 function importVerdict(imported: ImportReport | Error): string {
   if (imported instanceof Error) return `FAIL: the import measurement failed: ${imported.message}`;
   const { pipelineVsBare, bareVsDuckDb } = importRatios(imported);
@@ -230,6 +241,16 @@ async function main(): Promise<number> {
   // Taken before the bench loads the machine itself: other work on the 2 cores skews the numbers (the ratios less so).
   const busyBefore = await machineBusy();
   const bundles = sections.has('bundles') ? await measureBundles() : undefined;
+  const cost = sections.has('cost')
+    ? await attempt(() =>
+        measureCost({
+          readRuns: positiveSetting('BENCH_COST_RUNS', 10),
+          writeRuns: positiveSetting('BENCH_COST_WRITE_RUNS', 3),
+          coldRuns: Number(process.env.BENCH_COST_COLD_RUNS ?? 3),
+          jsonFile: 'bench/results/cost.json',
+        }),
+      )
+    : undefined;
   const latency = sections.has('latency')
     ? await measureLatency({ connections: 10, loadConnections: 50, seconds: 5, warmupSeconds: 1 })
     : undefined;
@@ -276,7 +297,7 @@ async function main(): Promise<number> {
     .flatMap(({ api, raw }) => [api, raw])
     .filter((phase) => phase.failed > 0)
     .map((phase) => `${phase.name} (${phase.connections} clients)`);
-  const importFailed = imported instanceof Error ? 1 : 0;
+  const importFailed = (imported instanceof Error ? 1 : 0) + (cost instanceof Error ? 1 : 0);
   const analyzerFailed = analyzer instanceof Error ? 1 : 0;
   const recipeRunFailed = recipeRun instanceof Error ? 1 : 0;
   const exportFailed = multipartExport instanceof Error ? 1 : 0;
@@ -299,6 +320,7 @@ async function main(): Promise<number> {
           ...latencyHeadlines(latency),
         ]
       : []),
+    ...(cost ? [costVerdict(cost)] : []),
     ...(imported ? [importVerdict(imported)] : []),
     ...(analyzer ? [analyzerVerdict(analyzer)] : []),
     ...(recipeRun ? [recipeRunVerdict(recipeRun)] : []),
@@ -312,6 +334,8 @@ async function main(): Promise<number> {
       (busyBefore > 0.1 ? ' (**other work on the machine: expect noisy absolute numbers**)' : ''),
     '',
     ...(bundles ? [...bundleSection(bundles), ''] : []),
+    ...(cost instanceof Error ? ['## What a request costs', '', `The measurement failed: ${cost.message}`, ''] : []),
+    ...(cost && !(cost instanceof Error) ? [...cost.lines, ''] : []),
     ...(latency ? [...latencySection(latency), ''] : []),
     ...(imported instanceof Error
       ? ['## Import throughput', '', `The measurement failed: ${imported.message}`, '']

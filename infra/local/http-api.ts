@@ -19,7 +19,9 @@ import { decodeStrict, routeMatcher } from './route-match';
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 const TEXT_TYPES = /^(text\/|application\/(json|[\w.+-]+\+json|x-www-form-urlencoded|xml|javascript))/i;
 
-type Authorizer = (event: APIGatewayRequestAuthorizerEventV2) => Promise<{ isAuthorized: boolean; context?: unknown }>;
+export type Authorizer = (
+  event: APIGatewayRequestAuthorizerEventV2,
+) => Promise<{ isAuthorized: boolean; context?: unknown }>;
 
 const modules = new Map<string, Promise<Record<string, unknown>>>();
 function loadHandler<T>(name: string): Promise<T> {
@@ -60,7 +62,7 @@ function parseQuery(rawQuery: string): { readonly query: Record<string, string>;
 }
 
 /** The Lambda context of one invocation; its methods are the class's, not closures made per request. */
-class LocalContext implements Context {
+export class LocalContext implements Context {
   readonly callbackWaitsForEmptyEventLoop = false;
   readonly functionVersion = '$LATEST';
   readonly memoryLimitInMB = '1024';
@@ -118,17 +120,27 @@ function send(res: ServerResponse, result: ApiResult): void {
   res.end(body);
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, timeLimitMs: number): Promise<void> {
-  const url = new URL(req.url ?? '/', 'http://localhost');
-  const method = (req.method ?? 'GET').toUpperCase();
+/** What API Gateway makes of a request before any function runs: its route, parameters and the events' common part. */
+export interface ApiRequest {
+  readonly route: RouteSpec | undefined;
+  readonly params: Record<string, string>;
+  /** Parameters (path or query) whose percent-encoding API Gateway cannot decode. */
+  readonly undecodable: readonly string[];
+  readonly base: Record<string, unknown>;
+  readonly requestContext: Record<string, unknown>;
+}
+
+/** A request as API Gateway (HTTP API, payload format 2.0) reads it: matched against the route table. */
+export function apiRequestOf(
+  method: string,
+  target: string,
+  headers: Readonly<Record<string, string>>,
+  sourceIp = '127.0.0.1',
+): ApiRequest {
+  const url = new URL(target, 'http://localhost');
   const requestId = randomUUID();
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
-  }
   const rawQueryString = url.search.replace(/^\?/, '');
   const { query, invalid: invalidQuery } = parseQuery(rawQueryString);
-
   const found = match(method, url.pathname);
   const route: RouteSpec | undefined = found?.route.spec;
   const routeKey = route ? `${method} ${API_BASE_PATH}${route.path}` : '$default';
@@ -138,19 +150,73 @@ async function handle(req: IncomingMessage, res: ServerResponse, timeLimitMs: nu
     apiId: 'local',
     domainName: headers.host ?? 'localhost',
     domainPrefix: 'local',
-    http: {
-      method,
-      path: url.pathname,
-      protocol: 'HTTP/1.1',
-      sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
-      userAgent: headers['user-agent'] ?? '',
-    },
+    http: { method, path: url.pathname, protocol: 'HTTP/1.1', sourceIp, userAgent: headers['user-agent'] ?? '' },
     requestId,
     routeKey,
     stage: '$default',
     time: new Date(now).toISOString(),
     timeEpoch: now,
   };
+  const base = {
+    version: '2.0',
+    routeKey,
+    rawPath: url.pathname,
+    rawQueryString,
+    headers,
+    ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
+  };
+  return {
+    route,
+    params: found?.kind === 'matched' ? found.params : {},
+    undecodable: [...(found?.kind === 'badEncoding' ? found.parameters : []), ...invalidQuery],
+    base,
+    requestContext,
+  };
+}
+
+/** The event of the Lambda authorizer for a request. */
+export function authorizerEventOf(request: ApiRequest): APIGatewayRequestAuthorizerEventV2 {
+  const { method, path } = request.requestContext.http as { method: string; path: string };
+  return {
+    ...request.base,
+    type: 'REQUEST',
+    routeArn: `arn:aws:execute-api:us-east-1:000000000000:local/$default/${method}${path}`,
+    identitySource: [],
+    pathParameters: request.params,
+    requestContext: request.requestContext,
+  } as unknown as APIGatewayRequestAuthorizerEventV2;
+}
+
+/** The event of the route's function (or the fallback's), with the authorizer's context when one ran. */
+export function handlerEventOf(
+  request: ApiRequest,
+  raw: Buffer,
+  authorizer: { lambda: unknown } | undefined,
+): ApiEvent {
+  const textual = TEXT_TYPES.test((request.base.headers as Record<string, string>)['content-type'] ?? 'text/plain');
+  return {
+    ...request.base,
+    ...(Object.keys(request.params).length > 0 ? { pathParameters: request.params } : {}),
+    requestContext: { ...request.requestContext, ...(authorizer ? { authorizer } : {}) },
+    ...(raw.length > 0
+      ? { body: textual ? raw.toString('utf8') : raw.toString('base64'), isBase64Encoded: !textual }
+      : { isBase64Encoded: false }),
+  } as unknown as ApiEvent;
+}
+
+/** The authorizer's handler and a route's (or the fallback's), loaded once each as a warm function keeps them. */
+export const loadAuthorizer = (): Promise<Authorizer> => loadHandler<Authorizer>(AUTHORIZER_HANDLER);
+export const loadRouteHandler = (route: RouteSpec | undefined): Promise<ApiHandler> =>
+  loadHandler<ApiHandler>(route?.handler ?? FALLBACK_HANDLER);
+
+async function handle(req: IncomingMessage, res: ServerResponse, timeLimitMs: number): Promise<void> {
+  const method = (req.method ?? 'GET').toUpperCase();
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const request = apiRequestOf(method, req.url ?? '/', headers, req.socket.remoteAddress ?? '127.0.0.1');
+  const { route } = request;
 
   // Reading a stream that holds nothing still costs an iterator and several ticks.
   const raw = announcesBody(req) ? await readBody(req) : NO_BODY;
@@ -161,35 +227,23 @@ async function handle(req: IncomingMessage, res: ServerResponse, timeLimitMs: nu
       body: '{"message":"Request Entity Too Large"}',
     });
   }
-  const base = {
-    version: '2.0',
-    routeKey,
-    rawPath: url.pathname,
-    rawQueryString,
-    headers,
-    ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
-  };
 
   // API Gateway decodes parameters before any function runs; what it cannot decode never
   // reaches one. The twin refuses it with the service's own problem body (docs/decisions.md).
-  const undecodable = [...(found?.kind === 'badEncoding' ? found.parameters : []), ...invalidQuery];
-  if (undecodable.length > 0) {
-    const fields = Object.fromEntries(undecodable.map((name) => [name, NOT_PERCENT_ENCODED]));
-    return send(res, problemResult(validationError(fields), { ...base, requestContext } as unknown as ApiEvent));
+  if (request.undecodable.length > 0) {
+    const fields = Object.fromEntries(request.undecodable.map((name) => [name, NOT_PERCENT_ENCODED]));
+    return send(
+      res,
+      problemResult(validationError(fields), {
+        ...request.base,
+        requestContext: request.requestContext,
+      } as unknown as ApiEvent),
+    );
   }
-  const params = found?.kind === 'matched' ? found.params : {};
 
   let authorizer: { lambda: unknown } | undefined;
   if (route && route.permission !== null) {
-    const authorize = await loadHandler<Authorizer>(AUTHORIZER_HANDLER);
-    const verdict = await authorize({
-      ...base,
-      type: 'REQUEST',
-      routeArn: `arn:aws:execute-api:us-east-1:000000000000:local/$default/${method}${url.pathname}`,
-      identitySource: [],
-      pathParameters: params,
-      requestContext,
-    } as unknown as APIGatewayRequestAuthorizerEventV2);
+    const verdict = await (await loadAuthorizer())(authorizerEventOf(request));
     if (!verdict.isAuthorized)
       return send(res, {
         statusCode: 403,
@@ -199,18 +253,10 @@ async function handle(req: IncomingMessage, res: ServerResponse, timeLimitMs: nu
     authorizer = { lambda: verdict.context ?? {} };
   }
 
-  const textual = TEXT_TYPES.test(headers['content-type'] ?? 'text/plain');
-  const event = {
-    ...base,
-    ...(Object.keys(params).length > 0 ? { pathParameters: params } : {}),
-    requestContext: { ...requestContext, ...(authorizer ? { authorizer } : {}) },
-    ...(raw.length > 0
-      ? { body: textual ? raw.toString('utf8') : raw.toString('base64'), isBase64Encoded: !textual }
-      : { isBase64Encoded: false }),
-  } as unknown as ApiEvent;
-
+  const event = handlerEventOf(request, raw, authorizer);
   const handlerName = route?.handler ?? FALLBACK_HANDLER;
-  const handler = await loadHandler<ApiHandler>(handlerName);
+  const handler = await loadRouteHandler(route);
+  const requestId = request.requestContext.requestId as string;
   try {
     send(res, await handler(event, new LocalContext(handlerName.replace('/', '-'), requestId, timeLimitMs)));
   } catch {

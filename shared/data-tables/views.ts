@@ -20,15 +20,18 @@ export class DataTableViews {
   }
 
   async ofMany(entities: readonly DataTableEntity[]) {
-    const sources = await dataSourceStore.findMany(
-      this.tenantId,
-      entities.map((entity) => entity.data.data_source_id),
-    );
+    // The policy does not depend on the sources: read beside them, a table's answer waits for two reads in a row, not three.
+    const [sources, rule] = await Promise.all([
+      dataSourceStore.findMany(
+        this.tenantId,
+        entities.map((entity) => entity.data.data_source_id),
+      ),
+      activeRule(this.tenantId),
+    ]);
     const connections = await connectionStore.findMany(
       this.tenantId,
       [...sources.values()].map((source) => source.data.connection_id),
     );
-    const rule = await activeRule(this.tenantId);
     return entities.map((entity) => {
       const source = sources.get(entity.data.data_source_id);
       const details = connectionDetails(source, source && connections.get(source.data.connection_id));

@@ -3,8 +3,8 @@
  * object-store connection to it, a bucket data source, a data table, an import, and polling
  * a job until it ends.
  */
+import { strict as assert } from 'node:assert';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { expect } from 'vitest';
 import { LOCAL_S3_CREDENTIALS } from '../../infra/local/s3';
 import type { ApiClient, ApiResponse, ResponseBody } from './api-client';
 import type { TestTwin } from './harness';
@@ -50,7 +50,7 @@ export async function createObjectStoreConnection(
       ...(options.write === undefined ? {} : { write: options.write }),
     },
   });
-  expect(response.status, response.text).toBe(201);
+  assert.equal(response.status, 201, response.text);
   return response.body.id;
 }
 
@@ -58,13 +58,13 @@ export async function createBucketSource(api: ApiClient, connectionId: number, p
   const response = await api.call('createDataSource', {
     body: { name: unique('source'), type: 'bucket', connection_id: connectionId, path },
   });
-  expect(response.status, response.text).toBe(201);
+  assert.equal(response.status, 201, response.text);
   return response.body.id;
 }
 
 export async function createTable(api: ApiClient, dataSourceId: number): Promise<number> {
   const response = await api.call('createDataTable', { body: { name: unique('table'), data_source_id: dataSourceId } });
-  expect(response.status, response.text).toBe(201);
+  assert.equal(response.status, 201, response.text);
   return response.body.id;
 }
 
@@ -82,7 +82,7 @@ export async function tableOver(
 /** Starts one import and returns the new version's number. */
 export async function startImport(api: ApiClient, tableId: number): Promise<number> {
   const response = await api.call('batchCreateDataVersions', { body: { data_table_ids: [tableId] } });
-  expect(response.status, response.text).toBe(202);
+  assert.equal(response.status, 202, response.text);
   const [result] = response.body.results;
   if (result?.status !== 'ACCEPTED' || !result.data_version)
     throw new Error(`import of table ${tableId} refused: ${JSON.stringify(result)}`);
@@ -103,7 +103,7 @@ export async function waitForJob<T>(
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const response = await read();
-    expect(response.status, response.text).toBe(200);
+    assert.equal(response.status, 200, response.text);
     const { status } = execution(response.body);
     if (TERMINAL.has(status)) return response.body;
     if (Date.now() > deadline) throw new Error(`job still ${status} after ${timeoutMs} ms`);

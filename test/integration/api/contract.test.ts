@@ -9,21 +9,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes, routeTable } from '../../../functions/routes';
-import { contractCorpus, type ContractCase, type ContractFixtures } from '../../contract/corpus';
+import { contractCorpus, type ContractCase } from '../../contract/corpus';
+import { CONTRACT_BUCKET, contractFixtures } from '../../contract/fixtures';
 import { mediaTypeOf, OpenApiValidator } from '../../contract/openapi-validator';
-import type { JsonValue } from '../../contract/variations';
-import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import {
-  createBucketSource,
-  createObjectStoreConnection,
-  createTable,
-  importAndWait,
-  putObjects,
-} from '../../support/imports';
-
-const BUCKET = 'contract';
-const FOLDER = `${BUCKET}/data/`;
 
 /**
  * Where the document cannot say what the service decides, each with the reason: the case's
@@ -178,82 +167,6 @@ let validator: OpenApiValidator;
 let corpus: ContractCase[];
 const outcomes: Outcome[] = [];
 
-async function fixtures(api: ApiClient): Promise<ContractFixtures> {
-  await putObjects(env, BUCKET, { 'data/a.csv': 'id,name\n1,alpha\n2,beta\n' });
-  const connectionId = await createObjectStoreConnection(api, env, { pathRestriction: `${BUCKET}/` });
-  const sourceId = await createBucketSource(api, connectionId, FOLDER);
-  const tableId = await createTable(api, sourceId);
-  const version = await importAndWait(api, tableId);
-  const spareConnectionId = await createObjectStoreConnection(api, env);
-  const spareSourceId = await createBucketSource(api, connectionId, FOLDER);
-  const spareTableId = await createTable(api, sourceId);
-  const recipe = async (name: string) =>
-    (
-      await api.call('createRecipe', {
-        body: { name, aliases: ['CurrentTable'], recipe_version: { code: 'SELECT * FROM CurrentTable' } },
-      })
-    ).body.id;
-  const recipeId = await recipe('contract fixture');
-  const spareRecipeId = await recipe('contract spare');
-  const current = async (path: string) => (await api.raw('GET', path)).json as JsonValue;
-  const dataset = async (name: string) => (await api.call('createDataset', { body: { name } })).body.id;
-  const datasetId = await dataset('contract fixture');
-  const spareDatasetId = await dataset('contract spare');
-  const tableNode = async () =>
-    (
-      await api.call('addDatasetNode', {
-        params: { dataset_id: datasetId, version_number: 1 },
-        body: { dataset_id: datasetId, node_type: 'TABLE', data_table_id: tableId },
-      })
-    ).body.id;
-  const nodeId = await tableNode();
-  const spareNodeId = await tableNode();
-  const writable = await createObjectStoreConnection(api, env, { pathRestriction: `${BUCKET}/`, write: true });
-  const target = async (name: string) =>
-    (await api.call('createTarget', { body: { name, type: 'bucket', connection_id: writable, path: FOLDER } })).body.id;
-  const targetId = await target('contract fixture');
-  const spareTargetId = await target('contract spare');
-  const token = async (description: string) =>
-    (await api.call('createToken', { body: { description, role_names: ['viewer'], expiration: 'P30D' } })).body
-      .client_id;
-  const tokens = { clientId: await token('contract fixture'), spareClientId: await token('contract spare') };
-  return {
-    endpoint: env.twin.s3.endpoint,
-    folder: FOLDER,
-    connectionId,
-    sourceId,
-    tableId,
-    versionNumber: version.version_number,
-    spare: { connectionId: spareConnectionId, sourceId: spareSourceId, tableId: spareTableId, recipeId: spareRecipeId },
-    recipeId,
-    client: { id: env.twin.admin.client_id, secret: env.twin.admin.client_secret },
-    current: {
-      connection: await current(`/connections/${connectionId}`),
-      source: await current(`/data-sources/${sourceId}`),
-      table: await current(`/data-tables/${tableId}`),
-      recipe: await current(`/recipes/${recipeId}`),
-    },
-    datasets: {
-      tableId,
-      datasetId,
-      nodeId,
-      spare: { datasetId: spareDatasetId, nodeId: spareNodeId },
-      current: {
-        dataset: await current(`/datasets/${datasetId}`),
-        node: await current(`/datasets/${datasetId}/versions/1/nodes/${nodeId}`),
-      },
-    },
-    targets: {
-      connectionId: writable,
-      folder: FOLDER,
-      targetId,
-      spareTargetId,
-      current: await current(`/targets/${targetId}`),
-    },
-    tokens,
-  };
-}
-
 /**
  * The service refused the request as unreadable or invalid, before looking at any stored
  * state: 10-400 (with 400, 405, 413 or 415), 10-1400, a missing token on an operation that
@@ -315,7 +228,7 @@ function describeOutcome(outcome: Outcome): string {
 }
 
 beforeAll(async () => {
-  env = await startTestTwin({ buckets: [BUCKET] });
+  env = await startTestTwin({ buckets: [CONTRACT_BUCKET] });
   // The retention and transfer routes answer their own shapes, not 10-1501, for the tenant of the corpus.
   for (const toggle of ['retention', 'transfers'] as const)
     await env.platformAdmin.call('setFeatureToggleOverride', {
@@ -324,7 +237,7 @@ beforeAll(async () => {
     });
   const document = (await env.anonymous.call('getOpenApiDocument')).body;
   validator = new OpenApiValidator(document);
-  corpus = contractCorpus(await fixtures(env.admin));
+  corpus = contractCorpus(await contractFixtures(env));
   // A few at a time, in corpus order: the deletes, last, find the entities the rest used.
   const queue = [...corpus];
   const worker = async () => {
