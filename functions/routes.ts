@@ -1,6 +1,7 @@
 import type { RouteSpec } from '../shared/http/route';
 import { tenantRoutes } from './admin/tenant-routes';
 import { featureToggleRoutes } from './admin/toggle-routes';
+import { bundleRoutes } from './apps/bundle-routes';
 import { authRoutes } from './auth/routes';
 import { connectionRoutes } from './connections/routes';
 import { conversationRoutes } from './conversations/routes';
@@ -37,6 +38,7 @@ const domains = [
   transferRoutes,
   retentionRoutes,
   conversationRoutes,
+  bundleRoutes,
   tokenRoutes,
   quotaRoutes,
   featureToggleRoutes,
@@ -65,6 +67,7 @@ export const AUTHORIZER_HANDLER = 'auth/authorizer';
 /** The domains of the API: OpenAPI tags, and one nested CDK stack each. */
 export const API_TAGS: Readonly<Record<string, string>> = {
   admin: 'The admin plane (platform-admin role only): feature toggles and tenants',
+  apps: 'Apps: bundles of static assets and a manifest, their installs, links, sessions, runs and key-value stores',
   auth: 'Client credentials exchange for access tokens',
   conversations:
     'AI-assistant conversations: questions answered from the tenant’s own tables and recipes, with SQL the analyzer accepts',

@@ -20,6 +20,10 @@ const Claims = z.object({
   name: z.string().nullable().optional(),
   roles: z.array(z.string()),
   perms: z.array(z.string()),
+  /** The app context of an SDK token (docs/apps.md): a bundle id. */
+  app: z.int().min(1).optional(),
+  /** The session context of an SDK token: an app session id. */
+  sid: z.string().min(1).optional(),
 });
 
 export interface AccessToken {
@@ -43,6 +47,8 @@ export async function issueAccessToken(principal: Principal, now = new Date()): 
     name: principal.name,
     roles: principal.roles,
     perms: principal.permissions,
+    ...(principal.appBundleId === undefined ? {} : { app: principal.appBundleId }),
+    ...(principal.sessionId === undefined ? {} : { sid: principal.sessionId }),
     iat: issuedAt,
     nbf: issuedAt,
     exp: issuedAt + ttl,
@@ -148,6 +154,8 @@ async function verifySignedToken(token: string): Promise<{ principal: Principal;
       permissions: claims.data.perms.filter((permission): permission is Principal['permissions'][number] =>
         known.has(permission),
       ),
+      ...(claims.data.app === undefined ? {} : { appBundleId: claims.data.app }),
+      ...(claims.data.sid === undefined ? {} : { sessionId: claims.data.sid }),
     },
     expiresAt: claims.data.exp,
   };

@@ -20,13 +20,17 @@ export const PERMISSIONS = [
   'token:manage',
   /** Create quota contracts and change the current one's overage (/quota); reading them is data:read. */
   'quota:manage',
+  /** Run an app's declared actions (spec 5.2, "a permission to run apps": 80-8030 without it, docs/apps.md). */
+  'app:run',
+  /** App bundles, their versions and publishing, installs and links (/apps/...). */
+  'app:manage',
   /** The admin plane (/admin/...): feature toggles and tenants of the whole platform, never one tenant's data. */
   'platform:admin',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
 const VIEWER: readonly Permission[] = ['connection:read', 'data:read'];
-const EDITOR: readonly Permission[] = [...VIEWER, 'connection:write', 'connection:test', 'data:write'];
+const EDITOR: readonly Permission[] = [...VIEWER, 'connection:write', 'connection:test', 'data:write', 'app:run'];
 const ANALYST: readonly Permission[] = [...EDITOR, 'schema:analyze'];
 
 export const ROLES = {
@@ -35,9 +39,9 @@ export const ROLES = {
   /** Editor plus FULL schema analysis. */
   'schema-analyst': ANALYST,
   /** Everything inside the tenant, including its API tokens. */
-  admin: [...ANALYST, 'token:manage', 'quota:manage'],
+  admin: [...ANALYST, 'token:manage', 'quota:manage', 'app:manage'],
   /** Cross-tenant administration (feature toggles, tenants) once it exists. */
-  'system-admin': [...ANALYST, 'token:manage', 'quota:manage'],
+  'system-admin': [...ANALYST, 'token:manage', 'quota:manage', 'app:manage'],
   /**
    * The platform's operator: the admin plane and nothing inside a tenant. Distinct from every
    * tenant role, so a tenant's admin never reaches /admin/... (docs/admin-plane.md).

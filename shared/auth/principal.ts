@@ -10,5 +10,9 @@ export const Principal = z.object({
   /** Names of its roles (roles are data: shared/identity/roles.ts). */
   roles: z.array(z.string()),
   permissions: z.array(z.enum(PERMISSIONS)),
+  /** SDK tokens only (docs/apps.md): the app context, the id of the bundle whose install the token acts for. */
+  appBundleId: z.int().min(1).optional(),
+  /** SDK tokens only: the session context, the app session the token was issued for. */
+  sessionId: z.string().min(1).optional(),
 });
 export type Principal = z.infer<typeof Principal>;

@@ -55,6 +55,24 @@ export async function putJson(key: string, value: unknown): Promise<void> {
   );
 }
 
+/** Writes bytes held in memory (an app's asset). */
+export async function putBytes(key: string, body: Uint8Array, contentType: string): Promise<void> {
+  await s3().send(
+    new PutObjectCommand({ Bucket: config.dataBucket, Key: key, Body: body, ContentType: contentType }),
+  );
+}
+
+/** The object's bytes, or undefined when it does not exist. */
+export async function getBytes(key: string): Promise<Uint8Array | undefined> {
+  try {
+    const result = await s3().send(new GetObjectCommand({ Bucket: config.dataBucket, Key: key }));
+    return await result.Body!.transformToByteArray();
+  } catch (error) {
+    if (error instanceof NoSuchKey) return undefined;
+    throw error;
+  }
+}
+
 /** The object's text, or undefined when it does not exist. */
 export async function getText(key: string): Promise<string | undefined> {
   try {

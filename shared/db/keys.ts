@@ -78,6 +78,18 @@ export const ENTITY_KINDS = {
   CONVERSATION: 'record',
   /** One message of a conversation, numbered from 1 (keys.conversationMessage). */
   CONVERSATION_MESSAGE: 'child',
+  /** App bundles (shared/apps/bundles.ts): their versions are on their item. */
+  APP_BUNDLE: 'entity',
+  /** App installs, keyed by bundle id: one per tenant and bundle (shared/apps/installs.ts). */
+  APP_INSTALL: 'record',
+  /** The tenant's links to providers apps require, keyed by provider name (shared/apps/links.ts). */
+  APP_LINK: 'record',
+  /** App sessions, keyed by session id (shared/apps/sessions.ts). */
+  APP_SESSION: 'record',
+  /** Runs of apps' declared actions, keyed by run id (shared/apps/runs.ts). */
+  APP_RUN: 'record',
+  /** The key-value stores of installs, keyed by `<bundle id>#<key>` (shared/apps/values.ts). */
+  APP_VALUE: 'record',
 } as const;
 
 export type EntityKind = keyof typeof ENTITY_KINDS;

@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { is } from './expressions';
+import { is, type Condition } from './expressions';
 import type { IdempotentRequest } from './idempotent-create';
 import { createRecordWrite, earlierCreate, replayedEntityId } from './idempotent-create';
 import { ItemType } from './item-type';
@@ -39,9 +39,9 @@ export class RecordStore<T extends object> {
     return this.items.find(keys.record(tenantId, this.settings.kind, id));
   }
 
-  /** Every record of the tenant, in key order. */
-  list(tenantId: string): Promise<T[]> {
-    return this.items.query(keys.recordPartition(tenantId, this.settings.kind));
+  /** Every record of the tenant, in key order; with `prefix`, those whose id begins with it. */
+  list(tenantId: string, prefix?: string): Promise<T[]> {
+    return this.items.query(keys.recordPartition(tenantId, this.settings.kind), prefix);
   }
 
   /**
@@ -86,6 +86,17 @@ export class RecordStore<T extends object> {
   async put(tenantId: string, record: T): Promise<void> {
     const { kind, idOf } = this.settings;
     await putItem(keys.record(tenantId, kind, idOf(record)), this.items.attributes(record, { kind }));
+  }
+
+  /** Writes the record over what its id holds if `when` holds for that; false when not. */
+  putIf(tenantId: string, record: T, when: Condition): Promise<boolean> {
+    const { kind, idOf } = this.settings;
+    return putItem(keys.record(tenantId, kind, idOf(record)), this.items.attributes(record, { kind }), when);
+  }
+
+  /** Deletes the record if `when` holds for it; false when not (or when there was none). */
+  deleteIf(tenantId: string, id: string, when: Condition): Promise<boolean> {
+    return deleteItem(keys.record(tenantId, this.settings.kind, id), when);
   }
 
   /** Deletes the record; false when there was none. */

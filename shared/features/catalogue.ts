@@ -41,6 +41,11 @@ export const FEATURE_TOGGLES = {
       return bedrockModelId !== '' || chatEndpoint !== '';
     },
   },
+  apps: {
+    description: 'Apps: bundles, installs, links, sessions, runs, assets and key-value stores (docs/apps.md)',
+    onByDefault: false,
+    available: true,
+  },
   delta_sharing: {
     description: 'The delta_sharing connector: tests, tables and reads of shared tables',
     onByDefault: false,

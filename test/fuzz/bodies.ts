@@ -11,6 +11,7 @@
 import type * as z from 'zod';
 import { routeTable, type OperationId, type RouteTable } from '../../functions/routes';
 import { asBody, type RequestBody } from '../support/api-client';
+import { APP_STARTING_REQUESTS } from './app-bodies';
 
 /** Operations whose route declares a request body. */
 export type BodyOperationId = {
@@ -229,6 +230,8 @@ export const STARTING_REQUESTS: StartingRequests = {
     body: { strategy: 'off' },
   }),
   createTenant: () => ({ body: { tenant_id: 'fuzz-tenant', name: 'Fuzzed tenant' } }),
+  // The fuzzed tenant's apps toggle is off: these meet validation, then 10-1501.
+  ...APP_STARTING_REQUESTS,
 };
 
 /**

@@ -67,8 +67,8 @@ describe('reading toggles', () => {
     expect(list.body.items.map((toggle) => toggle.name).sort()).toEqual([...FEATURE_NAMES].sort());
     const byName = new Map(list.body.items.map((toggle) => [toggle.name, toggle]));
     expect(byName.get('ai_assistant')).toMatchObject({ default: { strategy: 'off' }, available: false });
-    // Built (docs/quota.md, docs/delta-sharing.md, docs/retention.md, docs/pricing.md), and off until an operator turns them on.
-    for (const name of ['quota_enforcement', 'delta_sharing', 'retention', 'transfers'])
+    // Built (docs/quota.md, docs/delta-sharing.md, docs/retention.md, docs/pricing.md, docs/apps.md), and off until an operator turns them on.
+    for (const name of ['quota_enforcement', 'delta_sharing', 'retention', 'transfers', 'apps'])
       expect(byName.get(name), name).toMatchObject({ default: { strategy: 'off' }, available: true });
     for (const name of ['connector.object_store', 'connector.cloud_store', 'connector.warehouse'])
       expect(byName.get(name), name).toMatchObject({ default: { strategy: 'on' }, available: true });

@@ -6,8 +6,9 @@ describe('permissions of roles', () => {
     expect(permissionsOf(['viewer'])).toEqual(['connection:read', 'data:read']);
   });
 
-  it('lets an editor read, write and test, but not request FULL schema analyses', () => {
+  it('lets an editor read, write, test and run apps, but not request FULL schema analyses', () => {
     expect(permissionsOf(['editor'])).toEqual([
+      'app:run',
       'connection:read',
       'connection:test',
       'connection:write',
@@ -35,6 +36,7 @@ describe('permissions of roles', () => {
 
   it('unites the permissions of several roles without duplicates, sorted', () => {
     expect(permissionsOf(['viewer', 'editor', 'viewer'])).toEqual([
+      'app:run',
       'connection:read',
       'connection:test',
       'connection:write',

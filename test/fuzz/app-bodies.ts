@@ -1,0 +1,15 @@
+/**
+ * The starting requests of the app operations with a body (test/fuzz/bodies.ts), apart to keep
+ * that module small. They name bundle 1, which the fuzzed tenant need not have.
+ */
+const bundle = { bundle_id: 1 };
+const MANIFEST = Buffer.from('{"manifest_version":1}').toString('base64');
+
+export const APP_STARTING_REQUESTS = {
+  createAppBundle: () => ({ body: { name: 'fuzzed app', description: 'fuzzed' } }),
+  updateAppBundle: () => ({ params: bundle, body: { bundle_id: 1, name: 'fuzzed app', lock_version: 0 } }),
+  uploadAppBundleVersion: () => ({
+    params: bundle,
+    body: { files: [{ path: 'manifest.json', content_type: 'application/json', content_base64: MANIFEST }] },
+  }),
+} as const;
