@@ -2,6 +2,8 @@ import type { RouteSpec } from '../shared/http/route';
 import { tenantRoutes } from './admin/tenant-routes';
 import { featureToggleRoutes } from './admin/toggle-routes';
 import { bundleRoutes } from './apps/bundle-routes';
+import { installRoutes } from './apps/install-routes';
+import { sessionRoutes } from './apps/session-routes';
 import { authRoutes } from './auth/routes';
 import { connectionRoutes } from './connections/routes';
 import { conversationRoutes } from './conversations/routes';
@@ -39,6 +41,8 @@ const domains = [
   retentionRoutes,
   conversationRoutes,
   bundleRoutes,
+  installRoutes,
+  sessionRoutes,
   tokenRoutes,
   quotaRoutes,
   featureToggleRoutes,

@@ -63,7 +63,9 @@ export async function readManifest(tenantId: string, bundleId: number, versionNu
   }
   const parsed = AppManifest.safeParse(json);
   if (!parsed.success)
-    throw invalid(parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; '));
+    throw invalid(
+      parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; '),
+    );
   return parsed.data;
 }
 

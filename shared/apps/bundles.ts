@@ -5,7 +5,7 @@ import { AppError, validationError } from '../errors/app-error';
 import {
   AppManifest,
   BundleFile,
-  BundleVersion,
+  type BundleVersion,
   MAX_BUNDLE_VERSIONS,
   VERSION_STATUSES,
   type BundleResponse,

@@ -107,8 +107,13 @@ export async function authenticateClient(
     return undefined;
   }
   if (!(await secretMatches(secret, client.secret)) || isExpired(client, now.getTime())) return undefined;
+  return principalOfClient(client);
+}
+
+/** The principal a client acts as: its roles as the identity provider holds them now, and their permissions. */
+export async function principalOfClient(client: ClientRecord): Promise<Principal> {
   const ids = new Set(roleIdsOf(client));
-  const roles = (await provider.roles(client.tenant_id)).filter((role) => ids.has(role.role_id));
+  const roles = (await identityProvider().roles(client.tenant_id)).filter((role) => ids.has(role.role_id));
   return {
     tenantId: client.tenant_id,
     clientId: client.client_id,

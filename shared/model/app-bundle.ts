@@ -1,5 +1,14 @@
 import * as z from 'zod';
-import { AuditFields, Description, EchoedAuditFields, EntityId, IdParameter, LockVersion, Name, listEnvelope } from './common';
+import {
+  AuditFields,
+  Description,
+  EchoedAuditFields,
+  EntityId,
+  IdParameter,
+  LockVersion,
+  Name,
+  listEnvelope,
+} from './common';
 import type { ListFieldTypes } from './list-fields';
 
 /**
@@ -19,7 +28,8 @@ export const MAX_VERSION_FILES = 50;
 export const AssetName = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, {
-    error: 'must be a file name of 1 to 128 letters, digits, dots, underscores or hyphens, starting with a letter or digit',
+    error:
+      'must be a file name of 1 to 128 letters, digits, dots, underscores or hyphens, starting with a letter or digit',
   })
   .describe('A file name (no folders)');
 
@@ -30,12 +40,10 @@ export const ProviderName = z
   .describe('Provider name: lowercase letters, digits, underscores and hyphens, starting with a letter');
 
 /** The operations a run action may ask the service to carry out with the app's credentials. */
-export const RUN_ACTION_KINDS = ['list_data_tables', 'preview_data_table'] as const;
+export const RUN_ACTION_KINDS = ['list_data_tables'] as const;
 
 export const RunActionDeclaration = z.strictObject({
-  name: z
-    .string()
-    .regex(/^[a-z][a-z0-9-]{0,63}$/, { error: 'must be 1 to 64 lowercase letters, digits or hyphens' }),
+  name: z.string().regex(/^[a-z][a-z0-9-]{0,63}$/, { error: 'must be 1 to 64 lowercase letters, digits or hyphens' }),
   kind: z.enum(RUN_ACTION_KINDS),
 });
 

@@ -94,9 +94,6 @@ export const RUN_STATUSES = ['COMPLETED', 'FAILED'] as const;
 export const RunRequest = z
   .strictObject({
     action: z.string().min(1).max(64).describe('The name of one of the manifest’s run_actions'),
-    input: z
-      .strictObject({ data_table_id: EntityId.optional().describe('preview_data_table: the table') })
-      .optional(),
   })
   .meta({ id: 'AppRunRequest' });
 
@@ -123,7 +120,9 @@ export const ValueParams = z.strictObject({
   bundle_id: IdParameter,
   key: z
     .string()
-    .regex(/^[A-Za-z0-9._:-]{1,128}$/, { error: 'must be 1 to 128 letters, digits, dots, colons, underscores or hyphens' }),
+    .regex(/^[A-Za-z0-9._:-]{1,128}$/, {
+      error: 'must be 1 to 128 letters, digits, dots, colons, underscores or hyphens',
+    }),
 });
 export const ValuePutRequest = z
   .strictObject({ value: z.json().describe(`Any JSON value of at most ${MAX_VALUE_BYTES} bytes (80-8021)`) })

@@ -12,4 +12,9 @@ export const APP_STARTING_REQUESTS = {
     params: bundle,
     body: { files: [{ path: 'manifest.json', content_type: 'application/json', content_base64: MANIFEST }] },
   }),
+  installApp: () => ({ body: { bundle_id: 1 } }),
+  putAppLink: () => ({ params: { link_id: 'crm' }, body: { link_id: 'crm', details: { region: 'eu' } } }),
+  startAppSession: () => ({ params: bundle, body: { return_to: '/home' } }),
+  startAppRun: () => ({ params: bundle, body: { action: 'list-tables' } }),
+  putAppValue: () => ({ params: { ...bundle, key: 'fuzzed' }, body: { value: { fuzzed: true } } }),
 } as const;

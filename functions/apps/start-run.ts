@@ -1,0 +1,15 @@
+import { startRun } from '../../shared/apps/runs';
+import { API_BASE_PATH } from '../../shared/config';
+import { requireFeature } from '../../shared/features/store';
+import { httpHandler } from '../../shared/http/handler';
+import { sessionRoutes } from './session-routes';
+
+export const handler = httpHandler(sessionRoutes.startRun, async ({ params, body, principal }) => {
+  await requireFeature(principal.tenantId, 'apps');
+  const run = await startRun(principal, params.bundle_id, body.action);
+  return {
+    status: 201,
+    body: run,
+    headers: { location: `${API_BASE_PATH}/apps/installs/${params.bundle_id}/runs/${run.run_id}` },
+  };
+});
