@@ -1,0 +1,101 @@
+/**
+ * What the app tests share: a tenant with the apps toggle on, the sample bundle of
+ * examples/apps/table-lister as an upload body, and a bundle published from it.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { expect } from 'vitest';
+import type { RoleName } from '../../../shared/auth/permissions';
+import type { ApiClient, RequestBody } from '../../support/api-client';
+import type { TestTwin } from '../../support/harness';
+
+const SAMPLE_APP = new URL('../../../examples/apps/table-lister/', import.meta.url);
+
+const MEDIA_TYPES: Readonly<Record<string, string>> = {
+  html: 'text/html; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  json: 'application/json',
+};
+
+export type UploadedFiles = RequestBody<'uploadAppBundleVersion'>['files'];
+
+export function fileOf(path: string, text: string): UploadedFiles[number] {
+  const extension = path.slice(path.lastIndexOf('.') + 1);
+  return {
+    path,
+    content_type: MEDIA_TYPES[extension] ?? 'application/octet-stream',
+    content_base64: Buffer.from(text).toString('base64'),
+  };
+}
+
+/** The sample app's files, each as shipped unless `replaced` gives its text (undefined leaves it out). */
+export function sampleFiles(replaced: Readonly<Record<string, string | undefined>> = {}): UploadedFiles {
+  const shipped = readdirSync(SAMPLE_APP).map((path) => fileOf(path, readFileSync(new URL(path, SAMPLE_APP), 'utf8')));
+  const kept = shipped.filter((file) => !(file.path in replaced));
+  const added = Object.entries(replaced).flatMap(([path, text]) => (text === undefined ? [] : [fileOf(path, text)]));
+  return [...kept, ...added];
+}
+
+/** The sample manifest with `changes` merged in, as text. */
+export function sampleManifest(changes: Readonly<Record<string, unknown>> = {}): string {
+  const manifest = JSON.parse(readFileSync(new URL('manifest.json', SAMPLE_APP), 'utf8')) as Record<string, unknown>;
+  return JSON.stringify({ ...manifest, ...changes });
+}
+
+/** A client of `tenantId` with `roles`; the tenant gets the apps toggle on first unless `appsOn` is false. */
+export async function appsClient(
+  env: TestTwin,
+  tenantId: string,
+  roles: readonly RoleName[] = ['admin'],
+  appsOn = true,
+): Promise<ApiClient> {
+  if (appsOn) {
+    const override = await env.platformAdmin.call('setFeatureToggleOverride', {
+      params: { toggle_name: 'apps', tenant_id: tenantId },
+      body: { strategy: 'on' },
+    });
+    expect(override.status, override.text).toBe(200);
+  }
+  return env.clientFor(tenantId, roles);
+}
+
+/** A new bundle with `files` uploaded as version 1, published unless `publish` is false. */
+export async function bundleWith(api: ApiClient, name: string, files = sampleFiles(), publish = true): Promise<number> {
+  const created = await api.call('createAppBundle', { body: { name } });
+  expect(created.status, created.text).toBe(201);
+  const bundleId = created.body.id;
+  const uploaded = await api.call('uploadAppBundleVersion', { params: { bundle_id: bundleId }, body: { files } });
+  expect(uploaded.status, uploaded.text).toBe(201);
+  if (publish) {
+    const published = await api.call('publishAppBundleVersion', { params: { bundle_id: bundleId, version_number: 1 } });
+    expect(published.status, published.text).toBe(200);
+  }
+  return bundleId;
+}
+
+/** Installs the bundle and expects it INSTALLED. */
+export async function installed(api: ApiClient, bundleId: number): Promise<void> {
+  const install = await api.call('installApp', { body: { bundle_id: bundleId } });
+  expect(install.status, install.text).toBe(201);
+  expect(install.body.status).toBe('INSTALLED');
+}
+
+/** Opens the installed app: its session id and SDK token. */
+export async function opened(
+  api: ApiClient,
+  bundleId: number,
+): Promise<{ sessionId: string; sdkToken: string; openUrl: string }> {
+  const started = await api.call('startAppSession', { params: { bundle_id: bundleId }, body: {} });
+  expect(started.status, started.text).toBe(201);
+  return { sessionId: started.body.session_id, sdkToken: started.body.sdk_token, openUrl: started.body.open_url };
+}
+
+/** Expects a problem answer with `status` and `code`. */
+export function expectProblem(
+  answer: { status: number; problem: { code: string }; text: string },
+  status: number,
+  code: string,
+): void {
+  expect(answer.status, answer.text).toBe(status);
+  expect(answer.problem.code).toBe(code);
+}
