@@ -15,12 +15,13 @@ function refused(reason: string): AppError {
   return new AppError('80-8028', { extraDetails: { return_to: reason } });
 }
 
-function checkSpelling(path: string): void {
+/** `raw`: the value as sent, where white space is refused too (an encoded one, %20, is a path's own). */
+function checkSpelling(path: string, raw: boolean): void {
   if (!path.startsWith('/')) throw refused('must start with a single /');
   if (path.startsWith('//')) throw refused('must not be protocol-relative (//)');
   if (path.includes('\\')) throw refused('must not contain a backslash');
   // Browsers drop tabs and line breaks inside URLs, and trim spaces and controls around them.
-  if (/[\u0000-\u0020\u007f-\u009f\u00a0\u1680\u2000-\u200f\u2028\u2029\u202f\u205f\u3000\ufeff]/.test(path))
+  if (raw && /[\u0000-\u0020\u007f-\u009f\u00a0\u1680\u2000-\u200f\u2028\u2029\u202f\u205f\u3000\ufeff]/.test(path))
     throw refused('must not contain white space or control characters');
   if (new URL(path, PROBE_ORIGIN).origin !== PROBE_ORIGIN) throw refused('must stay on this origin');
 }
@@ -29,7 +30,7 @@ function checkSpelling(path: string): void {
 export function checkReturnTo(value: string): string {
   let current = value;
   for (let decodings = 0; ; decodings += 1) {
-    checkSpelling(current);
+    checkSpelling(current, decodings === 0);
     let decoded: string;
     try {
       decoded = decodeURIComponent(current);
