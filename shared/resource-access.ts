@@ -14,6 +14,8 @@ export interface ResourceAccess {
    * objects without reading or writing any (the retention sweep).
    */
   readonly dataBucket?: 'read' | 'write' | 'delete';
+  /** Only the data bucket's objects under this key prefix (the apps' files: `apps/`); every object when omitted. */
+  readonly dataBucketPrefix?: string;
   /**
    * The jobs the function starts (their declarations, shared/jobs/define-job.ts): it may
    * start their state machines and learns their ARNs, nothing else.

@@ -85,7 +85,7 @@ export const bundleRoutes = {
     request: { params: BundleIdParams, body: BundleVersionUpload },
     response: { status: 201, description: 'The version, UPLOADED', body: BundleVersion },
     errors: ['10-1501', '10-1006', '80-8003'],
-    access: { table: 'write', dataBucket: 'write' },
+    access: { table: 'write', dataBucket: 'write', dataBucketPrefix: 'apps/' },
   }),
   publish: defineRoute({
     operationId: 'publishAppBundleVersion',
@@ -99,6 +99,6 @@ export const bundleRoutes = {
     request: { params: BundleVersionParams },
     response: { status: 200, description: 'The bundle, with the version published', body: BundleResponse },
     errors: ['10-1501', '10-404', '10-1006', '80-8003', '80-8037', '80-8038'],
-    access: { table: 'write', dataBucket: 'read' },
+    access: { table: 'write', dataBucket: 'read', dataBucketPrefix: 'apps/' },
   }),
 };

@@ -73,7 +73,7 @@ export const sessionRoutes = {
     request: { params: AssetParams },
     response: { status: 200, description: 'The file' },
     errors: ['10-1501', '80-8031', '80-8033', '80-8039'],
-    access: { table: 'read', dataBucket: 'read' },
+    access: { table: 'read', dataBucket: 'read', dataBucketPrefix: 'apps/' },
   }),
   startRun: defineRoute({
     operationId: 'startAppRun',

@@ -104,7 +104,10 @@ export function bedrockModelArn(modelId: string | undefined): string | undefined
  * objects' ARN (`<DataBucketArn>/*`) then has one id that can be acknowledged.
  */
 export const DATA_BUCKET_ARN_PARAMETER = 'DataBucketArn';
-export const DATA_BUCKET_OBJECTS_FINDING = `AwsSolutions::AwsSolutions-IAM5[Resource::<${DATA_BUCKET_ARN_PARAMETER}>/*]`;
+/** The cdk-nag finding of object actions on the data bucket's keys under `prefix` (every key for ''). */
+function dataBucketObjectsFinding(prefix: string): string {
+  return `AwsSolutions::AwsSolutions-IAM5[Resource::<${DATA_BUCKET_ARN_PARAMETER}>/${prefix}*]`;
+}
 
 export const DATA_KEY_ACTIONS = { encrypt: 'kms:GenerateDataKey', decrypt: 'kms:Decrypt' } as const;
 export const SIGNING_KEY_ACTIONS = { sign: 'kms:Sign', verify: 'kms:GetPublicKey' } as const;
@@ -123,7 +126,7 @@ export function grantAccess(role: Role, access: ResourceAccess, targets: AccessT
   for (const statement of accessStatements(role, access, targets)) role.addToPrincipalPolicy(statement);
   if (access.dataBucket !== undefined) {
     Validations.of(role).acknowledge({
-      id: DATA_BUCKET_OBJECTS_FINDING,
+      id: dataBucketObjectsFinding(access.dataBucketPrefix ?? ''),
       reason:
         "Object actions on the service's own data bucket: object keys are per tenant and data version, created at run time; the tenant is enforced by the handler, which builds every key from the caller's tenant.",
     });
@@ -182,7 +185,8 @@ function accessStatements(scope: Construct, access: ResourceAccess, targets: Acc
       }),
     );
   }
-  if (access.dataBucket !== undefined) statements.push(...dataBucketStatements(scope, access.dataBucket, targets));
+  if (access.dataBucket !== undefined)
+    statements.push(...dataBucketStatements(scope, access.dataBucket, targets, access.dataBucketPrefix ?? ''));
   for (const name of [...new Set((access.startsJobs ?? []).map((job) => job.name))].sort()) {
     statements.push(
       new PolicyStatement({
@@ -210,6 +214,7 @@ function dataBucketStatements(
   scope: Construct,
   use: NonNullable<ResourceAccess['dataBucket']>,
   targets: AccessTargets,
+  prefix: string,
 ): PolicyStatement[] {
   const bucketArn = dataBucketArnIn(scope, targets.dataBucket);
   const list = new PolicyStatement({
@@ -219,7 +224,7 @@ function dataBucketStatements(
     resources: [bucketArn],
   });
   const objects = (sid: string, actions: readonly string[]): PolicyStatement =>
-    new PolicyStatement({ sid, effect: Effect.ALLOW, actions: [...actions], resources: [`${bucketArn}/*`] });
+    new PolicyStatement({ sid, effect: Effect.ALLOW, actions: [...actions], resources: [`${bucketArn}/${prefix}*`] });
   const bucketKey = (actions: readonly string[]): PolicyStatement =>
     new PolicyStatement({
       sid: 'BucketKeyThroughS3',

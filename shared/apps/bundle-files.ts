@@ -1,4 +1,4 @@
-import { deletePrefix, getBytes, putBytes } from '../aws/data-bucket';
+import { getBytes, putBytes } from '../aws/data-bucket';
 import { AppError } from '../errors/app-error';
 import { AppManifest } from '../model/app-bundle';
 
@@ -7,7 +7,7 @@ import { AppManifest } from '../model/app-bundle';
  * that the functions that serve them are granted that prefix only (infra), then by tenant:
  * `apps/<tenant>/<bundle id>/v<n>/<file name>`. File names have no folders (AssetName).
  */
-export function bundlePrefix(tenantId: string, bundleId: number): string {
+function bundlePrefix(tenantId: string, bundleId: number): string {
   return `apps/${tenantId}/${bundleId}/`;
 }
 
@@ -37,11 +37,6 @@ export async function writeVersionFiles(
       return { path: file.path, content_type: file.content_type, size: bytes.length };
     }),
   );
-}
-
-/** Removes every file of every version of the bundle. */
-export function deleteBundleFiles(tenantId: string, bundleId: number): Promise<void> {
-  return deletePrefix(bundlePrefix(tenantId, bundleId));
 }
 
 /** The manifest of a version: 80-8037 when missing or invalid, 80-8038 when the bucket fails. */

@@ -57,9 +57,7 @@ export async function putJson(key: string, value: unknown): Promise<void> {
 
 /** Writes bytes held in memory (an app's asset). */
 export async function putBytes(key: string, body: Uint8Array, contentType: string): Promise<void> {
-  await s3().send(
-    new PutObjectCommand({ Bucket: config.dataBucket, Key: key, Body: body, ContentType: contentType }),
-  );
+  await s3().send(new PutObjectCommand({ Bucket: config.dataBucket, Key: key, Body: body, ContentType: contentType }));
 }
 
 /** The object's bytes, or undefined when it does not exist. */

@@ -118,11 +118,9 @@ export const MAX_VALUE_BYTES = 65_536;
 
 export const ValueParams = z.strictObject({
   bundle_id: IdParameter,
-  key: z
-    .string()
-    .regex(/^[A-Za-z0-9._:-]{1,128}$/, {
-      error: 'must be 1 to 128 letters, digits, dots, colons, underscores or hyphens',
-    }),
+  key: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, {
+    error: 'must be 1 to 128 letters, digits, dots, colons, underscores or hyphens',
+  }),
 });
 export const ValuePutRequest = z
   .strictObject({ value: z.json().describe(`Any JSON value of at most ${MAX_VALUE_BYTES} bytes (80-8021)`) })

@@ -1,0 +1,62 @@
+/**
+ * The app routes as deployed (docs/apps.md): their functions touch the data bucket only under
+ * the `apps/` prefix, only the session start may sign tokens, the asset route is public (no
+ * authorizer), and cdk-nag finds nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleRoutes } from '../../../functions/apps/bundle-routes';
+import { installRoutes } from '../../../functions/apps/install-routes';
+import { sessionRoutes } from '../../../functions/apps/session-routes';
+import {
+  actionsOf,
+  awsSolutionsReport,
+  functionOf,
+  grants,
+  SYNTH_TIMEOUT_MS,
+  synthesize,
+  type SynthesizedStage,
+} from '../synth';
+
+const ROUTES = [...Object.values(bundleRoutes), ...Object.values(installRoutes), ...Object.values(sessionRoutes)];
+let stage: SynthesizedStage;
+
+beforeAll(() => {
+  stage = synthesize({ stage: 'apps', routes: ROUTES, jobs: [], nag: true, bundle: false });
+}, SYNTH_TIMEOUT_MS);
+afterAll(() => stage?.close());
+
+/** The S3 object resources a function's grants name, as the text after the bucket's ARN. */
+function objectResources(handler: string): string[] {
+  return grants(functionOf(stage, handler))
+    .filter((grant) => grant.action.startsWith('s3:') && grant.action !== 's3:ListBucket')
+    .map((grant) => JSON.stringify(grant.resource));
+}
+
+describe('app functions', () => {
+  it('reach the data bucket’s objects only under apps/', () => {
+    for (const handler of ['apps/upload-version', 'apps/publish-version', 'apps/asset']) {
+      const resources = objectResources(handler);
+      expect(resources.length, handler).toBeGreaterThan(0);
+      for (const resource of resources) expect(resource, handler).toMatch(/\/apps\/\*"\]*\]*\}*$/);
+    }
+    expect([...actionsOf(functionOf(stage, 'apps/asset'))].filter((action) => action.startsWith('s3:Put'))).toEqual([]);
+  });
+
+  it('leave the bucket alone where they need no files, and only the session start signs tokens', () => {
+    for (const handler of ['apps/install', 'apps/put-value', 'apps/start-run', 'apps/session-activity']) {
+      const actions = [...actionsOf(functionOf(stage, handler))];
+      expect(
+        actions.filter((action) => action.startsWith('s3:')),
+        handler,
+      ).toEqual([]);
+      expect(actions.includes('kms:Sign'), handler).toBe(false);
+    }
+    expect(actionsOf(functionOf(stage, 'apps/start-session')).has('kms:Sign')).toBe(true);
+  });
+
+  it('pass the AWS Solutions checks', () => {
+    const nag = awsSolutionsReport(stage);
+    expect(nag.conclusion).toBe('success');
+    expect(nag.violations).toEqual([]);
+  });
+});
