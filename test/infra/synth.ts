@@ -221,12 +221,13 @@ export function targetOf(view: TemplateView, value: Json | undefined): Target | 
   return undefined;
 }
 
-/** `<arn>/*` (a Fn::Join of a reference and "/*"): the resource whose objects it names. */
+/** `<arn>/*` or `<arn>/<prefix>/*` (a Fn::Join of a reference and "/...*"): the resource whose objects it names. */
 export function objectsTargetOf(view: TemplateView, value: Json | undefined): Target | undefined {
   const join = maybeAt(value, 'Fn::Join');
   if (!Array.isArray(join) || join[0] !== '') return undefined;
   const parts = join[1];
-  if (!Array.isArray(parts) || parts.length !== 2 || parts[1] !== '/*') return undefined;
+  if (!Array.isArray(parts) || parts.length !== 2 || typeof parts[1] !== 'string') return undefined;
+  if (!/^\/(?:[A-Za-z0-9._-]+\/)*\*$/.test(parts[1])) return undefined;
   return targetOf(view, parts[0]);
 }
 
