@@ -39,6 +39,18 @@ export default tseslint.config(
     },
   },
   {
+    // Sample apps are static pages the browser runs (docs/apps.md): its globals, no Node's.
+    files: ['examples/apps/**/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        ['window', 'document', 'location', 'history', 'fetch', 'URL', 'URLSearchParams', 'console'].map((name) => [
+          name,
+          'readonly',
+        ]),
+      ),
+    },
+  },
+  {
     // Code that ships or runs the stack never reaches into the tests.
     files: ['functions/**', 'shared/**', 'infra/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: [NO_TEST_IMPORTS] }] },
