@@ -230,7 +230,7 @@ export const STARTING_REQUESTS: StartingRequests = {
     body: { strategy: 'off' },
   }),
   createTenant: () => ({ body: { tenant_id: 'fuzz-tenant', name: 'Fuzzed tenant' } }),
-  // The fuzzed tenant's apps toggle is off: these meet validation, then 10-1501.
+  // The fuzzed tenant's apps toggle is on (enableFuzzedFeatures): these reach the apps' own checks.
   ...APP_STARTING_REQUESTS,
 };
 
