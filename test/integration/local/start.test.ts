@@ -136,6 +136,7 @@ describe('npm start', () => {
       'quota_enforcement',
       'transfers',
       'ai_assistant',
+      'apps',
       'delta_sharing',
       'connector.warehouse',
     ]);
