@@ -22,6 +22,9 @@ export const LocalEndpoints = z.strictObject({
   stepFunctions: z.url(),
   /** The demo Delta Sharing server's profile endpoint. */
   deltaSharing: z.url(),
+  /** The demo pricing DIM's host and its OAuth token URL. */
+  pricingDim: z.url(),
+  pricingTokenUrl: z.url(),
   region: z.string(),
   /** Every stand-in accepts this key pair (s3rver checks it; the others take any). */
   accessKeyId: z.string(),

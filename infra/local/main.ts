@@ -4,7 +4,8 @@
  * endpoints of the running stack are in .local/endpoints.json while it runs.
  *
  *   npm start -- [--port 3000] [--s3-port 4569] [--dynamodb-port 4570] [--kms-port 4571]
- *                [--stepfunctions-port 4572] [--delta-sharing-port 4573] [--data-dir .local]
+ *                [--stepfunctions-port 4572] [--delta-sharing-port 4573] [--pricing-port 4574]
+ *                [--pricing-token-port 4575] [--data-dir .local]
  *                [--feature <toggle>=on|off ...] [--sweep-every 1d]
  *                [--assistant-endpoint <url> [--assistant-model <name>]]
  *                [--bedrock-endpoint <url> [--bedrock-model <model id>]]
@@ -15,7 +16,9 @@
  * is how often the retention sweep runs, as the deployed schedule does (docs/retention.md): a
  * number and a unit, ms, s, m, h or d; once a day by default; `npm run sweep` runs one now.
  * Each option has an environment setting (PORT, S3_PORT, DYNAMODB_PORT, KMS_PORT,
- * STEPFUNCTIONS_PORT, DELTA_SHARING_PORT, DATA_DIR); an option given on the command line wins.
+ * STEPFUNCTIONS_PORT, DELTA_SHARING_PORT, PRICING_PORT, PRICING_TOKEN_PORT, DATA_DIR); an option
+ * given on the command line wins. The demo servers (Delta Sharing, the pricing DIM and its token
+ * server) listen on 127.0.0.1 only.
  *
  * The AI assistant (docs/assistant.md) needs a model, which the project does not ship:
  * `--assistant-endpoint` names an OpenAI-compatible chat-completions API (a local Ollama:
@@ -36,6 +39,8 @@ import { isAppError } from '../../shared/errors/app-error';
 import type { FeatureToggleResponse } from '../../shared/model/feature-toggle';
 import { DEMO_BUCKET, DEMO_OBJECTS, seedDemoBucket } from './demo';
 import { DEMO_SHARED_TABLE_NAMES, DEMO_SHARING_TOKEN, startDeltaSharingDemo } from './delta-sharing-demo';
+import type { PricingDimFake } from './fakes/pricing-dim';
+import { DEMO_PRICING_CLIENT, startPricingDemo } from './pricing-demo';
 import { removeEndpointsFile, writeEndpointsFile, type LocalEndpoints } from './endpoints-file';
 import { LOCAL_S3_CREDENTIALS } from './s3';
 import { DATA_BUCKET, startTwin, TABLE_NAME, type Twin } from './twin';
@@ -59,6 +64,13 @@ const PORTS = {
     variable: 'DELTA_SHARING_PORT',
     fallback: 4573,
     serves: 'the demo Delta Sharing server',
+  },
+  pricing: { option: 'pricing-port', variable: 'PRICING_PORT', fallback: 4574, serves: 'the demo pricing DIM' },
+  pricingToken: {
+    option: 'pricing-token-port',
+    variable: 'PRICING_TOKEN_PORT',
+    fallback: 4575,
+    serves: "the demo pricing DIM's token server",
   },
 } as const;
 type PortName = keyof typeof PORTS;
@@ -237,7 +249,7 @@ async function assertFree(port: number): Promise<void> {
   });
 }
 
-function endpointsOf(twin: Twin, deltaSharing: string): LocalEndpoints {
+function endpointsOf(twin: Twin, deltaSharing: string, pricing: PricingDimFake): LocalEndpoints {
   return {
     pid: process.pid,
     api: twin.apiUrl,
@@ -245,6 +257,8 @@ function endpointsOf(twin: Twin, deltaSharing: string): LocalEndpoints {
     openApi: `${twin.apiUrl}/openapi.json`,
     ...twin.endpoints,
     deltaSharing,
+    pricingDim: pricing.host,
+    pricingTokenUrl: pricing.tokenUrl,
     region: REGION,
     accessKeyId: LOCAL_S3_CREDENTIALS.accessKeyId,
     secretAccessKey: LOCAL_S3_CREDENTIALS.secretAccessKey,
@@ -304,6 +318,7 @@ function banner(
     `    KMS             ${endpoints.kms}`,
     `    Step Functions  ${endpoints.stepFunctions}`,
     `  Delta Sharing   ${endpoints.deltaSharing}   (profile endpoint; bearer token ${DEMO_SHARING_TOKEN}; tables ${DEMO_SHARED_TABLE_NAMES.join(', ')}; needs the delta_sharing toggle on)`,
+    `  Pricing DIM     ${endpoints.pricingDim}   (token URL ${endpoints.pricingTokenUrl}; client id ${DEMO_PRICING_CLIENT.clientId}; secret ${DEMO_PRICING_CLIENT.clientSecret}; scope ${DEMO_PRICING_CLIENT.scope}; needs the transfers toggle on)`,
     `    e.g. AWS_ACCESS_KEY_ID=${endpoints.accessKeyId} AWS_SECRET_ACCESS_KEY=${endpoints.secretAccessKey} aws --region ${endpoints.region} --endpoint-url ${endpoints.dynamodb} dynamodb scan --table-name ${endpoints.tableName}`,
     '',
     `  Jobs resumed    ${twin.resumedJobs}${twin.resumedJobs > 0 ? ' (interrupted by the previous stop; each runs again from its start)' : ''}`,
@@ -319,9 +334,11 @@ async function main(): Promise<void> {
   const assistantSettings = await assistantEnvironment(assistant);
   let twin: Twin;
   let sharing: Awaited<ReturnType<typeof startDeltaSharingDemo>>;
+  let pricing: PricingDimFake;
   try {
     for (const port of Object.values(ports)) await assertFree(port);
     sharing = await startDeltaSharingDemo(ports.deltaSharing);
+    pricing = await startPricingDemo(ports.pricing, ports.pricingToken);
     twin = await startTwin({
       dataDir,
       port: ports.api,
@@ -329,7 +346,8 @@ async function main(): Promise<void> {
       servicePorts: { dynamodb: ports.dynamodb, kms: ports.kms, stepFunctions: ports.stepFunctions },
       buckets: [DEMO_BUCKET],
       sweepEveryMs,
-      allowOutbound: [`127.0.0.1:${sharing.port}`],
+      // The connectors reach the demo servers through the outbound guard, which allows only these on 127.0.0.1.
+      allowOutbound: [`127.0.0.1:${sharing.port}`, ...[pricing.host, pricing.tokenUrl].map((url) => new URL(url).host)],
       environment: assistantSettings,
     });
   } catch (error) {
@@ -338,13 +356,13 @@ async function main(): Promise<void> {
   await seedDemoBucket(twin.endpoints.s3);
   for (const { name, state } of features) {
     await setToggleDefault(name, { strategy: state }).catch(async (error: unknown) => {
-      await Promise.all([twin.close(), sharing.close()]);
+      await Promise.all([twin.close(), sharing.close(), pricing.stop()]);
       if (isAppError(error) && error.code === '10-1400')
         throw new StartError(`--feature ${name}=${state}: ${Object.values(error.extraDetails ?? {}).join('; ')}`, 2);
       throw error;
     });
   }
-  const endpoints = endpointsOf(twin, sharing.endpoint);
+  const endpoints = endpointsOf(twin, sharing.endpoint, pricing);
   const endpointsFile = writeEndpointsFile(dataDir, endpoints);
   process.stdout.write(
     banner(twin, endpoints, dataDir, endpointsFile, await toggleViews(), `${sweepEveryMs / 1000} s`, assistant),
@@ -356,7 +374,7 @@ async function main(): Promise<void> {
     stopping = true;
     process.stdout.write(`\n${signal}: stopping…\n`);
     removeEndpointsFile(dataDir);
-    Promise.all([twin.close(), sharing.close()]).then(
+    Promise.all([twin.close(), sharing.close(), pricing.stop()]).then(
       () => process.exit(0),
       (error: unknown) => {
         process.stderr.write(`failed to stop cleanly: ${String(error)}\n`);

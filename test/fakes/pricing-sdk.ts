@@ -17,7 +17,7 @@ import {
   type FakeTable,
   type HostFailure,
   type PricingReceived,
-} from './pricing-uploads';
+} from '../../infra/local/fakes/pricing-uploads';
 
 const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 

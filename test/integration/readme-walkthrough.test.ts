@@ -2,7 +2,7 @@
  * The README's walkthrough, run as a reader runs it: its ```sh blocks, in order, in bash,
  * against `npm start` on a fresh data folder. The only changes are the values a reader copies
  * from the banner (BASE, CLIENT_ID, CLIENT_SECRET, S3_ENDPOINT, PLATFORM_CLIENT_ID,
- * PLATFORM_CLIENT_SECRET, DELTA_SHARING_ENDPOINT). Every `# → <status> [json]` line is the expectation of the command
+ * PLATFORM_CLIENT_SECRET, DELTA_SHARING_ENDPOINT, PRICING_DIM_HOST, PRICING_TOKEN_URL). Every `# → <status> [json]` line is the expectation of the command
  * above it: each answer of that command must have the status, and its body must contain the
  * JSON shown. A renamed field or route fails here
  * instead of misleading the next reader.
@@ -104,6 +104,8 @@ function startStack(dataDir: string): Promise<{ readonly child: ChildProcess; re
     '--kms-port',
     '--stepfunctions-port',
     '--delta-sharing-port',
+    '--pricing-port',
+    '--pricing-token-port',
   ].flatMap((option) => [option, '0']);
   // Node with tsx's loader, not the tsx wrapper: one process, which the kill below ends.
   const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts', '--data-dir', dataDir, ...ports], {
@@ -139,7 +141,8 @@ afterAll(() => {
 });
 
 describe("the README's walkthrough", () => {
-  it('runs as written, and every command answers what its # → line shows', { timeout: 60_000 }, async () => {
+  // 22 steps take about a minute; more on a loaded machine, each step polling its jobs.
+  it('runs as written, and every command answers what its # → line shows', { timeout: 90_000 }, async () => {
     const walkthrough = walkthroughBlocks(readFileSync(README, 'utf8')).join('\n');
     const { banner } = stack;
     const script = withValues(walkthrough, {
@@ -150,6 +153,8 @@ describe("the README's walkthrough", () => {
       PLATFORM_CLIENT_SECRET: bannerValue(banner, /^ +PLATFORM_CLIENT_SECRET=(\S+)$/m),
       S3_ENDPOINT: bannerValue(banner, /^ +S3 +(\S+)/m),
       DELTA_SHARING_ENDPOINT: bannerValue(banner, /^ +Delta Sharing +(\S+)/m),
+      PRICING_DIM_HOST: bannerValue(banner, /^ +Pricing DIM +(\S+)/m),
+      PRICING_TOKEN_URL: bannerValue(banner, /^ +Pricing DIM .*token URL ([^;\s]+)/m),
     });
     const calls = join(dataDir, 'calls');
     mkdirSync(calls);

@@ -7,7 +7,7 @@
  */
 import { expect } from 'vitest';
 import { GcsFake } from '../fakes/gcs';
-import { startOAuthFake, type OAuthFake } from '../fakes/oauth';
+import { startOAuthFake, type OAuthFake } from '../../infra/local/fakes/oauth';
 import type { ApiClient, RequestBody } from './api-client';
 import { startTestTwin, type TestTwin } from './harness';
 

@@ -38,7 +38,7 @@ export interface DeltaSharingFakeOptions {
   readonly advertiseExpiry?: boolean;
   /** Wait before each file's bytes, so that downloads overlap measurably. */
   readonly downloadDelayMs?: number;
-  /** Tokens this issuer (the tests' OAuth fake, test/fakes/oauth.ts) issued are accepted too. */
+  /** Tokens this issuer (the tests' OAuth fake, infra/local/fakes/oauth.ts) issued are accepted too. */
   readonly oauth?: TokenIssuer;
   /** Port to listen on (a free one when omitted): `npm start` keeps its profile endpoint across restarts. */
   readonly port?: number;

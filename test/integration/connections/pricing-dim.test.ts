@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freeLocalPort } from '../../../infra/local/fakes/local-server';
 import { hangingEndpoint, type FakeEndpoint } from '../../fakes/object-store';
-import { startPricingDim, type PricingDimFake } from '../../fakes/pricing-dim';
+import { startPricingDim, type PricingDimFake } from '../../../infra/local/fakes/pricing-dim';
 import type { ApiClient, RequestBody } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 

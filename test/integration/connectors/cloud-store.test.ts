@@ -3,7 +3,7 @@
  * token services it mounts (test/fakes/gcs.ts), through @google-cloud/storage: connection →
  * test → browse → bucket data source → import → preview equal to the fake's rows, with a
  * service-account key and with workload identity federation (an identity provider of its own,
- * test/fakes/oauth.ts). Failures: cloud-store-failures.test.ts.
+ * infra/local/fakes/oauth.ts). Failures: cloud-store-failures.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../support/api-client';
@@ -22,7 +22,7 @@ import {
 } from '../../support/cloud-store';
 import { createBucketSource, createTable, importAndWait } from '../../support/imports';
 import type { GcsFake } from '../../fakes/gcs';
-import type { OAuthFake } from '../../fakes/oauth';
+import type { OAuthFake } from '../../../infra/local/fakes/oauth';
 
 let world: CloudStoreWorld;
 let api: ApiClient;

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeltaSharingFake, type DeltaSharingFake } from '../../../infra/local/fakes/delta-sharing';
 import { freeLocalPort } from '../../../infra/local/fakes/local-server';
-import { startOAuthFake, type OAuthFake } from '../../fakes/oauth';
+import { startOAuthFake, type OAuthFake } from '../../../infra/local/fakes/oauth';
 import type { ApiClient, RequestBody } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { DELTA_TABLES } from './delta-sharing-fixtures';

@@ -3,7 +3,7 @@
  * and an OAuth fake on 127.0.0.1 (the driver names the account by the host's first label,
  * "127"), their users, warehouses and tables, and connection requests that point at them.
  */
-import { startOAuthFake, type OAuthFake } from '../../fakes/oauth';
+import { startOAuthFake, type OAuthFake } from '../../../infra/local/fakes/oauth';
 import { startSnowflakeFake, tableOf, type FakeTable, type SnowflakeFake } from '../../fakes/snowflake';
 
 export const LOADER = { username: 'loader', password: 'loader-pw:1' };

@@ -15,10 +15,16 @@ import { exchangeToken } from '../../support/harness';
 import { startFakeBedrock, type FakeBedrock } from '../../fakes/bedrock-converse';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const FREE_PORTS = ['0', '0', '0', '0', '0', '0'].flatMap((port, index) => [
-  ['--port', '--s3-port', '--dynamodb-port', '--kms-port', '--stepfunctions-port', '--delta-sharing-port'][index]!,
-  port,
-]);
+const FREE_PORTS = [
+  '--port',
+  '--s3-port',
+  '--dynamodb-port',
+  '--kms-port',
+  '--stepfunctions-port',
+  '--delta-sharing-port',
+  '--pricing-port',
+  '--pricing-token-port',
+].flatMap((option) => [option, '0']);
 const CALLER_KEY = 'AKIACALLERSOWNKEY0001';
 const MODEL = 'anthropic.claude-test-v1:0';
 

@@ -35,6 +35,10 @@ const FREE_PORTS = [
   '0',
   '--delta-sharing-port',
   '0',
+  '--pricing-port',
+  '0',
+  '--pricing-token-port',
+  '0',
 ];
 
 interface Finished {
@@ -110,6 +114,7 @@ describe('npm start', () => {
       ['KMS', endpoints.kms],
       ['Step Functions', endpoints.stepFunctions],
       ['Delta Sharing', endpoints.deltaSharing],
+      ['Pricing DIM', endpoints.pricingDim],
     ]) {
       expect(banner, label).toMatch(new RegExp(`^ +${label} +${url!.replace(/[.]/g, '\\.')}`, 'm'));
     }
@@ -131,6 +136,7 @@ describe('npm start', () => {
       'quota_enforcement',
       'transfers',
       'ai_assistant',
+      'apps',
       'delta_sharing',
       'connector.warehouse',
     ]);
@@ -185,6 +191,31 @@ describe('npm start', () => {
     } finally {
       for (const client of [dynamodb, s3, kms, sfn]) client.destroy();
     }
+  });
+
+  it('serves the demo pricing DIM at the printed host, with a token from the printed token URL and client', async () => {
+    const printed = /^ +Pricing DIM +\S+ +\(token URL ([^;]+); client id ([^;]+); secret ([^;]+); scope ([^;]+);/m.exec(
+      stack.banner,
+    );
+    expect(printed?.[1]).toBe(endpoints.pricingTokenUrl);
+    const [, tokenUrl = '', clientId = '', clientSecret = '', scope = ''] = printed ?? [];
+    const granted = await fetch(tokenUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: clientId,
+        client_secret: clientSecret,
+        scope,
+      }),
+    });
+    expect(granted.status).toBe(200);
+    const { access_token: accessToken } = (await granted.json()) as { access_token: string };
+    const ping = await fetch(`${endpoints.pricingDim}/ping`, { headers: { authorization: `Bearer ${accessToken}` } });
+    expect(ping.status).toBe(200);
+    expect((await fetch(`${endpoints.pricingDim}/ping`)).status).toBe(401);
+    for (const url of [endpoints.pricingDim, endpoints.pricingTokenUrl])
+      expect(new URL(url).hostname).toBe('127.0.0.1');
   });
 
   it('refuses a taken port in one line naming the port and the option, exit code 1', async () => {

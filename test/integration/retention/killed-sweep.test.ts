@@ -52,6 +52,8 @@ beforeAll(async () => {
     kms: env.twin.endpoints.kms,
     stepFunctions: env.twin.endpoints.stepFunctions,
     deltaSharing: env.twin.apiUrl,
+    pricingDim: env.twin.apiUrl,
+    pricingTokenUrl: env.twin.apiUrl,
     region: 'us-east-1',
     accessKeyId: LOCAL_S3_CREDENTIALS.accessKeyId,
     secretAccessKey: LOCAL_S3_CREDENTIALS.secretAccessKey,

@@ -1,13 +1,13 @@
 /**
  * Building blocks of the transfer tests, over the public API: a twin with the transfers
- * feature on that may reach the pricing DIM fake (test/fakes/pricing-dim.ts), a pricing_dim
+ * feature on that may reach the pricing DIM fake (infra/local/fakes/pricing-dim.ts), a pricing_dim
  * connection to it with a type mapping, pricing targets, transfers polled until they end, and
  * a relay in front of the DIM that refuses batches from a sequence on (a failure half-way).
  */
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { expect } from 'vitest';
 import { TOGGLE_CACHE_MS } from '../../../shared/features/store';
-import { startPricingDim, type PricingDimFake } from '../../fakes/pricing-dim';
+import { startPricingDim, type PricingDimFake } from '../../../infra/local/fakes/pricing-dim';
 import { listenLocally, type Listening } from '../../../infra/local/fakes/local-server';
 import { asBody, type ApiClient, type RequestBody, type ResponseBody } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';

@@ -12,7 +12,7 @@ import {
 } from '../../../../infra/local/fakes/delta-sharing';
 import { DeltaSharingClient } from '../../../../shared/connectors/delta-sharing/client';
 import { AppError } from '../../../../shared/errors/app-error';
-import { startOAuthFake, type OAuthFake } from '../../../fakes/oauth';
+import { startOAuthFake, type OAuthFake } from '../../../../infra/local/fakes/oauth';
 
 const TOKEN = 'unit-recipient-token';
 const EXPIRED = 'unit-recipient-token-expired';

@@ -7,7 +7,7 @@ import {
 } from '../../../../shared/connectors/oauth/client-credentials';
 import { oauthTokenError, oauthTransportError } from '../../../../shared/connectors/oauth/errors';
 import { AppError } from '../../../../shared/errors/app-error';
-import { startOAuthFake, type OAuthFake } from '../../../fakes/oauth';
+import { startOAuthFake, type OAuthFake } from '../../../../infra/local/fakes/oauth';
 
 /**
  * The client-credentials call against the OAuth fake (every code from an answer the fake

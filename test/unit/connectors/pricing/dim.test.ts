@@ -4,7 +4,7 @@ import type { PricingColumn, PricingConnector } from '../../../../shared/connect
 import { pricingConnectorOf } from '../../../../shared/connectors/pricing/factory';
 import { AppError } from '../../../../shared/errors/app-error';
 import { freeLocalPort } from '../../../../infra/local/fakes/local-server';
-import { startPricingDim, type PricingDimFake } from '../../../fakes/pricing-dim';
+import { startPricingDim, type PricingDimFake } from '../../../../infra/local/fakes/pricing-dim';
 
 /** The DIM connector against the DIM fake: every code from a failure the fake really produced. */
 let dim: PricingDimFake;

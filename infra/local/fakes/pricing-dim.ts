@@ -1,11 +1,11 @@
 /**
  * A protocol-level fake of the pricing system's DIM endpoint (docs/pricing.md) with its OAuth
- * 2.0 token server (test/fakes/oauth.ts), on 127.0.0.1 random ports. The DIM takes only
+ * 2.0 token server (oauth.ts), on 127.0.0.1 (random ports unless given). The DIM takes only
  * bearer tokens its token server issued; it keeps what it received and can be told to fail
  * every way the DIM connector names with a code.
  */
 import { createServer, type Server } from 'node:http';
-import { listenLocally, type Listening } from '../../infra/local/fakes/local-server';
+import { listenLocally, type Listening } from './local-server';
 import { startOAuthFake, type OAuthFake, type TokenRequestRecord } from './oauth';
 import {
   PricingUploads,
@@ -50,6 +50,10 @@ export interface PricingDimOptions {
   readonly clientId?: string;
   readonly clientSecret?: string;
   readonly scope?: string;
+  /** The DIM's port on 127.0.0.1; a free one when not given (0). */
+  readonly port?: number;
+  /** The token server's port on 127.0.0.1; a free one when not given (0). */
+  readonly tokenPort?: number;
 }
 
 export async function startPricingDim(options: PricingDimOptions = {}): Promise<PricingDimFake> {
@@ -60,6 +64,7 @@ export async function startPricingDim(options: PricingDimOptions = {}): Promise<
     clients: [{ clientId, clientSecret, scopes: [scope] }],
     style: 'generic',
     path: '/oauth/token',
+    port: options.tokenPort,
   });
   const uploads = new PricingUploads();
   const seenTokens = new Set<string>();
@@ -79,7 +84,7 @@ export async function startPricingDim(options: PricingDimOptions = {}): Promise<
     }
     uploads.handle(request, response, url).catch(() => sendJson(response, 500, { error: 'internal', message: '' }));
   });
-  let listening: Listening | undefined = await listenLocally(server);
+  let listening: Listening | undefined = await listenLocally(server, options.port);
   const port = listening.port;
 
   return {

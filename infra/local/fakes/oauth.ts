@@ -35,6 +35,8 @@ export interface OAuthFakeOptions {
    * client-credentials request made for the v2.0 endpoint is then an invalid request.
    */
   readonly requireResource?: boolean;
+  /** Port on 127.0.0.1; a free one when not given (0). */
+  readonly port?: number;
 }
 
 export interface TokenRequestRecord {
@@ -219,7 +221,7 @@ export async function startOAuthFake(options: OAuthFakeOptions): Promise<OAuthFa
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', () => resolve()));
   const { port } = server.address() as AddressInfo;
   return {
     tokenUrl: `http://127.0.0.1:${port}${path}`,

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PRICING_TYPES, type PricingColumn, type PricingType } from '../../shared/connectors/pricing/connector';
+import { PRICING_TYPES, type PricingColumn, type PricingType } from '../../../shared/connectors/pricing/connector';
 
 export type PricingScalar = string | number | boolean | null;
 
