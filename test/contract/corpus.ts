@@ -7,6 +7,7 @@
  */
 import { routeTable, type OperationId } from '../../functions/routes';
 import { adminBases } from './admin-bases';
+import { appBases } from './app-bases';
 import { conversationBases } from './conversation-bases';
 import { datasetBases, type DatasetFixtures } from './dataset-bases';
 import { exportBases } from './export-bases';
@@ -308,6 +309,7 @@ function bases(f: ContractFixtures): Partial<Readonly<Record<OperationId, Base>>
     ...retentionBases(),
     ...conversationBases(),
     ...transferBases(f),
+    ...appBases(),
   };
 }
 
