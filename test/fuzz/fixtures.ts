@@ -5,7 +5,7 @@
  * hints and starting requests that let valid-shaped requests name them, and the health check run
  * after the storm.
  */
-import { CreateMultipartUploadCommand, PutObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
+import { CreateMultipartUploadCommand, PutObjectCommand, type S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { LOCAL_S3_CREDENTIALS } from '../../infra/local/s3';
 import type { ApiClient } from '../support/api-client';
@@ -14,6 +14,7 @@ import type { TestTwin } from '../support/harness';
 import { FUZZ_RECIPE, startingRequests, type FuzzEntities } from './bodies';
 import { operationsOf } from './operations';
 import type { FuzzContext } from './requests';
+import { localS3Client } from '../support/local-s3';
 
 /** The bucket the fuzz twin must be started with (`startTestTwin({ buckets: [FUZZ_BUCKET] })`). */
 export const FUZZ_BUCKET = 'fuzz';
@@ -93,12 +94,7 @@ export async function fuzzFixtures(
   env: FuzzEnvironment,
 ): Promise<{ readonly document: unknown; readonly context: FuzzContext }> {
   const api = env.admin;
-  const s3 = new S3Client({
-    endpoint: env.twin.s3.endpoint,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: LOCAL_S3_CREDENTIALS,
-  });
+  const s3 = localS3Client(env.twin.s3.endpoint);
   let partUrl: string;
   try {
     await s3.send(

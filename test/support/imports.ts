@@ -4,22 +4,18 @@
  * a job until it ends.
  */
 import { strict as assert } from 'node:assert';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { LOCAL_S3_CREDENTIALS } from '../../infra/local/s3';
 import type { ApiClient, ApiResponse, ResponseBody } from './api-client';
 import type { TestTwin } from './harness';
+import { localS3Client } from './local-s3';
 
 export async function putObjects(
   env: TestTwin,
   bucket: string,
   objects: Readonly<Record<string, string | Uint8Array>>,
 ): Promise<void> {
-  const s3 = new S3Client({
-    endpoint: env.twin.s3.endpoint,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: LOCAL_S3_CREDENTIALS,
-  });
+  const s3 = localS3Client(env.twin.s3.endpoint);
   try {
     for (const [key, body] of Object.entries(objects))
       await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));

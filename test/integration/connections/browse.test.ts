@@ -1,13 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
 import { failingEndpoint, hangingEndpoint, type FakeEndpoint } from '../../fakes/object-store';
 import type { ConnectionCreateRequest } from '../../../shared/model/connection';
 import { unchecked, type ApiClient, type CallOptions, type ResponseBody } from '../../support/api-client';
 import { connectionCases } from '../../support/connections';
 import { startTestTwin, type TestTwin } from '../../support/harness';
+import { localS3Client } from '../../support/local-s3';
 
 let env: TestTwin;
 let api: ApiClient;
@@ -28,12 +29,7 @@ beforeAll(async () => {
     environment: { CONNECTOR_TIMEOUT_MS: '300' },
   });
   api = env.admin;
-  const s3 = new S3Client({
-    endpoint: env.twin.s3.endpoint,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: LOCAL_S3_CREDENTIALS,
-  });
+  const s3 = localS3Client(env.twin.s3.endpoint);
   for (const [key, body] of Object.entries({
     'sales/': '',
     'sales/2024-01.csv': 'a,b\n1,2\n',

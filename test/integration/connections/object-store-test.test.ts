@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
 import { failingEndpoint, hangingEndpoint, type FakeEndpoint } from '../../fakes/object-store';
 import type { ConnectionTestRequest } from '../../../shared/model/connection';
 import type { ApiClient, CallOptions } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
+import { localS3Client } from '../../support/local-s3';
 
 let env: TestTwin;
 let api: ApiClient;
@@ -20,12 +21,7 @@ beforeAll(async () => {
     environment: { CONNECTOR_TIMEOUT_MS: '300' },
   });
   api = env.admin;
-  const s3 = new S3Client({
-    endpoint: env.twin.s3.endpoint,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: LOCAL_S3_CREDENTIALS,
-  });
+  const s3 = localS3Client(env.twin.s3.endpoint);
   await s3.send(new PutObjectCommand({ Bucket: 'demo', Key: 'sales/2024-01.csv', Body: 'a,b\n1,2\n' }));
   await s3.send(new PutObjectCommand({ Bucket: 'demo', Key: 'sales/archive/2023-12.csv', Body: 'a,b\n3,4\n' }));
   s3.destroy();

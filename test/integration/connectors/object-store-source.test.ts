@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { LOCAL_S3_CREDENTIALS, startLocalS3, type LocalS3 } from '../../../infra/local/s3';
 import type { SourceConnection } from '../../../shared/connectors/configuration';
 import type { FetchOptions, FetchProgress } from '../../../shared/connectors/source-types';
@@ -13,6 +13,7 @@ import { fetchSource } from '../../../shared/data-sources/fetch';
 import type { DataSourceData } from '../../../shared/data-sources/store';
 import { AppError } from '../../../shared/errors/app-error';
 import { hangingEndpoint, type FakeEndpoint } from '../../fakes/object-store';
+import { localS3Client } from '../../support/local-s3';
 
 /**
  * Reading bucket data sources for an import: against s3rver for the store's real answers, and
@@ -57,12 +58,7 @@ beforeAll(async () => {
     `127.0.0.1:${hanging.port}`,
     `127.0.0.1:${paged.port}`,
   ].join(',');
-  const client = new S3Client({
-    endpoint: s3.endpoint,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: LOCAL_S3_CREDENTIALS,
-  });
+  const client = localS3Client(s3.endpoint);
   for (const [key, body] of Object.entries(OBJECTS))
     await client.send(new PutObjectCommand({ Bucket: 'landing', Key: key, Body: body }));
   client.destroy();

@@ -7,10 +7,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATA_BUCKET } from '../../../infra/local/twin';
-import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
 import { connectionCases } from '../../support/connections';
 import { asBody, type ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
@@ -24,6 +23,7 @@ import {
   waitForJob,
   waitForVersion,
 } from '../../support/imports';
+import { localS3Client } from '../../support/local-s3';
 
 let env: TestTwin;
 let api: ApiClient;
@@ -47,12 +47,7 @@ function expectedRow(id: number) {
 }
 
 async function dataBucketKeys(prefix: string): Promise<string[]> {
-  const s3 = new S3Client({
-    endpoint: env.twin.s3.endpoint,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: LOCAL_S3_CREDENTIALS,
-  });
+  const s3 = localS3Client(env.twin.s3.endpoint);
   try {
     const listing = await s3.send(new ListObjectsV2Command({ Bucket: DATA_BUCKET, Prefix: prefix }));
     return (listing.Contents ?? []).map((object) => object.Key!.slice(prefix.length)).sort();

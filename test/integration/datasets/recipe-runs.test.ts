@@ -4,12 +4,11 @@
  * are the ones DuckDB gives for the same SQL on the source CSVs; then on full data. Run state
  * (NOT_RUN, SUCCEEDED, STALE), the preview, CPU usage, and who may run what.
  */
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDocumentClient } from '../../../shared/aws/clients';
 import { DATA_BUCKET } from '../../../infra/local/twin';
-import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
 import { keys } from '../../../shared/db/keys';
 import { usagePeriod } from '../../../shared/usage';
 import type { ApiClient } from '../../support/api-client';
@@ -29,6 +28,7 @@ import {
   waitForRun,
   type JoinGraph,
 } from './run-fixtures';
+import { localS3Client } from '../../support/local-s3';
 
 let env: TestTwin;
 let api: ApiClient;
@@ -48,12 +48,7 @@ afterAll(async () => {
 });
 
 async function dataBucketKeys(prefix: string): Promise<string[]> {
-  const s3 = new S3Client({
-    endpoint: env.twin.s3.endpoint,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: LOCAL_S3_CREDENTIALS,
-  });
+  const s3 = localS3Client(env.twin.s3.endpoint);
   try {
     const listing = await s3.send(new ListObjectsV2Command({ Bucket: DATA_BUCKET, Prefix: prefix }));
     return (listing.Contents ?? []).map((object) => object.Key!.slice(prefix.length)).sort();

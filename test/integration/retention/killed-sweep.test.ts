@@ -6,7 +6,7 @@
  * expired item and object is deleted exactly once, no file is left without its item, and
  * nothing else in the data bucket is touched.
  */
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +26,7 @@ import {
   putObjects,
 } from '../../support/imports';
 import { startS3Gate, type S3Gate } from '../../support/s3-gate';
+import { localS3Client } from '../../support/local-s3';
 
 const TENANT = 'retention-killed';
 const DAY_MS = 86_400_000;
@@ -95,12 +96,7 @@ function sweepProcess(asOf: Date): SweepProcess {
 }
 
 async function dataBucketKeys(): Promise<string[]> {
-  const s3 = new S3Client({
-    endpoint: env.twin.s3.endpoint,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: LOCAL_S3_CREDENTIALS,
-  });
+  const s3 = localS3Client(env.twin.s3.endpoint);
   try {
     const keys: string[] = [];
     let token: string | undefined;

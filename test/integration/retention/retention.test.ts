@@ -3,9 +3,8 @@
  * what a sweep deletes (items through the API, files in the data bucket), 20-1061, and sweeps
  * that run at once or die half-way. The twin's retention clock moves instead of days passing.
  */
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
 import { DATA_BUCKET } from '../../../infra/local/twin';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
@@ -16,6 +15,7 @@ import {
   importAndWait,
   putObjects,
 } from '../../support/imports';
+import { localS3Client } from '../../support/local-s3';
 
 const DAY_MS = 86_400_000;
 let env: TestTwin;
@@ -56,12 +56,7 @@ async function setPolicy(api: ApiClient, thresholdDays: number): Promise<void> {
 }
 
 async function dataBucketKeys(prefix: string): Promise<string[]> {
-  const s3 = new S3Client({
-    endpoint: env.twin.s3.endpoint,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: LOCAL_S3_CREDENTIALS,
-  });
+  const s3 = localS3Client(env.twin.s3.endpoint);
   try {
     const listing = await s3.send(new ListObjectsV2Command({ Bucket: DATA_BUCKET, Prefix: prefix }));
     return (listing.Contents ?? []).map((object) => object.Key!);
