@@ -130,15 +130,30 @@ function executionInput(text: string): RunInput {
   }
 }
 
+/** The ARN the twin gives each worker, by the placeholder its machines name it with. */
+export function localWorkerArns(workers: readonly WorkerSpec[]): Record<string, string> {
+  return Object.fromEntries(
+    workers.map((worker) => [workerPlaceholder(worker), `arn:aws:lambda:${REGION_ACCOUNT}:function:${worker.name}`]),
+  );
+}
+
+/**
+ * A job's definition as the twin runs it: its placeholders filled with the twin's worker ARNs.
+ * test/unit/jobs/state-machines.test.ts validates every job's, which is why the twin itself
+ * does not (asl-validator compiles its JSON schemas anew for every definition: about 2.5 s of
+ * CPU at every start, paid by every test file and every `npm start`, for definitions that only
+ * change with the code).
+ */
+export function localDefinition(machine: JobMachine, workerArns: Readonly<Record<string, string>>): string {
+  return substitute(machine.definition, workerArns);
+}
+
 export async function startLocalStepFunctions(options: LocalStepFunctionsOptions): Promise<LocalStepFunctions> {
   const load = options.loadWorker ?? loadWorkerHandler;
-  const byArn = new Map<string, WorkerSpec>();
-  const placeholders: Record<string, string> = {};
-  for (const worker of options.workers) {
-    const arn = `arn:aws:lambda:${REGION_ACCOUNT}:function:${worker.name}`;
-    byArn.set(arn, worker);
-    placeholders[workerPlaceholder(worker)] = arn;
-  }
+  const placeholders = localWorkerArns(options.workers);
+  const byArn = new Map<string, WorkerSpec>(
+    options.workers.map((worker) => [placeholders[workerPlaceholder(worker)]!, worker]),
+  );
 
   const machines = new Map<
     string,
@@ -149,7 +164,7 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
     }
   >();
   for (const file of options.machines) {
-    const definition = JSON.parse(substitute(file.definition, placeholders)) as StateMachineDefinition & {
+    const definition = JSON.parse(localDefinition(file, placeholders)) as StateMachineDefinition & {
       States: Record<string, StateDefinition>;
     };
     const handlers: Record<string, (input: unknown) => Promise<unknown>> = {};
@@ -176,9 +191,9 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
         return invoke ? { Payload: result, StatusCode: 200 } : result;
       };
     }
-    // Validating a definition takes 100+ ms; it is done once here, and every execution reuses it.
     machines.set(`arn:aws:states:${REGION_ACCOUNT}:stateMachine:${file.name}`, {
-      machine: new StateMachine(definition),
+      // Validated by test/unit/jobs/state-machines.test.ts (see localDefinition).
+      machine: new StateMachine(definition, { validationOptions: { noValidate: true } }),
       handlers,
       retryIntervals,
     });
