@@ -10,12 +10,12 @@ import { defineJob, type WorkerSpec } from '../jobs/define-job';
 const InstallJobParams = z.strictObject({ bundle_id: z.int().min(1) });
 
 /**
- * Provisioning talks to the identity provider and the table only: a small function, and a
- * time limit well under the single-step template's, so a stuck provider ends as a recorded
- * failure (10-1047) rather than a job that never ends.
+ * Provisioning talks to the identity provider and the table only: a small function. Its time
+ * limit is Lambda's largest like every worker's, since the single-step template times the work
+ * step out first (a stuck provider ends as a recorded failure, 10-1047, never a job that hangs).
  */
 const PROVISIONING_WORKER: Pick<WorkerSpec, 'timeoutSeconds' | 'memoryMb' | 'access'> = {
-  timeoutSeconds: 120,
+  timeoutSeconds: 900,
   memoryMb: 512,
   access: { table: 'write' },
 };

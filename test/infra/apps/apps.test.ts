@@ -22,7 +22,13 @@ const ROUTES = [...Object.values(bundleRoutes), ...Object.values(installRoutes),
 let stage: SynthesizedStage;
 
 beforeAll(() => {
-  stage = synthesize({ stage: 'apps', routes: ROUTES, jobs: [installAppJob, uninstallAppJob], nag: true, bundle: false });
+  stage = synthesize({
+    stage: 'apps',
+    routes: ROUTES,
+    jobs: [installAppJob, uninstallAppJob],
+    nag: true,
+    bundle: false,
+  });
 }, SYNTH_TIMEOUT_MS);
 afterAll(() => stage?.close());
 

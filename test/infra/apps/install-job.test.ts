@@ -69,9 +69,7 @@ describe('the install and uninstall machines', () => {
     const { text, definition } = deployedDefinition(stage, machine(job.name));
     expect(text).not.toMatch(/\$\{/);
     expect(definition.Comment).toContain(job.description);
-    expect(stateOf(definition, 'Work').Parameters?.FunctionName).toBe(
-      functionMarker(workerOf(stage, job.worker.name)),
-    );
+    expect(stateOf(definition, 'Work').Parameters?.FunctionName).toBe(functionMarker(workerOf(stage, job.worker.name)));
     expect(stateOf(definition, 'RecordFailure').Parameters?.FunctionName).toBe(
       functionMarker(workerOf(stage, RECORD_JOB_FAILURE.name)),
     );

@@ -65,7 +65,11 @@ describe('install and uninstall as jobs', () => {
     const accepted = await admin.call('installApp', { body: { bundle_id: id } });
     expect(accepted.status, accepted.text).toBe(202);
     expect(accepted.headers.get('location')).toMatch(new RegExp(`/apps/installs/${id}$`));
-    expect(accepted.body).toMatchObject({ status: 'INSTALLING', sdk_client_id: null, execution: { status: 'PENDING' } });
+    expect(accepted.body).toMatchObject({
+      status: 'INSTALLING',
+      sdk_client_id: null,
+      execution: { status: 'PENDING' },
+    });
     const install = await settledInstall(admin, id);
     expect(install).toMatchObject({
       status: 'INSTALLED',
