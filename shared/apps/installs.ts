@@ -50,6 +50,7 @@ const installs = new RecordStore({
 /** The statuses a new install may claim the record from. */
 const CLAIMABLE = ['NOT_INSTALLED', 'FAILED'] as const;
 
+/** The install as the API answers it: NOT_INSTALLED with nulls when none is stored or it was uninstalled. */
 export function installResponse(bundleId: number, install: StoredInstall | undefined): InstallResponse {
   const execution = install ? executionView(install.execution, Date.now(), config.jobInactivitySeconds) : null;
   if (!install || install.status === 'NOT_INSTALLED')
