@@ -1,3 +1,4 @@
+import { installAppJob, uninstallAppJob } from '../shared/apps/install-job';
 import { importJob, schemaAnalysisJob } from '../shared/data-tables/jobs';
 import { nodeSchemaAnalysisJob } from '../shared/datasets/jobs';
 import { recipeRunJob } from '../shared/datasets/jobs';
@@ -18,6 +19,8 @@ export const jobs: readonly JobDeclaration[] = [
   multiPartExportJob,
   targetExportJob,
   transferJob,
+  installAppJob,
+  uninstallAppJob,
 ];
 
 /**

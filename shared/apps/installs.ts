@@ -1,32 +1,43 @@
 import * as z from 'zod';
 import type { Principal } from '../auth/principal';
+import { config } from '../config';
 import { actorOf } from '../db/actor';
-import { is } from '../db/expressions';
+import { allOf, anyOf, is } from '../db/expressions';
 import { StoredActor } from '../db/items';
+import { keys } from '../db/keys';
 import { RecordStore } from '../db/record-store';
 import { AppError } from '../errors/app-error';
+import { newJobId } from '../jobs/define-job';
+import type { JobRef } from '../jobs/job-ref';
+import { JobSupersededError, markFailed, pendingExecution, StoredExecution } from '../jobs/status';
+import { executionView, isAbandoned } from '../jobs/view';
 import type { InstallResponse } from '../model/app-install';
-import { bundleStore, publishedVersion } from './bundles';
+import { bundleStore, publishedVersion, versionOf } from './bundles';
+import { installAppJob, uninstallAppJob } from './install-job';
 import { unlinkedProviders } from './links';
-import { deprovision, provision } from './provisioning';
+import { assertProvisionable, deprovision, provision } from './provisioning';
 import { deleteRunsOf } from './runs';
 import { deleteSessionsOf } from './sessions';
 import { deleteValuesOf } from './values';
 
 /**
- * Installs of apps (docs/apps.md): one record per tenant and bundle, keyed by bundle id. Its
- * status moves only by conditional writes, so parallel installs claim it once (80-8017) and an
- * install meets a running uninstall (80-8042) instead of interleaving with it. No record is
- * NOT_INSTALLED.
+ * Installs of apps (docs/apps.md): one record per tenant and bundle, keyed by bundle id, that
+ * holds the install's status and the execution of its latest job (shared/apps/install-job.ts).
+ * The routes move the status by conditional writes, so parallel installs claim it once
+ * (80-8017) and an install meets a running uninstall (80-8042) instead of interleaving with it;
+ * the jobs end it (INSTALLED, NOT_INSTALLED) or, failing, put back what their ref says
+ * (FAILED, INSTALLED). No record, or one uninstalled, is NOT_INSTALLED.
  */
 const StoredInstall = z.object({
   bundle_id: z.int(),
-  status: z.enum(['INSTALLING', 'INSTALLED', 'UNINSTALLING']),
+  status: z.enum(['INSTALLING', 'INSTALLED', 'UNINSTALLING', 'FAILED', 'NOT_INSTALLED']),
   enabled: z.boolean(),
   version_number: z.int(),
   sdk_client_id: z.string().nullable(),
   installed_by: StoredActor,
   installed_date: z.iso.datetime(),
+  /** The latest install or uninstall job. */
+  execution: StoredExecution,
 });
 export type StoredInstall = z.infer<typeof StoredInstall>;
 
@@ -36,8 +47,13 @@ const installs = new RecordStore({
   idOf: (install) => String(install.bundle_id),
 });
 
+/** The statuses a new install may claim the record from. */
+const CLAIMABLE = ['NOT_INSTALLED', 'FAILED'] as const;
+
+/** The install as the API answers it: NOT_INSTALLED with nulls when none is stored or it was uninstalled. */
 export function installResponse(bundleId: number, install: StoredInstall | undefined): InstallResponse {
-  if (!install)
+  const execution = install ? executionView(install.execution, Date.now(), config.jobInactivitySeconds) : null;
+  if (!install || install.status === 'NOT_INSTALLED')
     return {
       bundle_id: bundleId,
       status: 'NOT_INSTALLED',
@@ -46,14 +62,44 @@ export function installResponse(bundleId: number, install: StoredInstall | undef
       sdk_client_id: null,
       installed_by: null,
       installed_date: null,
+      execution,
     };
-  return install;
+  return { ...install, execution };
 }
 
-/** The install of the bundle as stored (80-8003 for a bundle the tenant does not have). */
+/**
+ * Where the install job of the record writes its status. Its failure, however it is recorded,
+ * puts back the status the job started from: FAILED for an install (nothing was made),
+ * INSTALLED for an uninstall (the app keeps its SDK user).
+ */
+function installJobRef(tenantId: string, bundleId: number, jobId: string, uninstalling: boolean): JobRef {
+  return {
+    tenant_id: tenantId,
+    job_id: jobId,
+    kind: (uninstalling ? uninstallAppJob : installAppJob).name,
+    subject: keys.record(tenantId, 'APP_INSTALL', String(bundleId)),
+    attribute: 'execution',
+    failureFields: uninstalling ? { status: 'INSTALLED' } : { status: 'FAILED', sdk_client_id: null },
+  };
+}
+
+/**
+ * The install as stored; a job whose worker went silent is failed first (10-1047), which puts
+ * its status back, so a dead job never holds the install.
+ */
+async function currentInstall(tenantId: string, bundleId: number): Promise<StoredInstall | undefined> {
+  const install = await installs.find(tenantId, String(bundleId));
+  if (!install || !isAbandoned(install.execution, Date.now(), config.jobInactivitySeconds)) return install;
+  const { error } = executionView(install.execution, Date.now(), config.jobInactivitySeconds);
+  const ref = installJobRef(tenantId, bundleId, install.execution.job_id, install.status === 'UNINSTALLING');
+  if (error) await markFailed(ref, error);
+  return installs.find(tenantId, String(bundleId));
+}
+
+/** The install of the bundle (80-8003 for a bundle the tenant does not have). */
 export async function findInstall(tenantId: string, bundleId: number): Promise<StoredInstall | undefined> {
   await bundleStore.get(tenantId, bundleId);
-  return installs.find(tenantId, String(bundleId));
+  return currentInstall(tenantId, bundleId);
 }
 
 /** The INSTALLED app of the bundle: 80-8014 while it is not installed (or still installing). */
@@ -70,18 +116,29 @@ function claimRefusal(bundleId: number, existing: StoredInstall | undefined): Ap
     : new AppError('80-8017', { params: [bundleId] });
 }
 
+/** A claimed install and the ref its job writes through. */
+export interface StartedInstallJob {
+  readonly install: StoredInstall;
+  readonly ref: JobRef;
+}
+
 /**
- * Installs the bundle's published version for the tenant: claims the install (INSTALLING),
- * provisions the app's SDK user with the manifest's roles, then marks it INSTALLED. A failed
- * provisioning removes the claim again (NOT_INSTALLED) before its error is answered.
+ * Claims the install of the bundle's published version for the tenant (INSTALLING, its job
+ * PENDING), after the checks that need no provisioning: the bundle (80-8003), a published
+ * version (80-8016), a link for every required provider (80-8015) and roles the installer may
+ * grant (30-7001, 30-7002, 10-403). The caller starts the job with the ref.
  */
-export async function install(installer: Principal, bundleId: number): Promise<StoredInstall> {
+export async function beginInstall(installer: Principal, bundleId: number): Promise<StartedInstallJob> {
   const { tenantId } = installer;
   const bundle = await bundleStore.get(tenantId, bundleId);
   const version = publishedVersion(bundle);
   const missing = await unlinkedProviders(tenantId, version.manifest.required_providers);
   if (missing.length > 0) throw new AppError('80-8015', { params: [missing.join(', ')] });
+  await assertProvisionable(installer, version.manifest.roles);
+  await currentInstall(tenantId, bundleId);
 
+  const now = new Date().toISOString();
+  const jobId = newJobId(installAppJob);
   const claimed: StoredInstall = {
     bundle_id: bundleId,
     status: 'INSTALLING',
@@ -89,40 +146,62 @@ export async function install(installer: Principal, bundleId: number): Promise<S
     version_number: version.version_number,
     sdk_client_id: null,
     installed_by: actorOf(installer),
-    installed_date: new Date().toISOString(),
+    installed_date: now,
+    execution: pendingExecution(jobId, now),
   };
-  if (!(await installs.putIf(tenantId, claimed, is.absent('pk'))))
+  if (!(await installs.putIf(tenantId, claimed, anyOf(is.absent('pk'), is.oneOf('status', CLAIMABLE)))))
     throw claimRefusal(bundleId, await installs.find(tenantId, String(bundleId)));
-  const releaseClaim = () => installs.deleteIf(tenantId, String(bundleId), is.equal('status', 'INSTALLING'));
-
-  let sdkClientId: string;
-  try {
-    sdkClientId = await provision(installer, bundle.data.name, version.manifest.roles);
-  } catch (error) {
-    await releaseClaim();
-    throw error;
-  }
-  const installed: StoredInstall = { ...claimed, status: 'INSTALLED', sdk_client_id: sdkClientId };
-  await installs.putIf(tenantId, installed, is.equal('status', 'INSTALLING'));
-  return installed;
+  return { install: claimed, ref: installJobRef(tenantId, bundleId, jobId, false) };
 }
 
 /**
- * Uninstalls: marks the install UNINSTALLING, deletes the app's SDK user, its sessions, runs and
- * values, then the install. When the SDK user cannot be deleted, the install goes back to
- * INSTALLED and the answer is 80-8043.
+ * The install job's work: makes the SDK user with the manifest's roles of the version the
+ * install claimed, and answers the fields that complete the install (INSTALLED). A failure
+ * leaves nothing made (shared/apps/provisioning.ts) and the install FAILED (its ref).
  */
-export async function uninstall(tenantId: string, bundleId: number): Promise<void> {
+export async function provisionInstall(job: JobRef, bundleId: number): Promise<Partial<StoredInstall>> {
+  const tenantId = job.tenant_id;
+  const install = await installs.find(tenantId, String(bundleId));
+  if (install?.execution.job_id !== job.job_id) throw new JobSupersededError(job);
+  const bundle = await bundleStore.get(tenantId, bundleId);
+  const manifest = versionOf(bundle, install.version_number).manifest;
+  if (!manifest) throw new AppError('80-8016', { params: [bundleId] });
+  const sdkClientId = await provision(tenantId, job.job_id, bundle.data.name, manifest.roles);
+  return { status: 'INSTALLED', sdk_client_id: sdkClientId };
+}
+
+/**
+ * Marks an INSTALLED app UNINSTALLING with its job PENDING: 80-8042 while an uninstall runs,
+ * 80-8014 when it is not INSTALLED. The caller starts the job with the ref.
+ */
+export async function beginUninstall(tenantId: string, bundleId: number): Promise<StartedInstallJob> {
   const current = await findInstall(tenantId, bundleId);
   if (current?.status === 'UNINSTALLING') throw new AppError('80-8042', { params: [bundleId] });
   if (current?.status !== 'INSTALLED') throw new AppError('80-8014', { params: [bundleId] });
-  const uninstalling: StoredInstall = { ...current, status: 'UNINSTALLING' };
-  if (!(await installs.putIf(tenantId, uninstalling, is.equal('status', 'INSTALLED'))))
-    throw new AppError('80-8042', { params: [bundleId] });
+  const jobId = newJobId(uninstallAppJob);
+  const uninstalling: StoredInstall = {
+    ...current,
+    status: 'UNINSTALLING',
+    execution: pendingExecution(jobId, new Date().toISOString()),
+  };
+  const unchanged = allOf(is.equal('status', 'INSTALLED'), is.equal('execution.job_id', current.execution.job_id));
+  if (!(await installs.putIf(tenantId, uninstalling, unchanged)))
+    throw claimRefusal(bundleId, await installs.find(tenantId, String(bundleId)));
+  return { install: uninstalling, ref: installJobRef(tenantId, bundleId, jobId, true) };
+}
+
+/**
+ * The uninstall job's work: deletes the SDK user (80-8043 when the provider cannot, and the
+ * install is INSTALLED again: its ref), then the app's sessions, runs and values, and answers
+ * the fields that end the install (NOT_INSTALLED).
+ */
+export async function deprovisionInstall(job: JobRef, bundleId: number): Promise<Partial<StoredInstall>> {
+  const tenantId = job.tenant_id;
+  const install = await installs.find(tenantId, String(bundleId));
+  if (install?.execution.job_id !== job.job_id) throw new JobSupersededError(job);
   try {
-    if (current.sdk_client_id !== null) await deprovision(tenantId, current.sdk_client_id);
+    if (install.sdk_client_id !== null) await deprovision(tenantId, install.sdk_client_id);
   } catch (error) {
-    await installs.putIf(tenantId, current, is.equal('status', 'UNINSTALLING'));
     throw new AppError('80-8043', { cause: error });
   }
   await Promise.all([
@@ -130,7 +209,7 @@ export async function uninstall(tenantId: string, bundleId: number): Promise<voi
     deleteRunsOf(tenantId, bundleId),
     deleteValuesOf(tenantId, bundleId),
   ]);
-  await installs.deleteIf(tenantId, String(bundleId), is.equal('status', 'UNINSTALLING'));
+  return { status: 'NOT_INSTALLED', enabled: false, sdk_client_id: null };
 }
 
 /** Enables or disables an INSTALLED app (80-8014 otherwise); a disabled app runs nothing (80-8029). */

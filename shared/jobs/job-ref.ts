@@ -27,6 +27,12 @@ export interface JobRef {
    * that ends the job.
    */
   readonly claim?: JobClaim;
+  /**
+   * Fields set on the subject in the transaction that records the job's failure, by whichever
+   * path records it (the worker's start, the failure recorder, a reader finding it abandoned):
+   * what a failed job puts back, such as an app install's status (shared/apps/installs.ts).
+   */
+  readonly failureFields?: Readonly<Record<string, unknown>>;
 }
 
 export interface JobClaim {

@@ -174,9 +174,9 @@ export async function markCompleted(
 }
 
 /**
- * Records the failure unless the job already ended; true when this call recorded it. Safe to
- * repeat (the state machine retries the recorder).
+ * Records the failure unless the job already ended, with the ref's failureFields; true when
+ * this call recorded it. Safe to repeat (the state machine retries the recorder).
  */
 export async function markFailed(ref: JobRef, error: JobError): Promise<boolean> {
-  return finish(ref, 'FAILED', ['PENDING', 'IN_PROGRESS'], { error }, {});
+  return finish(ref, 'FAILED', ['PENDING', 'IN_PROGRESS'], { error }, { ...ref.failureFields });
 }

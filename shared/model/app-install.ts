@@ -1,13 +1,14 @@
 import * as z from 'zod';
 import { EntityId, IdParameter, User, listEnvelope } from './common';
 import { ProviderName } from './app-bundle';
+import { JobExecution } from './job';
 
 /**
  * Installs, links, sessions, runs and the key-value store of apps (docs/apps.md). An install
  * is addressed by its bundle id: one per tenant and bundle.
  */
 
-export const INSTALL_STATUSES = ['NOT_INSTALLED', 'INSTALLING', 'INSTALLED', 'UNINSTALLING'] as const;
+export const INSTALL_STATUSES = ['NOT_INSTALLED', 'INSTALLING', 'INSTALLED', 'UNINSTALLING', 'FAILED'] as const;
 export type InstallStatus = (typeof INSTALL_STATUSES)[number];
 
 export const InstallRequest = z.strictObject({ bundle_id: EntityId }).meta({ id: 'AppInstallRequest' });
@@ -21,6 +22,9 @@ export const InstallResponse = z
     sdk_client_id: z.string().nullable().describe('The app’s SDK user: an API client of the tenant (/tokens)'),
     installed_by: User.nullable(),
     installed_date: z.iso.datetime().nullable(),
+    execution: JobExecution.nullable().describe(
+      'The latest install or uninstall job: poll until it is no longer PENDING or IN_PROGRESS; its error says why the install is FAILED (80-8026, 80-8040) or an uninstall left it INSTALLED (80-8043)',
+    ),
   })
   .meta({ id: 'AppInstall' });
 export type InstallResponse = z.infer<typeof InstallResponse>;

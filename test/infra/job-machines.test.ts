@@ -58,6 +58,8 @@ const JOBS = [
   { machine: 'transfer', workState: 'Work', worker: 'transfer-to-pricing' },
   { machine: 'recipe-run', workState: 'Work', worker: 'run-recipe' },
   { machine: 'node-schema-analysis', workState: 'Work', worker: 'analyse-node-schema' },
+  { machine: 'install-app', workState: 'Work', worker: 'provision-app' },
+  { machine: 'uninstall-app', workState: 'Work', worker: 'deprovision-app' },
 ] as const;
 const workers = workersOf(jobs);
 const FAILURE_RECORDER = 'record-job-failure';

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleRoutes } from '../../../functions/apps/bundle-routes';
 import { installRoutes } from '../../../functions/apps/install-routes';
 import { sessionRoutes } from '../../../functions/apps/session-routes';
+import { installAppJob, uninstallAppJob } from '../../../shared/apps/install-job';
 import {
   actionsOf,
   awsSolutionsReport,
@@ -21,7 +22,13 @@ const ROUTES = [...Object.values(bundleRoutes), ...Object.values(installRoutes),
 let stage: SynthesizedStage;
 
 beforeAll(() => {
-  stage = synthesize({ stage: 'apps', routes: ROUTES, jobs: [], nag: true, bundle: false });
+  stage = synthesize({
+    stage: 'apps',
+    routes: ROUTES,
+    jobs: [installAppJob, uninstallAppJob],
+    nag: true,
+    bundle: false,
+  });
 }, SYNTH_TIMEOUT_MS);
 afterAll(() => stage?.close());
 

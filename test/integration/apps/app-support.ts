@@ -5,8 +5,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import type { RoleName } from '../../../shared/auth/permissions';
-import type { ApiClient, RequestBody } from '../../support/api-client';
+import type { ApiClient, RequestBody, ResponseBody } from '../../support/api-client';
 import type { TestTwin } from '../../support/harness';
+import { waitForJob } from '../../support/imports';
 
 const SAMPLE_APP = new URL('../../../examples/apps/table-lister/', import.meta.url);
 
@@ -73,11 +74,31 @@ export async function bundleWith(api: ApiClient, name: string, files = sampleFil
   return bundleId;
 }
 
-/** Installs the bundle and expects it INSTALLED. */
-export async function installed(api: ApiClient, bundleId: number): Promise<void> {
+/** Polls the install until its latest job has ended (test/support/imports.ts waitForJob); the install then. */
+export function settledInstall(api: ApiClient, bundleId: number): Promise<ResponseBody<'getAppInstall'>> {
+  return waitForJob(
+    () => api.call('getAppInstall', { params: { bundle_id: bundleId } }),
+    (install) => install.execution ?? { status: 'COMPLETED' },
+  );
+}
+
+/** Installs the bundle: 202 INSTALLING, then its job makes it INSTALLED. */
+export async function installed(api: ApiClient, bundleId: number): Promise<ResponseBody<'getAppInstall'>> {
   const install = await api.call('installApp', { body: { bundle_id: bundleId } });
-  expect(install.status, install.text).toBe(201);
-  expect(install.body.status).toBe('INSTALLED');
+  expect(install.status, install.text).toBe(202);
+  expect(install.body.status).toBe('INSTALLING');
+  const settled = await settledInstall(api, bundleId);
+  expect(settled.status, JSON.stringify(settled.execution)).toBe('INSTALLED');
+  return settled;
+}
+
+/** Uninstalls the app: 202 UNINSTALLING, then its job makes it NOT_INSTALLED. */
+export async function uninstalled(api: ApiClient, bundleId: number): Promise<void> {
+  const uninstall = await api.call('uninstallApp', { params: { bundle_id: bundleId } });
+  expect(uninstall.status, uninstall.text).toBe(202);
+  expect(uninstall.body.status).toBe('UNINSTALLING');
+  const settled = await settledInstall(api, bundleId);
+  expect(settled.status, JSON.stringify(settled.execution)).toBe('NOT_INSTALLED');
 }
 
 /** Opens the installed app: its session id and SDK token. */

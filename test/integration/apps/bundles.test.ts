@@ -1,16 +1,12 @@
 /**
- * App bundles and installs over HTTP (docs/apps.md): the toggle, bundle versions and
- * publishing (80-8003, 80-8012, 80-8016, 80-8037), links (80-8002, 80-8015, 80-8018, 80-8019),
- * installs and their races (80-8014, 80-8017, 80-8042), provisioning failures rolled back
- * (80-8026, 80-8040, 80-8043), and tenant isolation.
+ * App bundles over HTTP (docs/apps.md): the toggle, bundle versions and publishing (80-8003,
+ * 80-8012, 80-8016, 80-8037), links (80-8002, 80-8018, 80-8019) and tenant isolation. Installs
+ * and their jobs: install.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClientRecord } from '../../../shared/auth/client-store';
-import { AppError } from '../../../shared/errors/app-error';
-import { identityProvider, replaceIdentityProvider, type IdentityProvider } from '../../../shared/identity/provider';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import { appsClient, bundleWith, expectProblem, fileOf, installed, sampleFiles, sampleManifest } from './app-support';
+import { appsClient, bundleWith, expectProblem, fileOf, sampleFiles, sampleManifest } from './app-support';
 
 let env: TestTwin;
 let admin: ApiClient;
@@ -151,147 +147,5 @@ describe('links', () => {
     expect(
       (await admin.call('putAppLink', { params: { link_id: 'limits' }, body: { details: atLimits } })).status,
     ).toBe(200);
-  });
-});
-
-describe('installs', () => {
-  it('installs, answers its status, refuses a second install (80-8017), uninstalls to NOT_INSTALLED', async () => {
-    const id = await bundleWith(admin, 'Installed once');
-    expect((await admin.call('getAppInstall', { params: { bundle_id: id } })).body.status).toBe('NOT_INSTALLED');
-    await installed(admin, id);
-    const status = await admin.call('getAppInstall', { params: { bundle_id: id } });
-    expect(status.body).toMatchObject({ status: 'INSTALLED', enabled: true, version_number: 1 });
-    // The app's SDK user is a token of the tenant, with the manifest's roles.
-    const sdkUser = await admin.call('getToken', { params: { client_id: status.body.sdk_client_id! } });
-    expect(sdkUser.body).toMatchObject({ role_ids: ['builtin.viewer'], description: 'app Installed once' });
-    expectProblem(await admin.call('installApp', { body: { bundle_id: id } }), 409, '80-8017');
-    expect((await admin.call('uninstallApp', { params: { bundle_id: id } })).status).toBe(204);
-    expect((await admin.call('getAppInstall', { params: { bundle_id: id } })).body.status).toBe('NOT_INSTALLED');
-    expectProblem(await admin.call('getToken', { params: { client_id: status.body.sdk_client_id! } }), 404, '10-404');
-    expectProblem(await admin.call('uninstallApp', { params: { bundle_id: id } }), 404, '80-8014');
-  });
-
-  it('refuses a bundle without a published version (80-8016)', async () => {
-    const id = await bundleWith(admin, 'Never published', sampleFiles(), false);
-    const refused = await admin.call('installApp', { body: { bundle_id: id } });
-    expectProblem(refused, 409, '80-8016');
-    expect(refused.problem.detail).toBe(`Bundle ${id} cannot be installed because it is not published`);
-  });
-
-  it('needs a link for every provider the manifest requires (80-8015)', async () => {
-    const manifest = sampleManifest({ required_providers: ['warehouse-a', 'warehouse-b'] });
-    const id = await bundleWith(admin, 'Needs providers', sampleFiles({ 'manifest.json': manifest }));
-    await admin.call('putAppLink', { params: { link_id: 'warehouse-a' }, body: { details: { account: 'a' } } });
-    const refused = await admin.call('installApp', { body: { bundle_id: id } });
-    expectProblem(refused, 409, '80-8015');
-    expect(refused.problem.detail).toBe(
-      'App cannot be installed: the tenant has no configured link for required providers warehouse-b',
-    );
-    await admin.call('putAppLink', { params: { link_id: 'warehouse-b' }, body: { details: { account: 'b' } } });
-    await installed(admin, id);
-  });
-
-  it('lets exactly one of parallel installs win; the others get 80-8017', async () => {
-    const id = await bundleWith(admin, 'Raced install');
-    const answers = await Promise.all(
-      Array.from({ length: 4 }, () => admin.call('installApp', { body: { bundle_id: id } })),
-    );
-    expect(answers.filter((answer) => answer.status === 201)).toHaveLength(1);
-    for (const lost of answers.filter((answer) => answer.status !== 201)) expectProblem(lost, 409, '80-8017');
-    const tokens = await admin.call('listTokens', { query: { filter: `description eq 'app Raced install'` } });
-    expect(tokens.body.total).toBe(1);
-  });
-
-  it('races an uninstall against an install: each ends in a state the other respects', async () => {
-    const id = await bundleWith(admin, 'Raced uninstall');
-    await installed(admin, id);
-    const [uninstalled, reinstalled] = await Promise.all([
-      admin.call('uninstallApp', { params: { bundle_id: id } }),
-      admin.call('installApp', { body: { bundle_id: id } }),
-    ]);
-    expect(uninstalled.status, uninstalled.text).toBe(204);
-    // The install met the app still installed (80-8017), being uninstalled (80-8042), or gone: a new install.
-    if (reinstalled.status !== 201) expect(['80-8017', '80-8042']).toContain(reinstalled.problem.code);
-    const status = (await admin.call('getAppInstall', { params: { bundle_id: id } })).body;
-    expect(status.status).toBe(reinstalled.status === 201 ? 'INSTALLED' : 'NOT_INSTALLED');
-  });
-
-  it('keeps a viewer from managing apps (10-403) and an installer from granting roles beyond their own', async () => {
-    const viewer = await appsClient(env, 'apps-bundles', ['viewer'], false);
-    expectProblem(await viewer.call('installApp', { body: { bundle_id: 1 } }), 403, '10-403');
-    const manifest = sampleManifest({ roles: ['admin'] });
-    const id = await bundleWith(admin, 'Wants admin', sampleFiles({ 'manifest.json': manifest }));
-    const editor = await appsClient(env, 'apps-bundles', ['editor'], false);
-    expectProblem(await editor.call('installApp', { body: { bundle_id: id } }), 403, '10-403');
-    expect((await admin.call('getAppInstall', { params: { bundle_id: id } })).body.status).toBe('NOT_INSTALLED');
-  });
-});
-
-/** The store's identity provider with some of its operations replaced: a provider that fails. */
-function providerWith(changes: Partial<IdentityProvider>): IdentityProvider {
-  const store = identityProvider();
-  return {
-    roles: (tenantId) => store.roles(tenantId),
-    createClient: (client, idempotency) => store.createClient(client, idempotency),
-    createClientsWith: (clients, alongside) => store.createClientsWith(clients, alongside),
-    findClient: (tenantId, clientId) => store.findClient(tenantId, clientId),
-    listClients: (tenantId) => store.listClients(tenantId),
-    deleteClient: (tenantId, clientId) => store.deleteClient(tenantId, clientId),
-    ...changes,
-  };
-}
-
-describe('provisioning at the identity provider', () => {
-  it('rolls an install back when the provider fails to make the SDK user (80-8026)', async () => {
-    const id = await bundleWith(admin, 'Provider down');
-    const restore = replaceIdentityProvider(
-      providerWith({ createClient: () => Promise.reject(new AppError('30-7003')) }),
-    );
-    try {
-      expectProblem(await admin.call('installApp', { body: { bundle_id: id } }), 500, '80-8026');
-    } finally {
-      restore();
-    }
-    expect((await admin.call('getAppInstall', { params: { bundle_id: id } })).body.status).toBe('NOT_INSTALLED');
-    await installed(admin, id);
-  });
-
-  it('rolls an install back when the SDK user cannot be read back (80-8040), deleting what was made', async () => {
-    const id = await bundleWith(admin, 'User lost');
-    const store = identityProvider();
-    const made: ClientRecord[] = [];
-    const restore = replaceIdentityProvider(
-      providerWith({
-        createClient: async (client, idempotency) => {
-          made.push(client);
-          return store.createClient(client, idempotency);
-        },
-        findClient: async (tenantId, clientId) =>
-          made.some((client) => client.client_id === clientId) ? undefined : store.findClient(tenantId, clientId),
-      }),
-    );
-    try {
-      expectProblem(await admin.call('installApp', { body: { bundle_id: id } }), 500, '80-8040');
-    } finally {
-      restore();
-    }
-    expect(made).toHaveLength(1);
-    expect(await store.findClient('apps-bundles', made[0]!.client_id)).toBeUndefined();
-    expect((await admin.call('getAppInstall', { params: { bundle_id: id } })).body.status).toBe('NOT_INSTALLED');
-  });
-
-  it('restores an install whose SDK user cannot be deleted (80-8043)', async () => {
-    const id = await bundleWith(admin, 'Undeletable user');
-    await installed(admin, id);
-    const restore = replaceIdentityProvider(
-      providerWith({ deleteClient: () => Promise.reject(new AppError('30-7004')) }),
-    );
-    try {
-      expectProblem(await admin.call('uninstallApp', { params: { bundle_id: id } }), 500, '80-8043');
-    } finally {
-      restore();
-    }
-    expect((await admin.call('getAppInstall', { params: { bundle_id: id } })).body.status).toBe('INSTALLED');
-    expect((await admin.call('uninstallApp', { params: { bundle_id: id } })).status).toBe(204);
   });
 });

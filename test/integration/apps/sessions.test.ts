@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { createBucketSource, createObjectStoreConnection, createTable } from '../../support/imports';
-import { appsClient, bundleWith, expectProblem, installed, opened } from './app-support';
+import { appsClient, bundleWith, expectProblem, installed, opened, uninstalled } from './app-support';
 
 let env: TestTwin;
 let admin: ApiClient;
@@ -280,7 +280,7 @@ describe('the key-value store', () => {
     await installed(admin, id);
     const params = { bundle_id: id, key: 'kept' };
     expect((await admin.call('putAppValue', { params, body: { value: true } })).status).toBe(200);
-    expect((await admin.call('uninstallApp', { params: { bundle_id: id } })).status).toBe(204);
+    await uninstalled(admin, id);
     expectProblem(await admin.call('getAppValue', { params }), 404, '80-8014');
     await installed(admin, id);
     expectProblem(await admin.call('getAppValue', { params }), 404, '80-8020');
