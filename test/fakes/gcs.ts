@@ -3,7 +3,7 @@
  * @google-cloud/storage 7 speaks it: buckets.list and buckets.get, objects.list (prefix,
  * delimiter, pageToken, maxResults counting objects and prefixes together), objects.get
  * (metadata, or the bytes with ?alt=media and the x-goog-hash header the SDK checks), and
- * uploads (uploadType media, multipart and resumable, in chunks or whole), objects.rewrite
+ * uploads (uploadType media, multipart and resumable, in chunks or whole: gcs-uploads.ts), objects.rewrite
  * (done in one call) and objects.delete. The Google token
  * services (google-auth.ts) are mounted on the same server. Permissions are per service
  * account: bucket readers and writers, and project-level bucket listing. `inject` makes the
@@ -13,6 +13,7 @@
 import { randomBytes, createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { CRC32C } from '@google-cloud/storage';
+import { GcsUploads } from './gcs-uploads';
 import { GoogleAuthFake, apiError, sendJson } from './google-auth';
 import { freeLocalPort, listenLocally, type Listening } from '../../infra/local/fakes/local-server';
 
@@ -48,14 +49,6 @@ interface Bucket {
   readonly objects: Map<string, StoredObject>;
 }
 
-interface Session {
-  readonly bucket: string;
-  readonly name: string;
-  readonly contentType: string;
-  readonly parts: Buffer[];
-  received: number;
-}
-
 interface Injection {
   readonly method: string | undefined;
   readonly path: RegExp;
@@ -78,13 +71,16 @@ export class GcsFake {
   private readonly buckets = new Map<string, Bucket>();
   /** Project → service accounts that may list its buckets. */
   private readonly listers = new Map<string, Set<string>>();
-  private readonly sessions = new Map<string, Session>();
+  private readonly uploads: GcsUploads;
   private readonly injections: Injection[] = [];
   private listening: Listening | undefined;
   private readonly server = createServer((request, response) => void this.serve(request, response));
 
   private constructor(readonly port: number) {
     this.auth = new GoogleAuthFake(this.endpoint);
+    this.uploads = new GcsUploads(this.endpoint, (bucket, name, data, contentType) =>
+      this.resource(bucket, name, this.put(bucket, name, data, contentType)),
+    );
   }
 
   static async start(): Promise<GcsFake> {
@@ -251,7 +247,7 @@ export class GcsFake {
       );
     if (upload) {
       if (access !== 'writer') return denied('storage.objects.create');
-      return this.upload(method, bucketName, query, body, request, response);
+      return this.uploads.handle(method, bucketName, query, body, request, response);
     }
     const objects = api![2] !== undefined;
     const encodedName = api![3];
@@ -373,77 +369,6 @@ export class GcsFake {
       ...(ordered.length > max && last !== undefined ? { nextPageToken: Buffer.from(last).toString('base64url') } : {}),
     });
   }
-
-  private upload(
-    method: string,
-    bucket: string,
-    query: URLSearchParams,
-    body: Buffer,
-    request: IncomingMessage,
-    response: ServerResponse,
-  ): void {
-    const type = query.get('uploadType');
-    const contentType = request.headers['content-type'] ?? 'application/octet-stream';
-    if (method === 'POST' && type === 'media')
-      return this.stored(response, bucket, query.get('name') ?? '', body, contentType);
-    if (method === 'POST' && type === 'multipart') {
-      const [metadata, media] = multipartParts(contentType, body);
-      if (!metadata || !media)
-        return apiError(response, 400, 'invalid', 'Invalid multipart request.', 'INVALID_ARGUMENT');
-      const fields = JSON.parse(metadata.body.toString('utf8')) as { name?: string; contentType?: string };
-      return this.stored(
-        response,
-        bucket,
-        query.get('name') ?? fields.name ?? '',
-        media.body,
-        fields.contentType ?? media.contentType,
-      );
-    }
-    if (method === 'POST' && type === 'resumable') {
-      const fields =
-        body.length > 0 ? (JSON.parse(body.toString('utf8')) as { name?: string; contentType?: string }) : {};
-      const id = randomBytes(12).toString('hex');
-      const name = query.get('name') ?? fields.name ?? '';
-      this.sessions.set(id, {
-        bucket,
-        name,
-        contentType: String(
-          request.headers['x-upload-content-type'] ?? fields.contentType ?? 'application/octet-stream',
-        ),
-        parts: [],
-        received: 0,
-      });
-      const location = `${this.endpoint}/upload/storage/v1/b/${encodeURIComponent(bucket)}/o?uploadType=resumable&name=${encodeURIComponent(name)}&upload_id=${id}`;
-      response.writeHead(200, { location, 'content-length': '0' });
-      return void response.end();
-    }
-    const session = method === 'PUT' ? this.sessions.get(query.get('upload_id') ?? '') : undefined;
-    if (!session) return apiError(response, 404, 'notFound', 'No such upload session.', 'NOT_FOUND');
-    // "bytes 0-262143/*", "bytes 262144-300000/300001", "bytes 0-*/*" (the rest, whole) or "bytes */300001" (a status query).
-    const range = /^bytes (?:(\d+)-(\d+|\*)|\*)\/(\d+|\*)$/.exec(String(request.headers['content-range'] ?? ''));
-    if (!range) return apiError(response, 400, 'invalid', 'Invalid Content-Range.', 'INVALID_ARGUMENT');
-    if (range[1] !== undefined) {
-      if (Number(range[1]) !== session.received)
-        return apiError(response, 400, 'invalid', 'Chunk does not start where the last one ended.', 'INVALID_ARGUMENT');
-      session.parts.push(body);
-      session.received += body.length;
-    }
-    const total = range[3] === '*' ? (range[2] === '*' ? session.received : undefined) : Number(range[3]);
-    if (total === undefined || session.received < total) {
-      response.writeHead(308, {
-        ...(session.received > 0 ? { range: `bytes=0-${session.received - 1}` } : {}),
-        'content-length': '0',
-      });
-      return void response.end();
-    }
-    this.sessions.delete(query.get('upload_id')!);
-    this.stored(response, session.bucket, session.name, Buffer.concat(session.parts), session.contentType);
-  }
-
-  private stored(response: ServerResponse, bucket: string, name: string, data: Buffer, contentType: string): void {
-    if (name === '') return apiError(response, 400, 'required', 'Required parameter: name', 'INVALID_ARGUMENT');
-    sendJson(response, 200, this.resource(bucket, name, this.put(bucket, name, data, contentType)));
-  }
 }
 
 function readBody(request: IncomingMessage): Promise<Buffer> {
@@ -453,26 +378,4 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
     request.on('end', () => resolve(Buffer.concat(chunks)));
     request.on('error', reject);
   });
-}
-
-/** The parts of a multipart/related body, binary-safe. */
-function multipartParts(contentType: string, body: Buffer): { contentType: string; body: Buffer }[] {
-  const boundary = /boundary="?([^";]+)"?/.exec(contentType)?.[1];
-  if (!boundary) return [];
-  const delimiter = Buffer.from(`--${boundary}`);
-  const parts: { contentType: string; body: Buffer }[] = [];
-  let start = body.indexOf(delimiter);
-  while (start !== -1) {
-    const next = body.indexOf(delimiter, start + delimiter.length);
-    if (next === -1) break;
-    const part = body.subarray(start + delimiter.length + 2, next - 2);
-    const split = part.indexOf('\r\n\r\n');
-    const headers = part.subarray(0, split).toString('utf8');
-    parts.push({
-      contentType: /content-type:\s*([^\r\n]+)/i.exec(headers)?.[1] ?? 'application/octet-stream',
-      body: part.subarray(split + 4),
-    });
-    start = next;
-  }
-  return parts;
 }
