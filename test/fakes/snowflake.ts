@@ -6,15 +6,17 @@
  * first rows inline and the rest in result chunks it serves itself behind SSE-C headers, as
  * S3 does), GET /monitoring/queries/{id}, GET /queries/{id}/result, POST
  * /queries/{id}/abort-request, POST /telemetry/send and POST /session?delete=true (logout).
- * Writing statements (CREATE TABLE, INSERT with bindings, transactions) are snowflake-writes.ts.
+ * Writing statements (CREATE TABLE, INSERT with bindings, transactions) are snowflake-writes.ts,
+ * the answer envelope and result sets snowflake-results.ts.
  * Request bodies may come gzip-compressed. Failures are Snowflake's own answers (codes and
  * messages), or a broken network path chosen with `behave`.
  */
-import { randomBytes, randomUUID, createHash } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
 import { planQuery, SnowflakeSqlError, type FakeCatalog, type FakeTable, type SessionState } from './snowflake-sql';
+import { errorBody, failed, ok, readBody, resultBody, send, PARAMETERS, type ResultLayout } from './snowflake-results';
 import { FakeWrites, type Bindings } from './snowflake-writes';
 
 export { tableOf, type FakeCatalog, type FakeColumn, type FakeTable, type WireRow } from './snowflake-sql';
@@ -84,21 +86,6 @@ export interface SnowflakeFake {
   close(): Promise<void>;
 }
 
-/** The session parameters Snowflake sends with every login and result (its defaults). */
-const PARAMETERS = [
-  { name: 'TIMEZONE', value: 'America/Los_Angeles' },
-  { name: 'DATE_OUTPUT_FORMAT', value: 'YYYY-MM-DD' },
-  { name: 'TIME_OUTPUT_FORMAT', value: 'HH24:MI:SS' },
-  { name: 'TIMESTAMP_OUTPUT_FORMAT', value: 'YYYY-MM-DD HH24:MI:SS.FF3 TZHTZM' },
-  { name: 'TIMESTAMP_NTZ_OUTPUT_FORMAT', value: 'YYYY-MM-DD HH24:MI:SS.FF3' },
-  { name: 'TIMESTAMP_LTZ_OUTPUT_FORMAT', value: '' },
-  { name: 'TIMESTAMP_TZ_OUTPUT_FORMAT', value: '' },
-  { name: 'BINARY_OUTPUT_FORMAT', value: 'HEX' },
-  { name: 'CLIENT_SESSION_KEEP_ALIVE', value: false },
-  { name: 'CLIENT_RESULT_CHUNK_SIZE', value: 160 },
-  { name: 'QUERY_CONTEXT_CACHE_SIZE', value: 5 },
-];
-
 interface Session extends SessionState {
   readonly user: string;
 }
@@ -112,32 +99,7 @@ interface QueryRecord {
   readonly error?: SnowflakeSqlError;
 }
 
-const ok = (data: unknown, code: string | null = null) => ({ data, code, message: null, success: true });
-const failed = (code: string, message: string, data: Record<string, unknown> = {}) => ({
-  data: { ...data, errorCode: code },
-  code,
-  message,
-  success: false,
-  headers: null,
-});
-
-function send(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(JSON.stringify(body));
-}
-
-async function readBody(request: IncomingMessage): Promise<unknown> {
-  const parts: Buffer[] = [];
-  for await (const part of request) parts.push(part as Buffer);
-  let raw = Buffer.concat(parts);
-  // The driver announces gzip and may or may not have compressed yet: trust the magic bytes.
-  if (raw[0] === 0x1f && raw[1] === 0x8b) raw = gunzipSync(raw);
-  return raw.length === 0 ? undefined : (JSON.parse(raw.toString('utf8')) as unknown);
-}
-
 export async function startSnowflakeFake(options: SnowflakeFakeOptions): Promise<SnowflakeFake> {
-  const inlineRows = options.inlineRows ?? 100;
-  const chunkRows = options.chunkRows ?? 1000;
   const requests: RecordedRequest[] = [];
   const queries: string[] = [];
   const aborted: string[] = [];
@@ -146,10 +108,16 @@ export async function startSnowflakeFake(options: SnowflakeFakeOptions): Promise
   const writes = new FakeWrites();
   const sockets = new Set<Socket>();
   const key = randomBytes(32).toString('base64');
-  const keyMd5 = createHash('md5').update(Buffer.from(key, 'base64')).digest('base64');
   let behaviour: SnowflakeBehaviour = 'normal';
   let chunks = 0;
   let port = 0;
+  const layout: ResultLayout = {
+    inlineRows: options.inlineRows ?? 100,
+    chunkRows: options.chunkRows ?? 1000,
+    chunkUrl: (id, start, rowCount) =>
+      `http://${options.chunkHost ?? '127.0.0.1'}:${port}/results/${id}/data_0_0_${start}_${rowCount}?X-Amz-Expires=21600`,
+    key,
+  };
 
   const login = (query: Record<string, string>, body: unknown): unknown => {
     const data = ((body ?? {}) as { data?: Record<string, unknown> }).data ?? {};
@@ -215,73 +183,6 @@ export async function startSnowflakeFake(options: SnowflakeFakeOptions): Promise
     });
   };
 
-  const resultBody = (id: string, table: FakeTable, session: SessionState) => {
-    const inline = Math.min(inlineRows, table.rowCount);
-    const chunkList = [];
-    for (let start = inline; start < table.rowCount; start += chunkRows) {
-      const rowCount = Math.min(chunkRows, table.rowCount - start);
-      chunkList.push({
-        url: `http://${options.chunkHost ?? '127.0.0.1'}:${port}/results/${id}/data_0_0_${start}_${rowCount}?X-Amz-Expires=21600`,
-        rowCount,
-        uncompressedSize: 0,
-        compressedSize: 0,
-      });
-    }
-    return ok({
-      parameters: PARAMETERS,
-      rowtype: table.columns.map((column) => ({
-        name: column.name,
-        database: session.database ?? '',
-        schema: session.schema ?? '',
-        table: '',
-        type: column.type,
-        scale: column.scale ?? (column.type === 'fixed' ? 0 : null),
-        precision: column.precision ?? (column.type === 'fixed' ? 38 : null),
-        length: column.type === 'text' ? 16777216 : null,
-        byteLength: column.type === 'text' ? 16777216 : null,
-        nullable: column.nullable ?? true,
-        collation: null,
-      })),
-      rowset: Array.from({ length: inline }, (_, index) => table.row(index)),
-      total: table.rowCount,
-      returned: table.rowCount,
-      queryId: id,
-      databaseProvider: null,
-      finalDatabaseName: session.database,
-      finalSchemaName: session.schema,
-      finalWarehouseName: session.warehouse,
-      finalRoleName: session.role,
-      numberOfBinds: 0,
-      arrayBindSupported: false,
-      statementTypeId: 4096,
-      version: 1,
-      sendResultTime: Date.now(),
-      queryResultFormat: 'json',
-      ...(chunkList.length > 0
-        ? {
-            chunks: chunkList,
-            qrmk: key,
-            chunkHeaders: {
-              'x-amz-server-side-encryption-customer-algorithm': 'AES256',
-              'x-amz-server-side-encryption-customer-key': key,
-              'x-amz-server-side-encryption-customer-key-md5': keyMd5,
-            },
-          }
-        : {}),
-    });
-  };
-
-  const errorBody = (id: string, error: SnowflakeSqlError) =>
-    failed(error.code, error.message, {
-      internalError: false,
-      age: 0,
-      sqlState: error.sqlState,
-      queryId: id,
-      line: -1,
-      pos: -1,
-      type: 'COMPILATION',
-    });
-
   const sessionOf = (request: IncomingMessage): { token: string; session: Session } | undefined => {
     const token = /^Snowflake Token="([^"]+)"$/.exec(request.headers.authorization ?? '')?.[1];
     const session = token === undefined ? undefined : sessions.get(token);
@@ -322,7 +223,7 @@ export async function startSnowflakeFake(options: SnowflakeFakeOptions): Promise
     }
     results.set(id, record);
     if (body.asyncExec === true) return ok({ queryId: id, getResultUrl: `/queries/${id}/result` }, '333334');
-    return resultBody(id, record.result!.table, record.result!.session);
+    return resultBody(layout, id, record.result!.table, record.result!.session);
   };
 
   const route = async (request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> => {
@@ -406,7 +307,7 @@ export async function startSnowflakeFake(options: SnowflakeFakeOptions): Promise
           200,
           failed('000604', 'SQL execution canceled', { queryId: record.id, sqlState: '57014' }),
         );
-      return send(response, 200, resultBody(record.id, record.result!.table, record.result!.session));
+      return send(response, 200, resultBody(layout, record.id, record.result!.table, record.result!.session));
     }
     const abort = /^\/queries\/([0-9a-f-]+)\/abort-request$/.exec(url.pathname);
     if (abort && request.method === 'POST') {
