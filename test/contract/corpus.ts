@@ -8,11 +8,14 @@
 import { routeTable, type OperationId } from '../../functions/routes';
 import { adminBases } from './admin-bases';
 import { appBases } from './app-bases';
+import { connectionBases } from './connection-bases';
 import { conversationBases } from './conversation-bases';
 import { datasetBases, type DatasetFixtures } from './dataset-bases';
 import { exportBases } from './export-bases';
 import type { HttpRequest } from './openapi-validator';
 import { quotaBases } from './quota-bases';
+import { recipeBases } from './recipe-bases';
+import { AUDIT_MEMBERS, echo, lockOf, type Base } from './request-base';
 import { targetBases, type TargetFixtures } from './target-bases';
 import { retentionBases } from './retention-bases';
 import { transferBases } from './transfer-bases';
@@ -58,26 +61,6 @@ export interface ContractCase {
   readonly anonymous?: boolean;
 }
 
-interface Base {
-  readonly params?: Readonly<Record<string, string>>;
-  readonly query?: Readonly<Record<string, string>>;
-  readonly body?: JsonValue;
-  readonly mediaType?: string;
-  /** Values worth trying in a member of this name besides the generic edges: other enum values. */
-  readonly enums?: Readonly<Record<string, readonly JsonValue[]>>;
-  /** Whole bodies for edges the generic variations do not reach, by label. */
-  readonly bodies?: Readonly<Record<string, JsonValue>>;
-}
-
-const CONNECTION_TYPES = [
-  'warehouse',
-  'delta_sharing',
-  'pricing_dim',
-  'cloud_store',
-  'analytics_db',
-  'pricing_sdk',
-  'OBJECT_STORE',
-];
 const DATA_SOURCE_TYPES = ['rdbms', 'delta_sharing', 'delta sharing', 'analytics_db', 'BUCKET'];
 
 /** Filter fields by list operation, as docs/list-query.md lists them. */
@@ -110,43 +93,10 @@ const LIST_FIELDS: Readonly<
  * contract test's coverage check names it.
  */
 function bases(f: ContractFixtures): Partial<Readonly<Record<OperationId, Base>>> {
-  const s3Auth = {
-    auth_type: 'secret_key',
-    access_key_id: 'S3RVER',
-    secret_access_key: 'S3RVER',
-    endpoint: f.endpoint,
-  };
-  const bucket = f.folder.split('/')[0]!;
-  const connection = {
-    type: 'object_store',
-    name: 'contract',
-    description: 'a connection',
-    tags: ['a'],
-    read: true,
-    write: false,
-    auth: s3Auth,
-    path_restriction: `${bucket}/`,
-  };
   const connectionId = { connection_id: String(f.connectionId) };
   const sourceId = { data_source_id: String(f.sourceId) };
   const tableId = { data_table_id: String(f.tableId) };
   const version = { ...tableId, version_number: String(f.versionNumber) };
-  const recipeId = { recipe_id: String(f.recipeId) };
-  const recipeVersion = { ...recipeId, version_number: '1' };
-  const recipe = {
-    name: 'contract recipe',
-    description: null,
-    tags: ['r'],
-    shared: true,
-    language: 'duckdb-sql',
-    aliases: ['CurrentTable'],
-  };
-  const lock = (entity: JsonValue) => (entity as { lock_version: number }).lock_version;
-  // A full update sends the entity back; one echoed read-only member of each kind is enough to
-  // probe them (every value is accepted there), the others would only multiply the cases.
-  const echo = (entity: JsonValue, ...omit: string[]) =>
-    Object.fromEntries(Object.entries(entity as object).filter(([name]) => !omit.includes(name))) as JsonValue;
-  const audit = ['last_modified_by', 'last_modified_date'];
   return {
     issueToken: {
       body: { grant_type: 'client_credentials', client_id: f.client.id, client_secret: f.client.secret },
@@ -156,61 +106,7 @@ function bases(f: ContractFixtures): Partial<Readonly<Record<OperationId, Base>>
     getErrorType: { params: { code: '10-400' } },
     getApiReference: {},
     getApiReferenceScript: {},
-    createConnection: {
-      body: connection,
-      enums: { type: CONNECTION_TYPES, auth_type: ['password', 'SECRET_KEY'] },
-      bodies: {
-        // Lengths count characters (code points) in zod and in JSON Schema alike.
-        'name of 255 emoji': { ...connection, name: '\u{1F600}'.repeat(255) },
-        'name of 256 emoji': { ...connection, name: '\u{1F600}'.repeat(256) },
-        'tags equal once trimmed': { ...connection, tags: [' a', 'a'] },
-      },
-    },
-    listConnections: { query: { limit: '5' } },
-    getConnection: { params: connectionId },
-    updateConnection: {
-      params: connectionId,
-      body: echo(f.current.connection, ...audit),
-      bodies: {
-        'created_by nested 65 levels': {
-          ...(f.current.connection as object),
-          created_by: JSON.parse(`${'['.repeat(65)}${']'.repeat(65)}`) as JsonValue,
-        },
-        'created_by of 300 KiB': { ...(f.current.connection as object), created_by: 'x'.repeat(300 * 1024) },
-      },
-    },
-    mergeConnection: {
-      params: connectionId,
-      body: {
-        id: f.connectionId,
-        lock_version: lock(f.current.connection),
-        type: 'object_store',
-        description: 'merged',
-        auth: { endpoint: f.endpoint },
-      },
-      mediaType: 'application/merge-patch+json',
-      enums: { type: CONNECTION_TYPES, auth_type: ['secret_key', 'password'] },
-    },
-    deleteConnection: { params: { connection_id: String(f.spare.connectionId) } },
-    testConnection: { body: connection },
-    testStoredConnection: {
-      params: connectionId,
-      body: { type: 'object_store', path_restriction: f.folder },
-      enums: { type: CONNECTION_TYPES },
-    },
-    browseConnection: { params: connectionId, body: { path: f.folder, max_items: 10 } },
-    // The fixture connection is an object store: valid requests end in 30-3001.
-    listConnectionTables: { params: connectionId, query: {} },
-    getConnectionTable: { params: { ...connectionId, table_name: 'orders' }, query: { schema: 'PUBLIC' } },
-    updateConnectionTypeMapping: {
-      params: connectionId,
-      body: {
-        id: f.connectionId,
-        lock_version: lock(f.current.connection),
-        type_mapping: '{"a": "string"}',
-        type_mapping_name: 'm',
-      },
-    },
+    ...connectionBases(f),
     createDataSource: {
       body: {
         type: 'bucket',
@@ -224,12 +120,12 @@ function bases(f: ContractFixtures): Partial<Readonly<Record<OperationId, Base>>
     },
     listDataSources: { query: {} },
     getDataSource: { params: sourceId },
-    updateDataSource: { params: sourceId, body: echo(f.current.source, ...audit) },
+    updateDataSource: { params: sourceId, body: echo(f.current.source, ...AUDIT_MEMBERS) },
     mergeDataSource: {
       params: sourceId,
       body: {
         id: f.sourceId,
-        lock_version: lock(f.current.source),
+        lock_version: lockOf(f.current.source),
         type: 'bucket',
         name: 'merged source',
         tags: ['t'],
@@ -252,7 +148,7 @@ function bases(f: ContractFixtures): Partial<Readonly<Record<OperationId, Base>>
     getDataTable: { params: tableId },
     updateDataTable: {
       params: tableId,
-      body: echo(f.current.table, ...audit, 'connection_details', 'latest_data_version'),
+      body: echo(f.current.table, ...AUDIT_MEMBERS, 'connection_details', 'latest_data_version'),
     },
     deleteDataTable: { params: { data_table_id: String(f.spare.tableId) } },
     listDataVersions: { params: tableId },
@@ -269,37 +165,7 @@ function bases(f: ContractFixtures): Partial<Readonly<Record<OperationId, Base>>
     getSchemaAnalysisStatus: { params: version },
     getSchemaAnalysisResult: { params: version },
     getSchemaAlerts: { params: version },
-    createRecipe: {
-      body: { ...recipe, recipe_version: { code: 'SELECT * FROM CurrentTable' } },
-      bodies: {
-        'alias select': { ...recipe, aliases: ['select'] },
-        'alias of 64 characters': { ...recipe, aliases: ['a'.repeat(64)] },
-      },
-    },
-    listRecipes: { query: { limit: '5' } },
-    getRecipe: { params: recipeId },
-    updateRecipe: { params: recipeId, body: echo(f.current.recipe, ...audit, 'latest_version') },
-    mergeRecipe: {
-      params: recipeId,
-      body: { id: f.recipeId, lock_version: lock(f.current.recipe), description: 'merged', tags: ['m'] },
-      mediaType: 'application/merge-patch+json',
-    },
-    deleteRecipe: { params: { recipe_id: String(f.spare.recipeId) } },
-    createRecipeVersion: {
-      params: recipeId,
-      body: { code: 'SELECT 1 AS one FROM CurrentTable', aliases: ['CurrentTable'] },
-    },
-    listRecipeVersions: { params: recipeId },
-    getRecipeVersion: { params: recipeVersion },
-    updateRecipeVersion: {
-      params: recipeVersion,
-      body: { lock_version: 0, code: 'SELECT 2 AS two FROM CurrentTable', aliases: ['CurrentTable'] },
-    },
-    getRecipeVersionCode: { params: recipeVersion },
-    analyzeRecipe: {
-      body: { code: 'SELECT a FROM t', aliases: ['t'], tables: { t: [{ name: 'a', type: 'INTEGER' }] } },
-    },
-    listRecipeVersionUsages: { params: recipeVersion },
+    ...recipeBases(f),
     ...datasetBases(f.datasets),
     ...exportBases(f),
     ...targetBases(f.targets),
