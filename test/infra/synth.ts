@@ -2,7 +2,7 @@
  * Synthesizes a stage once per test file (bundling every function with esbuild, as `cdk synth`
  * does) into a temporary cloud assembly, and gives the tests a view over the root and nested
  * templates: functions with their effective IAM statements, references followed through
- * nested-stack parameters back to the root stack's resources.
+ * nested-stack parameters back to the root stack's resources (template-view.ts).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,7 +24,19 @@ import {
   type PluginReport,
   type PolicyStatement,
 } from './documents';
-import { asList, at, isJsonObject, maybeAt, objectAt, stringAt, type Json, type JsonObject } from './json';
+import { asList, at, maybeAt, objectAt, stringAt, type Json, type JsonObject } from './json';
+import {
+  objectsTargetOf,
+  propertiesOf,
+  resourceOf,
+  resourcesOfType,
+  targetOf,
+  type Target,
+  type TemplateView,
+} from './template-view';
+
+// The template helpers are part of what tests import from here.
+export * from './template-view';
 
 /** The feature flags and settings of cdk.json, so tests synthesize what the CLI synthesizes. */
 export const CDK_CONTEXT = (
@@ -32,25 +44,6 @@ export const CDK_CONTEXT = (
 ).context;
 
 export const FIXTURES_DIR = join(PROJECT_ROOT, 'test', 'infra', 'fixtures');
-
-export interface TemplateView {
-  /** The root stack's artifact id, or the nested stack's construct id. */
-  readonly name: string;
-  readonly template: Template;
-  readonly json: CfnTemplate;
-  readonly parent: TemplateView | undefined;
-  /** Nested stacks: the values the parent passes for their parameters. */
-  readonly parameterValues: Readonly<JsonObject>;
-  /** Nested stacks by the logical id of their AWS::CloudFormation::Stack resource here. */
-  readonly children: Map<string, TemplateView>;
-}
-
-/** A resource an intrinsic points at, after following nested-stack parameters. */
-export interface Target {
-  readonly view: TemplateView;
-  readonly logicalId: string;
-  readonly attribute: string | undefined;
-}
 
 export interface Statement {
   readonly effect: string;
@@ -198,66 +191,6 @@ export function scratchApp(options: { bundle?: boolean } = {}): App {
 
 export function removeScratchApps(): void {
   for (const dir of scratchDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-}
-
-/** Follows Ref / Fn::GetAtt (through nested-stack parameters) to the resource it names. */
-export function targetOf(view: TemplateView, value: Json | undefined): Target | undefined {
-  if (!isJsonObject(value)) return undefined;
-  const ref = value.Ref;
-  if (typeof ref === 'string') {
-    if (ref in view.parameterValues && view.parent) return targetOf(view.parent, view.parameterValues[ref]);
-    if (ref in view.json.Resources) return { view, logicalId: ref, attribute: undefined };
-    return undefined;
-  }
-  if (Array.isArray(value['Fn::GetAtt'])) {
-    const logicalId = stringAt(value, 'Fn::GetAtt', 0);
-    const attribute = stringAt(value, 'Fn::GetAtt', 1);
-    // An output of a nested stack: follow it into that stack.
-    const child = view.children.get(logicalId);
-    if (child && attribute.startsWith('Outputs.'))
-      return targetOf(child, child.json.Outputs?.[attribute.slice('Outputs.'.length)]?.Value);
-    return { view, logicalId, attribute };
-  }
-  return undefined;
-}
-
-/** `<arn>/*` or `<arn>/<prefix>/*` (a Fn::Join of a reference and "/...*"): the resource whose objects it names. */
-export function objectsTargetOf(view: TemplateView, value: Json | undefined): Target | undefined {
-  const join = maybeAt(value, 'Fn::Join');
-  if (!Array.isArray(join) || join[0] !== '') return undefined;
-  const parts = join[1];
-  if (!Array.isArray(parts) || parts.length !== 2 || typeof parts[1] !== 'string') return undefined;
-  if (!/^\/(?:[A-Za-z0-9._-]+\/)*\*$/.test(parts[1])) return undefined;
-  return targetOf(view, parts[0]);
-}
-
-export function sameTarget(a: Target | undefined, b: Target | undefined): boolean {
-  return a !== undefined && b !== undefined && a.view === b.view && a.logicalId === b.logicalId;
-}
-
-/** The resource a target names; an error when its template has none by that id. */
-export function resourceOf(target: Pick<Target, 'view' | 'logicalId'>): CfnResource {
-  const resource = target.view.json.Resources[target.logicalId];
-  if (resource === undefined) throw new Error(`no resource ${target.logicalId} in ${target.view.name}`);
-  return resource;
-}
-
-/** A resource's Properties; an error when it has none. */
-export function propertiesOf(resource: CfnResource): JsonObject {
-  return objectAt(resource, 'Properties');
-}
-
-export function resourcesOfType(view: TemplateView, type: string): [string, CfnResource][] {
-  return Object.entries(view.json.Resources).filter(([, resource]) => resource.Type === type);
-}
-
-export function allResourcesOfType(
-  synthesized: SynthesizedTemplates,
-  type: string,
-): { view: TemplateView; logicalId: string; resource: CfnResource }[] {
-  return synthesized.views.flatMap((view) =>
-    resourcesOfType(view, type).map(([logicalId, resource]) => ({ view, logicalId, resource })),
-  );
 }
 
 /** Whether an AWS::IAM::Policy is attached to the role with this logical id. */
