@@ -5,20 +5,23 @@
 import { SWEEP_ACCESS } from '../../infra/stacks/retention-stack';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CfnElement } from 'aws-cdk-lib';
 import { AUTHORIZER_HANDLER, FALLBACK_HANDLER, routes } from '../../functions/routes';
 import { jobs, workersOf } from '../../functions/jobs';
-import { stateMachineArnVariable } from '../../shared/jobs/define-job';
 import { API_BASE_PATH } from '../../shared/config';
-import type { ResourceAccess, StartableJob } from '../../shared/resource-access';
-import type { CfnResource } from './documents';
-import { actionsOnObjects, actionsOnTarget, asTarget, BUCKET_GRANTS, DYNAMODB_READ, DYNAMODB_WRITE } from './grants';
+import {
+  apiRoutes,
+  apiRoutesFor,
+  declaredFunctions,
+  expectDeclaredAccess,
+  integratedFunction,
+  isTableKeyThroughDynamoDb,
+  routeFunction,
+} from './api-support';
+import { actionsOnTarget, asTarget, DYNAMODB_READ, DYNAMODB_WRITE } from './grants';
 import { at, maybeAt, stringAt } from './json';
 import {
   actionsOf,
-  allResourcesOfType,
   awsSolutionsReport,
-  dataBucket,
   functionOf,
   grants,
   propertiesOf,
@@ -29,10 +32,7 @@ import {
   synthesize,
   SYNTH_TIMEOUT_MS,
   targetOf,
-  workerOf,
-  type FunctionInfo,
   type SynthesizedStage,
-  type Target,
 } from './synth';
 
 /** The deployed workers: each job's, then the failure recorder. */
@@ -50,31 +50,6 @@ beforeAll(() => {
 }, SYNTH_TIMEOUT_MS);
 afterAll(() => stage?.close());
 
-const routeFunction = (route: (typeof routes)[number]): FunctionInfo =>
-  functionOf(stage, route.handler, (fn) =>
-    fn.description.startsWith(`${route.method} ${API_BASE_PATH}${route.path} (`),
-  );
-
-const apiRoutes = () => allResourcesOfType(stage, 'AWS::ApiGatewayV2::Route');
-
-/** The function an API route's integration invokes. */
-function integratedFunction(route: { view: SynthesizedStage['root']; resource: CfnResource }): Target | undefined {
-  const target = at(route.resource, 'Properties', 'Target', 'Fn::Join', 1, 1);
-  const integration = targetOf(route.view, target)!;
-  const properties = propertiesOf(resourceOf(integration));
-  expect(properties.IntegrationType).toBe('AWS_PROXY');
-  expect(properties.PayloadFormatVersion).toBe('2.0');
-  return targetOf(integration.view, properties.IntegrationUri);
-}
-
-/** A job's deployed state machine. */
-function stateMachine(job: StartableJob): Target {
-  const machine = stage.stack.jobs?.stateMachines.get(job.name);
-  if (machine === undefined) throw new Error(`no state machine ${job.name}`);
-  const logicalId = stage.stack.jobs!.resolve((machine.node.defaultChild as CfnElement).logicalId) as string;
-  return { view: stage.nested.find((view) => view.name === 'Jobs')!, logicalId, attribute: undefined };
-}
-
 describe('API routes', () => {
   it('the route table is not empty and has public and protected routes', () => {
     expect(routes.length).toBeGreaterThan(5);
@@ -85,10 +60,8 @@ describe('API routes', () => {
   it.each(routes.map((route) => [`${route.method} ${route.path}`, route] as const))(
     '%s has exactly one function and one API route to it',
     (_, route) => {
-      const fn = routeFunction(route);
-      const matching = apiRoutes().filter(
-        ({ resource }) => propertiesOf(resource).RouteKey === `${route.method} ${API_BASE_PATH}${route.path}`,
-      );
+      const fn = routeFunction(stage, route);
+      const matching = apiRoutesFor(stage, route);
       expect(matching).toHaveLength(1);
       expect(sameTarget(integratedFunction(matching[0]!), asTarget(fn))).toBe(true);
       // The route lives in its domain's nested stack.
@@ -100,7 +73,7 @@ describe('API routes', () => {
 
   it('has no API route the route table does not declare, besides $default', () => {
     const declared = new Set(routes.map((route) => `${route.method} ${API_BASE_PATH}${route.path}`));
-    const keys = apiRoutes().map(({ resource }) => stringAt(resource, 'Properties', 'RouteKey'));
+    const keys = apiRoutes(stage).map(({ resource }) => stringAt(resource, 'Properties', 'RouteKey'));
     expect(keys.filter((key) => !declared.has(key))).toEqual(['$default']);
     expect(keys).toHaveLength(routes.length + 1);
   });
@@ -110,9 +83,7 @@ describe('API routes', () => {
     expect(authorizers).toHaveLength(1);
     const authorizerId = authorizers[0];
     for (const route of routes) {
-      const [apiRoute] = apiRoutes().filter(
-        ({ resource }) => propertiesOf(resource).RouteKey === `${route.method} ${API_BASE_PATH}${route.path}`,
-      );
+      const [apiRoute] = apiRoutesFor(stage, route);
       const properties = propertiesOf(apiRoute!.resource);
       if (route.permission === null) {
         expect(properties.AuthorizationType ?? 'NONE', route.operationId).toBe('NONE');
@@ -134,9 +105,7 @@ describe('API routes', () => {
     expect(adminStack).toBeDefined();
     for (const route of admin) {
       expect(route.tag, route.operationId).toBe('admin');
-      const apiRoute = apiRoutes().find(
-        ({ resource }) => propertiesOf(resource).RouteKey === `${route.method} ${API_BASE_PATH}${route.path}`,
-      );
+      const apiRoute = apiRoutesFor(stage, route)[0];
       expect(apiRoute?.view, route.operationId).toBe(adminStack);
       expect(propertiesOf(apiRoute!.resource).AuthorizationType, route.operationId).toBe('CUSTOM');
     }
@@ -166,7 +135,7 @@ describe('API routes', () => {
   });
 
   it('the $default route sends unmatched requests to the fallback function without the authorizer', () => {
-    const defaults = apiRoutes().filter(({ resource }) => propertiesOf(resource).RouteKey === '$default');
+    const defaults = apiRoutes(stage).filter(({ resource }) => propertiesOf(resource).RouteKey === '$default');
     expect(defaults).toHaveLength(1);
     expect(propertiesOf(defaults[0]!.resource).AuthorizationType ?? 'NONE').toBe('NONE');
     expect(sameTarget(integratedFunction(defaults[0]!), asTarget(functionOf(stage, FALLBACK_HANDLER)))).toBe(true);
@@ -310,73 +279,8 @@ describe('least privilege', () => {
     }
   });
 
-  /** Every function of the stage with what it declares: routes and job workers. */
-  const declared: readonly (readonly [string, ResourceAccess, () => FunctionInfo])[] = [
-    ...routes.map((route) => [route.handler, route.access, () => routeFunction(route)] as const),
-    ...workers.map((worker) => [`worker ${worker.name}`, worker.access, () => workerOf(stage, worker.name)] as const),
-  ];
-
-  it.each(declared)('%s gets exactly what its access declares', (_, access, functionInfo) => {
-    const fn = functionInfo();
-    const actions = actionsOf(fn);
-    const dynamodb = [...actions].filter((action) => action.startsWith('dynamodb:'));
-    if (access.table === undefined) expect(dynamodb).toEqual([]);
-    if (access.table !== undefined) for (const action of DYNAMODB_READ) expect(actions).toContain(action);
-    for (const action of DYNAMODB_WRITE) expect(actions.has(action), action).toBe(access.table === 'write');
-    // Table actions are on the table only.
-    const [table] = Object.keys(stage.root.template.findResources('AWS::DynamoDB::Table'));
-    for (const grant of grants(fn).filter((grant) => grant.action.startsWith('dynamodb:')))
-      expect(grant.target?.logicalId).toBe(table);
-    // KMS on the table key only through DynamoDB, on the bucket key only through S3.
-    for (const grant of grants(fn).filter((grant) => sameTarget(grant.target, keys.table))) {
-      expect(maybeAt(grant.condition, 'StringEquals', 'kms:ViaService')).toEqual({
-        'Fn::Join': ['', ['dynamodb.', { Ref: 'AWS::Region' }, '.amazonaws.com']],
-      });
-    }
-    for (const grant of grants(fn).filter((grant) => sameTarget(grant.target, keys.bucket))) {
-      expect(maybeAt(grant.condition, 'StringEquals', 'kms:ViaService')).toEqual({
-        'Fn::Join': ['', ['s3.', { Ref: 'AWS::Region' }, '.amazonaws.com']],
-      });
-    }
-    expect(actionsOnTarget(fn, keys.table).length > 0).toBe(access.table !== undefined);
-    const expectedDataKey = (access.dataKey ?? [])
-      .map((use) => (use === 'encrypt' ? 'kms:GenerateDataKey' : 'kms:Decrypt'))
-      .sort();
-    expect(actionsOnTarget(fn, keys.data).sort()).toEqual(expectedDataKey);
-    const expectedSigning =
-      access.signingKey === 'sign' ? ['kms:Sign'] : access.signingKey === 'verify' ? ['kms:GetPublicKey'] : [];
-    expect(actionsOnTarget(fn, keys.signing)).toEqual(expectedSigning);
-    // The data bucket: list the bucket, objects by use, the bucket key to match.
-    const bucket = dataBucket(stage);
-    const expectedBucket = BUCKET_GRANTS[access.dataBucket ?? 'none'];
-    expect(actionsOnTarget(fn, bucket)).toEqual(expectedBucket.bucket);
-    expect(actionsOnObjects(fn, bucket)).toEqual(expectedBucket.objects);
-    expect(actionsOnTarget(fn, keys.bucket).sort()).toEqual(expectedBucket.key);
-    // Jobs: StartExecution on exactly the machines it starts.
-    const started = (access.startsJobs ?? []).map((job) => stateMachine(job));
-    const starts = grants(fn).filter((grant) => grant.action.startsWith('states:'));
-    expect(starts.map((grant) => grant.action)).toEqual(started.map(() => 'states:StartExecution'));
-    for (const machine of started) expect(starts.some((grant) => sameTarget(grant.target, machine))).toBe(true);
-    // Nothing else: every non-log grant is on the table, a key, the bucket or a started machine.
-    const known = [keys.table, keys.data, keys.signing, keys.bucket, bucket, ...started];
-    for (const grant of grants(fn).filter((grant) => !grant.action.startsWith('logs:'))) {
-      const on = grant.target ?? grant.objectsOf;
-      expect(
-        on?.logicalId === table || known.some((target) => sameTarget(on, target)),
-        `${grant.action} on ${JSON.stringify(grant.resource)}`,
-      ).toBe(true);
-    }
-    // Resource names reach a function only with the access to use them.
-    expect('TABLE_NAME' in fn.environment).toBe(access.table !== undefined);
-    expect('DATA_KEY_ID' in fn.environment).toBe((access.dataKey ?? []).length > 0);
-    expect('SIGNING_KEY_ID' in fn.environment).toBe(access.signingKey !== undefined);
-    expect('DATA_BUCKET' in fn.environment).toBe(access.dataBucket !== undefined);
-    if (access.dataBucket !== undefined)
-      expect(sameTarget(targetOf(fn.view, fn.environment.DATA_BUCKET), bucket)).toBe(true);
-    const machineVariables = Object.keys(fn.environment).filter((name) => name.endsWith('_STATE_MACHINE_ARN'));
-    expect(machineVariables.sort()).toEqual((access.startsJobs ?? []).map(stateMachineArnVariable).sort());
-    for (const job of access.startsJobs ?? [])
-      expect(sameTarget(targetOf(fn.view, fn.environment[stateMachineArnVariable(job)]), stateMachine(job))).toBe(true);
+  it.each(declaredFunctions(workers))('%s gets exactly what its access declares', (_, access, find) => {
+    expectDeclaredAccess(stage, keys, find(stage), access);
   });
 
   it('connections/get reads the table and has no write and no KMS key of its own', () => {
@@ -390,11 +294,7 @@ describe('least privilege', () => {
     expect(actionsOnTarget(fn, keys.signing)).toEqual([]);
     // Its only KMS use is DynamoDB decrypting the table on its behalf.
     const kms = grants(fn).filter((grant) => grant.action.startsWith('kms:'));
-    expect(
-      kms.every(
-        (grant) => sameTarget(grant.target, keys.table) && maybeAt(grant.condition, 'StringEquals', 'kms:ViaService'),
-      ),
-    ).toBe(true);
+    expect(kms.every((grant) => isTableKeyThroughDynamoDb(grant, keys))).toBe(true);
     expect(new Set(kms.map((grant) => grant.action))).toEqual(new Set(['kms:Decrypt', 'kms:DescribeKey']));
   });
 
@@ -431,11 +331,7 @@ describe('least privilege', () => {
     const kms = grants(fn).filter(
       (grant) => grant.action.startsWith('kms:') && !sameTarget(grant.target, keys.signing),
     );
-    expect(
-      kms.every(
-        (grant) => sameTarget(grant.target, keys.table) && maybeAt(grant.condition, 'StringEquals', 'kms:ViaService'),
-      ),
-    ).toBe(true);
+    expect(kms.every((grant) => isTableKeyThroughDynamoDb(grant, keys))).toBe(true);
     expect(Object.keys(fn.environment).sort()).toEqual([
       'NODE_OPTIONS',
       'POWERTOOLS_SERVICE_NAME',
