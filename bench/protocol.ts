@@ -33,6 +33,9 @@ export type ParentMessage =
   { readonly type: 'reset'; readonly profile?: string } | { readonly type: 'stats' } | { readonly type: 'close' };
 export type ChildMessage = TwinReady | PhaseStats;
 
+/** A bucket of the twin's S3 the benches may fill (the mixed load's data table reads it). */
+export const BENCH_BUCKET = 'bench';
+
 /** The body of createConnection the bench sends: an object_store connection on the twin's S3. */
 export function connectionRequest(name: string, s3Endpoint: string): RequestBody<'createConnection'> {
   return {

@@ -29,6 +29,7 @@ import {
   type ImportReport,
 } from './import-throughput';
 import { measureLatency, type LatencyReport, type PhaseResult } from './latency';
+import { measureMixedLoad, mixedLoadSection, MIXED_LOAD_TARGET_RPS } from './latency-mixed';
 import {
   measureMultipartExport,
   MULTIPART_EXPORT_TARGET,
@@ -254,6 +255,10 @@ async function main(): Promise<number> {
   const latency = sections.has('latency')
     ? await measureLatency({ connections: 10, loadConnections: 50, seconds: 5, warmupSeconds: 1 })
     : undefined;
+  // On a twin of its own, started after the other phases' twin is gone.
+  const mixed = sections.has('latency')
+    ? await measureMixedLoad({ connections: 50, seconds: 10, warmupSeconds: 2 })
+    : undefined;
   const imported = sections.has('import')
     ? await attempt(() =>
         measureImportThroughput({
@@ -296,7 +301,8 @@ async function main(): Promise<number> {
   const failedPhases = (latency?.comparisons ?? [])
     .flatMap(({ api, raw }) => [api, raw])
     .filter((phase) => phase.failed > 0)
-    .map((phase) => `${phase.name} (${phase.connections} clients)`);
+    .map((phase) => `${phase.name} (${phase.connections} clients)`)
+    .concat(mixed && mixed.all.failed > 0 ? [`mixed load (${mixed.settings.connections} clients)`] : []);
   const importFailed = (imported instanceof Error ? 1 : 0) + (cost instanceof Error ? 1 : 0);
   const analyzerFailed = analyzer instanceof Error ? 1 : 0;
   const recipeRunFailed = recipeRun instanceof Error ? 1 : 0;
@@ -320,6 +326,13 @@ async function main(): Promise<number> {
           ...latencyHeadlines(latency),
         ]
       : []),
+    ...(mixed
+      ? [
+          `${mixed.requestsPerSecond >= MIXED_LOAD_TARGET_RPS ? 'ok' : 'below target (not enforced)'}: mixed load ` +
+            `${mixed.requestsPerSecond.toFixed(0)} req/s at ${mixed.settings.connections} clients, p50 ${mixed.all.p50.toFixed(0)} ms ` +
+            `(load average ${mixed.loadAverage.toFixed(2)}) – target ≥ ${MIXED_LOAD_TARGET_RPS}`,
+        ]
+      : []),
     ...(cost ? [costVerdict(cost)] : []),
     ...(imported ? [importVerdict(imported)] : []),
     ...(analyzer ? [analyzerVerdict(analyzer)] : []),
@@ -337,6 +350,7 @@ async function main(): Promise<number> {
     ...(cost instanceof Error ? ['## What a request costs', '', `The measurement failed: ${cost.message}`, ''] : []),
     ...(cost && !(cost instanceof Error) ? [...cost.lines, ''] : []),
     ...(latency ? [...latencySection(latency), ''] : []),
+    ...(mixed ? [...mixedLoadSection(mixed), ''] : []),
     ...(imported instanceof Error
       ? ['## Import throughput', '', `The measurement failed: ${imported.message}`, '']
       : []),

@@ -17,7 +17,7 @@ import { startTwin } from '../infra/local/twin';
 import { keys } from '../shared/db/keys';
 import { ApiClient } from '../test/support/api-client';
 import { exchangeToken } from '../test/support/harness';
-import { connectionRequest, type ChildMessage, type ParentMessage } from './protocol';
+import { BENCH_BUCKET, connectionRequest, type ChildMessage, type ParentMessage } from './protocol';
 
 function send(message: ChildMessage): void {
   if (!process.send) throw new Error('bench/twin-process.ts is started by bench/latency.ts (it needs an IPC channel)');
@@ -116,7 +116,7 @@ function phaseProfiler(folder: string | undefined) {
 }
 
 async function main(): Promise<void> {
-  const twin = await startTwin();
+  const twin = await startTwin({ buckets: [BENCH_BUCKET] });
   const token = await exchangeToken(twin.apiUrl, twin.admin.client_id, twin.admin.client_secret);
   const response = await new ApiClient(twin.apiUrl, token).call('createConnection', {
     body: connectionRequest('bench', twin.s3.endpoint),
