@@ -52,6 +52,8 @@ export interface MixedLoadResult {
   readonly serverCpuMsPerRequest: number;
   /** The twin's outbound calls (DynamoDB, KMS, S3 operations) per answered request, most frequent first. */
   readonly outboundPerRequest: readonly { readonly operation: string; readonly perRequest: number }[];
+  /** Twin CPU ms per request of each route alone (requests one after another, after the mixed run). */
+  readonly cpuMsByRoute: readonly { readonly name: string; readonly cpuMs: number }[];
   /** The machine's 1-minute load average at the end of the run (other agents share it). */
   readonly loadAverage: number;
 }
@@ -190,6 +192,55 @@ function cycleRequests(
   }));
 }
 
+/** Requests per route in the by-route pass: enough that the twin's CPU time per request is steady. */
+const BY_ROUTE_REQUESTS = 100;
+
+/**
+ * The twin's CPU time per request of each route of the cycle alone, one request at a time:
+ * what each route costs, which a profile of the mixed load cannot say (code resumed after an
+ * await has no route in its stack). Creates make the connections the later routes use.
+ */
+async function cpuByRoute(
+  child: ChildProcess,
+  client: ApiClient,
+  ready: TwinReady,
+  table: { tableId: number; versionNumber: number },
+): Promise<{ name: string; cpuMs: number }[]> {
+  const ids: number[] = [];
+  const version = { data_table_id: table.tableId, version_number: table.versionNumber };
+  const calls: Record<(typeof CYCLE)[number], (index: number) => Promise<{ status: number; text: string }>> = {
+    createConnection: async () => {
+      const response = await client.call('createConnection', {
+        body: connectionRequest(`by-route-${++sequence}`, ready.s3Endpoint),
+      });
+      if (response.status === 201) ids.push(response.body.id);
+      return response;
+    },
+    getConnection: (index) => client.call('getConnection', { params: { connection_id: ids[index]! } }),
+    mergeConnection: (index) =>
+      client.call('mergeConnection', {
+        params: { connection_id: ids[index]! },
+        body: { id: ids[index]!, lock_version: 0, type: 'object_store', description: 'merged by the bench' },
+      }),
+    listConnections: () => client.call('listConnections'),
+    getDataTable: () => client.call('getDataTable', { params: { data_table_id: table.tableId } }),
+    getDataVersion: () => client.call('getDataVersion', { params: version }),
+    previewDataVersion: () => client.call('previewDataVersion', { params: version }),
+    deleteConnection: (index) => client.call('deleteConnection', { params: { connection_id: ids[index]! } }),
+  };
+  const results: { name: string; cpuMs: number }[] = [];
+  for (const operationId of CYCLE) {
+    await ask(child, { type: 'reset' });
+    for (let index = 0; index < BY_ROUTE_REQUESTS; index++) {
+      const response = await calls[operationId](index);
+      if (response.status >= 300) throw new Error(`${operationId} answered ${response.status}: ${response.text}`);
+    }
+    const { cpuMs } = await ask(child, { type: 'stats' });
+    results.push({ name: routeName(operationId), cpuMs: cpuMs / BY_ROUTE_REQUESTS });
+  }
+  return results;
+}
+
 function summary(name: string, times: number[], failed: number): MixedRouteResult {
   const sorted = times.sort((a, b) => a - b);
   return { name, ok: sorted.length, failed, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
@@ -233,6 +284,7 @@ export async function measureMixedLoad(settings: MixedLoadSettings): Promise<Mix
     await ask(child, { type: 'reset', ...(process.env.BENCH_CPU_PROF ? { profile: 'mixed-load' } : {}) });
     const result = await run(settings.seconds);
     const server = await ask(child, { type: 'stats' });
+    const cpuMsByRoute = await cpuByRoute(child, client, ready, table);
     const all = [...times.values()].flat();
     // Connection errors and timeouts have no status: autocannon counts them apart.
     const failed = [...failures.values()].reduce((sum, count) => sum + count, 0) + result.errors + result.timeouts;
@@ -247,6 +299,7 @@ export async function measureMixedLoad(settings: MixedLoadSettings): Promise<Mix
       outboundPerRequest: server.outbound
         .map(({ operation, count }) => ({ operation, perRequest: count / Math.max(1, all.length) }))
         .sort((a, b) => b.perRequest - a.perRequest),
+      cpuMsByRoute,
       loadAverage: loadavg()[0]!,
     };
   } finally {
@@ -273,9 +326,9 @@ export function mixedLoadSection(result: MixedLoadResult): string[] {
       result.outboundPerRequest.map(({ operation, perRequest }) => `${operation} ${perRequest.toFixed(2)}`).join(', ') +
       '.',
     '',
-    '| route | ok | failed | p50 ms | p99 ms |',
-    '|---|--:|--:|--:|--:|',
-    ...result.routes.map(row),
+    '| route | ok | failed | p50 ms | p99 ms | twin CPU ms per request, alone |',
+    '|---|--:|--:|--:|--:|--:|',
+    ...result.routes.map((route, index) => `${row(route)} ${result.cpuMsByRoute[index]?.cpuMs.toFixed(2) ?? '–'} |`),
   ];
 }
 
