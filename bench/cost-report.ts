@@ -41,7 +41,8 @@ export const COLD_START_GOAL = 1.5;
  * Why a route misses a goal where the cost is its function's (the table prints it), by operationId.
  * Routes missing one without a reason here are marked for fixing.
  */
-const ID_COUNTER = 'the id counter (one atomic ADD) comes first: the transaction writes items keyed by that id';
+const ID_COUNTER =
+  'one create in ID_BLOCK_SIZE reserves the next block of ids (one atomic ADD) before its transaction (shared/db/id-blocks.ts)';
 const PARENT = 'reads its parent first: an unknown parent is 404, not an empty page';
 const ADMIN_PLANE = 'admin plane, platform admins only: rare';
 const ENGINE =
