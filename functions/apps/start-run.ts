@@ -6,7 +6,7 @@ import { sessionRoutes } from './session-routes';
 
 export const handler = httpHandler(sessionRoutes.startRun, async ({ params, body, principal }) => {
   await requireFeature(principal.tenantId, 'apps');
-  const run = await startRun(principal, params.bundle_id, body.action);
+  const run = await startRun(principal, params.bundle_id, body.action, body.input);
   return {
     status: 201,
     body: run,
