@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleRoutes } from '../../../functions/apps/bundle-routes';
 import { installRoutes } from '../../../functions/apps/install-routes';
+import { runRoutes } from '../../../functions/apps/run-routes';
 import { sessionRoutes } from '../../../functions/apps/session-routes';
 import { installAppJob, uninstallAppJob } from '../../../shared/apps/install-job';
 import { recipeRunJob } from '../../../shared/datasets/jobs';
@@ -20,7 +21,12 @@ import {
   type SynthesizedStage,
 } from '../synth';
 
-const ROUTES = [...Object.values(bundleRoutes), ...Object.values(installRoutes), ...Object.values(sessionRoutes)];
+const ROUTES = [
+  ...Object.values(bundleRoutes),
+  ...Object.values(installRoutes),
+  ...Object.values(sessionRoutes),
+  ...Object.values(runRoutes),
+];
 let stage: SynthesizedStage;
 
 beforeAll(() => {
