@@ -3,6 +3,7 @@ import { tenantRoutes } from './admin/tenant-routes';
 import { featureToggleRoutes } from './admin/toggle-routes';
 import { bundleRoutes } from './apps/bundle-routes';
 import { installRoutes } from './apps/install-routes';
+import { runRoutes } from './apps/run-routes';
 import { sessionRoutes } from './apps/session-routes';
 import { authRoutes } from './auth/routes';
 import { connectionRoutes } from './connections/routes';
@@ -43,6 +44,7 @@ const domains = [
   bundleRoutes,
   installRoutes,
   sessionRoutes,
+  runRoutes,
   tokenRoutes,
   quotaRoutes,
   featureToggleRoutes,

@@ -2,9 +2,6 @@ import { defineRoute } from '../../shared/http/route';
 import { BundleIdParams } from '../../shared/model/app-bundle';
 import {
   AssetParams,
-  RunParams,
-  RunRequest,
-  RunResponse,
   SessionParams,
   SessionResponse,
   SessionStartRequest,
@@ -16,7 +13,8 @@ import {
 import { APPS_FEATURE } from './bundle-routes';
 
 const tag = 'apps';
-const SDK_TOKEN = 'Send the SDK token of the session (POST .../sessions answers it).';
+/** How a route acting for an app session is called. */
+export const SDK_TOKEN = 'Send the SDK token of the session (POST .../sessions answers it).';
 
 export const sessionRoutes = {
   startSession: defineRoute({
@@ -74,34 +72,6 @@ export const sessionRoutes = {
     response: { status: 200, description: 'The file' },
     errors: ['10-1501', '80-8031', '80-8033', '80-8039'],
     access: { table: 'read', dataBucket: 'read', dataBucketPrefix: 'apps/' },
-  }),
-  startRun: defineRoute({
-    operationId: 'startAppRun',
-    method: 'POST',
-    path: '/apps/installs/{bundle_id}/runs',
-    summary: 'Run an action of an app',
-    description: `Carries out one of the manifest's run_actions with the app's credentials. ${SDK_TOKEN} ${APPS_FEATURE}`,
-    tag,
-    handler: 'apps/start-run',
-    permission: 'data:read',
-    request: { params: BundleIdParams, body: RunRequest },
-    response: { status: 201, description: 'The run, ended', body: RunResponse },
-    errors: ['10-1501', '80-8014', '80-8022', '80-8029', '80-8030', '80-8031'],
-    access: { table: 'write' },
-  }),
-  getRun: defineRoute({
-    operationId: 'getAppRun',
-    method: 'GET',
-    path: '/apps/installs/{bundle_id}/runs/{run_id}',
-    summary: 'Get a run of an app',
-    description: APPS_FEATURE,
-    tag,
-    handler: 'apps/get-run',
-    permission: 'data:read',
-    request: { params: RunParams },
-    response: { status: 200, description: 'The run', body: RunResponse },
-    errors: ['10-1501', '80-8014', '80-8034'],
-    access: { table: 'read' },
   }),
   getValue: defineRoute({
     operationId: 'getAppValue',

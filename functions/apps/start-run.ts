@@ -1,12 +1,12 @@
-import { startRun } from '../../shared/apps/runs';
+import { startRun } from '../../shared/apps/run-actions-start';
 import { API_BASE_PATH } from '../../shared/config';
 import { requireFeature } from '../../shared/features/store';
 import { httpHandler } from '../../shared/http/handler';
-import { sessionRoutes } from './session-routes';
+import { runRoutes } from './run-routes';
 
-export const handler = httpHandler(sessionRoutes.startRun, async ({ params, body, principal }) => {
+export const handler = httpHandler(runRoutes.startRun, async ({ params, body, principal }) => {
   await requireFeature(principal.tenantId, 'apps');
-  const run = await startRun(principal, params.bundle_id, body.action);
+  const run = await startRun(principal, params.bundle_id, body.action, body.input);
   return {
     status: 201,
     body: run,

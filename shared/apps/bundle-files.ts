@@ -1,6 +1,7 @@
 import { getBytes, putBytes } from '../aws/data-bucket';
 import { AppError } from '../errors/app-error';
 import { AppManifest } from '../model/app-bundle';
+import { backendUrlProblem } from './backend';
 
 /**
  * Where the files of bundle versions live in the data bucket: under the `apps/` prefix, so
@@ -61,6 +62,8 @@ export async function readManifest(tenantId: string, bundleId: number, versionNu
     throw invalid(
       parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; '),
     );
+  const backendProblem = parsed.data.backend && backendUrlProblem(parsed.data.backend.base_url);
+  if (backendProblem !== undefined) throw invalid(`backend.base_url: ${backendProblem}`);
   return parsed.data;
 }
 

@@ -39,12 +39,44 @@ export const ProviderName = z
   .regex(/^[a-z][a-z0-9_-]{0,63}$/, { error: 'must be 1 to 64 lowercase letters, digits, underscores or hyphens' })
   .describe('Provider name: lowercase letters, digits, underscores and hyphens, starting with a letter');
 
-/** The operations a run action may ask the service to carry out with the app's credentials. */
-export const RUN_ACTION_KINDS = ['list_data_tables'] as const;
+/**
+ * The operations a run action may ask the service to carry out with the app's credentials, and
+ * `call_backend`: a POST to the app's own backend (the manifest's `backend`), through the
+ * outbound guard.
+ */
+export const SERVICE_ACTION_KINDS = [
+  'list_data_tables',
+  'preview_data_table',
+  'run_dataset_node',
+  'start_export',
+] as const;
+export const RUN_ACTION_KINDS = [...SERVICE_ACTION_KINDS, 'call_backend'] as const;
+export type RunActionKind = (typeof RUN_ACTION_KINDS)[number];
 
-export const RunActionDeclaration = z.strictObject({
-  name: z.string().regex(/^[a-z][a-z0-9-]{0,63}$/, { error: 'must be 1 to 64 lowercase letters, digits or hyphens' }),
-  kind: z.enum(RUN_ACTION_KINDS),
+const ActionName = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]{0,63}$/, { error: 'must be 1 to 64 lowercase letters, digits or hyphens' });
+
+/** The path of a backend call, relative to the backend's base URL: no host, no dot segments, no query. */
+const BackendPath = z
+  .string()
+  .regex(/^(?:[A-Za-z0-9_-]+)(?:\/[A-Za-z0-9_-]+){0,7}$/, {
+    error: 'must be a relative path of up to 8 segments of letters, digits, underscores or hyphens',
+  })
+  .describe('Where the call goes, relative to backend.base_url');
+
+export const RunActionDeclaration = z.discriminatedUnion('kind', [
+  z.strictObject({ name: ActionName, kind: z.enum(SERVICE_ACTION_KINDS) }),
+  z.strictObject({ name: ActionName, kind: z.literal('call_backend'), path: BackendPath }),
+]);
+export type RunActionDeclaration = z.infer<typeof RunActionDeclaration>;
+
+/** An app backend hosted elsewhere (docs/apps.md): where its `call_backend` actions go. */
+export const AppBackend = z.strictObject({
+  base_url: z
+    .url({ protocol: /^https?$/, error: 'must be an absolute https:// URL' })
+    .max(2048)
+    .describe('https (plain http only to a destination the outbound allow-list names); checked at publish'),
 });
 
 /** manifest.json of a version, checked when the version is published (80-8037). */
@@ -57,6 +89,7 @@ export const AppManifest = z
     entry: AssetName.describe('The page a session opens; one of the version’s files'),
     roles: z.array(z.string().min(1).max(255)).min(1).max(10).describe('Roles of the tenant the app’s SDK user gets'),
     required_providers: z.array(ProviderName).max(10).default([]),
+    backend: AppBackend.optional().describe('The app’s backend hosted elsewhere, for its call_backend actions'),
     run_actions: z
       .array(RunActionDeclaration)
       .max(20)
@@ -64,6 +97,10 @@ export const AppManifest = z
       .refine((actions) => new Set(actions.map((action) => action.name)).size === actions.length, {
         error: 'must not repeat an action name',
       }),
+  })
+  .refine((manifest) => manifest.backend || manifest.run_actions.every((action) => action.kind !== 'call_backend'), {
+    error: 'call_backend actions need a backend',
+    path: ['backend'],
   })
   .meta({ id: 'AppManifest' });
 export type AppManifest = z.infer<typeof AppManifest>;

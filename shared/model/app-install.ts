@@ -98,6 +98,10 @@ export const RUN_STATUSES = ['COMPLETED', 'FAILED'] as const;
 export const RunRequest = z
   .strictObject({
     action: z.string().min(1).max(64).describe('The name of one of the manifest’s run_actions'),
+    input: z
+      .record(z.string(), z.json())
+      .optional()
+      .describe('What the action works on, as its kind asks (docs/apps.md); 10-1400 names a field that is wrong'),
   })
   .meta({ id: 'AppRunRequest' });
 

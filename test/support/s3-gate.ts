@@ -2,7 +2,9 @@
  * An HTTP relay in front of the twin's S3 for a process under test (a sweep run as a child):
  * it forwards every request unchanged (the Host header too, which SigV4 signs), records the
  * keys of each DeleteObjects it forwards, and can hold the nth DeleteObjects without forwarding
- * it, so a test knows exactly where the process stands when it kills it.
+ * it, so a test knows exactly where the process stands when it kills it. It can also break the
+ * connection of every read of some keys, as a store that fails to give them back (not a missing
+ * key: the SDK sees its connection reset, retries, and gives up).
  */
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +18,10 @@ export interface S3Gate {
   holdDeletion(nth: number): Promise<string[]>;
   /** Drops the held request (its sender is gone) and forwards everything from then on. */
   dropHeld(): void;
+  /** Resets the connection of every GET whose path contains `keyPart`, until restoreReads. */
+  breakReads(keyPart: string): void;
+  /** Forwards every GET again; answers how many were broken since breakReads. */
+  restoreReads(): number;
   close(): Promise<void>;
 }
 
@@ -32,6 +38,7 @@ export async function startS3Gate(s3Endpoint: string): Promise<S3Gate> {
   let countdown = 0;
   let onHeld: ((keys: string[]) => void) | undefined;
   let held: ServerResponse | undefined;
+  let brokenReads: { readonly keyPart: string; count: number } | undefined;
 
   const forward = (incoming: IncomingMessage, body: Buffer, outgoing: ServerResponse) => {
     const upstream = request(
@@ -55,6 +62,11 @@ export async function startS3Gate(s3Endpoint: string): Promise<S3Gate> {
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
     incoming.on('end', () => {
+      if (brokenReads && incoming.method === 'GET' && (incoming.url ?? '').includes(brokenReads.keyPart)) {
+        brokenReads.count += 1;
+        incoming.socket.destroy();
+        return;
+      }
       const body = Buffer.concat(chunks);
       if (isDeleteObjects(incoming)) {
         const keys = keysOf(body.toString('utf8'));
@@ -82,6 +94,14 @@ export async function startS3Gate(s3Endpoint: string): Promise<S3Gate> {
       countdown = 0;
       held?.destroy();
       held = undefined;
+    },
+    breakReads(keyPart) {
+      brokenReads = { keyPart, count: 0 };
+    },
+    restoreReads() {
+      const count = brokenReads?.count ?? 0;
+      brokenReads = undefined;
+      return count;
     },
     close() {
       held?.destroy();

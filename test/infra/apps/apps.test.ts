@@ -6,8 +6,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleRoutes } from '../../../functions/apps/bundle-routes';
 import { installRoutes } from '../../../functions/apps/install-routes';
+import { runRoutes } from '../../../functions/apps/run-routes';
 import { sessionRoutes } from '../../../functions/apps/session-routes';
 import { installAppJob, uninstallAppJob } from '../../../shared/apps/install-job';
+import { recipeRunJob } from '../../../shared/datasets/jobs';
+import { targetExportJob } from '../../../shared/exports/jobs';
 import {
   actionsOf,
   awsSolutionsReport,
@@ -18,14 +21,19 @@ import {
   type SynthesizedStage,
 } from '../synth';
 
-const ROUTES = [...Object.values(bundleRoutes), ...Object.values(installRoutes), ...Object.values(sessionRoutes)];
+const ROUTES = [
+  ...Object.values(bundleRoutes),
+  ...Object.values(installRoutes),
+  ...Object.values(sessionRoutes),
+  ...Object.values(runRoutes),
+];
 let stage: SynthesizedStage;
 
 beforeAll(() => {
   stage = synthesize({
     stage: 'apps',
     routes: ROUTES,
-    jobs: [installAppJob, uninstallAppJob],
+    jobs: [installAppJob, uninstallAppJob, recipeRunJob, targetExportJob],
     nag: true,
     bundle: false,
   });
@@ -50,7 +58,7 @@ describe('app functions', () => {
   });
 
   it('leave the bucket alone where they need no files, and only the session start signs tokens', () => {
-    for (const handler of ['apps/install', 'apps/put-value', 'apps/start-run', 'apps/session-activity']) {
+    for (const handler of ['apps/install', 'apps/put-value', 'apps/session-activity']) {
       const actions = [...actionsOf(functionOf(stage, handler))];
       expect(
         actions.filter((action) => action.startsWith('s3:')),
@@ -59,6 +67,14 @@ describe('app functions', () => {
       expect(actions.includes('kms:Sign'), handler).toBe(false);
     }
     expect(actionsOf(functionOf(stage, 'apps/start-session')).has('kms:Sign')).toBe(true);
+  });
+
+  it('let runs read table files (a preview) and start node runs and exports, never write the bucket', () => {
+    const actions = [...actionsOf(functionOf(stage, 'apps/start-run'))];
+    expect(actions).toContain('s3:GetObject');
+    expect(actions).toContain('states:StartExecution');
+    expect(actions.filter((action) => action.startsWith('s3:Put') || action.startsWith('s3:Delete'))).toEqual([]);
+    expect(actions.includes('kms:Sign')).toBe(false);
   });
 
   it('pass the AWS Solutions checks', () => {
