@@ -326,6 +326,12 @@ export function mixedLoadSection(result: MixedLoadResult): string[] {
       result.outboundPerRequest.map(({ operation, perRequest }) => `${operation} ${perRequest.toFixed(2)}`).join(', ') +
       '.',
     '',
+    // The twin answers on one thread: the stand-ins (dynalite, s3rver) run in the process that
+    // runs the handlers, so its CPU per request bounds what any number of clients can get.
+    `Bound of the one-process twin: 1000 / ${result.serverCpuMsPerRequest.toFixed(2)} ms = ` +
+      `**${(1000 / result.serverCpuMsPerRequest).toFixed(0)} req/s** on one whole core, beside issue 28's target of ` +
+      `${MIXED_LOAD_TARGET_RPS} req/s.`,
+    '',
     '| route | ok | failed | p50 ms | p99 ms | twin CPU ms per request, alone |',
     '|---|--:|--:|--:|--:|--:|',
     ...result.routes.map((route, index) => `${row(route)} ${result.cpuMsByRoute[index]?.cpuMs.toFixed(2) ?? '–'} |`),
