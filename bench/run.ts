@@ -20,14 +20,8 @@ import { cpus } from 'node:os';
 import { bundleBudget, LARGER_BUNDLE_BUDGETS } from '../infra/bundling';
 import { MAX_BUNDLE_BYTES, measureBundles, type BundleReport } from './bundles';
 import { measureCost } from './cost-report';
-import {
-  PIPELINE_TARGET,
-  importRatios,
-  importSection,
-  measureImportThroughput,
-  median,
-  type ImportReport,
-} from './import-throughput';
+import { measureImportThroughput, median, type ImportReport } from './import-throughput';
+import { importRatios, importSection, PIPELINE_TARGET } from './import-throughput-report';
 import { measureLatency, type LatencyReport, type PhaseResult } from './latency';
 import { measureMixedLoad, mixedLoadSection, MIXED_LOAD_TARGET_RPS } from './latency-mixed';
 import {
