@@ -27,6 +27,7 @@ import type { ApiClient } from '../test/support/api-client';
 import { bareDuckDbCopy, sqlLiteral } from './bare-duckdb';
 import { ensureCsv } from './bench-csv';
 import { SOURCE_BUCKET, now, type ImportProfile } from './import-protocol';
+import { peakRssMb } from './scale-memory';
 import { ask, HTTP_MS, sleep, tableOverSource, TRANSFER_MS, upload, withImportTwin, withTimeout } from './import-twin';
 
 export interface ImportSettings {
@@ -68,6 +69,8 @@ export interface ImportReport {
   readonly pipeline: readonly PipelineRun[];
   readonly bare: readonly RunResult[];
   readonly duckdb: readonly RunResult[];
+  /** Peak resident memory of the twin process (API, stores, worker and its in-process DuckDB), MB; undefined without /proc. */
+  readonly twinPeakRssMb: number | undefined;
 }
 
 const SOURCE_FOLDER = 'import';
@@ -233,6 +236,7 @@ export async function measureImportThroughput(settings: ImportSettings): Promise
       pipeline: pipelineRuns,
       bare: bareRuns,
       duckdb: duckDbRuns,
+      twinPeakRssMb: await peakRssMb(child.pid ?? 0),
     };
   });
 }

@@ -8,7 +8,9 @@
  * would mean nothing). The import ratio's target is reported, not enforced.
  *
  * `npm run bench -- import` (or `bundles`, `cost`, `latency`, `recipe-sql`, `recipe-run`, `multipart-export`, several) runs
- * only those sections.
+ * only those sections. `npm run bench -- scale` runs the 10M-row section (bench/scale.ts), never part of the default run;
+ * BENCH_SCALE_ROWS (10000000), BENCH_SCALE_SMALL_ROWS (1000000), BENCH_SCALE_PARTS (10), BENCH_SCALE_RUNS (1) and
+ * BENCH_SCALE_WORKER_MEMORY_MB (3072) change it; its JSON and markdown go to bench/results/scale.json and scale.md.
  * BENCH_COST_RUNS (10), BENCH_COST_WRITE_RUNS (3) and BENCH_COST_COLD_RUNS (3; 0 skips cold starts) change the cost
  * measurement (bench/cost-report.ts; its JSON goes to bench/results/cost.json);
  * BENCH_IMPORT_ROWS (1000000) and BENCH_IMPORT_RUNS (3) change the import measurement;
@@ -40,6 +42,7 @@ import {
   type RecipeRunReport,
 } from './recipe-run';
 import { measureRecipeSql, recipeSqlSection, type RecipeSqlReport } from './recipe-sql';
+import { benchScale } from './scale-report';
 
 // Before anything loads the twin (the child process inherits them).
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
@@ -145,14 +148,25 @@ async function machineBusy(): Promise<number> {
   return 1 - (after.idle - before.idle) / (after.all - before.all);
 }
 
-const SECTIONS = ['bundles', 'cost', 'latency', 'import', 'recipe-sql', 'recipe-run', 'multipart-export'] as const;
+const SECTIONS = [
+  'bundles',
+  'cost',
+  'latency',
+  'import',
+  'recipe-sql',
+  'recipe-run',
+  'multipart-export',
+  'scale',
+] as const;
 type Section = (typeof SECTIONS)[number];
+/** `scale` (10M rows, tens of minutes) runs only when asked for. */
+const DEFAULT_SECTIONS = SECTIONS.filter((section) => section !== 'scale');
 
 function selectedSections(args: readonly string[]): ReadonlySet<Section> {
   const unknown = args.filter((arg) => !(SECTIONS as readonly string[]).includes(arg));
   if (unknown.length > 0)
     throw new Error(`unknown bench section(s): ${unknown.join(', ')} (known: ${SECTIONS.join(', ')})`);
-  return new Set(args.length === 0 ? SECTIONS : (args as Section[]));
+  return new Set(args.length === 0 ? DEFAULT_SECTIONS : (args as Section[]));
 }
 
 function positiveSetting(name: string, fallback: number): number {
@@ -287,6 +301,7 @@ async function main(): Promise<number> {
         }),
       )
     : undefined;
+  const scale = sections.has('scale') ? await attempt(() => benchScale(positiveSetting)) : undefined;
 
   const oversized = (bundles ?? [])
     .filter((bundle) => bundle.bytes > bundleBudget(bundle.handler))
@@ -301,6 +316,7 @@ async function main(): Promise<number> {
   const analyzerFailed = analyzer instanceof Error ? 1 : 0;
   const recipeRunFailed = recipeRun instanceof Error ? 1 : 0;
   const exportFailed = multipartExport instanceof Error ? 1 : 0;
+  const scaleFailed = scale instanceof Error ? 1 : (scale?.failed ?? 0);
   const verdict = [
     ...(bundles
       ? [
@@ -332,6 +348,7 @@ async function main(): Promise<number> {
     ...(analyzer ? [analyzerVerdict(analyzer)] : []),
     ...(recipeRun ? [recipeRunVerdict(recipeRun)] : []),
     ...(multipartExport ? [multipartExportVerdict(multipartExport)] : []),
+    ...(scale instanceof Error ? [`FAIL: the 10M-row measurement failed: ${scale.message}`] : (scale?.verdicts ?? [])),
   ];
 
   const report = [
@@ -359,6 +376,8 @@ async function main(): Promise<number> {
       ? ['## Multi-part export', '', `The measurement failed: ${multipartExport.message}`, '']
       : []),
     ...(multipartExport && !(multipartExport instanceof Error) ? [...multipartExportSection(multipartExport), ''] : []),
+    ...(scale instanceof Error ? ['## 10M rows', '', `The measurement failed: ${scale.message}`, ''] : []),
+    ...(scale && !(scale instanceof Error) ? [...scale.lines, ''] : []),
     '## Verdict',
     '',
     ...verdict.map((line) => `- ${line}`),
@@ -370,7 +389,8 @@ async function main(): Promise<number> {
     importFailed +
     analyzerFailed +
     recipeRunFailed +
-    exportFailed >
+    exportFailed +
+    scaleFailed >
     0
     ? 1
     : 0;
