@@ -181,5 +181,5 @@ export async function benchScale(
   const lines = scaleSection(report);
   await writeScaleResults(report, lines, 'bench/results/scale');
   const verdicts = scaleVerdicts(report);
-  return { lines, verdicts, failed: verdicts.filter((line) => line.startsWith('FAIL')).length };
+  return { lines: [...lines, ''], verdicts, failed: verdicts.filter((line) => line.startsWith('FAIL')).length };
 }
