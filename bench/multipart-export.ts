@@ -54,6 +54,8 @@ export interface MultipartExportSettings {
   readonly rows: number;
   readonly parts: number;
   readonly runs: number;
+  /** Rounds run first and discarded (1 unless set). */
+  readonly warmupRounds?: number;
 }
 
 export interface MultipartExportReport {
@@ -306,8 +308,9 @@ export async function measureMultipartExport(settings: MultipartExportSettings):
       slicedMs: [] as number[],
     };
     let bytes = 0;
-    // One warm-up round, then the measured ones, alternating.
-    for (let round = 0; round <= settings.runs; round++) {
+    const warmup = settings.warmupRounds ?? 1;
+    // Warm-up rounds, then the measured ones, alternating.
+    for (let round = 0; round < warmup + settings.runs; round++) {
       const key = `exports/round-${round}.csv`;
       const pipelineMs = await pipelineRun(api, s3, datasetId, key, settings.parts);
       if (round === 0) {
@@ -321,7 +324,7 @@ export async function measureMultipartExport(settings: MultipartExportSettings):
       const downloadMs = now() - downloadBegin;
       const convertMs = await convertRun(sourcePath, 1, dir);
       const slicedMs = await convertRun(sourcePath, settings.parts, dir);
-      if (round === 0) continue;
+      if (round < warmup) continue;
       report.pipelineMs.push(pipelineMs);
       report.rawMs.push(rawMs);
       report.downloadMs.push(downloadMs);

@@ -39,6 +39,7 @@ import {
   withTimeout,
 } from './import-twin';
 import { BareTimes, recipeSql, type BareRound } from './recipe-bare';
+import { childrenPeakRssMb } from './scale-memory';
 
 export interface RecipeRunSettings {
   /** Rows of the large table (the bench CSV). */
@@ -46,6 +47,10 @@ export interface RecipeRunSettings {
   /** Rows of the small table it is joined with. */
   readonly smallRows: number;
   readonly runs: number;
+  /** Rounds run first and discarded (1 unless set). */
+  readonly warmupRounds?: number;
+  /** Whether each round also times a full run read by eager polls (yes unless set): a third full run per round. */
+  readonly eagerReads?: boolean;
 }
 
 export interface RecipeRunReport {
@@ -59,6 +64,8 @@ export interface RecipeRunReport {
   readonly sampleMs: readonly number[];
   readonly bareMs: readonly number[];
   readonly duckDbMs: readonly number[];
+  /** Peak resident memory of the twin's engine processes (the runs' DuckDB), MB; undefined where /proc is not there. */
+  readonly enginePeakRssMb: number | undefined;
 }
 
 const SEGMENTS = ['consumer', 'corporate', 'home office', 'small business', 'public sector'];
@@ -214,7 +221,7 @@ async function bareRound(round: BareRound): Promise<BareTimes> {
 
 export async function measureRecipeRun(settings: RecipeRunSettings): Promise<RecipeRunReport> {
   const orders = await ensureCsv(settings.rows);
-  return withImportTwin('dps-bench-recipe-', async ({ dir, s3, api, ready }) => {
+  return withImportTwin('dps-bench-recipe-', async ({ child, dir, s3, api, ready }) => {
     const customersPath = join(dir, 'customers.csv');
     await customersCsv(customersPath, settings.smallRows);
     await upload(s3, SOURCE_BUCKET, 'orders/data.csv', orders.path, 'text/csv');
@@ -240,12 +247,13 @@ export async function measureRecipeRun(settings: RecipeRunSettings): Promise<Rec
       duckDbMs: [] as number[],
     };
     let outputRows = -1;
-    // One warm-up round, then the measured ones; the three sides alternate so drift hits them alike.
-    for (let round = 0; round <= settings.runs; round++) {
+    const warmup = settings.warmupRounds ?? 1;
+    // Warm-up rounds, then the measured ones; the three sides alternate so drift hits them alike.
+    for (let round = 0; round < warmup + settings.runs; round++) {
       await sleep(SETTLE_MS);
       const full = await pipelineRun(api, graph, false, SPARSE_POLL_MS);
       await sleep(SETTLE_MS);
-      const eager = await pipelineRun(api, graph, false, EAGER_POLL_MS);
+      const eager = settings.eagerReads === false ? undefined : await pipelineRun(api, graph, false, EAGER_POLL_MS);
       await sleep(SETTLE_MS);
       const sample = await pipelineRun(api, graph, true, EAGER_POLL_MS);
 
@@ -261,17 +269,18 @@ export async function measureRecipeRun(settings: RecipeRunSettings): Promise<Rec
         smallRows: settings.smallRows,
       });
       const { bareRows, duckDbRows: duckRows } = bare;
-      if (full.rows !== bareRows || eager.rows !== bareRows || bareRows !== duckRows)
+      if (full.rows !== bareRows || (eager && eager.rows !== bareRows) || bareRows !== duckRows)
         throw new Error(`output rows differ: pipeline ${full.rows}, bare ${bareRows}, DuckDB alone ${duckRows}`);
       outputRows = full.rows;
-      if (round === 0) continue;
+      if (round < warmup) continue;
       report.pipelineMs.push(full.recordedMs);
-      report.pipelineReadMs.push(eager.readMs);
+      if (eager) report.pipelineReadMs.push(eager.readMs);
       report.sampleMs.push(sample.readMs);
       report.bareMs.push(bare.bareMs);
       report.duckDbMs.push(bare.duckDbMs);
     }
-    return { settings, outputRows, ...report };
+    // The engine processes stay warm after their runs, so their high-water marks are still there to read.
+    return { settings, outputRows, ...report, enginePeakRssMb: await childrenPeakRssMb(child.pid) };
   });
 }
 

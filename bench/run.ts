@@ -8,7 +8,7 @@
  * would mean nothing). The import ratio's target is reported, not enforced.
  *
  * `npm run bench -- import` (or `bundles`, `cost`, `latency`, `recipe-sql`, `recipe-run`, `multipart-export`, several) runs
- * only those sections.
+ * only those sections; `scale` (10M rows, never in the default run; BENCH_SCALE_* settings: bench/scale-report.ts) too.
  * BENCH_COST_RUNS (10), BENCH_COST_WRITE_RUNS (3) and BENCH_COST_COLD_RUNS (3; 0 skips cold starts) change the cost
  * measurement (bench/cost-report.ts; its JSON goes to bench/results/cost.json);
  * BENCH_IMPORT_ROWS (1000000) and BENCH_IMPORT_RUNS (3) change the import measurement;
@@ -20,14 +20,8 @@ import { cpus } from 'node:os';
 import { bundleBudget, LARGER_BUNDLE_BUDGETS } from '../infra/bundling';
 import { MAX_BUNDLE_BYTES, measureBundles, type BundleReport } from './bundles';
 import { measureCost } from './cost-report';
-import {
-  PIPELINE_TARGET,
-  importRatios,
-  importSection,
-  measureImportThroughput,
-  median,
-  type ImportReport,
-} from './import-throughput';
+import { measureImportThroughput, median, type ImportReport } from './import-throughput';
+import { importRatios, importSection, PIPELINE_TARGET } from './import-throughput-report';
 import { measureLatency, type LatencyReport, type PhaseResult } from './latency';
 import { measureMixedLoad, mixedLoadSection, MIXED_LOAD_TARGET_RPS } from './latency-mixed';
 import {
@@ -46,6 +40,7 @@ import {
   type RecipeRunReport,
 } from './recipe-run';
 import { measureRecipeSql, recipeSqlSection, type RecipeSqlReport } from './recipe-sql';
+import { benchScale } from './scale-report';
 
 // Before anything loads the twin (the child process inherits them).
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
@@ -152,12 +147,15 @@ async function machineBusy(): Promise<number> {
 }
 
 const SECTIONS = ['bundles', 'cost', 'latency', 'import', 'recipe-sql', 'recipe-run', 'multipart-export'] as const;
-type Section = (typeof SECTIONS)[number];
+/** Run only when asked for: `scale` (10M rows) takes many minutes. */
+const ASKED_FOR_ONLY = ['scale'] as const;
+type Section = (typeof SECTIONS)[number] | (typeof ASKED_FOR_ONLY)[number];
 
 function selectedSections(args: readonly string[]): ReadonlySet<Section> {
-  const unknown = args.filter((arg) => !(SECTIONS as readonly string[]).includes(arg));
+  const known: readonly string[] = [...SECTIONS, ...ASKED_FOR_ONLY];
+  const unknown = args.filter((arg) => !known.includes(arg));
   if (unknown.length > 0)
-    throw new Error(`unknown bench section(s): ${unknown.join(', ')} (known: ${SECTIONS.join(', ')})`);
+    throw new Error(`unknown bench section(s): ${unknown.join(', ')} (known: ${known.join(', ')})`);
   return new Set(args.length === 0 ? SECTIONS : (args as Section[]));
 }
 
@@ -293,6 +291,7 @@ async function main(): Promise<number> {
         }),
       )
     : undefined;
+  const scale = sections.has('scale') ? await attempt(() => benchScale(positiveSetting)) : undefined;
 
   const oversized = (bundles ?? [])
     .filter((bundle) => bundle.bytes > bundleBudget(bundle.handler))
@@ -307,6 +306,7 @@ async function main(): Promise<number> {
   const analyzerFailed = analyzer instanceof Error ? 1 : 0;
   const recipeRunFailed = recipeRun instanceof Error ? 1 : 0;
   const exportFailed = multipartExport instanceof Error ? 1 : 0;
+  const scaleFailed = scale instanceof Error ? 1 : (scale?.failed ?? 0);
   const verdict = [
     ...(bundles
       ? [
@@ -338,6 +338,7 @@ async function main(): Promise<number> {
     ...(analyzer ? [analyzerVerdict(analyzer)] : []),
     ...(recipeRun ? [recipeRunVerdict(recipeRun)] : []),
     ...(multipartExport ? [multipartExportVerdict(multipartExport)] : []),
+    ...(scale instanceof Error ? [`FAIL: the 10M-row measurement failed: ${scale.message}`] : (scale?.verdicts ?? [])),
   ];
 
   const report = [
@@ -365,6 +366,9 @@ async function main(): Promise<number> {
       ? ['## Multi-part export', '', `The measurement failed: ${multipartExport.message}`, '']
       : []),
     ...(multipartExport && !(multipartExport instanceof Error) ? [...multipartExportSection(multipartExport), ''] : []),
+    ...(scale instanceof Error
+      ? ['## 10M rows', '', `The measurement failed: ${scale.message}`, '']
+      : (scale?.lines ?? [])),
     '## Verdict',
     '',
     ...verdict.map((line) => `- ${line}`),
@@ -376,7 +380,8 @@ async function main(): Promise<number> {
     importFailed +
     analyzerFailed +
     recipeRunFailed +
-    exportFailed >
+    exportFailed +
+    scaleFailed >
     0
     ? 1
     : 0;

@@ -4,7 +4,8 @@
  *   npx cdk synth -c stage=dev          (offline, no Docker: esbuild bundles locally)
  *   npx cdk deploy -c stage=acme-prod
  *
- * Optional context "settings" overrides service settings for every function (settings.ts).
+ * Optional context "settings" overrides service settings for every function (settings.ts), and
+ * "memory" the functions' memory sizes (memory.ts).
  * cdk-nag's AWS Solutions checks run on every synth; a finding fails it unless the construct
  * acknowledges the rule with a reason.
  */
@@ -19,5 +20,6 @@ const stage = validateStage(app.node.tryGetContext('stage'));
 new DataPreparationStack(app, stackName(stage), {
   stage,
   settings: parseSettings(app.node.tryGetContext('settings')),
+  memory: app.node.tryGetContext('memory'),
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

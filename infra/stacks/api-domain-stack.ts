@@ -21,18 +21,14 @@ import { API_BASE_PATH } from '../../shared/config';
 import type { RouteSpec } from '../../shared/http/route';
 import { ENGINE_EXTERNAL_MODULES } from '../bundling';
 import type { AccessTargets } from './access';
+import type { MemorySizes } from './memory';
 import { ServiceFunction, type ServiceFunctionProps } from './service-function';
 import { pascalCase } from './stage';
 
 /** API Gateway waits at most 30 s for an integration; a route's function stops before that. */
 export const ROUTE_TIMEOUT = Duration.seconds(29);
-export const ROUTE_MEMORY_MB = 1024;
-/**
- * A route that runs DuckDB (`engine: true`, the recipe SQL analyzer): one full vCPU, where
- * single-threaded work stops getting faster, for loading the engine on a cold start and
- * parsing on a warm one.
- */
-export const ENGINE_ROUTE_MEMORY_MB = 1769;
+/** The defaults of the stage's memory sizes (memory.ts), where the benches and tests read them. */
+export { ENGINE_ROUTE_MEMORY_MB, ROUTE_MEMORY_MB } from './memory';
 
 export interface ApiDomainStackProps {
   readonly domain: string;
@@ -44,6 +40,8 @@ export interface ApiDomainStackProps {
   readonly environment: Readonly<Record<string, string>>;
   /** DuckDB for routes that declare engine (the stage's one DuckDB layer); required when one does. */
   readonly engineLayer?: ILayerVersion;
+  /** The stage's memory sizes (memory.ts): `route`, and `engineRoute` for routes that declare engine. */
+  readonly memory: Pick<MemorySizes, 'route' | 'engineRoute'>;
 }
 
 export class ApiDomainStack extends NestedStack {
@@ -66,8 +64,8 @@ export class ApiDomainStack extends NestedStack {
         targets: props.targets,
         environment: props.environment,
         timeout: ROUTE_TIMEOUT,
-        memorySize: ROUTE_MEMORY_MB,
-        ...(route.engine ? engineOptions(route.operationId, props.engineLayer) : {}),
+        memorySize: props.memory.route,
+        ...(route.engine ? engineOptions(route.operationId, props.engineLayer, props.memory.engineRoute) : {}),
       });
       const apiRoute = new HttpRoute(this, `${id}Route`, {
         httpApi: props.httpApi,
@@ -91,7 +89,8 @@ export class ApiDomainStack extends NestedStack {
 function engineOptions(
   operationId: string,
   layer: ILayerVersion | undefined,
+  memorySize: number,
 ): Pick<ServiceFunctionProps, 'externalModules' | 'layers' | 'memorySize'> {
   if (!layer) throw new Error(`route ${operationId} declares engine, but its domain stack was given no DuckDB layer`);
-  return { externalModules: ENGINE_EXTERNAL_MODULES, layers: [layer], memorySize: ENGINE_ROUTE_MEMORY_MB };
+  return { externalModules: ENGINE_EXTERNAL_MODULES, layers: [layer], memorySize };
 }

@@ -28,8 +28,8 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { AUTHORIZER_HANDLER, FALLBACK_HANDLER, routes as routeTable } from '../../functions/routes';
-import { jobs as declaredJobs, workersOf } from '../../functions/jobs';
-import type { JobDeclaration } from '../../shared/jobs/define-job';
+import { jobs as declaredJobs, RECORD_JOB_FAILURE, workersOf } from '../../functions/jobs';
+import type { JobDeclaration, WorkerSpec } from '../../shared/jobs/define-job';
 import { API_BASE_PATH } from '../../shared/config';
 import { TABLE_SCHEMA } from '../../shared/db/table-schema';
 import type { RouteSpec } from '../../shared/http/route';
@@ -40,6 +40,7 @@ import { ApiDomainStack } from './api-domain-stack';
 import { checkJobStarts, JobsStack } from './jobs-stack';
 import { RetentionStack } from './retention-stack';
 import { LOG_RETENTION, ServiceFunction } from './service-function';
+import { parseMemorySizes, type MemorySizes } from './memory';
 import type { Settings } from './settings';
 import { pascalCase, validateStage } from './stage';
 
@@ -51,11 +52,12 @@ export interface DataPreparationStackProps extends StackProps {
   readonly jobs?: readonly JobDeclaration[];
   /** Setting overrides for every function (see settings.ts). */
   readonly settings?: Settings;
+  /** Memory sizes that differ from the defaults (memory.ts; CDK context "memory"). */
+  readonly memory?: unknown;
 }
 
 const AUTHORIZER_TIMEOUT = Duration.seconds(10);
 const FALLBACK_TIMEOUT = Duration.seconds(10);
-const PLATFORM_MEMORY_MB = 1024;
 
 /** What the API's access log records per request (HTTP API $context variables). */
 const ACCESS_LOG_FIELDS = {
@@ -98,7 +100,8 @@ export class DataPreparationStack extends Stack {
     this.stage = stage;
     const routes = props.routes ?? routeTable;
     const jobs = props.jobs ?? declaredJobs;
-    const workers = jobs.length > 0 ? workersOf(jobs) : [];
+    const memory = parseMemorySizes(props.memory, [...jobs.map((job) => job.name), RECORD_JOB_FAILURE.name]);
+    const workers = jobs.length > 0 ? sizedWorkers(jobs, memory) : [];
     // Configuration errors first, before any bundling.
     const machines = jobMachines(jobs, workers);
     checkJobStarts(routes, workers, jobs);
@@ -200,7 +203,11 @@ export class DataPreparationStack extends Stack {
     const targets: AccessTargets = { ...resources, stateMachines: this.jobs?.stateMachines ?? new Map() };
 
     // ---- Retention sweep --------------------------------------------------------------------
-    this.retention = new RetentionStack(this, 'Retention', { targets, environment: settings });
+    this.retention = new RetentionStack(this, 'Retention', {
+      targets,
+      environment: settings,
+      memorySize: memory.retention,
+    });
 
     // ---- HTTP API ---------------------------------------------------------------------------
     this.api = new HttpApi(this, 'Api', {
@@ -233,7 +240,7 @@ export class DataPreparationStack extends Stack {
       targets,
       environment: settings,
       timeout: AUTHORIZER_TIMEOUT,
-      memorySize: PLATFORM_MEMORY_MB,
+      memorySize: memory.platform,
     });
     const authorizer = new HttpAuthorizer(this, 'ApiAuthorizer', {
       httpApi: this.api,
@@ -263,7 +270,7 @@ export class DataPreparationStack extends Stack {
       targets,
       environment: settings,
       timeout: FALLBACK_TIMEOUT,
-      memorySize: PLATFORM_MEMORY_MB,
+      memorySize: memory.platform,
     });
     const defaultRoute = new HttpRoute(this, 'DefaultRoute', {
       httpApi: this.api,
@@ -288,6 +295,7 @@ export class DataPreparationStack extends Stack {
         targets,
         environment: settings,
         engineLayer,
+        memory,
       });
       this.domains.set(domain, stack);
     }
@@ -315,4 +323,12 @@ function checkRoutes(routes: readonly RouteSpec[]): void {
     operations.add(route.operationId);
     keys.add(key);
   }
+}
+
+/** The functions state machines call, each at the stage's size for its job kind (memory.jobs) or its declaration's. */
+function sizedWorkers(jobs: readonly JobDeclaration[], memory: MemorySizes): WorkerSpec[] {
+  return workersOf(jobs).map((worker) => {
+    const kind = jobs.find((job) => job.worker === worker)?.name ?? worker.name;
+    return { ...worker, memoryMb: memory.jobs[kind] ?? worker.memoryMb };
+  });
 }

@@ -30,6 +30,8 @@ export const CONTINUATION_SCHEDULE = Schedule.rate(Duration.minutes(15));
 export interface RetentionStackProps {
   readonly targets: AccessTargets;
   readonly environment: Readonly<Record<string, string>>;
+  /** The sweep's memory (the stage's `memory.retention`). */
+  readonly memorySize: number;
 }
 
 export class RetentionStack extends NestedStack {
@@ -44,7 +46,7 @@ export class RetentionStack extends NestedStack {
       targets: props.targets,
       environment: props.environment,
       timeout: SWEEP_TIMEOUT,
-      memorySize: 512,
+      memorySize: props.memorySize,
     });
     const schedule = props.environment.RETENTION_SWEEP_SCHEDULE ?? SETTINGS.RETENTION_SWEEP_SCHEDULE.fallback();
     new Rule(this, 'DailySweep', {
