@@ -1,5 +1,5 @@
 import { uninstallAppJob } from '../../shared/apps/install-job';
-import { deprovisionInstall } from '../../shared/apps/installs';
+import { deprovisionInstall } from '../../shared/apps/install-work';
 import { jobWorker } from '../../shared/jobs/worker-step';
 
 /**

@@ -1,5 +1,5 @@
 import { installAppJob } from '../../shared/apps/install-job';
-import { provisionInstall } from '../../shared/apps/installs';
+import { provisionInstall } from '../../shared/apps/install-work';
 import { jobWorker } from '../../shared/jobs/worker-step';
 
 /**

@@ -12,13 +12,10 @@ import type { JobRef } from '../jobs/job-ref';
 import { JobSupersededError, markFailed, pendingExecution, StoredExecution } from '../jobs/status';
 import { executionView, isAbandoned } from '../jobs/view';
 import type { InstallResponse } from '../model/app-install';
-import { bundleStore, publishedVersion, versionOf } from './bundles';
+import { bundleStore, publishedVersion } from './bundles';
 import { installAppJob, uninstallAppJob } from './install-job';
 import { unlinkedProviders } from './links';
-import { assertProvisionable, deprovision, provision } from './provisioning';
-import { deleteRunsOf } from './runs';
-import { deleteSessionsOf } from './sessions';
-import { deleteValuesOf } from './values';
+import { assertProvisionable } from './provisioning';
 
 /**
  * Installs of apps (docs/apps.md): one record per tenant and bundle, keyed by bundle id, that
@@ -155,22 +152,6 @@ export async function beginInstall(installer: Principal, bundleId: number): Prom
 }
 
 /**
- * The install job's work: makes the SDK user with the manifest's roles of the version the
- * install claimed, and answers the fields that complete the install (INSTALLED). A failure
- * leaves nothing made (shared/apps/provisioning.ts) and the install FAILED (its ref).
- */
-export async function provisionInstall(job: JobRef, bundleId: number): Promise<Partial<StoredInstall>> {
-  const tenantId = job.tenant_id;
-  const install = await installs.find(tenantId, String(bundleId));
-  if (install?.execution.job_id !== job.job_id) throw new JobSupersededError(job);
-  const bundle = await bundleStore.get(tenantId, bundleId);
-  const manifest = versionOf(bundle, install.version_number).manifest;
-  if (!manifest) throw new AppError('80-8016', { params: [bundleId] });
-  const sdkClientId = await provision(tenantId, job.job_id, bundle.data.name, manifest.roles);
-  return { status: 'INSTALLED', sdk_client_id: sdkClientId };
-}
-
-/**
  * Marks an INSTALLED app UNINSTALLING with its job PENDING: 80-8042 while an uninstall runs,
  * 80-8014 when it is not INSTALLED. The caller starts the job with the ref.
  */
@@ -190,26 +171,11 @@ export async function beginUninstall(tenantId: string, bundleId: number): Promis
   return { install: uninstalling, ref: installJobRef(tenantId, bundleId, jobId, true) };
 }
 
-/**
- * The uninstall job's work: deletes the SDK user (80-8043 when the provider cannot, and the
- * install is INSTALLED again: its ref), then the app's sessions, runs and values, and answers
- * the fields that end the install (NOT_INSTALLED).
- */
-export async function deprovisionInstall(job: JobRef, bundleId: number): Promise<Partial<StoredInstall>> {
-  const tenantId = job.tenant_id;
-  const install = await installs.find(tenantId, String(bundleId));
+/** The install a job of `job`'s works on; JobSupersededError when a newer job has claimed it since. */
+export async function installOfJob(job: JobRef, bundleId: number): Promise<StoredInstall> {
+  const install = await installs.find(job.tenant_id, String(bundleId));
   if (install?.execution.job_id !== job.job_id) throw new JobSupersededError(job);
-  try {
-    if (install.sdk_client_id !== null) await deprovision(tenantId, install.sdk_client_id);
-  } catch (error) {
-    throw new AppError('80-8043', { cause: error });
-  }
-  await Promise.all([
-    deleteSessionsOf(tenantId, bundleId),
-    deleteRunsOf(tenantId, bundleId),
-    deleteValuesOf(tenantId, bundleId),
-  ]);
-  return { status: 'NOT_INSTALLED', enabled: false, sdk_client_id: null };
+  return install;
 }
 
 /** Enables or disables an INSTALLED app (80-8014 otherwise); a disabled app runs nothing (80-8029). */

@@ -1,8 +1,11 @@
 import * as z from 'zod';
-import { PRICING_TYPES } from '../connectors/pricing/connector';
 import { AuditFields, EntityId, IdParameter, listEnvelope, listQuery } from './common';
 import { JobExecution } from './job';
 import { TRANSFER_LIST_FIELDS } from './list-fields';
+
+/** The pricing system's column types, the values a connection's `type_mapping` may name. */
+export const PRICING_TYPES = ['STRING', 'INTEGER', 'DECIMAL', 'BOOLEAN', 'DATE', 'DATETIME'] as const;
+export type PricingType = (typeof PRICING_TYPES)[number];
 
 /**
  * Transfers (spec 3, conditions 5 and 9): a released dataset's output or a data table version

@@ -6,7 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PRICING_TYPES, type PricingColumn, type PricingType } from '../../../shared/connectors/pricing/connector';
+import type { PricingColumn } from '../../../shared/connectors/pricing/connector';
+import { PRICING_TYPES, type PricingType } from '../../../shared/model/transfer';
 
 export type PricingScalar = string | number | boolean | null;
 

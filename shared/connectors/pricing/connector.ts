@@ -4,10 +4,7 @@
  * protocol. Connection tests and transfers use only this interface, so a real vendor's API slots
  * in by implementing it. Every method throws catalogue errors (AppError), never a raw one.
  */
-
-/** The pricing system's column types, the values a connection's `type_mapping` may name. */
-export const PRICING_TYPES = ['STRING', 'INTEGER', 'DECIMAL', 'BOOLEAN', 'DATE', 'DATETIME'] as const;
-export type PricingType = (typeof PRICING_TYPES)[number];
+import type { PricingType } from '../../model/transfer';
 
 /** A column as the pricing system receives it: the source name and its mapped type. */
 export interface PricingColumn {

@@ -1,6 +1,7 @@
 import { AppError } from '../../errors/app-error';
 import { typeFamily, type TypeFamily } from '../../engine/column-types';
-import { PRICING_TYPES, type PricingColumn, type PricingType } from './connector';
+import { PRICING_TYPES, type PricingType } from '../../model/transfer';
+import type { PricingColumn } from './connector';
 
 /**
  * The type mapping of a transfer (docs/pricing.md, "Type mapping"): which pricing type each
