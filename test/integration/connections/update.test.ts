@@ -1,10 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
 import { CONNECTOR_TOGGLES } from '../../../shared/features/catalogue';
 import type { ConnectionCreateRequest } from '../../../shared/model/connection';
-import { asBody, unchecked, type ApiClient, type CallOptions } from '../../support/api-client';
+import { unchecked, type ApiClient } from '../../support/api-client';
 import { connectionCases, deltaSharingProfile, serviceAccountKeyJson } from '../../support/connections';
 import { startTestTwin, type TestTwin } from '../../support/harness';
+import {
+  connectionUpdateCalls,
+  INVALID_DELTA_SHARING_PROFILES,
+  INVALID_SERVICE_ACCOUNT_KEYS,
+  MISMATCHED_WORKLOAD_IDENTITY,
+  OAUTH_DELTA_SHARING_PROFILE,
+  hasBuiltConnector,
+  WAREHOUSE_OAUTH_AUTH,
+} from './update-support';
 
 let env: TestTwin;
 let api: ApiClient;
@@ -16,43 +24,8 @@ beforeAll(async () => {
 afterAll(() => env?.close());
 
 let sequence = 0;
-function objectStore(name = `store ${++sequence}`): Extract<ConnectionCreateRequest, { type: 'object_store' }> {
-  return {
-    name,
-    type: 'object_store',
-    auth: {
-      auth_type: 'secret_key',
-      access_key_id: LOCAL_S3_CREDENTIALS.accessKeyId,
-      secret_access_key: LOCAL_S3_CREDENTIALS.secretAccessKey,
-      endpoint: env.twin.s3.endpoint,
-    },
-    description: 'initial',
-    tags: ['a'],
-    path_restriction: 'demo/',
-  };
-}
-
-async function create(request: ConnectionCreateRequest) {
-  const response = await api.call('createConnection', { body: request });
-  expect(response.status).toBe(201);
-  return response.body;
-}
-
-const put = (id: number, body: CallOptions<'updateConnection'>['body']) =>
-  api.call('updateConnection', { params: { connection_id: id }, body });
-/** A connection read back and sent as a full update, with `changes`. */
-const putBack = (connection: { id: number }, changes: object = {}) =>
-  put(connection.id, asBody('updateConnection', { ...connection, ...changes }));
-const patch = (id: number, body: CallOptions<'mergeConnection'>['body'], contentType?: string) =>
-  api.call('mergeConnection', {
-    params: { connection_id: id },
-    body,
-    ...(contentType === undefined ? {} : { contentType }),
-  });
-const testStored = (id: number, body: CallOptions<'testStoredConnection'>['body']) =>
-  api.call('testStoredConnection', { params: { connection_id: id }, body });
-const putMapping = (id: number, body: CallOptions<'updateConnectionTypeMapping'>['body']) =>
-  api.call('updateConnectionTypeMapping', { params: { connection_id: id }, body });
+const { objectStore, connectionCase, create, put, putBack, patch, merge, testStored, putMapping } =
+  connectionUpdateCalls(() => env);
 
 describe('PUT /connections/{id}: full update', () => {
   it('replaces the fields, bumps lock_version, and keeps the stored secret when none is sent', async () => {
@@ -138,22 +111,14 @@ describe('PUT /connections/{id}: full update', () => {
   });
 
   it('refuses a type change and an auth_type change without the new secret', async () => {
-    const warehouse = connectionCases(env.twin.s3.endpoint, ' put').find((c) => c.label === 'warehouse/password')!;
+    const warehouse = connectionCase('warehouse/password', ' put');
     const created = await create(warehouse.request);
     const typeChange = await put(created.id, { ...objectStore(), id: created.id, lock_version: 0 });
     expect(typeChange.problem).toMatchObject({
       code: '10-1400',
       extraDetails: { type: expect.stringContaining('warehouse') },
     });
-    const authChange = await putBack(created, {
-      auth: {
-        auth_type: 'oauth_client_credentials',
-        token_url: 'https://idp.example.com/token',
-        client_id: 'x',
-        scope: 's',
-        host: 'xy.snowflakecomputing.com',
-      },
-    });
+    const authChange = await putBack(created, { auth: WAREHOUSE_OAUTH_AUTH });
     expect(authChange.problem).toMatchObject({
       code: '10-1400',
       extraDetails: { 'auth.client_secret': 'is required when auth_type changes' },
@@ -162,7 +127,7 @@ describe('PUT /connections/{id}: full update', () => {
 
   it('requires auth for analytics_db and delta_sharing', async () => {
     for (const label of ['analytics_db/service_account_key', 'delta_sharing/delta_sharing_profile']) {
-      const connection = connectionCases(env.twin.s3.endpoint, ' auth').find((c) => c.label === label)!;
+      const connection = connectionCase(label, ' auth');
       const created = await create(connection.request);
       const { auth: _auth, ...withoutAuth } = created;
       const response = await put(created.id, unchecked(withoutAuth));
@@ -173,20 +138,10 @@ describe('PUT /connections/{id}: full update', () => {
   });
 
   it('re-derives the redacted delta-sharing profile from a new profile', async () => {
-    const connection = connectionCases(env.twin.s3.endpoint, ' profile').find(
-      (c) => c.label === 'delta_sharing/delta_sharing_profile',
-    )!;
+    const connection = connectionCase('delta_sharing/delta_sharing_profile', ' profile');
     const created = await create(connection.request);
-    const profile = JSON.stringify({
-      shareCredentialsVersion: 2,
-      type: 'oauth_client_credentials',
-      endpoint: 'https://other.example.com/ds',
-      tokenEndpoint: 'https://idp.example.com/t',
-      clientId: 'c',
-      clientSecret: 'new-client-secret',
-    });
     const response = await putBack(created, {
-      auth: { auth_type: 'delta_sharing_profile', delta_sharing_profile_content: profile },
+      auth: { auth_type: 'delta_sharing_profile', delta_sharing_profile_content: OAUTH_DELTA_SHARING_PROFILE },
     });
     expect(response.status).toBe(200);
     expect(JSON.parse(String(response.body.auth.delta_sharing_profile_content_redacted))).toMatchObject({
@@ -206,12 +161,7 @@ describe('PUT /connections/{id}: full update', () => {
 describe('PATCH /connections/{id}: merge patch', () => {
   it('changes only the fields sent', async () => {
     const created = await create(objectStore());
-    const response = await patch(created.id, {
-      id: created.id,
-      lock_version: 0,
-      type: 'object_store',
-      description: 'patched',
-    });
+    const response = await merge(created, { description: 'patched' });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({
       name: created.name,
@@ -224,24 +174,13 @@ describe('PATCH /connections/{id}: merge patch', () => {
 
   it('removes an optional field with null', async () => {
     const created = await create(objectStore());
-    const response = await patch(created.id, {
-      id: created.id,
-      lock_version: 0,
-      type: 'object_store',
-      description: null,
-      path_restriction: null,
-    });
+    const response = await merge(created, { description: null, path_restriction: null });
     expect(response.body).toMatchObject({ description: null, path_restriction: null });
   });
 
   it('merges into auth and keeps the stored secret', async () => {
     const created = await create(objectStore());
-    const response = await patch(created.id, {
-      id: created.id,
-      lock_version: 0,
-      type: 'object_store',
-      auth: { access_key_id: 'NOT-A-KEY' },
-    });
+    const response = await merge(created, { auth: { access_key_id: 'NOT-A-KEY' } });
     expect(response.status).toBe(200);
     // Compared on the wire: the response schema would strip a field it does not name.
     expect(response.json).toHaveProperty('auth', {
@@ -250,68 +189,38 @@ describe('PATCH /connections/{id}: merge patch', () => {
       endpoint: env.twin.s3.endpoint,
     });
     expect((await testStored(created.id, { type: 'object_store' })).problem.code).toBe('30-1116');
-    const back = await patch(created.id, {
-      id: created.id,
-      lock_version: 1,
-      type: 'object_store',
-      auth: { access_key_id: 'S3RVER' },
-    });
+    const back = await merge(created, { lock_version: 1, auth: { access_key_id: 'S3RVER' } });
     expect(back.status).toBe(200);
     expect((await testStored(created.id, { type: 'object_store' })).status).toBe(200);
   });
 
   it('replaces auth as a whole when the patch switches auth_type', async () => {
-    const warehouse = connectionCases(env.twin.s3.endpoint, ' patch').find((c) => c.label === 'warehouse/password')!;
+    const warehouse = connectionCase('warehouse/password', ' patch');
     const created = await create(warehouse.request);
-    const auth = {
-      auth_type: 'oauth_client_credentials',
-      token_url: 'https://idp.example.com/token',
-      client_id: 'wh',
-      client_secret: 'new-secret',
-      scope: 's',
-      host: 'xy.snowflakecomputing.com',
-    };
-    const response = await patch(created.id, { id: created.id, lock_version: 0, type: 'warehouse', auth });
+    const auth = { ...WAREHOUSE_OAUTH_AUTH, client_id: 'wh', client_secret: 'new-secret' };
+    const response = await merge(created, { auth });
     expect(response.status).toBe(200);
     const { client_secret: _secret, ...visible } = auth;
     expect(response.json).toHaveProperty('auth', visible);
   });
 
   it('lets a name-only patch through for types whose PUT requires auth', async () => {
-    const analytics = connectionCases(env.twin.s3.endpoint, ' patch bq').find(
-      (c) => c.label === 'analytics_db/service_account_key',
-    )!;
+    const analytics = connectionCase('analytics_db/service_account_key', ' patch bq');
     const created = await create(analytics.request);
-    const response = await patch(created.id, {
-      id: created.id,
-      lock_version: 0,
-      type: 'analytics_db',
-      name: 'bq renamed',
-    });
+    const response = await merge(created, { name: 'bq renamed' });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ name: 'bq renamed', dataset_id: 'sales' });
   });
 
   it('accepts application/json as well as application/merge-patch+json', async () => {
     const created = await create(objectStore());
-    const response = await patch(
-      created.id,
-      { id: created.id, lock_version: 0, type: 'object_store', tags: ['b'] },
-      'application/json',
-    );
+    const response = await merge(created, { tags: ['b'] }, 'application/json');
     expect(response.body.tags).toEqual(['b']);
   });
 
   it('reports every invalid field of the merged document, by its wire path', async () => {
     const created = await create(objectStore());
-    const response = await patch(created.id, {
-      id: created.id,
-      lock_version: 0,
-      type: 'object_store',
-      name: null,
-      bogus: 1,
-      auth: { endpoint: 7 },
-    });
+    const response = await merge(created, { name: null, bogus: 1, auth: { endpoint: 7 } });
     expect(response.status).toBe(400);
     expect(response.problem).toMatchObject({
       code: '10-1400',
@@ -326,31 +235,19 @@ describe('PATCH /connections/{id}: merge patch', () => {
       code: '10-1400',
       extraDetails: { id: 'is required', lock_version: 'is required', type: expect.stringContaining('is required') },
     });
-    expect((await patch(created.id, { id: created.id + 1, lock_version: 0, type: 'object_store' })).problem.code).toBe(
-      '30-1600',
-    );
-    expect((await patch(created.id, { id: created.id, lock_version: 0, type: 'warehouse' })).problem.code).toBe(
-      '10-1400',
-    );
-    expect((await patch(created.id, { id: created.id, lock_version: 3, type: 'object_store' })).problem.code).toBe(
-      '10-1006',
-    );
+    expect((await merge(created, { id: created.id + 1 })).problem.code).toBe('30-1600');
+    expect((await merge(created, { type: 'warehouse' })).problem.code).toBe('10-1400');
+    expect((await merge(created, { lock_version: 3 })).problem.code).toBe('10-1006');
   });
 });
 
 describe('PUT /connections/{id}/type-mapping', () => {
-  async function pricing(label: 'pricing_dim/oauth_client_credentials' | 'pricing_sdk/private_key_jwt') {
-    return create(
-      connectionCases(env.twin.s3.endpoint, ` mapping ${++sequence}`).find((c) => c.label === label)!.request,
-    );
-  }
+  const pricing = (label: string) => create(connectionCase(label, ` mapping ${++sequence}`).request);
 
   it('stores the mapping of a pricing connection', async () => {
     for (const label of ['pricing_dim/oauth_client_credentials', 'pricing_sdk/private_key_jwt'] as const) {
       const created = await pricing(label);
-      const response = await putMapping(created.id, {
-        id: created.id,
-        lock_version: 0,
+      const response = await putMapping(created, {
         type_mapping: '{"PRICE":"decimal","SKU":"string"}',
         type_mapping_name: 'default',
       });
@@ -368,7 +265,7 @@ describe('PUT /connections/{id}/type-mapping', () => {
 
   it('30-4008 for a connection that is not a pricing connection', async () => {
     const created = await create(objectStore());
-    const response = await putMapping(created.id, { id: created.id, lock_version: 0, type_mapping: '{}' });
+    const response = await putMapping(created, { type_mapping: '{}' });
     expect(response.status).toBe(400);
     expect(response.problem).toMatchObject({
       code: '30-4008',
@@ -379,19 +276,15 @@ describe('PUT /connections/{id}/type-mapping', () => {
   it('30-4009 for a mapping that is not a JSON object of names to type names', async () => {
     const created = await pricing('pricing_dim/oauth_client_credentials');
     for (const type_mapping of ['{not json', '[]', '"text"', '{"a":1}', '{"":"string"}', '{"a":""}']) {
-      const response = await putMapping(created.id, { id: created.id, lock_version: 0, type_mapping });
+      const response = await putMapping(created, { type_mapping });
       expect(response.problem.code, type_mapping).toBe('30-4009');
     }
   });
 
   it('checks ids and lock_version', async () => {
     const created = await pricing('pricing_dim/oauth_client_credentials');
-    expect(
-      (await putMapping(created.id, { id: created.id + 1, lock_version: 0, type_mapping: '{}' })).problem.code,
-    ).toBe('30-1600');
-    expect((await putMapping(created.id, { id: created.id, lock_version: 9, type_mapping: '{}' })).problem.code).toBe(
-      '10-1006',
-    );
+    expect((await putMapping(created, { id: created.id + 1, type_mapping: '{}' })).problem.code).toBe('30-1600');
+    expect((await putMapping(created, { lock_version: 9, type_mapping: '{}' })).problem.code).toBe('10-1006');
   });
 });
 
@@ -403,16 +296,7 @@ describe('configuration checks without calling the external system', () => {
       ['cloud_store', '30-1320'],
       ['analytics_db', '30-1415'],
     ] as const) {
-      for (const key of [
-        '{not json',
-        '{"type":"user"}',
-        JSON.stringify({
-          type: 'service_account',
-          project_id: 'p',
-          client_email: 'a@p.iam.gserviceaccount.com',
-          private_key: 'nope',
-        }),
-      ]) {
+      for (const key of INVALID_SERVICE_ACCOUNT_KEYS) {
         const response = await post({
           name: `sa ${++sequence}`,
           type,
@@ -424,20 +308,7 @@ describe('configuration checks without calling the external system', () => {
   });
 
   it('30-1322 when the workload identity e-mail names another project', async () => {
-    const response = await post({
-      name: 'wi mismatch',
-      type: 'cloud_store',
-      auth: {
-        auth_type: 'workload_identity',
-        client_id: 'c',
-        client_secret: 's',
-        token_url: 'https://sts.example.com/token',
-        scope: 'x',
-        service_account_email: 'loader@other-project.iam.gserviceaccount.com',
-        audience: 'a',
-        project_id: 'acme-analytics',
-      },
-    });
+    const response = await post({ name: 'wi mismatch', type: 'cloud_store', auth: MISMATCHED_WORKLOAD_IDENTITY });
     expect(response.problem).toMatchObject({
       code: '30-1322',
       // Submitted values are quoted as excerpts of at most 40 characters.
@@ -447,25 +318,7 @@ describe('configuration checks without calling the external system', () => {
   });
 
   it('validates the delta-sharing profile (30-30xx)', async () => {
-    const cases: [string, string][] = [
-      ['', '30-3018'],
-      ['{', '30-3002'],
-      ['{"endpoint":"https://x.example.com","bearerToken":"t"}', '30-3014'],
-      ['{"shareCredentialsVersion":3,"endpoint":"https://x.example.com","bearerToken":"t"}', '30-3016'],
-      ['{"shareCredentialsVersion":1,"bearerToken":"t"}', '30-3008'],
-      ['{"shareCredentialsVersion":1,"endpoint":"::nope","bearerToken":"t"}', '30-3004'],
-      ['{"shareCredentialsVersion":1,"endpoint":"https://x.example.com"}', '30-3009'],
-      [
-        '{"shareCredentialsVersion":1,"endpoint":"https://x.example.com","bearerToken":"t","expirationTime":"soon"}',
-        '30-3003',
-      ],
-      [
-        '{"shareCredentialsVersion":2,"type":"oauth_client_credentials","endpoint":"https://x.example.com","clientId":"c"}',
-        '30-3015',
-      ],
-      ['[1]', '30-3021'],
-    ];
-    for (const [content, code] of cases) {
+    for (const [content, code] of INVALID_DELTA_SHARING_PROFILES) {
       const response = await post({
         name: `ds ${++sequence}`,
         type: 'delta_sharing',
@@ -482,7 +335,7 @@ describe('configuration checks without calling the external system', () => {
   });
 
   it('30-4101 for a private key that is not an RSA PEM key', async () => {
-    const sdk = connectionCases(env.twin.s3.endpoint, ' pem').find((c) => c.label === 'pricing_sdk/private_key_jwt')!;
+    const sdk = connectionCase('pricing_sdk/private_key_jwt', ' pem');
     for (const private_key of ['', 'not a key', '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----']) {
       const response = await post({
         ...sdk.request,
@@ -494,9 +347,7 @@ describe('configuration checks without calling the external system', () => {
   });
 
   it('10-1008 for unusable token URLs and hosts', async () => {
-    const dim = connectionCases(env.twin.s3.endpoint, ' urls').find(
-      (c) => c.label === 'pricing_dim/oauth_client_credentials',
-    )!;
+    const dim = connectionCase('pricing_dim/oauth_client_credentials', ' urls');
     const badToken = await post({ ...dim.request, auth: { ...dim.request.auth, token_url: 'not a url' } });
     expect(badToken.problem).toMatchObject({ code: '10-1008', extraDetails: { 'auth.token_url': expect.any(String) } });
     const badHost = await post({ ...dim.request, auth: { ...dim.request.auth, host: 'bad host!' } });
@@ -517,14 +368,7 @@ describe('configuration checks without calling the external system', () => {
 describe('testing configurations whose connector is not built yet', () => {
   it('validates locally, then answers 10-1501 naming the connector’s toggle instead of pretending', async () => {
     for (const { label, request } of connectionCases(env.twin.s3.endpoint, ' t')) {
-      if (
-        request.type === 'object_store' ||
-        request.type === 'warehouse' ||
-        request.type === 'cloud_store' ||
-        request.type === 'analytics_db' ||
-        request.type === 'pricing_sdk'
-      )
-        continue;
+      if (hasBuiltConnector(request)) continue;
       const response = await api.call('testConnection', { body: request });
       expect(response.status, label).toBe(501);
       expect(response.problem).toMatchObject({
@@ -535,9 +379,7 @@ describe('testing configurations whose connector is not built yet', () => {
   });
 
   it('refuses pricing_sdk in the unsaved test (spec 2.3) and tests it once stored', async () => {
-    const sdk = connectionCases(env.twin.s3.endpoint, ' sdk test').find(
-      (c) => c.label === 'pricing_sdk/private_key_jwt',
-    )!;
+    const sdk = connectionCase('pricing_sdk/private_key_jwt', ' sdk test');
     const unsaved = await api.call('testConnection', { body: unchecked(sdk.request) });
     expect(unsaved.problem).toMatchObject({
       code: '10-1400',

@@ -7,9 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATA_BUCKET } from '../../../infra/local/twin';
 import { connectionCases } from '../../support/connections';
 import { asBody, type ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
@@ -20,57 +18,19 @@ import {
   importAndWait,
   putObjects,
   startImport,
+  tableOver,
   waitForJob,
   waitForVersion,
 } from '../../support/imports';
-import { localS3Client } from '../../support/local-s3';
+import { bytesReadThisPeriod, csv, dataBucketKeys, expectedRow, LANDING_OBJECTS, range } from './import-support';
 
 let env: TestTwin;
 let api: ApiClient;
 
-const HEADER = 'id,name,amount,day,flag,comment,region';
-const row = (id: number) =>
-  `${id},name ${id},${(id * 1.5).toFixed(2)},2024-01-${String((id % 28) + 1).padStart(2, '0')},${id % 2 === 0},${id % 10 === 0 ? 'note' : ''},EU`;
-const csv = (ids: number[]) => `${HEADER}\n${ids.map(row).join('\n')}\n`;
-const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index);
-
-function expectedRow(id: number) {
-  return {
-    id,
-    name: `name ${id}`,
-    amount: Number((id * 1.5).toFixed(2)),
-    day: `2024-01-${String((id % 28) + 1).padStart(2, '0')}`,
-    flag: id % 2 === 0,
-    comment: id % 10 === 0 ? 'note' : null,
-    region: 'EU',
-  };
-}
-
-async function dataBucketKeys(prefix: string): Promise<string[]> {
-  const s3 = localS3Client(env.twin.s3.endpoint);
-  try {
-    const listing = await s3.send(new ListObjectsV2Command({ Bucket: DATA_BUCKET, Prefix: prefix }));
-    return (listing.Contents ?? []).map((object) => object.Key!.slice(prefix.length)).sort();
-  } finally {
-    s3.destroy();
-  }
-}
-
 beforeAll(async () => {
   env = await startTestTwin({ buckets: ['landing'], retryIntervalMs: 10 });
   api = env.admin;
-  await putObjects(env, 'landing', {
-    'sales/2024-01.csv': csv(range(1, 60)),
-    'sales/archive/2024-02.csv': csv(range(61, 100)),
-    'sales/readme.txt': 'not a CSV: ignored',
-    'empty-folder/readme.txt': 'no CSV here',
-    'broken/ragged.csv': `${HEADER}\n1,a,2,2024-01-01,true,,EU\n2,b\n3,"unterminated\n`,
-    'binary/data.csv': new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0, 0, 0, 1, 2, 3, 0, 0, 255, 254]),
-    'corrupt/c.csv': Buffer.concat([Buffer.from('a,b\n1,'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('\n')]),
-    'empty/e.csv': '',
-    'header-only/h.csv': `${HEADER}\n`,
-    'bad-header/h.csv': 'id,"first\nname",amount\n1,a,2\n',
-  });
+  await putObjects(env, 'landing', LANDING_OBJECTS);
 });
 
 afterAll(async () => {
@@ -139,7 +99,7 @@ describe('importing CSV files from an object store', () => {
       'region',
     ]);
 
-    expect(await dataBucketKeys(`local/tables/${tableId}/v1/`)).toEqual([
+    expect(await dataBucketKeys(env, `local/tables/${tableId}/v1/`)).toEqual([
       'data.parquet',
       'preview.json',
       'sample.jsonl',
@@ -237,8 +197,7 @@ describe('importing CSV files from an object store', () => {
 
 describe('imports that fail', () => {
   async function failedImportOf(path: string) {
-    const connectionId = await createObjectStoreConnection(api, env);
-    const tableId = await createTable(api, await createBucketSource(api, connectionId, path));
+    const tableId = await tableOver(api, env, path);
     const failed = await importAndWait(api, tableId);
     expect(failed.execution.status).toBe('FAILED');
     return { tableId, failed };
@@ -259,7 +218,7 @@ describe('imports that fail', () => {
     expect(failed.execution.error).toMatchObject({ code });
     expect(failed.execution.error?.message).toEqual(expect.any(String));
     expect(failed.metadata).toBeNull();
-    expect(await dataBucketKeys(`local/tables/${tableId}/`)).toEqual([]);
+    expect(await dataBucketKeys(env, `local/tables/${tableId}/`)).toEqual([]);
     const refused = await preview(tableId, failed.version_number);
     expect(refused.status).toBe(404);
     expect(refused.problem.code).toBe('20-1040');
@@ -322,35 +281,16 @@ describe('imports that fail', () => {
   });
 
   it('records the bytes read per tenant', async () => {
-    const { GetCommand, DynamoDBDocumentClient } = await import('@aws-sdk/lib-dynamodb');
-    const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
-    const { keys } = await import('../../../shared/db/keys');
-    const { usagePeriod } = await import('../../../shared/usage');
-    const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: env.twin.dynamoEndpoint }));
-    const read = async () =>
-      Number(
-        (
-          await client.send(
-            new GetCommand({
-              TableName: process.env.TABLE_NAME,
-              Key: keys.usage('local', 'DATA_READ_BYTES', usagePeriod()),
-            }),
-          )
-        ).Item?.value ?? 0,
-      );
-    const before = await read();
-    const connectionId = await createObjectStoreConnection(api, env);
-    const tableId = await createTable(api, await createBucketSource(api, connectionId, 'landing/sales/archive/'));
+    const before = await bytesReadThisPeriod(env);
+    const tableId = await tableOver(api, env, 'landing/sales/archive/');
     await importAndWait(api, tableId);
-    expect((await read()) - before).toBe(Buffer.byteLength(csv(range(61, 100))));
-    client.destroy();
+    expect((await bytesReadThisPeriod(env)) - before).toBe(Buffer.byteLength(csv(range(61, 100))));
   });
 });
 
 describe('schema analysis runs one at a time', () => {
   it('parallel requests start exactly one analysis (20-1065); results wait for a success (20-1027)', async () => {
-    const connectionId = await createObjectStoreConnection(api, env);
-    const tableId = await createTable(api, await createBucketSource(api, connectionId, 'landing/sales/'));
+    const tableId = await tableOver(api, env, 'landing/sales/');
     await importAndWait(api, tableId);
     const responses = await Promise.all(Array.from({ length: 6 }, () => analyse(tableId, 1, 'FULL')));
     expect(responses.filter((response) => response.status === 202)).toHaveLength(1);
@@ -366,8 +306,7 @@ describe('schema analysis runs one at a time', () => {
 
   it('a version still being imported cannot be analysed yet (20-1029)', async () => {
     await putObjects(env, 'landing', { 'slow/a.csv': csv(range(1, 3)) });
-    const connectionId = await createObjectStoreConnection(api, env);
-    const tableId = await createTable(api, await createBucketSource(api, connectionId, 'landing/slow/'));
+    const tableId = await tableOver(api, env, 'landing/slow/');
     const versionNumber = await startImport(api, tableId);
     const response = await analyse(tableId, versionNumber, 'SHALLOW');
     // The import may already have finished on a fast machine; otherwise the refusal is 20-1029.
@@ -386,8 +325,7 @@ describe('csv-spectrum through the whole pipeline', () => {
     const parsed = JSON.parse(readFileSync(join(spectrum, '..', 'json', `${name}.json`), 'utf8')) as
       Record<string, string> | Record<string, string>[];
     const expected = Array.isArray(parsed) ? parsed : [parsed];
-    const connectionId = await createObjectStoreConnection(api, env);
-    const tableId = await createTable(api, await createBucketSource(api, connectionId, `landing/spectrum/${name}/`));
+    const tableId = await tableOver(api, env, `landing/spectrum/${name}/`);
     const imported = await importAndWait(api, tableId);
     expect(imported.execution.status, JSON.stringify(imported.execution.error)).toBe('COMPLETED');
     const shown = (await preview(tableId, 1)).body;
@@ -409,8 +347,7 @@ describe('csv-spectrum through the whole pipeline', () => {
 describe('one creation per table at a time', () => {
   it('parallel batch creates of one table start exactly one import; the rest get 20-1029', async () => {
     await putObjects(env, 'landing', { 'race/a.csv': csv(range(1, 5)) });
-    const connectionId = await createObjectStoreConnection(api, env);
-    const tableId = await createTable(api, await createBucketSource(api, connectionId, 'landing/race/'));
+    const tableId = await tableOver(api, env, 'landing/race/');
     const responses = await Promise.all(
       Array.from({ length: 8 }, () => api.call('batchCreateDataVersions', { body: { data_table_ids: [tableId] } })),
     );

@@ -9,17 +9,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BigQueryFake } from '../../fakes/bigquery';
 import { GcsFake } from '../../fakes/gcs';
-import { asBody, type ApiClient, type RequestBody, type ResponseBody } from '../../support/api-client';
-import { queryFiles, sourceParquet } from '../../support/exports';
+import type { ApiClient } from '../../support/api-client';
+import { queryFiles } from '../../support/exports';
 import { LOADER, passwordConnection, startWarehouseWorld, type WarehouseWorld } from '../connectors/warehouse-fixtures';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import { importAndWait, putObjects, tableOver, waitForJob } from '../../support/imports';
+import { importAndWait, putObjects, tableOver } from '../../support/imports';
+import { asText, bigQueryRows, connectorExportCalls, PROJECT } from './connector-targets-support';
 
-const PROJECT = 'acme-analytics';
 const SOURCE_CSV =
   'id,region,amount,paid,day\n1,north,10.5,true,2024-01-31\n2,south,,false,2024-02-29\n3,east,7.25,,\n4,west,1,true,2024-12-01\n';
-/** The columns table exports write, in this order: one of each kind the writers map. */
-const COLUMNS = ['paid', 'id', 'amount', 'day', 'region'];
 
 let env: TestTwin;
 let api: ApiClient;
@@ -34,6 +32,7 @@ let tableName: string;
 /** 2,500 rows: several INSERT batches. */
 let bigTableId: number;
 const BIG_ROWS = 2_500;
+const { createWritable, createTarget, exportAndWait, expectedRows } = connectorExportCalls(() => ({ env, tableId }));
 
 beforeAll(async () => {
   gcs = await GcsFake.start();
@@ -79,59 +78,6 @@ afterAll(async () => {
   await bigquery?.close();
   await warehouse?.close();
 });
-
-async function createWritable(request: Record<string, unknown>): Promise<number> {
-  const response = await api.call('createConnection', {
-    body: asBody('createConnection', { name: `writer ${Math.random()}`, write: true, ...request }),
-  });
-  expect(response.status, response.text).toBe(201);
-  return response.body.id;
-}
-
-async function createTarget(request: Record<string, unknown>): Promise<number> {
-  const response = await api.call('createTarget', {
-    body: asBody('createTarget', { name: `target ${Math.random()}`, ...request }),
-  });
-  expect(response.status, response.text).toBe(201);
-  return response.body.id;
-}
-
-function exportTo(targetId: number, overrides: Partial<RequestBody<'createExport'>> = {}) {
-  return api.call('createExport', {
-    body: asBody('createExport', {
-      target_id: targetId,
-      source_type: 'datatable',
-      source_id: tableId,
-      source_version: 1,
-      columns: COLUMNS,
-      cast_boolean_to_integer: true,
-      ...overrides,
-    }),
-  });
-}
-
-async function exportAndWait(
-  targetId: number,
-  overrides: Partial<RequestBody<'createExport'>> = {},
-): Promise<ResponseBody<'getExport'>> {
-  const started = await exportTo(targetId, overrides);
-  expect(started.status, started.text).toBe(202);
-  return waitForJob(
-    () => api.call('getExport', { params: { export_id: started.body.export_id } }),
-    (body) => body.execution,
-    20_000,
-  );
-}
-
-/** The source version's rows as the export shapes them (paid as an integer, COLUMNS' order), dates as ISO text. */
-async function expectedRows(): Promise<Record<string, unknown>[]> {
-  return (
-    await queryFiles(
-      [await sourceParquet(env, tableId, 1)],
-      'SELECT CAST(paid AS INTEGER) AS paid, id, amount, CAST(day AS VARCHAR) AS day, region FROM f0',
-    )
-  ).rows;
-}
 
 describe('cloud_store bucket targets', () => {
   let targetId: number;
@@ -217,25 +163,6 @@ describe('cloud_store bucket targets', () => {
   });
 });
 
-/** The rows of a BigQuery table through tabledata.list, as BigQuery's text values by column. */
-async function bigQueryRows(table: string): Promise<Record<string, unknown>[]> {
-  const token = bigquery.auth.tokenFor(loaderEmail);
-  const headers = { authorization: `Bearer ${token}` };
-  const base = `${bigquery.endpoint}/bigquery/v2/projects/${PROJECT}/datasets/exports/tables/${table}`;
-  const metadata = (await (await fetch(base, { headers })).json()) as {
-    schema: { fields: { name: string; type: string }[] };
-  };
-  const data = (await (await fetch(`${base}/data`, { headers })).json()) as { rows?: { f: { v: unknown }[] }[] };
-  return (data.rows ?? []).map((row) =>
-    Object.fromEntries(
-      metadata.schema.fields.map((field, index) => [`${field.name}:${field.type}`, row.f[index]?.v ?? null]),
-    ),
-  );
-}
-
-/** A source row as BigQuery's text of the declared type. */
-const asText = (value: unknown): string | null => (value === null ? null : String(value));
-
 describe('analytics_db table targets', () => {
   let connectionId: number;
   const table = () => `SALES_${tableName}_V1`.replace(/[^A-Za-z0-9_]/g, '_');
@@ -262,7 +189,7 @@ describe('analytics_db table targets', () => {
         data_target_details: { project: PROJECT, dataset: 'exports', table: table() },
       });
       // WRITE_TRUNCATE: a second export replaces the rows instead of adding to them.
-      expect(await bigQueryRows(table())).toEqual(
+      expect(await bigQueryRows(bigquery, loaderEmail, table())).toEqual(
         (await expectedRows()).map((row) => ({
           'paid:INTEGER': asText(row.paid),
           'id:INTEGER': asText(row.id),
