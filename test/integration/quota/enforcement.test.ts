@@ -96,6 +96,7 @@ describe('CPU quota', () => {
     expect(await versionCount(api, tableId)).toBe(0);
 
     await enforce('quota-cpu', false);
-    expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
+    const { execution } = await importAndWait(api, tableId);
+    expect(execution.status, JSON.stringify(execution)).toBe('COMPLETED');
   });
 });
