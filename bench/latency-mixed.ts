@@ -19,14 +19,8 @@ import type { HttpMethod } from '../shared/http/route';
 import { ApiClient, type RequestDescription } from '../test/support/api-client';
 import { createBucketSource, createTable, importAndWait } from '../test/support/imports';
 import { localS3Client } from '../test/support/local-s3';
-import {
-  BENCH_BUCKET,
-  connectionRequest,
-  type ChildMessage,
-  type ParentMessage,
-  type PhaseStats,
-  type TwinReady,
-} from './protocol';
+import { BENCH_BUCKET, connectionRequest, type ParentMessage, type TwinReady } from './protocol';
+import { ask, nextMessage, percentile } from './twin-messages';
 
 export interface MixedLoadSettings {
   readonly connections: number;
@@ -72,39 +66,6 @@ const CYCLE = [
 
 const routeName = (operationId: OperationId): string =>
   `${routeTable[operationId].method} ${routeTable[operationId].path}`;
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted.length === 0 ? Number.NaN : sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-function nextMessage<T extends ChildMessage['type']>(
-  child: ChildProcess,
-  type: T,
-): Promise<Extract<ChildMessage, { type: T }>> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (message: unknown): void => {
-      if ((message as ChildMessage).type !== type) return;
-      cleanup();
-      resolve(message as Extract<ChildMessage, { type: T }>);
-    };
-    const onExit = (code: number | null): void => {
-      cleanup();
-      reject(new Error(`the twin process exited (code ${code}) before sending "${type}"`));
-    };
-    const cleanup = (): void => {
-      child.off('message', onMessage);
-      child.off('exit', onExit);
-    };
-    child.on('message', onMessage);
-    child.on('exit', onExit);
-  });
-}
-
-function ask(child: ChildProcess, message: Extract<ParentMessage, { type: 'reset' | 'stats' }>): Promise<PhaseStats> {
-  const answer = nextMessage(child, 'stats');
-  child.send(message);
-  return answer;
-}
 
 /** A data table with one completed version (a small CSV on the twin's S3), for the table, version and preview GETs. */
 async function seedTable(client: ApiClient, ready: TwinReady): Promise<{ tableId: number; versionNumber: number }> {

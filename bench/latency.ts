@@ -14,7 +14,8 @@ import autocannon from 'autocannon';
 import { routeTable, type OperationId } from '../functions/routes';
 import type { HttpMethod } from '../shared/http/route';
 import { ApiClient, type RequestDescription } from '../test/support/api-client';
-import { connectionRequest, type ChildMessage, type ParentMessage, type PhaseStats, type TwinReady } from './protocol';
+import { connectionRequest, type ParentMessage, type PhaseStats, type TwinReady } from './protocol';
+import { ask, nextMessage, percentile } from './twin-messages';
 
 export interface LatencySettings {
   /** Concurrent clients of the latency phases (a GET, a create, and their raw counterparts). */
@@ -59,40 +60,6 @@ interface Phase {
   readonly name: string;
   readonly side: 'API' | 'raw';
   readonly options: autocannon.Options & { readonly connections: number };
-}
-
-function nextMessage<T extends ChildMessage['type']>(
-  child: ChildProcess,
-  type: T,
-): Promise<Extract<ChildMessage, { type: T }>> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (message: unknown): void => {
-      if ((message as ChildMessage).type !== type) return;
-      cleanup();
-      resolve(message as Extract<ChildMessage, { type: T }>);
-    };
-    const onExit = (code: number | null): void => {
-      cleanup();
-      reject(new Error(`the twin process exited (code ${code}) before sending "${type}"`));
-    };
-    const cleanup = (): void => {
-      child.off('message', onMessage);
-      child.off('exit', onExit);
-    };
-    child.on('message', onMessage);
-    child.on('exit', onExit);
-  });
-}
-
-/** Sends a reset or stats request and waits for the twin's stats answer. */
-function ask(child: ChildProcess, message: Extract<ParentMessage, { type: 'reset' | 'stats' }>): Promise<PhaseStats> {
-  const answer = nextMessage(child, 'stats');
-  child.send(message);
-  return answer;
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted.length === 0 ? Number.NaN : sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 /**
