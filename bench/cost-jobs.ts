@@ -3,7 +3,8 @@
  * (bench/cost-jobs-twin-process.ts) and hands every worker invocation to this process, where the worker runs with
  * the real SDK clients on the twin's stores, counted by the cost bench's meter (bench/cost-meter.ts) and timed by
  * this process's CPU clock. One run of each job at BENCH_COST_JOB_ROWS rows (200000): import (with what it chains),
- * a recipe run (SELECT * over the table), a direct export and a multi-part export of its output.
+ * a recipe run (SELECT * over the table), a FULL schema analysis of the data version and of the recipe node, a
+ * multi-part export and a direct export of its output.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -26,7 +27,7 @@ export interface WorkerCost {
   readonly invocations: number;
   /** This process's CPU while the worker's invocations ran (the engine child's, where a job has one, is apart). */
   readonly cpuSeconds: number;
-  /** What the job recorded itself (cpu_seconds in its output: its process and its engine child), when it says. */
+  /** What the job recorded itself (the recipe run's cpu_seconds: its process and its engine child's), where read. */
   readonly recordedCpuSeconds?: number;
   readonly tally: CallTally;
   /** Whether the cost grows with the rows (scaled to 1M) or is fixed per job. */
@@ -50,21 +51,6 @@ function addTallies(a: CallTally, b: CallTally): CallTally {
   return { calls, readUnits: a.readUnits + b.readUnits, writeUnits: a.writeUnits + b.writeUnits };
 }
 
-/** The largest `cpu_seconds` anywhere in a worker's output (the job's own record of its CPU). */
-function recordedCpu(output: unknown): number | undefined {
-  let found: number | undefined;
-  const visit = (value: unknown): void => {
-    if (Array.isArray(value)) value.forEach(visit);
-    else if (value !== null && typeof value === 'object')
-      for (const [key, inner] of Object.entries(value)) {
-        if (key === 'cpu_seconds' && typeof inner === 'number') found = Math.max(found ?? 0, inner);
-        else visit(inner);
-      }
-  };
-  visit(output);
-  return found;
-}
-
 /**
  * Runs the twin's worker invocations in this process. Costs are taken while one worker is in flight, from the first
  * invocation in to the last out; invocations of another worker overlapping that window are counted under the first.
@@ -74,6 +60,7 @@ function serveWorkers(child: ChildProcess, meter: ReturnType<typeof installMeter
   let inFlight = 0;
   let owner = '';
   let cpuStart = process.cpuUsage();
+  const waiters: { worker: string; resolve: () => void }[] = [];
   const answer = (message: CostJobsParentMessage) => child.send(message);
   child.on('message', (received: CostJobsChildMessage) => {
     if (received.type !== 'invoke') return;
@@ -93,14 +80,17 @@ function serveWorkers(child: ChildProcess, meter: ReturnType<typeof installMeter
         tally: { calls: {}, readUnits: 0, writeUnits: 0 },
       };
       cost.invocations += 1;
-      const recorded = recordedCpu(output);
-      if (recorded !== undefined) cost.recorded = (cost.recorded ?? 0) + recorded;
       if (inFlight === 0) {
         const used = process.cpuUsage(cpuStart);
         cost.cpuSeconds += (used.user + used.system) / 1e6;
         cost.tally = addTallies(cost.tally, awsOnly(meter.take()));
       }
       costs.set(owner, cost);
+      if (inFlight === 0)
+        for (const waiter of waiters
+          .splice(0)
+          .filter((waiting) => [owner, received.worker, IDLE].includes(waiting.worker)))
+          waiter.resolve();
       answer(
         error
           ? { type: 'invoked', id: received.id, error: { name: error.name, message: error.message } }
@@ -114,8 +104,23 @@ function serveWorkers(child: ChildProcess, meter: ReturnType<typeof installMeter
         (error: unknown) => settle(undefined, error instanceof Error ? error : new Error(String(error))),
       );
   });
-  return costs;
+  /** Resolves once an invocation of `worker` has settled and nothing else runs (a job without a status route to poll). */
+  const settled = (worker: string) => new Promise<void>((resolve) => waiters.push({ worker, resolve }));
+  /** Resolves once no invocation runs: a job reads COMPLETED a moment before its worker returns. */
+  const idle = () => (inFlight === 0 ? Promise.resolve() : settled(IDLE));
+  return {
+    costs,
+    settled,
+    idle,
+    recordCpu: (worker: string, seconds: number) => {
+      const cost = costs.get(worker);
+      if (cost) cost.recorded = (cost.recorded ?? 0) + seconds;
+    },
+  };
 }
+
+/** A waiter for the end of any invocation. */
+const IDLE = '*';
 
 /** Workers whose work does not grow with the rows. */
 const FIXED_WORKERS = new Set(['provision-app', 'deprovision-app']);
@@ -137,11 +142,29 @@ export async function measureJobCosts(rows: number): Promise<WorkerCost[]> {
       });
       Object.assign(process.env, environment.environment);
       logger.setLogLevel('SILENT');
-      const costs = serveWorkers(child, installMeter(environment.s3Port));
+      const { costs, settled, idle, recordCpu } = serveWorkers(child, installMeter(environment.s3Port));
       await upload(s3, SOURCE_BUCKET, 'orders/data.csv', csv.path, 'text/csv');
-      const { datasetId } = await releasedDataset(api, await tableOverSource(api, ready, 'orders', 'bench orders'));
-      await pipelineRun(api, s3, datasetId, 'exports/multi.csv', 4);
-      const started = await withTimeout(
+      const tableId = await tableOverSource(api, ready, 'orders', 'bench orders');
+      const { datasetId, nodeId } = await releasedDataset(api, tableId);
+      const node = { dataset_id: datasetId, version_number: 1, node_id: nodeId };
+      // The run's own record of its CPU, the engine child's included (this process's clock does not see a child).
+      const run = await api.call('getDatasetNodeRunStatus', { params: node });
+      if (run.body.metadata) recordCpu('run-recipe', run.body.metadata.cpu_seconds);
+      await idle();
+      const tableAnalysis = settled('analyse-schema');
+      const version = { data_table_id: tableId, version_number: 1 };
+      const started = await api.call('analyseDataVersionSchema', { params: version, body: { depth: 'FULL' } });
+      if (started.status !== 202) throw new Error(`schema analysis: ${started.status} ${started.text}`);
+      await withTimeout(tableAnalysis, 120_000, 'schema analysis');
+      const nodeAnalysis = settled('analyse-node-schema');
+      const analysed = await api.call('analyseDatasetNodeSchema', { params: node, body: { depth: 'FULL' } });
+      if (analysed.status !== 202) throw new Error(`node analysis: ${analysed.status} ${analysed.text}`);
+      await withTimeout(nodeAnalysis, 120_000, 'node schema analysis');
+      // Two parts: every part but the last holds at least 5 MiB, and 200k rows are about 14 MB of CSV.
+      await idle();
+      await pipelineRun(api, s3, datasetId, 'exports/multi.csv', 2);
+      await idle();
+      const direct = await withTimeout(
         api.call('startDirectExport', {
           body: {
             source_type: 'dataset',
@@ -158,15 +181,14 @@ export async function measureJobCosts(rows: number): Promise<WorkerCost[]> {
         HTTP_MS,
         'startDirectExport',
       );
-      if (started.status !== 202) throw new Error(`direct export: ${started.status} ${started.text}`);
+      if (direct.status !== 202) throw new Error(`direct export: ${direct.status} ${direct.text}`);
       await poll(
         'direct export',
-        async () => (await api.call('getDirectExport', { params: { job_id: started.body.job_id } })).body,
+        async () => (await api.call('getDirectExport', { params: { job_id: direct.body.job_id } })).body,
         (job) => job.status.status === 'COMPLETED',
         (job) => (job.status.status === 'FAILED' ? JSON.stringify(job.status) : undefined),
       );
-      // The chained analyses may still run when the last job reads COMPLETED.
-      await new Promise((resolve) => setTimeout(resolve, 3000));
+      await idle();
       return [...costs].map(([worker, cost]) => ({
         worker,
         job: JOB_OF_WORKER.get(worker) ?? worker,
