@@ -90,7 +90,7 @@ const CONCURRENT_PARTS = 4;
 const JOB_MS = 600_000;
 const POLL_INTERVAL_MS = 25;
 
-async function poll<T>(
+export async function poll<T>(
   what: string,
   read: () => Promise<T>,
   done: (value: T) => boolean,
@@ -109,7 +109,7 @@ async function poll<T>(
 }
 
 /** A released dataset whose output is every row of the table: its id and its recipe node's. */
-async function releasedDataset(api: ApiClient, tableId: number): Promise<{ datasetId: number; nodeId: number }> {
+export async function releasedDataset(api: ApiClient, tableId: number): Promise<{ datasetId: number; nodeId: number }> {
   const imported = await withTimeout(
     api.call('batchCreateDataVersions', { body: { data_table_ids: [tableId] } }),
     HTTP_MS,
@@ -210,7 +210,7 @@ async function presignedUpload(
   return { uploadId, urls };
 }
 
-async function pipelineRun(
+export async function pipelineRun(
   api: ApiClient,
   s3: S3Client,
   datasetId: number,

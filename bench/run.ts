@@ -1,24 +1,24 @@
 /**
- * `npm run bench`: bundle sizes of the route handlers as deployed, API latency as a
- * ratio to the raw local store, import throughput as a ratio to a bare script, and the recipe
- * SQL analyzer's latency beside DuckDB's parser alone, warm and cold, a recipe run as a ratio to a bare
- * script and a multi-part export as a ratio to the raw SDK, in the same run. Prints a markdown report to stdout.
- * Exits non-zero when a handler bundle breaks the rule (over 300 KB or a forbidden package),
- * when a latency phase had failed requests, or when the import measurement failed (its numbers
- * would mean nothing). The import ratio's target is reported, not enforced.
+ * `npm run bench`: bundle sizes of the route handlers as deployed, API latency as a ratio to the raw local store,
+ * import throughput as a ratio to a bare script, and the recipe SQL analyzer's latency beside DuckDB's parser alone,
+ * warm and cold, a recipe run as a ratio to a bare script and a multi-part export as a ratio to the raw SDK, in the
+ * same run. Prints a markdown report to stdout. Exits non-zero when a handler bundle breaks the rule (over 300 KB or
+ * a forbidden package), when a latency phase had failed requests, or when a measurement failed (its numbers would
+ * mean nothing). The import ratio's target is reported, not enforced.
  *
- * `npm run bench -- import` (or `bundles`, `cost`, `latency`, `recipe-sql`, `recipe-run`, `multipart-export`, several) runs
- * only those sections; `scale` (10M rows, never in the default run; BENCH_SCALE_* settings: bench/scale-report.ts) too.
- * BENCH_COST_RUNS (10), BENCH_COST_WRITE_RUNS (3) and BENCH_COST_COLD_RUNS (3; 0 skips cold starts) change the cost
- * measurement (bench/cost-report.ts; its JSON goes to bench/results/cost.json);
- * BENCH_IMPORT_ROWS (1000000) and BENCH_IMPORT_RUNS (3) change the import measurement;
- * BENCH_RECIPE_SQL_ROUNDS (20) and BENCH_RECIPE_SQL_COLD_STARTS (5) the analyzer's; BENCH_RECIPE_RUN_ROWS
- * (1000000) and BENCH_RECIPE_RUN_RUNS (5) the recipe run's; BENCH_EXPORT_ROWS (1000000), BENCH_EXPORT_PARTS (5)
- * and BENCH_EXPORT_RUNS (3) the multi-part export's.
+ * `npm run bench -- import` (or `bundles`, `cost`, `cost-jobs`, `latency`, `recipe-sql`, `recipe-run`,
+ * `multipart-export`, several) runs only those sections; `scale` (10M rows, never in the default run; BENCH_SCALE_*
+ * settings: bench/scale-report.ts) too. BENCH_COST_RUNS (10), BENCH_COST_WRITE_RUNS (3) and BENCH_COST_COLD_RUNS (3;
+ * 0 skips cold starts) change the cost measurement (bench/cost-report.ts; JSON in bench/results/cost.json);
+ * BENCH_COST_JOB_ROWS (200000) the jobs' (bench/cost-jobs.ts); BENCH_IMPORT_ROWS (1000000) and BENCH_IMPORT_RUNS (3)
+ * the import's; BENCH_RECIPE_SQL_ROUNDS (20) and BENCH_RECIPE_SQL_COLD_STARTS (5) the analyzer's;
+ * BENCH_RECIPE_RUN_ROWS (1000000) and BENCH_RECIPE_RUN_RUNS (5) the recipe run's; BENCH_EXPORT_ROWS (1000000),
+ * BENCH_EXPORT_PARTS (5) and BENCH_EXPORT_RUNS (3) the multi-part export's.
  */
 import { cpus } from 'node:os';
 import { bundleBudget, LARGER_BUNDLE_BUDGETS } from '../infra/bundling';
 import { MAX_BUNDLE_BYTES, measureBundles, type BundleReport } from './bundles';
+import { jobCostSection } from './cost-jobs';
 import { measureCost } from './cost-report';
 import { measureImportThroughput, median, type ImportReport } from './import-throughput';
 import { importRatios, importSection, PIPELINE_TARGET } from './import-throughput-report';
@@ -146,7 +146,16 @@ async function machineBusy(): Promise<number> {
   return 1 - (after.idle - before.idle) / (after.all - before.all);
 }
 
-const SECTIONS = ['bundles', 'cost', 'latency', 'import', 'recipe-sql', 'recipe-run', 'multipart-export'] as const;
+const SECTIONS = [
+  'bundles',
+  'cost',
+  'cost-jobs',
+  'latency',
+  'import',
+  'recipe-sql',
+  'recipe-run',
+  'multipart-export',
+] as const;
 /** Run only when asked for: `scale` (10M rows) takes many minutes. */
 const ASKED_FOR_ONLY = ['scale'] as const;
 type Section = (typeof SECTIONS)[number] | (typeof ASKED_FOR_ONLY)[number];
@@ -173,6 +182,14 @@ async function attempt<T>(measure: () => Promise<T>): Promise<T | Error> {
     console.error(error);
     return error instanceof Error ? error : new Error(String(error));
   }
+}
+
+/** A section's lines, or why its measurement failed; nothing when it was not asked for. */
+function sectionLines<T>(title: string, result: T | Error | undefined, lines: (report: T) => string[]): string[] {
+  if (result === undefined) return [];
+  return result instanceof Error
+    ? [title, '', `The measurement failed: ${result.message}`, '']
+    : [...lines(result), ''];
 }
 
 /** Issue 16's cost-per-request figures: the GET against the raw GetItem (latency at the first load, throughput at the second). Reported, not enforced. */
@@ -250,6 +267,11 @@ async function main(): Promise<number> {
         }),
       )
     : undefined;
+  const jobCosts = sections.has('cost-jobs')
+    ? await attempt(() =>
+        jobCostSection(positiveSetting('BENCH_COST_JOB_ROWS', 200_000), 'bench/results/cost-jobs.json'),
+      )
+    : undefined;
   const latency = sections.has('latency')
     ? await measureLatency({ connections: 10, loadConnections: 50, seconds: 5, warmupSeconds: 1 })
     : undefined;
@@ -302,10 +324,9 @@ async function main(): Promise<number> {
     .filter((phase) => phase.failed > 0)
     .map((phase) => `${phase.name} (${phase.connections} clients)`)
     .concat(mixed && mixed.all.failed > 0 ? [`mixed load (${mixed.settings.connections} clients)`] : []);
-  const importFailed = (imported instanceof Error ? 1 : 0) + (cost instanceof Error ? 1 : 0);
-  const analyzerFailed = analyzer instanceof Error ? 1 : 0;
-  const recipeRunFailed = recipeRun instanceof Error ? 1 : 0;
-  const exportFailed = multipartExport instanceof Error ? 1 : 0;
+  const measurementsFailed = [imported, cost, jobCosts, analyzer, recipeRun, multipartExport].filter(
+    (section) => section instanceof Error,
+  ).length;
   const scaleFailed = scale instanceof Error ? 1 : (scale?.failed ?? 0);
   const verdict = [
     ...(bundles
@@ -348,24 +369,14 @@ async function main(): Promise<number> {
       (busyBefore > 0.1 ? ' (**other work on the machine: expect noisy absolute numbers**)' : ''),
     '',
     ...(bundles ? [...bundleSection(bundles), ''] : []),
-    ...(cost instanceof Error ? ['## What a request costs', '', `The measurement failed: ${cost.message}`, ''] : []),
-    ...(cost && !(cost instanceof Error) ? [...cost.lines, ''] : []),
+    ...sectionLines('## What a request costs', cost, (measured) => measured.lines),
+    ...sectionLines('## What a job costs', jobCosts, (lines) => lines),
     ...(latency ? [...latencySection(latency), ''] : []),
     ...(mixed ? [...mixedLoadSection(mixed), ''] : []),
-    ...(imported instanceof Error
-      ? ['## Import throughput', '', `The measurement failed: ${imported.message}`, '']
-      : []),
-    ...(imported && !(imported instanceof Error) ? [...importSection(imported), ''] : []),
-    ...(analyzer instanceof Error
-      ? ['## Recipe SQL analyzer', '', `The measurement failed: ${analyzer.message}`, '']
-      : []),
-    ...(analyzer && !(analyzer instanceof Error) ? [...recipeSqlSection(analyzer), ''] : []),
-    ...(recipeRun instanceof Error ? ['## Recipe run', '', `The measurement failed: ${recipeRun.message}`, ''] : []),
-    ...(recipeRun && !(recipeRun instanceof Error) ? [...recipeRunSection(recipeRun), ''] : []),
-    ...(multipartExport instanceof Error
-      ? ['## Multi-part export', '', `The measurement failed: ${multipartExport.message}`, '']
-      : []),
-    ...(multipartExport && !(multipartExport instanceof Error) ? [...multipartExportSection(multipartExport), ''] : []),
+    ...sectionLines('## Import throughput', imported, importSection),
+    ...sectionLines('## Recipe SQL analyzer', analyzer, recipeSqlSection),
+    ...sectionLines('## Recipe run', recipeRun, recipeRunSection),
+    ...sectionLines('## Multi-part export', multipartExport, multipartExportSection),
     ...(scale instanceof Error
       ? ['## 10M rows', '', `The measurement failed: ${scale.message}`, '']
       : (scale?.lines ?? [])),
@@ -374,17 +385,8 @@ async function main(): Promise<number> {
     ...verdict.map((line) => `- ${line}`),
   ];
   console.log(report.join('\n'));
-  return oversized.length +
-    forbidden.length +
-    failedPhases.length +
-    importFailed +
-    analyzerFailed +
-    recipeRunFailed +
-    exportFailed +
-    scaleFailed >
-    0
-    ? 1
-    : 0;
+  const failed = [oversized, forbidden, failedPhases].reduce((sum, list) => sum + list.length, measurementsFailed);
+  return failed + scaleFailed > 0 ? 1 : 0;
 }
 
 main().then(
