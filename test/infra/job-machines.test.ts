@@ -7,7 +7,7 @@
 import { existsSync, openSync, readdirSync, readFileSync, readSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUTHORIZER_HANDLER, routes } from '../../functions/routes';
+import { AUTHORIZER_HANDLER } from '../../functions/routes';
 import { ESM_BANNER } from '../../infra/bundling';
 import { jobs, workersOf } from '../../functions/jobs';
 import { duckDbVersion } from '../../infra/layers/duckdb-layer';
@@ -41,36 +41,16 @@ import {
   type SynthesizedTemplates,
   type Target,
 } from './synth';
+import {
+  DATASET_STARTERS,
+  DOMAIN_ROUTES,
+  ENGINE_WORKERS,
+  FAILURE_RECORDER,
+  JOBS,
+  LAMBDA_TRANSIENT_ERRORS,
+} from './job-machines-support';
 
-/** The data-tables routes, and the routes of another domain that start a job. */
-const DATASET_STARTERS = ['executeDatasetNode', 'analyseDatasetNodeSchema'];
-const DOMAIN_ROUTES = routes.filter(
-  (route) => route.tag === 'data-tables' || DATASET_STARTERS.includes(route.operationId),
-);
-
-/** Each job: its machine, its work state, the worker that state runs. */
-const JOBS = [
-  { machine: 'import', workState: 'Work', worker: 'import-data-version' },
-  { machine: 'schema-analysis', workState: 'Work', worker: 'analyse-schema' },
-  { machine: 'direct-export', workState: 'Work', worker: 'export-direct' },
-  { machine: 'multi-part-export', workState: 'Work', worker: 'export-multi-part' },
-  { machine: 'export', workState: 'Work', worker: 'export-to-target' },
-  { machine: 'transfer', workState: 'Work', worker: 'transfer-to-pricing' },
-  { machine: 'recipe-run', workState: 'Work', worker: 'run-recipe' },
-  { machine: 'node-schema-analysis', workState: 'Work', worker: 'analyse-node-schema' },
-  { machine: 'install-app', workState: 'Work', worker: 'provision-app' },
-  { machine: 'uninstall-app', workState: 'Work', worker: 'deprovision-app' },
-] as const;
 const workers = workersOf(jobs);
-const FAILURE_RECORDER = 'record-job-failure';
-const ENGINE_WORKERS = ['import-data-version', 'analyse-schema', 'run-recipe', 'analyse-node-schema'];
-
-const LAMBDA_TRANSIENT_ERRORS = [
-  'Lambda.ServiceException',
-  'Lambda.AWSLambdaException',
-  'Lambda.SdkClientException',
-  'Lambda.TooManyRequestsException',
-];
 
 let stage: SynthesizedTemplates;
 
