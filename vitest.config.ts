@@ -1,12 +1,18 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Unit files that need a process of their own: the first two point the process's AWS clients at a
- * server of their own (AWS_ENDPOINT_URL_*), and the clients are made once per module graph; the
- * analyzer's bounds test measures the CPU of the process's engine children, which engine processes
- * left warm by other files would add to.
+ * Two pools, each sharing its module graph between the files it runs (`isolate: false`): loading
+ * the service's modules once per process instead of once per file is most of what a file used to
+ * cost beyond its own tests. Integration files each start a twin of their own on new ports; what a
+ * warm function keeps of its stores is made again for each twin (shared/aws/per-stores.ts).
+ * Measured on this 2-core machine: the suite's CPU 618 s → 424 s.
  */
-const UNIT_FILES_IN_OWN_PROCESS = [
+/**
+ * Unit files that run with the forks: two start servers of their own for the process's AWS
+ * clients, and the analyzer's bounds test measures this process's engine children and memory,
+ * which the unit thread's other engine tests would share.
+ */
+const PROCESS_FILES = [
   'test/unit/aws/clients.test.ts',
   'test/unit/db/transactions.test.ts',
   'test/unit/engine/analyzer-bounds.test.ts',
@@ -15,12 +21,10 @@ const UNIT_FILES_IN_OWN_PROCESS = [
 export default defineConfig({
   test: {
     poolOptions: {
-      // Three processes on two cores: test files spend much of their time waiting on their twin's
-      // I/O and on job polling, so a third keeps both cores busy (measured on this 2-core machine:
-      // the suite's wall time 275 s → 226 s, npm test about 4.5 minutes in all).
-      forks: { maxForks: 3, minForks: 1 },
-      // Unit files share one module graph: loading it once instead of once per file halves their
-      // CPU (48 s → 25 s on this machine), beside the forks.
+      // Processes for the files with a twin, the infrastructure and the engine bounds: they wait
+      // on their twin's I/O and on job polling much of the time, so one more than the cores.
+      forks: { maxForks: 3, minForks: 1, isolate: false },
+      // One thread for the unit files, beside the forks.
       threads: { isolate: false, maxThreads: 1, minThreads: 1 },
     },
     testTimeout: 30_000,
@@ -33,19 +37,13 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: {
-          name: 'unit',
-          include: ['test/unit/**/*.test.ts'],
-          exclude: UNIT_FILES_IN_OWN_PROCESS,
-          pool: 'threads',
-        },
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], exclude: PROCESS_FILES, pool: 'threads' },
       },
       {
-        // Each integration file runs in its own process with its own in-process twin on random ports.
         extends: true,
         test: {
-          name: 'isolated',
-          include: ['test/integration/**/*.test.ts', 'test/infra/**/*.test.ts', ...UNIT_FILES_IN_OWN_PROCESS],
+          name: 'process',
+          include: ['test/integration/**/*.test.ts', 'test/infra/**/*.test.ts', ...PROCESS_FILES],
           pool: 'forks',
         },
       },

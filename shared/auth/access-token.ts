@@ -3,6 +3,7 @@ import { GetPublicKeyCommand, SignCommand } from '@aws-sdk/client-kms';
 import { errors as joseErrors, jwtVerify } from 'jose';
 import * as z from 'zod';
 import { kmsClient } from '../aws/clients';
+import { perStores } from '../aws/per-stores';
 import { config } from '../config';
 import { TENANT_ID_PATTERN } from '../db/keys';
 import { PERMISSIONS } from './permissions';
@@ -89,9 +90,11 @@ export class TokenRejected extends Error {
   }
 }
 
-const publicKeys = new Map<string, Promise<KeyObject>>();
+/** By key id, which may be an alias: the same alias in another key store names another key. */
+const publicKeysOfStores = perStores(() => new Map<string, Promise<KeyObject>>());
 
 function publicKey(keyId: string): Promise<KeyObject> {
+  const publicKeys = publicKeysOfStores();
   let key = publicKeys.get(keyId);
   if (!key) {
     key = kmsClient()

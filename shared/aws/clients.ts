@@ -5,14 +5,29 @@ import {
   type DynamoDBDocumentClientResolvedConfig,
 } from '@aws-sdk/lib-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
+import { perStores } from './per-stores';
 
 /**
  * SDK clients, created on first use and reused across invocations of a warm function.
  * Endpoints come from the SDK's own configuration (AWS_ENDPOINT_URL_<SERVICE>), which is how
  * the local twin points the very same code at its stand-ins.
  */
-let dynamo: DynamoDBDocumentClient | undefined;
-let kms: KMSClient | undefined;
+const dynamo = perStores(
+  () => {
+    const client = new DynamoDBClient({ logger: QUIET_LOGGER });
+    reusingSigners(client.config);
+    return resolvingOnce(
+      DynamoDBDocumentClient.from(client, {
+        marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+      }),
+    );
+  },
+  (client) => client.destroy(),
+);
+const kms = perStores(
+  () => new KMSClient({ cacheMiddleware: true }),
+  (client) => client.destroy(),
+);
 
 /**
  * The document client every store uses. Three measures spare it per-request work that changes
@@ -23,16 +38,7 @@ let kms: KMSClient | undefined;
  * two together about 3% of a warm API request).
  */
 export function dynamoDocumentClient(): DynamoDBDocumentClient {
-  if (!dynamo) {
-    const client = new DynamoDBClient({ logger: QUIET_LOGGER });
-    reusingSigners(client.config);
-    dynamo = resolvingOnce(
-      DynamoDBDocumentClient.from(client, {
-        marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-      }),
-    );
-  }
-  return dynamo;
+  return dynamo();
 }
 
 /**
@@ -41,8 +47,7 @@ export function dynamoDocumentClient(): DynamoDBDocumentClient {
  * middleware to it, so nothing is lost by not sorting its stack anew for every request.
  */
 export function kmsClient(): KMSClient {
-  kms ??= new KMSClient({ cacheMiddleware: true });
-  return kms;
+  return kms();
 }
 
 type SdkLogger = NonNullable<DynamoDBClientConfig['logger']>;

@@ -11,6 +11,7 @@ import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { config } from '../config';
+import { perStores } from './per-stores';
 
 /**
  * The service's own data bucket (data versions, samples, analyses), reached with the
@@ -18,18 +19,17 @@ import { config } from '../config';
  * do not load the S3 client at cold start. Locally AWS_ENDPOINT_URL_S3 points at s3rver,
  * which needs path-style addressing.
  */
-let client: S3Client | undefined;
-
-function s3(): S3Client {
-  client ??= new S3Client({
-    forcePathStyle: process.env.AWS_ENDPOINT_URL_S3 !== undefined,
-    // Checksums only where S3 requires them: a streamed upload with a default checksum goes
-    // out aws-chunked with a trailer, which S3-compatible stores such as s3rver store verbatim.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
-  return client;
-}
+const s3 = perStores(
+  () =>
+    new S3Client({
+      forcePathStyle: process.env.AWS_ENDPOINT_URL_S3 !== undefined,
+      // Checksums only where S3 requires them: a streamed upload with a default checksum goes
+      // out aws-chunked with a trailer, which S3-compatible stores such as s3rver store verbatim.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    }),
+  (client) => client.destroy(),
+);
 
 export async function putFile(key: string, path: string, contentType: string): Promise<void> {
   const { size } = await stat(path);

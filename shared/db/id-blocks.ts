@@ -1,4 +1,4 @@
-import { config } from '../config';
+import { storesInUse } from '../aws/per-stores';
 import { keys, type TopLevelKind } from './keys';
 import { addToCounter } from './table';
 
@@ -21,11 +21,11 @@ interface Block {
   readonly last: number;
 }
 
-/** By store (endpoint and table: a test process may start several twins), tenant and kind. */
+/** By store (a test process starts several twins), tenant and kind. */
 const blocks = new Map<string, Promise<Block>>();
 
 const blockKey = (tenantId: string, kind: TopLevelKind): string =>
-  [process.env.AWS_ENDPOINT_URL_DYNAMODB ?? '', config.tableName, tenantId, kind].join('|');
+  [storesInUse(), tenantId, kind].join('|');
 
 async function reserve(tenantId: string, kind: TopLevelKind): Promise<Block> {
   const last = await addToCounter(keys.counter(tenantId, kind), 'value', ID_BLOCK_SIZE);

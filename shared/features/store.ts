@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
+import { perStores } from '../aws/per-stores';
 import { PlatformRecords } from '../db/platform-records';
 import { AppError, validationError } from '../errors/app-error';
 import { DefaultStrategy, OverrideState, type FeatureToggleResponse } from '../model/feature-toggle';
@@ -47,19 +48,23 @@ function snapshotOf(records: readonly ToggleSetting[]): Snapshot {
   return states;
 }
 
-let cached: { readonly readAt: number; readonly snapshot: Promise<Snapshot> } | undefined;
+interface Cached {
+  entry?: { readonly readAt: number; readonly snapshot: Promise<Snapshot> };
+}
+const cacheOfStores = perStores((): Cached => ({}));
 
 function currentSnapshot(now = Date.now()): Promise<Snapshot> {
-  if (cached === undefined || now - cached.readAt >= TOGGLE_CACHE_MS) {
+  const cache = cacheOfStores();
+  if (cache.entry === undefined || now - cache.entry.readAt >= TOGGLE_CACHE_MS) {
     const snapshot = settings.list().then(snapshotOf);
     const entry = { readAt: now, snapshot };
     // A failed read is not kept: the next request reads again.
     snapshot.catch(() => {
-      if (cached === entry) cached = undefined;
+      if (cache.entry === entry) cache.entry = undefined;
     });
-    cached = entry;
+    cache.entry = entry;
   }
-  return cached.snapshot;
+  return cache.entry.snapshot;
 }
 
 /** The stable bucket (0..99) of a tenant for a toggle: a percentage rollout keeps the tenants it took. */
@@ -140,16 +145,16 @@ export async function setToggleDefault(name: FeatureName, strategy: DefaultStrat
   if (strategy.strategy === 'on' || (strategy.strategy === 'percentage' && strategy.percentage > 0))
     assertCanTurnOn(name, 'strategy');
   await settings.put(name, { name, tenant_id: null, default: strategy });
-  cached = undefined;
+  cacheOfStores().entry = undefined;
 }
 
 export async function setToggleOverride(name: FeatureName, tenantId: string, state: OverrideState): Promise<void> {
   if (state === 'on') assertCanTurnOn(name, 'strategy');
   await settings.put(overrideId(name, tenantId), { name, tenant_id: tenantId, state });
-  cached = undefined;
+  cacheOfStores().entry = undefined;
 }
 
 export async function clearToggleOverride(name: FeatureName, tenantId: string): Promise<void> {
   await settings.remove(overrideId(name, tenantId));
-  cached = undefined;
+  cacheOfStores().entry = undefined;
 }

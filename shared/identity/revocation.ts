@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal';
+import { perStores } from '../aws/per-stores';
 import { identityProvider } from './provider';
 
 /**
@@ -12,9 +13,10 @@ export const REVOCATION_CHECK_SECONDS = 5;
 
 const CACHE_SIZE = 1000;
 /** By client id (which names its tenant): when the store was read, and the client's expiry (null: none), or gone. */
-const checked = new Map<string, { readonly at: number; readonly expiresAt: number | null | 'gone' }>();
+const checkedIn = perStores(() => new Map<string, { readonly at: number; readonly expiresAt: number | null | 'gone' }>());
 
 export async function isRevoked(principal: Principal, now = Date.now()): Promise<boolean> {
+  const checked = checkedIn();
   let known = checked.get(principal.clientId);
   if (known === undefined || now - known.at >= REVOCATION_CHECK_SECONDS * 1000) {
     const client = await identityProvider().findClient(principal.tenantId, principal.clientId);

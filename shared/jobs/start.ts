@@ -1,5 +1,6 @@
 import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import type * as z from 'zod';
+import { perStores } from '../aws/per-stores';
 import { config } from '../config';
 import { AppError } from '../errors/app-error';
 import { logger } from '../log';
@@ -8,7 +9,10 @@ import { jobErrorOf } from './failure';
 import type { JobInput, JobRef } from './job-ref';
 import { markFailed } from './status';
 
-let sfn: SFNClient | undefined;
+const sfn = perStores(
+  () => new SFNClient({}),
+  (client) => client.destroy(),
+);
 
 function jobLimits(): JobInput<never>['limits'] {
   return { inactivity_seconds: config.jobInactivitySeconds };
@@ -24,10 +28,9 @@ export async function startJob<P extends z.ZodType>(
   params: z.input<P>,
 ): Promise<void> {
   if (ref.kind !== job.name) throw new Error(`job ${ref.job_id} is a ${ref.kind} job, not ${job.name}`);
-  sfn ??= new SFNClient({});
   const input: JobInput<z.input<P>> = { job: ref, limits: jobLimits(), params };
   try {
-    await sfn.send(
+    await sfn().send(
       new StartExecutionCommand({
         stateMachineArn: config.stateMachineArn(stateMachineArnVariable(job)),
         name: ref.job_id,

@@ -26,13 +26,19 @@ const SILENT: Snowflake.SnowflakeLogger = {
   trace: () => undefined,
 };
 
+const DRIVER_ENVIRONMENT = {
+  SNOWFLAKE_DISABLE_PLATFORM_DETECTION: 'true',
+  SNOWFLAKE_DISABLE_MINICORE: 'true',
+  SF_TELEMETRY_DISABLE_CONNECTION_SHAPE: 'true',
+};
+
 let loading: Promise<SnowflakeModule> | undefined;
 
 export function loadSnowflake(): Promise<SnowflakeModule> {
+  // At every use, not only the first: the driver reads some of them at each login, and the
+  // local twin puts back its process's environment when it closes.
+  Object.assign(process.env, DRIVER_ENVIRONMENT);
   loading ??= (async () => {
-    process.env.SNOWFLAKE_DISABLE_PLATFORM_DETECTION = 'true';
-    process.env.SNOWFLAKE_DISABLE_MINICORE = 'true';
-    process.env.SF_TELEMETRY_DISABLE_CONNECTION_SHAPE = 'true';
     const imported = (await import('snowflake-sdk')) as SnowflakeModule & { default?: SnowflakeModule };
     // A CommonJS module: under ESM its exports arrive as the default export.
     const snowflake = imported.default ?? imported;

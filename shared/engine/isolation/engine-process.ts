@@ -75,6 +75,17 @@ function childEntry(): { readonly path: string; readonly execArgv: string[] } {
   return { path: join(dirname(self), 'engine-child.ts'), execArgv: ['--import', tsx] };
 }
 
+/**
+ * The variables an engine process reads (its engine's memory follows the function's; its
+ * logger's level). It keeps those it was started with: an idle one started with others than
+ * this process has now is ended rather than handed a task (a test process runs twins of
+ * several settings in turn). Nothing else of the environment reaches an engine's work: tasks
+ * carry their files, budgets and limits.
+ */
+const ENGINE_ENVIRONMENT = ['AWS_LAMBDA_FUNCTION_MEMORY_SIZE', 'POWERTOOLS_LOG_LEVEL'] as const;
+const engineEnvironment = (): string => ENGINE_ENVIRONMENT.map((name) => process.env[name] ?? '').join('\n');
+const startedWith = new WeakMap<ChildProcess, string>();
+
 function spawnEngineProcess(): ChildProcess {
   const { path, execArgv } = childEntry();
   const child = fork(path, [], {
@@ -85,6 +96,7 @@ function spawnEngineProcess(): ChildProcess {
   });
   // A stray error (a kill racing its exit) is seen through 'exit'; it must not reach the process.
   child.on('error', () => undefined);
+  startedWith.set(child, engineEnvironment());
   return child;
 }
 
@@ -117,8 +129,10 @@ function started(): Promise<ChildProcess> {
 
 /** An idle process, or a new one once it has started. */
 async function acquire(): Promise<ChildProcess> {
+  const environment = engineEnvironment();
   for (let child = idle.pop(); child; child = idle.pop()) {
-    if (child.connected && child.exitCode === null && child.signalCode === null) {
+    if (startedWith.get(child) !== environment) child.kill('SIGKILL');
+    else if (child.connected && child.exitCode === null && child.signalCode === null) {
       child.ref();
       child.channel?.ref();
       return child;
