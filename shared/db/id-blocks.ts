@@ -24,8 +24,7 @@ interface Block {
 /** By store (a test process starts several twins), tenant and kind. */
 const blocks = new Map<string, Promise<Block>>();
 
-const blockKey = (tenantId: string, kind: TopLevelKind): string =>
-  [storesInUse(), tenantId, kind].join('|');
+const blockKey = (tenantId: string, kind: TopLevelKind): string => [storesInUse(), tenantId, kind].join('|');
 
 async function reserve(tenantId: string, kind: TopLevelKind): Promise<Block> {
   const last = await addToCounter(keys.counter(tenantId, kind), 'value', ID_BLOCK_SIZE);

@@ -13,7 +13,9 @@ export const REVOCATION_CHECK_SECONDS = 5;
 
 const CACHE_SIZE = 1000;
 /** By client id (which names its tenant): when the store was read, and the client's expiry (null: none), or gone. */
-const checkedIn = perStores(() => new Map<string, { readonly at: number; readonly expiresAt: number | null | 'gone' }>());
+const checkedIn = perStores(
+  () => new Map<string, { readonly at: number; readonly expiresAt: number | null | 'gone' }>(),
+);
 
 export async function isRevoked(principal: Principal, now = Date.now()): Promise<boolean> {
   const checked = checkedIn();
