@@ -22,8 +22,10 @@ export default defineConfig({
   test: {
     poolOptions: {
       // Processes for the files with a twin, the infrastructure and the engine bounds: they wait
-      // on their twin's I/O and on job polling much of the time, so one more than the cores.
-      forks: { maxForks: 3, minForks: 1, isolate: false },
+      // on their twin's I/O and on job polling much of the time, so one more than the cores. As
+      // many kept as started: with fewer, tinypool (1.1.1) ends an idle shared worker twice and
+      // the run fails with an unhandled "Terminating worker thread" though every test passed.
+      forks: { maxForks: 3, minForks: 3, isolate: false },
       // One thread for the unit files, beside the forks.
       threads: { isolate: false, maxThreads: 1, minThreads: 1 },
     },
