@@ -57,15 +57,13 @@ export type ServedCosts = ReadonlyMap<string, Readonly<RunningCost>>;
 /**
  * Runs the twin's worker invocations in this process. Costs are taken while one worker is in flight, from the first
  * invocation in to the last out; invocations of another worker overlapping that window are counted under the first.
- * The twin process (`child`) is left out of the children whose CPU is counted.
  */
 export function serveWorkers(child: ChildProcess, meter: ReturnType<typeof installMeter>) {
   const costs = new Map<string, RunningCost>();
   const recorded = new Map<string, number>();
-  const excluded = [child.pid ?? 0];
   let inFlight = 0;
   let owner = '';
-  let cpuStart = treeCpu(excluded);
+  let cpuStart = treeCpu();
   const waiters: { worker: string; resolve: () => void }[] = [];
   const answer = (message: CostJobsParentMessage) => child.send(message);
   child.on('message', (received: CostJobsChildMessage) => {
@@ -75,7 +73,7 @@ export function serveWorkers(child: ChildProcess, meter: ReturnType<typeof insta
     if (inFlight === 0) {
       meter.take();
       owner = received.worker;
-      cpuStart = treeCpu(excluded);
+      cpuStart = treeCpu();
     }
     inFlight += 1;
     const settle = (output: unknown, error?: Error) => {
@@ -87,7 +85,7 @@ export function serveWorkers(child: ChildProcess, meter: ReturnType<typeof insta
       };
       cost.invocations += 1;
       if (inFlight === 0) {
-        const used = cpuBetween(cpuStart, treeCpu(excluded));
+        const used = cpuBetween(cpuStart, treeCpu());
         cost.cpu = {
           selfSeconds: cost.cpu.selfSeconds + used.selfSeconds,
           childSeconds: cost.cpu.childSeconds + used.childSeconds,

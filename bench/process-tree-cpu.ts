@@ -5,8 +5,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { ENGINE_CHILD_VARIABLE } from '../shared/engine/isolation/engine-child';
 
-/** CPU seconds so far: this process's, and its children's (the running ones and those that ended). */
+/** CPU seconds so far: this process's, and its engine processes' (the running ones and those that ended). */
 export interface TreeCpu {
   readonly selfSeconds: number;
   readonly childSeconds: number;
@@ -34,18 +35,32 @@ const CUTIME = 13;
 const seconds = (fields: string[], at: number) => (Number(fields[at]) + Number(fields[at + 1])) / TICKS_PER_SECOND;
 
 /**
- * This process's CPU (process.cpuUsage: every thread), and its children's but `excluded` ones: those running,
- * from their /proc stat, and those ended and reaped, from this process's cutime and cstime. A child that ends
- * between two readings moves from the first sum to the second, so differences of readings stay whole.
+ * Whether child `pid` is an engine process (its environment says so), not another child such as tsx's esbuild
+ * service, which compiles the bench's TypeScript and has no counterpart in a bundled Lambda.
  */
-export function treeCpu(excluded: readonly number[]): TreeCpu {
+function isEngineProcess(pid: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`${ENGINE_CHILD_VARIABLE}=1`);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * This process's CPU (process.cpuUsage: every thread), and its engine processes': those running, from their /proc
+ * stat, and those ended and reaped, from this process's cutime and cstime (the only children that end while a job
+ * runs). A child that ends between two readings moves from the first sum to the second, so differences of readings
+ * stay whole.
+ */
+export function treeCpu(): TreeCpu {
   const own = process.cpuUsage();
   const self = statFields(String(process.pid));
   let childSeconds = self ? seconds(self, CUTIME) : 0;
   for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || excluded.includes(Number(entry))) continue;
+    if (!/^\d+$/.test(entry)) continue;
     const fields = statFields(entry);
-    if (fields && Number(fields[PPID]) === process.pid) childSeconds += seconds(fields, UTIME);
+    if (fields && Number(fields[PPID]) === process.pid && isEngineProcess(entry))
+      childSeconds += seconds(fields, UTIME);
   }
   return { selfSeconds: (own.user + own.system) / 1e6, childSeconds };
 }
