@@ -76,7 +76,7 @@ export async function jobCostSection(rows: number, jsonFile: string): Promise<st
   }
   lines.push(
     '',
-    "DynamoDB calls of a job are mostly per job, not per row (a job's items, its heartbeat): scaled to 1M rows they are overstated. The transfer sends batches of 5,000 rows to the pricing system (HTTP, not counted here), so its CPU grows with the rows.",
+    "Every figure is one job in a fresh worker, as on a cold Lambda: the first invocation loads the worker's modules, and the recipe run's engine child CPU includes starting its engine process (Node, DuckDB's load and, here under tsx, compiling its TypeScript), paid once per warm worker; its recorded figure counts the engine's task, not its start. The engine process stays warm, idle, after the run: the few hundredths of a second of engine child CPU some later jobs show are its idling. Such fixed parts and a job's DynamoDB calls (its items, its heartbeat) do not grow with the rows: scaled to 1M rows they are overstated. The transfer's progress write per batch of 5,000 rows is the one DynamoDB write that does grow; its batches to the pricing system are HTTP, not AWS, and not counted.",
   );
   return lines;
 }
