@@ -18,7 +18,7 @@
 import { cpus } from 'node:os';
 import { bundleBudget, LARGER_BUNDLE_BUDGETS } from '../infra/bundling';
 import { MAX_BUNDLE_BYTES, measureBundles, type BundleReport } from './bundles';
-import { jobCostSection } from './cost-jobs';
+import { jobCostSection } from './cost-jobs-report';
 import { measureCost } from './cost-report';
 import { measureImportThroughput, median, type ImportReport } from './import-throughput';
 import { importRatios, importSection, PIPELINE_TARGET } from './import-throughput-report';
