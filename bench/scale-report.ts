@@ -118,7 +118,7 @@ export function scaleSection(report: ScaleReport): string[] {
     '',
     `${report.startedAt} · load average before ${load(report.loadBefore)}, after ${load(report.loadAfter)} · CSV ${(report.csvBytes / 1e6).toFixed(0)} MB, generated in ${ms0(report.csvGenerationMs)} ms (not timed) and deleted after.`,
     `Job workers capped as a ${settings.workerMemoryMb} MB Lambda: import DuckDB memory_limit ${engines.worker.memoryLimitMb} MB, ${engines.worker.threads} threads, spill up to ${engines.worker.maxTempDirectorySizeMb} MB;`,
-    `a recipe run's engine process killed past ${engines.recipeProcessCapMb} MB resident, its DuckDB memory_limit ${engines.recipeRun.memoryLimitMb} MB with a spill folder. ${settings.runs} measured run(s) of each side, no warm-up.`,
+    `a recipe run's engine process killed past ${engines.recipeProcessCapMb} MB resident, its DuckDB memory_limit ${engines.recipeRun.memoryLimitMb} MB with a spill folder. ${settings.runs} measured run(s) of each side, no warm-up round (the recipe run: one untimed run on samples first, which starts the twin's engine process).`,
     'The bare scripts are those of the 1M-row sections (DuckDB with its defaults, nothing of ours around it).',
     '',
     '| comparison | pipeline ms | bare script ms | pipeline / bare | target | bound on this machine | the bound is |',
