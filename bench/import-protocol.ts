@@ -24,7 +24,7 @@ export interface ImportTwinReady {
  * precision (performance.timeOrigin + performance.now(), comparable across the two processes).
  */
 export interface Span {
-  readonly kind: 'worker' | 'S3' | 'DynamoDB' | 'KMS' | 'SFN' | 'DuckDB' | 'other';
+  readonly kind: 'worker' | 'S3' | 'DynamoDB' | 'KMS' | 'SFN' | 'DuckDB' | 'engine' | 'other';
   /** e.g. "GetObject bench-source/import/data.csv", "UpdateItem", "COPY csv → parquet". */
   readonly label: string;
   readonly start: number;

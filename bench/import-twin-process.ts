@@ -21,6 +21,8 @@ import { importJob } from '../shared/data-tables/jobs';
 import type { WorkerSpec } from '../shared/jobs/define-job';
 import { loadWorkerHandler, type WorkerFunction } from '../infra/local/stepfunctions';
 import { startTwin } from '../infra/local/twin';
+import { statementLabel } from './engine-span';
+import { watchEngineProcesses } from './engine-process-watch';
 import { SOURCE_BUCKET, now, type Span } from './import-protocol';
 import { sendToParent, serveToParent } from './twin-child';
 
@@ -28,17 +30,6 @@ let spans: Span[] = [];
 const record = (span: Span): void => {
   spans.push(span);
 };
-
-/** A short name for a statement: the worker's SQL holds local paths, which say nothing here. */
-function statementLabel(sql: string): string {
-  const text = sql.replace(/\s+/g, ' ').trim();
-  if (/^COPY \(SELECT \* FROM read_csv\(/i.test(text)) return 'COPY read_csv → parquet (all rows)';
-  if (/^COPY \(SELECT \* FROM read_parquet\(.*\) LIMIT/i.test(text)) return 'COPY parquet → sample parquet';
-  if (/^COPY .*FORMAT json/i.test(text)) return 'COPY sample → JSON lines';
-  if (/^DESCRIBE /i.test(text)) return 'DESCRIBE parquet';
-  if (/^SELECT .* LIMIT \d+$/i.test(text)) return 'SELECT preview rows';
-  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
-}
 
 function instrumentDuckDb(): void {
   const run = DuckDBConnection.prototype.run;
@@ -154,6 +145,7 @@ function watchHttp(ports: { api: number; s3: number; dynamo: number; sfn: number
 
 async function main(): Promise<void> {
   instrumentDuckDb();
+  watchEngineProcesses(record);
   const twin = await startTwin({ buckets: [SOURCE_BUCKET], loadWorker: timedWorkerLoader });
   const port = (url: string | undefined) => Number(new URL(url ?? 'http://x:0').port);
   const http = watchHttp({

@@ -44,6 +44,8 @@ export type BareRound = z.infer<typeof BareRound>;
 
 export const BareTimes = z.object({
   bareMs: z.number(),
+  /** The bare script's stages, one after the other: the two GETs in parallel, DuckDB (instance, views, COPY), the PUT. */
+  stages: z.object({ downloadMs: z.number(), queryMs: z.number(), uploadMs: z.number() }),
   duckDbMs: z.number(),
   bareRows: z.number(),
   duckDbRows: z.number(),
@@ -85,15 +87,18 @@ async function bareRound(round: BareRound): Promise<BareTimes> {
       download(s3, round.dataBucket, round.ordersKey, local.orders),
       download(s3, round.dataBucket, round.customersKey, local.customers),
     ]);
+    const downloaded = now();
     const bareRows = await duckDbQuery(local.orders, local.customers, local.out, round.smallRows);
+    const queried = now();
     await upload(s3, round.outBucket, round.outKey, local.out, 'application/vnd.apache.parquet');
     const bareMs = now() - bareStart;
+    const stages = { downloadMs: downloaded - bareStart, queryMs: queried - downloaded, uploadMs: now() - queried };
     await rm(local.out, { force: true });
 
     const duckStart = now();
     const duckDbRows = await duckDbQuery(local.orders, local.customers, local.out, round.smallRows);
     const duckDbMs = now() - duckStart;
-    return { bareMs, duckDbMs, bareRows, duckDbRows };
+    return { bareMs, stages, duckDbMs, bareRows, duckDbRows };
   } finally {
     s3.destroy();
     await Promise.all(Object.values(local).map((path) => rm(path, { force: true })));

@@ -18,7 +18,7 @@
  *   COPY'd to Parquet, S3 PutObject of the result back.
  * - duckdb: the same query and COPY on the local files, nothing else.
  */
-import { execFile } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,8 +27,9 @@ import { VERSION_FILES, versionPrefix } from '../shared/data-tables/storage';
 import type { ApiClient } from '../test/support/api-client';
 import { ensureCsv } from './bench-csv';
 import { median } from './import-throughput';
-import { SOURCE_BUCKET, now } from './import-protocol';
+import { SOURCE_BUCKET, now, type ImportProfile } from './import-protocol';
 import {
+  ask,
   createdId,
   HTTP_MS,
   sleep,
@@ -39,6 +40,7 @@ import {
   withTimeout,
 } from './import-twin';
 import { BareTimes, recipeSql, type BareRound } from './recipe-bare';
+import { engineProcessStartOf, recipePhaseLines, recipePhasesOf, type RecipePhases } from './recipe-run-phases';
 import { childrenPeakRssMb } from './scale-memory';
 
 export interface RecipeRunSettings {
@@ -63,7 +65,13 @@ export interface RecipeRunReport {
   readonly pipelineReadMs: readonly number[];
   readonly sampleMs: readonly number[];
   readonly bareMs: readonly number[];
+  /** The bare script's stages, round by round. */
+  readonly bareStages: readonly BareTimes['stages'][];
   readonly duckDbMs: readonly number[];
+  /** Where each full run's time went (recipe-run-phases.ts); null where the twin's spans were incomplete. */
+  readonly pipelinePhases: readonly (RecipePhases | null)[];
+  /** The twin's first engine process's start (fork → ready), paid by an untimed run on samples before the rounds. */
+  readonly engineProcessStartMs: number | undefined;
   /** Peak resident memory of the twin's engine processes (the runs' DuckDB), MB; undefined where /proc is not there. */
   readonly enginePeakRssMb: number | undefined;
 }
@@ -163,6 +171,10 @@ async function recipeGraph(
 }
 
 interface PipelineRun {
+  /** When the POST went out (epoch ms, as the twin's spans). */
+  readonly postedAt: number;
+  /** What the twin did from just before the POST until the worker returned, when the run was watched. */
+  readonly profile?: ImportProfile;
   /** POST → the poll that read COMPLETED. */
   readonly readMs: number;
   /** POST → the completion the service recorded (execution.ended_date, whole milliseconds). */
@@ -170,9 +182,19 @@ interface PipelineRun {
   readonly rows: number;
 }
 
-/** POST execute, then a poll every `pollMs` until one reads COMPLETED: both times, and the output's row count. */
-async function pipelineRun(api: ApiClient, graph: Graph, useSample: boolean, pollMs: number): Promise<PipelineRun> {
+/**
+ * POST execute, then a poll every `pollMs` until one reads COMPLETED: both times, and the output's row count;
+ * with `watched`, the twin process's profile of the run too (reset just before the POST).
+ */
+async function pipelineRun(
+  api: ApiClient,
+  graph: Graph,
+  useSample: boolean,
+  pollMs: number,
+  watched?: ChildProcess,
+): Promise<PipelineRun> {
   const params = { dataset_id: graph.datasetId, version_number: 1, node_id: graph.nodeId };
+  if (watched) await ask(watched, { type: 'reset' }, 'reset-done');
   const postedAt = now();
   // The wall clock, as the twin's ended_date is (same machine); now() runs on a monotonic clock from the process's start.
   const postedWall = Date.now();
@@ -194,6 +216,8 @@ async function pipelineRun(api: ApiClient, graph: Graph, useSample: boolean, pol
       const readMs = now() - postedAt;
       if (!execution.ended_date) throw new Error('a COMPLETED run without ended_date');
       return {
+        postedAt,
+        profile: watched ? await ask(watched, { type: 'profile' }, 'profile') : undefined,
         readMs,
         recordedMs: Date.parse(execution.ended_date) - postedWall,
         rows: status.metadata?.row_count ?? -1,
@@ -244,14 +268,20 @@ export async function measureRecipeRun(settings: RecipeRunSettings): Promise<Rec
       pipelineReadMs: [] as number[],
       sampleMs: [] as number[],
       bareMs: [] as number[],
+      bareStages: [] as BareTimes['stages'][],
       duckDbMs: [] as number[],
+      pipelinePhases: [] as (RecipePhases | null)[],
     };
+    // Untimed, as the bare script's process start and DuckDB's native module are: the twin's first
+    // engine process started (through tsx here), which a worker then keeps warm; its start is reported apart.
+    const engineStart = await pipelineRun(api, graph, true, EAGER_POLL_MS, child);
+    const engineProcessStartMs = engineStart.profile && engineProcessStartOf(engineStart.profile);
     let outputRows = -1;
     const warmup = settings.warmupRounds ?? 1;
     // Warm-up rounds, then the measured ones; the three sides alternate so drift hits them alike.
     for (let round = 0; round < warmup + settings.runs; round++) {
       await sleep(SETTLE_MS);
-      const full = await pipelineRun(api, graph, false, SPARSE_POLL_MS);
+      const full = await pipelineRun(api, graph, false, SPARSE_POLL_MS, child);
       await sleep(SETTLE_MS);
       const eager = settings.eagerReads === false ? undefined : await pipelineRun(api, graph, false, EAGER_POLL_MS);
       await sleep(SETTLE_MS);
@@ -277,10 +307,19 @@ export async function measureRecipeRun(settings: RecipeRunSettings): Promise<Rec
       if (eager) report.pipelineReadMs.push(eager.readMs);
       report.sampleMs.push(sample.readMs);
       report.bareMs.push(bare.bareMs);
+      report.bareStages.push(bare.stages);
+      const { postedAt, recordedMs, profile } = full;
+      report.pipelinePhases.push((profile && recipePhasesOf(postedAt, recordedMs, profile, ready.dataBucket)) ?? null);
       report.duckDbMs.push(bare.duckDbMs);
     }
     // The engine processes stay warm after their runs, so their high-water marks are still there to read.
-    return { settings, outputRows, ...report, enginePeakRssMb: await childrenPeakRssMb(child.pid) };
+    return {
+      settings,
+      outputRows,
+      ...report,
+      engineProcessStartMs,
+      enginePeakRssMb: await childrenPeakRssMb(child.pid),
+    };
   });
 }
 
@@ -315,5 +354,10 @@ export function recipeRunSection(report: RecipeRunReport): string[] {
     '',
     `- Pipeline (COMPLETED recorded) / bare script throughput: ${recipeRunRatio(report).toFixed(2)} (target ≥ ${RECIPE_RUN_TARGET.toFixed(2)}); with COMPLETED read by polls every 25 ms: ${(median(report.bareMs) / median(report.pipelineReadMs)).toFixed(2)}; bare / DuckDB alone: ${(median(report.duckDbMs) / median(report.bareMs)).toFixed(2)}.`,
     `- A run on samples, POST execute → COMPLETED read: ${report.sampleMs.map(ms0).join(', ')} ms (median ${ms0(median(report.sampleMs))}; target < ${SAMPLE_RUN_TARGET_MS} ms).`,
+    `- The twin's first engine process started in ${report.engineProcessStartMs === undefined ? '(not seen)' : ms0(report.engineProcessStartMs)} ms (fork → ready, through tsx), during an untimed run on samples before the rounds: the bare script's process start and DuckDB module load are untimed too.`,
+    '',
+    '### Where the full run goes (twin-side timestamps from the POST; bench/recipe-run-phases.ts)',
+    '',
+    ...recipePhaseLines(report.pipelinePhases, report.bareStages),
   ];
 }

@@ -48,14 +48,15 @@ async function runInDuckDbProcess(
   folders: RecipeFolders,
   options: RecipeEngineOptions,
 ): Promise<RecipeEngineResult> {
-  const input = {
+  // The engine process is taken (or started) while the sources download: its start is not added to the run's time.
+  const input = sources.then((ready) => ({
     code,
-    sources: await sources,
+    sources: ready,
     folders,
     previewRows: options.previewRows,
     analysisDepth: options.analysisDepth,
     memoryMb: options.limits.memoryMb,
-  };
+  }));
   const onEvent = (event: RecipeRunEvent) => {
     if (event.kind === 'data') options.onData?.(event.dataPath);
     else options.onDescribed?.({ columns: event.columns, previewRows: event.previewRows });

@@ -191,24 +191,32 @@ async function residentMb(pid: number): Promise<number | undefined> {
 
 /**
  * Runs `task` on `input` in an engine process within `limits`; `onEvent` hears its events
- * as they come. Fails with the task's own AppError, with EngineProcessStopped when the
- * process was stopped, with SlotWaitExpired when no slot freed within `limits.maxWaitMs`,
- * or with the signal's reason when the work was abandoned.
+ * as they come. `input` may still be on its way (a run's downloads): the process is taken,
+ * or started, meanwhile, so that a cold start is not added to the task's time, and the
+ * task's time limit starts when it is sent. Fails with the input's own failure, with the
+ * task's own AppError, with EngineProcessStopped when the process was stopped, with
+ * SlotWaitExpired when no slot freed within `limits.maxWaitMs`, or with the signal's reason
+ * when the work was abandoned.
  */
 export async function runInEngineProcess<K extends EngineTaskName>(
   task: K,
-  input: TaskInput<K>,
+  input: TaskInput<K> | Promise<TaskInput<K>>,
   limits: EngineProcessLimits,
   onEvent: (event: TaskEvent<K>) => void = () => undefined,
 ): Promise<EngineTaskResult<TaskOutput<K>>> {
+  // A handler from the start: an input that fails while a slot is awaited is settled below, not an unhandled rejection.
+  const ready = Promise.resolve(input).then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
   await slots.take(limits.signal, limits.maxWaitMs);
   try {
-    const child = await acquire();
-    if (limits.signal?.aborted) {
+    const [child, prepared] = await Promise.all([acquire(), ready]);
+    if ('error' in prepared || limits.signal?.aborted) {
       release(child);
-      throw limits.signal.reason;
+      throw 'error' in prepared ? prepared.error : limits.signal?.reason;
     }
-    return await runOn(child, task, input, limits, onEvent);
+    return await runOn(child, task, prepared.value, limits, onEvent);
   } finally {
     slots.give();
   }
