@@ -39,16 +39,25 @@ type Part<K extends 'params' | 'query' | 'body', R> = R extends { readonly [P in
     : object
   : object;
 
-/** What a call sends: the operation's parts, plus transport details. */
-export type CallOptions<O extends OperationId> = Part<'params', Request<O>> &
-  Part<'query', Request<O>> &
-  Part<'body', Request<O>> & {
-    /** Overrides the JSON/merge-patch media type the route expects. */
-    readonly contentType?: string;
-    readonly headers?: Readonly<Record<string, string>>;
-    /** Overrides the client's token; null sends no Authorization header. */
-    readonly token?: string | null;
-  };
+/** An intersection as one object type with the same members. */
+type Flattened<T> = { [K in keyof T]: T[K] };
+
+/**
+ * What a call sends: the operation's parts, plus transport details. One object type rather than
+ * the intersection of the parts: the type checker relates each call's literal to an intersection
+ * of these conditional parts anew, about 0.15 s a call; to one flattened type, a few ms.
+ */
+export type CallOptions<O extends OperationId> = Flattened<
+  Part<'params', Request<O>> &
+    Part<'query', Request<O>> &
+    Part<'body', Request<O>> & {
+      /** Overrides the JSON/merge-patch media type the route expects. */
+      readonly contentType?: string;
+      readonly headers?: Readonly<Record<string, string>>;
+      /** Overrides the client's token; null sends no Authorization header. */
+      readonly token?: string | null;
+    }
+>;
 
 /** The options argument may be left out when the operation needs no params and no body. */
 type OptionalWhenEmpty<T> = Record<never, never> extends T ? [T?] : [T];
