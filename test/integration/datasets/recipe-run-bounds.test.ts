@@ -60,9 +60,9 @@ const scratchFoldersOf = async (jobId: string) =>
   (await readdir(env.twin.scratchRoot)).filter((name) => name.startsWith(`${jobId}-`));
 
 describe('a recipe run past its bounds', () => {
-  it('a cross join of 10^19 rows ends FAILED 10-1047 at the time limit, saying so; its engine stops and its folder goes', async () => {
+  it('a cross join of 10^13 rows ends FAILED 10-1047 at the time limit, saying so; its engine stops and its folder goes', async () => {
     const graph = await joinGraph(api, tables, {
-      aggregate: 'SELECT count(*) AS n FROM joined a, joined b, joined c, joined d, joined e, joined f',
+      aggregate: 'SELECT count(*) AS n FROM joined a, joined b, joined c, joined d',
     });
     const done = await executeAndWait(api, graph, graph.aggregate, false);
     expect(done.execution).toMatchObject({
