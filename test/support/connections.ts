@@ -3,6 +3,7 @@
  * tests can create them all and scan every response for every secret.
  */
 import { generateKeyPairSync } from 'node:crypto';
+import { LOCAL_S3_CREDENTIALS } from '../../infra/local/s3';
 import type { ConnectionCreateRequest } from '../../shared/model/connection';
 
 const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -205,4 +206,19 @@ export function connectionCases(s3Endpoint: string, suffix = ''): ConnectionCase
     [RSA_PRIVATE_KEY_PEM],
   );
   return cases;
+}
+
+/** An object-store connection to the twin's own S3 (`endpoint`), restricted to `bucket`. */
+export function localObjectStore(name: string, endpoint: string, bucket: string) {
+  return {
+    name,
+    type: 'object_store' as const,
+    auth: {
+      auth_type: 'secret_key' as const,
+      access_key_id: LOCAL_S3_CREDENTIALS.accessKeyId,
+      secret_access_key: LOCAL_S3_CREDENTIALS.secretAccessKey,
+      endpoint,
+    },
+    path_restriction: `${bucket}/`,
+  };
 }

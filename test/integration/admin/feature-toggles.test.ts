@@ -3,10 +3,10 @@
  * them. A change made by another function instance reaches every route within the cache bound.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
 import { FEATURE_NAMES } from '../../../shared/features/catalogue';
 import { TOGGLE_CACHE_MS } from '../../../shared/features/store';
 import { unchecked, type ApiClient } from '../../support/api-client';
+import { localObjectStore } from '../../support/connections';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 
 const BUCKET = 'toggled';
@@ -30,19 +30,7 @@ afterEach(async () => {
     await platform.call('clearFeatureToggleOverride', { params: { toggle_name: TOGGLE, tenant_id } });
 });
 
-function objectStore(name: string) {
-  return {
-    name,
-    type: 'object_store' as const,
-    auth: {
-      auth_type: 'secret_key' as const,
-      access_key_id: LOCAL_S3_CREDENTIALS.accessKeyId,
-      secret_access_key: LOCAL_S3_CREDENTIALS.secretAccessKey,
-      endpoint: env.twin.s3.endpoint,
-    },
-    path_restriction: `${BUCKET}/`,
-  };
-}
+const objectStore = (name: string) => localObjectStore(name, env.twin.s3.endpoint, BUCKET);
 
 const testUnsaved = (api: ApiClient) => api.call('testConnection', { body: objectStore('unsaved') });
 

@@ -4,24 +4,14 @@
  * twin's stores (signing keys, id blocks, feature toggles, SDK clients) reaches the next.
  */
 import { describe, expect, it } from 'vitest';
-import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
 import type { ApiClient } from '../../support/api-client';
+import { localObjectStore } from '../../support/connections';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 
 const BUCKET = 'landing';
 const TOGGLE = 'connector.object_store';
 
-const objectStore = (env: TestTwin, name: string) => ({
-  name,
-  type: 'object_store' as const,
-  auth: {
-    auth_type: 'secret_key' as const,
-    access_key_id: LOCAL_S3_CREDENTIALS.accessKeyId,
-    secret_access_key: LOCAL_S3_CREDENTIALS.secretAccessKey,
-    endpoint: env.twin.s3.endpoint,
-  },
-  path_restriction: `${BUCKET}/`,
-});
+const objectStore = (env: TestTwin, name: string) => localObjectStore(name, env.twin.s3.endpoint, BUCKET);
 
 const create = (api: ApiClient, env: TestTwin, name: string) =>
   api.call('createConnection', { body: objectStore(env, name) });
