@@ -35,6 +35,8 @@ export interface NestedStackFile {
 }
 
 const CHILD = fileURLToPath(new URL('./synth-child.ts', import.meta.url));
+/** A folder whose npx runs the project's esbuild without npx's start (bin/npx says why). */
+const FAST_NPX = fileURLToPath(new URL('./bin', import.meta.url));
 
 export async function synthesizeBundled(options: Omit<ChildSynthesis, 'assemblyDir'>): Promise<SynthesizedTemplates> {
   const assemblyDir = mkdtempSync(join(tmpdir(), 'dps-infra-'));
@@ -63,6 +65,7 @@ function runChild(request: ChildSynthesis): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(request)], {
       cwd: PROJECT_ROOT,
+      env: { ...process.env, PATH: `${FAST_NPX}:${process.env.PATH ?? ''}` },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';

@@ -2,8 +2,9 @@
  * A recipe run is bounded in memory and time, and a run that ends FAILED really stops: its
  * engine process is killed and its scratch folder removed within seconds (docs/engine-limits.md).
  * The run's function is given 1,536 MB here (Lambda's AWS_LAMBDA_FUNCTION_MEMORY_SIZE), so its
- * engine process may hold 1,024 MB, and every step 15 s (time enough, even on a busy machine, for
- * the 8 GB constant to reach the memory bound first).
+ * engine process may hold 1,024 MB. Each bound has a twin of its own: the time bound's gives every
+ * step 5 s, so the cross join that fills it burns 5 s of a core rather than 15; the memory bound's
+ * 15 s (time enough, even on a busy machine, for the 8 GB constant to reach the memory bound first).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,21 +17,23 @@ let api: ApiClient;
 let tables: { orders: number; customers: number };
 const memoryBefore = process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE;
 
-beforeAll(async () => {
-  process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE = '1536';
-  env = await startTestTwin({ buckets: ['landing'], taskTimeoutSeconds: 15, retryIntervalMs: 10 });
-  api = env.admin;
-  tables = {
-    orders: await importedTable(api, env, ordersCsv(2000)),
-    customers: await importedTable(api, env, CUSTOMERS_CSV),
-  };
-});
-
-afterAll(async () => {
-  await env?.close();
-  if (memoryBefore === undefined) delete process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE;
-  else process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE = memoryBefore;
-});
+/** A twin whose steps each have `taskTimeoutSeconds`, with the two tables imported; closed after the describe. */
+function twinWithTables(taskTimeoutSeconds: number): void {
+  beforeAll(async () => {
+    process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE = '1536';
+    env = await startTestTwin({ buckets: ['landing'], taskTimeoutSeconds, retryIntervalMs: 10 });
+    api = env.admin;
+    tables = {
+      orders: await importedTable(api, env, ordersCsv(2000)),
+      customers: await importedTable(api, env, CUSTOMERS_CSV),
+    };
+  });
+  afterAll(async () => {
+    await env?.close();
+    if (memoryBefore === undefined) delete process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE;
+    else process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE = memoryBefore;
+  });
+}
 
 /** CPU ticks (user + system) of this process's child processes: the engine processes. */
 async function childCpuTicks(): Promise<number> {
@@ -59,7 +62,9 @@ async function eventually(check: () => Promise<boolean>, timeoutMs: number): Pro
 const scratchFoldersOf = async (jobId: string) =>
   (await readdir(env.twin.scratchRoot)).filter((name) => name.startsWith(`${jobId}-`));
 
-describe('a recipe run past its bounds', () => {
+describe('a recipe run past its time bound', () => {
+  twinWithTables(5);
+
   it('a cross join of 10^13 rows ends FAILED 10-1047 at the time limit, saying so; its engine stops and its folder goes', async () => {
     const graph = await joinGraph(api, tables, {
       aggregate: 'SELECT count(*) AS n FROM joined a, joined b, joined c, joined d',
@@ -84,6 +89,10 @@ describe('a recipe run past its bounds', () => {
     }, 15_000);
     expect(stopped).toBe(true);
   });
+});
+
+describe('a recipe run past its memory bound', () => {
+  twinWithTables(15);
 
   it('a constant of 8 GB (len(range(10^9))) ends FAILED 10-500 saying the run needed more memory; the twin goes on', async () => {
     const graph = await joinGraph(api, tables, { aggregate: 'SELECT len(range(1000000000)) AS n, name FROM joined' });
