@@ -52,9 +52,27 @@ export interface ImportProfile {
   readonly spans: readonly Span[];
 }
 
+/** One timed run; `stages` are the parts of it that were timed separately (ms). */
+export interface RunResult {
+  readonly ms: number;
+  readonly stages: Readonly<Record<string, number>>;
+}
+
+/** The bare script run inside the twin's process (bench/import-bare.ts), with the worker's engine settings. */
+export interface BareInTwinRequest {
+  readonly type: 'bare';
+  readonly label: string;
+  readonly rows: number;
+}
+
+/** Its result, or why it failed. */
+export type BareInTwinDone = { readonly type: 'bare-done' } & (
+  { readonly result: RunResult } | { readonly error: string }
+);
+
 export type ImportParentMessage =
-  { readonly type: 'reset' } | { readonly type: 'profile' } | { readonly type: 'close' };
-export type ImportChildMessage = ImportTwinReady | ImportProfile | { readonly type: 'reset-done' };
+  { readonly type: 'reset' } | { readonly type: 'profile' } | { readonly type: 'close' } | BareInTwinRequest;
+export type ImportChildMessage = ImportTwinReady | ImportProfile | { readonly type: 'reset-done' } | BareInTwinDone;
 
 /** Epoch milliseconds with sub-millisecond precision. */
 export const now = (): number => performance.timeOrigin + performance.now();

@@ -5,30 +5,27 @@
  * - pipeline: the twin in a child process (bench/import-twin-process.ts), the CSV in its S3;
  *   over HTTP as a client would: token, connection, data source, data table, then the time from
  *   POST /data-versions/batch-create until GET of the version (every 25 ms) reads COMPLETED.
- * - bare: a script with nothing of ours around it – S3 GetObject of the same object from the
- *   same s3rver streamed to a local file, DuckDB COPY of read_csv to Parquet, S3 PutObject of
- *   the Parquet file back to s3rver.
+ * - bare: a script with nothing of ours around it (bench/import-bare.ts) – S3 GetObject of the
+ *   same object from the same s3rver streamed to a local file, DuckDB COPY of read_csv to
+ *   Parquet, S3 PutObject of the Parquet file back to s3rver; then the same script with the
+ *   import worker's engine settings, in this process and in the twin's.
  * - duckdb: the same COPY on the local file, nothing else.
  *
- * Runs alternate pipeline, bare, duckdb so drift affects all three alike. The CSV is
+ * Runs alternate pipeline, the bare scripts, duckdb so drift affects them all alike. The CSV is
  * generated once (not timed) and kept under os.tmpdir(), keyed by row count; everything else
  * lives in a temporary folder removed at the end, the twin's own temporary files included
  * (its TMPDIR points there), even if the child had to be killed. The report on the runs (phases,
  * ratios, the markdown section) is bench/import-throughput-report.ts.
  */
 import type { ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { ApiClient } from '../test/support/api-client';
-import { bareDuckDbCopy, sqlLiteral } from './bare-duckdb';
+import { bareImport, csvToParquet, SOURCE_KEY } from './import-bare';
 import { ensureCsv } from './bench-csv';
-import { SOURCE_BUCKET, now, type ImportProfile } from './import-protocol';
+import { SOURCE_BUCKET, now, type ImportProfile, type RunResult } from './import-protocol';
 import { peakRssMb } from './scale-memory';
-import { ask, HTTP_MS, sleep, tableOverSource, TRANSFER_MS, upload, withImportTwin, withTimeout } from './import-twin';
+import { ask, HTTP_MS, sleep, tableOverSource, upload, withImportTwin, withTimeout } from './import-twin';
 
 export interface ImportSettings {
   readonly rows: number;
@@ -37,12 +34,6 @@ export interface ImportSettings {
   readonly pollIntervalMs?: number;
   /** Rounds run first and discarded (1 unless set): the first import of a fresh twin also pays JIT warm-up. */
   readonly warmupRounds?: number;
-}
-
-/** One timed run; `stages` are the parts of it that were timed separately (ms). */
-export interface RunResult {
-  readonly ms: number;
-  readonly stages: Readonly<Record<string, number>>;
 }
 
 export interface PipelineRun extends RunResult {
@@ -68,15 +59,25 @@ export interface ImportReport {
   readonly parquetBytes: number;
   readonly pipeline: readonly PipelineRun[];
   readonly bare: readonly RunResult[];
+  /** The bare script with the import worker's engine settings, in the bench process. */
+  readonly bareWorkerEngine: readonly RunResult[];
+  /** The bare script with the import worker's engine settings, in the twin's process (beside s3rver, the stores and the API). */
+  readonly bareInTwin: readonly RunResult[];
   readonly duckdb: readonly RunResult[];
   /** Peak resident memory of the twin process (API, stores, worker and its in-process DuckDB), MB; undefined without /proc. */
   readonly twinPeakRssMb: number | undefined;
 }
 
-const SOURCE_FOLDER = 'import';
-const SOURCE_KEY = `${SOURCE_FOLDER}/data.csv`;
+/** The source CSV's folder (a data source's path) in SOURCE_BUCKET. */
+const SOURCE_FOLDER = SOURCE_KEY.slice(0, SOURCE_KEY.lastIndexOf('/'));
 /** Wait between two polls of the version unless the settings say otherwise. */
 export const POLL_INTERVAL_MS = 25;
+
+/** A data version's path parameters. */
+interface VersionParams {
+  readonly data_table_id: number;
+  readonly version_number: number;
+}
 
 /** Bound of one whole import. */
 const IMPORT_MS = 600_000;
@@ -148,35 +149,37 @@ async function pipelineRun(
 // ---------------------------------------------------------------------------------------------
 // Bare script and DuckDB alone
 
-/** DuckDB's COPY of the CSV to Parquet in a fresh in-memory instance with its defaults; the rows written. */
-function duckDbCopy(csvPath: string, parquetPath: string): Promise<number> {
-  return bareDuckDbCopy(
-    [],
-    `COPY (SELECT * FROM read_csv(${sqlLiteral(csvPath)})) TO ${sqlLiteral(parquetPath)} (FORMAT parquet)`,
-  );
-}
-
-async function bareRun(s3: S3Client, dir: string, index: number, rows: number): Promise<RunResult> {
-  const csvPath = join(dir, `bare-${index}.csv`);
-  const parquetPath = join(dir, `bare-${index}.parquet`);
+/**
+ * The bare script inside the twin's process, with the worker's engine settings, while this
+ * process polls the version `polled` as often as a pipeline run's client does: the same work
+ * as the worker's, under the same load on the process it shares with the API and the stores.
+ */
+async function bareInTwin(
+  child: ChildProcess,
+  label: string,
+  rows: number,
+  polled: { readonly api: ApiClient; readonly params: VersionParams; readonly intervalMs: number },
+): Promise<RunResult> {
+  let running = true;
+  const polls = (async () => {
+    while (running) {
+      const pollStart = now();
+      const response = await withTimeout(
+        polled.api.call('getDataVersion', { params: polled.params }),
+        HTTP_MS,
+        'getDataVersion',
+      );
+      if (response.status !== 200) throw new Error(`getDataVersion: ${response.status} ${response.text}`);
+      await sleep(Math.max(0, pollStart + polled.intervalMs - now()));
+    }
+  })();
   try {
-    const begin = now();
-    const { Body: body } = await s3.send(new GetObjectCommand({ Bucket: SOURCE_BUCKET, Key: SOURCE_KEY }), {
-      abortSignal: AbortSignal.timeout(TRANSFER_MS),
-    });
-    await pipeline(body as Readable, createWriteStream(csvPath), { signal: AbortSignal.timeout(TRANSFER_MS) });
-    const downloaded = now();
-    const written = await duckDbCopy(csvPath, parquetPath);
-    const copied = now();
-    await upload(s3, SOURCE_BUCKET, `bare/out-${index}.parquet`, parquetPath, 'application/vnd.apache.parquet');
-    const end = now();
-    if (written !== rows) throw new Error(`bare script: COPY wrote ${written} rows, expected ${rows}`);
-    return {
-      ms: end - begin,
-      stages: { download: downloaded - begin, copy: copied - downloaded, upload: end - copied },
-    };
+    const done = await ask(child, { type: 'bare', label, rows }, 'bare-done', IMPORT_MS);
+    if ('error' in done) throw new Error(`bare script in the twin process: ${done.error}`);
+    return done.result;
   } finally {
-    await Promise.all([rm(csvPath, { force: true }), rm(parquetPath, { force: true })]);
+    running = false;
+    await polls;
   }
 }
 
@@ -189,7 +192,7 @@ async function duckDbRun(
   const parquetPath = join(dir, `duckdb-${index}.parquet`);
   try {
     const begin = now();
-    const written = await duckDbCopy(csvPath, parquetPath);
+    const written = await csvToParquet('defaults', csvPath, parquetPath, dir);
     const end = now();
     if (written !== rows) throw new Error(`DuckDB alone: COPY wrote ${written} rows, expected ${rows}`);
     return { ms: end - begin, stages: {}, parquetBytes: (await stat(parquetPath)).size };
@@ -208,6 +211,8 @@ export async function measureImportThroughput(settings: ImportSettings): Promise
     const tableId = await tableOverSource(api, ready, SOURCE_FOLDER, 'bench import');
     const pipelineRuns: PipelineRun[] = [];
     const bareRuns: RunResult[] = [];
+    const bareWorkerEngineRuns: RunResult[] = [];
+    const bareInTwinRuns: RunResult[] = [];
     const duckDbRuns: RunResult[] = [];
     let parquetBytes = 0;
     const warmup = settings.warmupRounds ?? 1;
@@ -219,11 +224,19 @@ export async function measureImportThroughput(settings: ImportSettings): Promise
         settings.rows,
         settings.pollIntervalMs ?? POLL_INTERVAL_MS,
       );
-      const bareResult = await bareRun(s3, dir, index, settings.rows);
+      const bareResult = await bareImport(s3, dir, `bare-${index}`, settings.rows, 'defaults');
+      const bareWorkerEngineResult = await bareImport(s3, dir, `bare-worker-${index}`, settings.rows, 'worker');
+      const bareInTwinResult = await bareInTwin(child, `bare-in-twin-${index}`, settings.rows, {
+        api,
+        params: { data_table_id: tableId, version_number: pipelineResult.versionNumber },
+        intervalMs: settings.pollIntervalMs ?? POLL_INTERVAL_MS,
+      });
       const duckResult = await duckDbRun(csv.path, dir, index, settings.rows);
       if (index < warmup) continue;
       pipelineRuns.push(pipelineResult);
       bareRuns.push(bareResult);
+      bareWorkerEngineRuns.push(bareWorkerEngineResult);
+      bareInTwinRuns.push(bareInTwinResult);
       duckDbRuns.push(duckResult);
       parquetBytes = duckResult.parquetBytes;
     }
@@ -235,6 +248,8 @@ export async function measureImportThroughput(settings: ImportSettings): Promise
       parquetBytes,
       pipeline: pipelineRuns,
       bare: bareRuns,
+      bareWorkerEngine: bareWorkerEngineRuns,
+      bareInTwin: bareInTwinRuns,
       duckdb: duckDbRuns,
       twinPeakRssMb: await peakRssMb(child.pid ?? 0),
     };

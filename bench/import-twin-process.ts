@@ -15,6 +15,7 @@
 import { subscribe } from 'node:diagnostics_channel';
 import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import { monitorEventLoopDelay, performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { importJob } from '../shared/data-tables/jobs';
@@ -23,7 +24,9 @@ import { loadWorkerHandler, type WorkerFunction } from '../infra/local/stepfunct
 import { startTwin } from '../infra/local/twin';
 import { statementLabel } from './engine-span';
 import { watchEngineProcesses } from './engine-process-watch';
-import { SOURCE_BUCKET, now, type Span } from './import-protocol';
+import { bareImport } from './import-bare';
+import { SOURCE_BUCKET, now, type BareInTwinDone, type Span } from './import-protocol';
+import { s3Client } from './import-twin';
 import { sendToParent, serveToParent } from './twin-child';
 
 let spans: Span[] = [];
@@ -162,8 +165,17 @@ async function main(): Promise<void> {
   let cpu = process.cpuUsage();
   let loop: EventLoopUtilization = performance.eventLoopUtilization();
 
+  const s3 = s3Client(twin.s3.endpoint);
   serveToParent(twin, (message) => {
-    if (message.type === 'reset') {
+    if (message.type === 'bare') {
+      // The bench's bare script in this process, with the worker's engine: what sharing the process costs it.
+      void bareImport(s3, tmpdir(), message.label, message.rows, 'worker')
+        .then(
+          (result): BareInTwinDone => ({ type: 'bare-done', result }),
+          (error: unknown): BareInTwinDone => ({ type: 'bare-done', error: String(error) }),
+        )
+        .then(sendToParent);
+    } else if (message.type === 'reset') {
       spans = [];
       http.reset();
       loopDelay.reset();

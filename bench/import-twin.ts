@@ -67,8 +67,13 @@ export function nextMessage<T extends ImportChildMessage['type']>(
   return withTimeout(answer, ms, `waiting for "${type}" from the twin process`, () => cleanup());
 }
 
-export function ask<T extends 'reset-done' | 'profile'>(child: ChildProcess, message: ImportParentMessage, answer: T) {
-  const reply = nextMessage(child, answer, HTTP_MS);
+export function ask<T extends 'reset-done' | 'profile' | 'bare-done'>(
+  child: ChildProcess,
+  message: ImportParentMessage,
+  answer: T,
+  ms: number = HTTP_MS,
+) {
+  const reply = nextMessage(child, answer, ms);
   child.send(message);
   return reply;
 }
