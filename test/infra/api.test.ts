@@ -45,7 +45,8 @@ beforeAll(() => {
   // Not bundled: bundling is most of a synthesis, and CDK does it synchronously, so it would hold
   // this test process away from vitest for longer than vitest's 60 s RPC timeout on a loaded
   // machine. job-machines.test.ts reads the bundles as deployed; bundles.test.ts measures each.
-  stage = synthesize({ stage: 'test', nag: true, bundle: false });
+  // CloudFormation's rules run here once over the whole stage; an error fails the synthesis (synth.ts).
+  stage = synthesize({ stage: 'test', nag: true, bundle: false, cloudFormationRules: true });
   keys = rootKeys(stage);
 }, SYNTH_TIMEOUT_MS);
 afterAll(() => stage?.close());

@@ -7,13 +7,10 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, NestedStack, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { NestedStack, Stack, type App, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
-import { AwsSolutionsChecks } from 'cdk-nag';
-import { DataPreparationStack, type DataPreparationStackProps } from '../../infra/stacks/data-preparation-stack';
+import type { DataPreparationStack } from '../../infra/stacks/data-preparation-stack';
 import { PROJECT_ROOT } from '../../infra/stacks/service-function';
-import { stackName } from '../../infra/stacks/stage';
 import { substitute } from '../../infra/state-machines';
 import {
   AslDefinition,
@@ -24,6 +21,7 @@ import {
   type PluginReport,
   type PolicyStatement,
 } from './documents';
+import { buildApp, type SynthesizeOptions } from './synth-app';
 import { asList, at, maybeAt, objectAt, stringAt, type Json, type JsonObject } from './json';
 import {
   objectsTargetOf,
@@ -35,13 +33,9 @@ import {
   type TemplateView,
 } from './template-view';
 
-// The template helpers are part of what tests import from here.
+// The template helpers and the app's making are part of what tests import from here.
+export * from './synth-app';
 export * from './template-view';
-
-/** The feature flags and settings of cdk.json, so tests synthesize what the CLI synthesizes. */
-export const CDK_CONTEXT = (
-  JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }
-).context;
 
 export const FIXTURES_DIR = join(PROJECT_ROOT, 'test', 'infra', 'fixtures');
 
@@ -88,17 +82,6 @@ export interface NestedTemplate {
   readonly json: unknown;
 }
 
-export interface SynthesizeOptions extends Partial<DataPreparationStackProps> {
-  /** Run cdk-nag's AWS Solutions checks (synthesis throws on an unacknowledged finding). */
-  readonly nag?: boolean;
-  /**
-   * Bundle the functions (default); tests of names and wiring only may skip it, and tests that
-   * read a few bundles name the stacks to bundle (their construct paths, e.g.
-   * `DataPreparation-test/DataTablesRoutes`): bundling every function takes minutes.
-   */
-  readonly bundle?: boolean | readonly string[];
-}
-
 /**
  * The hook budget of a synthesis that bundles functions and runs cdk-nag: tens of seconds on an
  * idle 2-core machine, more while the other test files run beside it.
@@ -128,17 +111,6 @@ export function synthesize(options: SynthesizeOptions = {}): SynthesizedStage {
     rmSync(assemblyDir, { recursive: true, force: true });
     throw error;
   }
-}
-
-/** The app and the stage's stack, with the options' context and checks, synthesizing into `assemblyDir`. */
-export function buildApp(assemblyDir: string, options: SynthesizeOptions): { app: App; stack: DataPreparationStack } {
-  const { nag = false, bundle = true, ...props } = options;
-  const stage = props.stage ?? 'test';
-  const context = bundle === true ? CDK_CONTEXT : { ...CDK_CONTEXT, [BUNDLING_STACKS]: bundle === false ? [] : bundle };
-  const app = new App({ outdir: assemblyDir, context, analyticsReporting: false });
-  const stack = new DataPreparationStack(app, stackName(stage), { ...props, stage });
-  if (nag) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  return { app, stack };
 }
 
 /** The views over a root template and its nested stacks' templates. */
@@ -177,20 +149,6 @@ export function templatesOf(
     functions: views.flatMap(functionsOf),
     close: () => rmSync(assemblyDir, { recursive: true, force: true }),
   };
-}
-
-const scratchDirs: string[] = [];
-
-/** An app for a test that builds stacks itself, in a temporary directory (see removeScratchApps). */
-export function scratchApp(options: { bundle?: boolean } = {}): App {
-  const outdir = mkdtempSync(join(tmpdir(), 'dps-infra-'));
-  scratchDirs.push(outdir);
-  const context = options.bundle === false ? { ...CDK_CONTEXT, [BUNDLING_STACKS]: [] } : CDK_CONTEXT;
-  return new App({ outdir, context, analyticsReporting: false });
-}
-
-export function removeScratchApps(): void {
-  for (const dir of scratchDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
 /** Whether an AWS::IAM::Policy is attached to the role with this logical id. */
