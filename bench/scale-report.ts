@@ -60,7 +60,7 @@ function importRatio(report: ScaleReport['imported']): ScaleRatio | Failed {
     boundReason:
       `the pipeline without what the twin's one process costs the same work, measured: the bare script with the worker's DuckDB settings took ` +
       `${ms0(sharedProcessMs)} ms longer inside the twin's process, polled as the pipeline is, than in the bench's. Of the rest, the worker's DuckDB settings cost ` +
-      `${ms0(engineSettingsMs)} ms and the pipeline's own work (job start, status writes, CSV checks, sample, preview, polls) ${ms0(overhead)} ms`,
+      `${engineSettingsMs > 0 ? `${ms0(engineSettingsMs)} ms` : `nothing measurable (${ms0(engineSettingsMs)} ms)`} and the pipeline's own work (job start, status writes, CSV checks, sample, preview, polls) ${ms0(overhead)} ms`,
   };
 }
 
