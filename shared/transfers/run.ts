@@ -35,7 +35,7 @@ export interface TransferPlan {
 export interface TransferCounts {
   readonly sent: number;
   readonly accepted: number;
-  /** JSON bytes of the batches this attempt sent: the data that crossed the service's boundary. */
+  /** Bytes of the batches' request bodies this attempt sent: the data that crossed the service's boundary. */
   readonly bytes: number;
 }
 
@@ -76,13 +76,9 @@ export async function sendRows(
   let sequence = upload.nextSequence;
   for await (const batch of reader.batches(upload.acceptedRows, plan.batchRows ?? BATCH_ROWS)) {
     const rows = batch.map((row) => plan.columns.map((column, index) => mappedValue(row[index], column.type)));
-    const accepted = await connector.sendBatch(upload, { sequence, rows }, signal);
+    const sent = await connector.sendBatch(upload, { sequence, rows }, signal);
     sequence += 1;
-    counts = {
-      sent: counts.sent + rows.length,
-      accepted,
-      bytes: counts.bytes + Buffer.byteLength(JSON.stringify(rows)),
-    };
+    counts = { sent: counts.sent + rows.length, accepted: sent.acceptedRows, bytes: counts.bytes + sent.bytes };
     await onBatch(counts);
   }
   if (counts.accepted !== plan.rows)

@@ -31,6 +31,12 @@ export interface PricingBatch {
   readonly rows: readonly (readonly (string | number | boolean | null)[])[];
 }
 
+/** What the pricing system holds after a batch, and the size of the batch's request body (its JSON, once). */
+export interface SentBatch {
+  readonly acceptedRows: number;
+  readonly bytes: number;
+}
+
 /** An upload the pricing system holds open until it is committed or aborted. */
 export interface PricingUpload {
   readonly uploadId: string;
@@ -55,8 +61,8 @@ export interface PricingConnector {
     columns: readonly PricingColumn[],
     signal: AbortSignal,
   ): Promise<PricingUpload>;
-  /** Sends one batch, retrying transient failures; answers the rows the upload now holds. */
-  sendBatch(upload: PricingUpload, batch: PricingBatch, signal: AbortSignal): Promise<number>;
+  /** Sends one batch, retrying transient failures; answers the rows the upload now holds and the bytes sent. */
+  sendBatch(upload: PricingUpload, batch: PricingBatch, signal: AbortSignal): Promise<SentBatch>;
   /** Makes the upload's rows visible in the destination table, all of them or none. */
   commitUpload(upload: PricingUpload, signal: AbortSignal): Promise<void>;
 }

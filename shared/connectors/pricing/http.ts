@@ -15,7 +15,8 @@ export interface PricingRequest {
   /** Relative to the host's base, starting with "/". */
   readonly path: string;
   readonly query?: Readonly<Record<string, string>>;
-  readonly body?: unknown;
+  /** The body as JSON text, encoded once by the caller (a batch's retries send the same bytes). */
+  readonly body?: string;
   readonly authorization: string;
 }
 
@@ -57,7 +58,7 @@ export async function pricingExchange(
         authorization: request.authorization,
         ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
       },
-      ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+      ...(request.body === undefined ? {} : { body: request.body }),
       timeoutMs,
       signal,
     });

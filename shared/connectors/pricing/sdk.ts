@@ -113,7 +113,7 @@ class SdkSession implements PricingCredential {
     try {
       answer = await pricingExchange(
         this.base,
-        { method: 'POST', path: '/sdk/login', body: { serviceKey }, authorization },
+        { method: 'POST', path: '/sdk/login', body: JSON.stringify({ serviceKey }), authorization },
         this.timeoutMs,
         signal,
       );

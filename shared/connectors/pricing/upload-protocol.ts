@@ -7,6 +7,7 @@ import type {
   PricingDestination,
   PricingLimits,
   PricingUpload,
+  SentBatch,
 } from './connector';
 import { PricingCallFailure, importFailure, pricingError, unparsedAnswer, type PricingCodes } from './errors';
 import { pricingExchange, successful, withRetries, type PricingAnswer, type PricingRequest } from './http';
@@ -115,7 +116,7 @@ export class PricingUploadProtocol implements PricingConnector {
     signal: AbortSignal,
   ): Promise<PricingUpload> {
     try {
-      const body = { key, project: destination.projectPath, table: destination.tablePath, columns };
+      const body = JSON.stringify({ key, project: destination.projectPath, table: destination.tablePath, columns });
       const answer = await this.send({ method: 'POST', path: '/uploads', body }, signal);
       return parsed(UploadAnswer, answer, 'an upload');
     } catch (error) {
@@ -123,11 +124,15 @@ export class PricingUploadProtocol implements PricingConnector {
     }
   }
 
-  async sendBatch(upload: PricingUpload, batch: PricingBatch, signal: AbortSignal): Promise<number> {
+  async sendBatch(upload: PricingUpload, batch: PricingBatch, signal: AbortSignal): Promise<SentBatch> {
     try {
       const path = `/uploads/${encodeURIComponent(upload.uploadId)}/batches/${batch.sequence}`;
-      const answer = await this.send({ method: 'PUT', path, body: { rows: batch.rows } }, signal, true);
-      return parsed(BatchAnswer, answer, 'a batch answer').acceptedRows;
+      const body = JSON.stringify({ rows: batch.rows });
+      const answer = await this.send({ method: 'PUT', path, body }, signal, true);
+      return {
+        acceptedRows: parsed(BatchAnswer, answer, 'a batch answer').acceptedRows,
+        bytes: Buffer.byteLength(body),
+      };
     } catch (error) {
       throw this.named(error);
     }

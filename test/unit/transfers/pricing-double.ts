@@ -10,6 +10,7 @@ import type {
   PricingDestination,
   PricingLimits,
   PricingUpload,
+  SentBatch,
 } from '../../../shared/connectors/pricing/connector';
 import { AppError } from '../../../shared/errors/app-error';
 
@@ -50,7 +51,7 @@ export class PricingDouble implements PricingConnector {
     return Promise.resolve({ uploadId: key, acceptedRows: rowsOf(held), nextSequence: held.batches.size });
   }
 
-  sendBatch(upload: PricingUpload, batch: PricingBatch): Promise<number> {
+  sendBatch(upload: PricingUpload, batch: PricingBatch): Promise<SentBatch> {
     const held = this.uploads.get(upload.uploadId)!;
     const call = this.calls.push({ key: held.key, sequence: batch.sequence, rows: batch.rows.length }) - 1;
     const fault = this.faults.get(call);
@@ -59,7 +60,11 @@ export class PricingDouble implements PricingConnector {
     if (batch.sequence > held.batches.size) return Promise.reject(new Error(`sequence_gap at ${batch.sequence}`));
     if (!held.batches.has(batch.sequence)) held.batches.set(batch.sequence, batch.rows);
     if (fault === 'lose-answer') return Promise.reject(new AppError('30-4007'));
-    return Promise.resolve(rowsOf(held));
+    // The bytes a real connector sends for the batch: its JSON body.
+    return Promise.resolve({
+      acceptedRows: rowsOf(held),
+      bytes: Buffer.byteLength(JSON.stringify({ rows: batch.rows })),
+    });
   }
 
   commitUpload(upload: PricingUpload): Promise<void> {

@@ -87,13 +87,19 @@ describe('pricing DIM connector', () => {
     const first = connector();
     const upload = await first.openUpload('transfer-1', destination, COLUMNS, signal());
     expect(upload).toMatchObject({ acceptedRows: 0, nextSequence: 0 });
-    expect(await first.sendBatch(upload, { sequence: 0, rows: [['a', 1, '1.50']] }, signal())).toBe(1);
+    // The bytes are the batch's request body, as the DIM received it.
+    expect(await first.sendBatch(upload, { sequence: 0, rows: [['a', 1, '1.50']] }, signal())).toEqual({
+      acceptedRows: 1,
+      bytes: Buffer.byteLength('{"rows":[["a",1,"1.50"]]}'),
+    });
 
     // A retried transfer: a new connector, the same key; the batch it re-sends is not counted twice.
     const again = connector();
     const resumed = await again.openUpload('transfer-1', destination, COLUMNS, signal());
     expect(resumed).toEqual({ uploadId: upload.uploadId, acceptedRows: 1, nextSequence: 1 });
-    expect(await again.sendBatch(resumed, { sequence: 0, rows: [['a', 1, '1.50']] }, signal())).toBe(1);
+    expect(await again.sendBatch(resumed, { sequence: 0, rows: [['a', 1, '1.50']] }, signal())).toMatchObject({
+      acceptedRows: 1,
+    });
     expect(
       await again.sendBatch(
         resumed,
@@ -106,7 +112,7 @@ describe('pricing DIM connector', () => {
         },
         signal(),
       ),
-    ).toBe(3);
+    ).toMatchObject({ acceptedRows: 3 });
     await again.commitUpload(resumed, signal());
 
     expect(dim.committed(destination.projectPath, destination.tablePath)).toEqual({
@@ -124,13 +130,19 @@ describe('pricing DIM connector', () => {
     const dimConnector = connector();
     const upload = await dimConnector.openUpload('transfer-retry', destination, COLUMNS, signal());
     await dim.fail({ kind: 'transient', status: 503, times: 2 });
-    expect(await dimConnector.sendBatch(upload, { sequence: 0, rows: [['a', 1, 1]] }, signal())).toBe(1);
+    expect(await dimConnector.sendBatch(upload, { sequence: 0, rows: [['a', 1, 1]] }, signal())).toMatchObject({
+      acceptedRows: 1,
+    });
     await dim.fail({ kind: 'transient', status: 429, times: 1, retryAfter: 1 });
     const started = Date.now();
-    expect(await dimConnector.sendBatch(upload, { sequence: 1, rows: [['b', 2, 2]] }, signal())).toBe(2);
+    expect(await dimConnector.sendBatch(upload, { sequence: 1, rows: [['b', 2, 2]] }, signal())).toMatchObject({
+      acceptedRows: 2,
+    });
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     await dim.fail({ kind: 'reset', times: 1 });
-    expect(await dimConnector.sendBatch(upload, { sequence: 2, rows: [['c', 3, 3]] }, signal())).toBe(3);
+    expect(await dimConnector.sendBatch(upload, { sequence: 2, rows: [['c', 3, 3]] }, signal())).toMatchObject({
+      acceptedRows: 3,
+    });
     const sent = dim.received.uploads.find((candidate) => candidate.key === 'transfer-retry');
     expect(sent?.rows).toEqual([
       ['a', 1, 1],
