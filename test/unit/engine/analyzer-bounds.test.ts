@@ -66,11 +66,14 @@ async function childCpuTicks(): Promise<number> {
 describe('the analyzer while every engine is busy', () => {
   it('answers 50-1012 with a retry time once it can no longer answer before the deadline, and runs nothing', async () => {
     // Folding a levenshtein of two 60,000-character constants takes seconds of CPU and a few MB:
-    // each of these holds an engine slot until the test gives up on it (its caller's signal).
+    // each of these holds an engine slot. The first runs until ANALYZER_PROCESS's time stops it;
+    // the test gives up on the others (their caller's signal) once it has seen the 50-1012.
     const busy = "SELECT levenshtein(repeat('a', 60000), repeat('b', 60000)) AS d FROM sales";
-    const holdersGiveUp = new AbortController();
+    const othersGiveUp = new AbortController();
     const gaveUp = new Error('the holders are no longer needed');
-    const holders = Array.from({ length: ENGINE_SLOTS }, () => refusal(busy, holdersGiveUp.signal));
+    const [timed, ...others] = Array.from({ length: ENGINE_SLOTS }, (_, index) =>
+      refusal(busy, index === 0 ? undefined : othersGiveUp.signal),
+    );
     await sleep(2000);
 
     // 500 ms to wait: the deadline leaves the analyzer's time, a second to answer, and that.
@@ -83,8 +86,13 @@ describe('the analyzer while every engine is busy', () => {
     expect(waitedMs).toBeGreaterThanOrEqual(450);
     expect(waitedMs).toBeLessThan(2000);
 
-    holdersGiveUp.abort(gaveUp);
-    for (const holder of await Promise.all(holders)) expect(holder).toBe(gaveUp);
+    othersGiveUp.abort(gaveUp);
+    for (const holder of await Promise.all(others)) expect(holder).toBe(gaveUp);
+    const stopped = await timed;
+    expect(isAppError(stopped) && stopped.code).toBe('40-50003');
+    expect(isAppError(stopped) && stopped.extraDetails?.cause).toMatch(
+      new RegExp(`^binding the query took more than ${ANALYZER_PROCESS.timeoutMs / 1000} s`),
+    );
     // The refused analysis never started later: no engine process works once the holders are stopped.
     const before = await childCpuTicks();
     await sleep(1000);
