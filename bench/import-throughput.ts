@@ -173,6 +173,8 @@ async function bareInTwin(
       await sleep(Math.max(0, pollStart + polled.intervalMs - now()));
     }
   })();
+  // A failed poll is thrown below, once the bare run has answered; until then it must not be an unhandled rejection.
+  polls.catch(() => undefined);
   try {
     const done = await ask(child, { type: 'bare', label, rows }, 'bare-done', IMPORT_MS);
     if ('error' in done) throw new Error(`bare script in the twin process: ${done.error}`);
