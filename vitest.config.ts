@@ -35,6 +35,10 @@ export default defineConfig({
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       AWS_REGION: 'us-east-1',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      // The suite makes about a thousand API client secrets and exchanges them: at the default
+      // cost (2^14, 40 ms of a core each) that was 37 s of its CPU. Each digest names its cost,
+      // and test/unit/auth/client-secrets.test.ts checks the default one.
+      CLIENT_SECRET_SCRYPT_COST: '10',
     },
     projects: [
       {

@@ -43,6 +43,21 @@ function positiveInteger(fallback: number, description: string): Setting<number>
   };
 }
 
+/** A whole number from `min` to `max`, both included. */
+function integerFrom(min: number, max: number, fallback: number, description: string): Setting<number> {
+  return {
+    description,
+    fallback: () => fallback,
+    parse: (value) => {
+      if (value === '') return fallback;
+      const number = Number(value);
+      if (!Number.isSafeInteger(number) || number < min || number > max)
+        throw new Error(`must be a whole number from ${min} to ${max}`);
+      return number;
+    },
+  };
+}
+
 function list(description: string): Setting<string[]> {
   return {
     description,
@@ -124,6 +139,12 @@ export const SETTINGS = {
   TOKEN_ISSUER: text('data-preparation-service', 'the `iss` claim of access tokens'),
   TOKEN_AUDIENCE: text('data-preparation-api', 'the `aud` claim of access tokens'),
   TOKEN_TTL_SECONDS: positiveInteger(900, 'access token lifetime'),
+  CLIENT_SECRET_SCRYPT_COST: integerFrom(
+    10,
+    16,
+    14,
+    "log2 of scrypt's N for the digests of new API client secrets; a stored digest keeps the cost it was made with",
+  ),
   ERROR_BASE_URL: text(
     API_BASE_PATH,
     'prefix of RFC 7807 `type` URIs; by default relative to the API, where GET /errors/{code} answers',
@@ -225,6 +246,9 @@ export const config = {
   },
   get tokenTtlSeconds(): number {
     return setting('TOKEN_TTL_SECONDS');
+  },
+  get clientSecretScryptCost(): number {
+    return setting('CLIENT_SECRET_SCRYPT_COST');
   },
   get errorBase(): string {
     return setting('ERROR_BASE_URL');

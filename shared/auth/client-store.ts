@@ -8,6 +8,7 @@ export const ClientRecord = z.object({
   client_id: z.string(),
   secret: z.object({
     scheme: z.literal('scrypt').optional(),
+    cost: z.number().int().min(10).max(16).optional(),
     salt: z.string(),
     digest: z.string(),
   }) satisfies z.ZodType<SecretDigest>,

@@ -42,7 +42,12 @@ export function createTenant(
     const earlier = idempotency && (await earlierCreate(PLATFORM_TENANT, 'TENANT', idempotency));
     if (earlier !== undefined) return replay(earlier);
     // Spares the slow hashes below when the id is plainly in use; the transaction's condition is what guarantees it.
-    if (await tenantRegistry.find(tenantId)) throw taken();
+    if (await tenantRegistry.find(tenantId)) {
+      // A concurrent twin with the same key may have committed since the look above: its tenant, not 10-409.
+      const committed = idempotency && (await earlierCreate(PLATFORM_TENANT, 'TENANT', idempotency));
+      if (committed !== undefined) return replay(committed);
+      throw taken();
+    }
     const systemUser = await prepareClient({
       tenantId,
       roleNames: ['system-admin'],

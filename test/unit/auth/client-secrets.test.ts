@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { createHash, scryptSync } from 'node:crypto';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   digestSecret,
   newClientId,
@@ -50,6 +50,10 @@ describe('client ids', () => {
 });
 
 describe('client secrets', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
   it('carry 256 random bits behind a recognisable prefix', () => {
     const secret = newClientSecret();
     expect(secret).toMatch(/^dps_[A-Za-z0-9_-]{43}$/);
@@ -82,16 +86,41 @@ describe('client secrets', () => {
     expect(JSON.stringify(stored)).not.toContain(secret.slice(4));
   });
 
-  it('are a slow hash: scrypt, as the scheme says, not a plain SHA-256 of salt and secret', async () => {
+  it('are a slow hash: scrypt at N=2^14, r=8, p=1 unless a stage sets another cost, not a SHA-256 of salt and secret', async () => {
+    // The suite runs at a lower cost (vitest.config.ts); a stage that sets nothing gets this one.
+    vi.stubEnv('CLIENT_SECRET_SCRYPT_COST', undefined);
     const secret = newClientSecret();
     const stored = await digestSecret(secret, 'fixed-salt');
-    expect(stored.scheme).toBe('scrypt');
+    expect(stored).toMatchObject({ scheme: 'scrypt', cost: 14, salt: 'fixed-salt' });
+    expect(stored.digest).toBe(scryptSync(secret, 'fixed-salt', 32, { N: 2 ** 14, r: 8, p: 1 }).toString('base64url'));
     const sha256 = createHash('sha256').update('fixed-salt').update('\0').update(secret).digest('base64url');
     expect(stored.digest).not.toBe(sha256);
-    const started = performance.now();
-    await digestSecret(secret);
-    // Far more work than one SHA-256 (microseconds): tens of milliseconds even on a fast core.
-    expect(performance.now() - started).toBeGreaterThan(5);
+  });
+
+  it('keep the cost they were made with: they match after the setting changes, and a digest naming none is 2^14', async () => {
+    const secret = newClientSecret();
+    vi.stubEnv('CLIENT_SECRET_SCRYPT_COST', '10');
+    const cheap = await digestSecret(secret);
+    vi.stubEnv('CLIENT_SECRET_SCRYPT_COST', '15');
+    const dear = await digestSecret(secret);
+    expect([cheap.cost, dear.cost]).toEqual([10, 15]);
+    expect(await secretMatches(secret, cheap)).toBe(true);
+    vi.stubEnv('CLIENT_SECRET_SCRYPT_COST', '10');
+    expect(await secretMatches(secret, dear)).toBe(true);
+    // The cost is part of what is checked: the same digest read at another cost does not match.
+    expect(await secretMatches(secret, { ...cheap, cost: 11 })).toBe(false);
+    const { cost: _unnamed, ...before } = await digestSecret(secret, 'salt', 14);
+    expect(await secretMatches(secret, before)).toBe(true);
+    expect(await secretMatches(secret, { ...(await digestSecret(secret, 'salt', 10)), cost: undefined })).toBe(false);
+  });
+
+  it('refuse a cost setting outside 10 to 16, naming the variable', async () => {
+    for (const value of ['9', '17', '14.5', 'high']) {
+      vi.stubEnv('CLIENT_SECRET_SCRYPT_COST', value);
+      await expect(digestSecret(newClientSecret())).rejects.toThrow(
+        'environment variable CLIENT_SECRET_SCRYPT_COST must be a whole number from 10 to 16',
+      );
+    }
   });
 
   it('still verify a digest written before the slow hash (salted SHA-256, no scheme)', async () => {
