@@ -25,7 +25,9 @@ import { advanceRetentionClock, resetRetentionClock, retentionNow } from '../../
 import type { SweepOptions } from '../../shared/retention/sweep';
 import { sweepToEnd } from '../../shared/retention/sweep-run';
 import { jobMachines } from '../state-machines';
+import { useEngineChildBundle } from '../../shared/engine/isolation/engine-process';
 import { startLocalDynamoDb } from './dynamodb';
+import { engineChildBundle } from './engine-child-bundle';
 import { startLocalHttpApi } from './http-api';
 import { startLocalKms } from './kms';
 import { LOCAL_S3_CREDENTIALS, startLocalS3, type LocalS3 } from './s3';
@@ -190,6 +192,8 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     // Before any job runs, so that everything it removes belongs to a process that is gone.
     const scratch = openTwinScratch(dataDir);
     closers.push(async () => scratch.close());
+    // The workers run from source here: their engine processes start from a bundle instead.
+    useEngineChildBundle(await engineChildBundle());
     const ports = options.servicePorts ?? {};
     const dynamo = await startLocalDynamoDb({ path: dataDir && join(dataDir, 'dynamodb'), port: ports.dynamodb });
     closers.push(() => dynamo.close());

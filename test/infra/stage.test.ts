@@ -3,7 +3,6 @@
  * only, so they synthesize without bundling (CDK's aws:cdk:bundling-stacks context, as
  * `cdk synth --exclusively` uses it).
  */
-import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataPreparationStack } from '../../infra/stacks/data-preparation-stack';
 import { parseSettings } from '../../infra/stacks/settings';
