@@ -1,0 +1,191 @@
+/**
+ * `npm start`'s command line (infra/local/main.ts): its options read and checked before
+ * anything of the stack is loaded, so that a mistake is told in a line at once.
+ */
+import { createServer } from 'node:net';
+import { parseArgs } from 'node:util';
+import { FEATURE_NAMES, isFeatureName, type FeatureName } from '../../shared/features/catalogue';
+
+/** Every port the stack listens on: its option, its environment setting and its default. */
+const PORTS = {
+  api: { option: 'port', variable: 'PORT', fallback: 3000, serves: 'the HTTP API' },
+  s3: { option: 's3-port', variable: 'S3_PORT', fallback: 4569, serves: 'the local S3' },
+  dynamodb: { option: 'dynamodb-port', variable: 'DYNAMODB_PORT', fallback: 4570, serves: 'the local DynamoDB' },
+  kms: { option: 'kms-port', variable: 'KMS_PORT', fallback: 4571, serves: 'the local KMS' },
+  stepFunctions: {
+    option: 'stepfunctions-port',
+    variable: 'STEPFUNCTIONS_PORT',
+    fallback: 4572,
+    serves: 'the local Step Functions',
+  },
+  deltaSharing: {
+    option: 'delta-sharing-port',
+    variable: 'DELTA_SHARING_PORT',
+    fallback: 4573,
+    serves: 'the demo Delta Sharing server',
+  },
+  pricing: { option: 'pricing-port', variable: 'PRICING_PORT', fallback: 4574, serves: 'the demo pricing DIM' },
+  pricingToken: {
+    option: 'pricing-token-port',
+    variable: 'PRICING_TOKEN_PORT',
+    fallback: 4575,
+    serves: "the demo pricing DIM's token server",
+  },
+} as const;
+type PortName = keyof typeof PORTS;
+
+/** A mistake the user can fix from the message alone: printed as one line, no stack trace. */
+export class StartError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface FeatureSetting {
+  readonly name: FeatureName;
+  readonly state: 'on' | 'off';
+}
+
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `--sweep-every` as milliseconds: a positive number and a unit. */
+function durationMs(text: string): number {
+  const match = /^(\d+)(ms|s|m|h|d)$/.exec(text);
+  const ms = match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : 0;
+  // setInterval takes at most 2^31-1 ms (24.8 days).
+  if (ms <= 0 || ms > 2 ** 31 - 1)
+    throw new StartError(`--sweep-every takes a duration such as 30s, 10m, 6h or 1d (at most 24d), not "${text}"`, 2);
+  return ms;
+}
+
+/** `--feature name=on|off` values, each checked against the toggle catalogue. */
+function featureSettings(values: readonly string[]): FeatureSetting[] {
+  return values.map((value) => {
+    const match = /^([^=]+)=(on|off)$/.exec(value);
+    if (match === null) throw new StartError(`--feature takes <toggle>=on or <toggle>=off, not "${value}"`, 2);
+    const name = match[1]!;
+    if (!isFeatureName(name))
+      throw new StartError(`--feature: no toggle "${name}"; toggles are ${FEATURE_NAMES.join(', ')}`, 2);
+    return { name, state: match[2] as 'on' | 'off' };
+  });
+}
+
+/** The assistant's model as the options name it: a chat-completions endpoint, a Bedrock endpoint, or none. */
+export type AssistantModelOption =
+  | { readonly kind: 'chat'; readonly endpoint: string; readonly model: string }
+  | { readonly kind: 'bedrock'; readonly endpoint: string; readonly model: string }
+  | undefined;
+
+const DEFAULT_CHAT_MODEL = 'llama3.1';
+const DEFAULT_BEDROCK_MODEL = 'anthropic.claude-3-5-haiku-20241022-v1:0';
+
+function assistantModelOption(values: Record<string, string | string[] | undefined>): AssistantModelOption {
+  const text = (name: string) => values[name] as string | undefined;
+  const chat = text('assistant-endpoint');
+  const bedrock = text('bedrock-endpoint');
+  if (chat !== undefined && bedrock !== undefined)
+    throw new StartError('give --assistant-endpoint or --bedrock-endpoint, not both', 2);
+  for (const [option, url] of [
+    ['--assistant-endpoint', chat],
+    ['--bedrock-endpoint', bedrock],
+  ] as const)
+    if (url !== undefined && !/^https?:\/\/[^\s]+$/.test(url))
+      throw new StartError(`${option} takes an http(s) URL, not "${url}"`, 2);
+  if (chat !== undefined) return { kind: 'chat', endpoint: chat, model: text('assistant-model') ?? DEFAULT_CHAT_MODEL };
+  if (bedrock !== undefined)
+    return { kind: 'bedrock', endpoint: bedrock, model: text('bedrock-model') ?? DEFAULT_BEDROCK_MODEL };
+  return undefined;
+}
+
+/** What `npm start` was asked for: its options, else their environment settings, else the defaults. */
+export interface StartOptions {
+  readonly dataDir: string;
+  readonly ports: Record<PortName, number>;
+  readonly features: readonly FeatureSetting[];
+  readonly sweepEveryMs: number;
+  readonly assistant: AssistantModelOption;
+}
+
+/** The command line and environment read as StartOptions; a StartError (exit code 2) names what is wrong. */
+export function startOptions(): StartOptions {
+  let values: Record<string, string | string[] | undefined>;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        ...Object.fromEntries(Object.values(PORTS).map(({ option }) => [option, { type: 'string' }] as const)),
+        'data-dir': { type: 'string' },
+        feature: { type: 'string', multiple: true },
+        'sweep-every': { type: 'string' },
+        'assistant-endpoint': { type: 'string' },
+        'assistant-model': { type: 'string' },
+        'bedrock-endpoint': { type: 'string' },
+        'bedrock-model': { type: 'string' },
+      },
+      strict: true,
+    }));
+  } catch (error) {
+    throw new StartError(
+      `${(error as Error).message}; options are ${Object.values(PORTS)
+        .map(({ option }) => `--${option}`)
+        .join(
+          ', ',
+        )}, --data-dir, --feature, --sweep-every, --assistant-endpoint, --assistant-model, --bedrock-endpoint, --bedrock-model`,
+      2,
+    );
+  }
+  const port = (name: PortName): number => {
+    const { option, variable, fallback } = PORTS[name];
+    const fromOption = values[option] as string | undefined;
+    const raw = fromOption ?? process.env[variable];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || value > 65_535) {
+      throw new StartError(
+        `${fromOption === undefined ? variable : `--${option}`} must be a port number from 0 to 65535, not "${raw}"`,
+        2,
+      );
+    }
+    return value;
+  };
+  const ports = Object.fromEntries(Object.keys(PORTS).map((name) => [name, port(name as PortName)])) as Record<
+    PortName,
+    number
+  >;
+  return {
+    dataDir: (values['data-dir'] as string | undefined) ?? process.env.DATA_DIR ?? '.local',
+    ports,
+    features: featureSettings((values.feature as string[] | undefined) ?? []),
+    sweepEveryMs: durationMs((values['sweep-every'] as string | undefined) ?? process.env.SWEEP_EVERY ?? '1d'),
+    assistant: assistantModelOption(values),
+  };
+}
+
+/** A listen error for a taken port, as the one line that says which port and how to change it. */
+export function portInUse(error: unknown, ports: Record<PortName, number>): StartError | undefined {
+  const { code, port } = error as { code?: unknown; port?: unknown };
+  if (code !== 'EADDRINUSE') return undefined;
+  const name = (Object.keys(PORTS) as PortName[]).find((candidate) => ports[candidate] === port);
+  if (name === undefined) return new StartError(`port ${String(port)} is already in use; stop what holds it`, 1);
+  const { option, variable, serves } = PORTS[name];
+  return new StartError(
+    `port ${ports[name]} (${serves}) is already in use: stop what holds it, or start on another with npm start -- --${option} <port> (or ${variable}=<port>)`,
+    1,
+  );
+}
+
+/**
+ * Rejects with the listen error when `port` is taken. Checked before anything starts, because
+ * s3rver does not report a taken port: the error escapes it and ends the process with a stack
+ * trace. The other stand-ins report theirs, which covers a port taken in between.
+ */
+export async function assertFree(port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve()));
+  });
+}
