@@ -10,6 +10,7 @@ import type * as z from 'zod';
 import { routeTable, type OperationId, type RouteTable } from '../../functions/routes';
 import type { BodyType } from '../../shared/http/route';
 import { Problem } from '../../shared/errors/problem-body';
+import { exchange } from './http-exchange';
 
 /** A value sent as is, outside the operation's declared input type (hostile and invalid input). */
 export interface Unchecked {
@@ -256,8 +257,8 @@ export class ApiClient {
     label: string,
   ): Promise<ApiResponse<T>> {
     const { method, headers, body } = request;
-    const response = await fetch(`${this.baseUrl}${request.path}`, { method, headers, body });
-    const text = await response.text();
+    const response = await exchange(`${this.baseUrl}${request.path}`, method, headers, body);
+    const { text } = response;
     const json: unknown =
       /json/.test(response.headers.get('content-type') ?? '') && text !== '' ? JSON.parse(text) : undefined;
     return new Answer(response.status, response.headers, text, json, parseBody, label);
