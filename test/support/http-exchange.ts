@@ -4,12 +4,6 @@
  * streams, its dispatcher), and the test suite sends about 23,000. As fetch does, a compressed
  * answer is read decompressed, its content-encoding header left as sent.
  */
-
-const DECODERS: Readonly<Record<string, (bytes: Buffer) => Buffer>> = {
-  gzip: gunzipSync,
-  deflate: inflateSync,
-  br: brotliDecompressSync,
-};
 import { Agent, request as httpRequest } from 'node:http';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 
@@ -20,6 +14,15 @@ export interface HttpExchange {
 }
 
 const AGENT = new Agent({ keepAlive: true });
+
+const DECODERS: Readonly<Record<string, (bytes: Buffer) => Buffer>> = {
+  gzip: gunzipSync,
+  deflate: inflateSync,
+  br: brotliDecompressSync,
+};
+
+/** A kept-alive connection the server had closed when it was reused: nothing reached the service. */
+class StaleConnection extends Error {}
 
 /** Sends `method url` with `headers` and `body` (its length given, as fetch gives it) and reads the answer. */
 export async function exchange(
@@ -32,8 +35,7 @@ export async function exchange(
   try {
     return await once(new URL(url), method, sent, body);
   } catch (error) {
-    // A kept-alive connection the server closed as it was reused: nothing reached the service, so once more on a new one.
-    if ((error as { reusedSocket?: boolean }).reusedSocket === true) return once(new URL(url), method, sent, body);
+    if (error instanceof StaleConnection) return once(new URL(url), method, sent, body);
     throw error;
   }
 }
@@ -55,23 +57,17 @@ function once(
           answered.append(response.rawHeaders[index]!, response.rawHeaders[index + 1]!);
         const decode = DECODERS[answered.get('content-encoding') ?? ''] ?? ((bytes: Buffer) => bytes);
         try {
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: answered,
-            text: decode(Buffer.concat(chunks)).toString('utf8'),
-          });
+          const text = decode(Buffer.concat(chunks)).toString('utf8');
+          resolve({ status: response.statusCode ?? 0, headers: answered, text });
         } catch (error) {
           reject(error instanceof Error ? error : new Error(String(error)));
         }
       });
     });
-    request.on('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        Object.assign(error, {
-          reusedSocket: request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE'),
-        }),
-      ),
-    );
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      const stale = request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
+      reject(stale ? new StaleConnection(error.message, { cause: error }) : error);
+    });
     request.end(body);
   });
 }
