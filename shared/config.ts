@@ -29,7 +29,13 @@ function text(fallback: string | (() => string), description: string): Setting<s
   return { description, fallback: typeof fallback === 'string' ? () => fallback : fallback, parse: (value) => value };
 }
 
-function positiveInteger(fallback: number, description: string): Setting<number> {
+/** A whole number that `accepts` takes; `rule` says which, when one is refused. */
+function integer(
+  fallback: number,
+  description: string,
+  accepts: (value: number) => boolean,
+  rule: string,
+): Setting<number> {
   return {
     description,
     fallback: () => fallback,
@@ -37,25 +43,20 @@ function positiveInteger(fallback: number, description: string): Setting<number>
     parse: (value) => {
       if (value === '') return fallback;
       const number = Number(value);
-      if (!Number.isSafeInteger(number) || number <= 0) throw new Error('must be a positive integer');
+      if (!Number.isSafeInteger(number) || !accepts(number)) throw new Error(rule);
       return number;
     },
   };
 }
 
+function positiveInteger(fallback: number, description: string): Setting<number> {
+  return integer(fallback, description, (value) => value > 0, 'must be a positive integer');
+}
+
 /** A whole number from `min` to `max`, both included. */
 function integerFrom(min: number, max: number, fallback: number, description: string): Setting<number> {
-  return {
-    description,
-    fallback: () => fallback,
-    parse: (value) => {
-      if (value === '') return fallback;
-      const number = Number(value);
-      if (!Number.isSafeInteger(number) || number < min || number > max)
-        throw new Error(`must be a whole number from ${min} to ${max}`);
-      return number;
-    },
-  };
+  const rule = `must be a whole number from ${min} to ${max}`;
+  return integer(fallback, description, (value) => value >= min && value <= max, rule);
 }
 
 function list(description: string): Setting<string[]> {
