@@ -8,6 +8,9 @@ import { tmpdir } from 'node:os';
 
 export const API_BASE_PATH = '/api/data/v1';
 
+/** The scrypt costs (log2 N) a client secret's digest may be made with: the setting's range, and what a stored digest may name. */
+export const SCRYPT_COSTS = { min: 10, max: 16 } as const;
+
 /** A resource identifier the stack sets (TABLE_NAME, key ids, ARNs): it has no default. */
 function required(name: string): string {
   const value = process.env[name];
@@ -141,8 +144,8 @@ export const SETTINGS = {
   TOKEN_AUDIENCE: text('data-preparation-api', 'the `aud` claim of access tokens'),
   TOKEN_TTL_SECONDS: positiveInteger(900, 'access token lifetime'),
   CLIENT_SECRET_SCRYPT_COST: integerFrom(
-    10,
-    16,
+    SCRYPT_COSTS.min,
+    SCRYPT_COSTS.max,
     14,
     "log2 of scrypt's N for the digests of new API client secrets; a stored digest keeps the cost it was made with",
   ),

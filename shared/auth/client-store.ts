@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { SCRYPT_COSTS } from '../config';
 import { RecordStore } from '../db/record-store';
 import type { SecretDigest } from './client-secrets';
 
@@ -8,7 +9,7 @@ export const ClientRecord = z.object({
   client_id: z.string(),
   secret: z.object({
     scheme: z.literal('scrypt').optional(),
-    cost: z.number().int().min(10).max(16).optional(),
+    cost: z.number().int().min(SCRYPT_COSTS.min).max(SCRYPT_COSTS.max).optional(),
     salt: z.string(),
     digest: z.string(),
   }) satisfies z.ZodType<SecretDigest>,
