@@ -1,0 +1,93 @@
+/**
+ * The documents against the service: every route README.md and docs/*.md mention is in the route
+ * table (functions/routes.ts) with the method they give it, so a renamed or invented path fails
+ * here, naming the document, its line and the path, instead of misleading a reader. The scanner
+ * and what it counts as a mention: test/support/doc-routes.ts.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { routes } from '../../../functions/routes';
+import { mentionsIn, routeFindings, type Finding, type TableRoute } from '../../support/doc-routes';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+const DOCUMENTS = [
+  'README.md',
+  ...readdirSync(`${ROOT}docs`)
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
+
+/**
+ * Routes of other systems that documents name with a method: the pricing system's DIM protocol
+ * (docs/pricing.md), which a transfer calls. Each is allowed in the documents listed only.
+ */
+const OTHER_SYSTEMS: readonly { readonly documents: readonly string[]; readonly route: TableRoute }[] = [
+  { documents: ['docs/pricing.md'], route: { method: 'GET', path: '/ping' } },
+  { documents: ['docs/pricing.md', 'docs/transfers.md'], route: { method: 'GET', path: '/import' } },
+  { documents: ['docs/pricing.md'], route: { method: 'POST', path: '/uploads' } },
+  { documents: ['docs/pricing.md'], route: { method: 'PUT', path: '/uploads/{upload_id}/batches/{sequence}' } },
+  { documents: ['docs/pricing.md'], route: { method: 'POST', path: '/uploads/{upload_id}/commit' } },
+  { documents: ['docs/pricing.md'], route: { method: 'POST', path: '/uploads/{upload_id}/abort' } },
+];
+
+const tableOf = (document: string): TableRoute[] => [
+  ...routes,
+  ...OTHER_SYSTEMS.filter(({ documents }) => documents.includes(document)).map(({ route }) => route),
+];
+
+const said = (document: string, finding: Finding) =>
+  `${document}:${finding.line}: ${finding.method ?? '(any method)'} ${finding.path}: ${finding.reason}`;
+
+const read = (document: string) => readFileSync(`${ROOT}${document}`, 'utf8');
+
+describe('the routes the documents mention', () => {
+  it.each(DOCUMENTS)('%s names only routes of the route table, with their methods', (document) => {
+    const findings = routeFindings(read(document), tableOf(document)).map((finding) => said(document, finding));
+    expect(findings).toEqual([]);
+  });
+
+  it('are found: the README walkthrough’s curl commands and the prose mentions of the docs', () => {
+    const segments = new Set(routes.map((route) => route.path.split('/')[1]!));
+    const readme = mentionsIn(read('README.md'), segments);
+    // Step 17's override, with its method from -X, and a -G listing read as the GET it is.
+    expect(readme).toContainEqual({
+      line: expect.any(Number) as number,
+      method: 'PUT',
+      path: '/admin/feature-toggles/connector.object_store/tenants/local',
+    });
+    expect(readme).toContainEqual({ line: expect.any(Number) as number, method: 'GET', path: '/roles' });
+    const mentioned = DOCUMENTS.flatMap((document) => mentionsIn(read(document), segments));
+    expect(mentioned.length).toBeGreaterThan(250);
+  });
+});
+
+describe('the check', () => {
+  const text = [
+    'Turn it on with `PUT /admin/feature-toggles/delta_sharing/overrides/{tenant}`.',
+    'curl -s -X PATCH $BASE/transfers/1 \\',
+    "  -H 'content-type: application/json' -d '{}'",
+    'curl -s "$BASE/connections/3/tables?limit=5" -H "authorization: Bearer $TOKEN"',
+    'See `/quota/usage`, `/quota/limits` and `GET /datasets/.../nodes/{node_id}/run-status`.',
+  ].join('\n');
+
+  it('names the line, method and path of each route the table does not have, and why', () => {
+    expect(routeFindings(text, routes)).toEqual([
+      {
+        line: 1,
+        method: 'PUT',
+        path: '/admin/feature-toggles/delta_sharing/overrides/{tenant}',
+        reason: 'no route has this path',
+      },
+      { line: 2, method: 'PATCH', path: '/transfers/1', reason: 'this path has no PATCH route (only GET)' },
+      { line: 5, method: undefined, path: '/quota/limits', reason: 'no route has this path' },
+    ]);
+  });
+
+  it('tells a parameter from a literal: `{tenant}` fits no literal segment, a value fits a parameter', () => {
+    const table = [{ method: 'GET', path: '/recipes/analyze' }];
+    expect(routeFindings('`GET /recipes/{recipe_id}`', table)).toHaveLength(1);
+    expect(routeFindings('`GET /recipes/analyze`', [{ method: 'GET', path: '/recipes/{recipe_id}' }])).toEqual([]);
+  });
+});
