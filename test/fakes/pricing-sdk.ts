@@ -8,7 +8,7 @@
 import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
-import { listenLocally, type Listening } from '../../infra/local/fakes/local-server';
+import { listenLocally, listenSwitchably } from '../../infra/local/fakes/local-server';
 import {
   PricingUploads,
   readBody,
@@ -162,7 +162,7 @@ export async function startPricingSdk(options: PricingSdkOptions = {}): Promise<
   });
   const tokenListening = await listenLocally(tokenServer);
   tokenUrl = `http://127.0.0.1:${tokenListening.port}/oauth2/token`;
-  let sdkListening: Listening | undefined = await listenLocally(sdkServer);
+  const sdkListening = await listenSwitchably(sdkServer);
   const sdkPort = sdkListening.port;
 
   return {
@@ -184,16 +184,12 @@ export async function startPricingSdk(options: PricingSdkOptions = {}): Promise<
           ? (next as HostFailure)
           : undefined;
       uploads.fail(hostFailure);
-      if (next?.kind === 'unreachable' && sdkListening) {
-        await sdkListening.close();
-        sdkListening = undefined;
-      } else if (next?.kind !== 'unreachable' && !sdkListening) sdkListening = await listenLocally(sdkServer, sdkPort);
+      await sdkListening.reachable(next?.kind !== 'unreachable');
     },
     setTable: (project, table, limits) => uploads.setTable(project, table, limits),
     committed: (project, table) => uploads.committed(project, table),
     async stop() {
-      await sdkListening?.close();
-      sdkListening = undefined;
+      await sdkListening.close();
       await tokenListening.close();
     },
   };

@@ -5,7 +5,7 @@
  * every way the DIM connector names with a code.
  */
 import { createServer, type Server } from 'node:http';
-import { listenLocally, type Listening } from './local-server';
+import { listenSwitchably } from './local-server';
 import { startOAuthFake, type OAuthFake, type TokenRequestRecord } from './oauth';
 import {
   PricingUploads,
@@ -84,7 +84,7 @@ export async function startPricingDim(options: PricingDimOptions = {}): Promise<
     }
     uploads.handle(request, response, url).catch(() => sendJson(response, 500, { error: 'internal', message: '' }));
   });
-  let listening: Listening | undefined = await listenLocally(server, options.port);
+  const listening = await listenSwitchably(server, options.port);
   const port = listening.port;
 
   return {
@@ -103,16 +103,12 @@ export async function startPricingDim(options: PricingDimOptions = {}): Promise<
       const hostFailure =
         failure && !['no-token', 'token-server-error', 'unreachable', 'expire-tokens'].includes(failure.kind);
       uploads.fail(hostFailure ? (failure as HostFailure) : undefined);
-      if (failure?.kind === 'unreachable' && listening) {
-        await listening.close();
-        listening = undefined;
-      } else if (failure?.kind !== 'unreachable' && !listening) listening = await listenLocally(server, port);
+      await listening.reachable(failure?.kind !== 'unreachable');
     },
     setTable: (project, table, limits) => uploads.setTable(project, table, limits),
     committed: (project, table) => uploads.committed(project, table),
     async stop() {
-      await listening?.close();
-      listening = undefined;
+      await listening.close();
       await oauth.close();
     },
   };

@@ -7,8 +7,8 @@
  * 80-8036. Publishing refuses a backend that is not https (80-8037).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freeLocalPort } from '../../../infra/local/fakes/local-server';
 import { ApiClient } from '../../support/api-client';
+import { closedLocalPort, type ClosedPort } from '../../support/closed-port';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { startAppBackend, type AppBackendFake } from '../../fakes/app-backend';
 import { appsClient, bundleWith, expectProblem, installed, opened, sampleFiles, sampleManifest } from './app-support';
@@ -20,12 +20,14 @@ const CALL_LIMIT_MS = 1500;
 let env: TestTwin;
 let admin: ApiClient;
 let backend: AppBackendFake;
-/** A port nobody listens on, allow-listed like the fake's. */
+/** A port nobody listens on (nor can, while it is held), allow-listed like the fake's. */
+let closed: ClosedPort;
 let closedPort: number;
 
 beforeAll(async () => {
   backend = await startAppBackend();
-  closedPort = await freeLocalPort();
+  closed = await closedLocalPort();
+  closedPort = closed.port;
   env = await startTestTwin({
     allowOutbound: [`127.0.0.1:${backend.port}`, `127.0.0.1:${closedPort}`],
     environment: { CONNECTOR_TIMEOUT_MS: String(CALL_LIMIT_MS) },
@@ -35,6 +37,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.close();
   await backend?.close();
+  await closed?.release();
 });
 
 let sequence = 0;

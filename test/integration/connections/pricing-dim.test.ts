@@ -4,15 +4,17 @@
  * code from its real cause in the fake; the client secret is never echoed.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { freeLocalPort } from '../../../infra/local/fakes/local-server';
 import { hangingEndpoint, type FakeEndpoint } from '../../fakes/object-store';
 import { startPricingDim, type PricingDimFake } from '../../../infra/local/fakes/pricing-dim';
 import type { ApiClient, RequestBody } from '../../support/api-client';
+import { closedLocalPort, type ClosedPort } from '../../support/closed-port';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 
 type DimRequest = Extract<RequestBody<'createConnection'>, { type: 'pricing_dim' }>;
 
 let dim: PricingDimFake;
+/** Nobody listens there, nor can while it is held. */
+let closed: ClosedPort;
 let closedPort: number;
 let hanging: FakeEndpoint;
 let env: TestTwin;
@@ -23,7 +25,8 @@ const portOf = (url: string) => new URL(url).port;
 
 beforeAll(async () => {
   dim = await startPricingDim();
-  closedPort = await freeLocalPort();
+  closed = await closedLocalPort();
+  closedPort = closed.port;
   hanging = await hangingEndpoint();
   env = await startTestTwin({
     allowOutbound: [dim.tokenUrl, dim.host, `http://127.0.0.1:${closedPort}`, hanging.endpoint].map(
@@ -40,6 +43,7 @@ afterAll(async () => {
   await env?.close();
   await dim?.stop();
   await hanging?.close();
+  await closed?.release();
 });
 
 function request(options: { secret?: string; host?: string } = {}): DimRequest {

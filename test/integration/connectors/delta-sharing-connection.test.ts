@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeltaSharingFake, type DeltaSharingFake } from '../../../infra/local/fakes/delta-sharing';
-import { freeLocalPort } from '../../../infra/local/fakes/local-server';
 import { startOAuthFake, type OAuthFake } from '../../../infra/local/fakes/oauth';
 import type { ApiClient, RequestBody } from '../../support/api-client';
+import { closedLocalPort, type ClosedPort } from '../../support/closed-port';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { DELTA_TABLES } from './delta-sharing-fixtures';
 
@@ -21,6 +21,8 @@ type DeltaRequest = Extract<RequestBody<'createConnection'>, { type: 'delta_shar
 
 let fake: DeltaSharingFake;
 let oauth: OAuthFake;
+/** Nobody listens there, nor can while it is held. */
+let closed: ClosedPort;
 let closedPort: number;
 let env: TestTwin;
 let api: ApiClient;
@@ -31,7 +33,8 @@ beforeAll(async () => {
   fake = await startDeltaSharingFake({ tables: DELTA_TABLES, pageSize: 2, oauth });
   fake.addToken(TOKEN);
   fake.addToken(EXPIRED, Date.now() - 60_000);
-  closedPort = await freeLocalPort();
+  closed = await closedLocalPort();
+  closedPort = closed.port;
   env = await startTestTwin({
     allowOutbound: [`127.0.0.1:${fake.port}`, `127.0.0.1:${oauth.port}`, `127.0.0.1:${closedPort}`],
     environment: { CONNECTOR_TIMEOUT_MS: String(TIMEOUT_MS) },
@@ -43,6 +46,7 @@ afterAll(async () => {
   await env?.close();
   await fake?.close();
   await oauth?.close();
+  await closed?.release();
 });
 
 function request(profile: string): DeltaRequest {

@@ -3,10 +3,9 @@
  * first gets a token from the OAuth fake for client credentials), and every failure code comes
  * from a failure the fakes really produce.
  */
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { asBody, type ApiClient } from '../../support/api-client';
+import { closedLocalPort, type ClosedPort } from '../../support/closed-port';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import {
   LOADER,
@@ -21,14 +20,14 @@ import {
 let world: WarehouseWorld;
 let env: TestTwin;
 let api: ApiClient;
+/** Nobody listens there, nor can while it is held. */
+let closed: ClosedPort;
 let closedPort: number;
 
 beforeAll(async () => {
   world = await startWarehouseWorld();
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
-  closedPort = (probe.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  closed = await closedLocalPort();
+  closedPort = closed.port;
   env = await startTestTwin({
     allowOutbound: [...world.allowOutbound, `127.0.0.1:${closedPort}`],
     environment: { CONNECTOR_TIMEOUT_MS: '2000' },
@@ -45,6 +44,7 @@ afterEach(() => {
 afterAll(async () => {
   await env?.close();
   await world?.close();
+  await closed?.release();
 });
 
 type TestBody = ReturnType<typeof passwordConnection> | ReturnType<typeof oauthConnection>;

@@ -1,5 +1,3 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   requestClientCredentialsToken,
@@ -8,6 +6,7 @@ import {
 import { oauthTokenError, oauthTransportError } from '../../../../shared/connectors/oauth/errors';
 import { AppError } from '../../../../shared/errors/app-error';
 import { startOAuthFake, type OAuthFake } from '../../../../infra/local/fakes/oauth';
+import { closedLocalPort, type ClosedPort } from '../../../support/closed-port';
 
 /**
  * The client-credentials call against the OAuth fake (every code from an answer the fake
@@ -22,6 +21,7 @@ const CLIENT = {
 let entra: OAuthFake;
 let generic: OAuthFake;
 let v1: OAuthFake;
+let closed: ClosedPort;
 let closedPort: number;
 const savedAllowList = process.env.OUTBOUND_ALLOW_LIST;
 
@@ -33,11 +33,9 @@ beforeAll(async () => {
     path: '/realms/dp/protocol/openid-connect/token',
   });
   v1 = await startOAuthFake({ clients: [CLIENT], path: '/oauth2/token', requireResource: true });
-  // A port that was free a moment ago: nothing listens there.
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
-  closedPort = (probe.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  // Nothing listens there, nor can while it is held.
+  closed = await closedLocalPort();
+  closedPort = closed.port;
   process.env.OUTBOUND_ALLOW_LIST = [entra.port, generic.port, v1.port, closedPort]
     .map((port) => `127.0.0.1:${port}`)
     .join(',');
@@ -48,7 +46,7 @@ afterEach(() => entra.behave('normal'));
 afterAll(async () => {
   if (savedAllowList === undefined) delete process.env.OUTBOUND_ALLOW_LIST;
   else process.env.OUTBOUND_ALLOW_LIST = savedAllowList;
-  await Promise.all([entra?.close(), generic?.close(), v1?.close()]);
+  await Promise.all([entra?.close(), generic?.close(), v1?.close(), closed?.release()]);
 });
 
 function call(overrides: Partial<ClientCredentialsRequest> = {}) {

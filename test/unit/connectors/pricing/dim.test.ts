@@ -3,8 +3,8 @@ import type { ConnectionConfiguration } from '../../../../shared/connectors/conf
 import type { PricingColumn, PricingConnector } from '../../../../shared/connectors/pricing/connector';
 import { pricingConnectorOf } from '../../../../shared/connectors/pricing/factory';
 import { AppError } from '../../../../shared/errors/app-error';
-import { freeLocalPort } from '../../../../infra/local/fakes/local-server';
 import { startPricingDim, type PricingDimFake } from '../../../../infra/local/fakes/pricing-dim';
+import { closedLocalPort } from '../../../support/closed-port';
 
 /** The DIM connector against the DIM fake: every code from a failure the fake really produced. */
 let dim: PricingDimFake;
@@ -218,8 +218,13 @@ describe('pricing DIM connector', () => {
   });
 
   it('a host nobody listens on, never a fake: 30-4006 before any token is used for the host', async () => {
-    const closed = `http://127.0.0.1:${await freeLocalPort()}`;
-    const error = await failureOf(connector(dim.clientSecret, { host: closed }).test(signal()));
-    expect(error.code).toBe('30-4006');
+    // Nothing listens there, nor can while it is held.
+    const closed = await closedLocalPort();
+    try {
+      const error = await failureOf(connector(dim.clientSecret, { host: closed.url }).test(signal()));
+      expect(error.code).toBe('30-4006');
+    } finally {
+      await closed.release();
+    }
   });
 });
