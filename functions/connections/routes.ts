@@ -8,6 +8,7 @@ import { CONNECTION_LIST_FIELDS, TABLE_LIST_FIELDS } from '../../shared/model/li
 import {
   ConnectionTableParams,
   MAX_LISTED_TABLES,
+  TABLE_CONNECTION_TYPES,
   TableDetails,
   TableDetailsQuery,
   TableList,
@@ -69,7 +70,7 @@ const CONNECTOR_ERRORS: readonly ErrorCode[] = [
  */
 const STORED_SECRET_ERRORS: readonly ErrorCode[] = ['30-3019', '30-3020'];
 
-/** Failures of reading a connection's tables: its type (30-3001, 10-1501), and BigQuery's or Snowflake's answers. */
+/** Failures of reading a connection's tables: its type (30-3001, 10-1501), and BigQuery's, Snowflake's or a Delta Sharing server's answers. */
 const TABLE_ERRORS: readonly ErrorCode[] = [
   '10-404',
   '10-1008',
@@ -82,8 +83,19 @@ const TABLE_ERRORS: readonly ErrorCode[] = [
   '30-1416',
   '30-1417',
   '30-3001',
+  // A Delta Sharing server's answers (docs/delta-sharing.md, Error codes).
+  '30-3005',
+  '30-3006',
+  '30-3007',
+  '30-3010',
+  '30-3012',
+  '30-3013',
+  '30-3017',
   ...WAREHOUSE_ERRORS,
 ];
+
+/** The connection types that have tables, as the routes' OpenAPI text names them: "analytics_db, warehouse or delta_sharing". */
+const TABLE_TYPES_TEXT = `${TABLE_CONNECTION_TYPES.slice(0, -1).join(', ')} or ${TABLE_CONNECTION_TYPES.at(-1)!}`;
 
 export const connectionRoutes = {
   create: defineRoute({
@@ -243,8 +255,8 @@ export const connectionRoutes = {
     operationId: 'listConnectionTables',
     method: 'GET',
     path: '/connections/{connection_id}/tables',
-    summary: 'List the tables of an analytics_db or warehouse connection',
-    description: `The tables and views the connection sees: an analytics_db connection's dataset (every dataset of its project when it names none); a warehouse connection's schema, else its database, else the account, as its role sees them. At most the first ${MAX_LISTED_TABLES} are read from the system; filter, sort and paging apply to them.`,
+    summary: `List the tables of an ${TABLE_TYPES_TEXT} connection`,
+    description: `The tables and views the connection sees: an analytics_db connection's dataset (every dataset of its project when it names none); a warehouse connection's schema, else its database, else the account, as its role sees them; a delta_sharing connection's shared tables, every table of every share the recipient sees (database = the share). Any other connection type has no tables: 30-3001. At most the first ${MAX_LISTED_TABLES} are read from the system; filter, sort and paging apply to them.`,
     tag,
     handler: 'connections/tables',
     // Like browsing: reads the user's system with the stored secret, a step of defining data sources.
@@ -258,9 +270,9 @@ export const connectionRoutes = {
     operationId: 'getConnectionTable',
     method: 'GET',
     path: '/connections/{connection_id}/tables/{table_name}',
-    summary: 'Get the details of one table of an analytics_db or warehouse connection',
+    summary: `Get the details of one table of an ${TABLE_TYPES_TEXT} connection`,
     description:
-      "The name is matched exactly; database and schema default to the connection's. An analytics_db connection with a dataset reads only that dataset (30-1422) and only its key's project (30-1421).",
+      "The name is matched exactly. analytics_db and warehouse: database and schema default to the connection's; an analytics_db connection with a dataset reads only that dataset (30-1422) and only its key's project (30-1421). delta_sharing: database (the share) and schema are required, a table not shared is 30-3012, and the details add the columns of the table's metadata. Any other connection type has no tables: 30-3001.",
     tag,
     handler: 'connections/table',
     permission: 'data:write',

@@ -7,7 +7,7 @@ import { connectionRoutes } from './routes';
 export const handler = httpHandler(connectionRoutes.getTable, async ({ params, query, principal, waitOn }) => {
   const current = await connectionStore.get(principal.tenantId, params.connection_id);
   const { data } = current;
-  // Decided before the secret is opened: only analytics databases and warehouses have tables.
+  // Decided before the secret is opened: only the types of TABLE_CONNECTION_TYPES have tables.
   await assertTablesView(principal.tenantId, data.type, current.id);
   const secret = await openConnectionSecret(principal.tenantId, current);
   waitOn(data.type);

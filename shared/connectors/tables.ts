@@ -2,7 +2,7 @@ import type { ConnectionType } from '../model/connection';
 import { AppError } from '../errors/app-error';
 import { CONNECTOR_TOGGLES } from '../features/catalogue';
 import { featureOff, requireConnector } from '../features/store';
-import type { TableDetails } from '../model/table';
+import { TABLE_CONNECTION_TYPES, type TableDetails } from '../model/table';
 import type { ConnectionConfiguration } from './configuration';
 
 /**
@@ -14,7 +14,7 @@ import type { ConnectionConfiguration } from './configuration';
 
 type TablesConnection = ConnectionConfiguration & { readonly secret: string };
 
-const WITH_TABLES: ReadonlySet<ConnectionType> = new Set(['analytics_db', 'warehouse', 'delta_sharing']);
+const WITH_TABLES: ReadonlySet<ConnectionType> = new Set(TABLE_CONNECTION_TYPES);
 
 /**
  * Refuses, before any secret is opened, a connection whose type has no tables (30-3001

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { IdParameter, listEnvelope } from './common';
+import type { ConnectionType } from './connection';
 import { withoutControls } from './text-rules';
 
 /**
@@ -14,11 +15,26 @@ import { withoutControls } from './text-rules';
  */
 export const MAX_LISTED_TABLES = 10_000;
 
+/**
+ * The connection types that have tables (a listing and one table's details): an analytics_db's
+ * BigQuery datasets, a warehouse's Snowflake schemas, a delta_sharing recipient's shared
+ * tables. Any other type (the bucket stores, the pricing systems) is 30-3001. The routes'
+ * OpenAPI text is written from this list, so it names what the service does.
+ */
+export const TABLE_CONNECTION_TYPES = [
+  'analytics_db',
+  'warehouse',
+  'delta_sharing',
+] as const satisfies readonly ConnectionType[];
+
 export const TableDetails = z
   .object({
     name: z.string().describe('The table name, as the system stores it (case included)'),
     database: z.string().nullable().describe('Snowflake database, BigQuery project, or Delta Sharing share'),
-    schema: z.string().nullable().describe('Snowflake schema, or BigQuery dataset'),
+    schema: z
+      .string()
+      .nullable()
+      .describe('Snowflake schema, BigQuery dataset, or the schema of a Delta Sharing share'),
     type: z
       .string()
       .describe('TABLE or VIEW (BigQuery also MATERIALIZED_VIEW, EXTERNAL, SNAPSHOT), as the system names it'),
@@ -50,11 +66,13 @@ export const ConnectionTableParams = z.strictObject({
 export const TableDetailsQuery = z.strictObject({
   database: withoutControls(z.string().min(1).max(255))
     .optional()
-    .describe("Snowflake database, or BigQuery project (only the connection's own); the connection's when omitted"),
+    .describe(
+      "Snowflake database, BigQuery project (only the connection's own; the connection's when omitted), or Delta Sharing share (required)",
+    ),
   schema: withoutControls(z.string().min(1).max(1024))
     .optional()
     .describe(
-      "Snowflake schema, or BigQuery dataset; the connection's when omitted, required when the connection names none",
+      "Snowflake schema or BigQuery dataset (the connection's when omitted, required when the connection names none), or the schema of a Delta Sharing share (required)",
     ),
 });
 

@@ -7,7 +7,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { routes } from '../../../functions/routes';
+import { routes, routeTable } from '../../../functions/routes';
+import { assertTablesView } from '../../../shared/connectors/tables';
+import { AppError } from '../../../shared/errors/app-error';
+import { CONNECTION_TYPES } from '../../../shared/model/connection';
 import { mentionsIn, routeFindings, type Finding, type TableRoute } from '../../support/doc-routes';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -90,4 +93,24 @@ describe('the check', () => {
     expect(routeFindings('`GET /recipes/{recipe_id}`', table)).toHaveLength(1);
     expect(routeFindings('`GET /recipes/analyze`', [{ method: 'GET', path: '/recipes/{recipe_id}' }])).toEqual([]);
   });
+});
+
+describe('the OpenAPI text of the connection table routes', () => {
+  const { listConnectionTables, getConnectionTable } = routeTable;
+  const named = (text: string) => CONNECTION_TYPES.filter((type) => new RegExp(`\\b${type}\\b`).test(text));
+
+  it.each(CONNECTION_TYPES.map((type) => [type]))(
+    '%s is named by both summaries exactly when the service has tables for it (else 30-3001)',
+    async (type) => {
+      const inSummaries = [listConnectionTables.summary, getConnectionTable.summary].map((summary) =>
+        named(summary).includes(type),
+      );
+      // The type check comes before the toggle's and the secret's: a type without tables touches no store.
+      const refused = await assertTablesView('t', type, 1).then(
+        () => false,
+        (error: unknown) => error instanceof AppError && error.code === '30-3001',
+      );
+      expect(inSummaries).toEqual([!refused, !refused]);
+    },
+  );
 });
