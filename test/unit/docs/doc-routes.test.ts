@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { APP_CONTENT_SECURITY_POLICY } from '../../../functions/apps/asset';
 import { routes, routeTable } from '../../../functions/routes';
 import { assertTablesView } from '../../../shared/connectors/tables';
 import { AppError } from '../../../shared/errors/app-error';
@@ -113,4 +114,11 @@ describe('the OpenAPI text of the connection table routes', () => {
       expect(inSummaries).toEqual([!refused, !refused]);
     },
   );
+});
+
+describe('docs/apps.md', () => {
+  it('gives the content security policy the asset route serves, word for word', () => {
+    const policies = [...read('docs/apps.md').matchAll(/^default-src .*$/gm)].map((match) => match[0]);
+    expect(policies).toEqual([APP_CONTENT_SECURITY_POLICY]);
+  });
 });
