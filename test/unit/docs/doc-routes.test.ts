@@ -4,7 +4,7 @@
  * here, naming the document, its line and the path, instead of misleading a reader. The scanner
  * and what it counts as a mention: test/support/doc-routes.ts.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { APP_CONTENT_SECURITY_POLICY } from '../../../functions/apps/asset';
@@ -120,5 +120,33 @@ describe('docs/apps.md', () => {
   it('gives the content security policy the asset route serves, word for word', () => {
     const policies = [...read('docs/apps.md').matchAll(/^default-src .*$/gm)].map((match) => match[0]);
     expect(policies).toEqual([APP_CONTENT_SECURITY_POLICY]);
+  });
+});
+
+describe('README.md’s table of capabilities', () => {
+  const readme = read('README.md');
+  const start = readme.indexOf('\n## What it does, and where to try it\n');
+  const table = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  const links = [...table.matchAll(/\]\(([^)]+)\)/g)].map((match) => match[1]!);
+  /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
+  const anchorOf = (heading: string) =>
+    heading
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N} _-]/gu, '')
+      .replace(/ /g, '-');
+  const anchors = new Set([...readme.matchAll(/^#{2,3} (.+)$/gm)].map((match) => anchorOf(match[1]!)));
+
+  it('links every step of the walkthrough', () => {
+    const steps = [...readme.matchAll(/^### (\d+\. .+)$/gm)].map((match) => `#${anchorOf(match[1]!)}`);
+    expect(steps.length).toBeGreaterThan(20);
+    expect(steps.filter((step) => !links.includes(step))).toEqual([]);
+  });
+
+  it('links only headings and documents that exist', () => {
+    const broken = links.filter((link) =>
+      link.startsWith('#') ? !anchors.has(link.slice(1)) : !existsSync(`${ROOT}${link}`),
+    );
+    expect(links.length).toBeGreaterThan(20);
+    expect(broken).toEqual([]);
   });
 });
