@@ -165,6 +165,15 @@ export const SETTINGS = {
     'when the retention sweep starts (EventBridge schedule expression)',
   ),
   WORK_DIRECTORY: text(tmpdir, "folder for a worker's scratch files (Lambda: /tmp)"),
+  ATHENA_WORKGROUP_PREFIX: text(
+    '',
+    'prefix of the per-tenant Athena workgroups (<prefix><tenant>) that run trino-sql recipes; empty: this stage has no Athena and the athena toggle stays off (docs/recipe-languages.md)',
+  ),
+  ATHENA_DATABASE_PREFIX: text('dps_', 'prefix of the per-tenant Glue databases (<prefix><tenant>) of trino-sql runs'),
+  ATHENA_BYTES_SCANNED_CUTOFF: positiveInteger(
+    1024 ** 4,
+    'bytes one trino-sql run may scan before Athena cancels its query (the workgroup’s cutoff); a tenant’s quota contract lowers it',
+  ),
   POWERTOOLS_LOG_LEVEL: logLevel('INFO', 'level of the JSON logs; the logger (shared/log.ts) reads it itself'),
   GCS_API_ENDPOINT: serviceRoot(
     'https://storage.googleapis.com',
@@ -276,6 +285,14 @@ export const config = {
   },
   get workDirectory(): string {
     return setting('WORK_DIRECTORY');
+  },
+  /** Athena for trino-sql recipes (docs/recipe-languages.md): per-tenant workgroup and Glue database names, the scan cutoff. */
+  get athena() {
+    return {
+      workgroupPrefix: setting('ATHENA_WORKGROUP_PREFIX'),
+      databasePrefix: setting('ATHENA_DATABASE_PREFIX'),
+      bytesScannedCutoff: setting('ATHENA_BYTES_SCANNED_CUTOFF'),
+    };
   },
   get maxBodyBytes(): number {
     return setting('MAX_BODY_BYTES');

@@ -234,6 +234,8 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       TABLE_NAME,
       DATA_BUCKET,
       WORK_DIRECTORY: scratch.root,
+      // trino-sql recipes: the twin has Athena's per-tenant workgroups (its stand-in), so the athena toggle is available.
+      ATHENA_WORKGROUP_PREFIX: 'dps-',
       DATA_KEY_ID: kms.dataKeyId,
       SIGNING_KEY_ID: kms.signingKeyId,
       OUTBOUND_ALLOW_LIST: [`127.0.0.1:${s3.port}`, `localhost:${s3.port}`, ...(options.allowOutbound ?? [])].join(','),
