@@ -1,9 +1,9 @@
 import { describeRecipeOutput, type AliasColumns } from '../../shared/engine/recipe-sql-describe';
-import { analyseRecipeSql } from '../../shared/engine/recipe-sql';
 import { validationError } from '../../shared/errors/app-error';
 import { httpHandler } from '../../shared/http/handler';
 import type { RecipeAnalyzeRequest } from '../../shared/model/recipe';
-import { checkAliases } from '../../shared/recipes/rules';
+import { analyseInLanguage, requireLanguage } from '../../shared/recipes/content';
+import { checkAliases, recipeLanguage } from '../../shared/recipes/rules';
 import { recipeRoutes } from './routes';
 
 /** The tables of the request as the describer takes them: one per alias, every alias and no other. */
@@ -18,10 +18,17 @@ function tablesOf(aliases: readonly string[], tables: NonNullable<RecipeAnalyzeR
   return aliases.map((alias) => ({ alias, columns: tables[alias] ?? [] }));
 }
 
-/** Nothing is read or stored: the code is analysed, and bound over empty tables when their columns are given. */
-export const handler = httpHandler(recipeRoutes.analyze, async ({ body, signal, deadline }) => {
+/** Nothing is read or stored: the code is analysed in its language, and bound over empty tables when their columns are given. */
+export const handler = httpHandler(recipeRoutes.analyze, async ({ body, principal, signal, deadline }) => {
+  const language = recipeLanguage(body.language);
+  await requireLanguage(principal.tenantId, language);
   checkAliases(body.aliases);
   if (body.tables === undefined)
-    return { body: { ...(await analyseRecipeSql(body.code, body.aliases)), columns: null } };
+    return { body: { ...(await analyseInLanguage(language, body.code, body.aliases)), columns: null } };
+  if (language === 'trino-sql')
+    // Binding Trino SQL needs Trino's catalogue and types: Athena's, which an analysis does not call.
+    throw validationError({
+      tables: 'is for duckdb-sql code only: Trino code is bound by Athena when it runs; send no tables',
+    });
   return { body: await describeRecipeOutput(body.code, tablesOf(body.aliases, body.tables), { signal, deadline }) };
 });

@@ -11,7 +11,7 @@ export const handler = httpHandler(recipeRoutes.createVersion, async ({ params, 
   const { tenantId } = principal;
   const recipe = await recipeStore.get(tenantId, params.recipe_id);
   const aliases = body.aliases ?? recipe.mirrors.latest_version?.aliases ?? [];
-  const content = await checkedContent(body.code, aliases);
+  const content = await checkedContent(body.code, aliases, recipe.data.language);
   const version = await recipeVersions.create(tenantId, actorOf(principal), recipe.id, content);
   return {
     status: 201,

@@ -3,7 +3,7 @@ import { actorOf } from '../../shared/db/actor';
 import { fingerprint } from '../../shared/http/fingerprint';
 import { httpHandler } from '../../shared/http/handler';
 import { recipeResponse } from '../../shared/recipes/response';
-import { checkedContent } from '../../shared/recipes/content';
+import { checkedContent, requireLanguage } from '../../shared/recipes/content';
 import { recipeStore } from '../../shared/recipes/store';
 import { recipeData } from '../../shared/recipes/update';
 import { newVersion, recipeVersions } from '../../shared/recipes/versions';
@@ -13,7 +13,8 @@ export const handler = httpHandler(recipeRoutes.create, async ({ body, principal
   const { tenantId } = principal;
   const actor = actorOf(principal);
   const data = recipeData(body);
-  const content = await checkedContent(body.recipe_version.code, body.aliases);
+  await requireLanguage(tenantId, data.language);
+  const content = await checkedContent(body.recipe_version.code, body.aliases, data.language);
   const now = new Date().toISOString();
   // Version 1 is written with the recipe, and the recipe's item starts with its copy.
   const first = (id: number) => newVersion(id, 1, actor, content, now);

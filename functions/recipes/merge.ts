@@ -2,7 +2,7 @@ import { actorOf } from '../../shared/db/actor';
 import { httpHandler } from '../../shared/http/handler';
 import { recipeResponse } from '../../shared/recipes/response';
 import { recipeStore } from '../../shared/recipes/store';
-import { assertSameRecipe, mergedDocument, recipeData } from '../../shared/recipes/update';
+import { assertSameRecipe, mergedDocument, replacedData } from '../../shared/recipes/update';
 import { recipeRoutes } from './routes';
 
 export const handler = httpHandler(recipeRoutes.merge, async ({ params, body, principal }) => {
@@ -16,7 +16,7 @@ export const handler = httpHandler(recipeRoutes.merge, async ({ params, body, pr
         actorOf(principal),
         current,
         document.lock_version,
-        recipeData(document),
+        replacedData(document, current),
       ),
     ),
   };

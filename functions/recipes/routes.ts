@@ -54,7 +54,7 @@ export const recipeRoutes = {
     permission: 'data:write',
     request: { body: RecipeCreateRequest, idempotent: true },
     response: { status: 201, description: 'The created recipe with version 1', body: RecipeResponse },
-    errors: ['10-409', '20-1010', ...CODE_ERRORS],
+    errors: ['10-409', '10-1501', '20-1010', ...CODE_ERRORS],
     access: { table: 'write' },
     // The SQL analyzer runs DuckDB's parser.
     engine: true,
@@ -216,7 +216,7 @@ export const recipeRoutes = {
     path: '/recipes/analyze',
     summary: 'Analyse recipe code without saving it',
     description:
-      'Checks code and aliases as creating a recipe would (every 40-* rule, 20-1054, the alias rules) and answers what the code reads. With the columns of every alias’s table, DuckDB binds the code over empty tables of those columns and the answer names the output columns and their types; a query that does not bind is 40-50001. While every SQL engine stays busy until the analysis could no longer answer in time, the answer is 502 50-1012 with a Retry-After header.',
+      'Checks code and aliases as creating a recipe in `language` (duckdb-sql when omitted; trino-sql needs the athena toggle) would (every 40-* rule, 20-1054, the alias rules) and answers what the code reads. With the columns of every alias’s table (duckdb-sql only), DuckDB binds the code over empty tables of those columns and the answer names the output columns and their types; a query that does not bind is 40-50001. While every SQL engine stays busy until the analysis could no longer answer in time, the answer is 502 50-1012 with a Retry-After header.',
     tag,
     handler: 'recipes/analyze',
     permission: 'data:write',
@@ -226,8 +226,9 @@ export const recipeRoutes = {
       description: 'What the code reads, and its output columns when the tables were described',
       body: RecipeAnalysis,
     },
-    errors: [...CODE_ERRORS, '50-1012'],
-    access: {},
+    errors: [...CODE_ERRORS, '10-1501', '20-1010', '50-1012'],
+    // The feature toggles of trino-sql are read from the table.
+    access: { table: 'read' },
     // The SQL analyzer runs DuckDB's parser.
     engine: true,
   }),

@@ -2,7 +2,7 @@ import { actorOf } from '../../shared/db/actor';
 import { httpHandler } from '../../shared/http/handler';
 import { recipeResponse } from '../../shared/recipes/response';
 import { recipeStore } from '../../shared/recipes/store';
-import { assertSameRecipe, recipeData } from '../../shared/recipes/update';
+import { assertSameRecipe, replacedData } from '../../shared/recipes/update';
 import { recipeRoutes } from './routes';
 
 export const handler = httpHandler(recipeRoutes.update, async ({ params, body, principal }) => {
@@ -10,7 +10,13 @@ export const handler = httpHandler(recipeRoutes.update, async ({ params, body, p
   const current = await recipeStore.get(principal.tenantId, params.recipe_id);
   return {
     body: recipeResponse(
-      await recipeStore.replace(principal.tenantId, actorOf(principal), current, body.lock_version, recipeData(body)),
+      await recipeStore.replace(
+        principal.tenantId,
+        actorOf(principal),
+        current,
+        body.lock_version,
+        replacedData(body, current),
+      ),
     ),
   };
 });

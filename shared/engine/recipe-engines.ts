@@ -87,11 +87,15 @@ function runStopped({ reason, limits }: EngineProcessStopped): AppError {
   return new AppError('10-500', { message: 'The run stopped: its engine ended unexpectedly' });
 }
 
-const ENGINES: Readonly<Record<RecipeLanguage, RecipeEngine>> = {
+/** The languages whose engine runs inside the worker; trino-sql runs on Athena through the run's own steps (engine/athena/). */
+const ENGINES: Readonly<Partial<Record<RecipeLanguage, RecipeEngine>>> = {
   'duckdb-sql': { run: runInDuckDbProcess },
 };
 
-/** The engine that runs recipes written in `language`. */
+/** The engine that runs recipes written in `language` inside the worker: 20-1010 for a language that does not run there. */
 export function recipeEngineFor(language: RecipeLanguage): RecipeEngine {
-  return ENGINES[language];
+  const engine = ENGINES[language];
+  if (!engine)
+    throw new AppError('20-1010', { extraDetails: { language: `${language} recipes do not run in the worker` } });
+  return engine;
 }

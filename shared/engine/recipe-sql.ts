@@ -86,7 +86,7 @@ export async function analyseRecipeSql(
 type ParseError = Extract<SerializedSql, { error: true }>;
 
 /** `SELECT * EXCEPT (a, b)`, as BigQuery and Spark write what DuckDB calls EXCLUDE. */
-const STAR_EXCEPT = /\*\s*EXCEPT\s*\(/i;
+export const STAR_EXCEPT = /\*\s*EXCEPT\s*\(/i;
 
 async function parseFailure(code: string, parsed: ParseError): Promise<AppError> {
   if (parsed.error_type === 'not implemented') {
@@ -119,7 +119,7 @@ function parseCause(message: string): string {
 }
 
 /** DuckDB's character offset (code points) with its 1-based line and column. */
-function location(code: string, position: number | undefined): Record<string, number> {
+export function location(code: string, position: number | undefined): Record<string, number> {
   if (position === undefined) return {};
   let line = 1;
   let column = 1;
@@ -188,7 +188,7 @@ function checkFunctions(tree: QueryTree): void {
  * are neither an alias nor a CTE (40-50006), aliases never read (40-50008), or both at once
  * (20-1054): the code and the alias list name different tables, as when one was renamed.
  */
-function referencedAliases(tree: QueryTree, aliases: readonly string[]): string[] {
+export function referencedAliases(tree: Pick<QueryTree, 'tables'>, aliases: readonly string[]): string[] {
   const byKey = new Map<string, string>();
   for (const alias of aliases) if (!byKey.has(alias.toLowerCase())) byKey.set(alias.toLowerCase(), alias);
   const read = new Set<string>();

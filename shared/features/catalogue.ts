@@ -51,6 +51,15 @@ export const FEATURE_TOGGLES = {
     onByDefault: false,
     available: true,
   },
+  athena: {
+    description:
+      'Recipes in Trino’s dialect (language trino-sql), run by Athena over the tenant’s Parquet (docs/recipe-languages.md)',
+    onByDefault: false,
+    /** Available where the stage has Athena's per-tenant workgroups and Glue databases (or the twin's stand-in). */
+    get available(): boolean {
+      return config.athena.workgroupPrefix !== '';
+    },
+  },
   'connector.object_store': {
     description: 'The object_store connector: S3-compatible stores',
     onByDefault: true,

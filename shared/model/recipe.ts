@@ -21,11 +21,12 @@ import { withoutControls } from './text-rules';
  */
 
 /**
- * The languages a recipe may be written in. Recipe SQL runs on DuckDB, so the one value
- * names DuckDB's dialect: its functions and syntax are the ones a recipe can use
- * (https://duckdb.org/docs/sql/introduction), within the analyzer's allow-list.
+ * The languages a recipe may be written in, each the dialect of the engine that runs it
+ * (docs/recipe-languages.md): `duckdb-sql` is DuckDB's SQL (https://duckdb.org/docs/sql/introduction),
+ * within the analyzer's allow-list, run by DuckDB in the worker; `trino-sql` is Trino's SQL as
+ * Athena runs it (https://trino.io/docs/current/sql.html), behind the `athena` feature toggle.
  */
-export const RECIPE_LANGUAGES = ['duckdb-sql'] as const;
+export const RECIPE_LANGUAGES = ['duckdb-sql', 'trino-sql'] as const;
 export type RecipeLanguage = (typeof RECIPE_LANGUAGES)[number];
 export const DEFAULT_RECIPE_LANGUAGE: RecipeLanguage = 'duckdb-sql';
 
@@ -80,7 +81,7 @@ const RecipeCode = z
   .nullable()
   .optional()
   .describe(
-    'SQL of the transformation: one SELECT in DuckDB SQL that reads the aliases as tables; required in effect (40-50004 without it)',
+    'SQL of the transformation: one query in the recipe’s language (DuckDB SQL, or Trino SQL for trino-sql) that reads the aliases as tables; required in effect (40-50004 without it)',
   );
 
 const Language = z
@@ -89,7 +90,7 @@ const Language = z
   .nullable()
   .optional()
   .describe(
-    `The SQL dialect, shared by all versions: ${RECIPE_LANGUAGES.join(', ')} (DuckDB's SQL), the default; others are refused with 20-1010`,
+    `The SQL dialect, shared by all versions and fixed once the recipe exists: duckdb-sql (DuckDB's SQL, the default) or trino-sql (Trino's SQL, run by Athena; needs the athena feature toggle, 10-1501 otherwise); others are refused with 20-1010`,
   );
 
 const Shared = z
@@ -223,6 +224,7 @@ const MAX_ANALYZE_COLUMNS = 500;
 
 export const RecipeAnalyzeRequest = z
   .strictObject({
+    language: Language,
     code: RecipeCode,
     aliases: RecipeAliases,
     tables: z

@@ -25,6 +25,25 @@ export function recipeData(
   };
 }
 
+/**
+ * The stored data of a full update or merge patch: as recipeData, but the language stays the
+ * one the recipe was created in (20-1010 otherwise). Every version was checked in it, and runs
+ * in its engine; another dialect would read the same code differently.
+ */
+export function replacedData(
+  document: Pick<RecipeCreateRequest, 'name' | 'description' | 'tags' | 'shared' | 'language'>,
+  current: RecipeEntity,
+): RecipeData {
+  const data = recipeData(document);
+  if (data.language !== current.data.language)
+    throw new AppError('20-1010', {
+      extraDetails: {
+        language: `is ${current.data.language} for this recipe: a recipe's language is fixed when it is created (create a recipe in ${data.language} instead)`,
+      },
+    });
+  return data;
+}
+
 /** The stored recipe as an update document (its response without the audit fields): the base a merge patch applies to. */
 function updateDocumentOf(current: RecipeEntity): Json {
   const {
