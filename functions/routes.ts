@@ -9,10 +9,13 @@ import { authRoutes } from './auth/routes';
 import { connectionRoutes } from './connections/routes';
 import { conversationRoutes } from './conversations/routes';
 import { dataSourceRoutes } from './data-sources/routes';
+import { dataTableCancelRoutes } from './data-tables/cancel-routes';
 import { dataTableRoutes } from './data-tables/routes';
 import { datasetAnalysisRoutes } from './datasets/analysis-routes';
+import { datasetCancelRoutes } from './datasets/cancel-routes';
 import { datasetReleaseRoutes } from './datasets/release-routes';
 import { datasetRoutes } from './datasets/routes';
+import { exportCancelRoutes } from './exports/cancel-routes';
 import { exportRoutes } from './exports/routes';
 import { metaRoutes } from './meta/routes';
 import { quotaRoutes } from './quota/routes';
@@ -20,6 +23,7 @@ import { recipeRoutes } from './recipes/routes';
 import { retentionRoutes } from './retention/routes';
 import { targetRoutes } from './targets/routes';
 import { tokenRoutes } from './tokens/routes';
+import { transferCancelRoutes } from './transfers/cancel-routes';
 import { transferRoutes } from './transfers/routes';
 
 /**
@@ -32,13 +36,17 @@ const domains = [
   connectionRoutes,
   dataSourceRoutes,
   dataTableRoutes,
+  dataTableCancelRoutes,
   recipeRoutes,
   datasetRoutes,
   datasetReleaseRoutes,
   datasetAnalysisRoutes,
+  datasetCancelRoutes,
   targetRoutes,
   exportRoutes,
+  exportCancelRoutes,
   transferRoutes,
+  transferCancelRoutes,
   retentionRoutes,
   conversationRoutes,
   bundleRoutes,

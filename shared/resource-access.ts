@@ -21,6 +21,11 @@ export interface ResourceAccess {
    * start their state machines and learns their ARNs, nothing else.
    */
   readonly startsJobs?: readonly StartableJob[];
+  /**
+   * The jobs the function cancels (shared/jobs/cancel.ts): it may stop their executions
+   * (states:StopExecution) and learns their machines' ARNs, nothing else.
+   */
+  readonly stopsJobs?: readonly StartableJob[];
   /** The AI assistant's model: bedrock:InvokeModel on the stage's model (ASSISTANT_BEDROCK_MODEL_ID) only. */
   readonly assistantModel?: true;
 }

@@ -3,6 +3,7 @@ import { VERSION_FILES, versionPrefix } from '../../shared/data-tables/storage';
 import { dataVersions } from '../../shared/data-tables/versions';
 import { AppError } from '../../shared/errors/app-error';
 import { httpHandler } from '../../shared/http/handler';
+import { refuseIfAborted } from '../../shared/jobs/cancel';
 import type { DataRow } from '../../shared/model/columns';
 import { dataTableRoutes } from './routes';
 
@@ -10,6 +11,7 @@ export const handler = httpHandler(dataTableRoutes.sample, async ({ params, quer
   const { tenantId } = principal;
   const { data_table_id: tableId, version_number: versionNumber } = params;
   const version = await dataVersions.get(tenantId, tableId, versionNumber);
+  refuseIfAborted(version.execution);
   const unavailable = () => new AppError('20-1059', { params: [tableId, versionNumber] });
   if (version.execution.status !== 'COMPLETED' || !version.metadata) throw unavailable();
   const text = await getText(versionPrefix(tenantId, tableId, versionNumber) + VERSION_FILES.sampleJson);

@@ -6,6 +6,7 @@ import { NODE_OUTPUT_FILES, nodeOutputPrefix } from '../../shared/datasets/run-s
 import { nodeRuns } from '../../shared/datasets/runs';
 import { AppError } from '../../shared/errors/app-error';
 import { httpHandler } from '../../shared/http/handler';
+import { refuseIfAborted } from '../../shared/jobs/cancel';
 import type { DataRow } from '../../shared/model/columns';
 import { datasetRoutes } from './routes';
 
@@ -21,7 +22,11 @@ export const handler = httpHandler(datasetRoutes.nodePreview, async ({ params, q
   if (!run || useSample === undefined) throw missing();
   const kind = outputKindOf(useSample);
   const output = run[outputAttribute(kind)];
-  if (!output) throw missing();
+  if (!output) {
+    // A cancelled run left no output (and removed the one it was replacing): 10-444 says so.
+    if (run.use_sample === useSample) refuseIfAborted(run.execution);
+    throw missing();
+  }
   const text = await getText(
     nodeOutputPrefix(tenantId, datasetId, graphVersion, nodeId, kind) + NODE_OUTPUT_FILES.preview,
   );

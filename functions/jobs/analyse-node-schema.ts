@@ -41,6 +41,7 @@ export const handler = jobWorker(
       await downloadFile(
         nodeOutputPrefix(node.tenantId, node.datasetId, node.graphVersion, node.nodeId, kind) + NODE_OUTPUT_FILES.data,
         dataPath,
+        pulse.signal,
       );
     } catch (error) {
       // A run that failed on the node meanwhile removed its files.

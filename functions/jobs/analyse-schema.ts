@@ -15,7 +15,7 @@ export const handler = jobWorker(
   async ({ job, params, pulse, workDir }) => {
     const prefix = versionPrefix(job.tenant_id, params.data_table_id, params.version_number);
     const dataPath = join(workDir, VERSION_FILES.data);
-    await downloadFile(prefix + VERSION_FILES.data, dataPath);
+    await downloadFile(prefix + VERSION_FILES.data, dataPath, pulse.signal);
     await pulse.stage({ stage: 'ANALYSING', percent: 30 });
     const result = await analyseParquet(dataPath, params.depth, { workDir, signal: pulse.signal });
     pulse.throwIfAborted();

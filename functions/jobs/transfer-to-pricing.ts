@@ -42,6 +42,7 @@ export const handler = jobWorker(
         format: 'parquet',
       },
       workDir,
+      pulse.signal,
     );
     const connector = await pricingConnectorFor(tenantId, connection);
     await pulse.stage({ stage: 'WRITING', percent: SETUP_PERCENT, rows: 0 });

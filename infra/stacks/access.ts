@@ -3,7 +3,7 @@
  * ResourceAccess (route table or worker list) and nothing else. A function with empty access
  * gets no table, bucket, KMS or Step Functions permission at all.
  */
-import { Aws, CfnParameter, NestedStack, Stack, Validations } from 'aws-cdk-lib';
+import { Arn, ArnFormat, Aws, CfnParameter, NestedStack, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -83,6 +83,22 @@ export const BUCKET_KEY_READ_ACTIONS = ['kms:Decrypt'] as const;
 export const BUCKET_KEY_WRITE_ACTIONS = [...BUCKET_KEY_READ_ACTIONS, 'kms:GenerateDataKey'] as const;
 
 export const START_JOB_ACTION = 'states:StartExecution';
+/** What cancelling a job needs (shared/jobs/cancel.ts): on the job's execution only. */
+export const STOP_JOB_ACTION = 'states:StopExecution';
+
+/**
+ * Every execution of `machine`, `arn:...:execution:<machine name>:*`: executions are named after
+ * their job at run time, so the grant names the machine, not the execution.
+ */
+export function executionsOf(machine: IStateMachine): string {
+  const parts = Arn.split(machine.stateMachineArn, ArnFormat.COLON_RESOURCE_NAME);
+  return Stack.of(machine).formatArn({
+    ...parts,
+    resource: 'execution',
+    resourceName: `${parts.resourceName}:*`,
+    arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+  });
+}
 
 /** What the Converse API asks of the caller for a model (ConverseStream would also need InvokeModelWithResponseStream). */
 export const ASSISTANT_MODEL_ACTION = 'bedrock:InvokeModel';
@@ -194,6 +210,16 @@ function accessStatements(scope: Construct, access: ResourceAccess, targets: Acc
         effect: Effect.ALLOW,
         actions: [START_JOB_ACTION],
         resources: [stateMachineOf(targets, { name }).stateMachineArn],
+      }),
+    );
+  }
+  for (const name of [...new Set((access.stopsJobs ?? []).map((job) => job.name))].sort()) {
+    statements.push(
+      new PolicyStatement({
+        sid: `StopJob${pascalCase(name)}`,
+        effect: Effect.ALLOW,
+        actions: [STOP_JOB_ACTION],
+        resources: [executionsOf(stateMachineOf(targets, { name }))],
       }),
     );
   }

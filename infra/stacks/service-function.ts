@@ -114,7 +114,7 @@ export class ServiceFunction extends Construct {
  * reaching for an undeclared resource fails with "TABLE_NAME is not set" rather than an
  * access denied deep in the SDK.
  */
-function resourceEnvironment(access: ResourceAccess, targets: AccessTargets): Record<string, string> {
+export function resourceEnvironment(access: ResourceAccess, targets: AccessTargets): Record<string, string> {
   const environment: Record<string, string> = {
     POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
     NODE_OPTIONS: '--enable-source-maps',
@@ -123,7 +123,8 @@ function resourceEnvironment(access: ResourceAccess, targets: AccessTargets): Re
   if ((access.dataKey ?? []).length > 0) environment.DATA_KEY_ID = targets.dataKey.keyId;
   if (access.signingKey !== undefined) environment.SIGNING_KEY_ID = targets.signingKey.keyId;
   if (access.dataBucket !== undefined) environment.DATA_BUCKET = targets.dataBucket.bucketName;
-  for (const job of access.startsJobs ?? [])
+  // A job's cancel stops its execution, whose ARN is built from the machine's (shared/jobs/cancel.ts).
+  for (const job of [...(access.startsJobs ?? []), ...(access.stopsJobs ?? [])])
     environment[stateMachineArnVariable(job)] = stateMachineOf(targets, job).stateMachineArn;
   return environment;
 }

@@ -82,9 +82,11 @@ export async function getText(key: string): Promise<string | undefined> {
   }
 }
 
-export async function downloadFile(key: string, path: string): Promise<void> {
-  const result = await s3().send(new GetObjectCommand({ Bucket: config.dataBucket, Key: key }));
-  await pipeline(result.Body as Readable, createWriteStream(path));
+/** Copies an object to a local file; `signal` (a job's) ends the copy at once when the job is stopped. */
+export async function downloadFile(key: string, path: string, signal?: AbortSignal): Promise<void> {
+  const options = signal ? { abortSignal: signal } : {};
+  const result = await s3().send(new GetObjectCommand({ Bucket: config.dataBucket, Key: key }), options);
+  await pipeline(result.Body as Readable, createWriteStream(path), signal ? { signal } : {});
 }
 
 /** Deletes every object under the prefix (a data version's folder). */

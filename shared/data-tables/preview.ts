@@ -1,5 +1,6 @@
 import { getText } from '../aws/data-bucket';
 import { AppError } from '../errors/app-error';
+import { refuseIfAborted } from '../jobs/cancel';
 import type { ColumnSchema, DataRow } from '../model/columns';
 import { VERSION_FILES, versionPrefix } from './storage';
 import { dataVersions } from './versions';
@@ -11,13 +12,14 @@ export interface VersionPreview {
   readonly rows: DataRow[];
 }
 
-/** The preview of a version; 20-1040 while it is not COMPLETED or its preview file is missing. */
+/** The preview of a version; 10-444 when its import was cancelled, 20-1040 while it is not COMPLETED or its preview file is missing. */
 export async function versionPreview(
   tenantId: string,
   tableId: number,
   versionNumber: number,
 ): Promise<VersionPreview> {
   const version = await dataVersions.get(tenantId, tableId, versionNumber);
+  refuseIfAborted(version.execution);
   const missing = () => new AppError('20-1040', { params: [tableId] });
   if (version.execution.status !== 'COMPLETED' || !version.metadata) throw missing();
   const text = await getText(versionPrefix(tenantId, tableId, versionNumber) + VERSION_FILES.preview);

@@ -320,8 +320,10 @@ export const analyses = {
   },
 };
 
-/** A version without data to read: still being created (20-1029) or failed (20-1059). */
+/** A version without data to read: still being created (20-1029), cancelled (10-444) or failed (20-1059). */
 export function notReady(dataTableId: number, version: StoredVersion): AppError {
+  if (version.execution.status === 'ABORTED')
+    return new AppError('10-444', { extraDetails: { job_id: version.execution.job_id } });
   const creating = version.execution.status === 'PENDING' || version.execution.status === 'IN_PROGRESS';
   return creating
     ? new AppError('20-1029')

@@ -21,6 +21,7 @@ const STATE_STYLES: Readonly<Record<Exclude<RecipeRunState, 'NOT_RUN'>, string>>
   SUCCEEDED: 'fill:#d1e7dd,stroke:#198754',
   FAILED: 'fill:#f8d7da,stroke:#dc3545',
   STALE: 'fill:#fff3cd,stroke:#ffc107',
+  ABORTED: 'fill:#e2e3e5,stroke:#6c757d',
 };
 
 const ESCAPES: Readonly<Record<string, string>> = {

@@ -2,6 +2,7 @@ import type * as z from 'zod';
 import { getText } from '../aws/data-bucket';
 import { config } from '../config';
 import { AppError } from '../errors/app-error';
+import { refuseIfAborted } from '../jobs/cancel';
 import { executionView } from '../jobs/view';
 import type { SchemaAnalysisResult } from '../model/columns';
 import type { JobExecution } from '../model/job';
@@ -111,6 +112,7 @@ export async function nodeAnalysisResult(node: NodeRef): Promise<SchemaAnalysisR
   if (!output) {
     const job = await analysingJob(node, item);
     if (job.execution.status === 'PENDING' || job.execution.status === 'IN_PROGRESS') throw new AppError('20-1027');
+    refuseIfAborted(job.execution);
     throw new AppError('20-1028', { params: [job.runId] });
   }
   const text = await getText(deepestAnalysis(node, item, kind, output).key);

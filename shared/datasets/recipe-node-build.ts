@@ -71,9 +71,9 @@ function sourceKey({ job, params, kind }: NodeBuild, source: RunSource): { key: 
   };
 }
 
-async function download(key: string, path: string, missing: AppError): Promise<void> {
+async function download(key: string, path: string, missing: AppError, signal: AbortSignal): Promise<void> {
   try {
-    await downloadFile(key, path);
+    await downloadFile(key, path, signal);
   } catch (error) {
     if ((error as Error).name === 'NoSuchKey') throw missing;
     throw error;
@@ -87,7 +87,7 @@ async function downloadSources(build: NodeBuild, inDir: string): Promise<RecipeS
     build.step.inputs.sources.map(async (source, index) => {
       const { key, missing } = sourceKey(build, source);
       const path = join(inDir, `source-${index}.parquet`);
-      await download(key, path, missing);
+      await download(key, path, missing, build.signal);
       return { alias: source.alias, path };
     }),
   );

@@ -4,6 +4,7 @@ import { ItemType } from '../db/item-type';
 import { keys } from '../db/keys';
 import { transactWrite, tx, type TransactItem } from '../db/transactions';
 import { AppError } from '../errors/app-error';
+import { stillStopping } from '../jobs/cancel';
 import type { JobRef } from '../jobs/job-ref';
 import { markFailed } from '../jobs/status';
 import { executionView, isRunning } from '../jobs/view';
@@ -56,6 +57,8 @@ export async function liveRun(
   const execution = (await nodeRunItems.find(ref.subject))?.execution;
   const now = Date.now();
   if (execution?.job_id === active.job_id && isRunning(execution, now, config.jobInactivitySeconds)) return active;
+  // A cancelled run keeps the version while its worker stops: a run started now could get its late uploads.
+  if (execution?.job_id === active.job_id && stillStopping(execution, now)) return active;
   const error =
     execution?.job_id === active.job_id ? executionView(execution, now, config.jobInactivitySeconds).error : undefined;
   if (error && (await markFailed(ref, error))) return undefined;

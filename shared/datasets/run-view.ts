@@ -42,7 +42,8 @@ const ACTIVE = new Set(['PENDING', 'IN_PROGRESS']);
 
 /**
  * A node's execution: the target's is the job's own; another node's follows the job, so a
- * job that failed (or died) before reaching it shows it FAILED with the job's error.
+ * job that failed (or died) before reaching it shows it FAILED with the job's error, and one
+ * that was cancelled shows it ABORTED.
  */
 export function nodeExecution(
   run: StoredNodeRun,
@@ -60,7 +61,9 @@ export function nodeExecution(
   const job = executionView(target.execution, now, config.jobInactivitySeconds);
   if (ACTIVE.has(job.status)) return { ...own, heartbeat_date: job.heartbeat_date };
   const error = job.error ?? { code: '10-500', message: 'internal server error' };
-  return { ...own, status: 'FAILED', ended_date: job.ended_date, heartbeat_date: job.heartbeat_date, error };
+  // A cancelled job aborted the nodes it had not built yet; any other end before them failed them.
+  const status = job.status === 'ABORTED' ? 'ABORTED' : 'FAILED';
+  return { ...own, status, ended_date: job.ended_date, heartbeat_date: job.heartbeat_date, error };
 }
 
 function stateOf(execution: JobExecution, current: boolean): RecipeRunState {
@@ -71,6 +74,8 @@ function stateOf(execution: JobExecution, current: boolean): RecipeRunState {
       return 'RUNNING';
     case 'COMPLETED':
       return current ? 'SUCCEEDED' : 'STALE';
+    case 'ABORTED':
+      return 'ABORTED';
     default:
       return 'FAILED';
   }

@@ -95,6 +95,30 @@ export const nodeRuns = {
     );
   },
 
+  /**
+   * The job was cancelled (its target is ABORTED): the nodes it had not finished are ABORTED
+   * too, each only while the job still owns it, so none reads as queued or running and a late
+   * write of the worker is refused.
+   */
+  async abortNodes(ref: JobRef, at: RunPlace, nodeIds: readonly number[], error: JobError): Promise<void> {
+    const now = new Date().toISOString();
+    const aborted = {
+      'execution.status': 'ABORTED',
+      'execution.ended_date': now,
+      'execution.heartbeat_date': now,
+      'execution.error': error,
+    };
+    await Promise.all(
+      nodeIds.map((nodeId) =>
+        updateItem(
+          keys.nodeRun(ref.tenant_id, at.datasetId, at.graphVersion, nodeId),
+          nodeRunItems.changes({ set: aborted }),
+          owned(ref, 'PENDING', 'IN_PROGRESS'),
+        ),
+      ),
+    );
+  },
+
   /** A node other than the target failed: its own execution says why (the job's error goes to the target). */
   async failNode(ref: JobRef, at: RunPlace, nodeId: number, error: JobError): Promise<void> {
     const now = new Date().toISOString();

@@ -113,7 +113,7 @@ export async function exportInParts(
   pulse: JobPulse,
   workDir: string,
 ): Promise<PartsSent> {
-  const sourcePath = await downloadExportSource(tenantId, shape, workDir);
+  const sourcePath = await downloadExportSource(tenantId, shape, workDir, pulse.signal);
   const outDir = await exportOutputFolder(workDir);
   const sliced = shape.format === 'csv' ? await sliceParts(sourcePath, shape, urls, pulse, workDir, outDir) : undefined;
   return sliced ?? (await cutParts(sourcePath, shape, urls, pulse, workDir, outDir));

@@ -3,9 +3,9 @@ import type { DirectExportStatus, MultiPartExportStatus } from '../model/export'
 import type { ExportShape } from './jobs';
 import type { StoredDirectExport, StoredMultiPartExport } from './items';
 
-/** Export jobs are never ABORTED (there is no cancellation): the four statuses of spec 2.9. */
+/** The job's status as it is: spec 2.9's four, and ABORTED for a cancelled job (error_code 10-444). */
 function statusOf(execution: JobExecution): DirectExportStatus['status']['status'] {
-  return execution.status === 'ABORTED' ? 'FAILED' : execution.status;
+  return execution.status;
 }
 
 function sourceOf(shape: ExportShape) {

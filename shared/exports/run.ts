@@ -19,11 +19,16 @@ export const CONTENT_TYPES: Readonly<Record<ExportFormat, string>> = {
  * The source of an export as it is now (30-6001 when it went away), its Parquet copied from
  * the data bucket into the scratch folder: answers the local copy's path.
  */
-export async function downloadExportSource(tenantId: string, shape: ExportShape, workDir: string): Promise<string> {
+export async function downloadExportSource(
+  tenantId: string,
+  shape: ExportShape,
+  workDir: string,
+  signal?: AbortSignal,
+): Promise<string> {
   const source = await exportSourceAtRunTime(tenantId, shape);
   const sourcePath = join(workDir, 'source.parquet');
   try {
-    await downloadFile(source.dataKey, sourcePath);
+    await downloadFile(source.dataKey, sourcePath, signal);
   } catch (error) {
     if (error instanceof NoSuchKey) throw new AppError('30-6001', { cause: error });
     throw error;
@@ -50,7 +55,7 @@ export async function produceExport(
   pulse: JobPulse,
   workDir: string,
 ): Promise<ExportFile[]> {
-  const sourcePath = await downloadExportSource(tenantId, shape, workDir);
+  const sourcePath = await downloadExportSource(tenantId, shape, workDir, pulse.signal);
   const written = await writeExportFiles(sourcePath, shape, files, await exportOutputFolder(workDir), workDir, {
     signal: pulse.signal,
   });

@@ -8,6 +8,7 @@ import { NODE_OUTPUT_FILES, nodeOutputPrefix } from '../datasets/run-storage';
 import { nodeRuns } from '../datasets/runs';
 import { datasetStore } from '../datasets/store';
 import { AppError, isAppError } from '../errors/app-error';
+import { refuseIfAborted } from '../jobs/cancel';
 import type { ColumnSchema } from '../model/columns';
 import type { ExportSourceType } from '../model/export';
 
@@ -62,8 +63,10 @@ export async function exportSourceOf(tenantId: string, request: ExportSourceRequ
   if (request.validate_release && !graph.release_status) throw new AppError('20-1016');
   const output = outputNodeOf(graph);
   const run = await nodeRuns.find(tenantId, request.source_id, request.source_version, output.id);
-  if (!run?.sample_output && !run?.full_output) throw new AppError('20-1019');
   const kind = outputKindOf(request.use_sample);
+  // The node's last run of this kind was cancelled: it left no output of it (10-444).
+  if (run && !run[outputAttribute(kind)] && run.use_sample === request.use_sample) refuseIfAborted(run.execution);
+  if (!run?.sample_output && !run?.full_output) throw new AppError('20-1019');
   const built = run[outputAttribute(kind)];
   if (!built) throw new AppError(request.use_sample ? '20-1017' : '20-1018');
   const dataset = await datasetStore.get(tenantId, request.source_id);

@@ -100,6 +100,18 @@ export async function beginExportJob<F extends object>(
   return { ref, item };
 }
 
+/** The job item as stored, 10-404 when the tenant has no such job. */
+export async function readExportJob<T extends { readonly execution: StoredExecution }>(
+  tenantId: string,
+  kind: JobKind,
+  schema: z.ZodType<T>,
+  jobId: string,
+): Promise<T> {
+  const stored = await readItem(keys.job(tenantId, kind, jobId));
+  if (!stored) throw notFound(ENTITY_NAMES[kind], jobId);
+  return parseItem(schema, kind, stored);
+}
+
 /**
  * The job item, 10-404 when the tenant has no such job. A job whose worker went silent is
  * recorded as failed here (which deletes its credentials), as its readers already see it.
@@ -111,9 +123,7 @@ export async function getExportJob<T extends { readonly execution: StoredExecuti
   jobId: string,
 ): Promise<{ readonly item: T; readonly execution: JobExecution }> {
   const ref = exportJobRef(tenantId, kind, jobId);
-  const stored = await readItem(ref.subject);
-  if (!stored) throw notFound(ENTITY_NAMES[kind], jobId);
-  const item = parseItem(schema, kind, stored);
+  const item = await readExportJob(tenantId, kind, schema, jobId);
   const now = Date.now();
   const execution = executionView(item.execution, now, config.jobInactivitySeconds);
   if (isAbandoned(item.execution, now, config.jobInactivitySeconds) && execution.error)

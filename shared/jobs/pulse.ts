@@ -7,7 +7,7 @@ import { reportProgress } from './status';
  * The longest wait between two heartbeats: a job failed, aborted or timed out meanwhile is
  * seen at the next one (its write is refused) and its worker stops its engine then.
  */
-const MAX_BEAT_MS = 5000;
+export const MAX_BEAT_MS = 5000;
 
 /**
  * A running job's heartbeat: the latest progress is written every few seconds while the

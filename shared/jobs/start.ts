@@ -9,7 +9,8 @@ import { jobErrorOf } from './failure';
 import type { JobInput, JobRef } from './job-ref';
 import { markFailed } from './status';
 
-const sfn = perStores(
+/** The Step Functions client every job start and stop goes through (a warm function keeps it per store set). */
+export const sfn = perStores(
   () => new SFNClient({}),
   (client) => client.destroy(),
 );

@@ -145,7 +145,7 @@ function releaseClaim(ref: JobRef): TransactItem[] {
  */
 async function finish(
   ref: JobRef,
-  status: 'COMPLETED' | 'FAILED',
+  status: 'COMPLETED' | 'FAILED' | 'ABORTED',
   fromStatuses: readonly string[],
   extra: Record<string, unknown>,
   fields: Record<string, unknown>,
@@ -179,4 +179,15 @@ export async function markCompleted(
  */
 export async function markFailed(ref: JobRef, error: JobError): Promise<boolean> {
   return finish(ref, 'FAILED', ['PENDING', 'IN_PROGRESS'], { error }, { ...ref.failureFields });
+}
+
+/**
+ * A user cancelled the job (shared/jobs/cancel.ts): ABORTED with `error` (10-444), only from
+ * PENDING or IN_PROGRESS, releasing what a failure releases and putting back its
+ * failureFields; true when this call aborted it. The worker's next heartbeat is refused then,
+ * which stops it and its engine (pulse.ts), and no later write of it (COMPLETED, the failure
+ * recorder's FAILED) can move the execution again.
+ */
+export async function markAborted(ref: JobRef, error: JobError): Promise<boolean> {
+  return finish(ref, 'ABORTED', ['PENDING', 'IN_PROGRESS'], { error }, { ...ref.failureFields });
 }

@@ -107,7 +107,8 @@ export const JobIdParams = z.strictObject({
     .describe('Job id returned by the start'),
 });
 
-export const DIRECT_EXPORT_STATUSES = ['PENDING', 'IN_PROGRESS', 'COMPLETED', 'FAILED'] as const;
+/** Spec 2.9 gives the first four as examples; ABORTED is a cancelled job's (docs/decisions.md, "Cancelling a job"). */
+export const DIRECT_EXPORT_STATUSES = ['PENDING', 'IN_PROGRESS', 'COMPLETED', 'FAILED', 'ABORTED'] as const;
 
 const sourceEcho = {
   source_type: ExportSourceType,

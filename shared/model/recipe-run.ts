@@ -10,9 +10,10 @@ import { JobExecution } from './job';
  * NOT_RUN never asked to run; QUEUED waiting in a job that builds other nodes first;
  * RUNNING being built; SUCCEEDED its last run built its output, still current; FAILED its
  * last run failed (execution.error); STALE its last run succeeded but a source data version,
- * an upstream output, its bindings or its recipe version changed since.
+ * an upstream output, its bindings or its recipe version changed since; ABORTED its last run
+ * was cancelled (execution.error 10-444) and left no output.
  */
-export const RECIPE_RUN_STATES = ['NOT_RUN', 'QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'STALE'] as const;
+export const RECIPE_RUN_STATES = ['NOT_RUN', 'QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'STALE', 'ABORTED'] as const;
 export const RecipeRunState = z.enum(RECIPE_RUN_STATES).meta({ id: 'RecipeRunState' });
 export type RecipeRunState = z.infer<typeof RecipeRunState>;
 

@@ -2,6 +2,7 @@ import { dataVersions } from '../data-tables/versions';
 import { graphs } from '../datasets/graphs';
 import { AppError, isAppError, validationError } from '../errors/app-error';
 import { exportSourceOf, type ExportSource } from '../exports/source';
+import { refuseIfAborted } from '../jobs/cancel';
 import { RELEASED, type TransferSourceType } from '../model/transfer';
 
 /** What a transfer reads, as a request names it: "released" stands for a dataset's latest released version. */
@@ -58,6 +59,7 @@ async function checkedVersion(tenantId: string, request: TransferSourceRequest):
   if (request.source_version === RELEASED)
     throw validationError({ source_version: 'must be a version number for a data table' });
   const version = await dataVersions.get(tenantId, request.source_id, request.source_version);
+  refuseIfAborted(version.execution);
   if (version.execution.status !== 'COMPLETED') throw new AppError('10-1045');
   if (!version.metadata) throw new AppError('30-6006');
   return version.version_number;

@@ -9,6 +9,14 @@
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** A read the gate holds without ever answering it (S3Gate.holdRead). */
+export interface HeldRead {
+  /** Settles with the request's path once a matching GET arrives. */
+  readonly arrived: Promise<string>;
+  /** Settles when the caller closes the held read's connection: it stopped waiting for it. */
+  readonly abandoned: Promise<void>;
+}
+
 export interface S3Gate {
   /** The relay's endpoint, to give the process instead of the S3 endpoint. */
   readonly endpoint: string;
@@ -22,6 +30,8 @@ export interface S3Gate {
   breakReads(keyPart: string): void;
   /** Forwards every GET again; answers how many were broken since breakReads. */
   restoreReads(): number;
+  /** Holds the next GET whose path contains `keyPart`, unanswered until its caller gives up or the gate closes. */
+  holdRead(keyPart: string): HeldRead;
   close(): Promise<void>;
 }
 
@@ -39,6 +49,9 @@ export async function startS3Gate(s3Endpoint: string): Promise<S3Gate> {
   let onHeld: ((keys: string[]) => void) | undefined;
   let held: ServerResponse | undefined;
   let brokenReads: { readonly keyPart: string; count: number } | undefined;
+  let readToHold:
+    { readonly keyPart: string; readonly arrived: (path: string) => void; readonly gone: () => void } | undefined;
+  const heldReads = new Set<ServerResponse>();
 
   const forward = (incoming: IncomingMessage, body: Buffer, outgoing: ServerResponse) => {
     const upstream = request(
@@ -62,6 +75,17 @@ export async function startS3Gate(s3Endpoint: string): Promise<S3Gate> {
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
     incoming.on('end', () => {
+      const hold = readToHold;
+      if (hold && incoming.method === 'GET' && (incoming.url ?? '').includes(hold.keyPart)) {
+        readToHold = undefined;
+        heldReads.add(outgoing);
+        outgoing.once('close', () => {
+          heldReads.delete(outgoing);
+          hold.gone();
+        });
+        hold.arrived(incoming.url ?? '');
+        return;
+      }
       if (brokenReads && incoming.method === 'GET' && (incoming.url ?? '').includes(brokenReads.keyPart)) {
         brokenReads.count += 1;
         incoming.socket.destroy();
@@ -103,7 +127,16 @@ export async function startS3Gate(s3Endpoint: string): Promise<S3Gate> {
       brokenReads = undefined;
       return count;
     },
+    holdRead(keyPart) {
+      let arrived!: (path: string) => void;
+      let gone!: () => void;
+      const arrival = new Promise<string>((resolve) => (arrived = resolve));
+      const abandoned = new Promise<void>((resolve) => (gone = resolve));
+      readToHold = { keyPart, arrived, gone };
+      return { arrived: arrival, abandoned };
+    },
     close() {
+      for (const read of heldReads) read.destroy();
       held?.destroy();
       server.closeAllConnections();
       return new Promise((resolve) => server.close(() => resolve()));
