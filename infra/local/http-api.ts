@@ -99,15 +99,19 @@ function announcesBody({ headers }: IncomingMessage): boolean {
   );
 }
 
+/**
+ * The request's body, or 'too large' past API Gateway's limit. An over-limit body is still read
+ * to its end, and dropped: leaving its rest unread left the kept-alive connection out of step,
+ * so the next request on it was never answered. Node's requestTimeout bounds a body that never ends.
+ */
 async function readBody(req: IncomingMessage): Promise<Buffer | 'too large'> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_PAYLOAD_BYTES) return 'too large';
-    chunks.push(chunk as Buffer);
+    if (size <= MAX_PAYLOAD_BYTES) chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks);
+  return size > MAX_PAYLOAD_BYTES ? 'too large' : Buffer.concat(chunks);
 }
 
 function send(res: ServerResponse, result: ApiResult): void {

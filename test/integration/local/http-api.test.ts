@@ -1,9 +1,11 @@
 /**
  * The twin's API Gateway stand-in at the transport level, where the typed client cannot go: a
  * request body is read whenever the request announces one, by Content-Length or by chunked
- * Transfer-Encoding, and a request that announces none reaches its route without one.
+ * Transfer-Encoding, and a request that announces none reaches its route without one; a body
+ * over the gateway's limit is answered 413 and leaves its kept-alive connection usable.
  */
 import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectionRequest } from '../../../bench/protocol';
 import { startTestTwin, type TestTwin } from '../../support/harness';
@@ -57,5 +59,95 @@ describe('request bodies at the gateway stand-in', () => {
     const refused = await post([], { 'content-length': '0' });
     expect(refused.status).toBe(400);
     expect(refused.json).toMatchObject({ code: '10-1400', extraDetails: { body: 'is required' } });
+  });
+});
+
+/** A raw HTTP/1.1 connection: what is written goes out as it is, and answers are read one at a time. */
+class RawConnection {
+  private received = Buffer.alloc(0);
+  private waiting: (() => void) | undefined;
+  private closed = false;
+
+  private constructor(private readonly socket: Socket) {
+    socket.on('data', (chunk: Buffer) => {
+      this.received = Buffer.concat([this.received, chunk]);
+      this.waiting?.();
+    });
+    socket.on('close', () => {
+      this.closed = true;
+      this.waiting?.();
+    });
+    socket.on('error', () => undefined);
+  }
+
+  static open(url: string): Promise<RawConnection> {
+    const { hostname, port } = new URL(url);
+    return new Promise((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () => resolve(new RawConnection(socket)));
+      socket.once('error', reject);
+    });
+  }
+
+  write(data: string | Buffer): void {
+    this.socket.write(data);
+  }
+
+  /** The next answer on this connection; it fails when the connection closes or stays silent for `withinMs`. */
+  async response(withinMs = 10_000): Promise<{ status: number; headers: string; body: string }> {
+    const deadline = Date.now() + withinMs;
+    for (;;) {
+      const end = this.received.indexOf('\r\n\r\n');
+      if (end !== -1) {
+        const headers = this.received.subarray(0, end).toString('latin1');
+        const length = Number(/^content-length: *(\d+)$/im.exec(headers)?.[1] ?? 0);
+        if (this.received.length >= end + 4 + length) {
+          const body = this.received.subarray(end + 4, end + 4 + length).toString('utf8');
+          this.received = this.received.subarray(end + 4 + length);
+          return { status: Number(headers.split(' ')[1]), headers, body };
+        }
+      }
+      if (this.closed) throw new Error('the connection closed before an answer');
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`no answer within ${withinMs} ms`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiting = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.waiting = undefined;
+    }
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
+
+describe('a body over the limit at the gateway stand-in', () => {
+  it('is answered 413, and the next request on the same kept-alive connection is answered', async () => {
+    const { pathname, host } = new URL(env.twin.apiUrl);
+    const connection = await RawConnection.open(env.twin.apiUrl);
+    try {
+      const size = 11 * 1024 * 1024;
+      connection.write(
+        `POST ${pathname}/connections HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${env.admin.token ?? ''}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`,
+      );
+      connection.write(Buffer.alloc(size, ' '));
+      const refused = await connection.response();
+      expect(refused.status).toBe(413);
+      expect(JSON.parse(refused.body)).toEqual({ message: 'Request Entity Too Large' });
+
+      connection.write(
+        `GET ${pathname}/connections HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${env.admin.token ?? ''}\r\n\r\n`,
+      );
+      const listed = await connection.response();
+      expect(listed.status).toBe(200);
+      expect(JSON.parse(listed.body)).toMatchObject({ items: expect.any(Array) });
+    } finally {
+      connection.close();
+    }
   });
 });
