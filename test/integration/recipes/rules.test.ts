@@ -66,7 +66,7 @@ describe('language', () => {
         code: '20-1010',
         status: 400,
         detail: 'Recipe language not supported',
-        extraDetails: { language: 'must be one of: duckdb-sql' },
+        extraDetails: { language: 'must be one of: duckdb-sql, trino-sql' },
       });
     }
     const recipe = await createRecipe(api);
