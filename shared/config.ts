@@ -199,7 +199,14 @@ export const SETTINGS = {
     'root of an OpenAI-compatible chat-completions API (e.g. a local Ollama, http://127.0.0.1:11434/v1) the AI assistant calls instead of Bedrock; empty: none',
   ),
   ASSISTANT_CHAT_MODEL: text('llama3.1', 'model name sent to ASSISTANT_CHAT_ENDPOINT'),
-  ASSISTANT_MODEL_TIMEOUT_MS: positiveInteger(60_000, 'upper bound of one call to the assistant’s model'),
+  ASSISTANT_MODEL_TIMEOUT_MS: positiveInteger(
+    60_000,
+    'upper bound of one call to the assistant’s model; a call also ends ASSISTANT_ANSWER_MARGIN_MS before the request’s own time limit',
+  ),
+  ASSISTANT_ANSWER_MARGIN_MS: positiveInteger(
+    4_000,
+    'time kept before the send-message request’s time limit to check and store the answer: no model call runs into it',
+  ),
   ASSISTANT_MAX_MODEL_TURNS: positiveInteger(6, 'model calls the assistant makes to answer one message'),
   ASSISTANT_MAX_TOOL_CALLS: positiveInteger(12, 'tool calls the assistant runs to answer one message'),
   ASSISTANT_MAX_TOKENS_PER_MESSAGE: positiveInteger(
@@ -316,6 +323,7 @@ export const config = {
       chatEndpoint: setting('ASSISTANT_CHAT_ENDPOINT'),
       chatModel: setting('ASSISTANT_CHAT_MODEL'),
       modelTimeoutMs: setting('ASSISTANT_MODEL_TIMEOUT_MS'),
+      answerMarginMs: setting('ASSISTANT_ANSWER_MARGIN_MS'),
       maxModelTurns: setting('ASSISTANT_MAX_MODEL_TURNS'),
       maxToolCalls: setting('ASSISTANT_MAX_TOOL_CALLS'),
       maxTokensPerMessage: setting('ASSISTANT_MAX_TOKENS_PER_MESSAGE'),

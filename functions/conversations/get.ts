@@ -1,5 +1,5 @@
 import { activeConversationOf, conversations } from '../../shared/assistant/conversations';
-import { conversationSummary } from '../../shared/assistant/response';
+import { conversationSummary, messageView } from '../../shared/assistant/response';
 import { requireFeature } from '../../shared/features/store';
 import { httpHandler } from '../../shared/http/handler';
 import { conversationRoutes } from './routes';
@@ -13,7 +13,7 @@ export const handler = httpHandler(conversationRoutes.get, async ({ params, quer
   return {
     body: {
       ...conversationSummary(conversation, active?.conversation_id === conversation.conversation_id),
-      messages,
+      messages: messages.map(messageView),
     },
   };
 });

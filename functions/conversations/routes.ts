@@ -62,7 +62,7 @@ export const conversationRoutes = {
     method: 'POST',
     path: '/conversations/{conversation_id}/messages',
     summary: 'Ask the assistant',
-    description: `Only the caller’s active conversation accepts messages (20-1030); an empty or blank message is 20-1032. The assistant reads the tenant’s own tables and recipes with read-only tools, within the stage’s bounds of model turns, tool calls and tokens; every SQL block of its reply passed the recipe SQL analyzer against the real columns of the tables it reads, and the reply names those tables. Both messages are stored. Over the tenant’s model tokens of the day: 10-1501 naming ai_assistant, with the day’s figures in extraDetails. A model that cannot be reached: 502 50-1012. ${FEATURE}`,
+    description: `Only the caller’s active conversation accepts messages (20-1030); an empty or blank message is 20-1032. The assistant reads the tenant’s own tables and recipes with read-only tools, within the stage’s bounds of model turns, tool calls and tokens; every SQL block of its reply passed the recipe SQL analyzer against the real columns of the tables it reads, and the reply names those tables. Both messages are stored. Over the tenant’s model tokens of the day: 10-1501 naming ai_assistant, with the day’s figures in extraDetails. A model that cannot be reached or does not answer in time (each model call ends before the request’s own time limit, keeping time to store the reply): 502 50-1012. An answer longer than a reply holds (60,000 characters) is cut, with truncated and original_chars. ${FEATURE}`,
     tag,
     handler: 'conversations/send',
     permission: 'data:read',

@@ -1,6 +1,7 @@
 import { configuredModel } from '../../shared/assistant/configured-model';
 import { activeConversationOf, conversations } from '../../shared/assistant/conversations';
 import { composeReply } from '../../shared/assistant/reply';
+import { messageView } from '../../shared/assistant/response';
 import { requireTokensLeft } from '../../shared/assistant/token-budget';
 import { config } from '../../shared/config';
 import { AppError } from '../../shared/errors/app-error';
@@ -35,7 +36,7 @@ export const handler = httpHandler(conversationRoutes.send, async ({ params, bod
   });
   const [, stored] = await conversations.append(tenantId, conversation.conversation_id, [
     { type: 'user', content: body.content, timestamp: asked, tables_used: [] },
-    { type: 'assistant', content: reply.content, timestamp: new Date().toISOString(), tables_used: reply.tables_used },
+    { type: 'assistant', timestamp: new Date().toISOString(), ...reply },
   ]);
-  return { status: 201, body: stored! };
+  return { status: 201, body: messageView(stored!) };
 });

@@ -36,6 +36,8 @@ const StoredMessage = z.object({
   content: z.string(),
   timestamp: z.string(),
   tables_used: z.array(TableUsed),
+  /** Where the model's answer was cut to fit a reply (reply-bound.ts): its whole length. */
+  original_chars: z.int().optional(),
 });
 export type StoredMessage = z.infer<typeof StoredMessage>;
 

@@ -5,6 +5,7 @@ import { logger } from '../log';
 import type { TableUsed } from '../model/conversation';
 import type { StoredMessage } from './conversations';
 import type { AssistantModel, ChatTurn, ModelAnswer, ToolResult } from './model';
+import { boundReply } from './reply-bound';
 import { checkSql, sqlBlocks, type SqlCheck } from './sql-check';
 import { tenantTables, type TenantTable } from './tenant-tables';
 import { recordTokens } from './token-budget';
@@ -14,8 +15,10 @@ import { ASSISTANT_TOOLS, AssistantToolbox } from './tools';
  * One reply of the assistant: the model is asked, runs the caller's read-only tools as it
  * asks for them, and answers; every ```sql block of the answer is checked by the analyzer,
  * and one that fails goes back to the model with the analyzer's error for another try. All of
- * it within the message's bounds (model turns, tool calls, tokens); what is still refused
- * when they are spent is taken out of the reply, which then says so.
+ * it within the message's bounds (model turns, tool calls, tokens, and the request's time:
+ * every model call ends before the request's own limit, keeping time to check and store the
+ * answer); what is still refused when they are spent is taken out of the reply, which then
+ * says so. An answer longer than a reply holds is cut (reply-bound.ts) before anything else.
  */
 
 /** The instructions the model gets first, before any of the tenant's text. */
@@ -36,12 +39,14 @@ export interface ReplyRequest {
   /** The conversation so far, oldest first. */
   readonly history: readonly StoredMessage[];
   readonly model: AssistantModel;
-  readonly analysis: AnalysisRequest & { readonly signal: AbortSignal };
+  readonly analysis: AnalysisRequest & { readonly signal: AbortSignal; readonly deadline: number };
 }
 
 export interface Reply {
   readonly content: string;
   readonly tables_used: TableUsed[];
+  /** The model's answer's length in characters, where it was longer than a reply holds and was cut. */
+  readonly original_chars?: number;
 }
 
 /**
@@ -123,9 +128,20 @@ class MessageBudget {
   }
 }
 
+/**
+ * How long the next model call may take: ASSISTANT_MODEL_TIMEOUT_MS, but never into the last
+ * ASSISTANT_ANSWER_MARGIN_MS of the request. A call the request's own limit cut short would
+ * answer 10-500 with nothing stored; one that ends first is the model's failure (50-1012), and
+ * an answer that comes in time still has time to be checked and stored.
+ */
+function modelTimeLeft(request: ReplyRequest): number {
+  const { modelTimeoutMs, answerMarginMs } = config.assistant;
+  return Math.min(modelTimeoutMs, request.analysis.deadline - answerMarginMs - Date.now());
+}
+
 async function ask(request: ReplyRequest, turns: readonly ChatTurn[], budget: MessageBudget): Promise<ModelAnswer> {
   budget.turns -= 1;
-  const timeout = AbortSignal.timeout(config.assistant.modelTimeoutMs);
+  const timeout = AbortSignal.timeout(Math.max(1, modelTimeLeft(request)));
   let answer: ModelAnswer;
   try {
     answer = await request.model.answer({
@@ -144,6 +160,14 @@ async function ask(request: ReplyRequest, turns: readonly ChatTurn[], budget: Me
   budget.tokens -= tokens;
   await recordTokens(request.tenantId, tokens);
   return answer;
+}
+
+/** The answer's text within a reply's bound, and its uncut length where it was cut. */
+function boundedText(request: ReplyRequest, answer: ModelAnswer) {
+  const bounded = boundReply(answer.text);
+  if (bounded.originalChars !== undefined)
+    logger.warn('assistant answer cut', { model: request.model.name, chars: bounded.originalChars });
+  return bounded;
 }
 
 /** Runs the tool uses of one model turn; those beyond the message's tool calls are answered as refused. */
@@ -170,18 +194,20 @@ export async function composeReply(request: ReplyRequest): Promise<Reply> {
   const toolbox = new AssistantToolbox(request.tenantId, tables, request.analysis);
   const turns: ChatTurn[] = [...historyTurns(request.history), { role: 'user', text: request.question }];
   const budget = new MessageBudget();
-  let draft: { readonly text: string; readonly checked: Checked } | undefined;
-  while (budget.turns > 0 && budget.tokens > 0) {
+  let draft: { readonly text: string; readonly checked: Checked; readonly originalChars?: number } | undefined;
+  // The first call always runs (it may fail as 50-1012); later ones only with time left for them.
+  while (budget.turns > 0 && budget.tokens > 0 && (budget.used().modelTurns === 0 || modelTimeLeft(request) > 0)) {
     const answer = await ask(request, turns, budget);
+    const { text, originalChars } = boundedText(request, answer);
     if (answer.toolUses.length > 0) {
-      turns.push({ role: 'assistant', text: answer.text, toolUses: answer.toolUses });
+      turns.push({ role: 'assistant', text, toolUses: answer.toolUses });
       turns.push({ role: 'user', toolResults: await runTools(answer, toolbox, budget) });
       continue;
     }
-    const checked = await checkedBlocks(answer.text, tables, request.analysis);
-    draft = { text: answer.text, checked };
+    const checked = await checkedBlocks(text, tables, request.analysis);
+    draft = { text, checked, ...(originalChars === undefined ? {} : { originalChars }) };
     if (failuresOf(checked).length === 0) break;
-    turns.push({ role: 'assistant', text: answer.text === '' ? '(no text)' : answer.text, toolUses: [] });
+    turns.push({ role: 'assistant', text: text === '' ? '(no text)' : text, toolUses: [] });
     turns.push({ role: 'user', text: correctionRequest(checked) });
   }
   logger.info('assistant reply', {
@@ -193,15 +219,18 @@ export async function composeReply(request: ReplyRequest): Promise<Reply> {
   if (draft === undefined)
     return {
       content:
-        'I could not finish an answer within the limits of one message (model turns, tool calls or tokens). Ask again, perhaps more narrowly.',
+        'I could not finish an answer within the limits of one message (model turns, tool calls, tokens or time). Ask again, perhaps more narrowly.',
       tables_used: [...toolbox.tablesRead.values()].map((table) => ({
         data_table_id: table.data_table_id,
         name: table.name,
       })),
     };
-  const content = withoutRefusedSql(draft.text, draft.checked).trim();
+  // The notes that replace refused SQL may be longer than the SQL: bound the content again.
+  const bounded = boundReply(withoutRefusedSql(draft.text, draft.checked).trim());
+  const originalChars = draft.originalChars ?? bounded.originalChars;
   return {
-    content: content === '' ? 'The model gave no answer.' : content,
+    content: bounded.text === '' ? 'The model gave no answer.' : bounded.text,
     tables_used: tablesUsed(draft.checked, toolbox),
+    ...(originalChars === undefined ? {} : { original_chars: originalChars }),
   };
 }

@@ -1,5 +1,5 @@
-import type { ConversationSummary } from '../model/conversation';
-import type { StoredConversation } from './conversations';
+import type { ConversationMessage, ConversationSummary } from '../model/conversation';
+import type { StoredConversation, StoredMessage } from './conversations';
 
 /** A conversation as the API shows it, without its messages. */
 export function conversationSummary(conversation: StoredConversation, active: boolean): ConversationSummary {
@@ -10,4 +10,9 @@ export function conversationSummary(conversation: StoredConversation, active: bo
     message_count: conversation.message_count,
     active,
   };
+}
+
+/** A message as the API shows it: whether it was cut is said outright, not only by its length field. */
+export function messageView(message: StoredMessage): ConversationMessage {
+  return { ...message, truncated: message.original_chars !== undefined };
 }

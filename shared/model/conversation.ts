@@ -36,6 +36,15 @@ export const ConversationMessage = z
       .describe(
         'The data tables the assistant read or whose SQL its reply holds; every SQL block of a reply passed the analyzer against their columns. Empty for user messages',
       ),
+    truncated: z
+      .boolean()
+      .describe(
+        'Whether the model’s answer was longer than a reply holds and was cut; the content then ends with a note that says so (docs/assistant.md)',
+      ),
+    original_chars: z
+      .int()
+      .optional()
+      .describe('Where truncated: the length of the model’s whole answer, in characters'),
   })
   .meta({ id: 'ConversationMessage' });
 export type ConversationMessage = z.infer<typeof ConversationMessage>;

@@ -24,6 +24,10 @@ export interface ScriptedTurn {
   readonly usage?: { readonly inputTokens: number; readonly outputTokens: number };
   /** Answer this HTTP status with a Bedrock error instead (e.g. 503). */
   readonly failWith?: number;
+  /** The stop reason answered instead of `tool_use` or `end_turn` (e.g. `max_tokens`). */
+  readonly stopReason?: string;
+  /** Never answer: the request stays open until the client gives up (a model that hangs). */
+  readonly hang?: true;
 }
 
 /** A content block of a Converse message, as the SDK serialises it. */
@@ -95,7 +99,7 @@ function converseAnswer(turn: ScriptedTurn, requestBytes: number) {
   const usage = turn.usage ?? { inputTokens: Math.ceil(requestBytes / 4), outputTokens: 40 };
   return {
     output: { message: { role: 'assistant', content } },
-    stopReason: (turn.toolUses ?? []).length > 0 ? 'tool_use' : 'end_turn',
+    stopReason: turn.stopReason ?? ((turn.toolUses ?? []).length > 0 ? 'tool_use' : 'end_turn'),
     usage: { ...usage, totalTokens: usage.inputTokens + usage.outputTokens },
     metrics: { latencyMs: 1 },
   };
@@ -124,6 +128,7 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
       requests.push(recorded);
       const next = script.shift() ?? { text: 'I have nothing more to say.' };
       const turn = typeof next === 'function' ? next(recorded) : next;
+      if (turn.hang) return;
       if (turn.failWith !== undefined) {
         response.writeHead(turn.failWith, {
           'content-type': 'application/json',

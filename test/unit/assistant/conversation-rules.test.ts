@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { StoredMessage } from '../../../shared/assistant/conversations';
 import { historyTurns } from '../../../shared/assistant/reply';
+import { boundReply } from '../../../shared/assistant/reply-bound';
 import { sqlBlocks } from '../../../shared/assistant/sql-check';
 import { FEATURE_TOGGLES } from '../../../shared/features/catalogue';
 
@@ -46,6 +47,26 @@ describe('SQL blocks of a reply', () => {
   it('are the ```sql fences, whatever follows the word', () => {
     const text = 'A:\n```sql\nSELECT 1\n```\nB:\n```SQL title\nSELECT 2\n```\n```python\nprint(3)\n```';
     expect(sqlBlocks(text).map((block) => block.code)).toEqual(['SELECT 1\n', 'SELECT 2\n']);
+  });
+});
+
+describe('the bound of a reply', () => {
+  it('keeps a reply that fits as it is', () => {
+    expect(boundReply('x'.repeat(1_000), 1_000)).toEqual({ text: 'x'.repeat(1_000), originalChars: undefined });
+  });
+
+  it('cuts a longer one, never inside a surrogate pair, and says so within the bound', () => {
+    const text = `${'x'.repeat(799)}${'😀'.repeat(500)}`;
+    const bounded = boundReply(text, 1_000);
+    expect(bounded.originalChars).toBe(text.length);
+    expect(bounded.text.length).toBeLessThanOrEqual(1_000);
+    expect(bounded.text).toMatch(/^x{799}(😀)*\n\n\(The answer was cut: the model answered 1799 characters/);
+  });
+
+  it('leaves out a fence the cut would leave open', () => {
+    const text = `Try:\n\`\`\`sql\nSELECT 1\n\`\`\`\nThen:\n\`\`\`sql\n${'SELECT 2 '.repeat(200)}\n\`\`\``;
+    const bounded = boundReply(text, 1_000);
+    expect(bounded.text).toMatch(/^Try:\n```sql\nSELECT 1\n```\nThen:\n\n\(The answer was cut/);
   });
 });
 
