@@ -14,7 +14,7 @@ export const handler = httpHandler(tenantRoutes.createTenant, async ({ body, pri
     body: {
       ...tenant,
       admin_client: {
-        client_id: tenant.bootstrap_admin_client_id,
+        client_id: created.adminClientId,
         ...(created.replayed ? {} : { client_secret: created.adminSecret }),
       },
     },

@@ -2,6 +2,7 @@ import { defineRoute } from '../../shared/http/route';
 import {
   DefaultStrategy,
   FeatureToggleList,
+  FeatureToggleListQuery,
   FeatureToggleParams,
   FeatureToggleResponse,
   FeatureToggleTenantParams,
@@ -18,11 +19,11 @@ export const featureToggleRoutes = {
     path: '/admin/feature-toggles',
     summary: 'List feature toggles',
     description:
-      'Every feature of the service that can be off, with its default strategy and tenant overrides. Changes reach every route within a few seconds (docs/decisions.md).',
+      'Every feature of the service that can be off, with its default strategy and tenant overrides, in the catalogue’s order unless sorted; ListQuery (offset, limit, sort, filter) pages and selects them. Changes reach every route within a few seconds (docs/decisions.md).',
     tag,
     handler: 'admin/list-toggles',
     permission: 'platform:admin',
-    request: {},
+    request: { query: FeatureToggleListQuery },
     response: { status: 200, description: 'Every toggle', body: FeatureToggleList },
     errors: [],
     access: { table: 'read' },
@@ -61,13 +62,13 @@ export const featureToggleRoutes = {
     path: '/admin/feature-toggles/{toggle_name}/tenants/{tenant_id}',
     summary: 'Set a tenant’s override of a feature toggle',
     description:
-      'A tenant override is on or off; percentage and tenant_list are strategies of a rollout across tenants, not of one tenant (50-1005).',
+      'A tenant override is on or off; percentage and tenant_list are strategies of a rollout across tenants, not of one tenant (50-1005). The tenant must be in the registry (GET /admin/tenants); an unknown one is 50-1003 and nothing is stored.',
     tag,
     handler: 'admin/set-toggle-override',
     permission: 'platform:admin',
     request: { params: FeatureToggleTenantParams, body: TenantOverrideRequest },
     response: { status: 200, description: 'The toggle as it now stands', body: FeatureToggleResponse },
-    errors: ['50-1002', '50-1005'],
+    errors: ['50-1002', '50-1003', '50-1005'],
     access: { table: 'write' },
   }),
   clearToggleOverride: defineRoute({
@@ -75,7 +76,8 @@ export const featureToggleRoutes = {
     method: 'DELETE',
     path: '/admin/feature-toggles/{toggle_name}/tenants/{tenant_id}',
     summary: 'Clear a tenant’s override of a feature toggle',
-    description: 'The tenant follows the default again. Clearing an override that is not set changes nothing.',
+    description:
+      'The tenant follows the default again. Clearing an override that is not set changes nothing; an override stored for a tenant the registry does not know can be cleared too.',
     tag,
     handler: 'admin/clear-toggle-override',
     permission: 'platform:admin',

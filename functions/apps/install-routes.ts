@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { installAppJob, uninstallAppJob } from '../../shared/apps/install-job';
 import { defineRoute } from '../../shared/http/route';
 import { BundleIdParams } from '../../shared/model/app-bundle';
@@ -6,11 +5,11 @@ import {
   InstallRequest,
   InstallResponse,
   LinkList,
+  LinkListQuery,
   LinkParams,
   LinkRequest,
   LinkResponse,
 } from '../../shared/model/app-install';
-import { ListQuery } from '../../shared/model/common';
 import { APPS_FEATURE } from './bundle-routes';
 
 const tag = 'apps';
@@ -133,11 +132,11 @@ export const installRoutes = {
     method: 'GET',
     path: '/apps/links',
     summary: 'List the tenant’s links',
-    description: `In link id order; offset and limit page it. ${APPS_FEATURE}`,
+    description: `In link id order unless sorted; ListQuery (offset, limit, sort, filter) pages and selects them. ${APPS_FEATURE}`,
     tag,
     handler: 'apps/list-links',
     permission: 'app:manage',
-    request: { query: z.strictObject({ offset: ListQuery.shape.offset, limit: ListQuery.shape.limit }) },
+    request: { query: LinkListQuery },
     response: { status: 200, description: 'A page of links', body: LinkList },
     errors: ['10-1501'],
     access: { table: 'read' },

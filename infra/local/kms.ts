@@ -39,7 +39,8 @@ export interface LocalKms {
   close(): Promise<void>;
 }
 
-const DATA_ALIAS = 'alias/dps-local-data';
+/** The data key's alias: the same on every start, so a script may name it (infra/scripts/stack.ts). */
+export const DATA_ALIAS = 'alias/dps-local-data';
 const SIGNING_ALIAS = 'alias/dps-local-signing';
 const ACCOUNT_ARN = 'arn:aws:kms:us-east-1:000000000000';
 const MAGIC = Buffer.from('DPK1');

@@ -12,9 +12,11 @@ import {
   DynamoDBClient,
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
-import { createCredentials, type IssuedCredentials } from '../../shared/identity/clients';
+import type { IssuedCredentials } from '../../shared/identity/clients';
 import type { RoleName } from '../../shared/auth/permissions';
 import { PLATFORM_TENANT } from '../../shared/tenants/store';
+import { issueOperatorClient } from '../../shared/tenants/create';
+import { registerUnlistedTenants } from '../../shared/tenants/unlisted';
 import { API_BASE_PATH } from '../../shared/config';
 import { TABLE_SCHEMA } from '../../shared/db/table-schema';
 import { jobs as declaredJobs, RECORD_JOB_FAILURE, workersOf } from '../../functions/jobs';
@@ -145,7 +147,14 @@ async function untilActive(client: DynamoDBClient): Promise<void> {
   throw new Error(`the local table ${TABLE_NAME} did not become ACTIVE`);
 }
 
-/** A bootstrap client: kept in the data folder so every start prints the same credential. */
+/** Creator of the tenants the twin makes or registers, as the registry names it (created_by). */
+export const TWIN_CREATOR = 'local-twin';
+
+/**
+ * A bootstrap client: kept in the data folder so every start prints the same credential. Its
+ * tenant comes from the one tenant-creation path (shared/tenants/create.ts), so `local` is in
+ * the registry like a tenant POST /admin/tenants made.
+ */
 async function bootstrapClient(
   dataDir: string | undefined,
   fileName: string,
@@ -153,12 +162,11 @@ async function bootstrapClient(
 ): Promise<Twin['admin']> {
   const file = dataDir === undefined ? undefined : join(dataDir, fileName);
   if (file !== undefined && existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Twin['admin'];
-  const credentials = await createCredentials({
-    tenantId: client.tenantId,
-    roleNames: client.roles,
-    description: client.description,
-  });
-  const issued = { tenant_id: client.tenantId, ...credentials };
+  const { client_id, client_secret } = await issueOperatorClient(
+    { tenantId: client.tenantId, roleNames: client.roles, description: client.description },
+    TWIN_CREATOR,
+  );
+  const issued = { tenant_id: client.tenantId, client_id, client_secret };
   if (file !== undefined) writeFileSync(file, JSON.stringify(issued, null, 2), { mode: 0o600 });
   return issued;
 }
@@ -253,6 +261,10 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       roles: ['platform-admin'],
       description: 'bootstrap platform admin of the local twin',
     });
+    // Tenants of a data folder from before every tenant came through the registry (the
+    // bootstrap's, create-client's) join it now; a second start finds nothing to do.
+    const registeredTenants = await registerUnlistedTenants(TWIN_CREATOR);
+    if (registeredTenants.length > 0) logger.info('tenants registered', { tenantIds: registeredTenants });
     const resumedJobs = await stepFunctions.resumeInterrupted();
 
     const api = await startLocalHttpApi(options.port ?? 0, options.requestTimeLimitMs);

@@ -3,11 +3,15 @@
  * secret is stored), as JSON on stdout. It goes through the identity provider like POST
  * /tokens (shared/identity/clients.ts): role names resolve to the tenant's roles the same way
  * (30-7001 unknown, 30-7002 ambiguous), without a creator whose permissions would bound them.
+ * A tenant the registry does not have is created first, through the one tenant-creation path
+ * (shared/tenants/create.ts): it is then in GET /admin/tenants with its system user, and this
+ * client is its first; `tenant_created` in the output says whether that happened.
  *
  * Deployed stage: with the caller's AWS credentials against the stage's table, like any other
- * writer of it.
+ * writer of it; a new tenant's system user secret is sealed with the stage's data key.
  *
- *   TABLE_NAME=<table from the stack outputs> npm run create-client -- --tenant acme --roles admin [--description "..."] [--expires P90D]
+ *   TABLE_NAME=<table from the stack outputs> DATA_KEY_ID=alias/data-preparation/<stage>/data \
+ *     npm run create-client -- --tenant acme --roles admin [--description "..."] [--expires P90D]
  *
  * --expires takes what a token's `expiration` takes: an ISO 8601 date-time or duration.
  *
@@ -24,8 +28,8 @@
 import { parseArgs } from 'node:util';
 import { TENANT_ID_PATTERN } from '../../shared/db/keys';
 import { isAppError } from '../../shared/errors/app-error';
-import { createCredentials } from '../../shared/identity/clients';
 import { expirationOf } from '../../shared/identity/expiration';
+import { issueOperatorClient } from '../../shared/tenants/create';
 import { PLATFORM_TENANT } from '../../shared/tenants/store';
 import { useStack } from './stack';
 
@@ -59,12 +63,18 @@ try {
 
 useStack({ local: values.local, dataDir: values['data-dir'] }, fail);
 
-const credentials = await createCredentials({
-  tenantId,
-  roleNames: roles,
-  ...(values.description === undefined ? {} : { description: values.description }),
-  ...(expiresAt === undefined ? {} : { expiresAt }),
-}).catch((error: unknown) => {
+/** Creator of the tenants this script makes, as the registry names it (created_by). */
+const CREATOR = 'create-client';
+
+const credentials = await issueOperatorClient(
+  {
+    tenantId,
+    roleNames: roles,
+    ...(values.description === undefined ? {} : { description: values.description }),
+    ...(expiresAt === undefined ? {} : { expiresAt }),
+  },
+  CREATOR,
+).catch((error: unknown) => {
   // Refusals (an unknown or ambiguous role) are the caller's to fix; failures of the store are not.
   if (isAppError(error) && error.status < 500) return fail(`${error.code} ${error.message}`);
   if (!values.local) throw error;

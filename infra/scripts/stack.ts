@@ -1,4 +1,5 @@
 import { readEndpointsFile } from '../local/endpoints-file';
+import { DATA_ALIAS } from '../local/kms';
 
 /**
  * Points the service code's SDK clients at the table a script writes: a deployed stage's
@@ -20,6 +21,9 @@ export function useStack(
       AWS_SECRET_ACCESS_KEY: endpoints.secretAccessKey,
       AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
       AWS_ENDPOINT_URL_S3: endpoints.s3,
+      // A tenant created by a script seals its system user's secret with the data key.
+      AWS_ENDPOINT_URL_KMS: endpoints.kms,
+      DATA_KEY_ID: DATA_ALIAS,
       TABLE_NAME: endpoints.tableName,
       DATA_BUCKET: endpoints.dataBucket,
       // The twin's Node.js is the project's (20); the notice is about AWS, not this stack.

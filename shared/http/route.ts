@@ -53,7 +53,36 @@ export interface RouteSpec {
   readonly engine?: true;
 }
 
-export function defineRoute<const T extends RouteSpec>(spec: T): T {
+/** A list envelope (spec 2.2) as a route answers it: the common one, or the recipes one. */
+type ListEnvelopeBody = { readonly items: readonly unknown[] } & (
+  { readonly total: number } | { readonly total_count: number }
+);
+
+/** The ListQuery parameters (spec 2.2) every list takes. */
+type ListQueryKey = 'offset' | 'limit' | 'sort' | 'filter';
+
+/** Where a list route declared without ListQuery fails to compile; the property's name says why. */
+interface ListQueryRequired {
+  readonly 'a route answering a list envelope takes ListQuery (spec 2.2): offset, limit, sort and filter': never;
+}
+
+/**
+ * Spec 2.2: every list takes ListQuery. A route whose answer is a list envelope must declare a
+ * query with offset, limit, sort and filter (listQuery(fields) of shared/model/common.ts), or
+ * it does not compile: a list can no longer be added that refuses `?limit=` as unknown
+ * (issue 38). test/integration/api/list-routes.test.ts asks every such route at run time.
+ */
+type ListRule<T extends RouteSpec> = T['response']['body'] extends z.ZodType
+  ? z.output<T['response']['body']> extends ListEnvelopeBody
+    ? T['request']['query'] extends z.ZodType
+      ? ListQueryKey extends keyof z.output<T['request']['query']>
+        ? unknown
+        : { readonly request: { readonly query: ListQueryRequired } }
+      : { readonly request: { readonly query: ListQueryRequired } }
+    : unknown
+  : unknown;
+
+export function defineRoute<const T extends RouteSpec>(spec: T & ListRule<T>): T {
   return spec;
 }
 

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { EntityId, IdParameter, User, listEnvelope } from './common';
+import { EntityId, IdParameter, User, listEnvelope, listQuery } from './common';
+import { APP_LINK_LIST_FIELDS } from './list-fields';
 import { ProviderName } from './app-bundle';
 import { JobExecution } from './job';
 
@@ -54,6 +55,7 @@ export const LinkResponse = z
   .meta({ id: 'AppLink' });
 export type LinkResponse = z.infer<typeof LinkResponse>;
 export const LinkList = listEnvelope(LinkResponse, 'AppLinkList');
+export const LinkListQuery = listQuery(APP_LINK_LIST_FIELDS);
 
 export const SessionStartRequest = z
   .strictObject({

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { TENANT_ID_PATTERN } from '../db/keys';
-import { listEnvelope } from './common';
+import { listEnvelope, listQuery } from './common';
+import { FEATURE_TOGGLE_LIST_FIELDS } from './list-fields';
 
 /**
  * Feature toggles of the admin plane (docs/feature-toggles.md): each toggle has a default
@@ -63,3 +64,4 @@ export const FeatureToggleResponse = z
 export type FeatureToggleResponse = z.infer<typeof FeatureToggleResponse>;
 
 export const FeatureToggleList = listEnvelope(FeatureToggleResponse, 'FeatureToggleList');
+export const FeatureToggleListQuery = listQuery(FEATURE_TOGGLE_LIST_FIELDS);

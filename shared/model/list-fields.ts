@@ -134,6 +134,20 @@ export const TENANT_LIST_FIELDS = {
   created_date: 'datetime',
 } as const satisfies ListFieldTypes;
 
+/** Feature toggles of the admin plane (GET /admin/feature-toggles); `default` is the default's strategy. */
+export const FEATURE_TOGGLE_LIST_FIELDS = {
+  name: 'string',
+  description: 'string',
+  available: 'boolean',
+  default: 'string',
+} as const satisfies ListFieldTypes;
+
+/** The tenant's app links (GET /apps/links), one per provider. */
+export const APP_LINK_LIST_FIELDS = {
+  link_id: 'string',
+  last_modified_date: 'datetime',
+} as const satisfies ListFieldTypes;
+
 /** AI-assistant conversations (GET /conversations). */
 export const CONVERSATION_LIST_FIELDS = {
   conversation_id: 'string',

@@ -24,7 +24,11 @@ export const TenantResponse = z
     name: z.string(),
     description: z.string().nullable(),
     created_date: z.iso.datetime(),
-    created_by: z.string().describe('Client id of the platform admin who created it'),
+    created_by: z
+      .string()
+      .describe(
+        'Client id of the platform admin who created it, or the operator tool that did: create-client, local-twin (docs/admin-plane.md)',
+      ),
     system_user_client_id: z.string().describe('The tenant’s system user: the service acting inside the tenant'),
   })
   .meta({ id: 'Tenant' });

@@ -23,7 +23,8 @@ export const PLATFORM_TENANT = 'platform';
  * user's sealed secret.
  */
 export const TenantRecord = TenantResponse.extend({
-  bootstrap_admin_client_id: z.string(),
+  /** The client made with the tenant (POST /admin/tenants: its bootstrap admin); null for a tenant registered after its clients were made. */
+  bootstrap_admin_client_id: z.string().nullable(),
   system_user_secret: SealedSecret,
 });
 export type TenantRecord = Readonly<z.infer<typeof TenantRecord>>;

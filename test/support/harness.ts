@@ -3,7 +3,7 @@
  * HTTP clients that authenticate the way a real caller does (client credentials → token).
  */
 import type { RoleName } from '../../shared/auth/permissions';
-import { createCredentials } from '../../shared/identity/clients';
+import { issueOperatorClient } from '../../shared/tenants/create';
 import { startTwin, type Twin, type TwinOptions } from '../../infra/local/twin';
 import { ApiClient } from './api-client';
 
@@ -32,12 +32,12 @@ export async function exchangeToken(baseUrl: string, clientId: string, clientSec
 
 export async function startTestTwin(options: TwinOptions = {}): Promise<TestTwin> {
   const twin = await startTwin(options);
+  // Through the one tenant-creation path, as create-client: a new tenant is in the registry (GET /admin/tenants).
   const clientFor = async (tenantId: string, roles: readonly RoleName[]) => {
-    const credentials = await createCredentials({
-      tenantId,
-      roleNames: roles,
-      description: `${roles.join('+')} of ${tenantId}`,
-    });
+    const credentials = await issueOperatorClient(
+      { tenantId, roleNames: roles, description: `${roles.join('+')} of ${tenantId}` },
+      'test-harness',
+    );
     return new ApiClient(
       twin.apiUrl,
       await exchangeToken(twin.apiUrl, credentials.client_id, credentials.client_secret),

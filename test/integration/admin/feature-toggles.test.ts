@@ -62,6 +62,27 @@ describe('reading toggles', () => {
       expect(byName.get(name), name).toMatchObject({ default: { strategy: 'on' }, available: true });
   });
 
+  it('pages, sorts and filters like every list (ListQuery): limit=1000 is no unknown field', async () => {
+    const whole = await platform.call('listFeatureToggles', { query: { limit: 1000 } });
+    expect(whole.status, whole.text).toBe(200);
+    expect(whole.body).toMatchObject({ offset: 0, total: FEATURE_NAMES.length, limit: FEATURE_NAMES.length });
+    const names = whole.body.items.map((toggle) => toggle.name);
+    const page = await platform.call('listFeatureToggles', { query: { offset: 2, limit: 3 } });
+    expect(page.body).toMatchObject({ offset: 2, limit: 3, total: FEATURE_NAMES.length });
+    expect(page.body.items.map((toggle) => toggle.name)).toEqual(names.slice(2, 5));
+    const sorted = await platform.call('listFeatureToggles', { query: { sort: '-name', limit: 2 } });
+    const descending = [...names].sort((a, b) => b.localeCompare(a, 'en', { sensitivity: 'base' }));
+    expect(sorted.body.items.map((toggle) => toggle.name)).toEqual(descending.slice(0, 2));
+    const connectors = await platform.call('listFeatureToggles', {
+      query: { filter: "name sw 'connector.' and default eq 'on'" },
+    });
+    expect(connectors.body.items.map((toggle) => toggle.name).sort()).toEqual(
+      names.filter((name) => name.startsWith('connector.')).sort(),
+    );
+    const refused = await platform.call('listFeatureToggles', { query: { filter: "colour eq 'red'" } });
+    expect(refused.problem).toMatchObject({ code: '10-1400', extraDetails: { filter: expect.any(String) } });
+  });
+
   it('gets one toggle, and answers 50-1002 for a name it does not know', async () => {
     const one = await platform.call('getFeatureToggle', { params: { toggle_name: TOGGLE } });
     expect(one.body).toMatchObject({ name: TOGGLE, default: { strategy: 'on' }, overrides: [] });

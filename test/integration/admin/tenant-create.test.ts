@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClientRecord } from '../../../shared/auth/client-store';
 import type { TransactItem } from '../../../shared/db/transactions';
+import { createCredentials } from '../../../shared/identity/clients';
 import { replaceIdentityProvider } from '../../../shared/identity/provider';
 import { StoreIdentityProvider } from '../../../shared/identity/store-provider';
 import { ApiClient } from '../../support/api-client';
@@ -37,9 +38,11 @@ async function signedIn(tenantId: string, clientId: string, secret: string): Pro
 
 describe('a tenant create that fails half-way', () => {
   it('leaves no tenant and no client when the admin client’s write is refused; a retry with the key makes one', async () => {
-    // A client of the tenant-to-be exists already (made outside the admin plane); the create's
-    // bootstrap admin is given its id, so that write's "no such item" condition fails in the store.
-    const insider = await env.clientFor('halfway', ['admin']);
+    // A client of the tenant-to-be exists already (made at the identity provider alone, as before
+    // every tenant came through the registry); the create's bootstrap admin is given its id, so
+    // that write's "no such item" condition fails in the store.
+    const made = await createCredentials({ tenantId: 'halfway', roleNames: ['admin'] });
+    const insider = await signedIn('halfway', made.client_id, made.client_secret);
     const [insiderId] = await clientIdsOf(insider);
     const colliding = new (class extends StoreIdentityProvider {
       override createClientsWith(clients: readonly ClientRecord[], alongside: readonly TransactItem[]) {

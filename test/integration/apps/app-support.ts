@@ -18,6 +18,8 @@ export async function appsClient(
   roles: readonly RoleName[] = ['admin'],
   appsOn = true,
 ): Promise<ApiClient> {
+  // The client first: it makes the tenant, and only a registered tenant has overrides (50-1003).
+  const api = await env.clientFor(tenantId, roles);
   if (appsOn) {
     const override = await env.platformAdmin.call('setFeatureToggleOverride', {
       params: { toggle_name: 'apps', tenant_id: tenantId },
@@ -25,7 +27,7 @@ export async function appsClient(
     });
     expect(override.status, override.text).toBe(200);
   }
-  return env.clientFor(tenantId, roles);
+  return api;
 }
 
 /** A new bundle with `files` uploaded as version 1, published unless `publish` is false. */

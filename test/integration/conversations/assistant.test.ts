@@ -25,12 +25,14 @@ let shopB: ApiClient;
 const tablesOfA: Record<string, number> = {};
 
 async function withAssistant(tenantId: string): Promise<ApiClient> {
+  // The client first: it makes the tenant, and only a registered tenant has overrides (50-1003).
+  const api = await env.clientFor(tenantId, ['editor']);
   const override = await env.platformAdmin.call('setFeatureToggleOverride', {
     params: { toggle_name: 'ai_assistant', tenant_id: tenantId },
     body: { strategy: 'on' },
   });
   expect(override.status, override.text).toBe(200);
-  return env.clientFor(tenantId, ['editor']);
+  return api;
 }
 
 async function importedTable(api: ApiClient, name: string, path: string): Promise<number> {

@@ -112,12 +112,14 @@ async function dataBucketKeys(): Promise<string[]> {
 }
 
 async function retentionTenant(): Promise<ApiClient> {
+  // The client first: it makes the tenant, and only a registered tenant has overrides (50-1003).
+  const api = await env.clientFor(TENANT, ['admin']);
   const override = await env.platformAdmin.call('setFeatureToggleOverride', {
     params: { toggle_name: 'retention', tenant_id: TENANT },
     body: { strategy: 'on' },
   });
   expect(override.status, override.text).toBe(200);
-  return env.clientFor(TENANT, ['admin']);
+  return api;
 }
 
 const thingKey = (thing: { subject: string; parent_id: number; version_number: number }) =>

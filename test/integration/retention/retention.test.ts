@@ -28,6 +28,8 @@ afterAll(() => env?.close());
 afterEach(() => env.twin.retention.resetClock());
 
 async function tenantWithRetention(tenantId: string, on: boolean): Promise<ApiClient> {
+  // The client first: it makes the tenant, and only a registered tenant has overrides (50-1003).
+  const api = await env.clientFor(tenantId, ['admin']);
   if (on) {
     const override = await env.platformAdmin.call('setFeatureToggleOverride', {
       params: { toggle_name: 'retention', tenant_id: tenantId },
@@ -35,7 +37,7 @@ async function tenantWithRetention(tenantId: string, on: boolean): Promise<ApiCl
     });
     expect(override.status, override.text).toBe(200);
   }
-  return env.clientFor(tenantId, ['admin']);
+  return api;
 }
 
 async function tableOf(api: ApiClient, path: string, completed: number): Promise<number> {
