@@ -3,22 +3,18 @@
  * kept under .local/ (git-ignored), so connections and credentials survive a restart; the
  * endpoints of the running stack are in .local/endpoints.json while it runs.
  *
- *   npm start -- [--port 3000] [--s3-port 4569] [--dynamodb-port 4570] [--kms-port 4571]
- *                [--stepfunctions-port 4572] [--delta-sharing-port 4573] [--pricing-port 4574]
- *                [--pricing-token-port 4575] [--data-dir .local]
- *                [--feature <toggle>=on|off ...] [--sweep-every 1d]
- *                [--assistant-endpoint <url> [--assistant-model <name>]]
- *                [--bedrock-endpoint <url> [--bedrock-model <model id>]]
+ *   npm start -- [options]      (`npm start -- --help` lists them: start-options.ts's table)
  *
  * `--feature` sets a feature toggle's default before the API serves, as PUT
  * /admin/feature-toggles/{name}/default does (so it is kept in the data folder); it may be
  * given once per toggle. The banner says which toggles are on. `--sweep-every` (SWEEP_EVERY)
  * is how often the retention sweep runs, as the deployed schedule does (docs/retention.md): a
  * number and a unit, ms, s, m, h or d; once a day by default; `npm run sweep` runs one now.
- * Each option has an environment setting (PORT, S3_PORT, DYNAMODB_PORT, KMS_PORT,
- * STEPFUNCTIONS_PORT, DELTA_SHARING_PORT, PRICING_PORT, PRICING_TOKEN_PORT, DATA_DIR); an option
- * given on the command line wins. The demo servers (Delta Sharing, the pricing DIM and its token
- * server) listen on 127.0.0.1 only.
+ * The ports, the data folder and the sweep have environment settings too (PORT, DATA_DIR, …;
+ * --help names each); an option given on the command line wins. The demo servers (Delta
+ * Sharing, the pricing DIM and its token server) listen on 127.0.0.1 only, and the outbound
+ * guard lets the connectors reach them; `--allow-outbound host:port` lets them reach another
+ * server of this machine or network too.
  *
  * The AI assistant (docs/assistant.md) needs a model, which the project does not ship:
  * `--assistant-endpoint` names an OpenAI-compatible chat-completions API (a local Ollama:
@@ -29,11 +25,15 @@
  * free port. The ports are fixed by default so that a restart keeps every endpoint: stored
  * connections name the S3 endpoint, and AWS CLI profiles or scripts name the others.
  */
-import { assertFree, portInUse, StartError, startOptions } from './start-options';
+import { assertFree, portInUse, StartError, startHelp, startOptions } from './start-options';
 
 async function main(): Promise<void> {
   process.env.POWERTOOLS_LOG_LEVEL ??= 'INFO';
   const options = startOptions();
+  if (options === 'help') {
+    process.stdout.write(startHelp());
+    return;
+  }
   try {
     for (const port of Object.values(options.ports)) await assertFree(port);
   } catch (error) {

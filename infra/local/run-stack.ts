@@ -40,6 +40,12 @@ function assistantLine(option: AssistantModelOption): string {
   return `  AI assistant    ${option.model} at ${option.endpoint}   (needs the ai_assistant toggle on)`;
 }
 
+function outboundLine(allowOutbound: readonly string[]): string {
+  return allowOutbound.length === 0
+    ? '  Outbound        the demo servers only on this machine   (npm start -- --allow-outbound <host:port> for another)'
+    : `  Outbound        the demo servers and ${allowOutbound.join(', ')}   (--allow-outbound)`;
+}
+
 function endpointsOf(twin: Twin, deltaSharing: string, pricing: PricingDimFake): LocalEndpoints {
   return {
     pid: process.pid,
@@ -81,6 +87,7 @@ function banner(
   toggles: readonly FeatureToggleResponse[],
   sweepEvery: string,
   assistant: AssistantModelOption,
+  allowOutbound: readonly string[],
 ): string {
   const demo = Object.keys(DEMO_OBJECTS).join(', ');
   return [
@@ -102,6 +109,7 @@ function banner(
     ...toggleLines(toggles),
     `  Retention sweep every ${sweepEvery}   (npm start -- --sweep-every <duration>; npm run sweep runs one now)`,
     assistantLine(assistant),
+    outboundLine(allowOutbound),
     '',
     `  AWS stand-ins (region ${endpoints.region}, access key ${endpoints.accessKeyId}, secret ${endpoints.secretAccessKey}):`,
     `    S3              ${endpoints.s3}   (bucket ${DEMO_BUCKET}: ${demo}; data bucket ${endpoints.dataBucket})`,
@@ -121,7 +129,7 @@ function banner(
 
 /** Starts the stack `options` describe, prints its banner, and stops it on SIGINT or SIGTERM. */
 export async function runStack(options: StartOptions): Promise<void> {
-  const { dataDir, ports, features, sweepEveryMs, assistant } = options;
+  const { dataDir, ports, features, sweepEveryMs, assistant, allowOutbound } = options;
   const assistantSettings = await assistantEnvironment(assistant);
   let twin: Twin;
   let sharing: Awaited<ReturnType<typeof startDeltaSharingDemo>>;
@@ -136,8 +144,13 @@ export async function runStack(options: StartOptions): Promise<void> {
       servicePorts: { dynamodb: ports.dynamodb, kms: ports.kms, stepFunctions: ports.stepFunctions },
       buckets: [DEMO_BUCKET],
       sweepEveryMs,
-      // The connectors reach the demo servers through the outbound guard, which allows only these on 127.0.0.1.
-      allowOutbound: [`127.0.0.1:${sharing.port}`, ...[pricing.host, pricing.tokenUrl].map((url) => new URL(url).host)],
+      // The connectors reach the demo servers through the outbound guard, which allows only these
+      // on 127.0.0.1, and the user's own servers that --allow-outbound names.
+      allowOutbound: [
+        `127.0.0.1:${sharing.port}`,
+        ...[pricing.host, pricing.tokenUrl].map((url) => new URL(url).host),
+        ...allowOutbound,
+      ],
       environment: assistantSettings,
     });
   } catch (error) {
@@ -155,7 +168,16 @@ export async function runStack(options: StartOptions): Promise<void> {
   const endpoints = endpointsOf(twin, sharing.endpoint, pricing);
   const endpointsFile = writeEndpointsFile(dataDir, endpoints);
   process.stdout.write(
-    banner(twin, endpoints, dataDir, endpointsFile, await toggleViews(), `${sweepEveryMs / 1000} s`, assistant),
+    banner(
+      twin,
+      endpoints,
+      dataDir,
+      endpointsFile,
+      await toggleViews(),
+      `${sweepEveryMs / 1000} s`,
+      assistant,
+      allowOutbound,
+    ),
   );
 
   let stopping = false;

@@ -2,8 +2,8 @@
  * `npm start`'s command line (infra/local/main.ts): its options read and checked before
  * anything of the stack is loaded, so that a mistake is told in a line at once.
  */
-import { createServer } from 'node:net';
-import { parseArgs } from 'node:util';
+import { createServer, isIPv6 } from 'node:net';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { FEATURE_NAMES, isFeatureName, type FeatureName } from '../../shared/features/catalogue';
 
 /** Every port the stack listens on: its option, its environment setting and its default. */
@@ -73,6 +73,24 @@ function featureSettings(values: readonly string[]): FeatureSetting[] {
   });
 }
 
+/**
+ * `--allow-outbound host:port` values: a name, an IPv4 address or a bracketed IPv6 address, and
+ * a port. The outbound guard compares the host as written, so `localhost:9000` does not cover
+ * `127.0.0.1:9000` (shared/connectors/outbound-guard.ts).
+ */
+function outboundEntries(values: readonly string[]): string[] {
+  return values.map((value) => {
+    const match = /^(?:\[([0-9A-Fa-f:.]+)\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?):(\d{1,5})$/.exec(value);
+    const port = Number(match?.[2] ?? 0);
+    if (match === null || (match[1] !== undefined && !isIPv6(match[1])) || port < 1 || port > 65_535)
+      throw new StartError(
+        `--allow-outbound takes host:port with a port from 1 to 65535, such as 127.0.0.1:9000 or [::1]:9000, not "${value}"`,
+        2,
+      );
+    return value;
+  });
+}
+
 /** The assistant's model as the options name it: a chat-completions endpoint, a Bedrock endpoint, or none. */
 export type AssistantModelOption =
   | { readonly kind: 'chat'; readonly endpoint: string; readonly model: string }
@@ -80,10 +98,12 @@ export type AssistantModelOption =
   | undefined;
 
 const DEFAULT_CHAT_MODEL = 'llama3.1';
+const DEFAULT_DATA_DIR = '.local';
+const DEFAULT_SWEEP_EVERY = '1d';
 const DEFAULT_BEDROCK_MODEL = 'anthropic.claude-3-5-haiku-20241022-v1:0';
 
-function assistantModelOption(values: Record<string, string | string[] | undefined>): AssistantModelOption {
-  const text = (name: string) => values[name] as string | undefined;
+function assistantModelOption(values: Readonly<Record<string, string | undefined>>): AssistantModelOption {
+  const text = (name: string) => values[name];
   const chat = text('assistant-endpoint');
   const bedrock = text('bedrock-endpoint');
   if (chat !== undefined && bedrock !== undefined)
@@ -107,39 +127,124 @@ export interface StartOptions {
   readonly features: readonly FeatureSetting[];
   readonly sweepEveryMs: number;
   readonly assistant: AssistantModelOption;
+  /** `host:port` entries the connectors may reach although loopback or private (OUTBOUND_ALLOW_LIST). */
+  readonly allowOutbound: readonly string[];
 }
 
-/** The command line and environment read as StartOptions; a StartError (exit code 2) names what is wrong. */
-export function startOptions(): StartOptions {
-  let values: Record<string, string | string[] | undefined>;
+/** One option of `npm start`: how it is parsed, and its line in `--help`. */
+interface OptionSpec {
+  /** What its value looks like, as --help shows it; a flag has none. */
+  readonly value?: string;
+  /** Whether it may be given more than once. */
+  readonly multiple?: boolean;
+  /** A one-letter alias. */
+  readonly short?: string;
+  /** The environment setting read when the option is not given. */
+  readonly variable?: string;
+  /** Its value when neither the option nor its setting is given. */
+  readonly fallback?: string;
+  /** One line: what it does. */
+  readonly describe: string;
+}
+
+/**
+ * Every option `npm start` takes. The parser and `--help` both read this table, so the help
+ * cannot name an option the parser refuses, nor leave out one it accepts.
+ */
+const START_OPTIONS: Readonly<Record<string, OptionSpec>> = {
+  ...Object.fromEntries(
+    Object.values(PORTS).map(({ option, variable, fallback, serves }) => [
+      option,
+      { value: '<port>', variable, fallback: String(fallback), describe: `the port of ${serves}; 0 takes a free one` },
+    ]),
+  ),
+  'data-dir': {
+    value: '<folder>',
+    variable: 'DATA_DIR',
+    fallback: DEFAULT_DATA_DIR,
+    describe: 'where the stack keeps its state across restarts',
+  },
+  feature: {
+    value: '<toggle>=on|off',
+    multiple: true,
+    describe: "sets a feature toggle's default before the API serves, kept in the data folder",
+  },
+  'sweep-every': {
+    value: '<duration>',
+    variable: 'SWEEP_EVERY',
+    fallback: DEFAULT_SWEEP_EVERY,
+    describe: 'how often the retention sweep runs: a number and ms, s, m, h or d',
+  },
+  'allow-outbound': {
+    value: '<host:port>',
+    multiple: true,
+    describe:
+      'lets connections reach a server on this machine or network, such as a MinIO at 127.0.0.1:9000, past the outbound guard',
+  },
+  'assistant-endpoint': {
+    value: '<url>',
+    describe: "the assistant's model: an OpenAI-compatible chat-completions API, such as http://127.0.0.1:11434/v1",
+  },
+  'assistant-model': { value: '<name>', fallback: DEFAULT_CHAT_MODEL, describe: 'the model at --assistant-endpoint' },
+  'bedrock-endpoint': {
+    value: '<url>',
+    describe: "the assistant's model: a Bedrock Converse endpoint, called with the AWS credentials of the usual chain",
+  },
+  'bedrock-model': {
+    value: '<model id>',
+    fallback: DEFAULT_BEDROCK_MODEL,
+    describe: 'the model at --bedrock-endpoint',
+  },
+  help: { short: 'h', describe: 'prints these options and exits' },
+};
+
+/** What parseArgs is given: START_OPTIONS, each a string (repeatable or not) or a flag. */
+export const PARSER_OPTIONS: NonNullable<ParseArgsConfig['options']> = Object.fromEntries(
+  Object.entries(START_OPTIONS).map(([name, { value, multiple = false, short }]) => [
+    name,
+    { type: value === undefined ? 'boolean' : 'string', multiple, ...(short === undefined ? {} : { short }) },
+  ]),
+);
+
+/** `npm start -- --help`: every option of START_OPTIONS, one line each. */
+export function startHelp(): string {
+  const rows = Object.entries(START_OPTIONS).map(([name, { value, multiple, short, variable, fallback, describe }]) => {
+    const usage = `${short === undefined ? '    ' : `-${short}, `}--${name}${value === undefined ? '' : ` ${value}`}`;
+    const notes = [fallback && `default ${fallback}`, variable && `env ${variable}`, multiple && 'repeatable']
+      .filter(Boolean)
+      .join('; ');
+    return [usage, `${describe}${notes === '' ? '' : ` (${notes})`}`] as const;
+  });
+  const width = Math.max(...rows.map(([usage]) => usage.length)) + 2;
+  return [
+    'Usage: npm start -- [options]',
+    '',
+    'Runs the whole service on this machine (README, "The local stack"). An option given wins over its environment setting.',
+    '',
+    ...rows.map(([usage, text]) => `  ${usage.padEnd(width)}${text}`),
+    '',
+  ].join('\n');
+}
+
+/**
+ * The command line (`args`) and environment read as StartOptions, or 'help' when --help is
+ * given (nothing else is checked then); a StartError (exit code 2) names what is wrong.
+ */
+export function startOptions(
+  args: readonly string[] = process.argv.slice(2),
+  env: NodeJS.ProcessEnv = process.env,
+): StartOptions | 'help' {
+  let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
   try {
-    ({ values } = parseArgs({
-      options: {
-        ...Object.fromEntries(Object.values(PORTS).map(({ option }) => [option, { type: 'string' }] as const)),
-        'data-dir': { type: 'string' },
-        feature: { type: 'string', multiple: true },
-        'sweep-every': { type: 'string' },
-        'assistant-endpoint': { type: 'string' },
-        'assistant-model': { type: 'string' },
-        'bedrock-endpoint': { type: 'string' },
-        'bedrock-model': { type: 'string' },
-      },
-      strict: true,
-    }));
+    ({ values } = parseArgs({ args: [...args], options: PARSER_OPTIONS, strict: true }));
   } catch (error) {
-    throw new StartError(
-      `${(error as Error).message}; options are ${Object.values(PORTS)
-        .map(({ option }) => `--${option}`)
-        .join(
-          ', ',
-        )}, --data-dir, --feature, --sweep-every, --assistant-endpoint, --assistant-model, --bedrock-endpoint, --bedrock-model`,
-      2,
-    );
+    throw new StartError(`${(error as Error).message}; npm start -- --help lists the options`, 2);
   }
+  if (values.help === true) return 'help';
   const port = (name: PortName): number => {
     const { option, variable, fallback } = PORTS[name];
     const fromOption = values[option] as string | undefined;
-    const raw = fromOption ?? process.env[variable];
+    const raw = fromOption ?? env[variable];
     if (raw === undefined || raw === '') return fallback;
     const value = Number(raw);
     if (!/^\d+$/.test(raw) || value > 65_535) {
@@ -155,11 +260,12 @@ export function startOptions(): StartOptions {
     number
   >;
   return {
-    dataDir: (values['data-dir'] as string | undefined) ?? process.env.DATA_DIR ?? '.local',
+    dataDir: (values['data-dir'] as string | undefined) ?? env.DATA_DIR ?? DEFAULT_DATA_DIR,
     ports,
     features: featureSettings((values.feature as string[] | undefined) ?? []),
-    sweepEveryMs: durationMs((values['sweep-every'] as string | undefined) ?? process.env.SWEEP_EVERY ?? '1d'),
-    assistant: assistantModelOption(values),
+    sweepEveryMs: durationMs((values['sweep-every'] as string | undefined) ?? env.SWEEP_EVERY ?? DEFAULT_SWEEP_EVERY),
+    assistant: assistantModelOption(values as Record<string, string | undefined>),
+    allowOutbound: outboundEntries((values['allow-outbound'] as string[] | undefined) ?? []),
   };
 }
 

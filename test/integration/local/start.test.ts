@@ -4,6 +4,8 @@
  * tenant's client against the running stack with nothing copied by hand, and that tenant sees
  * none of the first's data; a taken port is one line naming it and the option to change it,
  * exit code 1; a stop removes the endpoints file, and create-client then says no stack runs.
+ * `--allow-outbound host:port` lets a connection reach a server of this machine that the
+ * outbound guard refuses otherwise, and `--help` prints the options.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -16,7 +18,10 @@ import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS_FILE, LocalEndpoints } from '../../../infra/local/endpoints-file';
+import { startLocalS3, type LocalS3 } from '../../../infra/local/s3';
+import { startHelp } from '../../../infra/local/start-options';
 import { ApiClient } from '../../support/api-client';
+import { localObjectStore } from '../../support/connections';
 import { exchangeToken } from '../../support/harness';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -60,19 +65,14 @@ function run(script: string, args: readonly string[]): Promise<Finished> {
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
 
-/** Starts the stack and resolves with its banner once it says it is up. */
-function start(dataDir: string): Promise<{ readonly child: ChildProcess; readonly banner: string }> {
+/** Starts the stack with `args` besides its data folder and ports, and resolves with its banner once it says it is up. */
+function start(
+  dataDir: string,
+  args: readonly string[],
+): Promise<{ readonly child: ChildProcess; readonly banner: string }> {
   const child = spawn(
     NODE_TSX[0],
-    [
-      ...NODE_TSX.slice(1),
-      'infra/local/main.ts',
-      '--data-dir',
-      dataDir,
-      ...FREE_PORTS,
-      '--feature',
-      'connector.warehouse=off',
-    ],
+    [...NODE_TSX.slice(1), 'infra/local/main.ts', '--data-dir', dataDir, ...FREE_PORTS, ...args],
     {
       cwd: ROOT,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, POWERTOOLS_LOG_LEVEL: 'SILENT' },
@@ -93,14 +93,23 @@ function start(dataDir: string): Promise<{ readonly child: ChildProcess; readonl
 const dataDir = mkdtempSync(join(tmpdir(), 'dps-start-'));
 let stack: { readonly child: ChildProcess; readonly banner: string };
 let endpoints: LocalEndpoints;
+/** Two servers of the user's own on this machine: the stack is told to allow the first only. */
+let ownS3: LocalS3;
+let otherS3: LocalS3;
+const OWN_BUCKET = 'own';
 
 beforeAll(async () => {
-  stack = await start(dataDir);
+  [ownS3, otherS3] = await Promise.all([
+    startLocalS3({ buckets: [OWN_BUCKET] }),
+    startLocalS3({ buckets: [OWN_BUCKET] }),
+  ]);
+  stack = await start(dataDir, ['--feature', 'connector.warehouse=off', '--allow-outbound', `127.0.0.1:${ownS3.port}`]);
   endpoints = LocalEndpoints.parse(JSON.parse(readFileSync(join(dataDir, ENDPOINTS_FILE), 'utf8')));
 });
-afterAll(() => {
+afterAll(async () => {
   if (stack?.child.exitCode === null) stack.child.kill('SIGKILL');
   rmSync(dataDir, { recursive: true, force: true });
+  await Promise.all([ownS3?.close(), otherS3?.close()]);
 });
 
 describe('npm start', () => {
@@ -216,6 +225,38 @@ describe('npm start', () => {
     expect((await fetch(`${endpoints.pricingDim}/ping`)).status).toBe(401);
     for (const url of [endpoints.pricingDim, endpoints.pricingTokenUrl])
       expect(new URL(url).hostname).toBe('127.0.0.1');
+  });
+
+  it('prints every option with what it does for --help, exit code 0, without starting anything', async () => {
+    const help = await run('infra/local/main.ts', ['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stderr).toBe('');
+    expect(help.stdout).toBe(startHelp());
+    expect(help.stdout).toMatch(/^ +--allow-outbound <host:port> +\S.*\(repeatable\)$/m);
+  });
+
+  it('lets connections reach a server of this machine that --allow-outbound names, and no other', async () => {
+    expect(stack.banner).toMatch(new RegExp(`^ +Outbound +the demo servers and 127\\.0\\.0\\.1:${ownS3.port} `, 'm'));
+    const local = new ApiClient(endpoints.api, await exchangeToken(endpoints.api, ...credentialsIn(stack.banner)));
+    const allowed = await local.call('testConnection', {
+      body: localObjectStore('own server', `http://127.0.0.1:${ownS3.port}`, OWN_BUCKET),
+    });
+    expect(allowed.status, allowed.text).toBe(200);
+    // The same kind of server on another port of this machine is still refused by the outbound
+    // guard: plain http only to an allowed destination (10-1008), and no loopback address (30-1130).
+    const other = (scheme: string) =>
+      local.call('testConnection', {
+        body: localObjectStore('other server', `${scheme}://127.0.0.1:${otherS3.port}`, OWN_BUCKET),
+      });
+    const plain = await other('http');
+    expect(plain.status).toBe(400);
+    expect(plain.problem).toMatchObject({
+      code: '10-1008',
+      extraDetails: { 'auth.endpoint': 'must be an absolute https:// URL' },
+    });
+    const secure = await other('https');
+    expect(secure.status).toBe(400);
+    expect(secure.problem).toMatchObject({ code: '30-1130', extraDetails: { host: '127.0.0.1' } });
   });
 
   it('refuses a taken port in one line naming the port and the option, exit code 1', async () => {
