@@ -147,6 +147,7 @@ describe('npm start', () => {
       'ai_assistant',
       'apps',
       'delta_sharing',
+      'athena',
       'connector.warehouse',
     ]);
   });
