@@ -25,20 +25,26 @@ const DOCUMENTS = [
 
 /**
  * Routes of other systems that documents name with a method: the pricing system's DIM protocol
- * (docs/pricing.md), which a transfer calls. Each is allowed in the documents listed only.
+ * (docs/pricing.md), which a transfer calls. They are allowed only in the documents that
+ * describe that system or what the service does with it.
  */
-const OTHER_SYSTEMS: readonly { readonly documents: readonly string[]; readonly route: TableRoute }[] = [
-  { documents: ['docs/pricing.md'], route: { method: 'GET', path: '/ping' } },
-  { documents: ['docs/pricing.md', 'docs/transfers.md'], route: { method: 'GET', path: '/import' } },
-  { documents: ['docs/pricing.md'], route: { method: 'POST', path: '/uploads' } },
-  { documents: ['docs/pricing.md'], route: { method: 'PUT', path: '/uploads/{upload_id}/batches/{sequence}' } },
-  { documents: ['docs/pricing.md'], route: { method: 'POST', path: '/uploads/{upload_id}/commit' } },
-  { documents: ['docs/pricing.md'], route: { method: 'POST', path: '/uploads/{upload_id}/abort' } },
+const OTHER_SYSTEMS: readonly { readonly documents: readonly string[]; readonly routes: readonly TableRoute[] }[] = [
+  {
+    documents: ['docs/pricing.md', 'docs/transfers.md', 'docs/decisions.md'],
+    routes: [
+      { method: 'GET', path: '/ping' },
+      { method: 'GET', path: '/import' },
+      { method: 'POST', path: '/uploads' },
+      { method: 'PUT', path: '/uploads/{upload_id}/batches/{sequence}' },
+      { method: 'POST', path: '/uploads/{upload_id}/commit' },
+      { method: 'POST', path: '/uploads/{upload_id}/abort' },
+    ],
+  },
 ];
 
 const tableOf = (document: string): TableRoute[] => [
   ...routes,
-  ...OTHER_SYSTEMS.filter(({ documents }) => documents.includes(document)).map(({ route }) => route),
+  ...OTHER_SYSTEMS.filter(({ documents }) => documents.includes(document)).flatMap((system) => system.routes),
 ];
 
 const said = (document: string, finding: Finding) =>
