@@ -1,6 +1,22 @@
 import { errorCatalogue, type ErrorCode } from './catalogue';
 
-export type ErrorParam = string | number | bigint | boolean;
+/**
+ * A message parameter the service wrote itself (a limit it states, a reason it composed),
+ * as opposed to a text the caller sent: quoted up to ECHO_LENGTH characters instead of
+ * EXCERPT_LENGTH, so what it says is whole (renderMessage).
+ */
+export class SystemText {
+  constructor(readonly text: string) {}
+
+  toString(): string {
+    return this.text;
+  }
+}
+
+/** `text` as a parameter the service wrote itself (SystemText). */
+export const systemText = (text: string): SystemText => new SystemText(text);
+
+export type ErrorParam = string | number | bigint | boolean | SystemText;
 
 export interface AppErrorOptions {
   /** Values for the message template's placeholders {0}..{n}, in order. */
@@ -56,20 +72,34 @@ const SHORT_ESCAPES: Readonly<Record<string, string>> = {
 };
 
 /**
+ * The digits of a number that a cut at the end of `shown` would split, `rest` being what follows
+ * the cut: a number's leading digits read as another number ("at most 1199" of 1199999), so
+ * the whole number goes, with the separators between its digits (1,199,999 and 0.25).
+ */
+const SPLIT_NUMBER = /\d(?:[\d_]|[.,](?=\d))*[.,]?$/;
+const continuesNumber = (shown: string, rest: string) =>
+  (/\d$/.test(shown) && /^[.,]?\d/.test(rest)) || (/\d[.,]$/.test(shown) && /^\d/.test(rest));
+
+/**
  * A value as a message may quote it: at most `limit` characters (code points, so a pair is never
  * split) and '…' when cut, with control and invisible characters written as JSON escapes (\n,
  * \u0000), so a message never carries a long payload, a line break or a character that hides
- * what follows.
+ * what follows. A cut never splits a number: one it would split is left out whole.
  */
 export function excerpt(value: string, limit = EXCERPT_LENGTH): string {
   let shown = '';
   let count = 0;
+  let cutAt: number | undefined;
   for (const character of value) {
     if (count++ === limit) {
-      shown += '…';
+      cutAt = shown.length;
       break;
     }
     shown += character;
+  }
+  if (cutAt !== undefined) {
+    if (continuesNumber(shown, value.slice(cutAt))) shown = shown.replace(SPLIT_NUMBER, '');
+    shown += '…';
   }
   return shown.replace(UNSAFE, (character) => SHORT_ESCAPES[character] ?? unicodeEscape(character));
 }
@@ -97,15 +127,22 @@ function unicodeEscape(character: string): string {
   return escaped;
 }
 
+/** A parameter as its message shows it: numbers whole, the service's own texts up to ECHO_LENGTH, others as excerpts. */
+function shownParam(value: ErrorParam): string {
+  if (value instanceof SystemText) return excerpt(value.text, ECHO_LENGTH);
+  return typeof value === 'string' ? excerpt(value) : String(value);
+}
+
 /**
  * Fills {0}..{n} and capitalises the first letter; unknown placeholders stay visible. Text
  * values are often what a caller sent (a bucket name, a path, a table reference), so every one
- * goes in as an excerpt.
+ * goes in as an excerpt; texts the service wrote (SystemText) get the longer bound of echoed
+ * texts, and no cut ever splits a number.
  */
 export function renderMessage(code: ErrorCode, params: readonly ErrorParam[]): string {
   const text = errorCatalogue[code].message.replace(/\{(\d+)\}/g, (placeholder, index: string) => {
     const value = params[Number(index)];
-    return value === undefined ? placeholder : typeof value === 'string' ? excerpt(value) : String(value);
+    return value === undefined ? placeholder : shownParam(value);
   });
   return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -33,8 +33,8 @@ export function toProblem(error: AppError, context: ProblemContext): Problem {
   };
 }
 
-/** Members whose names collide once bounded keep both texts. */
-function boundedDetails(details: Readonly<Record<string, unknown>>): Record<string, unknown> {
+/** extraDetails with every text bounded (toProblem; job errors too); members whose names collide once bounded keep both texts. */
+export function boundedDetails(details: Readonly<Record<string, unknown>>): Record<string, unknown> {
   // No prototype: a field named "__proto__" is reported like any other.
   const bounded = Object.create(null) as Record<string, unknown>;
   for (const [name, value] of Object.entries(details)) {

@@ -1,5 +1,6 @@
 import { isAppError } from '../errors/app-error';
 import { AppError } from '../errors/app-error';
+import { boundedDetails } from '../errors/problem';
 import type { ErrorCode } from '../errors/catalogue';
 import type { JobError } from '../model/job';
 import { logger } from '../log';
@@ -88,9 +89,40 @@ function causeOf(error: AppError): string | undefined {
     : undefined;
 }
 
+/** Most characters of a job error's extraDetails as JSON: it travels in Step Functions' Cause (32 KB at most). */
+const MAX_DETAILS_LENGTH = 4_000;
+
+/**
+ * The error's extraDetails as a job error carries them: bounded as a problem's are, without
+ * `cause` (the job error's own field), members in order while they fit MAX_DETAILS_LENGTH.
+ */
+function jobDetailsOf(error: AppError): Record<string, unknown> | undefined {
+  if (error.extraDetails === undefined) return undefined;
+  // As JSON reads it back (plain objects, bigints as text): what Step Functions and the table carry.
+  const json = JSON.stringify(boundedDetails(error.extraDetails), (_, value: unknown) =>
+    typeof value === 'bigint' ? value.toString() : value,
+  );
+  const details: Record<string, unknown> = {};
+  let length = 2;
+  for (const [name, value] of Object.entries(JSON.parse(json) as Record<string, unknown>)) {
+    if (name === 'cause') continue;
+    length += JSON.stringify({ [name]: value }).length - 1;
+    if (length > MAX_DETAILS_LENGTH) break;
+    details[name] = value;
+  }
+  return Object.keys(details).length > 0 ? details : undefined;
+}
+
+/** The JobError of a catalogue error: its code, message, cause and extraDetails (docs/transfers.md). */
 export function jobErrorOf(error: AppError): JobError {
   const cause = causeOf(error);
-  return { code: error.code, message: error.message, ...(cause ? { cause } : {}) };
+  const extraDetails = jobDetailsOf(error);
+  return {
+    code: error.code,
+    message: error.message,
+    ...(cause ? { cause } : {}),
+    ...(extraDetails ? { extraDetails } : {}),
+  };
 }
 
 /** What a worker throws for any error: catalogue errors keep their code, the rest is 10-500. */
@@ -113,9 +145,13 @@ function parseJson(text: string | undefined): unknown {
 
 function asJobError(value: unknown): JobError | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const { code, message, cause } = value as Record<string, unknown>;
+  const { code, message, cause, extraDetails } = value as Record<string, unknown>;
   if (typeof code !== 'string' || typeof message !== 'string') return undefined;
-  return { code, message, ...(typeof cause === 'string' ? { cause } : {}) };
+  const details =
+    typeof extraDetails === 'object' && extraDetails !== null && !Array.isArray(extraDetails)
+      ? { extraDetails: extraDetails as Record<string, unknown> }
+      : {};
+  return { code, message, ...(typeof cause === 'string' ? { cause } : {}), ...details };
 }
 
 /**

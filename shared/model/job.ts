@@ -13,6 +13,12 @@ export const JobError = z
     code: z.string().describe('Catalogue code, e.g. 30-1118'),
     message: z.string(),
     cause: z.string().optional().describe('Technical root cause, when one is known'),
+    extraDetails: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        'Extra context, as a problem’s extraDetails (spec 7.1): the figures a limit names, the row a system refused',
+      ),
   })
   .meta({ id: 'JobError' });
 export type JobError = z.infer<typeof JobError>;

@@ -1,17 +1,24 @@
-import { AppError } from '../errors/app-error';
+import { AppError, systemText } from '../errors/app-error';
 import type {
   PricingColumn,
   PricingConnector,
   PricingDestination,
   PricingLimits,
+  PricingUpload,
 } from '../connectors/pricing/connector';
+import { JOB_TRANSIENT, jobFailureOf } from '../jobs/failure';
+import { logger } from '../log';
 import { mappedValue } from './pricing';
 
 /**
  * The core of a transfer, apart from where its rows come from: the pricing system's limits
  * checked before anything is sent, then an upload keyed by the transfer that resumes what the
- * pricing system already holds, batches of consecutive sequences, and the commit.
+ * pricing system already holds, batches of consecutive sequences, and the commit; an upload
+ * whose transfer failed for good is aborted.
  */
+
+/** How long aborting an upload may take: it runs after the transfer's own signal may have aborted. */
+const ABORT_TIME_MS = 10_000;
 
 /** Rows a batch carries: well under the pricing system's 10,000, and small enough to retry cheaply. */
 export const BATCH_ROWS = 5_000;
@@ -51,7 +58,7 @@ export function assertWithinLimits(limits: PricingLimits, rows: number, columns:
     });
   if (rows > limits.maxRows)
     throw new AppError('30-6003', {
-      params: [`${rows} rows; the table takes at most ${limits.maxRows}`],
+      params: [systemText(`${rows} rows; the table takes at most ${limits.maxRows}`)],
       extraDetails: { rows, max_rows: limits.maxRows },
     });
 }
@@ -62,6 +69,10 @@ export function assertWithinLimits(limits: PricingLimits, rows: number, columns:
  * sequences after its last, so no row is sent twice. `onBatch` hears the counts after every
  * batch the pricing system took (to record them: a failure half-way then says how many it
  * holds). A count that does not end at the source's rows is refused before the commit.
+ *
+ * A failure the job's runner tries again (Job.Transient) leaves the upload open, for the next
+ * attempt to resume; any other ends the transfer FAILED (or ABORTED, when cancelled), so the
+ * upload is aborted: the pricing system drops its rows instead of holding them open forever.
  */
 export async function sendRows(
   connector: PricingConnector,
@@ -72,21 +83,39 @@ export async function sendRows(
 ): Promise<TransferCounts> {
   assertWithinLimits(await connector.describeImport(plan.destination, signal), plan.rows, plan.columns.length);
   const upload = await connector.openUpload(plan.key, plan.destination, plan.columns, signal);
-  let counts: TransferCounts = { sent: upload.acceptedRows, accepted: upload.acceptedRows, bytes: 0 };
-  let sequence = upload.nextSequence;
-  for await (const batch of reader.batches(upload.acceptedRows, plan.batchRows ?? BATCH_ROWS)) {
-    const rows = batch.map((row) => plan.columns.map((column, index) => mappedValue(row[index], column.type)));
-    const sent = await connector.sendBatch(upload, { sequence, rows }, signal);
-    sequence += 1;
-    counts = { sent: counts.sent + rows.length, accepted: sent.acceptedRows, bytes: counts.bytes + sent.bytes };
-    await onBatch(counts);
+  try {
+    let counts: TransferCounts = { sent: upload.acceptedRows, accepted: upload.acceptedRows, bytes: 0 };
+    let sequence = upload.nextSequence;
+    for await (const batch of reader.batches(upload.acceptedRows, plan.batchRows ?? BATCH_ROWS)) {
+      const rows = batch.map((row) => plan.columns.map((column, index) => mappedValue(row[index], column.type)));
+      const sent = await connector.sendBatch(upload, { sequence, firstRow: counts.sent, rows }, signal);
+      sequence += 1;
+      counts = { sent: counts.sent + rows.length, accepted: sent.acceptedRows, bytes: counts.bytes + sent.bytes };
+      await onBatch(counts);
+    }
+    if (counts.accepted !== plan.rows)
+      throw new AppError('10-500', {
+        extraDetails: {
+          cause: `the pricing system holds ${counts.accepted} rows of the ${plan.rows} sent; the upload was not committed`,
+        },
+      });
+    await connector.commitUpload(upload, signal);
+    return counts;
+  } catch (error) {
+    if (jobFailureOf(error).name !== JOB_TRANSIENT) await abortUpload(connector, upload, plan.key);
+    throw error;
   }
-  if (counts.accepted !== plan.rows)
-    throw new AppError('10-500', {
-      extraDetails: {
-        cause: `the pricing system holds ${counts.accepted} rows of the ${plan.rows} sent; the upload was not committed`,
-      },
+}
+
+/** Aborts an upload whose transfer failed; a failure to abort is logged, as the transfer's own error is what it reports. */
+async function abortUpload(connector: PricingConnector, upload: PricingUpload, key: string): Promise<void> {
+  try {
+    await connector.abortUpload(upload, AbortSignal.timeout(ABORT_TIME_MS));
+  } catch (error) {
+    logger.warn('aborting the upload of a failed transfer failed', {
+      key,
+      uploadId: upload.uploadId,
+      error: error as Error,
     });
-  await connector.commitUpload(upload, signal);
-  return counts;
+  }
 }

@@ -28,6 +28,8 @@ export interface PricingLimits {
 export interface PricingBatch {
   /** 0-based, consecutive within an upload: the pricing system ignores a sequence it already holds. */
   readonly sequence: number;
+  /** The source row (0-based, in the order sent) the batch starts at: what names a row the system refused. */
+  readonly firstRow: number;
   readonly rows: readonly (readonly (string | number | boolean | null)[])[];
 }
 
@@ -65,4 +67,6 @@ export interface PricingConnector {
   sendBatch(upload: PricingUpload, batch: PricingBatch, signal: AbortSignal): Promise<SentBatch>;
   /** Makes the upload's rows visible in the destination table, all of them or none. */
   commitUpload(upload: PricingUpload, signal: AbortSignal): Promise<void>;
+  /** Drops an open upload and the rows it holds (a transfer that failed for good); one already aborted answers as it did. */
+  abortUpload(upload: PricingUpload, signal: AbortSignal): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import { AppError } from '../../errors/app-error';
+import { AppError, excerpt } from '../../errors/app-error';
 import { classifyNoAnswer } from '../no-answer';
 
 /**
@@ -21,18 +21,39 @@ export const SDK_CODES: PricingCodes = { unreachable: '30-4103', failing: '30-41
 
 type FailureKind = 'unreachable' | 'failing' | 'unauthorized';
 
+/** The pricing system's code for a batch with a row it does not take (docs/pricing.md). */
+export const INVALID_ROW = 'invalid_row';
+
 /** A call to the pricing system that did not succeed, before it is named with a code. */
 export class PricingCallFailure extends Error {
   constructor(
     readonly kind: FailureKind,
     /** What happened, in words a message may carry ("HTTP 503", "connection_refused"). */
     readonly reason: string,
-    readonly details: { readonly provider_status?: number; readonly provider_error?: string },
+    readonly details: FailureDetails,
     options?: { cause?: unknown },
   ) {
     super(reason, options);
     this.name = 'PricingCallFailure';
   }
+}
+
+/** What an error answer said, as far as a message or extraDetails may carry it. */
+interface FailureDetails {
+  readonly provider_status?: number;
+  readonly provider_error?: string;
+  /** `invalid_row`: the refused row's index in its batch, and the column, when the answer names them. */
+  readonly provider_row?: number;
+  readonly provider_column?: string;
+}
+
+/** The row and column an `invalid_row` answer names (docs/pricing.md). */
+function refusedRowOf(json: unknown): Pick<FailureDetails, 'provider_row' | 'provider_column'> {
+  const { row, column } = (json ?? {}) as { row?: unknown; column?: unknown };
+  return {
+    ...(Number.isSafeInteger(row) && (row as number) >= 0 ? { provider_row: row as number } : {}),
+    ...(typeof column === 'string' && column !== '' ? { provider_column: column } : {}),
+  };
 }
 
 /** The system's own error code of an error answer, when it is one a message may show. */
@@ -44,7 +65,11 @@ function providerErrorOf(json: unknown): string | undefined {
 /** The failure of a non-2xx answer. */
 export function answerFailure(status: number, json: unknown): PricingCallFailure {
   const providerError = providerErrorOf(json);
-  const details = { provider_status: status, ...(providerError ? { provider_error: providerError } : {}) };
+  const details = {
+    provider_status: status,
+    ...(providerError ? { provider_error: providerError } : {}),
+    ...(providerError === INVALID_ROW ? refusedRowOf(json) : {}),
+  };
   const reason = `HTTP ${status}${providerError ? ` ${providerError}` : ''}`;
   return new PricingCallFailure(status === 401 || status === 403 ? 'unauthorized' : 'failing', reason, details);
 }
@@ -77,6 +102,30 @@ export function pricingError(failure: PricingCallFailure, codes: PricingCodes, h
     case 'failing':
       return new AppError(codes.failing, { params: [host], cause: failure, extraDetails });
   }
+}
+
+/**
+ * A batch refused for one of its rows (400 `invalid_row`): not a failure to connect but a row
+ * whose values the pricing system does not take for their columns' types, so 30-4009 (type
+ * mapping validation failed, the catalogue's code for values and pricing types that do not
+ * fit), naming the row (1-based, in the order sent) and the column; `firstRow` is the batch's.
+ */
+export function refusedRow(failure: PricingCallFailure, firstRow: number, host: string): AppError {
+  const { provider_row: inBatch, provider_column: column } = failure.details;
+  const row = inBatch === undefined ? undefined : firstRow + inBatch + 1;
+  const which = row === undefined ? `a row from row ${firstRow + 1} on` : `row ${row}`;
+  const where = column === undefined ? '' : `, column ${excerpt(column)}`;
+  return new AppError('30-4009', {
+    message: `Type mapping validation failed: the pricing system (${excerpt(host)}) refused ${which} of the source${where} (${INVALID_ROW})`,
+    cause: failure,
+    extraDetails: {
+      reason: `the pricing system refused a row of the batch: ${INVALID_ROW}`,
+      ...(row === undefined ? { first_row: firstRow + 1 } : { row }),
+      ...(column === undefined ? {} : { column }),
+      provider_status: failure.details.provider_status,
+      provider_error: INVALID_ROW,
+    },
+  });
 }
 
 /** The DIM's GET /import failed: 10-1046 naming the system and the reason. */

@@ -9,7 +9,15 @@ import type {
   PricingUpload,
   SentBatch,
 } from './connector';
-import { PricingCallFailure, importFailure, pricingError, unparsedAnswer, type PricingCodes } from './errors';
+import {
+  INVALID_ROW,
+  PricingCallFailure,
+  importFailure,
+  pricingError,
+  refusedRow,
+  unparsedAnswer,
+  type PricingCodes,
+} from './errors';
 import { pricingExchange, successful, withRetries, type PricingAnswer, type PricingRequest } from './http';
 
 /**
@@ -134,6 +142,8 @@ export class PricingUploadProtocol implements PricingConnector {
         bytes: Buffer.byteLength(body),
       };
     } catch (error) {
+      if (error instanceof PricingCallFailure && error.details.provider_error === INVALID_ROW)
+        throw refusedRow(error, batch.firstRow, this.endpoint.shownHost);
       throw this.named(error);
     }
   }
@@ -141,6 +151,14 @@ export class PricingUploadProtocol implements PricingConnector {
   async commitUpload(upload: PricingUpload, signal: AbortSignal): Promise<void> {
     try {
       await this.send({ method: 'POST', path: `/uploads/${encodeURIComponent(upload.uploadId)}/commit` }, signal);
+    } catch (error) {
+      throw this.named(error);
+    }
+  }
+
+  async abortUpload(upload: PricingUpload, signal: AbortSignal): Promise<void> {
+    try {
+      await this.send({ method: 'POST', path: `/uploads/${encodeURIComponent(upload.uploadId)}/abort` }, signal);
     } catch (error) {
       throw this.named(error);
     }

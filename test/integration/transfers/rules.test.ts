@@ -168,6 +168,7 @@ describe('the pricing system, before any row is sent', () => {
         error: {
           code: '30-6003',
           message: 'Transfer failed due to pricing-system size limits (3 rows; the table takes at most 2)',
+          extraDetails: { rows: 3, max_rows: 2 },
         },
       },
     });
@@ -177,6 +178,7 @@ describe('the pricing system, before any row is sent', () => {
     expect(columns.execution.error).toMatchObject({
       code: '30-6004',
       message: 'Transfer failed due to pricing-system size limits (2 columns and 1000000 rows)',
+      extraDetails: { columns: 3, max_columns: 2 },
     });
     for (const failed of [rows, columns])
       expect(stack.dim.received.uploads.filter((upload) => upload.key === failed.job_id)).toEqual([]);

@@ -3,8 +3,10 @@
  * type mapping, a pricing target, then a data table version and a released dataset's output
  * sent in batches; the fake holds exactly the source's rows with the mapped types. Transient
  * failures are retried without a row sent twice; a failure half-way records what the pricing
- * system took and frees the target; a retry with the same Idempotency-Key sends nothing again;
- * the target cannot change while the transfer runs (30-6005).
+ * system took, aborts the upload and frees the target; a row the pricing system refuses is
+ * named (30-4009); a limit's figures are whole in the message and in extraDetails (30-6003); a
+ * retry with the same Idempotency-Key sends nothing again; the target cannot change while the
+ * transfer runs (30-6005).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadWorkerHandler, type WorkerFunction } from '../../../infra/local/stepfunctions';
@@ -155,7 +157,9 @@ describe('a data table version', () => {
         rows_accepted: 5_000,
         execution: { status: 'FAILED', error: { code: '30-4007' } },
       });
-      expect(uploadsOf(failed.job_id)).toMatchObject([{ state: 'OPEN', sequences: [0] }]);
+      // The transfer failed for good: its upload is aborted, not left open at the pricing system.
+      expect(uploadsOf(failed.job_id)).toMatchObject([{ state: 'ABORTED', sequences: [0] }]);
+      expect(stack.dim.received.calls).toContain(`POST /uploads/${uploadsOf(failed.job_id)[0]!.uploadId}/abort`);
       expect(stack.dim.committed(PROJECT, target.type === 'pricing' ? target.table_path : '')).toBeUndefined();
     } finally {
       stack.relay.refuseFrom = undefined;
@@ -165,6 +169,46 @@ describe('a data table version', () => {
       body: { ...target, description: 'after the failure' },
     });
     expect(updated.status, updated.text).toBe(200);
+  });
+
+  it('names the row and column the pricing system refused (30-4009), and aborts the upload', async () => {
+    // Row 7,001 (of the second batch) has a day DuckDB reads but the pricing system's DATETIME does not take.
+    const lines = pricesCsv(7_500).split('\n');
+    lines[7_001] = lines[7_001]!.replace(/[^,]+$/, '10000-01-02');
+    const oddTable = await importedTable(api, stack.env, lines.join('\n'));
+    const target = await pricingTarget(api, connectionId);
+    const failed = await transferAndWait(api, transferRequest(target.id, { ...tableSource, source_id: oddTable }));
+    expect(failed).toMatchObject({
+      rows_sent: 5_000,
+      rows_accepted: 5_000,
+      execution: {
+        status: 'FAILED',
+        error: {
+          code: '30-4009',
+          extraDetails: { row: 7_001, column: 'day', provider_status: 400, provider_error: 'invalid_row' },
+        },
+      },
+    });
+    expect(failed.execution.error?.message).toBe(
+      `Type mapping validation failed: the pricing system (${new URL(stack.dim.host).host}) refused row 7001 of the source, column day (invalid_row)`,
+    );
+    expect(uploadsOf(failed.job_id)).toMatchObject([{ state: 'ABORTED' }]);
+    expect(stack.dim.committed(PROJECT, target.type === 'pricing' ? target.table_path : '')).toBeUndefined();
+  });
+
+  it('says the table’s limit whole when it takes fewer rows (30-6003), with the figures in extraDetails', async () => {
+    const target = await pricingTarget(api, connectionId);
+    stack.dim.setTable(PROJECT, target.type === 'pricing' ? target.table_path : '', { maxRows: ROWS - 1 });
+    const failed = await transferAndWait(api, transferRequest(target.id, { ...tableSource, source_id: tableId }));
+    expect(failed.execution).toMatchObject({
+      status: 'FAILED',
+      error: {
+        code: '30-6003',
+        message: `Transfer failed due to pricing-system size limits (${ROWS} rows; the table takes at most ${ROWS - 1})`,
+        extraDetails: { rows: ROWS, max_rows: ROWS - 1 },
+      },
+    });
+    expect(uploadsOf(failed.job_id)).toEqual([]);
   });
 
   it('is started once for a retry with the same Idempotency-Key, and its rows sent once', async () => {

@@ -6,6 +6,7 @@ import {
   EXCERPT_LENGTH,
   excerpt,
   renderMessage,
+  systemText,
 } from '../../../shared/errors/app-error';
 
 describe('excerpt', () => {
@@ -19,6 +20,20 @@ describe('excerpt', () => {
     const shown = excerpt(injection);
     expect(shown).toBe(`${injection.slice(0, EXCERPT_LENGTH)}…`);
     expect(excerpt('b'.repeat(EXCERPT_LENGTH))).toBe('b'.repeat(EXCERPT_LENGTH));
+  });
+
+  it('never splits a number: one the cut would split is left out whole', () => {
+    const limit = 'the table takes at most 1199999 rows';
+    expect(excerpt(limit, 28)).toBe('the table takes at most …');
+    expect(excerpt(limit, 31)).toBe('the table takes at most 1199999…');
+    expect(excerpt('rows: 1,199,999 of them', 10)).toBe('rows: …');
+    expect(excerpt('ratio 0.25 of all', 8)).toBe('ratio …');
+    expect(excerpt('ratio 0.25 of all', 7)).toBe('ratio …');
+    expect(excerpt('1234567890'.repeat(10), 15)).toBe('…');
+    // A cut after a number or before one does not split it.
+    expect(excerpt('12 rows and more', 2)).toBe('12…');
+    expect(excerpt('rows 12', 5)).toBe('rows …');
+    expect(excerpt('rows: 5. Then 6', 8)).toBe('rows: 5.…');
   });
 
   it('counts characters, so a surrogate pair is never split', () => {
@@ -41,6 +56,25 @@ describe('messages quote text values as excerpts', () => {
     expect(renderMessage('30-1115', [bucket])).toBe(`Bucket name evil\\n${'x'.repeat(EXCERPT_LENGTH - 5)}… is invalid`);
     expect(new AppError('10-404', { params: ['connection', 12345678901234567890n] }).message).toBe(
       'Entity connection with ID 12345678901234567890 not found',
+    );
+  });
+});
+
+describe('messages show numbers whole', () => {
+  it('quotes a text the service wrote up to the longer bound', () => {
+    const stated = `1200000 rows; the table takes at most ${1_199_999}`;
+    expect(renderMessage('30-6003', [systemText(stated)])).toBe(
+      `Transfer failed due to pricing-system size limits (${stated})`,
+    );
+    const long = systemText(`${'x'.repeat(ECHO_LENGTH - 5)} 1199999`);
+    expect(renderMessage('30-6003', [long])).toBe(
+      `Transfer failed due to pricing-system size limits (${'x'.repeat(ECHO_LENGTH - 5)} …)`,
+    );
+  });
+
+  it('leaves a number out of a caller’s text rather than show part of it', () => {
+    expect(renderMessage('10-404', ['table', `${'x'.repeat(35)} 123456789`])).toBe(
+      `Entity table with ID ${'x'.repeat(35)} … not found`,
     );
   });
 });

@@ -89,9 +89,14 @@ describe('toProblem', () => {
   });
 
   it('bounds the instance: the path as sent', () => {
-    const path = `/api/data/v1/connections/${'9'.repeat(4_000)}`;
+    const path = `/api/data/v1/connections/${'c'.repeat(4_000)}`;
     expect(toProblem(new AppError('10-1400'), { ...context, instance: path }).instance).toBe(
       `${path.slice(0, ECHO_LENGTH)}…`,
+    );
+    // A number the bound would split is left out whole: its first digits would read as another id.
+    const id = `/api/data/v1/connections/${'9'.repeat(4_000)}`;
+    expect(toProblem(new AppError('10-1400'), { ...context, instance: id }).instance).toBe(
+      '/api/data/v1/connections/…',
     );
   });
 

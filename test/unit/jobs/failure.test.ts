@@ -34,6 +34,30 @@ describe('what a worker throws', () => {
     expect(JSON.parse(fetched.message)).toMatchObject({ code: '30-1100', cause: 'fetch failed' });
   });
 
+  it('carries the error’s extraDetails, bounded, through Step Functions to the recorded error', () => {
+    const failure = jobFailureOf(
+      new AppError('30-6003', {
+        params: ['1200000 rows; the table takes at most 1199999'],
+        extraDetails: { rows: 1_200_000, max_rows: 1_199_999, cause: 'said apart', note: `a${'b'.repeat(300)}` },
+      }),
+    );
+    const carried = jobErrorFromState({ Error: failure.name, Cause: failure.message });
+    expect(carried).toMatchObject({
+      code: '30-6003',
+      cause: 'said apart',
+      extraDetails: { rows: 1_200_000, max_rows: 1_199_999, note: `a${'b'.repeat(199)}…` },
+    });
+    expect(carried.extraDetails).not.toHaveProperty('cause');
+    const huge = jobFailureOf(
+      new AppError('10-1400', {
+        extraDetails: Object.fromEntries(Array.from({ length: 100 }, (_, index) => [`field${index}`, 'x'.repeat(150)])),
+      }),
+    );
+    const kept = JSON.stringify((JSON.parse(huge.message) as { extraDetails: unknown }).extraDetails);
+    expect(kept.length).toBeLessThanOrEqual(4_000);
+    expect(kept).toContain('"field0"');
+  });
+
   it('lets a superseded job stop without becoming a failure of its own', () => {
     const superseded = Object.assign(new Error('gone'), { name: 'Job.Superseded' });
     expect(jobFailureOf(superseded)).toBe(superseded);

@@ -1,7 +1,8 @@
 /**
  * The transfer core (shared/transfers/run.ts) against an in-memory pricing system: batches of
  * consecutive sequences, limits checked before anything is sent, a failure half-way that says
- * what the pricing system took, and a retry that resumes without sending a row twice.
+ * what the pricing system took and aborts the upload, and a retry after a transient failure
+ * that resumes without sending a row twice.
  */
 import { describe, expect, it } from 'vitest';
 import type { PricingColumn } from '../../../shared/connectors/pricing/connector';
@@ -95,21 +96,39 @@ describe('sendRows', () => {
     expect(pricing.uploads.get('transfer-1')?.state).toBe('COMMITTED');
   });
 
-  it('fails half-way having reported what the pricing system took, and leaves the upload open', async () => {
+  it('fails half-way having reported what the pricing system took, and aborts the upload', async () => {
     const pricing = new PricingDouble();
     pricing.faults.set(2, 'refuse');
     const { error, heard } = await send(pricing, sourceRows(10));
     expect(error).toMatchObject({ code: '30-4007' });
     expect(heard.at(-1)).toMatchObject({ sent: 8, accepted: 8 });
-    expect(pricing.rows('transfer-1')).toHaveLength(8);
-    expect(pricing.uploads.get('transfer-1')?.state).toBe('OPEN');
+    expect(pricing.aborts).toEqual(['transfer-1']);
+    expect(pricing.uploads.get('transfer-1')?.state).toBe('ABORTED');
+    expect(pricing.rows('transfer-1')).toEqual([]);
   });
 
-  it('resumes a failed transfer after what the pricing system holds: no row is sent twice', async () => {
+  it('keeps the upload open after a failure the job’s runner tries again', async () => {
+    const pricing = new PricingDouble();
+    pricing.faults.set(1, 'transient');
+    expect((await send(pricing, sourceRows(10))).error).toMatchObject({ code: '30-1110' });
+    expect(pricing.aborts).toEqual([]);
+    expect(pricing.uploads.get('transfer-1')?.state).toBe('OPEN');
+    expect(pricing.rows('transfer-1')).toHaveLength(4);
+  });
+
+  it('reports the transfer’s own failure when the abort fails too', async () => {
+    const pricing = new PricingDouble();
+    pricing.faults.set(0, 'refuse');
+    pricing.abortFails = true;
+    expect((await send(pricing, sourceRows(10))).error).toMatchObject({ code: '30-4007' });
+    expect(pricing.aborts).toEqual(['transfer-1']);
+  });
+
+  it('resumes a transfer after what the pricing system holds: no row is sent twice', async () => {
     const pricing = new PricingDouble();
     const rows = sourceRows(10);
-    pricing.faults.set(1, 'refuse');
-    expect((await send(pricing, rows)).error).toMatchObject({ code: '30-4007' });
+    pricing.faults.set(1, 'transient');
+    expect((await send(pricing, rows)).error).toMatchObject({ code: '30-1110' });
     const reader = readerOf(rows);
     const heard: TransferCounts[] = [];
     const result = await sendRows(pricing, plan(10), reader, new AbortController().signal, (counts) => {
@@ -134,7 +153,7 @@ describe('sendRows', () => {
     const pricing = new PricingDouble();
     const rows = sourceRows(9);
     pricing.faults.set(1, 'lose-answer');
-    expect((await send(pricing, rows)).error).toMatchObject({ code: '30-4007' });
+    expect((await send(pricing, rows)).error).toMatchObject({ code: '30-1110' });
     expect(pricing.rows('transfer-1')).toHaveLength(8);
     const { result } = await send(pricing, rows);
     expect(result).toMatchObject({ sent: 9, accepted: 9 });
@@ -188,6 +207,6 @@ describe('sendRows', () => {
     const pricing = new PricingDouble();
     const { error } = await send(pricing, sourceRows(5), { rows: 6 });
     expect(error).toMatchObject({ code: '10-500' });
-    expect(pricing.uploads.get('transfer-1')?.state).toBe('OPEN');
+    expect(pricing.uploads.get('transfer-1')?.state).toBe('ABORTED');
   });
 });

@@ -88,7 +88,7 @@ describe('pricing DIM connector', () => {
     const upload = await first.openUpload('transfer-1', destination, COLUMNS, signal());
     expect(upload).toMatchObject({ acceptedRows: 0, nextSequence: 0 });
     // The bytes are the batch's request body, as the DIM received it.
-    expect(await first.sendBatch(upload, { sequence: 0, rows: [['a', 1, '1.50']] }, signal())).toEqual({
+    expect(await first.sendBatch(upload, { sequence: 0, firstRow: 0, rows: [['a', 1, '1.50']] }, signal())).toEqual({
       acceptedRows: 1,
       bytes: Buffer.byteLength('{"rows":[["a",1,"1.50"]]}'),
     });
@@ -97,7 +97,9 @@ describe('pricing DIM connector', () => {
     const again = connector();
     const resumed = await again.openUpload('transfer-1', destination, COLUMNS, signal());
     expect(resumed).toEqual({ uploadId: upload.uploadId, acceptedRows: 1, nextSequence: 1 });
-    expect(await again.sendBatch(resumed, { sequence: 0, rows: [['a', 1, '1.50']] }, signal())).toMatchObject({
+    expect(
+      await again.sendBatch(resumed, { sequence: 0, firstRow: 0, rows: [['a', 1, '1.50']] }, signal()),
+    ).toMatchObject({
       acceptedRows: 1,
     });
     expect(
@@ -105,6 +107,7 @@ describe('pricing DIM connector', () => {
         resumed,
         {
           sequence: 1,
+          firstRow: 1,
           rows: [
             ['b', 2, 3.25],
             [null, null, null],
@@ -130,17 +133,23 @@ describe('pricing DIM connector', () => {
     const dimConnector = connector();
     const upload = await dimConnector.openUpload('transfer-retry', destination, COLUMNS, signal());
     await dim.fail({ kind: 'transient', status: 503, times: 2 });
-    expect(await dimConnector.sendBatch(upload, { sequence: 0, rows: [['a', 1, 1]] }, signal())).toMatchObject({
+    expect(
+      await dimConnector.sendBatch(upload, { sequence: 0, firstRow: 0, rows: [['a', 1, 1]] }, signal()),
+    ).toMatchObject({
       acceptedRows: 1,
     });
     await dim.fail({ kind: 'transient', status: 429, times: 1, retryAfter: 1 });
     const started = Date.now();
-    expect(await dimConnector.sendBatch(upload, { sequence: 1, rows: [['b', 2, 2]] }, signal())).toMatchObject({
+    expect(
+      await dimConnector.sendBatch(upload, { sequence: 1, firstRow: 1, rows: [['b', 2, 2]] }, signal()),
+    ).toMatchObject({
       acceptedRows: 2,
     });
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     await dim.fail({ kind: 'reset', times: 1 });
-    expect(await dimConnector.sendBatch(upload, { sequence: 2, rows: [['c', 3, 3]] }, signal())).toMatchObject({
+    expect(
+      await dimConnector.sendBatch(upload, { sequence: 2, firstRow: 2, rows: [['c', 3, 3]] }, signal()),
+    ).toMatchObject({
       acceptedRows: 3,
     });
     const sent = dim.received.uploads.find((candidate) => candidate.key === 'transfer-retry');
@@ -156,7 +165,9 @@ describe('pricing DIM connector', () => {
     const dimConnector = connector();
     const upload = await dimConnector.openUpload('transfer-down', destination, COLUMNS, signal());
     await dim.fail({ kind: 'transient', status: 503, times: 100 });
-    const error = await failureOf(dimConnector.sendBatch(upload, { sequence: 0, rows: [['a', 1, 1]] }, signal()));
+    const error = await failureOf(
+      dimConnector.sendBatch(upload, { sequence: 0, firstRow: 0, rows: [['a', 1, 1]] }, signal()),
+    );
     expect(error.code).toBe('30-4007');
     expect(error.extraDetails).toMatchObject({ provider_status: 503, provider_error: 'busy' });
     const batches = dim.received.calls.filter((call) => call.startsWith(`PUT /uploads/${upload.uploadId}/`));
@@ -169,7 +180,11 @@ describe('pricing DIM connector', () => {
     const upload = await dimConnector.openUpload('transfer-aborted', destination, COLUMNS, signal());
     await dim.fail({ kind: 'transient', status: 503, times: 100 });
     const started = Date.now();
-    const call = dimConnector.sendBatch(upload, { sequence: 0, rows: [['a', 1, 1]] }, AbortSignal.timeout(600));
+    const call = dimConnector.sendBatch(
+      upload,
+      { sequence: 0, firstRow: 0, rows: [['a', 1, 1]] },
+      AbortSignal.timeout(600),
+    );
     await expect(call).rejects.toMatchObject({ name: 'TimeoutError' });
     expect(Date.now() - started).toBeLessThan(2_500);
   });

@@ -100,7 +100,11 @@ describe('pricing SDK connector', () => {
     const refusals = sdk.sessionRefusals.length;
     const logins = sdk.logins.length;
     const error = await failureOf(
-      pricing.sendBatch({ uploadId: 'u-none', acceptedRows: 0, nextSequence: 0 }, { sequence: 0, rows: [] }, signal()),
+      pricing.sendBatch(
+        { uploadId: 'u-none', acceptedRows: 0, nextSequence: 0 },
+        { sequence: 0, firstRow: 0, rows: [] },
+        signal(),
+      ),
     );
     expect(error.code).toBe('30-4005');
     expect(sdk.logins.length).toBe(logins + 1);
@@ -110,11 +114,11 @@ describe('pricing SDK connector', () => {
   it('uploads exactly the rows sent, resumed without duplicates', async () => {
     const destination = { projectPath: '\\Sdk', tablePath: 'Days\\' };
     const upload = await connector().openUpload('sdk-transfer', destination, COLUMNS, signal());
-    await connector().sendBatch(upload, { sequence: 0, rows: [['a', '2024-01-02']] }, signal());
+    await connector().sendBatch(upload, { sequence: 0, firstRow: 0, rows: [['a', '2024-01-02']] }, signal());
     const resumed = await connector().openUpload('sdk-transfer', destination, COLUMNS, signal());
     expect(resumed).toMatchObject({ uploadId: upload.uploadId, acceptedRows: 1, nextSequence: 1 });
-    await connector().sendBatch(resumed, { sequence: 0, rows: [['a', '2024-01-02']] }, signal());
-    await connector().sendBatch(resumed, { sequence: 1, rows: [['b', null]] }, signal());
+    await connector().sendBatch(resumed, { sequence: 0, firstRow: 0, rows: [['a', '2024-01-02']] }, signal());
+    await connector().sendBatch(resumed, { sequence: 1, firstRow: 1, rows: [['b', null]] }, signal());
     await connector().commitUpload(resumed, signal());
     expect(sdk.committed(destination.projectPath, destination.tablePath)?.rows).toEqual([
       ['a', '2024-01-02'],
