@@ -1,6 +1,6 @@
 /**
- * Loaded into the twin's engine processes by bench/engine-process-watch.ts (`--import`, after
- * tsx): times every DuckDB statement and instance creation of the engine process and sends
+ * Loaded into the twin's engine processes by bench/engine-process-watch.ts (`--import`, bundled
+ * beside the engine's own bundle): times every DuckDB statement and instance creation of the engine process and sends
  * each as a span to the twin process over the engine's own IPC channel. The engine's parent
  * reads only messages that carry a task's id or say it is ready, so these pass it by.
  */

@@ -2,7 +2,7 @@
  * What the twin's engine processes do, seen from the bench's twin process
  * (bench/import-twin-process.ts) without changing them: child_process.fork is wrapped so that
  * every engine process (shared/engine/isolation/engine-process.ts) also loads
- * bench/engine-child-timing.ts, and its messages are timed:
+ * bench/engine-child-timing.ts (bundled), and its messages are timed:
  * - its start, from the fork until it says it is ready (span "engine process start");
  * - a task from the moment the parent sends it until its result (span "task <name> → result");
  * - each event of a task from that same moment (span "task <name> → event <kind>");
@@ -12,6 +12,7 @@
 import childProcess, { type ChildProcess, type ForkOptions } from 'node:child_process';
 import { syncBuiltinESMExports } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { engineModuleBundle } from '../infra/local/engine-child-bundle';
 import { ENGINE_CHILD_VARIABLE } from '../shared/engine/isolation/engine-child';
 import { ENGINE_SPAN } from './engine-span';
 import { now, type Span } from './import-protocol';
@@ -52,12 +53,19 @@ function watch(child: ChildProcess, record: (span: Span) => void): void {
   });
 }
 
-/** From now on, every engine process the twin forks reports its work to `record`. */
-export function watchEngineProcesses(record: (span: Span) => void): void {
+/**
+ * From now on, every engine process the twin forks reports its work to `record`. The twin's
+ * engine processes run plain Node from a bundle (infra/local/engine-child-bundle.ts), which has
+ * no loader for TypeScript: the timing module goes in bundled the same way, beside it, so that
+ * both load the one DuckDB module (issue 38: `--import` of the .ts ended every engine process
+ * before it was ready).
+ */
+export async function watchEngineProcesses(record: (span: Span) => void): Promise<void> {
+  const timing = await engineModuleBundle(CHILD_TIMING);
   const fork = childProcess.fork;
   const watched = (path: string | URL, args?: readonly string[], options?: ForkOptions): ChildProcess => {
     if (options?.env?.[ENGINE_CHILD_VARIABLE] !== '1') return fork(path, args, options);
-    const child = fork(path, args, { ...options, execArgv: [...(options.execArgv ?? []), '--import', CHILD_TIMING] });
+    const child = fork(path, args, { ...options, execArgv: [...(options.execArgv ?? []), '--import', timing] });
     watch(child, record);
     return child;
   };

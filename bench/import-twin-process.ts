@@ -148,7 +148,7 @@ function watchHttp(ports: { api: number; s3: number; dynamo: number; sfn: number
 
 async function main(): Promise<void> {
   instrumentDuckDb();
-  watchEngineProcesses(record);
+  await watchEngineProcesses(record);
   const twin = await startTwin({ buckets: [SOURCE_BUCKET], loadWorker: timedWorkerLoader });
   const port = (url: string | undefined) => Number(new URL(url ?? 'http://x:0').port);
   const http = watchHttp({

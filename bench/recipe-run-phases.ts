@@ -101,8 +101,7 @@ const ENGINE_WAIT = 'downloads → engine task sent (an engine process taken or 
 
 /**
  * What of a run is the twin's and not the service's, measured: the wait for an engine process
- * after the downloads (on the twin its start through tsx, which a deployed bundle does not
- * compile), and the downloads' time beyond the bare script's GETs of the same files from the
+ * after the downloads (on the twin its start from a bundle, as a deployed function's), and the downloads' time beyond the bare script's GETs of the same files from the
  * same s3rver, which the worker does with the same code (GetObject piped to a file, the
  * inputs in parallel) inside the process that also runs s3rver, the API the bench polls, the
  * stores and the job machinery.

@@ -4,6 +4,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import os from 'node:os';
+import { AppError } from '../../errors/app-error';
+import { logger } from '../../log';
 import { ENGINE_CHILD_VARIABLE } from './engine-child';
 import { Slots } from './slots';
 import type { EngineTaskName, TaskEvent, TaskInput, TaskOutput } from './tasks';
@@ -90,13 +92,15 @@ function childEntry(): { readonly path: string; readonly execArgv: string[] } {
 
 /**
  * The variables an engine process reads (its engine's memory follows the function's; its
- * logger's level). It keeps those it was started with: an idle one started with others than
- * this process has now is ended rather than handed a task (a test process runs twins of
- * several settings in turn). Nothing else of the environment reaches an engine's work: tasks
- * carry their files, budgets and limits.
+ * logger's level), and the module it runs. It keeps those it was started with: an idle one
+ * started with others than this process has now is ended rather than handed a task (a test
+ * process runs twins of several settings in turn, and a twin may name another bundle).
+ * Nothing else of the environment reaches an engine's work: tasks carry their files, budgets
+ * and limits.
  */
 const ENGINE_ENVIRONMENT = ['AWS_LAMBDA_FUNCTION_MEMORY_SIZE', 'POWERTOOLS_LOG_LEVEL'] as const;
-const engineEnvironment = (): string => ENGINE_ENVIRONMENT.map((name) => process.env[name] ?? '').join('\n');
+const engineEnvironment = (): string =>
+  [childEntry().path, ...ENGINE_ENVIRONMENT.map((name) => process.env[name] ?? '')].join('\n');
 const startedWith = new WeakMap<ChildProcess, string>();
 
 function spawnEngineProcess(): ChildProcess {
@@ -116,27 +120,49 @@ function spawnEngineProcess(): ChildProcess {
 /** How long a new engine process may take to load its modules: far more than it does, even cold on a busy machine. */
 const START_TIMEOUT_MS = 30_000;
 
-/** A new engine process once it is ready for tasks. */
+/**
+ * The failure of a task whose engine process could not start (its module failed to load, say):
+ * 10-500, with a cause that says so, where a bare 10-500 would leave a job's user and its
+ * operator guessing (issue 38). The process's own output (its stderr, the log) has the details.
+ */
+function engineProcessNotStarted(why: string): AppError {
+  return new AppError('10-500', {
+    message: 'The engine process could not start',
+    extraDetails: { cause: `the engine process could not start: ${why}` },
+  });
+}
+
+/** A new engine process once it is ready for tasks; an engineProcessNotStarted failure if it ends or stays silent before. */
 function started(): Promise<ChildProcess> {
   const child = spawnEngineProcess();
   return new Promise((resolve, reject) => {
-    const failed = () => {
+    const settle = () => {
       clearTimeout(timer);
       child.off('message', onReady);
+      child.off('exit', onExit);
+      child.off('error', onError);
+    };
+    const failed = (why: string) => {
+      settle();
       child.kill('SIGKILL');
-      reject(new Error('the engine process did not start'));
+      logger.error('an engine process could not start', { why, pid: child.pid });
+      reject(engineProcessNotStarted(why));
     };
     const onReady = (message: TaskMessage) => {
       if (!('id' in message) && message.kind === 'ready') {
-        clearTimeout(timer);
-        child.off('message', onReady);
-        child.off('exit', failed);
+        settle();
         resolve(child);
       }
     };
-    const timer = setTimeout(failed, START_TIMEOUT_MS);
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+      failed(
+        signal ? `it was ended by ${signal} before it was ready` : `it exited with code ${code} before it was ready`,
+      );
+    const onError = (error: Error) => failed(error.message);
+    const timer = setTimeout(() => failed(`it was not ready within ${START_TIMEOUT_MS / 1000} s`), START_TIMEOUT_MS);
     child.on('message', onReady);
-    child.once('exit', failed);
+    child.once('exit', onExit);
+    child.once('error', onError);
   });
 }
 

@@ -2,16 +2,22 @@
  * Recipe runs that fail, and what may not happen while one runs: SQL that fails at run time
  * (20-1031, 10-1002) with no output left that reads as current, an upstream node failing
  * inside the job, a table without data (20-1059), a crashed worker or one killed at its time
- * limit (10-500 without internals, 10-1047), and, with a run held in progress, recipe version updates (20-1048),
- * graph edits and a second run (20-1034) sent in parallel. The worker is the real one,
+ * limit (10-500 without internals, 10-1047), an engine process that cannot start (10-500
+ * saying so), and, with a run held in progress, recipe version updates (20-1048), graph edits
+ * and a second run (20-1034) sent in parallel. The worker is the real one,
  * wrapped per dataset to misbehave or to wait on purpose.
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engineChildBundle } from '../../../infra/local/engine-child-bundle';
 import { loadWorkerHandler, type WorkerFunction } from '../../../infra/local/stepfunctions';
 import { dynamoDocumentClient } from '../../../shared/aws/clients';
 import { recipeRunJob } from '../../../shared/datasets/jobs';
 import { keys } from '../../../shared/db/keys';
+import { useEngineChildBundle } from '../../../shared/engine/isolation/engine-process';
 import type { WorkerSpec } from '../../../shared/jobs/define-job';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
@@ -323,5 +329,36 @@ describe('recipes that read nothing the graph gives', () => {
       body: { use_sample: true },
     });
     expect([refused.status, refused.problem.code]).toEqual([400, '20-1049']);
+  });
+});
+
+describe('a run whose engine process cannot start', () => {
+  it('ends FAILED 10-500 with a cause that says the engine process could not start, and why (issue 38)', async () => {
+    // What the bench's engine watch once did: a module the engine process cannot load, so it ends before it is ready.
+    const folder = await mkdtemp(join(tmpdir(), 'broken-engine-'));
+    const broken = join(folder, 'engine-child-broken.mjs');
+    await writeFile(broken, `import ${JSON.stringify(join(folder, 'missing.ts'))};\n`);
+    useEngineChildBundle(broken);
+    try {
+      const graph = await joinGraph(api, tables);
+      const done = await executeAndWait(api, graph, graph.join, true);
+      expect(done).toMatchObject({
+        run_state: 'FAILED',
+        execution: {
+          status: 'FAILED',
+          error: {
+            code: '10-500',
+            message: 'The engine process could not start',
+            cause: 'the engine process could not start: it exited with code 1 before it was ready',
+          },
+        },
+      });
+    } finally {
+      useEngineChildBundle(await engineChildBundle());
+      await rm(folder, { recursive: true, force: true });
+    }
+    // The engine's own bundle again: the next run completes.
+    const graph = await joinGraph(api, tables);
+    expect((await executeAndWait(api, graph, graph.join, true)).run_state).toBe('SUCCEEDED');
   });
 });
