@@ -52,12 +52,21 @@ export function routeHandlers(): string[] {
   return [...new Set(routes.map((route) => route.handler))].sort();
 }
 
-export async function measureBundles(): Promise<BundleReport[]> {
+/**
+ * Every route handler's bundle, or the first `count` handlers' (a smoke run's: bench/settings.ts),
+ * with one that declares the engine among them, so both builds of bundleApiFunctions run.
+ */
+export async function measureBundles(count?: number): Promise<BundleReport[]> {
   const engineHandlers = new Set(routes.filter((route) => route.engine).map((route) => route.handler));
+  const all = routeHandlers();
+  const handlers =
+    count === undefined
+      ? all
+      : [...new Set([...all.filter((handler) => engineHandlers.has(handler)).slice(0, 1), ...all])].slice(0, count);
   // As deployed, and for reference with the AWS SDK (an engine route's DuckDB comes from the layer either way).
-  const deployed = await bundleApiFunctions(routeHandlers(), engineHandlers);
-  const withSdk = await bundleApiFunctions(routeHandlers(), engineHandlers, (engine) => (engine ? ['@duckdb/*'] : []));
-  return routeHandlers().map((handler) => {
+  const deployed = await bundleApiFunctions(handlers, engineHandlers);
+  const withSdk = await bundleApiFunctions(handlers, engineHandlers, (engine) => (engine ? ['@duckdb/*'] : []));
+  return handlers.map((handler) => {
     const engine = engineHandlers.has(handler);
     const asDeployed = deployed.get(handler)!;
     const sdkIncluded = withSdk.get(handler)!;

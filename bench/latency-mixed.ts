@@ -26,6 +26,8 @@ export interface MixedLoadSettings {
   readonly connections: number;
   readonly seconds: number;
   readonly warmupSeconds: number;
+  /** Requests per route in the by-route pass (BY_ROUTE_REQUESTS unless set; a smoke run's few: bench/settings.ts). */
+  readonly requestsPerRoute?: number;
 }
 
 /** Latency of one route (or of all of them) during the run, in ms. */
@@ -166,6 +168,7 @@ async function cpuByRoute(
   client: ApiClient,
   ready: TwinReady,
   table: { tableId: number; versionNumber: number },
+  requests: number,
 ): Promise<{ name: string; cpuMs: number }[]> {
   const ids: number[] = [];
   const version = { data_table_id: table.tableId, version_number: table.versionNumber };
@@ -192,12 +195,12 @@ async function cpuByRoute(
   const results: { name: string; cpuMs: number }[] = [];
   for (const operationId of CYCLE) {
     await ask(child, { type: 'reset' });
-    for (let index = 0; index < BY_ROUTE_REQUESTS; index++) {
+    for (let index = 0; index < requests; index++) {
       const response = await calls[operationId](index);
       if (response.status >= 300) throw new Error(`${operationId} answered ${response.status}: ${response.text}`);
     }
     const { cpuMs } = await ask(child, { type: 'stats' });
-    results.push({ name: routeName(operationId), cpuMs: cpuMs / BY_ROUTE_REQUESTS });
+    results.push({ name: routeName(operationId), cpuMs: cpuMs / requests });
   }
   return results;
 }
@@ -245,7 +248,7 @@ export async function measureMixedLoad(settings: MixedLoadSettings): Promise<Mix
     await ask(child, { type: 'reset', ...(process.env.BENCH_CPU_PROF ? { profile: 'mixed-load' } : {}) });
     const result = await run(settings.seconds);
     const server = await ask(child, { type: 'stats' });
-    const cpuMsByRoute = await cpuByRoute(child, client, ready, table);
+    const cpuMsByRoute = await cpuByRoute(child, client, ready, table, settings.requestsPerRoute ?? BY_ROUTE_REQUESTS);
     const all = [...times.values()].flat();
     // Connection errors and timeouts have no status: autocannon counts them apart.
     const failed = [...failures.values()].reduce((sum, count) => sum + count, 0) + result.errors + result.timeouts;

@@ -358,7 +358,7 @@ export function multipartExportSection(report: MultipartExportReport): string[] 
   return [
     '## Multi-part export: pipeline vs raw SDK',
     '',
-    `A released dataset's output of ${report.settings.rows.toLocaleString('en-US')} rows as CSV, ${mb.toFixed(1)} MB in ${report.settings.parts} parts of a multipart upload on the twin's s3rver; one warm-up round not shown.`,
+    `A released dataset's output of ${report.settings.rows.toLocaleString('en-US')} rows as CSV, ${mb.toFixed(1)} MB in ${report.settings.parts} parts of a multipart upload on the twin's s3rver; ${report.settings.warmupRounds ?? 1} warm-up round(s) not shown.`,
     '',
     `| side | ${runs.join(' | ')} | median ms | MB/s |`,
     `|---|${runs.map(() => '--:|').join('')}--:|--:|`,

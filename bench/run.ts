@@ -8,7 +8,8 @@
  *
  * `npm run bench -- import` (or `bundles`, `cost`, `cost-jobs`, `latency`, `recipe-sql`, `recipe-run`,
  * `multipart-export`, several) runs only those sections; `scale` (10M rows, never in the default run; BENCH_SCALE_*
- * settings: bench/scale-report.ts) too. BENCH_COST_RUNS (10), BENCH_COST_WRITE_RUNS (3) and BENCH_COST_COLD_RUNS (3;
+ * settings: bench/scale-report.ts) too. `--smoke` runs them at tiny sizes (bench/settings.ts), as the test suite does:
+ * it checks that each completes and prints its tables, not what it measures. BENCH_COST_RUNS (10), BENCH_COST_WRITE_RUNS (3) and BENCH_COST_COLD_RUNS (3;
  * 0 skips cold starts) change the cost measurement (bench/cost-report.ts; JSON in bench/results/cost.json);
  * BENCH_COST_JOB_ROWS (200000) the jobs' (bench/cost-jobs.ts); BENCH_IMPORT_ROWS (1000000) and BENCH_IMPORT_RUNS (3)
  * the import's; BENCH_RECIPE_SQL_ROUNDS (20) and BENCH_RECIPE_SQL_COLD_STARTS (5) the analyzer's;
@@ -41,6 +42,7 @@ import {
 } from './recipe-run';
 import { measureRecipeSql, recipeSqlSection, type RecipeSqlReport } from './recipe-sql';
 import { benchScale } from './scale-report';
+import { benchSettings, positiveSetting } from './settings';
 
 // Before anything loads the twin (the child process inherits them).
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
@@ -160,18 +162,16 @@ const SECTIONS = [
 const ASKED_FOR_ONLY = ['scale'] as const;
 type Section = (typeof SECTIONS)[number] | (typeof ASKED_FOR_ONLY)[number];
 
-function selectedSections(args: readonly string[]): ReadonlySet<Section> {
+/** The flag of a smoke run (bench/settings.ts). */
+const SMOKE = '--smoke';
+
+function selectedSections(given: readonly string[]): ReadonlySet<Section> {
+  const args = given.filter((arg) => arg !== SMOKE);
   const known: readonly string[] = [...SECTIONS, ...ASKED_FOR_ONLY];
   const unknown = args.filter((arg) => !known.includes(arg));
   if (unknown.length > 0)
     throw new Error(`unknown bench section(s): ${unknown.join(', ')} (known: ${known.join(', ')})`);
   return new Set(args.length === 0 ? SECTIONS : (args as Section[]));
-}
-
-function positiveSetting(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
-  return value;
 }
 
 /** A section's report, or why its measurement failed (the other sections still print). */
@@ -254,64 +254,22 @@ function importVerdict(imported: ImportReport | Error): string {
 
 async function main(): Promise<number> {
   const sections = selectedSections(process.argv.slice(2));
+  const settings = benchSettings(process.argv.includes(SMOKE));
   // Taken before the bench loads the machine itself: other work on the 2 cores skews the numbers (the ratios less so).
   const busyBefore = await machineBusy();
-  const bundles = sections.has('bundles') ? await measureBundles() : undefined;
-  const cost = sections.has('cost')
-    ? await attempt(() =>
-        measureCost({
-          readRuns: positiveSetting('BENCH_COST_RUNS', 10),
-          writeRuns: positiveSetting('BENCH_COST_WRITE_RUNS', 3),
-          coldRuns: Number(process.env.BENCH_COST_COLD_RUNS ?? 3),
-          jsonFile: 'bench/results/cost.json',
-        }),
-      )
-    : undefined;
+  const bundles = sections.has('bundles') ? await measureBundles(settings.bundledHandlers) : undefined;
+  const cost = sections.has('cost') ? await attempt(() => measureCost(settings.cost)) : undefined;
   const jobCosts = sections.has('cost-jobs')
-    ? await attempt(() =>
-        jobCostSection(positiveSetting('BENCH_COST_JOB_ROWS', 200_000), 'bench/results/cost-jobs.json'),
-      )
+    ? await attempt(() => jobCostSection(settings.costJobs.rows, settings.costJobs.jsonFile))
     : undefined;
-  const latency = sections.has('latency')
-    ? await measureLatency({ connections: 10, loadConnections: 50, seconds: 5, warmupSeconds: 1 })
-    : undefined;
+  const latency = sections.has('latency') ? await measureLatency(settings.latency) : undefined;
   // On a twin of its own, started after the other phases' twin is gone.
-  const mixed = sections.has('latency')
-    ? await measureMixedLoad({ connections: 50, seconds: 10, warmupSeconds: 2 })
-    : undefined;
-  const imported = sections.has('import')
-    ? await attempt(() =>
-        measureImportThroughput({
-          rows: positiveSetting('BENCH_IMPORT_ROWS', 1_000_000),
-          runs: positiveSetting('BENCH_IMPORT_RUNS', 3),
-        }),
-      )
-    : undefined;
-  const analyzer = sections.has('recipe-sql')
-    ? await attempt(() =>
-        measureRecipeSql({
-          rounds: positiveSetting('BENCH_RECIPE_SQL_ROUNDS', 20),
-          coldStarts: positiveSetting('BENCH_RECIPE_SQL_COLD_STARTS', 5),
-        }),
-      )
-    : undefined;
-  const recipeRun = sections.has('recipe-run')
-    ? await attempt(() =>
-        measureRecipeRun({
-          rows: positiveSetting('BENCH_RECIPE_RUN_ROWS', 1_000_000),
-          smallRows: 10_000,
-          runs: positiveSetting('BENCH_RECIPE_RUN_RUNS', 5),
-        }),
-      )
-    : undefined;
+  const mixed = sections.has('latency') ? await measureMixedLoad(settings.mixedLoad) : undefined;
+  const imported = sections.has('import') ? await attempt(() => measureImportThroughput(settings.import)) : undefined;
+  const analyzer = sections.has('recipe-sql') ? await attempt(() => measureRecipeSql(settings.recipeSql)) : undefined;
+  const recipeRun = sections.has('recipe-run') ? await attempt(() => measureRecipeRun(settings.recipeRun)) : undefined;
   const multipartExport = sections.has('multipart-export')
-    ? await attempt(() =>
-        measureMultipartExport({
-          rows: positiveSetting('BENCH_EXPORT_ROWS', 1_000_000),
-          parts: positiveSetting('BENCH_EXPORT_PARTS', 5),
-          runs: positiveSetting('BENCH_EXPORT_RUNS', 3),
-        }),
-      )
+    ? await attempt(() => measureMultipartExport(settings.multipartExport))
     : undefined;
   const scale = sections.has('scale') ? await attempt(() => benchScale(positiveSetting)) : undefined;
 
