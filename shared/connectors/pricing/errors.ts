@@ -1,4 +1,4 @@
-import { AppError, excerpt } from '../../errors/app-error';
+import { AppError, excerpt, systemText } from '../../errors/app-error';
 import { classifyNoAnswer } from '../no-answer';
 
 /**
@@ -128,9 +128,9 @@ export function refusedRow(failure: PricingCallFailure, firstRow: number, host: 
   });
 }
 
-/** The DIM's GET /import failed: 10-1046 naming the system and the reason. */
+/** The DIM's GET /import failed: 10-1046 naming the system and the reason, a text of the service's own (quoted whole). */
 export function importFailure(host: string, reason: string, cause: unknown): AppError {
-  return new AppError('10-1046', { params: [host, reason], cause, extraDetails: { reason } });
+  return new AppError('10-1046', { params: [host, systemText(reason)], cause, extraDetails: { reason } });
 }
 
 /**
