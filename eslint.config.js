@@ -15,7 +15,16 @@ const NO_TEST_IMPORTS = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', '.local/', 'coverage/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'cdk.out/',
+      '.local/',
+      'coverage/',
+      'clients/*/dist/',
+      'clients/typescript/src/generated/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strict,
   prettier,
