@@ -2,13 +2,21 @@
  * The state machines of the jobs (functions/jobs.ts), as both CDK and the local twin see
  * them: each job's definition, rendered from its own ASL file or the single-step template,
  * with its job-local names replaced by the global placeholders (`${<Worker>FunctionArn}`)
- * that CDK fills with deployed ARNs and the twin with its own handlers.
+ * that CDK fills with deployed ARNs and the twin with its own handlers. A job whose worker may
+ * run on Fargate gets its launch Choice and task step here too (infra/fargate-branch.ts).
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RECORD_JOB_FAILURE } from '../functions/jobs';
-import { workerPlaceholder, type JobDeclaration, type WorkerSpec } from '../shared/jobs/define-job';
+import {
+  runsOnFargate,
+  taskDefinitionPlaceholder,
+  workerPlaceholder,
+  type JobDeclaration,
+  type WorkerSpec,
+} from '../shared/jobs/define-job';
+import { ENGINE_NETWORK_PLACEHOLDERS, withFargateBranch } from './fargate-branch';
 
 export const STATE_MACHINES_DIR = fileURLToPath(new URL('../statemachines', import.meta.url));
 /** The shape of a job that is one worker step with retries and a recorded failure. */
@@ -40,14 +48,18 @@ export function jobMachine(job: JobDeclaration): JobMachine {
   const source =
     job.definitionFile === undefined ? SINGLE_STEP_TEMPLATE : resolve(STATE_MACHINES_DIR, job.definitionFile);
   const local = jobLocalValues(job);
-  const definition = readFileSync(source, 'utf8').replace(PLACEHOLDER, (text, key: string) => local[key] ?? text);
+  const definition = withFargateBranch(
+    readFileSync(source, 'utf8').replace(PLACEHOLDER, (text, key: string) => local[key] ?? text),
+    job.worker,
+  );
   const placeholders = [...new Set([...definition.matchAll(PLACEHOLDER)].map((match) => match[1]!))];
   return { name: job.name, source, definition, placeholders };
 }
 
 /**
  * The machines of the jobs, checked: job names are unique, and every placeholder names one of
- * the workers, so a definition cannot deploy with an unfilled `${...}`.
+ * the workers (or a Fargate worker's task definition, or the engine cluster's network), so a
+ * definition cannot deploy with an unfilled `${...}`.
  */
 export function jobMachines(jobs: readonly JobDeclaration[], workers: readonly WorkerSpec[]): JobMachine[] {
   const names = new Set<string>();
@@ -60,7 +72,11 @@ export function jobMachines(jobs: readonly JobDeclaration[], workers: readonly W
     if (workerNames.has(worker.name)) throw new Error(`worker ${worker.name} is declared twice`);
     workerNames.add(worker.name);
   }
-  const known = new Set(workers.map(workerPlaceholder));
+  const known = new Set([
+    ...workers.map(workerPlaceholder),
+    ...workers.filter(runsOnFargate).map(taskDefinitionPlaceholder),
+    ...(workers.some(runsOnFargate) ? ENGINE_NETWORK_PLACEHOLDERS : []),
+  ]);
   return jobs.map((job) => {
     const machine = jobMachine(job);
     const missing = machine.placeholders.filter((placeholder) => !known.has(placeholder));

@@ -165,6 +165,20 @@ export const SETTINGS = {
     'when the retention sweep starts (EventBridge schedule expression)',
   ),
   WORK_DIRECTORY: text(tmpdir, "folder for a worker's scratch files (Lambda: /tmp)"),
+  FARGATE_ABOVE_BYTES: integerFrom(
+    0,
+    Number.MAX_SAFE_INTEGER,
+    6 * 1024 ** 3,
+    'a job whose inputs weigh at least this many bytes runs its worker as a Fargate task instead of a Lambda (0: every job; docs/scale.md)',
+  ),
+  FARGATE_TASK_VCPUS: integerFrom(
+    1,
+    16,
+    4,
+    'vCPUs of an engine job’s Fargate task (1, 2, 4, 8 or 16; CDK checks it with the memory)',
+  ),
+  FARGATE_TASK_MEMORY_MB: integerFrom(2048, 122_880, 30_720, 'memory of an engine job’s Fargate task, in MiB'),
+  FARGATE_TASK_STORAGE_GIB: integerFrom(21, 200, 200, 'ephemeral storage of an engine job’s Fargate task, in GiB'),
   ATHENA_WORKGROUP_PREFIX: text(
     '',
     'prefix of the per-tenant Athena workgroups (<prefix><tenant>) that run trino-sql recipes; empty: this stage has no Athena and the athena toggle stays off (docs/recipe-languages.md)',
@@ -292,6 +306,10 @@ export const config = {
   },
   get workDirectory(): string {
     return setting('WORK_DIRECTORY');
+  },
+  /** Input bytes from which the state machine runs a job's worker on Fargate (shared/jobs/launch.ts). */
+  get fargateAboveBytes(): number {
+    return setting('FARGATE_ABOVE_BYTES');
   },
   /** Athena for trino-sql recipes (docs/recipe-languages.md): per-tenant workgroup and Glue database names, the scan cutoff. */
   get athena() {

@@ -2,7 +2,8 @@
  * Local Step Functions: answers StartExecution, DescribeExecution and StopExecution over the
  * AWS JSON protocol, so functions start jobs with the real @aws-sdk/client-sfn, and runs each
  * execution of the very same ASL files CDK deploys with aws-local-stepfunctions. Every Task
- * state's Lambda ARN maps to the worker's handler module.
+ * state's Lambda ARN maps to the worker's handler module; an `ecs:runTask.sync` state runs its
+ * task on the local ECS (infra/local/ecs-run-task.ts), which stopping the execution stops.
  */
 import 'core-js/actual/promise/with-resolvers.js';
 import { randomUUID } from 'node:crypto';
@@ -19,7 +20,10 @@ import {
 type RunInput = Parameters<StateMachine['run']>[0];
 type TaskHandlers = NonNullable<NonNullable<RunOptions['overrides']>['taskResourceLocalHandlers']>;
 import { workerPlaceholder, type WorkerSpec } from '../../shared/jobs/define-job';
+import { ECS_RUN_TASK_SYNC } from '../fargate-branch';
 import { substitute, type JobMachine } from '../state-machines';
+import { localTaskPlaceholders } from './ecs';
+import { runTaskSync, stopTasksStartedBy } from './ecs-run-task';
 import { ExecutionJournal } from './execution-journal';
 import { JsonProtocolError, startJsonProtocolServer, type JsonObject, type JsonOperation } from './json-protocol';
 
@@ -47,6 +51,8 @@ export interface LocalStepFunctionsOptions {
   readonly journalFile?: string;
   /** Resolves an execution that cannot run again: records its job's failure. */
   readonly onAbandoned?: (input: unknown) => Promise<void>;
+  /** The local ECS (infra/local/ecs.ts) that runs the Fargate branch's tasks; required when a machine has one. */
+  readonly ecsEndpoint?: string;
 }
 
 /** Executions that died with the twin run again from their start this many times. */
@@ -130,12 +136,21 @@ function executionInput(text: string): RunInput {
   }
 }
 
-/** The ARN the twin gives each worker, by the placeholder its machines name it with. */
+/**
+ * The ARN the twin gives each worker, by the placeholder its machines name it with, and those of
+ * the Fargate workers' task definitions and their cluster (infra/local/ecs.ts).
+ */
 export function localWorkerArns(workers: readonly WorkerSpec[]): Record<string, string> {
-  return Object.fromEntries(
-    workers.map((worker) => [workerPlaceholder(worker), `arn:aws:lambda:${REGION_ACCOUNT}:function:${worker.name}`]),
-  );
+  return {
+    ...Object.fromEntries(
+      workers.map((worker) => [workerPlaceholder(worker), `arn:aws:lambda:${REGION_ACCOUNT}:function:${worker.name}`]),
+    ),
+    ...localTaskPlaceholders(workers),
+  };
 }
+
+/** A Task state's handler; `execution` is the execution's name (the tasks it starts are stopped with it). */
+type StateHandler = (input: unknown, execution: string) => Promise<unknown>;
 
 /**
  * A job's definition as the twin runs it: its placeholders filled with the twin's worker ARNs.
@@ -159,7 +174,7 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
     string,
     {
       machine: StateMachine;
-      handlers: Record<string, (input: unknown) => Promise<unknown>>;
+      handlers: Record<string, StateHandler>;
       retryIntervals: Record<string, number>;
     }
   >();
@@ -167,12 +182,24 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
     const definition = JSON.parse(localDefinition(file, placeholders)) as StateMachineDefinition & {
       States: Record<string, StateDefinition>;
     };
-    const handlers: Record<string, (input: unknown) => Promise<unknown>> = {};
+    const handlers: Record<string, StateHandler> = {};
     const retryIntervals: Record<string, number> = {};
     for (const [stateName, state] of taskStates(definition.States)) {
       if (options.retryIntervalMs !== undefined && state.Retry) retryIntervals[stateName] = options.retryIntervalMs;
       if (options.taskTimeoutSeconds !== undefined && state.TimeoutSeconds !== undefined)
         state.TimeoutSeconds = options.taskTimeoutSeconds;
+      if (state.Resource === ECS_RUN_TASK_SYNC) {
+        const { ecsEndpoint } = options;
+        if (ecsEndpoint === undefined)
+          throw new Error(`state ${stateName} of ${file.name} runs an ECS task: no local ECS`);
+        const timeoutSeconds = state.TimeoutSeconds;
+        handlers[stateName] = (input, execution) =>
+          runTaskSync(ecsEndpoint, input as Parameters<typeof runTaskSync>[1], {
+            startedBy: execution,
+            timeoutSeconds,
+          });
+        continue;
+      }
       const invoke = state.Resource === LAMBDA_INVOKE;
       const worker = byArn.get(invoke ? String(state.Parameters?.FunctionName) : String(state.Resource));
       if (!worker)
@@ -221,7 +248,9 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
     }
     const run = machine.machine.run(executionInput(text), {
       overrides: {
-        taskResourceLocalHandlers: machine.handlers as TaskHandlers,
+        taskResourceLocalHandlers: Object.fromEntries(
+          Object.entries(machine.handlers).map(([state, handler]) => [state, (input: unknown) => handler(input, name)]),
+        ) as TaskHandlers,
         retryIntervalOverrides: machine.retryIntervals,
       },
     });
@@ -232,7 +261,12 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
       input: text,
       startDate: now(),
       status: 'RUNNING',
-      abort: run.abort,
+      // Step Functions stops a `.sync` state's task when its execution stops.
+      abort: () => {
+        run.abort();
+        if (options.ecsEndpoint !== undefined)
+          void stopTasksStartedBy(options.ecsEndpoint, name, 'the execution stopped').catch(() => undefined);
+      },
     };
     executions.set(executionArn, execution);
     journal.running(executionArn, { stateMachineArn, name, input: text, restarts });

@@ -30,6 +30,7 @@ import { jobMachines } from '../state-machines';
 import { useEngineChildBundle } from '../../shared/engine/isolation/engine-process';
 import { startLocalDynamoDb } from './dynamodb';
 import { engineChildBundle } from './engine-child-bundle';
+import { startLocalEcs, type LocalEcs } from './ecs';
 import { startLocalHttpApi } from './http-api';
 import { startLocalKms } from './kms';
 import { LOCAL_S3_CREDENTIALS, startLocalS3, type LocalS3 } from './s3';
@@ -52,7 +53,12 @@ export interface TwinOptions {
   /** Port of the local S3; a free one when 0 or omitted. */
   readonly s3Port?: number;
   /** Ports of the other stand-ins; free ones when omitted (fixed ones let a restart keep its endpoints). */
-  readonly servicePorts?: { readonly dynamodb?: number; readonly kms?: number; readonly stepFunctions?: number };
+  readonly servicePorts?: {
+    readonly dynamodb?: number;
+    readonly kms?: number;
+    readonly stepFunctions?: number;
+    readonly ecs?: number;
+  };
   readonly buckets?: readonly string[];
   /** The jobs to run; functions/jobs.ts by default. */
   readonly jobs?: readonly JobDeclaration[];
@@ -69,6 +75,11 @@ export interface TwinOptions {
   readonly requestTimeLimitMs?: number;
   /** Runs the retention sweep this often, as the EventBridge schedule does when deployed; never when omitted. */
   readonly sweepEveryMs?: number;
+  /**
+   * FARGATE_ABOVE_BYTES: jobs whose inputs weigh this much or more run their worker as a task
+   * of the local ECS, a process of its own (0: every job); the stage's default when omitted.
+   */
+  readonly fargateAboveBytes?: number;
 }
 
 /** The retention sweep of the twin: what the deployed schedule invokes, run in this process. */
@@ -93,7 +104,10 @@ export interface Twin {
     readonly kms: string;
     readonly s3: string;
     readonly stepFunctions: string;
+    readonly ecs: string;
   };
+  /** The local ECS: the Fargate tasks the jobs ran, with their processes while they run. */
+  readonly ecs: Pick<LocalEcs, 'tasks'>;
   /** Jobs that died with the previous process and run again at this start. */
   readonly resumedJobs: number;
   /** The job workers' scratch root (WORK_DIRECTORY), emptied at start of what a previous process left. */
@@ -215,7 +229,10 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     closers.push(() => s3.close());
     const jobs = options.jobs ?? declaredJobs;
     const workers = workersOf(jobs);
+    const ecs = await startLocalEcs({ workers, scratchRoot: scratch.root, port: ports.ecs });
+    closers.push(() => ecs.close());
     const stepFunctions = await startLocalStepFunctions({
+      ecsEndpoint: ecs.endpoint,
       machines: jobMachines(jobs, workers),
       workers,
       loadWorker: options.loadWorker,
@@ -239,6 +256,8 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       AWS_ENDPOINT_URL_KMS: kms.endpoint,
       AWS_ENDPOINT_URL_S3: s3.endpoint,
       AWS_ENDPOINT_URL_SFN: stepFunctions.endpoint,
+      AWS_ENDPOINT_URL_ECS: ecs.endpoint,
+      ...(options.fargateAboveBytes === undefined ? {} : { FARGATE_ABOVE_BYTES: String(options.fargateAboveBytes) }),
       TABLE_NAME,
       DATA_BUCKET,
       WORK_DIRECTORY: scratch.root,
@@ -285,7 +304,9 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
         kms: kms.endpoint,
         s3: s3.endpoint,
         stepFunctions: stepFunctions.endpoint,
+        ecs: ecs.endpoint,
       },
+      ecs,
       resumedJobs,
       scratchRoot: scratch.root,
       admin,

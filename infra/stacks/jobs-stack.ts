@@ -4,7 +4,9 @@
  * template (infra/state-machines.ts: the very text the local twin runs). Every
  * `${<Worker>FunctionArn}` placeholder is filled with that worker's ARN; each machine's role
  * may invoke exactly the workers its definition names.
- * Engine workers get DuckDB from the stage's layer and scratch space for the data they load.
+ * Engine workers get DuckDB from the stage's layer and scratch space for the data they load;
+ * those that may run on Fargate also get a task definition (engine-tasks.ts), and their
+ * machines' roles may run, follow and stop exactly those tasks.
  */
 import { Duration, NestedStack, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -12,11 +14,12 @@ import type { ILayerVersion } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { DefinitionBody, LogLevel, StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
-import { workerPlaceholder, type JobDeclaration, type WorkerSpec } from '../../shared/jobs/define-job';
+import { runsOnFargate, workerPlaceholder, type JobDeclaration, type WorkerSpec } from '../../shared/jobs/define-job';
 import type { RouteSpec } from '../../shared/http/route';
 import { ENGINE_EXTERNAL_MODULES } from '../bundling';
 import type { JobMachine } from '../state-machines';
 import type { AccessTargets } from './access';
+import { EngineTasks } from './engine-tasks';
 import { LOG_RETENTION, ServiceFunction, type ServiceFunctionProps } from './service-function';
 import { pascalCase } from './stage';
 
@@ -67,6 +70,8 @@ export class JobsStack extends NestedStack {
   readonly workers = new Map<string, ServiceFunction>();
   /** By state machine name (file name without .asl.json). */
   readonly stateMachines = new Map<string, StateMachine>();
+  /** The Fargate tasks of the workers that may run there; none when no worker may. */
+  readonly engineTasks?: EngineTasks;
 
   constructor(scope: Construct, id: string, props: JobsStackProps) {
     super(scope, id, { description: 'Data Preparation Service: job workers and state machines' });
@@ -88,13 +93,28 @@ export class JobsStack extends NestedStack {
       byPlaceholder.set(workerPlaceholder(worker), fn);
     }
 
+    const fargateWorkers = props.workers.filter(runsOnFargate);
+    if (fargateWorkers.length > 0) {
+      if (!props.engineLayer) throw new Error('workers declare fargate, but the jobs stack was given no DuckDB layer');
+      this.engineTasks = new EngineTasks(this, 'EngineTasks', {
+        workers: fargateWorkers,
+        targets,
+        environment: props.environment,
+        engineLayer: props.engineLayer,
+      });
+    }
+    const taskValues: Readonly<Record<string, string>> = this.engineTasks?.substitutions ?? {};
+
     for (const file of props.machines) {
       const id = pascalCase(file.name);
-      const invoked = file.placeholders.map((placeholder) => byPlaceholder.get(placeholder)!);
+      const invoked = file.placeholders.flatMap((placeholder) => byPlaceholder.get(placeholder) ?? []);
       const machine = new StateMachine(this, `${id}StateMachine`, {
         definitionBody: DefinitionBody.fromString(file.definition),
         definitionSubstitutions: Object.fromEntries(
-          file.placeholders.map((placeholder, index) => [placeholder, invoked[index]!.function.functionArn]),
+          file.placeholders.map((placeholder) => [
+            placeholder,
+            byPlaceholder.get(placeholder)?.function.functionArn ?? taskValues[placeholder]!,
+          ]),
         ),
         logs: {
           destination: new LogGroup(this, `${id}Logs`, {
@@ -114,6 +134,16 @@ export class JobsStack extends NestedStack {
             resources: [...new Set(invoked)].map((fn) => fn.function.functionArn),
           }),
         );
+      }
+      // The machine's Fargate branch runs its own worker's task (infra/fargate-branch.ts).
+      const taskWorker = fargateWorkers.find((worker) => file.placeholders.includes(workerPlaceholder(worker)));
+      if (taskWorker && this.engineTasks) {
+        for (const statement of this.engineTasks.runStatements(taskWorker)) machine.addToRolePolicy(statement);
+        Validations.of(machine).acknowledge({
+          id: this.engineTasks.taskWildcardFinding,
+          reason:
+            'Tasks have ids only at run time: the machine may follow and stop the tasks of its engine cluster alone.',
+        });
       }
       Validations.of(machine).acknowledge(
         {

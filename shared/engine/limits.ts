@@ -52,14 +52,31 @@ const ANALYZER_MEMORY_LIMIT_MB = 256;
  */
 const SPILL_LIMIT_MB = 4096;
 
-/** The memory of the function this process runs as: Lambda's own figure, else `fallbackMb`. */
-export function functionMemoryMb(fallbackMb: number = DEFAULT_WORKER_MEMORY_MB): number {
-  const stated = Number(process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE);
-  return Number.isInteger(stated) && stated > 0 ? stated : fallbackMb;
+/**
+ * The memory and the storage of the ECS Fargate task this process runs in, set by its task
+ * definition (infra/stacks/engine-tasks.ts, the twin's infra/local/ecs.ts): on Fargate the
+ * engine follows them as it follows the function's memory and /tmp on Lambda.
+ */
+export const TASK_MEMORY_VARIABLE = 'TASK_MEMORY_MB';
+export const TASK_STORAGE_VARIABLE = 'TASK_STORAGE_MB';
+
+/** A positive whole number of MB from the environment, if set. */
+function statedMb(variable: string): number | undefined {
+  const stated = Number(process.env[variable]);
+  return Number.isInteger(stated) && stated > 0 ? stated : undefined;
 }
 
-/** The vCPUs a function of `memoryMb` gets, never more than this machine has. */
+/** The memory of the function (or Fargate task) this process runs as: Lambda's own figure, the task's, else `fallbackMb`. */
+export function functionMemoryMb(fallbackMb: number = DEFAULT_WORKER_MEMORY_MB): number {
+  return statedMb('AWS_LAMBDA_FUNCTION_MEMORY_SIZE') ?? statedMb(TASK_MEMORY_VARIABLE) ?? fallbackMb;
+}
+
+/** Share of a task's storage an engine may spill: the rest holds the job's inputs and outputs, as on Lambda. */
+const TASK_SPILL_SHARE = 0.4;
+
+/** The vCPUs a function of `memoryMb` gets, never more than this machine has; a task's are all its vCPUs. */
 export function vcpusOf(memoryMb: number): number {
+  if (statedMb(TASK_MEMORY_VARIABLE) !== undefined) return os.availableParallelism();
   return Math.max(1, Math.min(MAX_VCPUS, Math.ceil(memoryMb / MB_PER_VCPU), os.availableParallelism()));
 }
 
@@ -69,7 +86,10 @@ export function engineBudget(kind: EngineKind, memoryMb: number = functionMemory
   return {
     memoryLimitMb: Math.floor(memoryMb * ENGINE_MEMORY_SHARE),
     threads: vcpusOf(memoryMb),
-    maxTempDirectorySizeMb: SPILL_LIMIT_MB,
+    maxTempDirectorySizeMb: Math.max(
+      SPILL_LIMIT_MB,
+      Math.floor((statedMb(TASK_STORAGE_VARIABLE) ?? 0) * TASK_SPILL_SHARE),
+    ),
   };
 }
 

@@ -20,6 +20,22 @@ export interface WorkerSpec {
    * layer instead of the bundle, and the function gets scratch space for the data it loads.
    */
   readonly engine?: true;
+  /**
+   * Where the state machine may run the work step: a Lambda invocation always; with
+   * `fargate`, also an ECS Fargate task running the same worker (functions/jobs/fargate-task.ts),
+   * chosen by the job's `launch` (shared/jobs/launch.ts). CDK derives the task definition, its
+   * role and the machine's Choice from this; the twin runs such tasks as processes of their own.
+   */
+  readonly launchTypes?: readonly LaunchType[];
+}
+
+/** What a work step can run on. */
+export const LAUNCH_TYPES = ['lambda', 'fargate'] as const;
+export type LaunchType = (typeof LAUNCH_TYPES)[number];
+
+/** True when the worker may also run as a Fargate task. */
+export function runsOnFargate(worker: Pick<WorkerSpec, 'launchTypes'>): boolean {
+  return worker.launchTypes?.includes('fargate') ?? false;
 }
 
 /**
@@ -51,7 +67,13 @@ export interface JobDeclaration<P extends z.ZodType = z.ZodType> extends Startab
  * The size of every engine worker: Lambda's largest sensible one, as DuckDB's speed scales with
  * memory and the vCPUs that come with it; its engines are sized from it (engine/limits.ts).
  */
-export const ENGINE_WORKER = { timeoutSeconds: 900, memoryMb: DEFAULT_WORKER_MEMORY_MB, engine: true } as const;
+export const ENGINE_WORKER = {
+  timeoutSeconds: 900,
+  memoryMb: DEFAULT_WORKER_MEMORY_MB,
+  engine: true,
+  // Work past Lambda's 15 minutes or 10 GiB goes to a Fargate task of the same worker (docs/scale.md).
+  launchTypes: ['lambda', 'fargate'],
+} as const satisfies Partial<WorkerSpec>;
 
 const KEBAB_CASE = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 
@@ -66,6 +88,11 @@ export function defineJob<P extends z.ZodType>(declaration: JobDeclaration<P>): 
 /** `${ImportDataVersionFunctionArn}` names worker import-data-version in ASL. */
 export function workerPlaceholder(worker: Pick<WorkerSpec, 'name'>): string {
   return `${worker.name.replace(/(^|-)([a-z0-9])/g, (_, __, letter: string) => letter.toUpperCase())}FunctionArn`;
+}
+
+/** `${ImportDataVersionTaskDefinitionArn}` names the Fargate task definition of worker import-data-version in ASL. */
+export function taskDefinitionPlaceholder(worker: Pick<WorkerSpec, 'name'>): string {
+  return workerPlaceholder(worker).replace(/FunctionArn$/, 'TaskDefinitionArn');
 }
 
 /** IMPORT_STATE_MACHINE_ARN for job `import`: how functions learn the machine's ARN. */

@@ -10,7 +10,8 @@ import { logger } from '../log';
  * worker throws a JobFailure whose name is the ASL error (Retry matches Job.Transient) and
  * whose message is the JobError as JSON; the Catch hands {Error, Cause} to the recorder,
  * which turns it back into a JobError. Failures Step Functions itself raises (timeouts)
- * become 10-1047; anything unexpected becomes 10-500.
+ * become 10-1047; a Fargate task that stopped without an answer 10-444 or 10-500 by why it
+ * stopped; anything unexpected becomes 10-500.
  */
 export const JOB_FAILED = 'Job.Failed';
 export const JOB_TRANSIENT = 'Job.Transient';
@@ -68,6 +69,51 @@ const WORKER_DIED: Stopped = {
 };
 
 const MAX_CAUSE_LENGTH = 1000;
+
+/** How Step Functions fails an `ecs:runTask.sync` step whose task stopped other than with exit code 0. */
+const TASK_FAILED = 'States.TaskFailed';
+
+/** The part of the stopped task (DescribeTasks, as Step Functions puts it in the Cause) that says why it stopped. */
+interface StoppedTask {
+  readonly StopCode?: string;
+  readonly StoppedReason?: string;
+  readonly Containers?: readonly { readonly ExitCode?: number; readonly Reason?: string }[];
+}
+
+/**
+ * The JobError of a Fargate task that stopped without completing (infra/fargate-branch.ts).
+ * A worker that failed recorded its own code before it exited (shared/jobs/task-entry.ts), so
+ * what reaches here is a task stopped from outside (10-444), one that could not start, or one
+ * that died: killed, out of memory or crashed (10-500, saying which).
+ */
+function stoppedTaskError(task: StoppedTask): JobError {
+  const container = task.Containers?.[0];
+  const reason = [task.StoppedReason, container?.Reason].filter(Boolean).join('; ').slice(0, MAX_CAUSE_LENGTH);
+  if (task.StopCode === 'UserInitiated')
+    return {
+      code: '10-444',
+      message: 'The job was aborted: its task was stopped before it finished',
+      cause: `task stopped: ${reason || 'by a StopTask call'}`,
+    };
+  if (task.StopCode === 'TaskFailedToStart')
+    return {
+      code: '10-500',
+      message: 'The job could not start its task; resubmit it or contact support',
+      cause: `the job's task could not start: ${reason || 'no reason given'}`,
+    };
+  const exit = container?.ExitCode === undefined ? 'no exit code' : `exit code ${container.ExitCode}`;
+  const killed = container?.ExitCode === 137 ? ' (killed)' : '';
+  return {
+    code: '10-500',
+    ...WORKER_DIED,
+    cause: `memory or crash: the task's worker stopped with ${exit}${killed}${reason ? `; ${reason}` : ''}`,
+  };
+}
+
+function asStoppedTask(cause: unknown): StoppedTask | undefined {
+  if (typeof cause !== 'object' || cause === null) return undefined;
+  return 'TaskArn' in cause || 'StopCode' in cause || 'Containers' in cause ? (cause as StoppedTask) : undefined;
+}
 
 export class JobFailure extends Error {
   constructor(
@@ -166,6 +212,10 @@ export function jobErrorFromState(failure: { readonly Error?: string; readonly C
     return /timed out/i.test(failure.Cause ?? '')
       ? { code: '10-1047', ...TIME_LIMIT }
       : { code: '10-500', ...WORKER_DIED };
+  }
+  if (name === TASK_FAILED) {
+    const task = asStoppedTask(parseJson(failure.Cause));
+    if (task) return stoppedTaskError(task);
   }
   if (name === JOB_FAILED || name === JOB_TRANSIENT) {
     const cause = parseJson(failure.Cause);

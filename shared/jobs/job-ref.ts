@@ -1,4 +1,5 @@
 import type { ItemKey } from '../db/keys';
+import type { JobLaunch } from './launch';
 
 /**
  * Where a job's status lives, carried in the state machine's input so that every step,
@@ -65,4 +66,6 @@ export interface JobInput<P> {
   readonly job: JobRef;
   readonly limits: JobLimits;
   readonly params: P;
+  /** Where the work step runs: what the machine's ChooseLaunch state reads (shared/jobs/launch.ts). */
+  readonly launch?: JobLaunch;
 }

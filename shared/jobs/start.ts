@@ -7,6 +7,7 @@ import { logger } from '../log';
 import { stateMachineArnVariable, type JobDeclaration } from './define-job';
 import { jobErrorOf } from './failure';
 import type { JobInput, JobRef } from './job-ref';
+import { jobLaunch, type JobLaunch } from './launch';
 import { markFailed } from './status';
 
 /** The Step Functions client every job start and stop goes through (a warm function keeps it per store set). */
@@ -22,14 +23,17 @@ function jobLimits(): JobInput<never>['limits'] {
 /**
  * Starts the job's state machine, named after the job so a retried start cannot run it
  * twice. If the start fails, the job is failed at once: nothing is left PENDING forever.
+ * `launch` says where its work may run (shared/jobs/launch.ts): `auto` on inputs of unknown size
+ * unless the starter tells.
  */
 export async function startJob<P extends z.ZodType>(
   job: JobDeclaration<P>,
   ref: JobRef,
   params: z.input<P>,
+  launch: JobLaunch = jobLaunch(),
 ): Promise<void> {
   if (ref.kind !== job.name) throw new Error(`job ${ref.job_id} is a ${ref.kind} job, not ${job.name}`);
-  const input: JobInput<z.input<P>> = { job: ref, limits: jobLimits(), params };
+  const input: JobInput<z.input<P>> = { job: ref, limits: jobLimits(), params, launch };
   try {
     await sfn().send(
       new StartExecutionCommand({

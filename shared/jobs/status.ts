@@ -101,11 +101,15 @@ async function writeRunning(ref: JobRef, write: StatusWrite): Promise<void> {
   if (!written) throw new JobSupersededError(ref);
 }
 
-/** A worker picked the job up (again, after a retry). */
-export async function markRunning(ref: JobRef, progress: JobProgress): Promise<void> {
+/** A worker picked the job up (again, after a retry), on a Lambda or a Fargate task (`runsOn`). */
+export async function markRunning(
+  ref: JobRef,
+  progress: JobProgress,
+  runsOn: NonNullable<StoredExecution['runs_on']> = 'lambda',
+): Promise<void> {
   const now = new Date().toISOString();
   await writeRunning(ref, {
-    execution: { status: 'IN_PROGRESS', progress, heartbeat_date: now },
+    execution: { status: 'IN_PROGRESS', progress, heartbeat_date: now, runs_on: runsOn },
     executionIfAbsent: { started_date: now },
     from: ['PENDING', 'IN_PROGRESS'],
   });

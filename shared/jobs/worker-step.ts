@@ -9,6 +9,7 @@ import type { JobDeclaration } from './define-job';
 import { withCpuCounted } from './cpu-usage';
 import { jobFailureOf } from './failure';
 import type { JobInput, JobRef } from './job-ref';
+import { runsOn } from './launch';
 import { JobPulse } from './pulse';
 import { markCompleted, markRunning } from './status';
 
@@ -76,7 +77,7 @@ export function jobWorker<P extends z.ZodType, R>(
     try {
       const { job: ref, limits, params } = parseInput(job, input);
       jobId = ref.job_id;
-      await markRunning(ref, firstStage);
+      await markRunning(ref, firstStage, runsOn());
       const pulse = new JobPulse(ref, limits.inactivity_seconds, firstStage);
       // Named after the job, so that a folder a dead process left says whose it was.
       const workDir = await mkdtemp(join(config.workDirectory, `${ref.job_id}-`));

@@ -51,6 +51,12 @@ export const JobExecution = z
       .datetime()
       .describe('Last sign of life of the job; a job silent for too long fails with 10-1047'),
     error: JobError.optional(),
+    runs_on: z
+      .enum(['lambda', 'fargate'])
+      .optional()
+      .describe(
+        'Where the job’s worker ran: a Lambda function, or an ECS Fargate task for inputs past what a Lambda holds (set when a worker picks the job up)',
+      ),
   })
   .meta({ id: 'JobExecution' });
 export type JobExecution = z.infer<typeof JobExecution>;

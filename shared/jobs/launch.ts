@@ -1,0 +1,66 @@
+import * as z from 'zod';
+import type { Principal } from '../auth/principal';
+import { config } from '../config';
+import { AppError } from '../errors/app-error';
+import { LAUNCH_TYPES, type LaunchType } from './define-job';
+
+/**
+ * Where a job's work step runs (docs/scale.md, section 1). The starter writes what the job
+ * already knows into the machine's input (`launch`): the bytes of its inputs, the stage's
+ * threshold and the caller's choice; the state machine's `ChooseLaunch` state reads them and
+ * sends the work to a Lambda invocation or to a Fargate task of the same worker
+ * (infra/fargate-branch.ts). Nothing else decides.
+ */
+
+/** `auto`: by the input's bytes against FARGATE_ABOVE_BYTES; `lambda`/`fargate`: forced by a tenant admin. */
+export const LaunchMode = z
+  .enum(['auto', ...LAUNCH_TYPES])
+  .describe(
+    'Where the job’s worker runs: `auto` (default) chooses Fargate for inputs of FARGATE_ABOVE_BYTES or more; `lambda` or `fargate` force it (tenant admins only)',
+  );
+export type LaunchMode = z.infer<typeof LaunchMode>;
+
+/** What `ChooseLaunch` reads; every job's input carries it. */
+export interface JobLaunch {
+  readonly mode: LaunchMode;
+  /** Bytes of the job's inputs as far as the starter knows them (0 when it does not). */
+  readonly input_bytes: number;
+  /** The stage's FARGATE_ABOVE_BYTES when the job started: `auto` runs on Fargate from here. */
+  readonly fargate_above_bytes: number;
+}
+
+/** The launch of a job the starter knows `inputBytes` of. */
+export function jobLaunch(mode: LaunchMode = 'auto', inputBytes = 0): JobLaunch {
+  return { mode, input_bytes: Math.max(0, Math.round(inputBytes)), fargate_above_bytes: config.fargateAboveBytes };
+}
+
+/** The permission that lets a caller force a launch type: it spends the tenant's money, so the admin's. */
+export const FORCE_LAUNCH_PERMISSION = 'quota:manage';
+
+/**
+ * The mode a caller asked for, `auto` when none: forcing `lambda` or `fargate` is a tenant
+ * admin's (10-403 naming the permission otherwise).
+ */
+export function requestedLaunch(principal: Principal, mode: LaunchMode | undefined): LaunchMode {
+  if (mode === undefined || mode === 'auto') return 'auto';
+  if (!principal.permissions.includes(FORCE_LAUNCH_PERMISSION))
+    throw new AppError('10-403', {
+      message: 'Only a tenant admin may choose where a job runs',
+      extraDetails: { required_permission: FORCE_LAUNCH_PERMISSION, field: 'launch' },
+    });
+  return mode;
+}
+
+/** The variable that carries the machine's input into a Fargate task (its container override). */
+export const JOB_INPUT_VARIABLE = 'JOB_INPUT';
+
+/** The variable of an engine task definition that names the worker it runs (functions/jobs/fargate-task.ts). */
+export const JOB_WORKER_VARIABLE = 'JOB_WORKER';
+
+/** The variable a Fargate task's definition sets (and the twin's stand-in): how a worker knows it runs there. */
+export const RUNS_ON_VARIABLE = 'JOB_RUNS_ON';
+
+/** Where this process runs a job's work: `fargate` in a task, `lambda` otherwise. */
+export function runsOn(): LaunchType {
+  return process.env[RUNS_ON_VARIABLE] === 'fargate' ? 'fargate' : 'lambda';
+}

@@ -1,0 +1,135 @@
+/**
+ * The Fargate branch on the twin (issue 39): with FARGATE_ABOVE_BYTES at 0 every job's state
+ * machine chooses `ecs:runTask.sync`, and the local ECS runs the worker's task entry point
+ * (functions/jobs/fargate-task.ts) as a process of its own. Each job kind gives on that path what
+ * it gives on Lambda, value for value.
+ */
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiClient } from '../../support/api-client';
+import { startTestTwin, type TestTwin } from '../../support/harness';
+import { importAndWait, putObjects, startImport, tableOver, waitForVersion } from '../../support/imports';
+
+let env: TestTwin;
+let api: ApiClient;
+const NEVER = String(Number.MAX_SAFE_INTEGER);
+/** Enough rows that an import on a task is still running when the test stops it. */
+const BIG_ROWS = 600_000;
+
+function bigCsv(rows: number): string {
+  const lines = ['id,label,amount'];
+  for (let id = 1; id <= rows; id += 1) lines.push(`${id},row-${id % 977},${(id * 13) % 1000}.25`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** True while a process of that id lives. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Polls `check` until it answers a value, for at most `ms`. */
+async function until<T>(check: () => Promise<T | undefined> | T | undefined, ms: number, what: string): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** Starts a Fargate import of the big file and answers its version and its task's process once it runs. */
+async function runningBigImport(tableId: number): Promise<{ versionNumber: number; pid: number; scratch: string }> {
+  process.env.FARGATE_ABOVE_BYTES = '0';
+  const before = env.twin.ecs.tasks().length;
+  const versionNumber = await startImport(api, tableId);
+  process.env.FARGATE_ABOVE_BYTES = NEVER;
+  const task = await until(
+    async () => {
+      const found = env.twin.ecs.tasks()[before];
+      if (found?.pid === undefined) return undefined;
+      const version = await api.call('getDataVersion', {
+        params: { data_table_id: tableId, version_number: versionNumber },
+      });
+      return version.body.execution.status === 'IN_PROGRESS' ? found : undefined;
+    },
+    30_000,
+    'the import task running',
+  );
+  return { versionNumber, pid: task.pid!, scratch: task.scratch };
+}
+
+/** Runs `start` with every job on Lambda, then with every job on Fargate. */
+async function bothPaths<T>(start: () => Promise<T>): Promise<{ lambda: T; fargate: T }> {
+  process.env.FARGATE_ABOVE_BYTES = NEVER;
+  const lambda = await start();
+  process.env.FARGATE_ABOVE_BYTES = '0';
+  const fargate = await start();
+  process.env.FARGATE_ABOVE_BYTES = NEVER;
+  return { lambda, fargate };
+}
+
+beforeAll(async () => {
+  env = await startTestTwin({ buckets: ['fargate-src'], fargateAboveBytes: Number(NEVER) });
+  api = env.admin;
+  await putObjects(env, 'fargate-src', {
+    'in/people.csv': 'id,name,score\n1,ada,3.5\n2,grace,4.25\n3,linus,\n',
+    'big/rows.csv': bigCsv(BIG_ROWS),
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await env?.close();
+});
+
+describe('jobs on the Fargate branch', () => {
+  it('imports a version on a task, with the values of the Lambda import', async () => {
+    const tableId = await tableOver(api, env, 'fargate-src/in/people.csv');
+    const { lambda, fargate } = await bothPaths(() => importAndWait(api, tableId));
+    expect(lambda.execution).toMatchObject({ status: 'COMPLETED', runs_on: 'lambda' });
+    expect(fargate.execution).toMatchObject({ status: 'COMPLETED', runs_on: 'fargate' });
+    const preview = (versionNumber: number) =>
+      api.call('previewDataVersion', { params: { data_table_id: tableId, version_number: versionNumber } });
+    const [a, b] = [await preview(lambda.version_number), await preview(fargate.version_number)];
+    expect(b.status).toBe(200);
+    expect({ ...b.body, version_number: 0 }).toEqual({ ...a.body, version_number: 0 });
+    expect(env.twin.ecs.tasks().map((task) => task.worker)).toEqual(['import-data-version']);
+  }, 60_000);
+
+  it('a task killed with SIGKILL mid-run ends FAILED 10-500 saying so, with no scratch files and no data', async () => {
+    const tableId = await tableOver(api, env, 'fargate-src/big/rows.csv');
+    const { versionNumber, pid, scratch } = await runningBigImport(tableId);
+    process.kill(pid, 'SIGKILL');
+    const version = await waitForVersion(api, tableId, versionNumber);
+    expect(version.execution).toMatchObject({
+      status: 'FAILED',
+      runs_on: 'fargate',
+      error: { code: '10-500', cause: expect.stringMatching(/exit code 137 \(killed\)/) },
+    });
+    expect(existsSync(scratch)).toBe(false);
+    const preview = await api.call('previewDataVersion', {
+      params: { data_table_id: tableId, version_number: versionNumber },
+    });
+    expect(preview.status).not.toBe(200);
+  }, 90_000);
+
+  it('cancelling a job stops its task’s process within seconds', async () => {
+    const tableId = await tableOver(api, env, 'fargate-src/big/rows.csv');
+    const { versionNumber, pid, scratch } = await runningBigImport(tableId);
+    const cancelled = await api.call('cancelDataVersionImport', {
+      params: { data_table_id: tableId, version_number: versionNumber },
+    });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    const stoppedAt = Date.now();
+    await until(() => (alive(pid) ? undefined : true), 5_000, 'the task process ended');
+    expect(Date.now() - stoppedAt).toBeLessThan(5_000);
+    await until(() => (existsSync(scratch) ? undefined : true), 5_000, 'the task scratch removed');
+    expect(env.twin.ecs.tasks().find((task) => task.scratch === scratch)?.lastStatus).toBe('STOPPED');
+    expect((await waitForVersion(api, tableId, versionNumber)).execution.status).toBe('ABORTED');
+  }, 90_000);
+});
