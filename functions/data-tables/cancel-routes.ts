@@ -7,7 +7,7 @@ const VERSION_PATH = '/data-tables/{data_table_id}/versions/{version_number}';
 
 /** How every cancel behaves (docs/decisions.md, "Cancelling a job"). */
 export const CANCEL_DESCRIPTION =
-  'The job ends ABORTED (execution.error 10-444) and its worker stops within seconds; what it had written is removed and its CPU time so far is counted. A repeated cancel answers the same 200; a job that already ended COMPLETED or FAILED is refused with 10-400 naming its status.';
+  'The job ends ABORTED (execution.error 10-444) and its worker stops within seconds; what it had written is removed and its CPU time so far is counted. A repeated cancel answers the same 200; a job that already ended COMPLETED or FAILED is refused with 409 90-1001 naming its status.';
 
 /** Cancelling the jobs of a data version: its import and its schema analysis (shared/jobs/cancel.ts). */
 export const dataTableCancelRoutes = {
@@ -22,7 +22,7 @@ export const dataTableCancelRoutes = {
     permission: 'data:write',
     request: { params: VersionParams },
     response: { status: 200, description: 'The version, its import ABORTED', body: DataVersion },
-    errors: ['10-404'],
+    errors: ['90-1001', '10-404'],
     access: { table: 'write', stopsJobs: [importJob] },
   }),
   cancelAnalysis: defineRoute({
@@ -36,7 +36,7 @@ export const dataTableCancelRoutes = {
     permission: 'data:write',
     request: { params: VersionParams },
     response: { status: 200, description: 'The analysis status, ABORTED', body: SchemaAnalysisStatus },
-    errors: ['10-404', '20-1025'],
+    errors: ['90-1001', '10-404', '20-1025'],
     access: { table: 'write', stopsJobs: [schemaAnalysisJob] },
   }),
 };

@@ -175,7 +175,7 @@ export const dataTableRoutes = {
     permission: 'data:read',
     request: { params: VersionParams },
     response: { status: 200, description: 'Preview', body: PreviewResponse },
-    errors: ['10-404', '20-1040'],
+    errors: ['10-404', '10-444', '20-1040'],
     access: { table: 'read', dataBucket: 'read' },
   }),
   sample: defineRoute({
@@ -189,7 +189,7 @@ export const dataTableRoutes = {
     permission: 'data:read',
     request: { params: VersionParams, query: SampleQuery },
     response: { status: 200, description: 'A page of the sample', body: SampleResponse },
-    errors: ['10-404', '20-1059'],
+    errors: ['10-404', '10-444', '20-1059'],
     access: { table: 'read', dataBucket: 'read' },
   }),
   analyse: defineRoute({
@@ -204,7 +204,7 @@ export const dataTableRoutes = {
     permission: 'data:write',
     request: { params: VersionParams, body: SchemaAnalysisRequest },
     response: { status: 202, description: 'Analysis started', body: SchemaAnalysisStatus },
-    errors: ['20-1042', '20-1043', '10-404', '20-1029', '20-1059', '20-1065', '20-1066'],
+    errors: ['20-1042', '20-1043', '10-404', '10-444', '20-1029', '20-1059', '20-1065', '20-1066'],
     access: { table: 'write', startsJobs: [schemaAnalysisJob] },
   }),
   analysisStatus: defineRoute({
@@ -230,7 +230,7 @@ export const dataTableRoutes = {
     permission: 'data:read',
     request: { params: VersionParams },
     response: { status: 200, description: 'Columns (and alerts after FULL)', body: SchemaAnalysisResult },
-    errors: ['10-404', '20-1025', '20-1027'],
+    errors: ['10-404', '10-444', '20-1025', '20-1027'],
     access: { table: 'read', dataBucket: 'read' },
   }),
   alerts: defineRoute({

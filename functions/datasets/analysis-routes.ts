@@ -56,7 +56,7 @@ export const datasetAnalysisRoutes = {
     permission: 'data:read',
     request: { params: NodeParams },
     response: { status: 200, description: 'Columns (and alerts after FULL)', body: SchemaAnalysisResult },
-    errors: ['10-404', '20-1014', '20-1026', '20-1027', '20-1028'],
+    errors: ['10-404', '10-444', '20-1014', '20-1026', '20-1027', '20-1028'],
     access: { table: 'read', dataBucket: 'read' },
   }),
   nodeAlerts: defineRoute({

@@ -21,7 +21,7 @@ export const datasetCancelRoutes = {
     permission: 'data:write',
     request: { params: NodeParams },
     response: { status: 200, description: 'The run status, ABORTED', body: RecipeRunStatus },
-    errors: ['10-404', '20-1013', '20-1014'],
+    errors: ['90-1001', '10-404', '20-1013', '20-1014'],
     access: { table: 'write', stopsJobs: [recipeRunJob] },
   }),
   cancelNodeAnalysis: defineRoute({
@@ -35,7 +35,7 @@ export const datasetCancelRoutes = {
     permission: 'data:write',
     request: { params: NodeParams },
     response: { status: 200, description: 'The analysis status, ABORTED', body: NodeSchemaAnalysisStatus },
-    errors: ['10-404', '20-1014', '20-1026'],
+    errors: ['90-1001', '10-404', '20-1014', '20-1026'],
     access: { table: 'write', stopsJobs: [nodeSchemaAnalysisJob] },
   }),
 };

@@ -371,7 +371,7 @@ export const datasetRoutes = {
     permission: 'data:read',
     request: { params: NodeParams, query: NodePreviewQuery },
     response: { status: 200, description: 'Preview', body: NodePreview },
-    errors: ['10-404', '20-1014', '20-1039'],
+    errors: ['10-404', '10-444', '20-1014', '20-1039'],
     access: { table: 'read', dataBucket: 'read' },
   }),
 };

@@ -24,7 +24,7 @@ export const exportCancelRoutes = {
     permission: 'data:write',
     request: { params: ExportIdParams },
     response: { status: 200, description: 'The export, its job ABORTED', body: ExportResponse },
-    errors: ['10-404'],
+    errors: ['90-1001', '10-404'],
     access: { table: 'write', stopsJobs: [targetExportJob] },
   }),
   cancelDirect: defineRoute({
@@ -38,7 +38,7 @@ export const exportCancelRoutes = {
     permission: 'data:write',
     request: { params: JobIdParams },
     response: { status: 200, description: 'The job status, ABORTED', body: DirectExportStatus },
-    errors: ['10-404'],
+    errors: ['90-1001', '10-404'],
     access: { table: 'write', stopsJobs: [directExportJob] },
   }),
   cancelMultiPart: defineRoute({
@@ -52,7 +52,7 @@ export const exportCancelRoutes = {
     permission: 'data:write',
     request: { params: JobIdParams },
     response: { status: 200, description: 'The job status, ABORTED', body: MultiPartExportStatus },
-    errors: ['10-404'],
+    errors: ['90-1001', '10-404'],
     access: { table: 'write', stopsJobs: [multiPartExportJob] },
   }),
 };

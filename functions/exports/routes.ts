@@ -18,7 +18,17 @@ import {
 const tag = 'exports';
 
 /** What the source of any export can be refused for. */
-const SOURCE_ERRORS = ['10-404', '20-1016', '20-1017', '20-1018', '20-1019', '20-1029', '20-1031', '20-1059'] as const;
+const SOURCE_ERRORS = [
+  '10-404',
+  '10-444',
+  '20-1016',
+  '20-1017',
+  '20-1018',
+  '20-1019',
+  '20-1029',
+  '20-1031',
+  '20-1059',
+] as const;
 
 export const exportRoutes = {
   create: defineRoute({

@@ -16,7 +16,7 @@ export const transferCancelRoutes = {
     permission: 'data:write',
     request: { params: TransferIdParams },
     response: { status: 200, description: 'The transfer, its job ABORTED', body: TransferResponse },
-    errors: ['10-1501', '10-404'],
+    errors: ['90-1001', '10-1501', '10-404'],
     access: { table: 'write', stopsJobs: [transferJob] },
   }),
 };

@@ -2,7 +2,9 @@
  * The error catalogue: every code of the specification (spec/errors.md, part 7) with its
  * HTTP status and message template. Placeholders {0}..{n} are filled from the values the
  * raising code passes. Transcribed verbatim from the specification; do not edit a message
- * here without the specification changing first.
+ * here without the specification changing first. The project's own codes (family 90, for
+ * refusals of features beyond the spec that no spec code means) come last; docs/errors.md
+ * lists them.
  */
 export interface ErrorDefinition {
   readonly status: number;
@@ -325,6 +327,10 @@ export const errorCatalogue = {
     message: 'bundle {0} is being uninstalled; poll install status and retry once it reads NOT_INSTALLED',
   },
   '80-8043': { status: 500, message: 'uninstall failed; the app was restored to its previous status; retry' },
+  '90-1001': {
+    status: 409,
+    message: 'the job is not running ({0}); only a PENDING or IN_PROGRESS job can be cancelled',
+  },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

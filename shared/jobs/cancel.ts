@@ -27,8 +27,8 @@ import { executionView } from './view';
  *    to then is counted as a failed step's is (cpu-usage.ts).
  *
  * A retried cancel of an ABORTED job answers as the first did (and stops the execution
- * again, which is harmless); a job that ended otherwise is refused with 10-400 naming its
- * status: the catalogue has no "job is not running" code.
+ * again, which is harmless); a job that ended otherwise is refused with 90-1001 (409) naming
+ * its status: the spec's catalogue has no "job is not running" code (docs/errors.md).
  */
 
 /** What an aborted job's execution.error holds: the catalogue's 10-444, saying who stopped it. */
@@ -45,13 +45,9 @@ export interface CurrentJob {
 /** Each refused abort means the job moved on; one read then tells how it ended. */
 const CANCEL_ATTEMPTS = 3;
 
-/** The answer to a cancel of a job that is not running: 10-400, with the job and its status. */
+/** The answer to a cancel of a job that is not running: 90-1001, with the job and its status. */
 export function notRunning(jobId: string, status: JobStatus | 'REPLACED'): AppError {
-  const reason =
-    status === 'REPLACED'
-      ? `job ${jobId} ended and another job took its place`
-      : `job ${jobId} is ${status}: only a PENDING or IN_PROGRESS job can be cancelled`;
-  return new AppError('10-400', { extraDetails: { job_id: jobId, status, reason } });
+  return new AppError('90-1001', { params: [status], extraDetails: { job_id: jobId, status } });
 }
 
 /** The ARN of the execution that runs `jobId`: executions are named after their job (start.ts). */
@@ -83,7 +79,7 @@ async function stopExecution(job: StartableJob, jobId: string): Promise<void> {
 
 /**
  * Cancels the job `current` reads (see above). Resolves once the job is ABORTED and its
- * execution stopped; 10-400 when it had ended otherwise. `current` is read again after a
+ * execution stopped; 90-1001 when it had ended otherwise. `current` is read again after a
  * refused write; a job that another took the place of meanwhile is not running either.
  */
 export async function cancelJob(job: StartableJob, current: () => Promise<CurrentJob>): Promise<void> {

@@ -163,6 +163,9 @@ function bases(f: ContractFixtures): Partial<Readonly<Record<OperationId, Base>>
       enums: { depth: ['FULL', 'shallow', 'DEEP'] },
     },
     getSchemaAnalysisStatus: { params: version },
+    // A COMPLETED import and no running analysis: both refused (10-400, 20-1025).
+    cancelDataVersionImport: { params: version },
+    cancelSchemaAnalysis: { params: version },
     getSchemaAnalysisResult: { params: version },
     getSchemaAlerts: { params: version },
     ...recipeBases(f),

@@ -79,6 +79,8 @@ export function datasetBases(f: DatasetFixtures): Partial<Readonly<Record<Operat
     // The fixture node is a TABLE node: the service refuses the runs with 20-1014 once the request is valid.
     executeDatasetNode: { params: node, body: { use_sample: true, schema_analysis_depth: 'SHALLOW' } },
     getDatasetNodeRunStatus: { params: node, query: { job_id: 'recipe-run-contract' } },
+    cancelDatasetNodeRun: { params: node },
+    cancelDatasetNodeSchemaAnalysis: { params: node },
     previewDatasetNode: { params: node, query: { use_sample: 'false' } },
     // Its only node is a TABLE node: the service answers 20-1020 once the request is valid.
     releaseDatasetVersion: { params: version },

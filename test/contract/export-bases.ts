@@ -55,10 +55,13 @@ export function exportBases(f: ExportFixtures): Partial<Readonly<Record<Operatio
       enums,
     },
     getDirectExport: { params: UNKNOWN_JOB },
+    cancelDirectExport: { params: UNKNOWN_JOB },
+    cancelExport: { params: { export_id: '999999' } },
     startMultiPartExport: {
       body: { ...source, parts_urls: [`${f.endpoint}/${bucket}/contract/part?partNumber=1&uploadId=contract`] },
       enums,
     },
     getMultiPartExport: { params: UNKNOWN_JOB },
+    cancelMultiPartExport: { params: UNKNOWN_JOB },
   };
 }

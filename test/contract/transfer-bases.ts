@@ -31,6 +31,7 @@ export function transferBases(f: {
       enums: { source_type: ['dataset', 'DATATABLE'] },
     },
     getTransfer: { params: { transfer_id: '999999' } },
+    cancelTransfer: { params: { transfer_id: '999999' } },
     listTransfers: { query: { limit: '5' } },
   };
 }

@@ -30,13 +30,13 @@ export interface GatedTwin {
  * A twin whose functions reach S3 through a gate (user connections may name the gate too), with
  * an inactivity limit of 8 s: heartbeats every 2 s, so a cancelled worker learns of it quickly.
  */
-export async function startGatedTwin(): Promise<GatedTwin> {
+export async function startGatedTwin(allowOutbound: readonly string[] = []): Promise<GatedTwin> {
   const s3Port = await freeLocalPort();
   const gate = await startS3Gate(`http://127.0.0.1:${s3Port}`);
   const env = await startTestTwin({
     s3Port,
     buckets: ['landing', 'exports'],
-    allowOutbound: [new URL(gate.endpoint).host],
+    allowOutbound: [new URL(gate.endpoint).host, ...allowOutbound],
     environment: { AWS_ENDPOINT_URL_S3: gate.endpoint, JOB_INACTIVITY_SECONDS: '8' },
   });
   return {

@@ -5,14 +5,23 @@ import { errorCatalogue, type ErrorCode } from '../../../shared/errors/catalogue
 import { renderMessage } from '../../../shared/errors/app-error';
 
 const codes = Object.keys(errorCatalogue) as ErrorCode[];
+/** The project's own codes (family 90, docs/errors.md); every other code is the specification's. */
+const ownCodes = codes.filter((code) => code.startsWith('90-'));
 
 function placeholders(message: string): number[] {
   return [...message.matchAll(/\{(\d+)\}/g)].map((match) => Number(match[1]));
 }
 
 describe('error catalogue', () => {
-  it('holds exactly the 265 codes of the specification', () => {
-    expect(codes).toHaveLength(265);
+  it('holds exactly the 265 codes of the specification, and the project’s own after them', () => {
+    expect(codes.filter((code) => !code.startsWith('90-'))).toHaveLength(265);
+    expect(codes.slice(265)).toEqual(ownCodes);
+  });
+
+  it('lists every code of its own in docs/errors.md with its status', () => {
+    const doc = readFileSync(new URL('../../../docs/errors.md', import.meta.url), 'utf8');
+    const listed = [...doc.matchAll(/^\| (90-\d+) +\| (\d{3}) +\|/gm)].map((match) => [match[1], Number(match[2])]);
+    expect(listed).toEqual(ownCodes.map((code) => [code, errorCatalogue[code].status]));
   });
 
   it('spells every code <family>-<number>', () => {
@@ -24,14 +33,14 @@ describe('error catalogue', () => {
     // A repeated key in the object literal would silently replace the first entry at run time.
     const source = readFileSync(new URL('../../../shared/errors/catalogue.ts', import.meta.url), 'utf8');
     const written = [...source.matchAll(/^\s*['"](\d{2}-\d+)['"]:\s*\{/gm)].map((match) => match[1]);
-    expect(written).toHaveLength(265);
-    expect(new Set(written).size).toBe(265);
-    expect(new Set(codes.map((code) => `${code.slice(0, 2)}-${Number(code.slice(3))}`)).size).toBe(265);
+    expect(written).toHaveLength(codes.length);
+    expect(new Set(written).size).toBe(codes.length);
+    expect(new Set(codes.map((code) => `${code.slice(0, 2)}-${Number(code.slice(3))}`)).size).toBe(codes.length);
   });
 
-  it('uses exactly the families 10, 20, 30, 40, 50, 70 and 80', () => {
+  it('uses exactly the families 10, 20, 30, 40, 50, 70 and 80 of the specification, and 90 of its own', () => {
     const families = [...new Set(codes.map((code) => code.slice(0, 2)))].sort();
-    expect(families).toEqual(['10', '20', '30', '40', '50', '70', '80']);
+    expect(families).toEqual(['10', '20', '30', '40', '50', '70', '80', '90']);
   });
 
   it('answers every code with a status that HTTP defines', () => {
