@@ -19,7 +19,9 @@ interface OperationLike {
 /** The generated files by name, as text. */
 export async function renderGeneratedFiles(): Promise<Record<string, string>> {
   const document = buildOpenApiDocument(routes, API_INFO, API_TAGS) as unknown as OpenAPI3;
-  const types = astToString(await openapiTS(document, { alphabetize: false, exportType: false }));
+  const types = astToString(
+    await openapiTS(document, { alphabetize: false, exportType: false, defaultNonNullable: false }),
+  );
   const operations: Record<string, { method: string; path: string }> = {};
   const idempotent: string[] = [];
   for (const [path, item] of Object.entries(document.paths ?? {})) {

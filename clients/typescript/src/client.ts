@@ -52,6 +52,8 @@ export interface DpsClient {
   readonly baseUrl: string;
   /** The typed openapi-fetch client: one method per HTTP verb, paths and bodies from the document. */
   readonly api: Client<paths>;
+  /** The authenticated, retrying fetch under `api`: for requests its typed methods do not cover. */
+  fetch(request: Request): Promise<Response>;
   /** Every item of a list, page by page (offset and limit), as an async iterator. */
   list<P extends ListPath>(path: P, init?: ListInit<P>): AsyncIterable<ListItem<P>>;
 }
@@ -82,15 +84,13 @@ export function createDpsClient(options: DpsClientOptions): DpsClient {
     ? new TokenSource(`${baseUrl}/oauth/token`, options.credentials, anonymous)
     : undefined;
   const makeKey = options.idempotencyKey ?? (() => globalThis.crypto.randomUUID());
-  const api = createClient<paths>({
-    baseUrl,
-    fetch: transport({
-      retry,
-      fetch: send,
-      ...(tokens ? { tokens } : {}),
-      ...(options.token ? { token: options.token } : {}),
-    }),
+  const authenticated = transport({
+    retry,
+    fetch: send,
+    ...(tokens ? { tokens } : {}),
+    ...(options.token ? { token: options.token } : {}),
   });
+  const api = createClient<paths>({ baseUrl, fetch: authenticated });
   api.use({
     onRequest({ request, schemaPath }) {
       // One key per call, made before the first attempt: every retry of it sends the same key.
@@ -121,5 +121,5 @@ export function createDpsClient(options: DpsClientOptions): DpsClient {
     }
   }
 
-  return { baseUrl, api, list };
+  return { baseUrl, api, fetch: authenticated, list };
 }

@@ -3601,7 +3601,7 @@ export interface components {
              * @description Most folders and files in one page (they count together)
              * @default 1000
              */
-            max_items: number;
+            max_items?: number;
         };
         BrowseResponse: {
             folders: components["schemas"]["BucketFolder"][];
@@ -4241,7 +4241,7 @@ export interface components {
         };
         SchemaAnalysisRequest: {
             /** @default SHALLOW */
-            depth: components["schemas"]["SchemaAnalysisDepth"];
+            depth?: components["schemas"]["SchemaAnalysisDepth"];
         };
         /**
          * @description SHALLOW: names, types and null counts; FULL: also distinct counts, ranges, statistics, value kinds and alerts
@@ -5083,25 +5083,25 @@ export interface components {
              * @description Export the sample instead of every row
              * @default false
              */
-            use_sample: boolean;
+            use_sample?: boolean;
             /** @description Columns to export, in this order; every column when omitted. An unknown column is 20-1031 */
             columns?: string[];
             /**
              * @description Write booleans as integers: true as 1, false as 0
              * @default false
              */
-            cast_boolean_to_integer: boolean;
+            cast_boolean_to_integer?: boolean;
             /**
              * @description File format written: parquet (default) or csv (header row, comma, RFC 4180 quoting, UTF-8)
              * @default parquet
              * @enum {string}
              */
-            format: "parquet" | "csv";
+            format?: "parquet" | "csv";
             /**
              * @description For a dataset source: refuse a draft version (20-1016)
              * @default true
              */
-            validate_to_release: boolean;
+            validate_to_release?: boolean;
         };
         ExportCreated: {
             export_id: number;
@@ -5169,25 +5169,25 @@ export interface components {
              * @description Export the sample instead of every row
              * @default false
              */
-            use_sample: boolean;
+            use_sample?: boolean;
             /** @description Columns to export, in this order; every column when omitted. An unknown column is 20-1031 */
             columns?: string[];
             /**
              * @description Write booleans as integers: true as 1, false as 0
              * @default false
              */
-            cast_boolean_to_integer: boolean;
+            cast_boolean_to_integer?: boolean;
             /**
              * @description File format written: parquet (default) or csv (header row, comma, RFC 4180 quoting, UTF-8)
              * @default parquet
              * @enum {string}
              */
-            format: "parquet" | "csv";
+            format?: "parquet" | "csv";
             /**
              * @description For a dataset source: refuse a draft version (20-1016)
              * @default true
              */
-            validate_release: boolean;
+            validate_release?: boolean;
             /** @description Bucket of the destination store */
             bucket: string;
             /** @description Object key; with total_files > 1 the files are <key stem>-<n>-of-<total><extension> (docs/exports.md) */
@@ -5204,7 +5204,7 @@ export interface components {
              * @description Number of files the output is split into (rows spread evenly)
              * @default 1
              */
-            total_files: number;
+            total_files?: number;
         };
         ExportJobStarted: {
             job_id: string;
@@ -5255,25 +5255,25 @@ export interface components {
              * @description Export the sample instead of every row
              * @default false
              */
-            use_sample: boolean;
+            use_sample?: boolean;
             /** @description Columns to export, in this order; every column when omitted. An unknown column is 20-1031 */
             columns?: string[];
             /**
              * @description Write booleans as integers: true as 1, false as 0
              * @default false
              */
-            cast_boolean_to_integer: boolean;
+            cast_boolean_to_integer?: boolean;
             /**
              * @description File format written: parquet (default) or csv (header row, comma, RFC 4180 quoting, UTF-8)
              * @default parquet
              * @enum {string}
              */
-            format: "parquet" | "csv";
+            format?: "parquet" | "csv";
             /**
              * @description For a dataset source: refuse a draft version (20-1016)
              * @default true
              */
-            validate_release: boolean;
+            validate_release?: boolean;
             /** @description Pre-signed PUT URLs of parts 1..n of a multipart upload the caller created, in part order; each passes the outbound guard */
             parts_urls: string[];
         };
