@@ -1,0 +1,224 @@
+/**
+ * dps run as a child process (its esbuild bundle under plain node) against a twin of its own,
+ * through a relay that records and can lose answers: exit codes, --json output, a failed job's
+ * code, a create whose answer was lost made once, a token renewed during a wait longer than its
+ * lifetime (TOKEN_TTL_SECONDS=3 for this twin), and Ctrl-C during --wait leaving the job
+ * running and saying how to follow it. The typed client is used for the test's own reads.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDpsClient, ok, type DpsClient } from '../../../clients/typescript/src/index';
+import { freeLocalPort } from '../../../infra/local/fakes/local-server';
+import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
+import { startTestTwin, type TestTwin } from '../../support/harness';
+import { putObjects } from '../../support/imports';
+import { startS3Gate, type S3Gate } from '../../support/s3-gate';
+import { startApiRelay, type ApiRelay } from './relay';
+
+const CSV = 'order_id,region,amount\n1,north,120.5\n2,south,80\n3,north,42\n';
+const TOKEN_TTL_SECONDS = 3;
+const folder = mkdtempSync(join(tmpdir(), 'dps-cli-'));
+
+let env: TestTwin;
+let gate: S3Gate;
+let relay: ApiRelay;
+let client: DpsClient;
+let bundle: string;
+
+beforeAll(async () => {
+  const s3Port = await freeLocalPort();
+  gate = await startS3Gate(`http://127.0.0.1:${s3Port}`);
+  env = await startTestTwin({
+    s3Port,
+    buckets: ['landing'],
+    allowOutbound: [new URL(gate.endpoint).host],
+    environment: { TOKEN_TTL_SECONDS: String(TOKEN_TTL_SECONDS) },
+  });
+  relay = await startApiRelay(env.twin.apiUrl);
+  const credentials = { clientId: env.twin.admin.client_id, clientSecret: env.twin.admin.client_secret };
+  client = createDpsClient({ baseUrl: env.twin.apiUrl, credentials });
+  await putObjects(env, 'landing', { 'sales/2024-01.csv': CSV, 'held/data.csv': CSV });
+  const { buildCli } = (await import('../../../clients/cli/build.mjs')) as { buildCli(): Promise<void> };
+  await buildCli();
+  bundle = new URL('../../../clients/cli/dist/cli.js', import.meta.url).pathname;
+});
+afterAll(async () => {
+  // The twin's environment stays in this process: later files of this worker get the default lifetime.
+  delete process.env.TOKEN_TTL_SECONDS;
+  await relay?.close();
+  await env?.close();
+  await gate?.close();
+});
+
+interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Starts dps with the twin's admin in its environment (no config file, no arguments holding a secret). */
+function start(args: readonly string[], extraEnv: Record<string, string> = {}): ChildProcess & { done: Promise<Run> } {
+  const child = spawn(process.execPath, [bundle, ...args], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      DPS_CONFIG: join(folder, 'absent.json'),
+      DPS_BASE_URL: relay.baseUrl,
+      DPS_CLIENT_ID: env.twin.admin.client_id,
+      DPS_CLIENT_SECRET: env.twin.admin.client_secret,
+      ...extraEnv,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = new Promise<Run>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  return Object.assign(child, { done });
+}
+
+const dps = (args: readonly string[], extraEnv?: Record<string, string>) => start(args, extraEnv).done;
+const json = (run: Run) => JSON.parse(run.stdout) as Record<string, unknown>;
+
+/** A table over `path` of the landing bucket, made with dps (connection, data source, table). */
+async function tableWithDps(path: string, endpoint = env.twin.s3.endpoint): Promise<number> {
+  const name = `c-${path.replaceAll('/', '-')}${Date.now()}`;
+  const connection = await dps(
+    [
+      'connections',
+      'create',
+      '--name',
+      name,
+      '--endpoint',
+      endpoint,
+      '--access-key-id',
+      LOCAL_S3_CREDENTIALS.accessKeyId,
+      '--json',
+    ],
+    { DPS_SECRET_ACCESS_KEY: LOCAL_S3_CREDENTIALS.secretAccessKey },
+  );
+  expect(connection.code, connection.stderr).toBe(0);
+  const source = await dps([
+    'data-sources',
+    'create',
+    '--name',
+    name,
+    '--connection',
+    String(json(connection).id),
+    '--path',
+    path,
+    '--json',
+  ]);
+  expect(source.code, source.stderr).toBe(0);
+  const table = await dps(['tables', 'create', '--name', name, '--data-source', String(json(source).id), '--json']);
+  expect(table.code, table.stderr).toBe(0);
+  return json(table).id as number;
+}
+
+describe('dps', () => {
+  it('answers usage errors with exit code 2 and refusals with 3, the catalogue code and message', async () => {
+    expect((await dps(['tables', 'get'])).code).toBe(2);
+    const notNumber = await dps(['tables', 'get', 'first']);
+    expect(notNumber.code).toBe(2);
+    expect(notNumber.stderr).toContain('table-id must be a whole number');
+    expect((await dps(['nonsense'])).code).toBe(2);
+    const missing = await dps(['connections', 'get', '987654', '--json']);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toMatch(/refused \(404\) 10-404: /);
+    expect(json(missing)).toMatchObject({ code: '10-404', status: 404 });
+  });
+
+  it('imports a table with --json, printing progress as plain lines when not on a terminal', async () => {
+    const tableId = await tableWithDps('landing/sales/');
+    const imported = await dps(['tables', 'import', String(tableId), '--interval', '200', '--json']);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(json(imported)).toMatchObject({
+      data_table_id: tableId,
+      execution: { status: 'COMPLETED' },
+      metadata: { row_count: 3 },
+    });
+    expect(imported.stderr).toMatch(new RegExp(`^import ${tableId} 1: COMPLETED DONE 100%`, 'm'));
+    const listed = await dps(['tables', 'list', '--filter', `id eq ${tableId}`]);
+    expect(listed.stdout).toMatch(/^ID\s+NAME/);
+  });
+
+  it('says a failed job’s code and exits 4', async () => {
+    const tableId = await tableWithDps('landing/nothing-here/');
+    const failed = await dps(['tables', 'import', String(tableId), '--interval', '200']);
+    expect(failed.code).toBe(4);
+    expect(failed.stderr).toMatch(/job FAILED 30-1114: /);
+  });
+
+  it('makes one connection when the answer to its create is lost and the create is retried', async () => {
+    const name = `retried-${Date.now()}`;
+    relay.dropNextAnswer('POST', '/connections');
+    const created = await dps(
+      [
+        'connections',
+        'create',
+        '--name',
+        name,
+        '--endpoint',
+        env.twin.s3.endpoint,
+        '--access-key-id',
+        'S3RVER',
+        '--json',
+      ],
+      { DPS_SECRET_ACCESS_KEY: 'S3RVER' },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const creates = relay.passed.filter((seen) => seen.method === 'POST' && seen.path.endsWith('/connections'));
+    const [lost, retried] = creates.slice(-2);
+    expect(lost).toMatchObject({ status: 201, dropped: true });
+    expect(retried).toMatchObject({ status: 201, dropped: false, idempotencyKey: lost!.idempotencyKey });
+    const same = await ok(client.api.GET('/connections', { params: { query: { filter: `name eq '${name}'` } } }));
+    expect(same.total).toBe(1);
+    expect(json(created).id).toBe(same.items[0]!.id);
+  });
+
+  it(
+    'renews its token during a wait longer than the token lasts, and on Ctrl-C stops waiting, not the job',
+    { timeout: 30_000 },
+    async () => {
+      const tableId = await tableWithDps('landing/held/', gate.endpoint);
+      const held = gate.holdRead('/held/data.csv');
+      const exchangesBefore = relay.passed.filter((seen) => seen.path.endsWith('/oauth/token')).length;
+      const waiting = start(['tables', 'import', String(tableId), '--interval', '250']);
+      await held.arrived;
+      // Past one token lifetime: the polls go on with a renewed token, never a 401.
+      await new Promise((resolve) => setTimeout(resolve, (TOKEN_TTL_SECONDS + 1) * 1000));
+      expect(
+        relay.passed.filter((seen) => seen.path.endsWith('/oauth/token')).length - exchangesBefore,
+      ).toBeGreaterThanOrEqual(2);
+      expect(relay.passed.filter((seen) => seen.status === 401)).toEqual([]);
+      waiting.kill('SIGINT');
+      const run = await waiting.done;
+      expect(run.code).toBe(130);
+      expect(run.stderr).toContain(`Follow it with: dps wait import ${tableId} 1`);
+      const version = await ok(
+        client.api.GET('/data-tables/{data_table_id}/versions/{version_number}', {
+          params: { path: { data_table_id: tableId, version_number: 1 } },
+        }),
+      );
+      expect(['PENDING', 'IN_PROGRESS']).toContain(version.execution.status);
+      // Let the twin close quickly: the job is cancelled now that the test has seen it run on.
+      await ok(
+        client.api.POST('/data-tables/{data_table_id}/versions/{version_number}/cancel', {
+          params: { path: { data_table_id: tableId, version_number: 1 } },
+        }),
+      );
+    },
+  );
+
+  it('prints bash and zsh completion naming its commands', async () => {
+    const bash = await dps(['completion', 'bash']);
+    expect(bash.code).toBe(0);
+    expect(bash.stdout).toContain('complete -o default -F _dps dps');
+    expect(bash.stdout).toContain('"tables import"');
+    expect((await dps(['completion', 'zsh'])).stdout).toContain('bashcompinit');
+    expect((await dps(['completion', 'fish'])).code).toBe(2);
+  });
+});
