@@ -8,7 +8,19 @@ import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import { importAndWait, putObjects, startImport, tableOver, waitForVersion } from '../../support/imports';
+import { asBody } from '../../support/api-client';
+import { getObject, listKeys, waitForDirectExport } from '../../support/exports';
+import {
+  createObjectStoreConnection,
+  importAndWait,
+  putObjects,
+  startImport,
+  tableOver,
+  waitForJob,
+  waitForVersion,
+} from '../../support/imports';
+import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
+import { CUSTOMERS_CSV, executeAndWait, importedTable, joinGraph, nodeAt, ordersCsv } from '../datasets/run-fixtures';
 
 let env: TestTwin;
 let api: ApiClient;
@@ -75,7 +87,7 @@ async function bothPaths<T>(start: () => Promise<T>): Promise<{ lambda: T; farga
 }
 
 beforeAll(async () => {
-  env = await startTestTwin({ buckets: ['fargate-src'], fargateAboveBytes: Number(NEVER) });
+  env = await startTestTwin({ buckets: ['fargate-src', 'landing', 'exports'], fargateAboveBytes: Number(NEVER) });
   api = env.admin;
   await putObjects(env, 'fargate-src', {
     'in/people.csv': 'id,name,score\n1,ada,3.5\n2,grace,4.25\n3,linus,\n',
@@ -100,6 +112,128 @@ describe('jobs on the Fargate branch', () => {
     expect({ ...b.body, version_number: 0 }).toEqual({ ...a.body, version_number: 0 });
     expect(env.twin.ecs.tasks().map((task) => task.worker)).toEqual(['import-data-version']);
   }, 60_000);
+
+  it('analyses a version’s schema on a task as on Lambda', async () => {
+    const tableId = await tableOver(api, env, 'fargate-src/in/people.csv');
+    // Two versions of the same data: a version is analysed fully once.
+    const versions = [
+      (await importAndWait(api, tableId)).version_number,
+      (await importAndWait(api, tableId)).version_number,
+    ];
+    let next = 0;
+    const { lambda, fargate } = await bothPaths(async () => {
+      const params = { data_table_id: tableId, version_number: versions[next++]! };
+      const started = await api.call('analyseDataVersionSchema', { params, body: { depth: 'FULL' } });
+      expect(started.status, started.text).toBe(202);
+      const status = await waitForJob(
+        () => api.call('getSchemaAnalysisStatus', { params }),
+        (body) => body.execution,
+      );
+      return { status, result: (await api.call('getSchemaAnalysisResult', { params })).body };
+    });
+    expect(lambda.status.execution).toMatchObject({ status: 'COMPLETED', runs_on: 'lambda' });
+    expect(fargate.status.execution).toMatchObject({ status: 'COMPLETED', runs_on: 'fargate' });
+    const stable = (result: unknown) =>
+      JSON.parse(JSON.stringify(result).replace(/"[a-z_]*(date|job_id)":"[^"]*"/g, '"x":0'));
+    expect(stable(fargate.result)).toEqual(stable(lambda.result));
+  }, 60_000);
+
+  it('runs a recipe node and analyses it on a task as on Lambda', async () => {
+    const tables = {
+      orders: await importedTable(api, env, ordersCsv(500)),
+      customers: await importedTable(api, env, CUSTOMERS_CSV),
+    };
+    // A graph for each path: a node is analysed fully once.
+    const graphs = [await joinGraph(api, tables), await joinGraph(api, tables)];
+    let next = 0;
+    const { lambda, fargate } = await bothPaths(async () => {
+      const graph = graphs[next++]!;
+      const run = await executeAndWait(api, graph, graph.aggregate, false);
+      const preview = await api.call('previewDatasetNode', { params: nodeAt(graph, graph.aggregate) });
+      const analysed = await api.call('analyseDatasetNodeSchema', {
+        params: nodeAt(graph, graph.join),
+        body: { depth: 'FULL' },
+      });
+      expect(analysed.status, analysed.text).toBe(202);
+      const analysis = await waitForJob(
+        () => api.call('getDatasetNodeSchemaAnalysisStatus', { params: nodeAt(graph, graph.join), query: {} }),
+        (body) => body.execution,
+      );
+      const result = await api.call('getDatasetNodeSchemaAnalysisResult', { params: nodeAt(graph, graph.join) });
+      return { run, preview: preview.body, analysis, result: result.body };
+    });
+    expect(lambda.run.execution).toMatchObject({ status: 'COMPLETED', runs_on: 'lambda' });
+    expect(fargate.run.execution).toMatchObject({ status: 'COMPLETED', runs_on: 'fargate' });
+    expect(fargate.analysis.execution).toMatchObject({ status: 'COMPLETED', runs_on: 'fargate' });
+    // The same rows and columns; the graphs are two datasets, so their ids differ.
+    const rowsOf = (preview: object) =>
+      Object.fromEntries(Object.entries(preview).filter(([key]) => !key.endsWith('_id')));
+    expect(rowsOf(fargate.preview)).toEqual(rowsOf(lambda.preview));
+    const stable = (result: unknown) =>
+      JSON.parse(JSON.stringify(result).replace(/"[a-z_]*(date|job_id)":"[^"]*"/g, '"x":0'));
+    expect(stable(fargate.result)).toEqual(stable(lambda.result));
+  }, 120_000);
+
+  it('exports a version directly and to a target on a task, byte for byte as on Lambda', async () => {
+    const tableId = await tableOver(api, env, 'fargate-src/in/people.csv');
+    const { version_number: versionNumber } = await importAndWait(api, tableId);
+    let run = 0;
+    const direct = await bothPaths(async () => {
+      const key = `direct/${(run += 1)}.parquet`;
+      const started = await api.call('startDirectExport', {
+        body: asBody('startDirectExport', {
+          source_type: 'datatable',
+          source_id: tableId,
+          source_version: versionNumber,
+          bucket: 'exports',
+          key,
+          endpoint: env.twin.s3.endpoint,
+          access_key: LOCAL_S3_CREDENTIALS.accessKeyId,
+          secret_key: LOCAL_S3_CREDENTIALS.secretAccessKey,
+        }),
+      });
+      expect(started.status, started.text).toBe(202);
+      const status = await waitForDirectExport(api, started.body.job_id);
+      return { status, bytes: await getObject(env, 'exports', key) };
+    });
+    expect(direct.fargate.status.status).toEqual({ status: 'COMPLETED' });
+    expect(direct.fargate.bytes.equals(direct.lambda.bytes)).toBe(true);
+
+    const connectionId = await createObjectStoreConnection(api, env, { pathRestriction: 'exports/', write: true });
+    const toTarget = await bothPaths(async () => {
+      const target = await api.call('createTarget', {
+        body: asBody('createTarget', {
+          name: `lake-${(run += 1)}`,
+          type: 'bucket',
+          connection_id: connectionId,
+          path: `exports/target-${run}/`,
+        }),
+      });
+      expect(target.status, target.text).toBe(201);
+      const started = await api.call('createExport', {
+        body: asBody('createExport', {
+          target_id: target.body.id,
+          source_type: 'datatable',
+          source_id: tableId,
+          source_version: versionNumber,
+        }),
+      });
+      expect(started.status, started.text).toBe(202);
+      const done = await waitForJob(
+        () => api.call('getExport', { params: { export_id: started.body.export_id } }),
+        (body) => body.execution,
+      );
+      const keys = await listKeys(env, 'exports', `target-${run}/`);
+      expect(keys).toHaveLength(1);
+      return { done, bytes: await getObject(env, 'exports', keys[0]!) };
+    });
+    expect(toTarget.fargate.done.execution).toMatchObject({ status: 'COMPLETED', runs_on: 'fargate' });
+    expect(toTarget.lambda.done.execution).toMatchObject({ status: 'COMPLETED', runs_on: 'lambda' });
+    expect(toTarget.fargate.bytes.equals(toTarget.lambda.bytes)).toBe(true);
+    expect(env.twin.ecs.tasks().map((task) => task.worker)).toEqual(
+      expect.arrayContaining(['export-direct', 'export-to-target']),
+    );
+  }, 120_000);
 
   it('a task killed with SIGKILL mid-run ends FAILED 10-500 saying so, with no scratch files and no data', async () => {
     const tableId = await tableOver(api, env, 'fargate-src/big/rows.csv');
