@@ -13,13 +13,14 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { writeFile } from 'node:fs/promises';
 import { readFile } from 'node:fs/promises';
 import { AthenaQueryError, parseCtas } from './athena-query';
-import type { GlueCatalog } from './glue';
+import { startLocalGlue, type GlueCatalog } from './glue';
 import { JsonProtocolError, startJsonProtocolServer, type JsonObject, type JsonProtocolServer } from './json-protocol';
+import { LOCAL_S3_CREDENTIALS } from './s3';
 
 export interface LocalAthenaOptions {
   readonly catalog: GlueCatalog;
@@ -304,4 +305,33 @@ export async function startLocalAthena(options: LocalAthenaOptions): Promise<Jso
     },
   });
   return server;
+}
+
+/** The local Glue and the local Athena over it, reading and writing the local S3 at `s3Endpoint`. */
+export async function startLocalAthenaAndGlue(options: {
+  readonly s3Endpoint: string;
+  readonly queueMs?: number;
+}): Promise<{ readonly athena: string; readonly glue: string; close(): Promise<void> }> {
+  const glue = await startLocalGlue();
+  const s3 = new S3Client({
+    endpoint: options.s3Endpoint,
+    forcePathStyle: true,
+    region: 'us-east-1',
+    credentials: LOCAL_S3_CREDENTIALS,
+  });
+  const athena = await startLocalAthena({ catalog: glue.catalog, s3, queueMs: options.queueMs }).catch(
+    async (error: unknown) => {
+      await glue.close();
+      throw error;
+    },
+  );
+  return {
+    athena: athena.endpoint,
+    glue: glue.endpoint,
+    async close() {
+      await athena.close();
+      await glue.close();
+      s3.destroy();
+    },
+  };
 }

@@ -28,6 +28,7 @@ import type { SweepOptions } from '../../shared/retention/sweep';
 import { sweepToEnd } from '../../shared/retention/sweep-run';
 import { jobMachines } from '../state-machines';
 import { useEngineChildBundle } from '../../shared/engine/isolation/engine-process';
+import { startLocalAthenaAndGlue } from './athena';
 import { startLocalDynamoDb } from './dynamodb';
 import { engineChildBundle } from './engine-child-bundle';
 import { startLocalEcs, type LocalEcs } from './ecs';
@@ -80,6 +81,8 @@ export interface TwinOptions {
    * of the local ECS, a process of its own (0: every job); the stage's default when omitted.
    */
   readonly fargateAboveBytes?: number;
+  /** How long the local Athena keeps each query QUEUED before it runs (tests of stopping one); none when omitted. */
+  readonly athenaQueueMs?: number;
 }
 
 /** The retention sweep of the twin: what the deployed schedule invokes, run in this process. */
@@ -227,6 +230,9 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       buckets: [DATA_BUCKET, ...(options.buckets ?? [])],
     });
     closers.push(() => s3.close());
+    // trino-sql runs: Athena and Glue stand-ins over the same local S3 (infra/local/athena.ts).
+    const athena = await startLocalAthenaAndGlue({ s3Endpoint: s3.endpoint, queueMs: options.athenaQueueMs });
+    closers.push(() => athena.close());
     const jobs = options.jobs ?? declaredJobs;
     const workers = workersOf(jobs);
     const ecs = await startLocalEcs({ workers, scratchRoot: scratch.root, port: ports.ecs });
@@ -256,6 +262,8 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       AWS_ENDPOINT_URL_KMS: kms.endpoint,
       AWS_ENDPOINT_URL_S3: s3.endpoint,
       AWS_ENDPOINT_URL_SFN: stepFunctions.endpoint,
+      AWS_ENDPOINT_URL_ATHENA: athena.athena,
+      AWS_ENDPOINT_URL_GLUE: athena.glue,
       AWS_ENDPOINT_URL_ECS: ecs.endpoint,
       ...(options.fargateAboveBytes === undefined ? {} : { FARGATE_ABOVE_BYTES: String(options.fargateAboveBytes) }),
       TABLE_NAME,

@@ -89,6 +89,20 @@ export async function downloadFile(key: string, path: string, signal?: AbortSign
   await pipeline(result.Body as Readable, createWriteStream(path), signal ? { signal } : {});
 }
 
+/** The keys under the prefix, with their sizes, in key order. */
+export async function listKeys(prefix: string): Promise<{ readonly key: string; readonly bytes: number }[]> {
+  const keys: { key: string; bytes: number }[] = [];
+  let token: string | undefined;
+  do {
+    const page = await s3().send(
+      new ListObjectsV2Command({ Bucket: config.dataBucket, Prefix: prefix, ContinuationToken: token }),
+    );
+    for (const object of page.Contents ?? []) keys.push({ key: object.Key!, bytes: object.Size ?? 0 });
+    token = page.NextContinuationToken;
+  } while (token);
+  return keys;
+}
+
 /** Deletes every object under the prefix (a data version's folder). */
 export async function deletePrefix(prefix: string): Promise<void> {
   let token: string | undefined;

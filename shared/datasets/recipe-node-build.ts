@@ -4,6 +4,7 @@ import type * as z from 'zod';
 import { downloadFile, putFile, putJson } from '../aws/data-bucket';
 import { VERSION_FILES, versionPrefix } from '../data-tables/storage';
 import { DEFAULT_PREVIEW_ROWS } from '../engine/csv-import';
+import { runOnAthena } from '../engine/athena/engine';
 import { functionMemoryMb } from '../engine/limits';
 import { recipeEngineFor, type RecipeEngine } from '../engine/recipe-engines';
 import type { RecipeFolders, RecipeRunResult, RecipeSource } from '../engine/recipe-run';
@@ -52,19 +53,24 @@ export function recipeRunLimits(): { readonly memoryMb: number; readonly timeout
   };
 }
 
-/** Where an alias's rows are: a data version's Parquet, or the upstream node's output of the same kind. */
-function sourceKey({ job, params, kind }: NodeBuild, source: RunSource): { key: string; missing: AppError } {
+/** Where an alias's rows are (a data version's Parquet, or the upstream node's output of the same kind) and its columns. */
+function sourceKey(
+  { job, params, kind }: NodeBuild,
+  source: RunSource,
+): { key: string; schemaKey: string; missing: AppError } {
   if (source.data_table_id !== undefined && source.data_version_number !== undefined) {
     const file = kind === 'sample' ? VERSION_FILES.sample : VERSION_FILES.data;
+    const folder = versionPrefix(job.tenant_id, source.data_table_id, source.data_version_number);
     return {
-      key: versionPrefix(job.tenant_id, source.data_table_id, source.data_version_number) + file,
+      key: folder + file,
+      schemaKey: folder + VERSION_FILES.schema,
       missing: new AppError('20-1059', { params: [source.data_table_id, source.data_version_number] }),
     };
   }
+  const folder = nodeOutputPrefix(job.tenant_id, params.dataset_id, params.version_number, source.node_id, kind);
   return {
-    key:
-      nodeOutputPrefix(job.tenant_id, params.dataset_id, params.version_number, source.node_id, kind) +
-      NODE_OUTPUT_FILES.data,
+    key: folder + NODE_OUTPUT_FILES.data,
+    schemaKey: folder + NODE_OUTPUT_FILES.schema,
     missing: new AppError('20-1039', {
       params: [`${params.dataset_id}/${params.version_number}/${source.node_id}/${kind}`],
     }),
@@ -102,7 +108,10 @@ export async function buildNode(build: NodeBuild, started: Promise<void>): Promi
   const { job, step, dir } = build;
   const inDir = join(dir, 'in');
   const outDir = join(dir, 'out');
-  const sources = downloadSources(build, inDir);
+  // The downloads start before the recipe (and so its language) is read, as DuckDB runs need
+  // them at once; a trino-sql node reads its inputs in Athena, so it stops them (below).
+  const downloads = new AbortController();
+  const sources = downloadSources({ ...build, signal: AbortSignal.any([build.signal, downloads.signal]) }, inDir);
   const downloaded = sources.then(
     () => undefined,
     () => undefined,
@@ -120,11 +129,35 @@ export async function buildNode(build: NodeBuild, started: Promise<void>): Promi
     if (version.lock_version !== step.inputs.recipe_lock_version)
       throw new AppError('10-500', { extraDetails: { cause: 'the recipe version changed during the run' } });
     const folders = { inDir, outDir, spillDir: join(dir, 'spill') };
+    if (recipe.data.language === 'trino-sql') {
+      downloads.abort();
+      return await builtOutput(build, athenaEngine(build), version.code, Promise.resolve([]), folders);
+    }
     return await builtOutput(build, recipeEngineFor(recipe.data.language), version.code, sources, folders);
   } finally {
     // No download outlives the build that started it.
     await downloaded;
   }
+}
+
+/**
+ * Athena as the node's engine (engine/athena/engine.ts): it reads the inputs where they are,
+ * and the worker's DuckDB engine writes the output's files from what Athena wrote.
+ */
+function athenaEngine(build: NodeBuild): RecipeEngine {
+  const sources = build.step.inputs.sources.map((source) => {
+    const { key, schemaKey, missing } = sourceKey(build, source);
+    return { alias: source.alias, dataKey: key, schemaKey, missing };
+  });
+  return {
+    run: (code, _sources, folders, options) =>
+      runOnAthena(
+        { job: build.job, nodeId: build.step.node_id, nodePrefix: build.prefix, code, sources },
+        folders,
+        options,
+        recipeEngineFor('duckdb-sql'),
+      ),
+  };
 }
 
 /**

@@ -87,7 +87,7 @@ function runStopped({ reason, limits }: EngineProcessStopped): AppError {
   return new AppError('10-500', { message: 'The run stopped: its engine ended unexpectedly' });
 }
 
-/** The languages whose engine runs inside the worker; trino-sql runs on Athena through the run's own steps (engine/athena/). */
+/** The languages whose engine runs inside the worker; trino-sql runs on Athena (engine/athena/engine.ts, chosen in datasets/recipe-node-build.ts). */
 const ENGINES: Readonly<Partial<Record<RecipeLanguage, RecipeEngine>>> = {
   'duckdb-sql': { run: runInDuckDbProcess },
 };

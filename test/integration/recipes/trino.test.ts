@@ -2,15 +2,13 @@
  * trino-sql recipes through the recipe routes: behind the athena toggle (10-1501 while off),
  * checked by the Trino analyzer on create, new version, version update and analyze, with the
  * same codes as DuckDB recipes; another tenant's tables, bucket paths, information_schema and
- * other catalogues are refused before anything is stored. A recipe's language is fixed. Until
- * the Athena run path is wired (docs/recipe-languages.md, "Running"), a run that would build a
- * trino-sql node fails with 20-1010 saying so, never with an internal error.
+ * other catalogues are refused before anything is stored. A recipe's language is fixed. Runs
+ * are in trino-runs.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOGGLE_CACHE_MS } from '../../../shared/features/store';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import { executeAndWait, importedTable } from '../datasets/run-fixtures';
 import { createRecipe, recipeId, recipeRequest, sentBack, versionOf } from './fixtures';
 
 let env: TestTwin;
@@ -18,7 +16,7 @@ let api: ApiClient;
 const TENANT = 'trino-routes';
 
 beforeAll(async () => {
-  env = await startTestTwin({ buckets: ['landing'] });
+  env = await startTestTwin();
   api = await env.clientFor(TENANT, ['admin']);
 });
 afterAll(() => env?.close());
@@ -124,40 +122,6 @@ describe('trino-sql recipes', () => {
         body: { id: recipe.id, lock_version: recipe.lock_version, description: 'monthly totals' },
       });
       expect([kept.status, kept.body]).toMatchObject([200, { language: 'trino-sql', description: 'monthly totals' }]);
-    });
-
-    it('fail a run that would build them with 20-1010 naming the reason, and leave no output', async () => {
-      const tableId = await importedTable(api, env, 'region,amount\nnorth,1\nsouth,2\n');
-      const recipe = await createRecipe(api, {
-        language: 'trino-sql',
-        recipe_version: { code: 'SELECT region, sum(amount) AS total FROM orders GROUP BY region' },
-      });
-      const dataset = (await api.call('createDataset', { body: { name: `trino-run-${process.pid}` } })).body;
-      const params = { dataset_id: dataset.id, version_number: 1 };
-      const table = await api.call('addDatasetNode', {
-        params,
-        body: { node_type: 'TABLE', dataset_id: dataset.id, data_table_id: tableId },
-      });
-      const node = await api.call('addDatasetNode', {
-        params,
-        body: {
-          node_type: 'RECIPE',
-          dataset_id: dataset.id,
-          recipe_id: recipe.id,
-          recipe_version_number: 1,
-          source_node_definitions: [{ source_node_id: table.body.id, alias: 'orders' }],
-        },
-      });
-      const status = await executeAndWait(api, { datasetId: dataset.id }, node.body.id, true);
-      expect(status.execution).toMatchObject({
-        status: 'FAILED',
-        error: { code: '20-1010', extraDetails: { language: expect.stringContaining('trino-sql') } },
-      });
-      const preview = await api.call('previewDatasetNode', {
-        params: { ...params, node_id: node.body.id },
-        query: { use_sample: 'true' },
-      });
-      expect(preview.status).toBe(404);
     });
 
     it('are analysed without tables only: binding Trino code is Athena’s', async () => {

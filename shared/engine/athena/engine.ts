@@ -1,0 +1,191 @@
+import { join } from 'node:path';
+import {
+  GetQueryExecutionCommand,
+  StartQueryExecutionCommand,
+  StopQueryExecutionCommand,
+  type QueryExecution,
+} from '@aws-sdk/client-athena';
+import { GetTableCommand } from '@aws-sdk/client-glue';
+import { mkdir } from 'node:fs/promises';
+import { deletePrefix, downloadFile, listKeys } from '../../aws/data-bucket';
+import { AppError } from '../../errors/app-error';
+import type { JobRef } from '../../jobs/job-ref';
+import { logger } from '../../log';
+import { recordUsage } from '../../usage';
+import type { RecipeEngine, RecipeEngineOptions, RecipeEngineResult } from '../recipe-engines';
+import type { RecipeFolders, RecipeSource } from '../recipe-run';
+import { athenaClient, glueClient } from './clients';
+import { queryFailure, type MessageNames } from './failures';
+import { athenaRunPrefix, ctasFolder, ctasStatement, runTableName } from './query';
+import {
+  dropRunTables,
+  ensureDatabase,
+  ensureWorkgroup,
+  registerInputs,
+  s3Uri,
+  scanCutoff,
+  type AthenaSource,
+  type RunTables,
+} from './workspace';
+
+/**
+ * A trino-sql node built by Athena (docs/decisions.md, "Trino recipes"): its inputs registered
+ * as tables of the tenant's Glue database over their exact files, its code run as a CTAS in the
+ * tenant's workgroup that writes Parquet under the node's prefix, then those files read back
+ * by the worker's DuckDB engine, which writes `data.parquet`, the preview, the schema and the
+ * analysis exactly as a DuckDB run does, so every reader of outputs stays as it is. The data
+ * Athena scanned counts against the tenant's data quota, its engine time against its CPU.
+ */
+
+/** What Athena needs of a node: the run's job, the node, the code and its inputs' files. */
+export interface AthenaNode {
+  readonly job: JobRef;
+  readonly nodeId: number;
+  readonly nodePrefix: string;
+  readonly code: string;
+  readonly sources: readonly AthenaSource[];
+}
+
+/** How long the worker waits between looks at a running query, first and at most. */
+const POLL_MS = { first: 100, most: 2000 } as const;
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+
+/**
+ * Waits for the query to end. The run's abort (its job cancelled, failed or superseded) and
+ * its time limit stop the query (StopQueryExecution), so no query outlives its run.
+ */
+async function awaitQuery(id: string, options: RecipeEngineOptions): Promise<QueryExecution> {
+  const deadline = Date.now() + options.limits.timeoutMs;
+  let wait: number = POLL_MS.first;
+  for (;;) {
+    const { QueryExecution: execution } = await athenaClient().send(
+      new GetQueryExecutionCommand({ QueryExecutionId: id }),
+    );
+    const state = execution?.Status?.State;
+    if (state === 'SUCCEEDED' || state === 'FAILED' || state === 'CANCELLED') return execution!;
+    if (options.signal?.aborted || Date.now() >= deadline) {
+      await athenaClient().send(new StopQueryExecutionCommand({ QueryExecutionId: id }));
+      if (options.signal?.aborted) throw options.signal.reason ?? new Error('the run was aborted');
+      const seconds = options.limits.timeoutMs / 1000;
+      throw new AppError('10-1047', {
+        message: `The run stopped at its time limit: the recipe ran for more than ${seconds} s`,
+        extraDetails: { cause: 'time limit' },
+      });
+    }
+    await sleep(Math.min(wait, deadline - Date.now()), options.signal);
+    wait = Math.min(wait * 2, POLL_MS.most);
+  }
+}
+
+/** Records what the query used: bytes scanned as data read (the quota's data), engine time apart. */
+async function recordScan(tenantId: string, execution: QueryExecution | undefined): Promise<number> {
+  const statistics = execution?.Statistics;
+  const bytes = statistics?.DataScannedInBytes ?? 0;
+  if (bytes > 0)
+    await recordUsage(tenantId, 'DATA_READ_BYTES', bytes).catch((error: unknown) =>
+      logger.warn('bytes scanned of a trino-sql run not recorded', { error: error as Error }),
+    );
+  return (statistics?.EngineExecutionTimeInMillis ?? 0) / 1000;
+}
+
+/** DuckDB's type for a Glue column of an empty output (Athena writes no file for no rows). */
+function duckType(hive: string): string {
+  const simple: Record<string, string> = {
+    boolean: 'BOOLEAN',
+    tinyint: 'TINYINT',
+    smallint: 'SMALLINT',
+    int: 'INTEGER',
+    integer: 'INTEGER',
+    bigint: 'BIGINT',
+    float: 'FLOAT',
+    double: 'DOUBLE',
+    date: 'DATE',
+    timestamp: 'TIMESTAMP',
+    binary: 'BLOB',
+  };
+  if (/^decimal\(\d+,\d+\)$/.test(hive)) return hive.toUpperCase();
+  return simple[hive] ?? 'VARCHAR';
+}
+
+const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/**
+ * The SQL the worker's DuckDB engine runs over the CTAS's files (`part_<n>` aliases): their
+ * rows as one table, or, with no file, a query with the CTAS table's columns and no rows.
+ */
+async function readBackCode(run: RunTables, parts: number): Promise<string> {
+  if (parts > 0)
+    return Array.from({ length: parts }, (_, index) => `SELECT * FROM part_${index}`).join('\nUNION ALL\n');
+  const { Table } = await glueClient().send(
+    new GetTableCommand({ DatabaseName: run.database, Name: runTableName(run.jobId, run.nodeId, 'out') }),
+  );
+  const columns = Table?.StorageDescriptor?.Columns ?? [];
+  return `SELECT ${columns.map((column) => `CAST(NULL AS ${duckType(column.Type ?? 'string')}) AS ${quoted(column.Name!)}`).join(', ')} LIMIT 0`;
+}
+
+/**
+ * Builds the node on Athena, then hands its files to `finish` (the DuckDB engine) for the
+ * output's files. The run's tables are dropped and its Athena folder removed either way.
+ */
+export async function runOnAthena(
+  node: AthenaNode,
+  folders: RecipeFolders,
+  options: RecipeEngineOptions,
+  finish: RecipeEngine,
+): Promise<RecipeEngineResult> {
+  const tenantId = node.job.tenant_id;
+  const runPrefix = athenaRunPrefix(node.nodePrefix, node.job.job_id);
+  const [cutoff, database] = await Promise.all([scanCutoff(tenantId), ensureDatabase(tenantId)]);
+  const workgroup = await ensureWorkgroup(tenantId, cutoff.bytes);
+  const run: RunTables = { database, jobId: node.job.job_id, nodeId: node.nodeId, runPrefix };
+  try {
+    const tables = await registerInputs(run, node.sources);
+    const names: MessageNames = {
+      database,
+      tables: new Map(tables.map((table, index) => [table, node.sources[index]!.alias])),
+    };
+    const { QueryExecutionId: id } = await athenaClient().send(
+      new StartQueryExecutionCommand({
+        WorkGroup: workgroup,
+        QueryExecutionContext: { Catalog: 'AwsDataCatalog', Database: database },
+        QueryString: ctasStatement({
+          database,
+          table: runTableName(run.jobId, run.nodeId, 'out'),
+          location: s3Uri(ctasFolder(runPrefix)),
+          inputs: node.sources.map((source, index) => ({ alias: source.alias, table: tables[index]! })),
+          code: node.code,
+        }),
+      }),
+    );
+    const execution = await awaitQuery(id!, options);
+    const engineSeconds = await recordScan(tenantId, execution);
+    if (execution.Status?.State !== 'SUCCEEDED') throw queryFailure(execution.Status, cutoff, names);
+    const parts = (await listKeys(ctasFolder(runPrefix))).filter((object) => object.bytes > 0);
+    const partsDir = join(folders.inDir, 'athena');
+    await mkdir(partsDir, { recursive: true });
+    const sources: Promise<RecipeSource[]> = Promise.all(
+      parts.map(async (part, index) => {
+        const path = join(partsDir, `part-${index}.parquet`);
+        await downloadFile(part.key, path, options.signal);
+        return { alias: `part_${index}`, path };
+      }),
+    );
+    const result = await finish.run(await readBackCode(run, parts.length), sources, folders, options);
+    return { ...result, engineCpuSeconds: result.engineCpuSeconds + engineSeconds };
+  } finally {
+    await dropRunTables(run, node.sources.length);
+    await deletePrefix(runPrefix).catch((error: unknown) =>
+      logger.warn('removing a trino-sql run’s Athena files failed', { error: error as Error }),
+    );
+  }
+}
