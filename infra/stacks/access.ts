@@ -9,6 +9,7 @@ import { Effect, PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference';
 import type { Construct } from 'constructs';
 import type { ResourceAccess, StartableJob } from '../../shared/resource-access';
 import { pascalCase } from './stage';
@@ -90,14 +91,39 @@ export const STOP_JOB_ACTION = 'states:StopExecution';
  * Every execution of `machine`, `arn:...:execution:<machine name>:*`: executions are named after
  * their job at run time, so the grant names the machine, not the execution.
  */
-export function executionsOf(machine: IStateMachine): string {
-  const parts = Arn.split(machine.stateMachineArn, ArnFormat.COLON_RESOURCE_NAME);
-  return Stack.of(machine).formatArn({
-    ...parts,
+export function executionsOf(scope: Construct, job: StartableJob, machine: IStateMachine): string {
+  // The machine is the stage's own: its partition, region and account are the stack's.
+  const { resourceName } = Arn.split(machineArnIn(scope, job, machine), ArnFormat.COLON_RESOURCE_NAME);
+  return Stack.of(scope).formatArn({
+    service: 'states',
     resource: 'execution',
-    resourceName: `${parts.resourceName}:*`,
+    resourceName: `${resourceName}:*`,
     arnFormat: ArnFormat.COLON_RESOURCE_NAME,
   });
+}
+
+/** The cdk-nag finding of a wildcard on every execution of a machine (flattened as cdk-nag flattens it). */
+function executionsFinding(scope: Construct, job: StartableJob, machine: IStateMachine): string {
+  return `AwsSolutions::AwsSolutions-IAM5[Resource::${flattenCfnReference(Stack.of(scope).resolve(executionsOf(scope, job, machine)))}]`;
+}
+
+/**
+ * A job machine's ARN as a parameter of the function's nested stack (`<Job>StateMachineArn`),
+ * as the data bucket's is: the grant then names a reference of its own stack, and its cdk-nag
+ * finding has an id known when it is acknowledged.
+ */
+function machineArnIn(scope: Construct, job: StartableJob, machine: IStateMachine): string {
+  const stack = Stack.of(scope);
+  if (!NestedStack.isNestedStack(stack)) return machine.stateMachineArn;
+  const name = `${pascalCase(job.name)}StateMachineArn`;
+  const existing = stack.node.tryFindChild(name);
+  if (existing instanceof CfnParameter) return existing.valueAsString;
+  const parameter = new CfnParameter(stack, name, {
+    type: 'String',
+    description: `ARN of the ${job.name} job's state machine`,
+  });
+  stack.setParameter(name, machine.stateMachineArn);
+  return parameter.valueAsString;
 }
 
 /** What the Converse API asks of the caller for a model (ConverseStream would also need InvokeModelWithResponseStream). */
@@ -145,6 +171,13 @@ export function grantAccess(role: Role, access: ResourceAccess, targets: AccessT
       id: dataBucketObjectsFinding(access.dataBucketPrefix ?? ''),
       reason:
         "Object actions on the service's own data bucket: object keys are per tenant and data version, created at run time; the tenant is enforced by the handler, which builds every key from the caller's tenant.",
+    });
+  }
+  for (const name of [...new Set((access.stopsJobs ?? []).map((job) => job.name))]) {
+    Validations.of(role).acknowledge({
+      id: executionsFinding(role, { name }, stateMachineOf(targets, { name })),
+      reason:
+        'StopExecution on the executions of one job machine: an execution is named after its job at run time; the handler stops only the execution of a job it read from the caller’s tenant.',
     });
   }
 }
@@ -219,7 +252,7 @@ function accessStatements(scope: Construct, access: ResourceAccess, targets: Acc
         sid: `StopJob${pascalCase(name)}`,
         effect: Effect.ALLOW,
         actions: [STOP_JOB_ACTION],
-        resources: [executionsOf(stateMachineOf(targets, { name }))],
+        resources: [executionsOf(scope, { name }, stateMachineOf(targets, { name }))],
       }),
     );
   }

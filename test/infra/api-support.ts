@@ -75,6 +75,23 @@ export function integratedFunction(route: {
   return targetOf(integration.view, properties.IntegrationUri);
 }
 
+const isStop = (grant: Grant) => grant.action === 'states:StopExecution';
+
+/** The `{Ref}`s a value is built from, but the pseudo parameters (AWS::Region...). */
+function refsIn(value: unknown): { Ref: string }[] {
+  if (Array.isArray(value)) return value.flatMap(refsIn);
+  if (typeof value !== 'object' || value === null) return [];
+  const { Ref: ref } = value as { Ref?: unknown };
+  if (typeof ref === 'string') return ref.startsWith('AWS::') ? [] : [{ Ref: ref }];
+  return Object.values(value).flatMap(refsIn);
+}
+
+/** The machine an execution pattern `arn:...:execution:<machine name>:*` is built from (its ARN's only reference). */
+function executionsMachine(fn: FunctionInfo, grant: Grant): Target | undefined {
+  const [machine, ...others] = refsIn(grant.resource);
+  return others.length === 0 ? targetOf(fn.view, machine) : undefined;
+}
+
 /** A job's deployed state machine. */
 export function stateMachine(stage: SynthesizedStage, job: StartableJob): Target {
   const machine = stage.stack.jobs?.stateMachines.get(job.name);
@@ -127,14 +144,19 @@ export function expectDeclaredAccess(
   expect(actionsOnTarget(fn, bucket)).toEqual(expectedBucket.bucket);
   expect(actionsOnObjects(fn, bucket)).toEqual(expectedBucket.objects);
   expect(actionsOnTarget(fn, keys.bucket).sort()).toEqual(expectedBucket.key);
-  // Jobs: StartExecution on exactly the machines it starts.
+  // Jobs: StartExecution on exactly the machines it starts, StopExecution on the executions of those it stops.
   const started = (access.startsJobs ?? []).map((job) => stateMachine(stage, job));
-  const starts = grants(fn).filter((grant) => grant.action.startsWith('states:'));
+  const starts = grants(fn).filter((grant) => grant.action.startsWith('states:') && !isStop(grant));
   expect(starts.map((grant) => grant.action)).toEqual(started.map(() => 'states:StartExecution'));
   for (const machine of started) expect(starts.some((grant) => sameTarget(grant.target, machine))).toBe(true);
+  const stopped = (access.stopsJobs ?? []).map((job) => stateMachine(stage, job));
+  const stops = grants(fn).filter(isStop);
+  expect(stops).toHaveLength(stopped.length);
+  for (const machine of stopped)
+    expect(stops.some((grant) => sameTarget(executionsMachine(fn, grant), machine))).toBe(true);
   // Nothing else: every non-log grant is on the table, a key, the bucket or a started machine.
   const known = [keys.table, keys.data, keys.signing, keys.bucket, bucket, ...started];
-  for (const grant of grants(fn).filter((grant) => !grant.action.startsWith('logs:'))) {
+  for (const grant of grants(fn).filter((grant) => !grant.action.startsWith('logs:') && !isStop(grant))) {
     const on = grant.target ?? grant.objectsOf;
     expect(
       on?.logicalId === table || known.some((target) => sameTarget(on, target)),
@@ -149,8 +171,9 @@ export function expectDeclaredAccess(
   if (access.dataBucket !== undefined)
     expect(sameTarget(targetOf(fn.view, fn.environment.DATA_BUCKET), bucket)).toBe(true);
   const machineVariables = Object.keys(fn.environment).filter((name) => name.endsWith('_STATE_MACHINE_ARN'));
-  expect(machineVariables.sort()).toEqual((access.startsJobs ?? []).map(stateMachineArnVariable).sort());
-  for (const job of access.startsJobs ?? [])
+  const named = [...new Set([...(access.startsJobs ?? []), ...(access.stopsJobs ?? [])].map(stateMachineArnVariable))];
+  expect(machineVariables.sort()).toEqual(named.sort());
+  for (const job of [...(access.startsJobs ?? []), ...(access.stopsJobs ?? [])])
     expect(sameTarget(targetOf(fn.view, fn.environment[stateMachineArnVariable(job)]), stateMachine(stage, job))).toBe(
       true,
     );
