@@ -23,7 +23,7 @@ import { athenaDatabase, athenaWorkgroup, glueColumns, manifestFolder, runTableN
 
 /**
  * The tenant's place in Athena and Glue, made on its first trino-sql run: its workgroup (the
- * result location under the tenant's prefix, SSE-KMS with the data key, the scan cutoff, all
+ * result location under the tenant's prefix, the bucket's SSE-KMS, the scan cutoff, all
  * enforced over what a query asks) and its Glue database; then, per run and node, one table
  * per input over a symlink manifest that lists the input's one Parquet file, so no table ever
  * lists a folder (docs/decisions.md, "Trino recipes").
@@ -70,10 +70,10 @@ export async function ensureWorkgroup(tenantId: string, cutoff: number): Promise
         Name: name,
         Description: `trino-sql recipe runs of tenant ${tenantId}`,
         Configuration: {
-          ResultConfiguration: {
-            OutputLocation: s3Uri(`${tenantId}/athena-results/`),
-            EncryptionConfiguration: { EncryptionOption: 'SSE_KMS', KmsKey: config.dataKeyId },
-          },
+          // No EncryptionConfiguration: objects Athena writes then take the data bucket's default,
+          // SSE-KMS with the bucket's own key, like every other object of the tenant; enforced,
+          // so no query can name another.
+          ResultConfiguration: { OutputLocation: s3Uri(`${tenantId}/athena-results/`) },
           EnforceWorkGroupConfiguration: true,
           BytesScannedCutoffPerQuery: cutoff,
           PublishCloudWatchMetricsEnabled: true,
