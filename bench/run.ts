@@ -42,6 +42,7 @@ import {
 } from './recipe-run';
 import { measureRecipeSql, recipeSqlSection, type RecipeSqlReport } from './recipe-sql';
 import { benchScale } from './scale-report';
+import { cliStartSection, measureCliStart } from './cli-start';
 import { benchSettings, positiveSetting } from './settings';
 
 // Before anything loads the twin (the child process inherits them).
@@ -157,6 +158,7 @@ const SECTIONS = [
   'recipe-sql',
   'recipe-run',
   'multipart-export',
+  'cli-start',
 ] as const;
 /** Run only when asked for: `scale` (10M rows) takes many minutes. */
 const ASKED_FOR_ONLY = ['scale'] as const;
@@ -272,6 +274,7 @@ async function main(): Promise<number> {
     ? await attempt(() => measureMultipartExport(settings.multipartExport))
     : undefined;
   const scale = sections.has('scale') ? await attempt(() => benchScale(positiveSetting)) : undefined;
+  const cliStart = sections.has('cli-start') ? await attempt(() => measureCliStart()) : undefined;
 
   const oversized = (bundles ?? [])
     .filter((bundle) => bundle.bytes > bundleBudget(bundle.handler))
@@ -282,7 +285,7 @@ async function main(): Promise<number> {
     .filter((phase) => phase.failed > 0)
     .map((phase) => `${phase.name} (${phase.connections} clients)`)
     .concat(mixed && mixed.all.failed > 0 ? [`mixed load (${mixed.settings.connections} clients)`] : []);
-  const measurementsFailed = [imported, cost, jobCosts, analyzer, recipeRun, multipartExport].filter(
+  const measurementsFailed = [imported, cost, jobCosts, analyzer, recipeRun, multipartExport, cliStart].filter(
     (section) => section instanceof Error,
   ).length;
   const scaleFailed = scale instanceof Error ? 1 : (scale?.failed ?? 0);
@@ -335,6 +338,7 @@ async function main(): Promise<number> {
     ...sectionLines('## Recipe SQL analyzer', analyzer, recipeSqlSection),
     ...sectionLines('## Recipe run', recipeRun, recipeRunSection),
     ...sectionLines('## Multi-part export', multipartExport, multipartExportSection),
+    ...sectionLines('## dps start', cliStart, cliStartSection),
     ...(scale instanceof Error
       ? ['## 10M rows', '', `The measurement failed: ${scale.message}`, '']
       : (scale?.lines ?? [])),

@@ -12,7 +12,7 @@ async function fileBody(context: Context, options: Options): Promise<never> {
   return (await context.readJson(text(options.fromFile, '--from-file'))) as never;
 }
 
-/** The source of an export or a transfer: --dataset or --table, with --version. */
+/** The source of an export or a transfer: --dataset or --table, with --source-version. */
 function sourceOf(options: Options): {
   source_type: 'dataset' | 'datatable';
   source_id: number;
@@ -24,14 +24,14 @@ function sourceOf(options: Options): {
   return {
     source_type: dataset ? 'dataset' : 'datatable',
     source_id: id(dataset ?? table, dataset ? '--dataset' : '--table'),
-    source_version: id(text(options.version, '--version'), '--version'),
+    source_version: id(text(options.sourceVersion, '--source-version'), '--source-version'),
   };
 }
 
 const SOURCE_OPTIONS = [
   { flags: '--dataset <dataset-id>', description: 'a released dataset version’s output' },
   { flags: '--table <table-id>', description: 'or a data table version' },
-  { flags: '--version <n>', description: 'the version' },
+  { flags: '--source-version <n>', description: 'the version of it' },
 ];
 
 export const targets: GroupSpec = {
@@ -116,7 +116,7 @@ export const exportsGroup: GroupSpec = {
         { flags: '--format <format>', description: 'parquet or csv' },
         { flags: '--sample', description: 'the sample instead of all rows' },
       ],
-      examples: ['dps exports create --target 1 --dataset 1 --version 1 --format csv'],
+      examples: ['dps exports create --target 1 --dataset 1 --source-version 1 --format csv'],
       run: async ({ client }, _args, options) => {
         const format = maybe(options.format);
         const body = await ok(
@@ -187,7 +187,7 @@ export const transfers: GroupSpec = {
       description: 'Send a version to a pricing target (a job)',
       job: true,
       options: [{ flags: '--target <target-id>', description: 'a pricing target' }, ...SOURCE_OPTIONS],
-      examples: ['dps transfers start --target 2 --dataset 1 --version 1'],
+      examples: ['dps transfers start --target 2 --dataset 1 --source-version 1'],
       run: async ({ client }, _args, options) => {
         const body = await ok(
           client.api.POST('/transfers', {

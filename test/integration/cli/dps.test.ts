@@ -6,7 +6,7 @@
  * running and saying how to follow it. The typed client is used for the test's own reads.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +27,8 @@ let gate: S3Gate;
 let relay: ApiRelay;
 let client: DpsClient;
 let bundle: string;
+/** The table the import test imported (version 1, COMPLETED). */
+let importedTable: number | undefined;
 
 beforeAll(async () => {
   const s3Port = await freeLocalPort();
@@ -41,7 +43,7 @@ beforeAll(async () => {
   const credentials = { clientId: env.twin.admin.client_id, clientSecret: env.twin.admin.client_secret };
   client = createDpsClient({ baseUrl: env.twin.apiUrl, credentials });
   await putObjects(env, 'landing', { 'sales/2024-01.csv': CSV, 'held/data.csv': CSV });
-  const { buildCli } = (await import('../../../clients/cli/build.mjs')) as { buildCli(): Promise<void> };
+  const { buildCli } = await import('../../../clients/cli/build.mjs');
   await buildCli();
   bundle = new URL('../../../clients/cli/dist/cli.js', import.meta.url).pathname;
 });
@@ -81,7 +83,13 @@ function start(args: readonly string[], extraEnv: Record<string, string> = {}): 
 }
 
 const dps = (args: readonly string[], extraEnv?: Record<string, string>) => start(args, extraEnv).done;
-const json = (run: Run) => JSON.parse(run.stdout) as Record<string, unknown>;
+const json = (run: Run): Record<string, unknown> => {
+  try {
+    return JSON.parse(run.stdout) as Record<string, unknown>;
+  } catch {
+    throw new Error(`not one JSON answer (exit ${String(run.code)}):\n${run.stdout}\n${run.stderr}`);
+  }
+};
 
 /** A table over `path` of the landing bucket, made with dps (connection, data source, table). */
 async function tableWithDps(path: string, endpoint = env.twin.s3.endpoint): Promise<number> {
@@ -141,9 +149,92 @@ describe('dps', () => {
       metadata: { row_count: 3 },
     });
     expect(imported.stderr).toMatch(new RegExp(`^import ${tableId} 1: COMPLETED DONE 100%`, 'm'));
+    importedTable = tableId;
     const listed = await dps(['tables', 'list', '--filter', `id eq ${tableId}`]);
     expect(listed.stdout).toMatch(/^ID\s+NAME/);
   });
+
+  it(
+    'goes from an imported table to an exported result: recipe from a .sql file, dataset, run, release, target, export',
+    { timeout: 60_000 },
+    async () => {
+      const tableId = importedTable ?? (await tableWithDps('landing/sales/'));
+      if (importedTable === undefined)
+        expect((await dps(['tables', 'import', String(tableId), '--interval', '200'])).code).toBe(0);
+      const sql = join(folder, 'by-region.sql');
+      writeFileSync(sql, 'SELECT region, sum(amount) AS total FROM sales GROUP BY region\n');
+      const recipe = json(
+        await dps(['recipes', 'create', '--name', 'by region', '--alias', 'sales', '--sql', sql, '--json']),
+      );
+      const dataset = json(await dps(['datasets', 'create', '--name', 'regions', '--json']));
+      const [datasetId, recipeId] = [String(dataset.id), String(recipe.id)];
+      const tableNode = json(await dps(['datasets', 'add-node', datasetId, '1', '--table', String(tableId), '--json']));
+      const recipeNode = json(
+        await dps([
+          'datasets',
+          'add-node',
+          datasetId,
+          '1',
+          '--recipe',
+          recipeId,
+          '--recipe-version',
+          '1',
+          '--source',
+          `${String(tableNode.id)}=sales`,
+          '--json',
+        ]),
+      );
+      const ran = await dps(['datasets', 'run', datasetId, '1', String(recipeNode.id), '--interval', '200', '--json']);
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(json(ran)).toMatchObject({ run_state: 'SUCCEEDED', execution: { status: 'COMPLETED' } });
+      expect((await dps(['datasets', 'release', datasetId, '1', '--json'])).code).toBe(0);
+      const writable = await dps(
+        [
+          'connections',
+          'create',
+          '--name',
+          `out-${datasetId}`,
+          '--endpoint',
+          env.twin.s3.endpoint,
+          '--access-key-id',
+          'S3RVER',
+          '--write',
+          '--json',
+        ],
+        { DPS_SECRET_ACCESS_KEY: 'S3RVER' },
+      );
+      const target = json(
+        await dps([
+          'targets',
+          'create',
+          '--name',
+          `out-${datasetId}`,
+          '--connection',
+          String(json(writable).id),
+          '--path',
+          'landing/exports/{dataset_name}/',
+          '--json',
+        ]),
+      );
+      const exported = await dps([
+        'exports',
+        'create',
+        '--target',
+        String(target.id),
+        '--dataset',
+        datasetId,
+        '--source-version',
+        '1',
+        '--format',
+        'csv',
+        '--interval',
+        '200',
+        '--json',
+      ]);
+      expect(exported.code, exported.stderr).toBe(0);
+      expect(json(exported)).toMatchObject({ source_name: 'regions', execution: { status: 'COMPLETED' } });
+    },
+  );
 
   it('says a failed job’s code and exits 4', async () => {
     const tableId = await tableWithDps('landing/nothing-here/');
@@ -193,7 +284,14 @@ describe('dps', () => {
       expect(
         relay.passed.filter((seen) => seen.path.endsWith('/oauth/token')).length - exchangesBefore,
       ).toBeGreaterThanOrEqual(2);
-      expect(relay.passed.filter((seen) => seen.status === 401)).toEqual([]);
+      // Polls of this import answered after the renewal: the wait went on past the first token's lifetime.
+      const renewedAt = relay.passed
+        .map((seen) => seen.path)
+        .lastIndexOf(relay.passed.find((seen) => seen.path.endsWith('/oauth/token'))!.path);
+      const polls = relay.passed
+        .slice(renewedAt)
+        .filter((seen) => seen.path.endsWith(`/data-tables/${tableId}/versions/1`));
+      expect(polls.filter((seen) => seen.status === 200).length).toBeGreaterThan(0);
       waiting.kill('SIGINT');
       const run = await waiting.done;
       expect(run.code).toBe(130);
