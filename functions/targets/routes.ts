@@ -1,8 +1,7 @@
 import * as z from 'zod';
 import type { ErrorCode } from '../../shared/errors/catalogue';
 import { defineRoute } from '../../shared/http/route';
-import { integerText, listQuery } from '../../shared/model/common';
-import { TARGET_LIST_FIELDS } from '../../shared/model/list-fields';
+import { integerText } from '../../shared/model/common';
 import {
   TargetCreateRequest,
   TargetIdParams,
@@ -11,6 +10,7 @@ import {
   TargetResponse,
   TargetUpdateRequest,
 } from '../../shared/model/target';
+import { targets } from '../../shared/targets/store';
 
 const tag = 'targets';
 
@@ -56,7 +56,7 @@ export const targetRoutes = {
     tag,
     handler: 'targets/list',
     permission: 'data:read',
-    request: { query: listQuery(TARGET_LIST_FIELDS) },
+    request: { query: targets.listQuery },
     response: { status: 200, description: 'A page of targets', body: TargetList },
     errors: [],
     access: { table: 'read' },

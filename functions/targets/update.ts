@@ -1,11 +1,5 @@
-import { httpHandler } from '../../shared/http/handler';
-import { targetResponse } from '../../shared/targets/response';
-import { targetStore } from '../../shared/targets/store';
-import { applyTargetUpdate, assertSameTargetId } from '../../shared/targets/update';
+import { updateHandler } from '../../shared/http/entity-handlers';
+import { targets } from '../../shared/targets/store';
 import { targetRoutes } from './routes';
 
-export const handler = httpHandler(targetRoutes.update, async ({ params, body, principal }) => {
-  assertSameTargetId(params.target_id, body.id);
-  const current = await targetStore.get(principal.tenantId, params.target_id);
-  return { body: targetResponse(await applyTargetUpdate(principal, current, body)) };
-});
+export const handler = updateHandler(targetRoutes.update, targets);

@@ -1,28 +1,70 @@
 import { connectionStore, type ConnectionData } from '../connections/store';
-import { EntityStore, type Entity, type RelatedWrite } from '../db/entity-store';
+import type { Entity, RelatedWrite } from '../db/entity-store';
 import { is } from '../db/expressions';
 import { ItemType } from '../db/item-type';
 import { keys } from '../db/keys';
 import { updateItem } from '../db/table';
 import { failedAt, transactWrite, tx, type TransactItem } from '../db/transactions';
 import { AppError } from '../errors/app-error';
+import { defineEntity, ENTITY_LIST_FIELDS, listField } from '../http/define-entity';
 import type { JobClaim } from '../jobs/job-ref';
-import { assertWritableThrough } from './definition';
+import { TargetUpdateRequest } from '../model/target';
+import { assertWritableThrough, targetData } from './definition';
 import { TargetHead, TargetItemData, type TargetData } from './items';
+import { targetResponse } from './response';
 
 export type { TargetData } from './items';
 
 /**
- * Targets have no in-use counters of their own: what keeps one from changing is an export
- * writing to it, recorded on its head item (below), which update and delete check in their
- * transactions (30-6005).
+ * The target entity, declared once. Targets have no in-use counters of their own: what keeps
+ * one from changing is an export writing to it, recorded on its head item (below), which
+ * update and delete check in their transactions (30-6005).
  */
-export const targetStore = new EntityStore<TargetData>({
+export const targets = defineEntity({
   kind: 'TARGET',
   label: 'target',
   data: TargetItemData,
   references: {},
+  response: targetResponse,
+  list: {
+    id: ENTITY_LIST_FIELDS.id,
+    name: ENTITY_LIST_FIELDS.name,
+    description: ENTITY_LIST_FIELDS.description,
+    type: listField.text((entity: Entity<TargetData>) => entity.data.type),
+    connection_id: listField.integer((entity: Entity<TargetData>) => entity.data.connection_id),
+    tags: ENTITY_LIST_FIELDS.tags,
+    created_date: ENTITY_LIST_FIELDS.created_date,
+    last_modified_date: ENTITY_LIST_FIELDS.last_modified_date,
+  },
+  update: {
+    document: TargetUpdateRequest,
+    idMismatch: (urlId, bodyId) => new AppError('30-5001', { params: [urlId, bodyId] }),
+    /**
+     * Every field is replaced and checked against the connection it names, like a create; the
+     * kind may change with it. A new connection_id moves the target's use from the old
+     * connection to the new one in the same transaction (30-1508 stays true), and the update
+     * commits only while no export writes to the target (30-6005).
+     */
+    next: async ({ tenantId }, current, document) => {
+      const connection = await connectionStore.get(tenantId, document.connection_id);
+      const data = targetData(document, connection);
+      const previous = current.data.connection_id;
+      const uses: RelatedWrite[] =
+        previous === data.connection_id
+          ? [connectionStore.unchanged(tenantId, previous, connection.lock_version)]
+          : [
+              connectionStore.reference(tenantId, previous, 'targets', -1),
+              // Validated against the connection as read: it must not have changed since (10-1006).
+              connectionStore.reference(tenantId, data.connection_id, 'targets', 1, {
+                seenLockVersion: connection.lock_version,
+              }),
+            ];
+      return { data, related: [...uses, noTransferRunning(tenantId, current.id)] };
+    },
+  },
 });
+
+export const targetStore = targets.store;
 
 const head = (tenantId: string, targetId: number) => keys.childrenHead(tenantId, 'TARGET', targetId);
 const heads = new ItemType('TARGET', TargetHead);
