@@ -8,7 +8,9 @@ import { versionResponse } from '../../shared/data-tables/response';
 import { importJob } from '../../shared/data-tables/jobs';
 import { dataTableStore } from '../../shared/data-tables/store';
 import { dataVersions } from '../../shared/data-tables/versions';
+import { jobLaunch, requestedLaunch } from '../../shared/jobs/launch';
 import { startJob } from '../../shared/jobs/start';
+import type { LaunchMode } from '../../shared/model/job';
 import { assertQuotaAllowsStart } from '../../shared/quota/enforcement';
 import { httpHandler } from '../../shared/http/handler';
 import type { RetentionPolicyRule } from '../../shared/model/retention';
@@ -16,17 +18,38 @@ import { refuseWhileExpiredFailureWaits } from '../../shared/retention/import-gu
 import { activeRule } from '../../shared/retention-policy/policy';
 import { dataTableRoutes } from './routes';
 
+/**
+ * The bytes the table's source held when it was last read (its newest completed version's
+ * bytes_read): what the import's state machine weighs to choose Lambda or Fargate; 0 before a
+ * first import.
+ */
+async function lastBytesRead(tenantId: string, dataTableId: number): Promise<number> {
+  return (await dataVersions.newestCompleted(tenantId, dataTableId))?.metadata?.bytes_read ?? 0;
+}
+
 /** Starts the import of one table: its new version and job, or that table's refusal. */
-async function startImport(tenantId: string, actor: Actor, dataTableId: number, rule?: RetentionPolicyRule) {
+async function startImport(
+  tenantId: string,
+  actor: Actor,
+  dataTableId: number,
+  rule: RetentionPolicyRule | undefined,
+  launch: LaunchMode,
+) {
   try {
     const table = await dataTableStore.get(tenantId, dataTableId);
     await refuseWhileExpiredFailureWaits(tenantId, dataTableId, rule);
+    const bytesRead = await lastBytesRead(tenantId, dataTableId);
     const { version, job } = await dataVersions.begin(tenantId, actor, dataTableId);
-    await startJob(importJob, job, {
-      data_table_id: dataTableId,
-      version_number: version.version_number,
-      data_source_id: table.data.data_source_id,
-    });
+    await startJob(
+      importJob,
+      job,
+      {
+        data_table_id: dataTableId,
+        version_number: version.version_number,
+        data_source_id: table.data.data_source_id,
+      },
+      jobLaunch(launch, bytesRead),
+    );
     const current = (await dataVersions.find(tenantId, dataTableId, version.version_number)) ?? version;
     return {
       data_table_id: dataTableId,
@@ -51,6 +74,7 @@ async function startImport(tenantId: string, actor: Actor, dataTableId: number, 
 export const handler = httpHandler(dataTableRoutes.batchCreate, async ({ body, principal, idempotencyKey }) => {
   const { tenantId } = principal;
   const actor = actorOf(principal);
+  const launch = requestedLaunch(principal, body.launch);
   const { body: response, replayed } = await idempotentResponse(
     tenantId,
     'DATA_VERSION_BATCH_CREATE',
@@ -60,7 +84,7 @@ export const handler = httpHandler(dataTableRoutes.batchCreate, async ({ body, p
     async () => {
       await assertQuotaAllowsStart(tenantId);
       const rule = await activeRule(tenantId);
-      const starts = body.data_table_ids.map((dataTableId) => startImport(tenantId, actor, dataTableId, rule));
+      const starts = body.data_table_ids.map((dataTableId) => startImport(tenantId, actor, dataTableId, rule, launch));
       return { results: await Promise.all(starts) };
     },
   );

@@ -3,6 +3,7 @@ import { requestedNodeRun, startNodeRun } from '../../shared/datasets/node-run-s
 import { AppError } from '../../shared/errors/app-error';
 import { fingerprint } from '../../shared/http/fingerprint';
 import { httpHandler } from '../../shared/http/handler';
+import { requestedLaunch } from '../../shared/jobs/launch';
 import { datasetRoutes } from './routes';
 
 /**
@@ -12,6 +13,7 @@ import { datasetRoutes } from './routes';
  */
 export const handler = httpHandler(datasetRoutes.executeNode, async ({ params, body, principal, idempotencyKey }) => {
   const request = requestedNodeRun(principal, body);
+  const launch = requestedLaunch(principal, body.launch);
   const { node_id: nodeId } = params;
   const { body: answer, replayed } = await idempotentResponse(
     principal.tenantId,
@@ -19,9 +21,9 @@ export const handler = httpHandler(datasetRoutes.executeNode, async ({ params, b
     datasetRoutes.executeNode.response.body,
     idempotencyKey === undefined
       ? undefined
-      : { key: idempotencyKey, fingerprint: fingerprint({ ...params, ...request }) },
+      : { key: idempotencyKey, fingerprint: fingerprint({ ...params, ...request, launch }) },
     () => new AppError('20-1034', { params: [nodeId] }),
-    () => startNodeRun(principal, params, request),
+    () => startNodeRun(principal, params, request, launch),
   );
   const headers: Record<string, string> = replayed ? { 'idempotent-replayed': 'true' } : {};
   return { status: 202, body: answer, headers };

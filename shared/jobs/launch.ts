@@ -1,8 +1,8 @@
-import * as z from 'zod';
 import type { Principal } from '../auth/principal';
 import { config } from '../config';
 import { AppError } from '../errors/app-error';
-import { LAUNCH_TYPES, type LaunchType } from './define-job';
+import type { LaunchMode } from '../model/job';
+import type { LaunchType } from './define-job';
 
 /**
  * Where a job's work step runs (docs/scale.md, section 1). The starter writes what the job
@@ -11,14 +11,6 @@ import { LAUNCH_TYPES, type LaunchType } from './define-job';
  * sends the work to a Lambda invocation or to a Fargate task of the same worker
  * (infra/fargate-branch.ts). Nothing else decides.
  */
-
-/** `auto`: by the input's bytes against FARGATE_ABOVE_BYTES; `lambda`/`fargate`: forced by a tenant admin. */
-export const LaunchMode = z
-  .enum(['auto', ...LAUNCH_TYPES])
-  .describe(
-    'Where the job’s worker runs: `auto` (default) chooses Fargate for inputs of FARGATE_ABOVE_BYTES or more; `lambda` or `fargate` force it (tenant admins only)',
-  );
-export type LaunchMode = z.infer<typeof LaunchMode>;
 
 /** What `ChooseLaunch` reads; every job's input carries it. */
 export interface JobLaunch {

@@ -12,7 +12,7 @@ import {
   listEnvelope,
   integerText,
 } from './common';
-import { JobExecution } from './job';
+import { JobExecution, LaunchMode } from './job';
 
 /** Data tables, their versions, previews, samples and schema analyses (spec 2.6). */
 
@@ -115,6 +115,7 @@ export const BatchCreateRequest = z
       .refine((ids) => new Set(ids).size === ids.length, { error: 'must not repeat an id' })
       .meta({ uniqueItems: true })
       .describe(`Tables to import a new version of, at most ${MAX_BATCH}`),
+    launch: LaunchMode.optional(),
   })
   .meta({ id: 'DataVersionBatchCreateRequest' });
 

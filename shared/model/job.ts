@@ -5,6 +5,17 @@ import * as z from 'zod';
  * recipe runs, exports, transfers). A failed job never fails the HTTP call that reads it:
  * the failure is in `error`, with a code of the catalogue.
  */
+/**
+ * Where a job's worker runs, when a tenant admin chooses (docs/scale.md, section 1): `auto`
+ * (the default) lets the state machine choose by the inputs' size; `lambda` and `fargate` force it.
+ */
+export const LaunchMode = z
+  .enum(['auto', 'lambda', 'fargate'])
+  .describe(
+    'Where the job’s worker runs: `auto` (default) runs it on Fargate for inputs of FARGATE_ABOVE_BYTES or more, on Lambda otherwise; `lambda` or `fargate` force it (tenant admins only, 10-403 otherwise)',
+  );
+export type LaunchMode = z.infer<typeof LaunchMode>;
+
 export const JOB_STATUSES = ['PENDING', 'IN_PROGRESS', 'COMPLETED', 'FAILED', 'ABORTED'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 

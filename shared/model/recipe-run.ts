@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ColumnSchema, DataRow, SchemaAnalysisDepth } from './columns';
 import { User } from './common';
-import { JobExecution } from './job';
+import { JobExecution, LaunchMode } from './job';
 
 /** Running a recipe node of a dataset graph version (spec 2.7, 2.8; docs/recipe-runs.md). */
 
@@ -23,6 +23,7 @@ export const ExecuteRecipeRequest = z
     schema_analysis_depth: SchemaAnalysisDepth.optional().describe(
       'Analysis of the output after the run; SHALLOW when omitted. FULL needs the schema:analyze permission (403 otherwise)',
     ),
+    launch: LaunchMode.optional(),
   })
   .meta({ id: 'ExecuteRecipeRequest' });
 

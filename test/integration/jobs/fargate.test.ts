@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import { asBody } from '../../support/api-client';
+import { asBody, unchecked } from '../../support/api-client';
 import { getObject, listKeys, waitForDirectExport } from '../../support/exports';
 import {
   createObjectStoreConnection,
@@ -234,6 +234,46 @@ describe('jobs on the Fargate branch', () => {
       expect.arrayContaining(['export-direct', 'export-to-target']),
     );
   }, 120_000);
+
+  it('auto: the machine chooses by what the job knows of its inputs against FARGATE_ABOVE_BYTES', async () => {
+    const tableId = await tableOver(api, env, 'fargate-src/in/people.csv');
+    const sourceBytes = Buffer.byteLength('id,name,score\n1,ada,3.5\n2,grace,4.25\n3,linus,\n');
+    process.env.FARGATE_ABOVE_BYTES = String(sourceBytes);
+    try {
+      // The first import knows nothing of its source (0 bytes); the second, what the first read.
+      const first = await importAndWait(api, tableId);
+      const second = await importAndWait(api, tableId);
+      expect([first.execution.runs_on, second.execution.runs_on]).toEqual(['lambda', 'fargate']);
+      process.env.FARGATE_ABOVE_BYTES = String(sourceBytes + 1);
+      expect((await importAndWait(api, tableId)).execution.runs_on).toBe('lambda');
+    } finally {
+      process.env.FARGATE_ABOVE_BYTES = NEVER;
+    }
+  }, 60_000);
+
+  it('a tenant admin may force where a job runs; anyone else is refused, and an unknown choice is 10-1400', async () => {
+    const tableId = await tableOver(api, env, 'fargate-src/in/people.csv');
+    const forced = await api.call('batchCreateDataVersions', {
+      body: { data_table_ids: [tableId], launch: 'fargate' },
+    });
+    expect(forced.status, forced.text).toBe(202);
+    const version = await waitForVersion(api, tableId, forced.body.results[0]!.data_version!.version_number);
+    expect(version.execution).toMatchObject({ status: 'COMPLETED', runs_on: 'fargate' });
+    const editor = await env.clientFor(env.twin.admin.tenant_id, ['editor']);
+    const refused = await editor.call('batchCreateDataVersions', {
+      body: { data_table_ids: [tableId], launch: 'fargate' },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.problem).toMatchObject({ code: '10-403', extraDetails: { required_permission: 'quota:manage' } });
+    expect(
+      (await editor.call('batchCreateDataVersions', { body: { data_table_ids: [tableId], launch: 'auto' } })).status,
+    ).toBe(202);
+    const unknown = await api.call('batchCreateDataVersions', {
+      body: unchecked({ data_table_ids: [tableId], launch: 'ec2' }),
+    });
+    expect(unknown.status).toBe(400);
+    expect(unknown.problem.code).toBe('10-1400');
+  }, 60_000);
 
   it('a task killed with SIGKILL mid-run ends FAILED 10-500 saying so, with no scratch files and no data', async () => {
     const tableId = await tableOver(api, env, 'fargate-src/big/rows.csv');
