@@ -4176,6 +4176,11 @@ export interface components {
         DataVersionBatchCreateRequest: {
             /** @description Tables to import a new version of, at most 50 */
             data_table_ids: number[];
+            /**
+             * @description Where the job’s worker runs: `auto` (default) runs it on Fargate for inputs of FARGATE_ABOVE_BYTES or more, on Lambda otherwise; `lambda` or `fargate` force it (tenant admins only, 10-403 otherwise)
+             * @enum {string}
+             */
+            launch?: "auto" | "lambda" | "fargate";
         };
         DataVersionBatchCreateResponse: {
             results: components["schemas"]["DataVersionBatchCreateResult"][];
@@ -4775,6 +4780,11 @@ export interface components {
             use_sample: boolean;
             /** @description Analysis of the output after the run; SHALLOW when omitted. FULL needs the schema:analyze permission (403 otherwise) */
             schema_analysis_depth?: components["schemas"]["SchemaAnalysisDepth"];
+            /**
+             * @description Where the job’s worker runs: `auto` (default) runs it on Fargate for inputs of FARGATE_ABOVE_BYTES or more, on Lambda otherwise; `lambda` or `fargate` force it (tenant admins only, 10-403 otherwise)
+             * @enum {string}
+             */
+            launch?: "auto" | "lambda" | "fargate";
         };
         RecipeRunStatus: {
             dataset_id: number;
