@@ -129,7 +129,7 @@ function banner(
 
 /** Starts the stack `options` describe, prints its banner, and stops it on SIGINT or SIGTERM. */
 export async function runStack(options: StartOptions): Promise<void> {
-  const { dataDir, ports, features, sweepEveryMs, assistant, allowOutbound } = options;
+  const { dataDir, ports, features, sweepEveryMs, assistant, allowOutbound, fargateAboveBytes } = options;
   const assistantSettings = await assistantEnvironment(assistant);
   let twin: Twin;
   let sharing: Awaited<ReturnType<typeof startDeltaSharingDemo>>;
@@ -144,6 +144,7 @@ export async function runStack(options: StartOptions): Promise<void> {
       servicePorts: { dynamodb: ports.dynamodb, kms: ports.kms, stepFunctions: ports.stepFunctions },
       buckets: [DEMO_BUCKET],
       sweepEveryMs,
+      fargateAboveBytes,
       // The connectors reach the demo servers through the outbound guard, which allows only these
       // on 127.0.0.1, and the user's own servers that --allow-outbound names.
       allowOutbound: [

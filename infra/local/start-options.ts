@@ -129,6 +129,8 @@ export interface StartOptions {
   readonly assistant: AssistantModelOption;
   /** `host:port` entries the connectors may reach although loopback or private (OUTBOUND_ALLOW_LIST). */
   readonly allowOutbound: readonly string[];
+  /** FARGATE_ABOVE_BYTES for the jobs: from this input size their worker runs as a local ECS task; the default when absent. */
+  readonly fargateAboveBytes?: number;
 }
 
 /** One option of `npm start`: how it is parsed, and its line in `--help`. */
@@ -180,6 +182,12 @@ const START_OPTIONS: Readonly<Record<string, OptionSpec>> = {
     multiple: true,
     describe:
       'lets connections reach a server on this machine or network, such as a MinIO at 127.0.0.1:9000, past the outbound guard',
+  },
+  'fargate-above': {
+    value: '<bytes>',
+    variable: 'FARGATE_ABOVE_BYTES',
+    describe:
+      'jobs whose inputs weigh this many bytes or more run their worker as a Fargate task, a process of its own (0: every job; default 6 GiB)',
   },
   'assistant-endpoint': {
     value: '<url>',
@@ -266,7 +274,16 @@ export function startOptions(
     sweepEveryMs: durationMs((values['sweep-every'] as string | undefined) ?? env.SWEEP_EVERY ?? DEFAULT_SWEEP_EVERY),
     assistant: assistantModelOption(values as Record<string, string | undefined>),
     allowOutbound: outboundEntries((values['allow-outbound'] as string[] | undefined) ?? []),
+    ...fargateAbove((values['fargate-above'] as string | undefined) ?? env.FARGATE_ABOVE_BYTES),
   };
+}
+
+/** `--fargate-above` as a whole number of bytes, 0 or more; nothing when not given. */
+function fargateAbove(text: string | undefined): { fargateAboveBytes?: number } {
+  if (text === undefined || text === '') return {};
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text)))
+    throw new StartError(`--fargate-above takes a whole number of bytes, 0 for every job, not "${text}"`, 2);
+  return { fargateAboveBytes: Number(text) };
 }
 
 /** A listen error for a taken port, as the one line that says which port and how to change it. */

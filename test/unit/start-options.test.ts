@@ -78,3 +78,21 @@ describe('npm start -- --allow-outbound', () => {
     }
   });
 });
+
+describe('npm start -- --fargate-above', () => {
+  it('takes a whole number of bytes, 0 for every job, or FARGATE_ABOVE_BYTES; none by default', () => {
+    const always = startOptions(['--fargate-above', '0'], {});
+    expect(always !== 'help' && always.fargateAboveBytes).toBe(0);
+    const fromEnvironment = startOptions([], { FARGATE_ABOVE_BYTES: '1048576' });
+    expect(fromEnvironment !== 'help' && fromEnvironment.fargateAboveBytes).toBe(1_048_576);
+    const none = startOptions([], {});
+    expect(none !== 'help' && none.fargateAboveBytes).toBeUndefined();
+    for (const value of ['-1', '1.5', '6GiB']) {
+      const refused = refusal(() => startOptions([`--fargate-above=${value}`], {}));
+      expect(refused?.exitCode, value).toBe(2);
+      expect(refused?.message, value).toBe(
+        `--fargate-above takes a whole number of bytes, 0 for every job, not "${value}"`,
+      );
+    }
+  });
+});
