@@ -1,8 +1,5 @@
-import { dataSourceResponse } from '../../shared/data-sources/response';
-import { dataSourceStore } from '../../shared/data-sources/store';
-import { httpHandler } from '../../shared/http/handler';
+import { dataSources } from '../../shared/data-sources/store';
+import { getHandler } from '../../shared/http/entity-handlers';
 import { dataSourceRoutes } from './routes';
 
-export const handler = httpHandler(dataSourceRoutes.get, async ({ params, principal }) => ({
-  body: dataSourceResponse(await dataSourceStore.get(principal.tenantId, params.data_source_id)),
-}));
+export const handler = getHandler(dataSourceRoutes.get, dataSources);

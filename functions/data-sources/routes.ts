@@ -2,8 +2,8 @@ import * as z from 'zod';
 import type { ErrorCode } from '../../shared/errors/catalogue';
 import { WAREHOUSE_ERRORS } from '../../shared/connectors/warehouse/errors';
 import { defineRoute } from '../../shared/http/route';
-import { integerText, listQuery } from '../../shared/model/common';
-import { DATA_SOURCE_LIST_FIELDS } from '../../shared/model/list-fields';
+import { dataSources } from '../../shared/data-sources/store';
+import { integerText } from '../../shared/model/common';
 import { ConnectionIdParams } from '../../shared/model/connection';
 import {
   DataSourceCreateRequest,
@@ -63,7 +63,7 @@ export const dataSourceRoutes = {
     tag,
     handler: 'data-sources/list',
     permission: 'data:read',
-    request: { query: listQuery(DATA_SOURCE_LIST_FIELDS) },
+    request: { query: dataSources.listQuery },
     response: { status: 200, description: 'A page of data sources', body: DataSourceList },
     errors: [],
     access: { table: 'read' },

@@ -24,17 +24,6 @@ export const CONNECTION_LIST_FIELDS = {
   last_modified_date: 'datetime',
 } as const satisfies ListFieldTypes;
 
-export const DATA_SOURCE_LIST_FIELDS = {
-  id: 'integer',
-  name: 'string',
-  description: 'string',
-  type: 'string',
-  connection_id: 'integer',
-  tags: 'string-list',
-  created_date: 'datetime',
-  last_modified_date: 'datetime',
-} as const satisfies ListFieldTypes;
-
 export const DATA_TABLE_LIST_FIELDS = {
   id: 'integer',
   name: 'string',
