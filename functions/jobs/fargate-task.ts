@@ -6,31 +6,11 @@
  * process of its own (infra/local/ecs.ts).
  *
  * An engine process started by the work is this same bundle forked with DPS_ENGINE_PROCESS
- * set (shared/engine/isolation/engine-process.ts): there it only serves engine tasks.
+ * set (shared/engine/isolation/engine-process.ts): there it only serves engine tasks (the
+ * import of engine-child, which serves them, is why it is imported here and not only read).
  */
 import { ENGINE_CHILD_VARIABLE } from '../../shared/engine/isolation/engine-child';
-import { JOB_WORKER_VARIABLE } from '../../shared/jobs/launch';
-import { runJobTask, taskInput } from '../../shared/jobs/task-entry';
-import { logger } from '../../shared/log';
+import { startJobTask } from '../../shared/jobs/task-entry';
 import { TASK_WORKERS } from './task-workers';
 
-async function main(): Promise<number> {
-  const name = process.env[JOB_WORKER_VARIABLE] ?? '';
-  const load = Object.hasOwn(TASK_WORKERS, name) ? TASK_WORKERS[name] : undefined;
-  if (!load) throw new Error(`${JOB_WORKER_VARIABLE} names no task worker: "${name}"`);
-  const { handler } = await load();
-  return runJobTask(handler, taskInput());
-}
-
-if (process.env[ENGINE_CHILD_VARIABLE] !== '1') {
-  // ECS stops a task with SIGTERM, then SIGKILL: the task's storage goes with it, and the
-  // machine's Catch records the stop, so there is nothing to finish here.
-  process.once('SIGTERM', () => process.exit(143));
-  main().then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      logger.error('job task failed', { error: error as Error });
-      process.exit(1);
-    },
-  );
-}
+if (process.env[ENGINE_CHILD_VARIABLE] !== '1') startJobTask(TASK_WORKERS);

@@ -1,12 +1,10 @@
-import type { WorkerHandler } from '../../shared/jobs/task-entry';
+import type { TaskWorkers } from '../../shared/jobs/task-workers';
 
 /**
- * The workers a Fargate task can run, by worker name, each loaded only when its task starts:
- * the one bundle of fargate-task.ts carries them all, so every engine task definition runs the
- * same code. CDK and the twin check that every worker declaring `fargate` is here
- * (fargateWorkerModules).
+ * The workers a Fargate task can run, by worker name (shared/jobs/task-workers.ts). CDK and the
+ * twin check that every worker declaring `fargate` is here (assertTaskWorkers).
  */
-export const TASK_WORKERS: Readonly<Record<string, () => Promise<{ readonly handler: WorkerHandler }>>> = {
+export const TASK_WORKERS: TaskWorkers = {
   'import-data-version': () => import('./import-data-version'),
   'analyse-schema': () => import('./analyse-schema'),
   'run-recipe': () => import('./run-recipe'),
@@ -16,12 +14,3 @@ export const TASK_WORKERS: Readonly<Record<string, () => Promise<{ readonly hand
   'export-to-target': () => import('./export-to-target'),
   'transfer-to-pricing': () => import('./transfer-to-pricing'),
 };
-
-/** Fails unless each of `workers` (those that declare `fargate`) has its module here. */
-export function assertTaskWorkers(workers: readonly { readonly name: string }[]): void {
-  const missing = workers.filter((worker) => !Object.hasOwn(TASK_WORKERS, worker.name)).map((worker) => worker.name);
-  if (missing.length > 0)
-    throw new Error(
-      `workers ${missing.join(', ')} declare fargate but are not in functions/jobs/task-workers.ts: add their modules there`,
-    );
-}

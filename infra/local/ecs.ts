@@ -17,7 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { runsOnFargate, taskDefinitionPlaceholder, type WorkerSpec } from '../../shared/jobs/define-job';
 import { TASK_MEMORY_VARIABLE } from '../../shared/engine/limits';
 import { JOB_WORKER_VARIABLE, RUNS_ON_VARIABLE } from '../../shared/jobs/launch';
-import { assertTaskWorkers } from '../../functions/jobs/task-workers';
+import { TASK_WORKERS } from '../../functions/jobs/task-workers';
+import { assertTaskWorkers } from '../../shared/jobs/task-workers';
 import { engineModuleBundle } from './engine-child-bundle';
 import { JsonProtocolError, startJsonProtocolServer, type JsonObject } from './json-protocol';
 
@@ -111,7 +112,7 @@ function killGroup(task: Task, signal: NodeJS.Signals): void {
 
 export async function startLocalEcs(options: LocalEcsOptions): Promise<LocalEcs> {
   const fargate = options.workers.filter(runsOnFargate);
-  assertTaskWorkers(fargate);
+  assertTaskWorkers(TASK_WORKERS, fargate);
   const definitions = new Map(fargate.map((worker) => [localTaskDefinitionArn(worker), worker]));
   const tasks = new Map<string, Task>();
   const now = () => Date.now() / 1000;

@@ -51,7 +51,8 @@ import { SETTINGS } from '../../shared/config';
 import { TASK_MEMORY_VARIABLE, TASK_STORAGE_VARIABLE } from '../../shared/engine/limits';
 import { runsOnFargate, taskDefinitionPlaceholder, type WorkerSpec } from '../../shared/jobs/define-job';
 import { JOB_WORKER_VARIABLE, RUNS_ON_VARIABLE } from '../../shared/jobs/launch';
-import { assertTaskWorkers } from '../../functions/jobs/task-workers';
+import { TASK_WORKERS } from '../../functions/jobs/task-workers';
+import { assertTaskWorkers } from '../../shared/jobs/task-workers';
 import { ENGINE_EXTERNAL_MODULES, ESM_BANNER, LAMBDA_TARGET } from '../bundling';
 import { ENGINE_SUBNET_COUNT, TASK_CONTAINER } from '../fargate-branch';
 import { BOOTSTRAP_VARIABLES } from '../task-bootstrap';
@@ -137,7 +138,7 @@ export class EngineTasks extends Construct {
   constructor(scope: Construct, id: string, props: EngineTasksProps) {
     super(scope, id);
     const workers = props.workers.filter(runsOnFargate);
-    assertTaskWorkers(workers);
+    assertTaskWorkers(TASK_WORKERS, workers);
     const size = engineTaskSize(props.environment);
 
     this.vpc = new Vpc(this, 'Vpc', {

@@ -3,8 +3,11 @@
  * install records (installs.ts) so that those need not know the sessions, runs and values an
  * uninstall deletes (which themselves read installs).
  */
+import type * as z from 'zod';
 import { AppError } from '../errors/app-error';
 import type { JobRef } from '../jobs/job-ref';
+import type { JobOutcome, JobStep } from '../jobs/worker-step';
+import type { installAppJob, uninstallAppJob } from './install-job';
 import { bundleStore, versionOf } from './bundles';
 import { installOfJob, type StoredInstall } from './installs';
 import { deprovision, provision } from './provisioning';
@@ -46,4 +49,31 @@ export async function deprovisionInstall(job: JobRef, bundleId: number): Promise
     deleteValuesOf(tenantId, bundleId),
   ]);
   return { status: 'NOT_INSTALLED', enabled: false, sdk_client_id: null };
+}
+
+/** The installed bundle, as the install and uninstall steps answer it. */
+type InstallOutput = { readonly bundle_id: number };
+
+/** The install job's step (functions/jobs/provision-app.ts): provisionInstall's fields complete the job. */
+export async function installStep({
+  job,
+  params,
+}: JobStep<z.output<typeof installAppJob.params>>): Promise<JobOutcome<InstallOutput>> {
+  return {
+    progress: { stage: 'DONE', percent: 100 },
+    fields: await provisionInstall(job, params.bundle_id),
+    output: { bundle_id: params.bundle_id },
+  };
+}
+
+/** The uninstall job's step (functions/jobs/deprovision-app.ts): deprovisionInstall's fields complete the job. */
+export async function uninstallStep({
+  job,
+  params,
+}: JobStep<z.output<typeof uninstallAppJob.params>>): Promise<JobOutcome<InstallOutput>> {
+  return {
+    progress: { stage: 'DONE', percent: 100 },
+    fields: await deprovisionInstall(job, params.bundle_id),
+    output: { bundle_id: params.bundle_id },
+  };
 }

@@ -4,6 +4,8 @@ import { boundedDetails } from '../errors/problem';
 import type { ErrorCode } from '../errors/catalogue';
 import type { JobError } from '../model/job';
 import { logger } from '../log';
+import type { JobInput } from './job-ref';
+import { markFailed } from './status';
 
 /**
  * How a worker's failure travels through Step Functions to the execution's error. The
@@ -229,4 +231,23 @@ export function jobErrorFromState(failure: { readonly Error?: string; readonly C
   // Another name of the runner's is an internal: the log has it, the user reads the catalogue's message.
   logger.warn('job failed with an unknown state error', { error: name });
   return jobErrorOf(new AppError('10-500'));
+}
+
+/** The state machines' Catch target's input: the caught failure, as Step Functions hands it over. */
+export interface FailureInput extends JobInput<unknown> {
+  readonly failure?: { readonly Error?: string; readonly Cause?: string };
+}
+
+/**
+ * Records a job's failure in its execution, for every kind of job (functions/jobs/record-job-failure.ts):
+ * the worker's own code when it raised one, 10-1047 when Step Functions timed the step out,
+ * 10-500 otherwise. Repeating it is harmless: a job that already ended stays as it is.
+ */
+export async function recordJobFailure(
+  input: FailureInput,
+): Promise<{ readonly recorded: boolean; readonly code: string }> {
+  const error = jobErrorFromState(input.failure ?? {});
+  const recorded = await markFailed(input.job, error);
+  logger.info('job failed', { jobId: input.job.job_id, kind: input.job.kind, code: error.code, recorded });
+  return { recorded, code: error.code };
 }

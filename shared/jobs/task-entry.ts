@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { logger } from '../log';
 import { JOB_TRANSIENT, JobFailure } from './failure';
 import type { JobInput } from './job-ref';
-import { JOB_INPUT_VARIABLE } from './launch';
+import { JOB_INPUT_VARIABLE, JOB_WORKER_VARIABLE } from './launch';
 import { markFailed } from './status';
+import type { TaskWorkers } from './task-workers';
 
 /**
  * A job's work step as an ECS Fargate task (docs/scale.md, section 1): the same worker
@@ -66,4 +67,33 @@ export async function runJobTask(handler: WorkerHandler, input: JobInput<unknown
       return FAILED_EXIT_CODE;
     }
   }
+}
+
+/** Runs the worker JOB_WORKER names, of `workers`, on the task's input; answers the exit code. */
+export async function runNamedTask(
+  workers: TaskWorkers,
+  environment: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  const name = environment[JOB_WORKER_VARIABLE] ?? '';
+  const load = Object.hasOwn(workers, name) ? workers[name] : undefined;
+  if (!load) throw new Error(`${JOB_WORKER_VARIABLE} names no task worker: "${name}"`);
+  const { handler } = await load();
+  return runJobTask(handler, taskInput(environment));
+}
+
+/**
+ * The task's process (functions/jobs/fargate-task.ts): runs its worker and exits with the code
+ * `ecs:runTask.sync` reads; 1 when the worker could not even start.
+ */
+export function startJobTask(workers: TaskWorkers): void {
+  // ECS stops a task with SIGTERM, then SIGKILL: the task's storage goes with it, and the
+  // machine's Catch records the stop, so there is nothing to finish here.
+  process.once('SIGTERM', () => process.exit(143));
+  runNamedTask(workers).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      logger.error('job task failed', { error: error as Error });
+      process.exit(1);
+    },
+  );
 }
