@@ -28,6 +28,12 @@ export interface ResourceAccess {
   readonly stopsJobs?: readonly StartableJob[];
   /** The AI assistant's model: bedrock:InvokeModel on the stage's model (ASSISTANT_BEDROCK_MODEL_ID) only. */
   readonly assistantModel?: true;
+  /**
+   * trino-sql runs (shared/engine/athena/): the stage's per-tenant Athena workgroups
+   * (ATHENA_WORKGROUP_PREFIX) and Glue databases (ATHENA_DATABASE_PREFIX) and their tables, by
+   * prefix; nothing where the stage has no Athena.
+   */
+  readonly athena?: true;
 }
 
 /** The part of a job declaration that access rules need: its name, which names its state machine. */

@@ -31,6 +31,53 @@ export interface AccessTargets {
   readonly stateMachines: ReadonlyMap<string, IStateMachine>;
   /** ARN of the stage's Bedrock model of the AI assistant (bedrockModelArn); undefined while it sets none. */
   readonly assistantModelArn: string | undefined;
+  /** The stage's Athena names (ATHENA_WORKGROUP_PREFIX, ATHENA_DATABASE_PREFIX); undefined where it has no Athena. */
+  readonly athena?: AthenaPrefixes;
+}
+
+export interface AthenaPrefixes {
+  readonly workgroupPrefix: string;
+  readonly databasePrefix: string;
+}
+
+/** What a trino-sql run asks of Athena (shared/engine/athena/engine.ts, workspace.ts), on its workgroups only. */
+export const ATHENA_ACTIONS = [
+  'athena:CreateWorkGroup',
+  'athena:GetQueryExecution',
+  'athena:GetWorkGroup',
+  'athena:StartQueryExecution',
+  'athena:StopQueryExecution',
+  'athena:TagResource',
+  'athena:UpdateWorkGroup',
+] as const;
+
+/** What a run (and Athena on its behalf: it reads the catalogue with the caller's rights) asks of Glue. */
+export const GLUE_ACTIONS = [
+  'glue:BatchDeleteTable',
+  'glue:CreateDatabase',
+  'glue:CreateTable',
+  'glue:DeleteTable',
+  'glue:GetDatabase',
+  'glue:GetTable',
+  'glue:TagResource',
+] as const;
+
+/** The workgroups, the catalogue, the databases and their tables a trino-sql run may use: the stage's, by prefix. */
+export function athenaResources(scope: Construct, prefixes: AthenaPrefixes): { workgroups: string; glue: string[] } {
+  const stack = Stack.of(scope);
+  const glue = (resource: string, resourceName?: string) =>
+    stack.formatArn({ service: 'glue', resource, resourceName, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+  // Glue names are lowercase with underscores (shared/engine/athena/query.ts athenaDatabase).
+  const database = `${prefixes.databasePrefix.replace(/-/g, '_')}*`;
+  return {
+    workgroups: stack.formatArn({
+      service: 'athena',
+      resource: 'workgroup',
+      resourceName: `${prefixes.workgroupPrefix}*`,
+      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+    }),
+    glue: [glue('catalog'), glue('database', database), glue('table', `${database}/*`)],
+  };
 }
 
 /** Item reads; TransactGetItems is authorized as GetItem. */
@@ -173,6 +220,15 @@ export function grantAccess(role: Role, access: ResourceAccess, targets: AccessT
         "Object actions on the service's own data bucket: object keys are per tenant and data version, created at run time; the tenant is enforced by the handler, which builds every key from the caller's tenant.",
     });
   }
+  if (access.athena && targets.athena !== undefined) {
+    const resources = athenaResources(role, targets.athena);
+    for (const resource of [resources.workgroups, ...resources.glue.slice(1)])
+      Validations.of(role).acknowledge({
+        id: `AwsSolutions::AwsSolutions-IAM5[Resource::${flattenCfnReference(Stack.of(role).resolve(resource))}]`,
+        reason:
+          "trino-sql runs: the stage's per-tenant Athena workgroups and Glue databases are made at a tenant's first run, so they are named by the stage's prefix; the handler names only the caller's tenant's.",
+      });
+  }
   for (const name of [...new Set((access.stopsJobs ?? []).map((job) => job.name))]) {
     Validations.of(role).acknowledge({
       id: executionsFinding(role, { name }, stateMachineOf(targets, { name })),
@@ -253,6 +309,23 @@ function accessStatements(scope: Construct, access: ResourceAccess, targets: Acc
         effect: Effect.ALLOW,
         actions: [STOP_JOB_ACTION],
         resources: [executionsOf(scope, { name }, stateMachineOf(targets, { name }))],
+      }),
+    );
+  }
+  if (access.athena && targets.athena !== undefined) {
+    const resources = athenaResources(scope, targets.athena);
+    statements.push(
+      new PolicyStatement({
+        sid: 'AthenaWorkgroups',
+        effect: Effect.ALLOW,
+        actions: [...ATHENA_ACTIONS],
+        resources: [resources.workgroups],
+      }),
+      new PolicyStatement({
+        sid: 'GlueDatabases',
+        effect: Effect.ALLOW,
+        actions: [...GLUE_ACTIONS],
+        resources: resources.glue,
       }),
     );
   }

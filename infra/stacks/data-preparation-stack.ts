@@ -30,7 +30,7 @@ import type { Construct } from 'constructs';
 import { AUTHORIZER_HANDLER, FALLBACK_HANDLER, routes as routeTable } from '../../functions/routes';
 import { jobs as declaredJobs, RECORD_JOB_FAILURE, workersOf } from '../../functions/jobs';
 import type { JobDeclaration, WorkerSpec } from '../../shared/jobs/define-job';
-import { API_BASE_PATH } from '../../shared/config';
+import { API_BASE_PATH, SETTINGS } from '../../shared/config';
 import { TABLE_SCHEMA } from '../../shared/db/table-schema';
 import type { RouteSpec } from '../../shared/http/route';
 import { duckDbLayer } from '../layers/duckdb-layer';
@@ -184,6 +184,13 @@ export class DataPreparationStack extends Stack {
       dataBucket: this.dataBucket,
       bucketKey: this.keys.bucket,
       assistantModelArn: bedrockModelArn(props.settings?.ASSISTANT_BEDROCK_MODEL_ID),
+      // trino-sql runs reach Athena only on a stage that names its workgroups (docs/recipe-languages.md).
+      athena: props.settings?.ATHENA_WORKGROUP_PREFIX
+        ? {
+            workgroupPrefix: props.settings.ATHENA_WORKGROUP_PREFIX,
+            databasePrefix: props.settings.ATHENA_DATABASE_PREFIX ?? SETTINGS.ATHENA_DATABASE_PREFIX.fallback(),
+          }
+        : undefined,
     };
     const settings: Record<string, string> = { ...props.settings };
 

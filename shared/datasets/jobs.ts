@@ -17,7 +17,7 @@ export type BuildStep = z.infer<typeof BuildStep>;
 export const recipeRunJob = defineJob({
   name: 'recipe-run',
   description:
-    'Run of a recipe node of a dataset graph: the worker builds each planned node (upstream first) with the sandboxed DuckDB, writes its output and its schema analysis, then marks it COMPLETED.',
+    'Run of a recipe node of a dataset graph: the worker builds each planned node (upstream first) with the sandboxed DuckDB, or Athena for trino-sql recipes, writes its output and its schema analysis, then marks it COMPLETED.',
   params: z.strictObject({
     dataset_id: positiveId,
     version_number: positiveId,
@@ -31,7 +31,7 @@ export const recipeRunJob = defineJob({
     name: 'run-recipe',
     handler: 'jobs/run-recipe',
     ...ENGINE_WORKER,
-    access: { table: 'write', dataBucket: 'write' },
+    access: { table: 'write', dataBucket: 'write', athena: true },
   },
 });
 
