@@ -2,7 +2,7 @@ import { graphs } from '../../shared/datasets/graphs';
 import { removeRunsOf } from '../../shared/datasets/run-cleanup';
 import { liveRun } from '../../shared/datasets/run-lock';
 import { datasetStore } from '../../shared/datasets/store';
-import { AppError } from '../../shared/errors/app-error';
+import { AppError, versionConflict } from '../../shared/errors/app-error';
 import { httpHandler } from '../../shared/http/handler';
 import { datasetRoutes } from './routes';
 
@@ -15,7 +15,7 @@ export const handler = httpHandler(datasetRoutes.delete, async ({ params, query,
   const { tenantId } = principal;
   const id = params.dataset_id;
   const current = await datasetStore.get(tenantId, id);
-  if (query.lock_version !== undefined && query.lock_version !== current.lock_version) throw new AppError('10-1006');
+  if (query.lock_version !== undefined && query.lock_version !== current.lock_version) throw versionConflict();
   // A live run refuses the deletion before any version goes (each version's own write checks it too).
   const versions = await graphs.list(tenantId, id);
   for (const graph of versions) {

@@ -8,7 +8,7 @@ import { keys } from '../db/keys';
 import { deleteItems, keysUnder } from '../db/purge';
 import { RecordStore } from '../db/record-store';
 import { transactWrite, tx } from '../db/transactions';
-import { AppError, notFound as entityNotFound } from '../errors/app-error';
+import { notFound as entityNotFound, versionConflict } from '../errors/app-error';
 import { MessageType, TableUsed } from '../model/conversation';
 
 /**
@@ -132,7 +132,7 @@ export const conversations = {
       ]);
       if (outcome.committed) return stored;
     }
-    throw new AppError('10-1006');
+    throw versionConflict();
   },
 
   /** Deletes the conversation, then its messages; 10-404 when there is none. */

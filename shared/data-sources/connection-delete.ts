@@ -1,7 +1,7 @@
 import { connectionStore, type ConnectionData, type ConnectionReference } from '../connections/store';
 import type { Cascade, Entity } from '../db/entity-store';
 import { transactWrite } from '../db/transactions';
-import { AppError } from '../errors/app-error';
+import { AppError, versionConflict } from '../errors/app-error';
 import { dataSourceStore, type DataSourceData } from './store';
 
 /**
@@ -48,7 +48,7 @@ async function tablelessSources(
     // A data source changed or the connection did: list again, a few times.
     if (!outcome.committed) attempt += 1;
   }
-  throw new AppError('10-1006');
+  throw versionConflict();
 }
 
 /**

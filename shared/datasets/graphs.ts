@@ -4,7 +4,7 @@ import { allOf, is, type Condition } from '../db/expressions';
 import { ItemType } from '../db/item-type';
 import { keys, type ItemKey } from '../db/keys';
 import { failedAt, transactWrite, tx, type TransactItem, type TransactionOutcome } from '../db/transactions';
-import { AppError, isAppError, notFound } from '../errors/app-error';
+import { AppError, isAppError, notFound, versionConflict } from '../errors/app-error';
 import { GraphHead, StoredGraph, type StoredNode } from './items';
 import { tableUseWrites, type UseWrite } from './references';
 import { noActiveRun, refuseWhileRunning } from './run-lock';
@@ -180,7 +180,7 @@ export const graphs = {
       // The head or the source moved under us (another version, an edit): read again.
       await backOff(attempt);
     }
-    throw new AppError('10-1006');
+    throw versionConflict();
   },
 
   /**
@@ -246,7 +246,7 @@ export const graphs = {
       if (!failedAt(outcome, 0)) raiseRelated(outcome, 1 + emptiness.length, uses);
       await backOff(attempt);
     }
-    throw new AppError('10-1006');
+    throw versionConflict();
   },
 
   /**
@@ -305,7 +305,7 @@ export const graphs = {
       if (!failedAt(outcome, 0)) raiseRelated(outcome, writes.length - 1 - uses.length, uses);
       await backOff(attempt);
     }
-    throw new AppError('10-1006');
+    throw versionConflict();
   },
 
   /** Deletes every version, newest first, and so every use (the dataset's deletion, before its item goes). */
@@ -322,7 +322,7 @@ export const graphs = {
   headDeletion(tenantId: string, datasetId: number): RelatedWrite {
     return {
       item: tx.delete(headKey(tenantId, datasetId), { when: is.equal('live_count', 0) }),
-      onConditionFailure: () => new AppError('10-1006'),
+      onConditionFailure: () => versionConflict(),
     };
   },
 };

@@ -1,5 +1,5 @@
 import type { Actor } from '../db/actor';
-import { AppError, notFound, validationError } from '../errors/app-error';
+import { AppError, notFound, validationError, versionConflict } from '../errors/app-error';
 import { targetOf, type BindingInput } from './bindings';
 import { graphs } from './graphs';
 import type { StoredGraph, StoredNode, StoredTableNode } from './items';
@@ -84,7 +84,7 @@ export async function updateTableNode(
     const current = findNode(graph, nodeId);
     if (current.node_type !== 'TABLE')
       throw validationError({ node_type: `node ${nodeId} is a ${current.node_type} node` });
-    if (current.lock_version !== lockVersion) throw new AppError('10-1006');
+    if (current.lock_version !== lockVersion) throw versionConflict();
     const tableId = input.data_table_id ?? current.data_table_id;
     const moved = tableId !== current.data_table_id;
     const versionNumber =

@@ -1,4 +1,4 @@
-import { AppError, validationError } from '../errors/app-error';
+import { AppError, validationError, versionConflict } from '../errors/app-error';
 import { recipeVersions, type StoredRecipeVersion } from '../recipes/versions';
 import { MAX_RECIPE_NODES, candidatesFor, checkBindings } from './bindings';
 import { graphs } from './graphs';
@@ -61,7 +61,7 @@ export async function updateRecipeNode(
   const { result } = await graphs.edit(at.tenantId, at.actor, at.datasetId, at.versionNumber, (graph, now) => {
     const node = findNode(graph, nodeId);
     if (node.node_type !== 'RECIPE') throw validationError({ node_type: `node ${nodeId} is a ${node.node_type} node` });
-    if (node.lock_version !== lockVersion) throw new AppError('10-1006');
+    if (node.lock_version !== lockVersion) throw versionConflict();
     const next: StoredRecipeNode = {
       ...node,
       recipe_id: version.recipe_id,

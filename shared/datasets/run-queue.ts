@@ -2,7 +2,7 @@ import type { Actor } from '../db/actor';
 import { is } from '../db/expressions';
 import { keys } from '../db/keys';
 import { failedAt, transactWrite, tx, type TransactItem } from '../db/transactions';
-import { AppError } from '../errors/app-error';
+import { versionConflict } from '../errors/app-error';
 import { newJobId } from '../jobs/define-job';
 import type { JobRef } from '../jobs/job-ref';
 import { pendingExecution } from '../jobs/status';
@@ -122,5 +122,5 @@ export async function queueRun(
     // The graph or a recipe version changed while the run was planned: plan again.
     else await backOff(attempt);
   }
-  throw new AppError('10-1006');
+  throw versionConflict();
 }

@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { AppError, notFound } from '../errors/app-error';
+import { AppError, notFound, versionConflict } from '../errors/app-error';
 import type { Actor } from './actor';
 import { EntityItems, type Entity } from './entity-item';
 import { allOf, is } from './expressions';
@@ -189,7 +189,7 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
     } = {},
   ): Promise<Entity<D, M>> {
     const { related = [], refsAsRead = [] } = options;
-    if (expectedLockVersion !== current.lock_version) throw new AppError('10-1006');
+    if (expectedLockVersion !== current.lock_version) throw versionConflict();
     checkBeforeWrite(this.settings.data, this.settings.kind, 'data', next);
     const now = new Date().toISOString();
     const key = keys.entity(tenantId, this.settings.kind, current.id);
@@ -209,7 +209,7 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
     const renamed = normaliseName(next.name) !== normaliseName(current.data.name);
     if (!renamed && related.length === 0) {
       if (!(await updateItem(key, changes, asRead)))
-        throw (await this.find(tenantId, current.id)) ? new AppError('10-1006') : this.missing(current.id);
+        throw (await this.find(tenantId, current.id)) ? versionConflict() : this.missing(current.id);
     } else {
       // A rename moves the name claim; related writes (references moving) commit with it.
       const claims: TransactItem[] = renamed
@@ -221,7 +221,7 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
         ...related.map((write) => write.item),
       ]);
       const stale = failedAt(outcome, 0);
-      if (stale) throw stale.item ? new AppError('10-1006') : this.missing(current.id);
+      if (stale) throw stale.item ? versionConflict() : this.missing(current.id);
       if (renamed && failedAt(outcome, 2)) throw new AppError('10-409', { params: [this.settings.label, 'name'] });
       related.forEach((write, index) => {
         const failed = failedAt(outcome, 1 + claims.length + index);
@@ -263,7 +263,7 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
     for (let attempt = 1; attempt <= DELETE_ATTEMPTS; attempt += 1) {
       const current = await this.get(tenantId, id);
       if (options.expectedLockVersion !== undefined && options.expectedLockVersion !== current.lock_version) {
-        throw new AppError('10-1006');
+        throw versionConflict();
       }
       this.assertNotInUse(current);
       const related = typeof options.related === 'function' ? await options.related(current) : (options.related ?? []);
@@ -292,10 +292,10 @@ export class EntityStore<D extends { readonly name: string }, R extends string =
         const now = this.items.toEntity(changed.item);
         this.assertNotInUse(now);
         if (options.expectedLockVersion !== undefined && now.lock_version !== options.expectedLockVersion)
-          throw new AppError('10-1006');
+          throw versionConflict();
       }
     }
-    throw new AppError('10-1006');
+    throw versionConflict();
   }
 
   /**

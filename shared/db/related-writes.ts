@@ -1,4 +1,4 @@
-import { AppError } from '../errors/app-error';
+import { type AppError, versionConflict } from '../errors/app-error';
 import { REF_PREFIX } from './entity-item';
 import { allOf, is } from './expressions';
 import type { ItemKey } from './keys';
@@ -27,7 +27,7 @@ export const refAttribute = (ref: string): string => `${REF_PREFIX}${ref}`;
 
 /** 10-1006 when the item exists but is not as read, else the entity's not-found error. */
 const staleOr = (missing: () => AppError) => (current: Record<string, unknown> | undefined) =>
-  current ? new AppError('10-1006') : missing();
+  current ? versionConflict() : missing();
 
 /** See EntityStore.counters: `deltas` by counter name, in one update of the item. */
 export function counterChange(

@@ -4,7 +4,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { dynamoDocumentClient } from '../aws/clients';
 import { config } from '../config';
-import { AppError } from '../errors/app-error';
+import { versionConflict } from '../errors/app-error';
 import {
   conditionExpressionsOf,
   expressionsOf,
@@ -92,7 +92,7 @@ export async function transactWrite(items: TransactItem[]): Promise<TransactionO
       }));
       if (reasons.some((reason) => reason.code === 'ConditionalCheckFailed')) return { committed: false, reasons };
       if (!reasons.some((reason) => reason.code === 'TransactionConflict')) throw error;
-      if (attempt >= CONFLICT_ATTEMPTS) throw new AppError('10-1006', { cause: error });
+      if (attempt >= CONFLICT_ATTEMPTS) throw versionConflict({ cause: error });
       await conflictPause(attempt);
     }
   }

@@ -157,6 +157,14 @@ export function notFound(entity: string, id: ErrorParam): AppError {
   return new AppError('10-404', { params: [entity, id] });
 }
 
+/**
+ * 10-1006: the item changed since the caller read it (its lock_version moved, or a concurrent
+ * write won the race), so the write was not made; the caller reads again and retries.
+ */
+export function versionConflict(options: { readonly cause?: unknown } = {}): AppError {
+  return new AppError('10-1006', options);
+}
+
 export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;
 }

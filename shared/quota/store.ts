@@ -5,7 +5,7 @@ import type { IdempotentRequest } from '../db/idempotent-create';
 import { ItemType } from '../db/item-type';
 import { keys } from '../db/keys';
 import { tx } from '../db/transactions';
-import { AppError } from '../errors/app-error';
+import { AppError, versionConflict } from '../errors/app-error';
 import { QuotaContractData, QuotaContractsHead } from './items';
 
 export type { QuotaContractData } from './items';
@@ -45,7 +45,7 @@ export function overlapError(other: QuotaContract): AppError {
 }
 
 /** Raised by the head's condition: another contract was created since the overlap check read the contracts. */
-const raced = () => new AppError('10-1006');
+const raced = () => versionConflict();
 
 /**
  * Creates a contract whose window overlaps none of the tenant's (10-409). The check reads the

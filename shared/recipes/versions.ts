@@ -7,7 +7,7 @@ import { checkBeforeWrite } from '../db/items';
 import { deleteItems, keysUnder } from '../db/purge';
 import { keys, type TopLevelKind } from '../db/keys';
 import { failedAt, transactWrite, tx, type TransactItem } from '../db/transactions';
-import { AppError } from '../errors/app-error';
+import { AppError, versionConflict } from '../errors/app-error';
 import { LATEST_VERSION, RecipeVersionHead, StoredRecipeVersion, type StoredRecipeUsage } from './items';
 import { recipeStore } from './store';
 import { recipeUsages } from './usages';
@@ -152,13 +152,13 @@ async function writeVersion(
     const stale = failedAt(outcome, 0);
     if (stale) {
       if (!stale.item) throw versionNotFound(recipeId, versionNumber);
-      throw (await refusalOf(tenantId, recipeVersionItems.read(stale.item), runningNodeOf)) ?? new AppError('10-1006');
+      throw (await refusalOf(tenantId, recipeVersionItems.read(stale.item), runningNodeOf)) ?? versionConflict();
     }
     const copy = failedAt(outcome, 1);
     if (latest && copy && !copy.item) throw recipeMissing(recipeId);
     // The recipe's copy moved on (a newer version was created): read again.
   }
-  throw new AppError('10-1006');
+  throw versionConflict();
 }
 
 /** Short, growing, random pauses between attempts, so racing creations spread out. */
@@ -221,7 +221,7 @@ export const recipeVersions = {
       // Another creation took the number: read the head again.
       await backoff(attempt);
     }
-    throw new AppError('10-1006');
+    throw versionConflict();
   },
 
   /**
@@ -240,7 +240,7 @@ export const recipeVersions = {
   ): Promise<StoredRecipeVersion> {
     const refusal = await refusalOf(tenantId, current, runningNodeOf);
     if (refusal) throw refusal;
-    if (current.lock_version !== expectedLockVersion) throw new AppError('10-1006');
+    if (current.lock_version !== expectedLockVersion) throw versionConflict();
     const content = await prepare();
     const next = checkBeforeWrite(StoredRecipeVersion, recipeVersionItems.kind, 'version', {
       ...current,
@@ -264,7 +264,7 @@ export const recipeVersions = {
     const { recipe_id: recipeId, version_number: versionNumber } = version;
     const head = await readHead(tenantId, recipeId);
     if (!head) throw recipeMissing(recipeId);
-    const moved = () => new AppError('10-1006');
+    const moved = () => versionConflict();
     const onVersion: RelatedWrite = {
       item: tx.update(
         keys.version(tenantId, KIND, recipeId, versionNumber),

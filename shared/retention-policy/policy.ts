@@ -3,7 +3,7 @@ import type { Actor } from '../db/actor';
 import { is } from '../db/expressions';
 import { StoredActor } from '../db/items';
 import { PlatformRecords } from '../db/platform-records';
-import { AppError } from '../errors/app-error';
+import { AppError, versionConflict } from '../errors/app-error';
 import { isFeatureOn } from '../features/store';
 import { RetentionPolicyRule, type RetentionPolicyResponse } from '../model/retention';
 
@@ -66,7 +66,7 @@ export async function setPolicy(
     last_modified_date: now,
   };
   const when = request.lock_version === 0 ? is.absent('pk') : is.equal('lock_version', request.lock_version);
-  if (!(await policies.putIf(tenantId, next, when))) throw new AppError('10-1006');
+  if (!(await policies.putIf(tenantId, next, when))) throw versionConflict();
   return next;
 }
 

@@ -5,7 +5,7 @@ import { ItemType } from '../db/item-type';
 import { keys } from '../db/keys';
 import { updateItem } from '../db/table';
 import { failedAt, transactWrite, tx, type TransactItem } from '../db/transactions';
-import { AppError } from '../errors/app-error';
+import { AppError, versionConflict } from '../errors/app-error';
 import { defineEntity, ENTITY_LIST_FIELDS, listField } from '../http/define-entity';
 import type { JobClaim } from '../jobs/job-ref';
 import { TargetUpdateRequest } from '../model/target';
@@ -111,7 +111,7 @@ export function targetClaim(
         seenLockVersion === undefined ? is.present('pk') : is.equal('lock_version', seenLockVersion),
         { returnOld: true },
       ),
-      onConditionFailure: (current) => (current ? new AppError('10-1006') : new AppError('30-6002')),
+      onConditionFailure: (current) => (current ? versionConflict() : new AppError('30-6002')),
     },
     {
       item: tx.update(head(tenantId, targetId), { add: { transfers: new Set([jobId]) } }),

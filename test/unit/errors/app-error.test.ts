@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, isAppError, notFound, renderMessage, validationError } from '../../../shared/errors/app-error';
+import {
+  AppError,
+  isAppError,
+  notFound,
+  renderMessage,
+  validationError,
+  versionConflict,
+} from '../../../shared/errors/app-error';
 
 describe('renderMessage', () => {
   it('fills the placeholders in order and capitalises the first letter', () => {
@@ -82,6 +89,14 @@ describe('AppError', () => {
     expect(error.code).toBe('10-404');
     expect(error.status).toBe(404);
     expect(error.message).toBe('Entity connection with ID 17 not found');
+  });
+
+  it('versionConflict is 10-1006, a 409, keeping its technical cause', () => {
+    const cause = new Error('TransactionConflict');
+    const error = versionConflict({ cause });
+    expect([error.code, error.status, error.cause]).toEqual(['10-1006', 409, cause]);
+    expect(error.message).toBe('Version conflict: update failed because object data is stale');
+    expect(versionConflict().cause).toBeUndefined();
   });
 
   it('isAppError tells AppErrors from other errors', () => {
