@@ -24,8 +24,8 @@ import { LOCAL_S3_CREDENTIALS } from './s3';
 
 export interface LocalAthenaOptions {
   readonly catalog: GlueCatalog;
-  /** The local S3, where the tables' files are and the CTAS writes. */
-  readonly s3: S3Client;
+  /** The local S3, where the tables' files are and the CTAS writes; made on first use (see startLocalAthenaAndGlue). */
+  readonly s3: () => S3Client;
   readonly queueMs?: number;
   readonly port?: number;
 }
@@ -80,7 +80,7 @@ export async function startLocalAthena(options: LocalAthenaOptions): Promise<Jso
   };
 
   async function getObject(uri: string): Promise<Buffer> {
-    const result = await options.s3.send(new GetObjectCommand(s3Location(uri)));
+    const result = await options.s3().send(new GetObjectCommand(s3Location(uri)));
     return Buffer.from(await result.Body!.transformToByteArray());
   }
 
@@ -158,7 +158,7 @@ export async function startLocalAthena(options: LocalAthenaOptions): Promise<Jso
       await connection.run(`COPY (SELECT ${select.join(', ')} FROM "ctas query") TO '${out}' (FORMAT parquet)`);
       if (query.Status.State === 'CANCELLED') return;
       const target = s3Location(location.replace(/\/?$/, '/'));
-      await options.s3.send(
+      await options.s3().send(
         new PutObjectCommand({
           Bucket: target.Bucket,
           Key: `${target.Key}${query.QueryExecutionId}_00000`,
@@ -313,12 +313,16 @@ export async function startLocalAthenaAndGlue(options: {
   readonly queueMs?: number;
 }): Promise<{ readonly athena: string; readonly glue: string; close(): Promise<void> }> {
   const glue = await startLocalGlue();
-  const s3 = new S3Client({
-    endpoint: options.s3Endpoint,
-    forcePathStyle: true,
-    region: 'us-east-1',
-    credentials: LOCAL_S3_CREDENTIALS,
-  });
+  // Made at the first query, not at start: an SDK client made before the twin's environment
+  // is set prints the SDK's Node version warning to every `npm start`.
+  let client: S3Client | undefined;
+  const s3 = () =>
+    (client ??= new S3Client({
+      endpoint: options.s3Endpoint,
+      forcePathStyle: true,
+      region: 'us-east-1',
+      credentials: LOCAL_S3_CREDENTIALS,
+    }));
   const athena = await startLocalAthena({ catalog: glue.catalog, s3, queueMs: options.queueMs }).catch(
     async (error: unknown) => {
       await glue.close();
@@ -331,7 +335,7 @@ export async function startLocalAthenaAndGlue(options: {
     async close() {
       await athena.close();
       await glue.close();
-      s3.destroy();
+      client?.destroy();
     },
   };
 }

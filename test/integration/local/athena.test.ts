@@ -36,7 +36,7 @@ let glue: GlueClient;
 const dir = mkdtempSync(join(tmpdir(), 'athena-test-'));
 
 async function athenaWith(queueMs = 0): Promise<AthenaClient> {
-  const server = await startLocalAthena({ catalog: glueServer.catalog, s3, queueMs });
+  const server = await startLocalAthena({ catalog: glueServer.catalog, s3: () => s3, queueMs });
   athenaServers.push(server);
   return new AthenaClient({ ...client, endpoint: server.endpoint });
 }
@@ -157,14 +157,21 @@ describe('the local Athena', () => {
     ]);
   });
 
-  it('lets a workgroup read only its own tenant’s databases', async () => {
-    const { id, prefix } = await ctas(athena, 'dps-acme', 'SELECT * FROM "dps_other"."secrets"');
-    const execution = await until(athena, id);
-    expect(execution.Status).toMatchObject({
-      State: 'FAILED',
-      AthenaError: { ErrorCategory: 2, ErrorMessage: expect.stringContaining('PERMISSION_DENIED') },
-    });
-    expect(await rowsAt(prefix)).toEqual([]);
+  it('lets a workgroup read only its own tenant’s tables: not another’s, not information_schema, not a bucket path', async () => {
+    for (const [query, reason] of [
+      ['SELECT * FROM "dps_other"."secrets"', 'PERMISSION_DENIED'],
+      ['SELECT * FROM information_schema.tables', 'PERMISSION_DENIED'],
+      // A quoted path is a table name with dots, read as database "s3://data/dps_other/secrets/data" here.
+      [`SELECT * FROM "s3://${BUCKET}/dps_other/secrets/data.parquet"`, 'PERMISSION_DENIED'],
+    ] as const) {
+      const { id, prefix } = await ctas(athena, 'dps-acme', query);
+      const execution = await until(athena, id);
+      expect(execution.Status, query).toMatchObject({
+        State: 'FAILED',
+        AthenaError: { ErrorCategory: 2, ErrorMessage: expect.stringContaining(reason) },
+      });
+      expect(await rowsAt(prefix)).toEqual([]);
+    }
   });
 
   it('refuses other catalogues and what DuckDB would answer differently', async () => {
