@@ -14,6 +14,9 @@ const NO_TEST_IMPORTS = {
     'Only tests import from test/: move what this needs beside its user (the fakes npm start serves: infra/local/fakes/).',
 };
 
+/** The code the type-aware rules read: what ships and what runs the stack. */
+const TYPED = ['functions/**/*.ts', 'shared/**/*.ts', 'infra/**/*.ts'];
+
 export default tseslint.config(
   {
     ignores: [
@@ -57,6 +60,28 @@ export default tseslint.config(
           'readonly',
         ]),
       ),
+    },
+  },
+  // Rules that read the types, on the code that ships or runs the stack only: tests and bench keep
+  // the rules above, so their files cost no type information (docs/decisions.md, "Type-aware lint").
+  ...tseslint.configs.recommendedTypeCheckedOnly.map((config) => ({ ...config, files: TYPED })),
+  {
+    files: TYPED,
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      // A `default:` is the code saying "every other case"; what this catches is a switch without one.
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      // Passing on an abort signal's reason or a caught error unchanged is right; a literal is not.
+      '@typescript-eslint/prefer-promise-reject-errors': [
+        'error',
+        { allowThrowingAny: true, allowThrowingUnknown: true },
+      ],
+      // Every finding was String() of a value of unknown shape on purpose (protocol JSON in the
+      // local fakes, driver cells, error parameters): no "[object Object]" in any of them.
+      '@typescript-eslint/no-base-to-string': 'off',
+      // Every finding was an async function that implements a Promise-returning contract (route
+      // implementations, GoogleAuth's client methods) where `async` turns a throw into a rejection.
+      '@typescript-eslint/require-await': 'off',
     },
   },
   {

@@ -59,7 +59,7 @@ const domains = [
   tenantRoutes,
 ] as const;
 
-export const routes: readonly RouteSpec[] = domains.flatMap((domain) => Object.values(domain));
+export const routes: readonly RouteSpec[] = domains.flatMap((domain) => Object.values<RouteSpec>(domain));
 
 /** Every route with its literal types (schemas, method, path), by operationId. */
 export type RouteTable = { [R in RouteOf<(typeof domains)[number]> as R['operationId']]: R };

@@ -25,7 +25,7 @@ function parseTypeMapping(text: string): Record<string, string> {
     if (typeof type !== 'string' || type.trim() === '')
       throw invalid(`type of column ${JSON.stringify(column)} must be a non-empty string`);
   }
-  return Object.fromEntries(entries) as Record<string, string>;
+  return Object.fromEntries(entries);
 }
 
 export const handler = httpHandler(connectionRoutes.updateTypeMapping, async ({ params, body, principal }) => {

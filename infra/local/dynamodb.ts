@@ -237,7 +237,7 @@ async function transactWriteItems(request: Record<string, unknown>, store: Store
   for (const write of writes) {
     write.before = await call<AttributeMap | undefined>((cb) =>
       store.getItemDb(write.table.TableName).get(write.key, (error, item) => {
-        if (error && error.name !== 'NotFoundError') cb(error as DynaliteError);
+        if (error && error.name !== 'NotFoundError') cb(error);
         else cb(null, item);
       }),
     );

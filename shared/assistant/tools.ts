@@ -55,7 +55,7 @@ const DESCRIPTIONS: Readonly<Record<ToolName, string>> = {
 export const ASSISTANT_TOOLS: readonly ToolSpec[] = (Object.keys(TOOL_INPUTS) as ToolName[]).map((name) => ({
   name,
   description: DESCRIPTIONS[name],
-  inputSchema: z.toJSONSchema(TOOL_INPUTS[name], { target: 'draft-7' }) as Record<string, unknown>,
+  inputSchema: z.toJSONSchema(TOOL_INPUTS[name], { target: 'draft-7' }),
 }));
 
 const isToolName = (name: string): name is ToolName => Object.hasOwn(TOOL_INPUTS, name);

@@ -129,11 +129,11 @@ function resolvingOnce(client: DynamoDBDocumentClient): DynamoDBDocumentClient {
   const resolved = new Map<unknown, Resolved>();
   const stack = client.middlewareStack;
   for (const name of ['add', 'addRelativeTo', 'use', 'remove', 'removeByTag'] as const) {
-    const change = stack[name] as (...args: unknown[]) => unknown;
+    const change = stack[name].bind(stack) as (...args: unknown[]) => unknown;
     Object.assign(stack, {
       [name]: (...args: unknown[]) => {
         resolved.clear();
-        return change.apply(stack, args);
+        return change(...args);
       },
     });
   }

@@ -29,7 +29,7 @@ export function connectionResponse(entity: Entity<ConnectionData>): ConnectionRe
       ? { type_mapping: data.type_mapping, type_mapping_name: data.type_mapping_name }
       : {}),
     ...auditFieldsOf(entity),
-  } as ConnectionResponse;
+  };
 }
 
 /** The answer to testing an unsaved configuration: what was tested, secrets omitted. */

@@ -46,7 +46,7 @@ export function causes(error: unknown): unknown[] {
 export function classifyNoAnswer(error: unknown, options: { readonly abortIsTimeout?: boolean } = {}): NoAnswer {
   const chain = causes(error);
   const blocked = chain.find((candidate) => candidate instanceof OutboundDestinationBlocked);
-  if (blocked) return { kind: 'blocked', error: blockedDestination((blocked as OutboundDestinationBlocked).host) };
+  if (blocked) return { kind: 'blocked', error: blockedDestination(blocked.host) };
   const code = chain
     .map((candidate) => (candidate as { code?: unknown }).code)
     .find((value): value is string => typeof value === 'string');

@@ -110,7 +110,9 @@ export function readQueryTree(statement: Json): QueryTree {
   for (let frame = stack.pop(); frame; frame = stack.pop()) {
     const { value, scope } = frame;
     if (Array.isArray(value)) {
-      for (let index = value.length - 1; index >= 0; index--) stack.push({ value: value[index]!, scope });
+      // Array.isArray says any[]: the frame's type says what the items are.
+      const items: readonly Json[] = value;
+      for (let index = items.length - 1; index >= 0; index--) stack.push({ value: items[index]!, scope });
       continue;
     }
     if (!isObject(value)) continue;

@@ -25,7 +25,7 @@ export function expirationOf(text: string, now = new Date()): Date {
 /** The moment, unless its calendar date does not exist (Date would take 2027-02-30 as 2 March). */
 function dateTime(text: string): Date | undefined {
   const [year, month, day] = text.slice(0, 10).split('-').map(Number);
-  const calendar = new Date(Date.UTC(year!, month! - 1, day!));
+  const calendar = new Date(Date.UTC(year!, month! - 1, day));
   return calendar.getUTCMonth() === month! - 1 && calendar.getUTCDate() === day ? new Date(text) : undefined;
 }
 

@@ -325,8 +325,7 @@ export const TypeMappingUpdateRequest = z
 export const ConnectionIdParams = z.strictObject({ connection_id: IdParameter });
 
 export type ConnectionCreateRequest = z.output<typeof ConnectionCreateRequest>;
-export type ConnectionUpdateRequest =
-  z.output<typeof ConnectionUpdateRequest> | z.output<typeof ConnectionMergedDocument>;
+export type ConnectionUpdateRequest = z.output<typeof ConnectionUpdateRequest>;
 export type ConnectionTestRequest = z.output<typeof ConnectionTestRequest>;
 export type ConnectionTestStoredRequest = z.output<typeof ConnectionTestStoredRequest>;
 export type ConnectionResponse = z.input<typeof ConnectionResponse>;

@@ -47,7 +47,7 @@ export function analyticsDbError(error: unknown, datasetId: string): AppError {
   const blocked = [error, (error as { cause?: unknown } | undefined)?.cause].find(
     (candidate) => candidate instanceof OutboundDestinationBlocked,
   );
-  if (blocked) return blockedDestination((blocked as OutboundDestinationBlocked).host);
+  if (blocked) return blockedDestination(blocked.host);
   if (error instanceof GoogleTokenFailure) return tokenError(error);
   const failure = (error ?? {}) as BigQueryFailure;
   const status = typeof failure.code === 'number' ? failure.code : undefined;

@@ -85,7 +85,7 @@ export async function readResultPage(job: Job, pageRows: number, pageToken: stri
     maxResults: pageRows,
     ...(pageToken ? { pageToken } : {}),
   });
-  return (response ?? {}) as RowsPage;
+  return response ?? {};
 }
 
 /** Asks BigQuery to stop the job; best effort (it ends on its own), never throws. */

@@ -94,7 +94,7 @@ export function cloudStoreError(error: unknown, context: CloudStoreErrorContext)
   const blocked = [error, (error as { cause?: unknown } | undefined)?.cause].find(
     (candidate) => candidate instanceof OutboundDestinationBlocked,
   );
-  if (blocked) return blockedDestination((blocked as OutboundDestinationBlocked).host);
+  if (blocked) return blockedDestination(blocked.host);
   if (error instanceof GoogleTokenFailure) return tokenError(error);
   const failure = (error ?? {}) as StoreFailure;
   const status = statusOf(failure);

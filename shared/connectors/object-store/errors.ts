@@ -35,7 +35,7 @@ export function objectStoreError(error: unknown, bucket: string | undefined): Ap
   const blocked = [error, (error as { cause?: unknown } | undefined)?.cause].find(
     (candidate) => candidate instanceof OutboundDestinationBlocked,
   );
-  if (blocked) return blockedDestination((blocked as OutboundDestinationBlocked).host);
+  if (blocked) return blockedDestination(blocked.host);
   const failure = (error ?? {}) as ServiceFailure;
   const code = failure.Code ?? failure.name ?? failure.code ?? 'Unknown';
   const status = failure.$metadata?.httpStatusCode;

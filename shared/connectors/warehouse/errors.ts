@@ -57,7 +57,7 @@ function chainOf(error: unknown): DriverError[] {
     typeof current === 'object' && current !== null && chain.length < 8;
     current = (current as DriverError).cause
   ) {
-    chain.push(current as DriverError);
+    chain.push(current);
   }
   return chain;
 }
@@ -85,7 +85,7 @@ export function warehouseError(error: unknown, phase: WarehousePhase): AppError 
   if (error instanceof AppError) return error;
   const chain = chainOf(error);
   const blocked = chain.find((link) => link instanceof OutboundDestinationBlocked);
-  if (blocked) return blockedDestination((blocked as OutboundDestinationBlocked).host);
+  if (blocked) return blockedDestination(blocked.host);
   if (chain.some((link) => link instanceof WarehouseTimeout)) return new AppError('30-1005', { cause: error });
   const driver = chain[0] ?? {};
 
