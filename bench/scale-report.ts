@@ -11,6 +11,7 @@ import type { MultipartExportReport } from './multipart-export';
 import { recipeRunRatio, type RecipeRunReport } from './recipe-run';
 import { twinShareOf } from './recipe-run-phases';
 import { measureScale, type Failed, type ScaleReport } from './scale';
+import { fargateSection } from './scale-fargate';
 
 /** Issue 28's targets: throughput through the pipeline as a share of the bare script's. */
 export const SCALE_TARGETS = { import: 1.0, recipeRun: 1.0, multipartExport: 0.9 } as const;
@@ -206,9 +207,12 @@ export async function benchScale(
     parts: setting('BENCH_SCALE_PARTS', 10),
     runs: setting('BENCH_SCALE_RUNS', 1),
     workerMemoryMb: setting('BENCH_SCALE_WORKER_MEMORY_MB', 3072),
+    // The Fargate path (issue 39) beside the Lambda path, its tasks sized by this.
+    taskMemoryMb: setting('BENCH_SCALE_TASK_MEMORY_MB', 6144),
   });
-  const lines = scaleSection(report);
+  const fargate = report.fargate === undefined ? undefined : fargateSection(report.fargate);
+  const lines = [...scaleSection(report), ...(fargate?.lines ?? [])];
   await writeScaleResults(report, lines, 'bench/results/scale');
-  const verdicts = scaleVerdicts(report);
+  const verdicts = [...scaleVerdicts(report), ...(fargate?.verdicts ?? [])];
   return { lines: [...lines, ''], verdicts, failed: verdicts.filter((line) => line.startsWith('FAIL')).length };
 }

@@ -20,6 +20,7 @@ import { measureImportThroughput, type ImportReport } from './import-throughput'
 import { measureMultipartExport, type MultipartExportReport } from './multipart-export';
 import { measureRecipeRun, type RecipeRunReport } from './recipe-run';
 import { now } from './import-protocol';
+import { measureFargatePaths, type FargateReport } from './scale-fargate';
 
 export interface ScaleSettings {
   /** Rows of the large table (the imported CSV, the recipe's left side, the export). */
@@ -32,6 +33,8 @@ export interface ScaleSettings {
   readonly runs: number;
   /** The memory of the twin's job workers, as a Lambda's MemorySize (MB). */
   readonly workerMemoryMb: number;
+  /** The memory of the local Fargate tasks (MB): with it, the import and the recipe run again on the Fargate path (scale-fargate.ts). */
+  readonly taskMemoryMb?: number;
 }
 
 /** A part of the section that failed: the others still report. */
@@ -50,6 +53,8 @@ export interface ScaleReport {
   readonly imported: ImportReport | Failed;
   readonly recipe: RecipeRunReport | Failed;
   readonly exported: MultipartExportReport | Failed;
+  /** The import and the recipe run on the Fargate path, when the settings name a task memory. */
+  readonly fargate?: FargateReport;
   /** What the cap gives the engines: the import worker's DuckDB, and a recipe run's engine process and its DuckDB. */
   readonly engines: {
     readonly worker: EngineBudget;
@@ -91,6 +96,9 @@ export async function measureScale(settings: ScaleSettings): Promise<ScaleReport
     const imported = await part(() => measureImportThroughput({ rows, runs, warmupRounds: 0 }));
     const recipe = await part(() => measureRecipeRun({ rows, smallRows, runs, warmupRounds: 0, eagerReads: false }));
     const exported = await part(() => measureMultipartExport({ rows, parts, runs, warmupRounds: 0 }));
+    const { taskMemoryMb } = settings;
+    const fargate =
+      taskMemoryMb === undefined ? undefined : await measureFargatePaths({ rows, smallRows, runs, taskMemoryMb });
     return {
       settings,
       startedAt,
@@ -101,6 +109,7 @@ export async function measureScale(settings: ScaleSettings): Promise<ScaleReport
       imported,
       recipe,
       exported,
+      ...(fargate === undefined ? {} : { fargate }),
       engines,
     };
   } finally {

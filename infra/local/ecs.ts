@@ -15,7 +15,8 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runsOnFargate, taskDefinitionPlaceholder, type WorkerSpec } from '../../shared/jobs/define-job';
-import { TASK_MEMORY_VARIABLE } from '../../shared/engine/limits';
+import { SETTINGS } from '../../shared/config';
+import { TASK_MEMORY_VARIABLE, TASK_STORAGE_VARIABLE } from '../../shared/engine/limits';
 import { JOB_WORKER_VARIABLE, RUNS_ON_VARIABLE } from '../../shared/jobs/launch';
 import { TASK_WORKERS } from '../../functions/jobs/task-workers';
 import { assertTaskWorkers } from '../../shared/jobs/task-workers';
@@ -50,6 +51,28 @@ export function localTaskPlaceholders(workers: readonly WorkerSpec[]): Record<st
     ...LOCAL_ENGINE_NETWORK,
     ...Object.fromEntries(fargate.map((worker) => [taskDefinitionPlaceholder(worker), localTaskDefinitionArn(worker)])),
   };
+}
+
+/**
+ * The task's size as the stage's settings give it (FARGATE_TASK_MEMORY_MB, FARGATE_TASK_STORAGE_GIB
+ * in the twin's environment, as CDK reads them: infra/stacks/engine-tasks.ts), else the worker's
+ * declared memory and no storage of its own: this machine has not a deployed task's 30 GiB.
+ */
+function taskSize(worker: WorkerSpec): { memoryMb: number; storageMb?: number } {
+  const stated = (name: 'FARGATE_TASK_MEMORY_MB' | 'FARGATE_TASK_STORAGE_GIB') => {
+    const text = process.env[name];
+    return text === undefined || text === '' ? undefined : SETTINGS[name].parse(text);
+  };
+  const storageGib = stated('FARGATE_TASK_STORAGE_GIB');
+  return {
+    memoryMb: stated('FARGATE_TASK_MEMORY_MB') ?? worker.memoryMb,
+    ...(storageGib === undefined ? {} : { storageMb: storageGib * 1024 }),
+  };
+}
+
+/** The twin's environment as a task's: a task is no Lambda, so Lambda's own variables (its memory) stay out. */
+function taskEnvironment(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_LAMBDA_')));
 }
 
 interface Task {
@@ -114,6 +137,10 @@ export async function startLocalEcs(options: LocalEcsOptions): Promise<LocalEcs>
   const fargate = options.workers.filter(runsOnFargate);
   assertTaskWorkers(TASK_WORKERS, fargate);
   const definitions = new Map(fargate.map((worker) => [localTaskDefinitionArn(worker), worker]));
+  // When every job runs on a task (npm start -- --fargate-above 0, the bench), the bundle is made
+  // now rather than by the first task; otherwise only if a task runs (most test files run none).
+  if (fargate.length > 0 && process.env.FARGATE_ABOVE_BYTES === '0')
+    void engineModuleBundle(ENTRY).catch(() => undefined);
   const tasks = new Map<string, Task>();
   const now = () => Date.now() / 1000;
 
@@ -138,16 +165,18 @@ export async function startLocalEcs(options: LocalEcsOptions): Promise<LocalEcs>
       const bundle = await engineModuleBundle(ENTRY);
       if (task.desiredStatus === 'STOPPED') return stopped(task, undefined, 'UserInitiated', 'stopped before it ran');
       mkdirSync(task.scratch, { recursive: true });
+      const size = taskSize(worker);
       const child = spawn(
         process.execPath,
-        [`--max-old-space-size=${Math.max(256, Math.floor(worker.memoryMb * HEAP_SHARE))}`, bundle],
+        [`--max-old-space-size=${Math.max(256, Math.floor(size.memoryMb * HEAP_SHARE))}`, bundle],
         {
           // The task definition's environment: what the functions read, as the twin set it.
           env: {
-            ...process.env,
+            ...taskEnvironment(),
             [JOB_WORKER_VARIABLE]: worker.name,
             [RUNS_ON_VARIABLE]: 'fargate',
-            [TASK_MEMORY_VARIABLE]: String(worker.memoryMb),
+            [TASK_MEMORY_VARIABLE]: String(size.memoryMb),
+            ...(size.storageMb === undefined ? {} : { [TASK_STORAGE_VARIABLE]: String(size.storageMb) }),
             WORK_DIRECTORY: task.scratch,
             ...overrides,
           },
@@ -197,7 +226,7 @@ export async function startLocalEcs(options: LocalEcsOptions): Promise<LocalEcs>
       ...visible,
       launchType: 'FARGATE',
       containers: [{ name: 'worker', lastStatus: task.lastStatus, ...(exitCode === undefined ? {} : { exitCode }) }],
-      memory: String(worker.memoryMb),
+      memory: String(taskSize(worker).memoryMb),
     };
   }
 
