@@ -1,13 +1,12 @@
 import { API_BASE_PATH } from '../../shared/config';
 import { idempotentResponse } from '../../shared/db/idempotent-responses';
-import { AppError } from '../../shared/errors/app-error';
 import { fingerprint } from '../../shared/http/fingerprint';
 import { actorOf, type Actor } from '../../shared/db/actor';
 import { batchItemError } from '../../shared/errors/problem';
 import { versionResponse } from '../../shared/data-tables/response';
 import { importJob } from '../../shared/data-tables/jobs';
 import { dataTableStore } from '../../shared/data-tables/store';
-import { dataVersions } from '../../shared/data-tables/versions';
+import { creationInProgress, dataVersions } from '../../shared/data-tables/versions';
 import { jobLaunch, requestedLaunch } from '../../shared/jobs/launch';
 import { startJob } from '../../shared/jobs/start';
 import type { LaunchMode } from '../../shared/model/job';
@@ -80,7 +79,7 @@ export const handler = httpHandler(dataTableRoutes.batchCreate, async ({ body, p
     'DATA_VERSION_BATCH_CREATE',
     dataTableRoutes.batchCreate.response.body,
     idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: fingerprint(body) },
-    () => new AppError('20-1029'),
+    creationInProgress,
     async () => {
       await assertQuotaAllowsStart(tenantId);
       const rule = await activeRule(tenantId);

@@ -3,8 +3,7 @@ import { connectionStore } from '../../shared/connections/store';
 import { dataSourceStore } from '../../shared/data-sources/store';
 import { tablePrefix } from '../../shared/data-tables/storage';
 import { dataTableStore } from '../../shared/data-tables/store';
-import { dataVersions } from '../../shared/data-tables/versions';
-import { AppError } from '../../shared/errors/app-error';
+import { creationInProgress, dataVersions } from '../../shared/data-tables/versions';
 import { httpHandler } from '../../shared/http/handler';
 import { dataTableRoutes } from './routes';
 
@@ -19,7 +18,7 @@ export const handler = httpHandler(dataTableRoutes.delete, async ({ params, quer
       return [
         dataSourceStore.reference(tenantId, source.id, 'data_tables', -1, { seenLockVersion: source.lock_version }),
         connectionStore.reference(tenantId, source.data.connection_id, 'tables', -1),
-        { item: dataVersions.noActiveCreation(tenantId, id), onConditionFailure: () => new AppError('20-1029') },
+        { item: dataVersions.noActiveCreation(tenantId, id), onConditionFailure: creationInProgress },
       ];
     },
   });

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { Actor } from '../db/actor';
 import { EntityStore, auditFieldsOf, type Entity } from '../db/entity-store';
-import { AppError, validationError } from '../errors/app-error';
+import { AppError, notFound, validationError } from '../errors/app-error';
 import {
   AppManifest,
   BundleFile,
@@ -61,7 +61,7 @@ export function bundleResponse(bundle: Bundle): BundleResponse {
 /** The bundle's version `versionNumber`, or 10-404 naming it. */
 export function versionOf(bundle: Bundle, versionNumber: number): BundleVersion {
   const version = bundle.data.versions.find((candidate) => candidate.version_number === versionNumber);
-  if (!version) throw new AppError('10-404', { params: ['bundle version', versionNumber] });
+  if (!version) throw notFound('bundle version', versionNumber);
   return version;
 }
 

@@ -6,7 +6,7 @@ import { checkBeforeWrite } from '../db/items';
 import { deleteItems } from '../db/purge';
 import { keys, type TopLevelKind } from '../db/keys';
 import { failedAt, transactWrite, tx, type TransactItem } from '../db/transactions';
-import { AppError } from '../errors/app-error';
+import { AppError, notFound } from '../errors/app-error';
 import { newJobId } from '../jobs/define-job';
 import type { JobRef } from '../jobs/job-ref';
 import { markFailed, pendingExecution } from '../jobs/status';
@@ -134,7 +134,7 @@ export const dataVersions = {
 
   async get(tenantId: string, dataTableId: number, versionNumber: number): Promise<StoredVersion> {
     const version = await dataVersions.find(tenantId, dataTableId, versionNumber);
-    if (!version) throw new AppError('10-404', { params: ['data version', `${dataTableId}/${versionNumber}`] });
+    if (!version) throw dataVersionNotFound(dataTableId, versionNumber);
     return version;
   },
 
@@ -200,10 +200,10 @@ export const dataVersions = {
       ];
       const outcome = await transactWrite(writes);
       if (outcome.committed) return { version, job: importJobRef(tenantId, dataTableId, versionNumber, jobId) };
-      if (failedAt(outcome, 1)) throw new AppError('10-404', { params: ['data table', dataTableId] });
+      if (failedAt(outcome, 1)) throw notFound('data table', dataTableId);
       // The head moved under us: another creation started (seen on the next read) or finished.
     }
-    throw new AppError('20-1029');
+    throw creationInProgress();
   },
 
   /** Fails a creation whose worker went silent, releasing the table; otherwise 20-1029. */
@@ -213,7 +213,7 @@ export const dataVersions = {
     active: NonNullable<VersionHead['active_job']>,
   ): Promise<void> {
     const running = await dataVersions.find(tenantId, dataTableId, active.version_number);
-    if (running && !isAbandoned(running.execution, now(), inactivity())) throw new AppError('20-1029');
+    if (running && !isAbandoned(running.execution, now(), inactivity())) throw creationInProgress();
     const ref = importJobRef(tenantId, dataTableId, active.version_number, active.job_id);
     const view = running ? executionView(running.execution, now(), inactivity()) : undefined;
     if (view?.error) await markFailed(ref, view.error);
@@ -231,7 +231,7 @@ export const dataVersions = {
   async remove(tenantId: string, dataTableId: number, versionNumber: number): Promise<void> {
     for (let attempt = 1; attempt <= REMOVE_ATTEMPTS; attempt += 1) {
       const version = await dataVersions.get(tenantId, dataTableId, versionNumber);
-      if (isRunning(version.execution, now(), inactivity())) throw new AppError('20-1029');
+      if (isRunning(version.execution, now(), inactivity())) throw creationInProgress();
       const abandoned = isAbandoned(version.execution, now(), inactivity());
       if ((version.ref_datasets ?? 0) > 0) throw new AppError('20-1024', { params: [dataTableId, versionNumber] });
       const [newest, previous] = await queryVersions(tenantId, dataTableId, { newestFirst: true, limit: 2 });
@@ -254,13 +254,13 @@ export const dataVersions = {
       if (outcome.committed) return;
       if (failedAt(outcome, 0) || (abandoned && failedAt(outcome, writes.length - 1))) {
         const current = await dataVersions.find(tenantId, dataTableId, versionNumber);
-        if (!current) throw new AppError('10-404', { params: ['data version', `${dataTableId}/${versionNumber}`] });
+        if (!current) throw dataVersionNotFound(dataTableId, versionNumber);
         if ((current.ref_datasets ?? 0) > 0) throw new AppError('20-1024', { params: [dataTableId, versionNumber] });
-        throw new AppError('20-1029');
+        throw creationInProgress();
       }
       // The table's latest version changed meanwhile (an import began, another version went): read again.
     }
-    throw new AppError('20-1029');
+    throw creationInProgress();
   },
 
   /** Removes the head and every version item of a deleted table. */
@@ -312,7 +312,7 @@ export const analyses = {
     ]);
     if (outcome.committed) return analysisJobRef(tenantId, dataTableId, versionNumber, jobId);
     const old = failedAt(outcome, 0)?.item;
-    if (!old) throw new AppError('10-404', { params: ['data version', `${dataTableId}/${versionNumber}`] });
+    if (!old) throw dataVersionNotFound(dataTableId, versionNumber);
     const version = versionItems.read(old);
     if (version.execution.status !== 'COMPLETED') throw notReady(dataTableId, version);
     if (version.analysis_depth === 'FULL') throw new AppError('20-1066');
@@ -320,12 +320,20 @@ export const analyses = {
   },
 };
 
+/** 20-1029: an import of the table's version is still running, so nothing else may start or remove it. */
+export function creationInProgress(): AppError {
+  return new AppError('20-1029');
+}
+
+/** 10-404 for a data version that does not exist, or is another tenant's. */
+export function dataVersionNotFound(dataTableId: number, versionNumber: number): AppError {
+  return notFound('data version', `${dataTableId}/${versionNumber}`);
+}
+
 /** A version without data to read: still being created (20-1029), cancelled (10-444) or failed (20-1059). */
 export function notReady(dataTableId: number, version: StoredVersion): AppError {
   if (version.execution.status === 'ABORTED')
     return new AppError('10-444', { extraDetails: { job_id: version.execution.job_id } });
   const creating = version.execution.status === 'PENDING' || version.execution.status === 'IN_PROGRESS';
-  return creating
-    ? new AppError('20-1029')
-    : new AppError('20-1059', { params: [dataTableId, version.version_number] });
+  return creating ? creationInProgress() : new AppError('20-1059', { params: [dataTableId, version.version_number] });
 }
