@@ -1,8 +1,5 @@
-import { connectionResponse } from '../../shared/connections/response';
-import { connectionStore } from '../../shared/connections/store';
-import { httpHandler } from '../../shared/http/handler';
+import { connections } from '../../shared/connections/store';
+import { getHandler } from '../../shared/http/entity-handlers';
 import { connectionRoutes } from './routes';
 
-export const handler = httpHandler(connectionRoutes.get, async ({ params, principal }) => ({
-  body: connectionResponse(await connectionStore.get(principal.tenantId, params.connection_id)),
-}));
+export const handler = getHandler(connectionRoutes.get, connections);

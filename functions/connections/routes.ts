@@ -1,10 +1,11 @@
 import * as z from 'zod';
+import { connections } from '../../shared/connections/store';
 import { WAREHOUSE_ERRORS } from '../../shared/connectors/warehouse/errors';
 import type { ErrorCode } from '../../shared/errors/catalogue';
 import { defineRoute } from '../../shared/http/route';
 import { BrowseRequest, BrowseResponse } from '../../shared/model/browse';
 import { integerText, listQuery } from '../../shared/model/common';
-import { CONNECTION_LIST_FIELDS, TABLE_LIST_FIELDS } from '../../shared/model/list-fields';
+import { TABLE_LIST_FIELDS } from '../../shared/model/list-fields';
 import {
   ConnectionTableParams,
   MAX_LISTED_TABLES,
@@ -121,7 +122,7 @@ export const connectionRoutes = {
     tag,
     handler: 'connections/list',
     permission: 'connection:read',
-    request: { query: listQuery(CONNECTION_LIST_FIELDS) },
+    request: { query: connections.listQuery },
     response: { status: 200, description: 'A page of connections', body: ConnectionList },
     errors: [],
     access: { table: 'read' },

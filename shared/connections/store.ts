@@ -1,7 +1,9 @@
-import { EntityStore } from '../db/entity-store';
+import type { Entity } from '../db/entity-store';
 import { AppError } from '../errors/app-error';
+import { defineEntity, ENTITY_LIST_FIELDS, listField } from '../http/define-entity';
 import type { EncryptionContext } from '../secrets/envelope';
 import { ConnectionItemData, type ConnectionData } from './items';
+import { connectionResponse } from './response';
 
 export type { ConnectionData } from './items';
 
@@ -12,17 +14,37 @@ export type { ConnectionData } from './items';
  */
 export type ConnectionReference = 'tables' | 'data_sources' | 'targets';
 
-export const connectionStore = new EntityStore<ConnectionData, ConnectionReference>({
+type Listed = Entity<ConnectionData>;
+
+/**
+ * The connection entity, declared once; its update is declared in update.ts (withUpdate), so
+ * that the modules that only read connections do not carry the configuration's checks.
+ */
+export const connections = defineEntity({
   kind: 'CONNECTION',
   label: 'connection',
   data: ConnectionItemData,
   // Checked in this order: with tables and targets, the tables' use is named.
   references: {
-    tables: (id) => new AppError('30-1507', { params: [id] }),
-    data_sources: 'cascade',
-    targets: (id) => new AppError('30-1508', { params: [id] }),
+    tables: (id: number) => new AppError('30-1507', { params: [id] }),
+    data_sources: 'cascade' as const,
+    targets: (id: number) => new AppError('30-1508', { params: [id] }),
+  } satisfies Record<ConnectionReference, unknown>,
+  response: connectionResponse,
+  list: {
+    id: ENTITY_LIST_FIELDS.id,
+    name: ENTITY_LIST_FIELDS.name,
+    description: ENTITY_LIST_FIELDS.description,
+    type: listField.text((entity: Listed) => entity.data.type),
+    read: listField.boolean((entity: Listed) => entity.data.read),
+    write: listField.boolean((entity: Listed) => entity.data.write),
+    tags: ENTITY_LIST_FIELDS.tags,
+    created_date: ENTITY_LIST_FIELDS.created_date,
+    last_modified_date: ENTITY_LIST_FIELDS.last_modified_date,
   },
 });
+
+export const connectionStore = connections.store;
 
 /** Binds a sealed secret to its tenant and connection. */
 export function secretContext(tenantId: string, connectionId: number): EncryptionContext {

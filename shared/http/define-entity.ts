@@ -129,13 +129,25 @@ export class DeclaredEntity<
   /** The list's query parameters, sort and filter described from its fields. */
   readonly listQuery;
 
-  constructor(private readonly spec: EntitySpec<D, R, M, Res, F, U>) {
-    this.store = new EntityStore<D, R, M>(spec);
+  constructor(
+    private readonly spec: EntitySpec<D, R, M, Res, F, U>,
+    store?: EntityStore<D, R, M>,
+  ) {
+    this.store = store ?? new EntityStore<D, R, M>(spec);
     this.listQuery = listQuery(listFieldTypesOf(spec.list));
   }
 
   get listFields(): F {
     return this.spec.list;
+  }
+
+  /**
+   * The entity with its update declared apart from the rest: where what an update checks is
+   * heavy (a connection's configuration), only the update and merge handlers import it, not
+   * every module that reads the store. The store is the same.
+   */
+  withUpdate<V extends UpdateDocument>(update: EntityUpdateSpec<D, R, M, V>): DeclaredEntity<D, R, M, Res, F, V> {
+    return new DeclaredEntity<D, R, M, Res, F, V>({ ...this.spec, update }, this.store);
   }
 
   response(entity: Entity<D, M>): Res {

@@ -12,18 +12,6 @@ export const MAX_SORT_KEYS = 3;
 export const MAX_FILTER_TOKENS = 200;
 export const MAX_FILTER_DEPTH = 16;
 
-export const CONNECTION_LIST_FIELDS = {
-  id: 'integer',
-  name: 'string',
-  description: 'string',
-  type: 'string',
-  read: 'boolean',
-  write: 'boolean',
-  tags: 'string-list',
-  created_date: 'datetime',
-  last_modified_date: 'datetime',
-} as const satisfies ListFieldTypes;
-
 export const DATA_TABLE_LIST_FIELDS = {
   id: 'integer',
   name: 'string',
