@@ -9,6 +9,7 @@ import { GetTableCommand } from '@aws-sdk/client-glue';
 import { mkdir } from 'node:fs/promises';
 import { deletePrefix, downloadFile, listKeys } from '../../aws/data-bucket';
 import { AppError } from '../../errors/app-error';
+import { requireFeature } from '../../features/store';
 import type { JobRef } from '../../jobs/job-ref';
 import { logger } from '../../log';
 import { recordUsage } from '../../usage';
@@ -145,6 +146,8 @@ export async function runOnAthena(
 ): Promise<RecipeEngineResult> {
   const tenantId = node.job.tenant_id;
   const runPrefix = athenaRunPrefix(node.nodePrefix, node.job.job_id);
+  // The toggle may have been turned off since the recipe was saved: no Athena for the tenant then (10-1501).
+  await requireFeature(tenantId, 'athena');
   const [cutoff, database] = await Promise.all([scanCutoff(tenantId), ensureDatabase(tenantId)]);
   const workgroup = await ensureWorkgroup(tenantId, cutoff.bytes);
   const run: RunTables = { database, jobId: node.job.job_id, nodeId: node.nodeId, runPrefix };

@@ -6,7 +6,7 @@
  * aggregate, window functions, dates; a graph mixing languages runs upstream first. A column
  * the code names that its input lacks is 20-1031 at run (binding Trino code is Athena's); a
  * query past the stage's bytes-scanned cutoff fails naming it; a tenant at its data quota
- * cannot start a run (20-1042).
+ * cannot start a run (20-1042); with the athena toggle turned off since, a run fails 10-1501.
  */
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -302,5 +302,22 @@ describe('trino-sql runs beside DuckDB ones', () => {
       body: { use_sample: false },
     });
     expect([started.status, started.problem?.code]).toEqual([400, '20-1042']);
+  });
+});
+
+describe('with the athena toggle turned off after the recipe was saved', () => {
+  it('a trino-sql node run fails 10-1501 naming the toggle, and leaves no output', async () => {
+    const graph = await graphOf([
+      { language: 'trino-sql', code: 'SELECT id FROM orders', sources: { orders: 'orders' } },
+    ]);
+    const cleared = await env.platformAdmin.call('clearFeatureToggleOverride', {
+      params: { toggle_name: 'athena', tenant_id: TENANT },
+    });
+    expect(cleared.status, cleared.text).toBeLessThan(300);
+    await new Promise((resolve) => setTimeout(resolve, TOGGLE_CACHE_MS + 100));
+    const status = await executeAndWait(api, graph, graph.ids[0]!, false);
+    expect(status.execution).toMatchObject({ status: 'FAILED', error: { code: '10-1501' } });
+    expect(JSON.stringify(status.execution?.error)).toContain('athena');
+    expect(await outputFiles(graph.datasetId, graph.ids[0]!)).toEqual([]);
   });
 });
