@@ -1,6 +1,6 @@
 import { connectionStore } from '../../shared/connections/store';
 import { browseObjectStore } from '../../shared/connectors/object-store/browse';
-import { AppError } from '../../shared/errors/app-error';
+import { unsupportedSourceType } from '../../shared/data-sources/definition';
 import { httpHandler } from '../../shared/http/handler';
 import { openConnectionSecret } from '../../shared/connections/secret';
 import { connectionRoutes } from './routes';
@@ -9,8 +9,7 @@ export const handler = httpHandler(connectionRoutes.browse, async ({ params, bod
   const current = await connectionStore.get(principal.tenantId, params.connection_id);
   const { data } = current;
   // Decided before the secret is opened: only bucket stores can be browsed.
-  if (data.type !== 'object_store' && data.type !== 'cloud_store')
-    throw new AppError('10-1043', { params: [data.type] });
+  if (data.type !== 'object_store' && data.type !== 'cloud_store') throw unsupportedSourceType(data.type);
 
   const secret = await openConnectionSecret(principal.tenantId, current);
   waitOn(data.type);

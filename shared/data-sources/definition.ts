@@ -10,6 +10,11 @@ import type { DataSourceData } from './store';
 
 type Connection = Entity<ConnectionData>;
 
+/** 10-1043: a data source, or a connection, of a type the operation does not read. */
+export function unsupportedSourceType(type: string): AppError {
+  return new AppError('10-1043', { params: [type] });
+}
+
 /** The connection types each kind reads through, and the refusal of any other. */
 const FITS: Record<
   DataSourceType,
@@ -17,7 +22,7 @@ const FITS: Record<
 > = {
   bucket: {
     types: ['object_store', 'cloud_store'],
-    refusal: (connection) => new AppError('10-1043', { params: [connection.data.type] }),
+    refusal: (connection) => unsupportedSourceType(connection.data.type),
   },
   rdbms: { types: ['warehouse'], refusal: (connection) => new AppError('30-1007', { params: [connection.id] }) },
   delta_sharing: {

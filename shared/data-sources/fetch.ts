@@ -11,6 +11,7 @@ import type { FetchedSource, FetchOptions } from '../connectors/source-types';
 import { AppError } from '../errors/app-error';
 import { CONNECTOR_TOGGLES } from '../features/catalogue';
 import { featureOff } from '../features/store';
+import { unsupportedSourceType } from './definition';
 import type { DataSourceData } from './store';
 
 /**
@@ -26,7 +27,7 @@ export async function fetchSource(
 ): Promise<FetchedSource> {
   switch (connection.type) {
     case 'object_store':
-      if (dataSource.type !== 'bucket') throw new AppError('10-1043', { params: [dataSource.type] });
+      if (dataSource.type !== 'bucket') throw unsupportedSourceType(dataSource.type);
       if (dataSource.path === null) throw new AppError('30-1113', { extraDetails: { path: null } });
       return fetchObjectStoreSource(
         {
@@ -39,7 +40,7 @@ export async function fetchSource(
         options,
       );
     case 'cloud_store': {
-      if (dataSource.type !== 'bucket') throw new AppError('10-1043', { params: [dataSource.type] });
+      if (dataSource.type !== 'bucket') throw unsupportedSourceType(dataSource.type);
       if (dataSource.path === null) throw new AppError('30-1304', { extraDetails: { path: null } });
       // Loaded only when called: the Google SDK stays out of readers of other stores.
       const [{ fetchCloudStoreSource }, { googleCredentialsOf }] = await Promise.all([
@@ -56,7 +57,7 @@ export async function fetchSource(
       );
     }
     case 'warehouse': {
-      if (dataSource.type !== 'rdbms') throw new AppError('10-1043', { params: [dataSource.type] });
+      if (dataSource.type !== 'rdbms') throw unsupportedSourceType(dataSource.type);
       if (dataSource.query === null) throw new AppError('30-1008', { extraDetails: { query: null } });
       // Loaded only when called: snowflake-sdk stays out of readers of other stores.
       const [{ fetchWarehouseSource }, { warehouseTarget }] = await Promise.all([
@@ -69,7 +70,7 @@ export async function fetchSource(
       );
     }
     case 'analytics_db': {
-      if (dataSource.type !== 'analytics_db') throw new AppError('10-1043', { params: [dataSource.type] });
+      if (dataSource.type !== 'analytics_db') throw unsupportedSourceType(dataSource.type);
       if (dataSource.table_ref === null) throw new AppError('30-1419', { params: [''] });
       // Loaded only when called: the BigQuery SDK stays out of readers of other stores.
       const [{ fetchAnalyticsDbSource }, { googleCredentialsOf }] = await Promise.all([
@@ -86,7 +87,7 @@ export async function fetchSource(
       );
     }
     case 'delta_sharing': {
-      if (dataSource.type !== 'delta_sharing') throw new AppError('10-1043', { params: [dataSource.type] });
+      if (dataSource.type !== 'delta_sharing') throw unsupportedSourceType(dataSource.type);
       const { fetchDeltaSharingSource } = await import('../connectors/delta-sharing/source');
       const { table_version: version, table_timestamp: timestamp } = dataSource;
       return fetchDeltaSharingSource(
