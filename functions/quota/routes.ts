@@ -1,8 +1,8 @@
 import { defineRoute } from '../../shared/http/route';
+import { quotaContracts } from '../../shared/quota/store';
 import {
   QuotaCreateRequest,
   QuotaList,
-  QuotaListQuery,
   QuotaOverageRequest,
   QuotaResponse,
   QuotaUsageResponse,
@@ -49,7 +49,7 @@ export const quotaRoutes = {
     tag,
     handler: 'quota/list',
     permission: 'data:read',
-    request: { query: QuotaListQuery },
+    request: { query: quotaContracts.listQuery },
     response: { status: 200, description: 'A page of contracts', body: QuotaList },
     errors: [],
     access: { table: 'read' },

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { AuditFields, Description, EntityId, LockVersion, Name, Tags, listEnvelope, listQuery } from './common';
+import { AuditFields, Description, EntityId, LockVersion, Name, Tags, listEnvelope } from './common';
 
 /**
  * Quota contracts (spec 2.10, 8) and the usage measured against them (docs/quota.md). The
@@ -53,17 +53,6 @@ export const QuotaResponse = z
   .meta({ id: 'QuotaResponse' });
 export type QuotaResponse = z.infer<typeof QuotaResponse>;
 
-export const QUOTA_LIST_FIELDS = {
-  id: 'integer',
-  name: 'string',
-  description: 'string',
-  tags: 'string-list',
-  overage_allowed: 'boolean',
-  created_date: 'datetime',
-  last_modified_date: 'datetime',
-} as const;
-
-export const QuotaListQuery = listQuery(QUOTA_LIST_FIELDS);
 export const QuotaList = listEnvelope(QuotaResponse, 'QuotaList');
 
 /** One measured value against its limit; `remaining` stops at zero (`used` shows any overage). */

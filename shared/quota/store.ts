@@ -1,23 +1,37 @@
 import type { Actor } from '../db/actor';
-import { EntityStore, type Entity, type RelatedWrite } from '../db/entity-store';
+import type { Entity, RelatedWrite } from '../db/entity-store';
 import { is } from '../db/expressions';
 import type { IdempotentRequest } from '../db/idempotent-create';
 import { ItemType } from '../db/item-type';
 import { keys } from '../db/keys';
 import { tx } from '../db/transactions';
 import { AppError, versionConflict } from '../errors/app-error';
+import { defineEntity, ENTITY_LIST_FIELDS, listField } from '../http/define-entity';
 import { QuotaContractData, QuotaContractsHead } from './items';
+import { quotaResponse } from './response';
 
 export type { QuotaContractData } from './items';
 export type QuotaContract = Entity<QuotaContractData>;
 
-/** Quota contracts: entities with names unique per tenant (10-409), never deleted. */
-export const quotaContractStore = new EntityStore<QuotaContractData>({
+/** Quota contracts: entities with names unique per tenant (10-409), never deleted, declared once. */
+export const quotaContracts = defineEntity({
   kind: 'QUOTA_CONTRACT',
   label: 'quota contract',
   data: QuotaContractData,
   references: {},
+  response: quotaResponse,
+  list: {
+    id: ENTITY_LIST_FIELDS.id,
+    name: ENTITY_LIST_FIELDS.name,
+    description: ENTITY_LIST_FIELDS.description,
+    tags: ENTITY_LIST_FIELDS.tags,
+    overage_allowed: listField.boolean((contract: QuotaContract) => contract.data.overage_allowed),
+    created_date: ENTITY_LIST_FIELDS.created_date,
+    last_modified_date: ENTITY_LIST_FIELDS.last_modified_date,
+  },
 });
+
+export const quotaContractStore = quotaContracts.store;
 
 const heads = new ItemType('QUOTA_CONTRACT', QuotaContractsHead);
 
