@@ -122,7 +122,7 @@ export function scaleSection(report: ScaleReport): string[] {
   const { settings, engines } = report;
   const load = (values: readonly number[]) => values.map((value) => value.toFixed(2)).join(' ');
   const lines = [
-    '## Throughput past the fixed costs: 10M rows',
+    `## Throughput past the fixed costs: ${(settings.rows / 1e6).toLocaleString('en-US')}M rows`,
     '',
     `${report.startedAt} · load average before ${load(report.loadBefore)}, after ${load(report.loadAfter)} · CSV ${(report.csvBytes / 1e6).toFixed(0)} MB, generated in ${ms0(report.csvGenerationMs)} ms (not timed) and deleted after.`,
     `Job workers capped as a ${settings.workerMemoryMb} MB Lambda: import DuckDB memory_limit ${engines.worker.memoryLimitMb} MB, ${engines.worker.threads} threads, spill up to ${engines.worker.maxTempDirectorySizeMb} MB;`,
