@@ -1,7 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { dynamoDocumentClient } from '../aws/clients';
 import { config } from '../config';
 import { versionConflict } from '../errors/app-error';
@@ -88,7 +87,7 @@ export async function transactWrite(items: TransactItem[]): Promise<TransactionO
       if (!(error instanceof TransactionCanceledException)) throw error;
       const reasons = (error.CancellationReasons ?? []).map((reason) => ({
         code: reason.Code ?? 'None',
-        item: reason.Item ? unmarshall(reason.Item as Record<string, AttributeValue>) : undefined,
+        item: reason.Item ? unmarshall(reason.Item) : undefined,
       }));
       if (reasons.some((reason) => reason.code === 'ConditionalCheckFailed')) return { committed: false, reasons };
       if (!reasons.some((reason) => reason.code === 'TransactionConflict')) throw error;
