@@ -5,6 +5,7 @@ import type { BuildStep } from './jobs';
 import type { StoredGraph, StoredNode, StoredRecipeNode, StoredTableNode } from './items';
 import { findNode } from './nodes';
 import { outputAttribute, type OutputKind, type RunInputs, type RunSource, type StoredNodeRun } from './run-items';
+import { versionNotFound } from '../recipes/versions';
 
 /**
  * What a recipe run reads and which nodes it builds (spec 2.7 execute; docs/recipe-runs.md).
@@ -157,7 +158,7 @@ export function planRun(
   const steps: BuildStep[] = [];
   for (const node of upstreamOrder(graph, target)) {
     const version = versions.get(versionKey(node));
-    if (!version) throw new AppError('20-1045', { params: [node.recipe_id, node.recipe_version_number] });
+    if (!version) throw versionNotFound(node.recipe_id, node.recipe_version_number);
     const readsRebuilt = node.sources.some((binding) => built.has(binding.source_node_id));
     if (node !== target && !readsRebuilt && isCurrent(graph, node, versions, tables, runs, kind)) continue;
     const inputs = inputsOf(graph, node, version, tables, { runs, builtBy: { jobId, nodes: built } }, kind);

@@ -1,12 +1,12 @@
 import { is } from '../db/expressions';
 import { keys, type ItemKey } from '../db/keys';
 import { tx } from '../db/transactions';
-import { AppError } from '../errors/app-error';
 import type { StoredRecipeUsage } from '../recipes/items';
 import { recipeUsageItems } from '../recipes/usages';
 import type { StoredGraph, StoredRecipeNode } from './items';
 import type { UseWrite } from './references';
 import { datasetStore } from './store';
+import { versionNotFound } from '../recipes/versions';
 
 /**
  * A recipe node is a use of its recipe version, recorded beside the version (the recipes
@@ -79,7 +79,7 @@ export function recipeUseWrites(
     checked.add(keyText(versionKey));
     writes.push({
       item: tx.check(versionKey, is.present('pk')),
-      onConditionFailure: () => new AppError('20-1045', { params: [node.recipe_id, node.recipe_version_number] }),
+      onConditionFailure: () => versionNotFound(node.recipe_id, node.recipe_version_number),
     });
   }
   const kept = new Set(next.map(({ key }) => keyText(key)));

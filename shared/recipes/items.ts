@@ -59,9 +59,11 @@ export const RecipeVersionHead = z.object({ version_count: z.int() });
 export type RecipeVersionHead = z.infer<typeof RecipeVersionHead>;
 
 /**
- * A dataset node's use of a recipe version, written by datasets (a later issue) beside the
- * version, with a copy of what the usage response shows of the dataset version, so listing
- * the uses of a version is one Query.
+ * A dataset node's use of a recipe version, written beside the version by every write of the
+ * graph version that holds the node (shared/datasets/usages.ts), with a copy of what the usage
+ * response shows of that graph version, so listing the uses of a version is one Query. Only
+ * the dataset's name is read when they are listed: a rename does not rewrite the uses
+ * (withCurrentDatasetNames).
  */
 export const StoredRecipeUsage = z.object({
   recipe_id: z.int(),

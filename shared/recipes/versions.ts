@@ -42,6 +42,7 @@ export interface VersionContent {
   readonly aliases: readonly string[];
 }
 
+/** 20-1045: the recipe has no version of that number (or the recipe is another tenant's). */
 export function versionNotFound(recipeId: number, versionNumber: number): AppError {
   return new AppError('20-1045', { params: [recipeId, versionNumber] });
 }
