@@ -1,6 +1,6 @@
+import { bundles } from '../../shared/apps/bundles';
 import { defineRoute } from '../../shared/http/route';
 import {
-  BUNDLE_LIST_FIELDS,
   BundleCreateRequest,
   BundleIdParams,
   BundleList,
@@ -10,7 +10,6 @@ import {
   BundleVersionParams,
   BundleVersionUpload,
 } from '../../shared/model/app-bundle';
-import { listQuery } from '../../shared/model/common';
 
 const tag = 'apps';
 /** Every app route says it: the toggle's refusal is part of each one's contract. */
@@ -40,7 +39,7 @@ export const bundleRoutes = {
     tag,
     handler: 'apps/list-bundles',
     permission: 'app:manage',
-    request: { query: listQuery(BUNDLE_LIST_FIELDS) },
+    request: { query: bundles.listQuery },
     response: { status: 200, description: 'A page of bundles', body: BundleList },
     errors: ['10-1501'],
     access: { table: 'read' },

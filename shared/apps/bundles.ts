@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import type { Actor } from '../db/actor';
-import { EntityStore, auditFieldsOf, type Entity } from '../db/entity-store';
+import { auditFieldsOf, type Entity } from '../db/entity-store';
 import { AppError, notFound, validationError } from '../errors/app-error';
+import { defineEntity, ENTITY_LIST_FIELDS, listField } from '../http/define-entity';
 import {
   AppManifest,
   BundleFile,
@@ -35,13 +36,25 @@ const BundleData = z.object({
 export type BundleData = z.infer<typeof BundleData>;
 export type Bundle = Entity<BundleData>;
 
-export const bundleStore = new EntityStore<BundleData>({
+/** App bundles, declared once. */
+export const bundles = defineEntity({
   kind: 'APP_BUNDLE',
   label: 'bundle',
   data: BundleData,
   references: {},
   notFound: (id) => new AppError('80-8003', { params: [id] }),
+  response: bundleResponse,
+  list: {
+    id: ENTITY_LIST_FIELDS.id,
+    name: ENTITY_LIST_FIELDS.name,
+    description: ENTITY_LIST_FIELDS.description,
+    published_version: listField.integer((bundle: Bundle) => bundle.data.published_version),
+    created_date: ENTITY_LIST_FIELDS.created_date,
+    last_modified_date: ENTITY_LIST_FIELDS.last_modified_date,
+  },
 });
+
+export const bundleStore = bundles.store;
 
 /** Attempts of a version change against concurrent ones before it gives up with 10-1006. */
 const CHANGE_ATTEMPTS = 5;

@@ -32,6 +32,11 @@ function idOf(params: unknown): number {
 /** The caller of a route that requires a permission (IdRoute): httpHandler has authorized it. */
 const callerOf = (principal: unknown): Principal => principal as Principal;
 
+export interface ListOptions {
+  /** What must hold before the list is read: a feature the tenant must have turned on (80-8001, say). */
+  readonly before?: (caller: Principal) => Promise<void>;
+}
+
 /** A list route: its query is ListQuery (the declared entity's listQuery). */
 type ListRoute = IdRoute & { readonly request: { readonly query: z.ZodType<ListQuery> } };
 
@@ -39,10 +44,13 @@ type ListRoute = IdRoute & { readonly request: { readonly query: z.ZodType<ListQ
 export function listHandler<R extends ListRoute, P extends Body<R>>(
   route: R,
   entity: { page(tenantId: string, query: ListQuery): Promise<P> },
+  options: ListOptions = {},
 ): RouteHandler<R> {
-  return httpHandler(route, async ({ query, principal }) => ({
-    body: await entity.page(callerOf(principal).tenantId, query as Output<R['request']['query']>),
-  }));
+  return httpHandler(route, async ({ query, principal }) => {
+    const caller = callerOf(principal);
+    await options.before?.(caller);
+    return { body: await entity.page(caller.tenantId, query) };
+  });
 }
 
 /** GET /<resources>/{id}. */

@@ -9,7 +9,6 @@ import {
   Name,
   listEnvelope,
 } from './common';
-import type { ListFieldTypes } from './list-fields';
 
 /**
  * App bundles, their versions and the manifest a version carries (docs/apps.md): the single
@@ -178,12 +177,3 @@ export const BundleResponse = z
 export type BundleResponse = z.infer<typeof BundleResponse>;
 
 export const BundleList = listEnvelope(BundleResponse, 'AppBundleList');
-
-export const BUNDLE_LIST_FIELDS = {
-  id: 'integer',
-  name: 'string',
-  description: 'string',
-  published_version: 'integer',
-  created_date: 'datetime',
-  last_modified_date: 'datetime',
-} as const satisfies ListFieldTypes;
