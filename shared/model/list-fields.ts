@@ -1,8 +1,10 @@
 /**
- * What each list can be filtered and sorted by (docs/list-query.md): field name → type. One
- * table per list serves twice: the list handler's accessors are typed by it (a field added
- * here and not read there, or the other way round, does not compile), and the OpenAPI
- * document describes the list's sort and filter parameters from it.
+ * What each list can be filtered and sorted by (docs/list-query.md): field name → type. An
+ * entity declared with defineEntity (shared/http/define-entity.ts) derives its table from its
+ * field accessors, so its fields are written once there; the tables below are those of lists
+ * not declared that way yet. Each serves twice: the list handler's accessors are typed by it
+ * (a field added here and not read there, or the other way round, does not compile), and
+ * the OpenAPI document describes the list's sort and filter parameters from it.
  */
 export type ListFieldType = 'string' | 'integer' | 'boolean' | 'datetime' | 'string-list';
 export type ListFieldTypes = Readonly<Record<string, ListFieldType>>;
