@@ -15,7 +15,7 @@ import { defineConfig } from 'vitest/config';
 const PROCESS_FILES = [
   'test/unit/aws/clients.test.ts',
   'test/unit/db/transactions.test.ts',
-  'test/unit/engine/analyzer-bounds.test.ts',
+  'test/unit/engine/analyser-bounds.test.ts',
 ];
 
 export default defineConfig({

@@ -82,7 +82,7 @@ export const LARGER_BUNDLE_BUDGETS: Readonly<Record<string, number>> = {
   'recipes/create': 1152 * 1024,
   'recipes/create-version': 1152 * 1024,
   'recipes/update-version': 1152 * 1024,
-  'recipes/analyze': 1152 * 1024,
+  'recipes/analyse': 1152 * 1024,
   'connections/test': 4352 * 1024,
   'connections/test-stored': 4352 * 1024,
   'connections/browse': 1152 * 1024,

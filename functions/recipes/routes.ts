@@ -210,7 +210,7 @@ export const recipeRoutes = {
     errors: ['20-1044', '20-1045'],
     access: { table: 'read' },
   }),
-  analyze: defineRoute({
+  analyse: defineRoute({
     operationId: 'analyzeRecipe',
     method: 'POST',
     path: '/recipes/analyze',
@@ -218,7 +218,7 @@ export const recipeRoutes = {
     description:
       'Checks code and aliases as creating a recipe in `language` (duckdb-sql when omitted; trino-sql needs the athena toggle) would (every 40-* rule, 20-1054, the alias rules) and answers what the code reads. With the columns of every alias’s table (duckdb-sql only), DuckDB binds the code over empty tables of those columns and the answer names the output columns and their types; a query that does not bind is 40-50001. While every SQL engine stays busy until the analysis could no longer answer in time, the answer is 502 50-1012 with a Retry-After header.',
     tag,
-    handler: 'recipes/analyze',
+    handler: 'recipes/analyse',
     permission: 'data:write',
     request: { body: RecipeAnalyzeRequest },
     response: {

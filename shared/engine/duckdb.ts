@@ -94,7 +94,7 @@ export interface SandboxOptions {
  */
 export async function createSandboxedDuckDb(options: SandboxOptions = {}): Promise<DuckDBInstance> {
   const instance = await DuckDBInstance.create(':memory:', {
-    ...budgetSettings(options.budget ?? engineBudget('analyzer'), options.spillDirectory),
+    ...budgetSettings(options.budget ?? engineBudget('analyser'), options.spillDirectory),
     autoinstall_known_extensions: 'false',
     autoload_known_extensions: 'false',
     allow_community_extensions: 'false',

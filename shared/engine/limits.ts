@@ -11,7 +11,7 @@ import os from 'node:os';
 /** The kinds of engine the service opens. */
 export type EngineKind =
   /** The recipe SQL analyzer: binds user SQL over empty tables, in a process of its own. */
-  | 'analyzer'
+  | 'analyser'
   /** A recipe run: user SQL over a node's inputs, in a process of its own. */
   | 'recipe-run'
   /** Imports, schema analyses, exports and connector loads: the service's own SQL over user data. */
@@ -30,7 +30,7 @@ export interface EngineBudget {
 export const DEFAULT_WORKER_MEMORY_MB = 4096;
 
 /** Memory of an API function that runs the analyzer (infra: ENGINE_ROUTE_MEMORY_MB). */
-export const ANALYZER_FUNCTION_MEMORY_MB = 1769;
+export const ANALYSER_FUNCTION_MEMORY_MB = 1769;
 
 /** Lambda gives one vCPU per 1,769 MB of memory, up to six. */
 const MB_PER_VCPU = 1769;
@@ -41,10 +41,10 @@ const ENGINE_MEMORY_SHARE = 0.6;
 
 /**
  * The analyzer binds and reads no row: 256 MB is far more than any real recipe needs, and
- * the process it runs in is killed at ANALYZER_PROCESS (engine-process.ts) whatever DuckDB
+ * the process it runs in is killed at ANALYSER_PROCESS (engine-process.ts) whatever DuckDB
  * allocates outside its buffer manager (constant folding of `repeat('x', 2e9)` does).
  */
-const ANALYZER_MEMORY_LIMIT_MB = 256;
+const ANALYSER_MEMORY_LIMIT_MB = 256;
 
 /**
  * What an engine may spill, as a share of the worker's scratch storage (10 GB on Lambda,
@@ -82,7 +82,7 @@ export function vcpusOf(memoryMb: number): number {
 
 /** The budget of an engine of `kind` in a function of `memoryMb`. */
 export function engineBudget(kind: EngineKind, memoryMb: number = functionMemoryMb()): EngineBudget {
-  if (kind === 'analyzer') return { memoryLimitMb: ANALYZER_MEMORY_LIMIT_MB, threads: 1, maxTempDirectorySizeMb: 0 };
+  if (kind === 'analyser') return { memoryLimitMb: ANALYSER_MEMORY_LIMIT_MB, threads: 1, maxTempDirectorySizeMb: 0 };
   return {
     memoryLimitMb: Math.floor(memoryMb * ENGINE_MEMORY_SHARE),
     threads: vcpusOf(memoryMb),

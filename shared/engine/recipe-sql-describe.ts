@@ -10,7 +10,7 @@ import type { Json } from './recipe-sql-tree';
 /**
  * The columns a recipe would produce, before it is saved or run: the code is analysed, then
  * DuckDB binds it over empty tables typed as the caller describes each alias, in a sandboxed
- * engine in an engine process (recipe-sql-bind.ts), within ANALYZER_PROCESS's memory and time.
+ * engine in an engine process (recipe-sql-bind.ts), within ANALYSER_PROCESS's memory and time.
  */
 
 export interface AliasColumn {
@@ -45,7 +45,7 @@ export interface AnalysisRequest {
  * its output columns. A column type that is not one DuckDB type answers 10-1400 naming
  * `tables.<alias>.<column>`; a query DuckDB cannot bind over these columns (an unknown
  * column, a type mismatch, an aggregate misused) answers 40-50001 with DuckDB's message; one
- * whose binding needs more than ANALYZER_PROCESS answers 40-50003. While every engine slot is
+ * whose binding needs more than ANALYSER_PROCESS answers 40-50003. While every engine slot is
  * taken the analysis waits only as long as it can still bind and answer before the request's
  * deadline, then answers 50-1012 with a Retry-After. When `signal` aborts (the request's time
  * is up), the engine process is stopped and the signal's reason thrown.
@@ -64,9 +64,9 @@ export async function describeRecipeOutput(
     code: code!,
     tables: tables.map((table, index) => ({ alias: table.alias, definition: definitions[index]! })),
   };
-  const maxWaitMs = deadline - Date.now() - ANALYZER_PROCESS.timeoutMs - ANSWER_MARGIN_MS;
+  const maxWaitMs = deadline - Date.now() - ANALYSER_PROCESS.timeoutMs - ANSWER_MARGIN_MS;
   try {
-    const { result } = await runInEngineProcess('describe', input, { ...ANALYZER_PROCESS, signal, maxWaitMs });
+    const { result } = await runInEngineProcess('describe', input, { ...ANALYSER_PROCESS, signal, maxWaitMs });
     return { ...analysis, columns: result };
   } catch (error) {
     if (error instanceof SlotWaitExpired) throw everyEngineBusy();
@@ -80,14 +80,14 @@ const ANSWER_MARGIN_MS = 1000;
 /**
  * Every engine slot stayed taken (the twin: one process serves every request and run) until
  * the analysis could no longer finish in the request's time: the service, not the code, is
- * short, so 50-1012 (docs/decisions.md). An analysis holds a slot for ANALYZER_PROCESS's time
+ * short, so 50-1012 (docs/decisions.md). An analysis holds a slot for ANALYSER_PROCESS's time
  * at most, hence the Retry-After.
  */
 function everyEngineBusy(): AppError {
   return new AppError('50-1012', {
     extraDetails: {
       cause: 'every SQL engine stayed busy for as long as the request could wait; retry later',
-      retry_after_seconds: ANALYZER_PROCESS.timeoutMs / 1000,
+      retry_after_seconds: ANALYSER_PROCESS.timeoutMs / 1000,
     },
   });
 }
@@ -97,7 +97,7 @@ function everyEngineBusy(): AppError {
  * DuckDB loaded: about 150 MB), with room for what binding allocates outside DuckDB's
  * buffer manager; a few seconds, where a real recipe binds in milliseconds.
  */
-export const ANALYZER_PROCESS = { memoryMb: 768, timeoutMs: 5000 } as const;
+export const ANALYSER_PROCESS = { memoryMb: 768, timeoutMs: 5000 } as const;
 
 /** The code asked more of the analyzer than it gives: its constant expressions are the cause (40-50003). */
 function beyondBounds(stopped: EngineProcessStopped): AppError {

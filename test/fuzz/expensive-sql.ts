@@ -39,7 +39,7 @@ export const EXPENSIVE_SQL: readonly ExpensiveSql[] = [
 /** What the service answered to one expensive query on one operation. */
 export interface ExpensiveOutcome {
   readonly name: string;
-  readonly operation: 'analyze' | 'create' | 'update';
+  readonly operation: 'analyse' | 'create' | 'update';
   readonly status: number;
   /** The problem's code, if the answer was one. */
   readonly code: string | undefined;
@@ -59,7 +59,7 @@ export async function probeExpensiveSql(api: ApiClient, sql: ExpensiveSql): Prom
     const code = answer.status >= 400 ? answer.problem.code : undefined;
     return { name: sql.name, operation, status: answer.status, code, ms: Math.round(performance.now() - started) };
   };
-  const analyze = await timed('analyze', () =>
+  const analyse = await timed('analyse', () =>
     api.call('analyzeRecipe', { body: { code: sql.code, aliases: ['t'], tables: TABLES } }),
   );
   const name = `expensive-${process.pid}-${Math.random().toString(36).slice(2)}`;
@@ -74,7 +74,7 @@ export async function probeExpensiveSql(api: ApiClient, sql: ExpensiveSql): Prom
   const update = await timed('update', () =>
     api.call('updateRecipeVersion', { params, body: { code: sql.code, lock_version: version.body.lock_version } }),
   );
-  return [analyze, create, update];
+  return [analyse, create, update];
 }
 
 /** Whether an outcome is an answer the service may give: created or updated, or a 4xx with a catalogue code. */

@@ -41,7 +41,7 @@ async function serve(bundle: string, request: TaskRequest): Promise<TaskMessage[
 
 describe('the analyze function as bundled', () => {
   it('serves engine tasks when started as its own engine process', async () => {
-    const { code } = await bundleFunction(join(ROOT, 'functions/recipes/analyze.ts'), ENGINE_EXTERNAL_MODULES);
+    const { code } = await bundleFunction(join(ROOT, 'functions/recipes/analyse.ts'), ENGINE_EXTERNAL_MODULES);
     mkdirSync(FOLDER, { recursive: true });
     const bundle = join(FOLDER, 'index.mjs');
     writeFileSync(bundle, code);

@@ -23,12 +23,12 @@ import { timed } from './caller';
 import type { Random } from './random';
 import type { Tally } from './tally';
 
-type HostileKind = 'fuzz' | 'analyze' | 'create' | 'run' | 'long-key';
+type HostileKind = 'fuzz' | 'analyse' | 'create' | 'run' | 'long-key';
 
 /** How often each kind is drawn: the fuzz's breadth first, then the attacks of issue 21. */
 const WEIGHTS: readonly (readonly [HostileKind, number])[] = [
   ['fuzz', 5],
-  ['analyze', 2],
+  ['analyse', 2],
   ['create', 1],
   ['run', 1],
   ['long-key', 1],
@@ -180,8 +180,8 @@ export class HostileTraffic {
     switch (kind) {
       case 'fuzz':
         return this.fuzz(api, random);
-      case 'analyze':
-        await timed(this.tally, { kind: 'hostile SQL analyze', hostile: true, describe: sql.name }, () =>
+      case 'analyse':
+        await timed(this.tally, { kind: 'hostile SQL analyse', hostile: true, describe: sql.name }, () =>
           api.call('analyzeRecipe', { body: { code: sql.code, aliases: ['t'], tables: { t: T_COLUMNS } } }),
         );
         return;

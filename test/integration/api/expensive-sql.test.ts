@@ -29,7 +29,7 @@ describe('expensive recipe SQL', () => {
     expect(outcomes.filter((outcome) => !isBoundedAnswer(outcome))).toEqual([]);
     // Binding huge constants is refused as the SQL's fault; the others bind (or parse) at once.
     const analyses = Object.fromEntries(
-      outcomes.filter((o) => o.operation === 'analyze').map((o) => [o.name, o.code ?? o.status]),
+      outcomes.filter((o) => o.operation === 'analyse').map((o) => [o.name, o.code ?? o.status]),
     );
     expect(analyses).toEqual({
       'repeat 2e9': '40-50003',

@@ -19,7 +19,7 @@ function tablesOf(aliases: readonly string[], tables: NonNullable<RecipeAnalyzeR
 }
 
 /** Nothing is read or stored: the code is analysed in its language, and bound over empty tables when their columns are given. */
-export const handler = httpHandler(recipeRoutes.analyze, async ({ body, principal, signal, deadline }) => {
+export const handler = httpHandler(recipeRoutes.analyse, async ({ body, principal, signal, deadline }) => {
   const language = recipeLanguage(body.language);
   await requireLanguage(principal.tenantId, language);
   checkAliases(body.aliases);

@@ -1,7 +1,7 @@
 /**
  * The analyzer's engine is bounded in memory and time (docs/engine-limits.md): code whose
  * constant expressions DuckDB would evaluate outside its memory limit while binding answers
- * 40-50003 within ANALYZER_PROCESS's bounds, and this process's memory does not grow with
+ * 40-50003 within ANALYSER_PROCESS's bounds, and this process's memory does not grow with
  * it. The analyzer keeps answering afterwards.
  */
 import { readdir, readFile } from 'node:fs/promises';
@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { isAppError } from '../../../shared/errors/app-error';
 import { ENGINE_SLOTS } from '../../../shared/engine/isolation/engine-process';
-import { ANALYZER_PROCESS, describeRecipeOutput, type AliasColumns } from '../../../shared/engine/recipe-sql-describe';
+import { ANALYSER_PROCESS, describeRecipeOutput, type AliasColumns } from '../../../shared/engine/recipe-sql-describe';
 
 const sales: AliasColumns[] = [{ alias: 'sales', columns: [{ name: 'amount', type: 'BIGINT' }] }];
 
@@ -66,7 +66,7 @@ async function childCpuTicks(): Promise<number> {
 describe('the analyzer while every engine is busy', () => {
   it('answers 50-1012 with a retry time once it can no longer answer before the deadline, and runs nothing', async () => {
     // Folding a levenshtein of two 60,000-character constants takes seconds of CPU and a few MB:
-    // each of these holds an engine slot. The first runs until ANALYZER_PROCESS's time stops it;
+    // each of these holds an engine slot. The first runs until ANALYSER_PROCESS's time stops it;
     // the test gives up on the others (their caller's signal) once it has seen the 50-1012.
     const busy = "SELECT levenshtein(repeat('a', 60000), repeat('b', 60000)) AS d FROM sales";
     const othersGiveUp = new AbortController();
@@ -78,11 +78,11 @@ describe('the analyzer while every engine is busy', () => {
 
     // 500 ms to wait: the deadline leaves the analyzer's time, a second to answer, and that.
     const started = performance.now();
-    const deadline = Date.now() + ANALYZER_PROCESS.timeoutMs + 1000 + 500;
+    const deadline = Date.now() + ANALYSER_PROCESS.timeoutMs + 1000 + 500;
     const error = await refusal('SELECT amount FROM sales', new AbortController().signal, deadline);
     const waitedMs = performance.now() - started;
     expect(isAppError(error) && error.code).toBe('50-1012');
-    expect(isAppError(error) && error.extraDetails?.retry_after_seconds).toBe(ANALYZER_PROCESS.timeoutMs / 1000);
+    expect(isAppError(error) && error.extraDetails?.retry_after_seconds).toBe(ANALYSER_PROCESS.timeoutMs / 1000);
     expect(waitedMs).toBeGreaterThanOrEqual(450);
     expect(waitedMs).toBeLessThan(2000);
 
@@ -91,7 +91,7 @@ describe('the analyzer while every engine is busy', () => {
     const stopped = await timed;
     expect(isAppError(stopped) && stopped.code).toBe('40-50003');
     expect(isAppError(stopped) && stopped.extraDetails?.cause).toMatch(
-      new RegExp(`^binding the query took more than ${ANALYZER_PROCESS.timeoutMs / 1000} s`),
+      new RegExp(`^binding the query took more than ${ANALYSER_PROCESS.timeoutMs / 1000} s`),
     );
     // The refused analysis never started later: no engine process works once the holders are stopped.
     const before = await childCpuTicks();
