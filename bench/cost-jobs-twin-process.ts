@@ -63,7 +63,8 @@ async function main(): Promise<void> {
       else waiting?.reject(Object.assign(new Error(received.error.message), { name: received.error.name }));
     }
   });
-  serveToParent(twin);
+  // The pricing DIM closes with the twin: a process that outlived it would hold its ports (bench/twin-fork.ts).
+  serveToParent({ ...twin, close: () => twin.close().then(() => dim.stop()) });
 }
 
 main().catch((error: unknown) => {

@@ -7,8 +7,6 @@
  * capacity units; timed: the handler's CPU time. The authorizer, a function of its own, is
  * measured apart. Cold starts are bench/cost-cold.ts's.
  */
-import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { routeTable, type OperationId } from '../functions/routes';
 import {
   apiRequestOf,
@@ -23,6 +21,7 @@ import type { ApiEvent } from '../shared/http/handler';
 import { logger } from '../shared/log';
 import { installMeter, type CallTally } from './cost-meter';
 import type { CostCase, CostParentMessage, CostTwinReady } from './cost-protocol';
+import { forkTwin } from './twin-fork';
 import { median } from './import-throughput';
 
 /** What one route's valid request cost, warm. */
@@ -141,7 +140,7 @@ export async function measureWarmCosts(
   settings: WarmSettings,
   whileTwinRuns: (costs: readonly RouteCost[], environment: Readonly<Record<string, string>>) => Promise<void>,
 ): Promise<RouteCost[]> {
-  const child = fork(fileURLToPath(new URL('./cost-twin-process.ts', import.meta.url)), [], {
+  const child = forkTwin(new URL('./cost-twin-process.ts', import.meta.url), {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 2, 2, 'ipc'],
   });

@@ -3,9 +3,8 @@
  * process (its own core), asked over IPC to reset and report its profile; a client of its API
  * and of its S3; every wait bounded.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createReadStream, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,6 +17,7 @@ import {
   type ImportParentMessage,
   type ImportTwinReady,
 } from './import-protocol';
+import { forkTwin } from './twin-fork';
 
 export const LOCAL_S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
 
@@ -89,7 +89,7 @@ export function startChild(
   tmp: string,
   script: URL = IMPORT_TWIN_PROCESS,
 ): { child: ChildProcess; exited: Promise<number | null> } {
-  const child = fork(fileURLToPath(script), [], {
+  const child = forkTwin(script, {
     // BENCH_CPU_PROF=<folder> writes a V8 CPU profile of the twin (open it in Chrome DevTools).
     execArgv: [
       '--import',

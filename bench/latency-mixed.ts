@@ -9,7 +9,7 @@
  * phases); BENCH_CPU_PROF=<folder> writes a V8 CPU profile of the measured run there.
  * `tsx bench/latency-mixed.ts` runs this phase alone (for before/after comparisons).
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
@@ -20,6 +20,7 @@ import { ApiClient, type RequestDescription } from '../test/support/api-client';
 import { createBucketSource, createTable, importAndWait } from '../test/support/imports';
 import { localS3Client } from '../test/support/local-s3';
 import { BENCH_BUCKET, connectionRequest, type ParentMessage, type TwinReady } from './protocol';
+import { forkTwin } from './twin-fork';
 import { ask, nextMessage, percentile } from './twin-messages';
 
 export interface MixedLoadSettings {
@@ -212,7 +213,7 @@ function summary(name: string, times: number[], failed: number): MixedRouteResul
 
 /** Runs the mixed load once on a fresh twin: a discarded warm-up, then the measured run. */
 export async function measureMixedLoad(settings: MixedLoadSettings): Promise<MixedLoadResult> {
-  const child = fork(fileURLToPath(new URL('./twin-process.ts', import.meta.url)), [], {
+  const child = forkTwin(new URL('./twin-process.ts', import.meta.url), {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 2, 2, 'ipc'],
   });

@@ -8,13 +8,13 @@
  * pipelining 1, duration, a discarded warm-up run) against the very same server process, and
  * alternate API/raw so drift (GC, JIT, a growing table) affects both sides alike.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
 import { routeTable, type OperationId } from '../functions/routes';
 import type { HttpMethod } from '../shared/http/route';
 import { ApiClient, type RequestDescription } from '../test/support/api-client';
 import { connectionRequest, type ParentMessage, type PhaseStats, type TwinReady } from './protocol';
+import { forkTwin } from './twin-fork';
 import { ask, nextMessage, percentile } from './twin-messages';
 
 export interface LatencySettings {
@@ -226,7 +226,7 @@ async function runPhase(
 }
 
 export async function measureLatency(settings: LatencySettings): Promise<LatencyReport> {
-  const child = fork(fileURLToPath(new URL('./twin-process.ts', import.meta.url)), [], {
+  const child = forkTwin(new URL('./twin-process.ts', import.meta.url), {
     // BENCH_CPU_PROF=<folder> (inherited) makes the twin write a V8 CPU profile of each measured phase there (twin-process.ts).
     execArgv: ['--import', 'tsx'],
     // The twin's output goes to stderr so that stdout carries only the report.

@@ -44,6 +44,7 @@ import { measureRecipeSql, recipeSqlSection, type RecipeSqlReport } from './reci
 import { benchScale } from './scale-report';
 import { cliStartSection, measureCliStart } from './cli-start';
 import { benchSettings, positiveSetting } from './settings';
+import { runTwinsInProcess } from './twin-fork';
 
 // Before anything loads the twin (the child process inherits them).
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
@@ -257,6 +258,7 @@ function importVerdict(imported: ImportReport | Error): string {
 async function main(): Promise<number> {
   const sections = selectedSections(process.argv.slice(2));
   const settings = benchSettings(process.argv.includes(SMOKE));
+  runTwinsInProcess(settings.twinsInProcess);
   // Taken before the bench loads the machine itself: other work on the 2 cores skews the numbers (the ratios less so).
   const busyBefore = await machineBusy();
   const bundles = sections.has('bundles') ? await measureBundles(settings.bundledHandlers) : undefined;
@@ -274,7 +276,7 @@ async function main(): Promise<number> {
     ? await attempt(() => measureMultipartExport(settings.multipartExport))
     : undefined;
   const scale = sections.has('scale') ? await attempt(() => benchScale(positiveSetting)) : undefined;
-  const cliStart = sections.has('cli-start') ? await attempt(() => measureCliStart()) : undefined;
+  const cliStart = sections.has('cli-start') ? await attempt(() => measureCliStart(settings.cliStartRuns)) : undefined;
 
   const oversized = (bundles ?? [])
     .filter((bundle) => bundle.bytes > bundleBudget(bundle.handler))

@@ -15,6 +15,8 @@ import type { RecipeRunSettings } from './recipe-run';
 
 /** What each section is measured at. */
 export interface BenchSettings {
+  /** Whether the sections' twins run in this process (bench/twin-fork.ts: a smoke run's) or each in its own. */
+  readonly twinsInProcess: boolean;
   /** How many of the route handlers are bundled (all of them when undefined). */
   readonly bundledHandlers: number | undefined;
   readonly cost: CostSettings;
@@ -25,6 +27,8 @@ export interface BenchSettings {
   readonly recipeSql: { readonly rounds: number; readonly coldStarts: number };
   readonly recipeRun: RecipeRunSettings;
   readonly multipartExport: MultipartExportSettings;
+  /** Timed starts of `dps --help` (bench/cli-start.ts). */
+  readonly cliStartRuns: number;
 }
 
 /** A positive integer from the environment variable `name`, else `fallback`. */
@@ -41,6 +45,7 @@ const smokeFile = (name: string) => join(tmpdir(), `dps-bench-smoke-${process.pi
 export function benchSettings(smoke: boolean): BenchSettings {
   const size = <T>(real: T, tiny: T): T => (smoke ? tiny : real);
   return {
+    twinsInProcess: smoke,
     // An engine route's handler among them (measureBundles).
     bundledHandlers: size(undefined, 3),
     cost: {
@@ -55,11 +60,11 @@ export function benchSettings(smoke: boolean): BenchSettings {
     },
     latency: size(
       { connections: 10, loadConnections: 50, seconds: 5, warmupSeconds: 1 },
-      { connections: 2, loadConnections: 4, seconds: 0.3, warmupSeconds: 0.1 },
+      { connections: 2, loadConnections: 4, seconds: 0.2, warmupSeconds: 0.05 },
     ),
     mixedLoad: size(
       { connections: 50, seconds: 10, warmupSeconds: 2 },
-      { connections: 4, seconds: 0.5, warmupSeconds: 0.1, requestsPerRoute: 2 },
+      { connections: 4, seconds: 0.3, warmupSeconds: 0.05, requestsPerRoute: 2 },
     ),
     import: {
       rows: positiveSetting('BENCH_IMPORT_ROWS', size(1_000_000, 500)),
@@ -84,5 +89,6 @@ export function benchSettings(smoke: boolean): BenchSettings {
       runs: positiveSetting('BENCH_EXPORT_RUNS', size(3, 1)),
       warmupRounds: size(1, 0),
     },
+    cliStartRuns: size(10, 1),
   };
 }

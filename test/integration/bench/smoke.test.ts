@@ -3,7 +3,8 @@
  * prints its table (issue 38: the recipe-run and multi-part export sections had rotted unseen,
  * their engine processes unable to start). What the numbers say is not checked here: at these
  * sizes they mean nothing. That each section completes, fails none of its measurements and
- * prints a table under its heading is.
+ * prints a table under its heading is. Its twins run in the bench's own process (bench/twin-fork.ts):
+ * forked, their module loads were most of the smoke's cost.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +25,9 @@ const HEADINGS = [
   '## Multi-part export',
   '## Verdict',
 ];
+
+/** Sections that print a line, not a table. */
+const LINE_HEADINGS = ['## dps start'];
 
 /** `npm run bench -- --smoke`: its exit code, its report (stdout) and the tail of its stderr. */
 function smokeRun(): Promise<{ code: number | null; report: string; errors: string }> {
@@ -60,6 +64,8 @@ describe('npm run bench -- --smoke', () => {
       // A markdown table: its header row, its rule and at least one row.
       expect(section, section).toMatch(/\n\|.*\|\n\|[-:|]+\|\n\|.*\|/);
     }
+    for (const heading of LINE_HEADINGS)
+      expect(sectionOf(report, heading), `${heading} is missing from the report:\n${report}`).not.toBe('');
     const verdict = sectionOf(report, '## Verdict');
     expect(verdict).not.toMatch(/^- FAIL/m);
     expect(verdict.match(/^- /gm)?.length ?? 0).toBeGreaterThanOrEqual(HEADINGS.length - 1);
