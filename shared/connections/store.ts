@@ -1,6 +1,6 @@
 import type { Entity } from '../db/entity-store';
 import { AppError } from '../errors/app-error';
-import { defineEntity, ENTITY_LIST_FIELDS, listField } from '../http/define-entity';
+import { defineEntity, entityListFields, listField } from '../http/define-entity';
 import type { EncryptionContext } from '../secrets/envelope';
 import { ConnectionItemData, type ConnectionData } from './items';
 import { connectionResponse } from './response';
@@ -31,17 +31,11 @@ export const connections = defineEntity({
     targets: (id: number) => new AppError('30-1508', { params: [id] }),
   } satisfies Record<ConnectionReference, unknown>,
   response: connectionResponse,
-  list: {
-    id: ENTITY_LIST_FIELDS.id,
-    name: ENTITY_LIST_FIELDS.name,
-    description: ENTITY_LIST_FIELDS.description,
+  list: entityListFields({
     type: listField.text((entity: Listed) => entity.data.type),
     read: listField.boolean((entity: Listed) => entity.data.read),
     write: listField.boolean((entity: Listed) => entity.data.write),
-    tags: ENTITY_LIST_FIELDS.tags,
-    created_date: ENTITY_LIST_FIELDS.created_date,
-    last_modified_date: ENTITY_LIST_FIELDS.last_modified_date,
-  },
+  }),
 });
 
 export const connectionStore = connections.store;

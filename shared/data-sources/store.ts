@@ -1,7 +1,7 @@
 import { connectionStore } from '../connections/store';
 import type { Entity, RelatedWrite } from '../db/entity-store';
 import { AppError, validationError } from '../errors/app-error';
-import { defineEntity, ENTITY_LIST_FIELDS, listField, withoutAuditFields } from '../http/define-entity';
+import { defineEntity, entityListFields, listField, withoutAuditFields } from '../http/define-entity';
 import { DataSourceUpdateRequest } from '../model/data-source';
 import { dataSourceData } from './definition';
 import { DataSourceItemData, type DataSourceData } from './items';
@@ -31,16 +31,11 @@ export const dataSources = defineEntity({
     data_tables: (id: number) => new AppError('30-1707', { params: [id] }),
   },
   response: dataSourceResponse,
-  list: {
-    id: ENTITY_LIST_FIELDS.id,
-    name: ENTITY_LIST_FIELDS.name,
-    description: ENTITY_LIST_FIELDS.description,
+  list: entityListFields({
     type: listField.text((entity: Entity<DataSourceData>) => entity.data.type),
     connection_id: listField.integer((entity: Entity<DataSourceData>) => entity.data.connection_id),
-    tags: ENTITY_LIST_FIELDS.tags,
-    created_date: ENTITY_LIST_FIELDS.created_date,
-    last_modified_date: ENTITY_LIST_FIELDS.last_modified_date,
-  },
+  }),
+
   update: {
     document: DataSourceUpdateRequest,
     idMismatch: () => new AppError('20-1004'),

@@ -106,6 +106,15 @@ export const ENTITY_LIST_FIELDS = {
   last_modified_date: listField.datetime((entity: Entity<unknown>) => entity.last_modified_date),
 } as const;
 
+/**
+ * A list's fields as most entities order them: id, name and description, then the entity's
+ * own, then tags and the dates (the order the OpenAPI document names them in).
+ */
+export function entityListFields<const O extends Readonly<Record<string, ListField<never>>>>(own: O) {
+  const { id, name, description, tags, created_date, last_modified_date } = ENTITY_LIST_FIELDS;
+  return { id, name, description, ...own, tags, created_date, last_modified_date };
+}
+
 /** The audit fields a response shows and a full update may echo (they are ignored). */
 const AUDIT_FIELDS = new Set(['created_by', 'created_date', 'last_modified_by', 'last_modified_date']);
 

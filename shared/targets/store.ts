@@ -6,7 +6,7 @@ import { keys } from '../db/keys';
 import { updateItem } from '../db/table';
 import { failedAt, transactWrite, tx, type TransactItem } from '../db/transactions';
 import { AppError, versionConflict } from '../errors/app-error';
-import { defineEntity, ENTITY_LIST_FIELDS, listField } from '../http/define-entity';
+import { defineEntity, entityListFields, listField } from '../http/define-entity';
 import type { JobClaim } from '../jobs/job-ref';
 import { TargetUpdateRequest } from '../model/target';
 import { assertWritableThrough, targetData } from './definition';
@@ -26,16 +26,11 @@ export const targets = defineEntity({
   data: TargetItemData,
   references: {},
   response: targetResponse,
-  list: {
-    id: ENTITY_LIST_FIELDS.id,
-    name: ENTITY_LIST_FIELDS.name,
-    description: ENTITY_LIST_FIELDS.description,
+  list: entityListFields({
     type: listField.text((entity: Entity<TargetData>) => entity.data.type),
     connection_id: listField.integer((entity: Entity<TargetData>) => entity.data.connection_id),
-    tags: ENTITY_LIST_FIELDS.tags,
-    created_date: ENTITY_LIST_FIELDS.created_date,
-    last_modified_date: ENTITY_LIST_FIELDS.last_modified_date,
-  },
+  }),
+
   update: {
     document: TargetUpdateRequest,
     idMismatch: (urlId, bodyId) => new AppError('30-5001', { params: [urlId, bodyId] }),
