@@ -54,7 +54,7 @@ function updateDocumentOf(current: RecipeEntity): Json {
     latest_version: _latest,
     ...document
   } = recipeResponse(current);
-  return document as Json;
+  return document;
 }
 
 /** Merge (RFC 7396) of a patch into the stored recipe, validated as a full update. */
