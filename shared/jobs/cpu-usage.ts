@@ -1,3 +1,4 @@
+import { spentCpuOf } from '../engine/isolation/spent-cpu';
 import { logger } from '../log';
 import { recordUsage } from '../usage';
 import { settleAll } from './settle';
@@ -33,7 +34,8 @@ export async function withCpuCounted<T>(
   } catch (error) {
     // Once the work is done, its usage was written beside the result (or its write failed, and is not tried twice).
     if (cpuSeconds !== undefined) throw error;
-    await recordUsage(tenantId, 'CPU_SECONDS', ownSeconds()).catch((usage: unknown) =>
+    // A stopped engine task could not report its CPU; its parent read it before the kill.
+    await recordUsage(tenantId, 'CPU_SECONDS', ownSeconds() + spentCpuOf(error)).catch((usage: unknown) =>
       logger.warn('CPU usage of a failed run not recorded', { error: usage as Error }),
     );
     throw error;

@@ -8,6 +8,7 @@ import { AppError } from '../../errors/app-error';
 import { logger } from '../../log';
 import { ENGINE_CHILD_VARIABLE } from './engine-child';
 import { Slots } from './slots';
+import { noteSpentCpu, processCpuSeconds } from './spent-cpu';
 import type { EngineTaskName, TaskEvent, TaskInput, TaskOutput } from './tasks';
 import { fromWire, type TaskMessage, type TaskRequest } from './wire';
 
@@ -269,6 +270,7 @@ function runOn<K extends EngineTaskName>(
   onEvent: (event: TaskEvent<K>) => void,
 ): Promise<EngineTaskResult<TaskOutput<K>>> {
   const id = nextTaskId++;
+  const cpuAtStart = processCpuSeconds(child.pid);
   return new Promise<EngineTaskResult<TaskOutput<K>>>((resolve, reject) => {
     let settled = false;
     const finish = (outcome: () => void, keep: boolean) => {
@@ -287,7 +289,12 @@ function runOn<K extends EngineTaskName>(
         void killed(child).then(outcome);
       }
     };
-    const stop = (error: unknown) => finish(() => reject(error), false);
+    const stop = (error: unknown) => {
+      // Read before the kill: what the task spent until it was stopped still counts (spent-cpu.ts).
+      const cpuNow = processCpuSeconds(child.pid);
+      if (!settled && cpuAtStart !== undefined && cpuNow !== undefined) noteSpentCpu(error, cpuNow - cpuAtStart);
+      finish(() => reject(error), false);
+    };
     const onMessage = (message: TaskMessage) => {
       if (!('id' in message) || message.id !== id) return;
       if (message.kind === 'event') onEvent(message.event as TaskEvent<K>);
