@@ -144,6 +144,10 @@ export class EngineTasks extends Construct {
     this.vpc = new Vpc(this, 'Vpc', {
       maxAzs: ENGINE_SUBNET_COUNT,
       natGateways: 0,
+      // Nothing joins the default security group (tasks and endpoints have their own), so it
+      // grants nothing; CDK's restriction of it is a custom-resource Lambda on another runtime
+      // with an AWS managed policy, which the stage's least-privilege rules refuse.
+      restrictDefaultSecurityGroup: false,
       subnetConfiguration: [{ name: 'engine', subnetType: SubnetType.PRIVATE_ISOLATED, cidrMask: 20 }],
       flowLogs: {
         Rejected: {
