@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTHORIZER_HANDLER, FALLBACK_HANDLER, routes } from '../../functions/routes';
 import { jobs, workersOf } from '../../functions/jobs';
 import { API_BASE_PATH } from '../../shared/config';
+import { runsOnFargate } from '../../shared/jobs/define-job';
 import {
   apiRoutes,
   apiRoutesFor,
@@ -387,15 +388,28 @@ describe('cdk-nag', () => {
         'AwsSolutions-IAM5[Resource::<DataBucketArn>/apps/*]',
         'AwsSolutions-IAM5[Resource::*]',
         'AwsSolutions-SF2',
+        // The engine tasks (infra/stacks/engine-tasks.ts): the endpoints' group takes HTTPS from
+        // the VPC only, the task's variables name no secret, the pull-through cache's images, and
+        // the cluster's tasks a machine follows and stops.
+        'AwsSolutions-EC23',
+        'AwsSolutions-ECS2',
+        expect.stringMatching(
+          /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:ecr:.+:repository\/ecr-public-[0-9a-f]+\/\*\]$/,
+        ),
+        expect.stringMatching(
+          /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:ecs:.+:task\/<EngineTasksCluster[0-9A-F]+>\/\*\]$/,
+        ),
       ]),
     );
-    // The objects acknowledgment is on exactly the functions that declare data bucket access,
+    // The objects acknowledgment is on exactly the functions and tasks that declare data bucket access,
     // naming the prefix they are held to, if any.
     const acknowledged = (prefix: string) =>
       nag.suppressedViolations
         .filter((violation) => violation.ruleName === `AwsSolutions-IAM5[Resource::<DataBucketArn>/${prefix}*]`)
         .flatMap((violation) => violation.violatingConstructs);
-    const withBucket = [...routes, ...workers, { access: SWEEP_ACCESS }].filter(
+    // A worker that may run on Fargate holds its grants twice: its function's role and its task's.
+    const tasks = workers.filter(runsOnFargate);
+    const withBucket = [...routes, ...workers, ...tasks, { access: SWEEP_ACCESS }].filter(
       (subject) => subject.access.dataBucket !== undefined,
     );
     const underApps = withBucket.filter((subject) => subject.access.dataBucketPrefix === 'apps/');
