@@ -52,6 +52,7 @@ beforeAll(async () => {
     dynamodb: env.twin.endpoints.dynamodb,
     kms: env.twin.endpoints.kms,
     stepFunctions: env.twin.endpoints.stepFunctions,
+    ecs: env.twin.endpoints.ecs,
     deltaSharing: env.twin.apiUrl,
     pricingDim: env.twin.apiUrl,
     pricingTokenUrl: env.twin.apiUrl,
