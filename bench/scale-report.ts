@@ -186,10 +186,15 @@ export function scaleSection(report: ScaleReport): string[] {
 /** The section as markdown and the report's figures as JSON (the import's twin spans left out: they are only for the section). */
 export async function writeScaleResults(report: ScaleReport, lines: readonly string[], prefix: string): Promise<void> {
   await mkdir(dirname(prefix), { recursive: true });
-  const imported = isFailed(report.imported)
-    ? report.imported
-    : { ...report.imported, pipeline: report.imported.pipeline.map(({ profile: _profile, ...run }) => run) };
-  const document = { ...report, imported, ratios: scaleRatios(report) };
+  const withoutSpans = (result: ScaleReport['imported']) =>
+    isFailed(result) ? result : { ...result, pipeline: result.pipeline.map(({ profile: _profile, ...run }) => run) };
+  const fargate = report.fargate && { ...report.fargate, imported: withoutSpans(report.fargate.imported) };
+  const document = {
+    ...report,
+    imported: withoutSpans(report.imported),
+    ...(fargate ? { fargate } : {}),
+    ratios: scaleRatios(report),
+  };
   await writeFile(`${prefix}.json`, `${JSON.stringify(document, null, 2)}\n`);
   await writeFile(`${prefix}.md`, `${lines.join('\n')}\n`);
 }
