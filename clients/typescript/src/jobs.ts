@@ -6,6 +6,7 @@
  */
 import { ok, type DpsClient } from './client';
 import { JobFailedError } from './problem';
+import { sleep } from './transport';
 
 /** A job, by the resource that shows its status. */
 export type JobRef =
@@ -152,21 +153,6 @@ async function read(client: DpsClient, job: JobRef, signal: AbortSignal | undefi
   }
 }
 
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 /**
  * Polls `job` until it ends. Resolves with its resource when COMPLETED; rejects with a
  * JobFailedError (the job's code and message) when FAILED or ABORTED, with a ProblemError when
@@ -190,6 +176,6 @@ export async function waitForJob(client: DpsClient, job: JobRef, options: WaitOp
         seen.error?.message ?? '',
         seen.resource,
       );
-    await pause(intervalMs, signal);
+    await sleep(intervalMs, signal);
   }
 }

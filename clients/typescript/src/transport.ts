@@ -43,7 +43,8 @@ function networkCode(error: unknown): string | undefined {
   return undefined;
 }
 
-function sleep(ms: number, signal: AbortSignal | null): Promise<void> {
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts (the client runs where node:timers may not). */
+export function sleep(ms: number, signal: AbortSignal | null | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const onAbort = () => {
