@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SlowFirstSequencer from './test/support/slow-first-sequencer';
 
 /**
  * Two pools, each sharing its module graph between the files it runs (`isolate: false`): loading
@@ -31,6 +32,7 @@ export default defineConfig({
       // One thread for the unit files, beside the forks.
       threads: { isolate: false, maxThreads: 1, minThreads: 1 },
     },
+    sequence: { sequencer: SlowFirstSequencer },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     env: {
