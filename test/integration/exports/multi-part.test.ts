@@ -6,7 +6,6 @@
  */
 import {
   CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
   HeadObjectCommand,
   UploadPartCommand,
   type S3Client,
@@ -31,6 +30,7 @@ import {
 } from '../../support/exports';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { importAndWait, putObjects, tableOver } from '../../support/imports';
+import { completedUpload, incompressibleParquet, presignedUpload as presigned } from '../../support/multi-part';
 
 let env: TestTwin;
 let api: ApiClient;
@@ -65,24 +65,6 @@ async function skewedParquet(): Promise<Buffer> {
   }
 }
 
-/** A Parquet file of ~13 MiB that compression cannot shrink: hex digests, all different. */
-async function incompressibleParquet(): Promise<Buffer> {
-  const dir = mkdtempSync(join(os.tmpdir(), 'multi-part-'));
-  const instance = await DuckDBInstance.create(':memory:');
-  try {
-    const connection = await instance.connect();
-    const path = join(dir, 'big.parquet');
-    await connection.run(
-      `COPY (SELECT i AS id, md5(i::VARCHAR) || md5((i * 7919)::VARCHAR) AS digest, i % 2 = 0 AS even FROM range(${ROWS}) t(i)) TO ${quotedString(path)} (FORMAT parquet)`,
-    );
-    connection.closeSync();
-    return readFileSync(path);
-  } finally {
-    instance.closeSync();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 beforeAll(async () => {
   // The proxy needs the twin's S3 and the twin must allow the proxy: the S3 port is chosen first.
   const s3Port = 40_000 + (process.pid % 20_000);
@@ -96,7 +78,8 @@ beforeAll(async () => {
   api = env.admin;
   s3 = localS3(env);
   await putObjects(env, 'landing', {
-    'big/data.parquet': await incompressibleParquet(),
+    // ~13 MiB
+    'big/data.parquet': await incompressibleParquet(ROWS),
     'skewed/data.parquet': await skewedParquet(),
     'small/a.csv': 'id,flag\n1,true\n2,false\n',
   });
@@ -117,37 +100,18 @@ afterAll(async () => {
   await flaky?.close();
 });
 
-/** A multipart upload on the twin's S3 and one pre-signed UploadPart URL per part. */
-async function presignedUpload(key: string, parts: number): Promise<{ uploadId: string; urls: string[] }> {
-  const { UploadId: uploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'uploads', Key: key }));
-  const urls = await Promise.all(
-    Array.from({ length: parts }, (_, index) =>
-      getSignedUrl(
-        s3,
-        new UploadPartCommand({ Bucket: 'uploads', Key: key, UploadId: uploadId, PartNumber: index + 1 }),
-        { expiresIn: 600 },
-      ),
-    ),
-  );
-  return { uploadId: uploadId!, urls };
+/** A multipart upload of `uploads/<key>` and one pre-signed UploadPart URL per part. */
+function presignedUpload(key: string, parts: number): Promise<{ uploadId: string; urls: string[] }> {
+  return presigned(s3, 'uploads', key, parts);
 }
 
-/** Completes the upload with the parts the job answered, in order, and reads the object back. */
-async function completed(
+/** Completes the upload of `uploads/<key>` with the parts the job answered and reads the object back. */
+function completed(
   key: string,
   uploadId: string,
   result: readonly { e_tag: string; part_number: number }[],
 ): Promise<Buffer> {
-  const parts = result.map((part) => ({ ETag: part.e_tag, PartNumber: part.part_number }));
-  await s3.send(
-    new CompleteMultipartUploadCommand({
-      Bucket: 'uploads',
-      Key: key,
-      UploadId: uploadId,
-      MultipartUpload: { Parts: parts },
-    }),
-  );
-  return getObject(env, 'uploads', key);
+  return completedUpload(env, s3, { bucket: 'uploads', key, uploadId }, result);
 }
 
 /** A part's ETag as S3 computes it: the MD5 of its bytes. */

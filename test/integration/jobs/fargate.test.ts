@@ -7,9 +7,10 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../support/api-client';
-import { startTestTwin, type TestTwin } from '../../support/harness';
+import type { TestTwin } from '../../support/harness';
 import { asBody, unchecked } from '../../support/api-client';
-import { getObject, listKeys, waitForDirectExport } from '../../support/exports';
+import { getObject, listKeys, localS3, waitForDirectExport, waitForMultiPartExport } from '../../support/exports';
+import { completedUpload, incompressibleParquet, presignedUpload } from '../../support/multi-part';
 import {
   createObjectStoreConnection,
   importAndWait,
@@ -21,12 +22,23 @@ import {
 } from '../../support/imports';
 import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
 import { CUSTOMERS_CSV, executeAndWait, importedTable, joinGraph, nodeAt, ordersCsv } from '../datasets/run-fixtures';
+import {
+  dimConnection,
+  pricingTarget,
+  startTransferStack,
+  transferAndWait,
+  type TransferStack,
+} from '../transfers/fixtures';
 
+let stack: TransferStack;
 let env: TestTwin;
 let api: ApiClient;
 const NEVER = String(Number.MAX_SAFE_INTEGER);
 /** Enough rows that an import on a task is still running when the test stops it. */
 const BIG_ROWS = 600_000;
+/** Rows of a source whose Parquet (~6.5 MiB) an export cuts into two S3 parts: 5 MiB and the rest. */
+const TWO_PART_ROWS = 100_000;
+const PEOPLE_CSV = 'id,name,score\n1,ada,3.5\n2,grace,4.25\n3,linus,\n';
 
 function bigCsv(rows: number): string {
   const lines = ['id,label,amount'];
@@ -87,16 +99,22 @@ async function bothPaths<T>(start: () => Promise<T>): Promise<{ lambda: T; farga
 }
 
 beforeAll(async () => {
-  env = await startTestTwin({ buckets: ['fargate-src', 'landing', 'exports'], fargateAboveBytes: Number(NEVER) });
+  // A twin that may reach the pricing system's fake, with transfers on: every job kind has its test here.
+  stack = await startTransferStack({
+    buckets: ['fargate-src', 'landing', 'exports', 'uploads'],
+    fargateAboveBytes: Number(NEVER),
+  });
+  env = stack.env;
   api = env.admin;
   await putObjects(env, 'fargate-src', {
-    'in/people.csv': 'id,name,score\n1,ada,3.5\n2,grace,4.25\n3,linus,\n',
+    'in/people.csv': PEOPLE_CSV,
     'big/rows.csv': bigCsv(BIG_ROWS),
+    'two-parts/data.parquet': await incompressibleParquet(TWO_PART_ROWS),
   });
 }, 60_000);
 
 afterAll(async () => {
-  await env?.close();
+  await stack?.close();
 });
 
 describe('jobs on the Fargate branch', () => {
@@ -235,9 +253,71 @@ describe('jobs on the Fargate branch', () => {
     );
   }, 120_000);
 
+  it('exports a version in two parts on a task, part for part as on Lambda', async () => {
+    const tableId = await tableOver(api, env, 'fargate-src/two-parts/');
+    const { version_number: versionNumber } = await importAndWait(api, tableId);
+    const s3 = localS3(env);
+    let run = 0;
+    try {
+      const { lambda, fargate } = await bothPaths(async () => {
+        const key = `multi/${(run += 1)}.parquet`;
+        const { uploadId, urls } = await presignedUpload(s3, 'uploads', key, 2);
+        const started = await api.call('startMultiPartExport', {
+          body: asBody('startMultiPartExport', {
+            source_type: 'datatable',
+            source_id: tableId,
+            source_version: versionNumber,
+            parts_urls: urls,
+          }),
+        });
+        expect(started.status, started.text).toBe(202);
+        const status = await waitForMultiPartExport(api, started.body.job_id);
+        expect(status, JSON.stringify(status)).toMatchObject({ status: 'COMPLETED', parts: 2 });
+        const bytes = await completedUpload(env, s3, { bucket: 'uploads', key, uploadId }, status.result);
+        return { result: status.result, bytes };
+      });
+      // Two parts, the first of S3's least 5 MiB: the same ETags (MD5s of the parts), the same object.
+      expect(fargate.result.map((part) => part.part_number)).toEqual([1, 2]);
+      expect(fargate.result).toEqual(lambda.result);
+      expect(fargate.bytes.length).toBeGreaterThan(5 * 2 ** 20);
+      expect(fargate.bytes.equals(lambda.bytes)).toBe(true);
+      expect(env.twin.ecs.tasks().map((task) => task.worker)).toContain('export-multi-part');
+    } finally {
+      s3.destroy();
+    }
+  }, 120_000);
+
+  it('transfers a version to the pricing system on a task, row for row as on Lambda', async () => {
+    const tableId = await tableOver(api, env, 'fargate-src/in/people.csv');
+    const { version_number: versionNumber } = await importAndWait(api, tableId);
+    const connectionId = await dimConnection(api, stack.dim);
+    const { lambda, fargate } = await bothPaths(async () => {
+      const target = await pricingTarget(api, connectionId);
+      const done = await transferAndWait(
+        api,
+        asBody('startTransfer', {
+          target_id: target.id,
+          source_type: 'datatable',
+          source_id: tableId,
+          source_version: versionNumber,
+        }),
+      );
+      const committed =
+        target.type === 'pricing' ? stack.dim.committed(target.project_path, target.table_path) : undefined;
+      return { done, committed };
+    });
+    expect(lambda.done.execution).toMatchObject({ status: 'COMPLETED', runs_on: 'lambda' });
+    expect(fargate.done.execution).toMatchObject({ status: 'COMPLETED', runs_on: 'fargate' });
+    expect(fargate.done).toMatchObject({ rows_total: 3, rows_sent: 3, rows_accepted: 3 });
+    expect(fargate.done.columns).toEqual(lambda.done.columns);
+    expect(fargate.committed?.rows).toHaveLength(3);
+    expect(fargate.committed).toEqual(lambda.committed);
+    expect(env.twin.ecs.tasks().map((task) => task.worker)).toContain('transfer-to-pricing');
+  }, 90_000);
+
   it('auto: the machine chooses by what the job knows of its inputs against FARGATE_ABOVE_BYTES', async () => {
     const tableId = await tableOver(api, env, 'fargate-src/in/people.csv');
-    const sourceBytes = Buffer.byteLength('id,name,score\n1,ada,3.5\n2,grace,4.25\n3,linus,\n');
+    const sourceBytes = Buffer.byteLength(PEOPLE_CSV);
     process.env.FARGATE_ABOVE_BYTES = String(sourceBytes);
     try {
       // The first import knows nothing of its source (0 bytes); the second, what the first read.
