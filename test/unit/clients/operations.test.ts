@@ -1,8 +1,10 @@
 /**
  * Every operation of the route table is callable through the typed client: the generated
  * `operations` has exactly the route table's operationIds, and each one's method and path
- * lead, in the generated `paths`, to that operation's type (checked by the type checker, which
- * `npm test` runs; the runtime half checks the names).
+ * lead, in the generated `paths`, to that operation's type. The type half is checked by the type
+ * checker (`npm run typecheck`, in `npm run check`, which CI runs before the tests; `npm test`
+ * alone does not): an operation whose method and path reach another operation's type fails it.
+ * The runtime half checks the names. test/integration/clients/resources.test.ts calls them.
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { OperationId } from '../../../functions/routes';
