@@ -3,6 +3,7 @@ import { schemaAnalysisJob } from '../../shared/data-tables/jobs';
 import { analyses, dataVersions } from '../../shared/data-tables/versions';
 import { AppError } from '../../shared/errors/app-error';
 import { httpHandler } from '../../shared/http/handler';
+import { jobLaunch } from '../../shared/jobs/launch';
 import { startJob } from '../../shared/jobs/start';
 import { assertQuotaAllowsStart } from '../../shared/quota/enforcement';
 import { dataTableRoutes } from './routes';
@@ -16,7 +17,14 @@ export const handler = httpHandler(dataTableRoutes.analyse, async ({ params, bod
   }
   await assertQuotaAllowsStart(tenantId);
   const job = await analyses.begin(tenantId, tableId, versionNumber, body.depth);
-  await startJob(schemaAnalysisJob, job, { data_table_id: tableId, version_number: versionNumber, depth: body.depth });
+  // The analysis reads the version's Parquet: its stored bytes choose where it runs.
+  const { metadata } = await dataVersions.get(tenantId, tableId, versionNumber);
+  await startJob(
+    schemaAnalysisJob,
+    job,
+    { data_table_id: tableId, version_number: versionNumber, depth: body.depth },
+    jobLaunch('auto', metadata?.data_bytes ?? 0),
+  );
   const status = analysisStatus(await dataVersions.get(tenantId, tableId, versionNumber));
   return { status: 202, body: status! };
 });

@@ -3,6 +3,7 @@ import { nodeAnalyses } from '../../shared/datasets/node-analyses';
 import { nodeAnalysisStatus, recipeNodeRef } from '../../shared/datasets/node-analysis-view';
 import { AppError } from '../../shared/errors/app-error';
 import { httpHandler } from '../../shared/http/handler';
+import { jobLaunch } from '../../shared/jobs/launch';
 import { startJob } from '../../shared/jobs/start';
 import { assertQuotaAllowsStart } from '../../shared/quota/enforcement';
 import { datasetAnalysisRoutes } from './analysis-routes';
@@ -14,14 +15,19 @@ export const handler = httpHandler(datasetAnalysisRoutes.analyseNode, async ({ p
   }
   await assertQuotaAllowsStart(principal.tenantId);
   const node = await recipeNodeRef(principal.tenantId, params);
-  const { job, request } = await nodeAnalyses.begin(node, body.depth);
-  await startJob(nodeSchemaAnalysisJob, job, {
-    dataset_id: node.datasetId,
-    version_number: node.graphVersion,
-    node_id: node.nodeId,
-    run_id: request.run_id,
-    use_sample: request.use_sample,
-    depth: request.depth,
-  });
+  const { job, request, inputBytes } = await nodeAnalyses.begin(node, body.depth);
+  await startJob(
+    nodeSchemaAnalysisJob,
+    job,
+    {
+      dataset_id: node.datasetId,
+      version_number: node.graphVersion,
+      node_id: node.nodeId,
+      run_id: request.run_id,
+      use_sample: request.use_sample,
+      depth: request.depth,
+    },
+    jobLaunch('auto', inputBytes),
+  );
   return { status: 202, body: await nodeAnalysisStatus(node, job.job_id) };
 });

@@ -9,6 +9,7 @@ import { directExportJob } from '../../shared/exports/jobs';
 import { checkedExport, idempotentStart, startInProgress } from '../../shared/exports/start';
 import { beginExportJob } from '../../shared/exports/store';
 import { httpHandler } from '../../shared/http/handler';
+import { jobLaunch } from '../../shared/jobs/launch';
 import { startJob } from '../../shared/jobs/start';
 import { assertQuotaAllowsStart } from '../../shared/quota/enforcement';
 import { ExportJobStarted } from '../../shared/model/export';
@@ -34,7 +35,7 @@ export const handler = httpHandler(exportRoutes.startDirect, async ({ body, prin
       await assertQuotaAllowsStart(tenantId);
       serviceUrl(body.endpoint, 'endpoint');
       if (!S3_BUCKETS.isValidBucketName(body.bucket)) throw S3_BUCKETS.invalidBucket(body.bucket, body.bucket);
-      const { shape } = await checkedExport(tenantId, body);
+      const { shape, source } = await checkedExport(tenantId, body);
       const credentials: DirectExportCredentials = {
         endpoint: body.endpoint,
         access_key: body.access_key,
@@ -58,7 +59,7 @@ export const handler = httpHandler(exportRoutes.startDirect, async ({ body, prin
         total_files: body.total_files,
       };
       const { ref } = await beginExportJob(tenantId, 'DIRECT_EXPORT', actorOf(principal), fields, credentials);
-      await startJob(directExportJob, ref, fields);
+      await startJob(directExportJob, ref, fields, jobLaunch('auto', source.bytes));
       return { job_id: ref.job_id };
     },
   );

@@ -7,6 +7,7 @@ import { multiPartExportJob } from '../../shared/exports/jobs';
 import { checkedExport, idempotentStart, startInProgress } from '../../shared/exports/start';
 import { beginExportJob } from '../../shared/exports/store';
 import { httpHandler } from '../../shared/http/handler';
+import { jobLaunch } from '../../shared/jobs/launch';
 import { startJob } from '../../shared/jobs/start';
 import { assertQuotaAllowsStart } from '../../shared/quota/enforcement';
 import { ExportJobStarted } from '../../shared/model/export';
@@ -28,11 +29,11 @@ export const handler = httpHandler(exportRoutes.startMultiPart, async ({ body, p
     async () => {
       await assertQuotaAllowsStart(tenantId);
       body.parts_urls.forEach((url, index) => partUrl(url, index));
-      const { shape } = await checkedExport(tenantId, body);
+      const { shape, source } = await checkedExport(tenantId, body);
       const credentials: MultiPartCredentials = { parts_urls: body.parts_urls };
       const fields: Pick<StoredMultiPartExport, 'shape' | 'parts'> = { shape, parts: body.parts_urls.length };
       const { ref } = await beginExportJob(tenantId, 'MULTI_PART_EXPORT', actorOf(principal), fields, credentials);
-      await startJob(multiPartExportJob, ref, fields);
+      await startJob(multiPartExportJob, ref, fields, jobLaunch('auto', source.bytes));
       return { job_id: ref.job_id };
     },
   );

@@ -4,6 +4,7 @@ import { AppError } from '../../shared/errors/app-error';
 import { requireFeature } from '../../shared/features/store';
 import { fingerprint } from '../../shared/http/fingerprint';
 import { httpHandler } from '../../shared/http/handler';
+import { jobLaunch } from '../../shared/jobs/launch';
 import { startJob } from '../../shared/jobs/start';
 import { assertQuotaAllowsStart } from '../../shared/quota/enforcement';
 import { renderDestination } from '../../shared/targets/destination';
@@ -59,7 +60,7 @@ export const handler = httpHandler(transferRoutes.start, async ({ body, principa
     { id: target.id, lockVersion: target.lock_version },
     idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: fingerprint(body) },
   );
-  await startJob(transferJob, ref, { transfer_id: entity.id });
+  await startJob(transferJob, ref, { transfer_id: entity.id }, jobLaunch('auto', source.bytes));
   return {
     status: 202,
     body: { transfer_id: entity.id },

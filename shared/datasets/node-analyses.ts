@@ -129,11 +129,12 @@ export const nodeAnalyses = {
    * alive (20-1065; one whose worker went silent no longer blocks), and no live run about to
    * rebuild the node (20-1064: its output is being replaced). A run queued afterwards
    * replaces the output under the analysis, which then fails with 20-1028 (the worker).
+   * `inputBytes`: the output's stored bytes, which choose where the analysis runs (shared/jobs/launch.ts).
    */
   async begin(
     node: NodeRef,
     depth: SchemaAnalysisDepth,
-  ): Promise<{ readonly job: JobRef; readonly request: AnalysisRequest }> {
+  ): Promise<{ readonly job: JobRef; readonly request: AnalysisRequest; readonly inputBytes: number }> {
     for (let attempt = 1; attempt <= BEGIN_ATTEMPTS; attempt += 1) {
       const item = await nodeAnalyses.find(node);
       const refused = refusal(node, item, Date.now());
@@ -170,7 +171,7 @@ export const nodeAnalyses = {
           anyOf(is.absent('active_job'), not(is.containing('active_job.node_ids', node.nodeId))),
         ),
       ]);
-      if (outcome.committed) return { job: nodeAnalysisJobRef(node, jobId), request };
+      if (outcome.committed) return { job: nodeAnalysisJobRef(node, jobId), request, inputBytes: output!.data_bytes };
       if (failedAt(outcome, 1)) {
         // A dead run's lock is released by liveRun; a live one is rebuilding this node.
         const active = await liveRun(node.tenantId, node.datasetId, node.graphVersion);

@@ -31,6 +31,12 @@ export interface ExportSource {
   readonly columns: readonly ColumnSchema[];
   /** Rows of the file, as the import or run that wrote it counted them; a data table's sample is not counted. */
   readonly rows: number | undefined;
+  /**
+   * Bytes of the file as stored (its data_bytes): what the job's state machine weighs to run it
+   * on Lambda or Fargate (shared/jobs/launch.ts). 0 for a data table's sample, which is not
+   * measured and holds at most 10,000 rows.
+   */
+  readonly bytes: number;
 }
 
 /**
@@ -57,6 +63,7 @@ export async function exportSourceOf(tenantId: string, request: ExportSourceRequ
       dataKey: prefix + (request.use_sample ? VERSION_FILES.sample : VERSION_FILES.data),
       columns: version.metadata.columns,
       rows: request.use_sample ? undefined : version.metadata.row_count,
+      bytes: request.use_sample ? 0 : version.metadata.data_bytes,
     };
   }
   const graph = await graphs.get(tenantId, request.source_id, request.source_version);
@@ -76,6 +83,7 @@ export async function exportSourceOf(tenantId: string, request: ExportSourceRequ
       nodeOutputPrefix(tenantId, request.source_id, request.source_version, output.id, kind) + NODE_OUTPUT_FILES.data,
     columns: built.columns,
     rows: built.row_count,
+    bytes: built.data_bytes,
   };
 }
 

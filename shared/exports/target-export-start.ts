@@ -2,6 +2,7 @@ import type { Principal } from '../auth/principal';
 import { actorOf } from '../db/actor';
 import type { IdempotentRequest } from '../db/idempotent-create';
 import { AppError } from '../errors/app-error';
+import { jobLaunch } from '../jobs/launch';
 import { startJob } from '../jobs/start';
 import type { CreateExportRequest } from '../model/export';
 import { assertQuotaAllowsStart } from '../quota/enforcement';
@@ -45,6 +46,11 @@ export async function startTargetExport(
     target.lock_version,
     idempotency,
   );
-  await startJob(targetExportJob, ref, { export_id: entity.id, shape: entity.data.shape });
+  await startJob(
+    targetExportJob,
+    ref,
+    { export_id: entity.id, shape: entity.data.shape },
+    jobLaunch('auto', source.bytes),
+  );
   return { exportId: entity.id, replayed };
 }

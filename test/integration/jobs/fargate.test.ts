@@ -331,6 +331,58 @@ describe('jobs on the Fargate branch', () => {
     }
   }, 60_000);
 
+  it('auto: an analysis and an export weigh the stored bytes of the version they read', async () => {
+    const tableId = await tableOver(api, env, 'fargate-src/in/people.csv');
+    const version = await importAndWait(api, tableId);
+    const dataBytes = version.metadata?.data_bytes ?? 0;
+    expect(dataBytes).toBeGreaterThan(0);
+    const params = { data_table_id: tableId, version_number: version.version_number };
+    const analyse = async (depth: 'SHALLOW' | 'FULL') => {
+      const started = await api.call('analyseDataVersionSchema', { params, body: { depth } });
+      expect(started.status, started.text).toBe(202);
+      const status = await waitForJob(
+        () => api.call('getSchemaAnalysisStatus', { params }),
+        (body) => body.execution,
+      );
+      return status.execution.runs_on;
+    };
+    const connectionId = await createObjectStoreConnection(api, env, { pathRestriction: 'exports/', write: true });
+    let run = 0;
+    const exportTo = async () => {
+      const target = await api.call('createTarget', {
+        body: asBody('createTarget', {
+          name: `weighed-${(run += 1)}`,
+          type: 'bucket',
+          connection_id: connectionId,
+          path: `exports/weighed-${run}/`,
+        }),
+      });
+      expect(target.status, target.text).toBe(201);
+      const started = await api.call('createExport', {
+        body: asBody('createExport', {
+          target_id: target.body.id,
+          source_type: 'datatable',
+          source_id: tableId,
+          source_version: version.version_number,
+        }),
+      });
+      expect(started.status, started.text).toBe(202);
+      const done = await waitForJob(
+        () => api.call('getExport', { params: { export_id: started.body.export_id } }),
+        (body) => body.execution,
+      );
+      return done.execution.runs_on;
+    };
+    try {
+      process.env.FARGATE_ABOVE_BYTES = String(dataBytes);
+      expect([await analyse('SHALLOW'), await exportTo()]).toEqual(['fargate', 'fargate']);
+      process.env.FARGATE_ABOVE_BYTES = String(dataBytes + 1);
+      expect([await analyse('FULL'), await exportTo()]).toEqual(['lambda', 'lambda']);
+    } finally {
+      process.env.FARGATE_ABOVE_BYTES = NEVER;
+    }
+  }, 90_000);
+
   it('a tenant admin may force where a job runs; anyone else is refused, and an unknown choice is 10-1400', async () => {
     const tableId = await tableOver(api, env, 'fargate-src/in/people.csv');
     const forced = await api.call('batchCreateDataVersions', {
