@@ -13,18 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readmeShellBlocks, withValues } from '../support/readme-shell';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const README = join(ROOT, 'README.md');
-
-/** The shell of the walkthrough: everything between its heading and the next section. */
-function walkthroughBlocks(readme: string): string[] {
-  const start = readme.indexOf('\n## Walkthrough with curl\n');
-  if (start < 0) throw new Error('README.md has no "## Walkthrough with curl" section');
-  const end = readme.indexOf('\n## ', start + 1);
-  const section = readme.slice(start, end < 0 ? undefined : end);
-  return [...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
-}
 
 interface Expectation {
   /** Line of the `# →` comment in the script run. */
@@ -47,18 +38,6 @@ function expectationsIn(script: string): Expectation[] {
       },
     ];
   });
-}
-
-/** What a reader copies from the banner, replaced by this stack's values; each must be there once. */
-function withValues(walkthrough: string, values: Readonly<Record<string, string>>): string {
-  let script = walkthrough;
-  for (const [name, value] of Object.entries(values)) {
-    const assignment = new RegExp(`^${name}=.*$`, 'gm');
-    const found = script.match(assignment) ?? [];
-    if (found.length !== 1) throw new Error(`the walkthrough should set ${name} once, found ${found.length}`);
-    script = script.replace(assignment, `${name}='${value}'`);
-  }
-  return script;
 }
 
 /**
@@ -143,7 +122,7 @@ afterAll(() => {
 describe("the README's walkthrough", () => {
   // 22 steps take about a minute; more on a loaded machine, each step polling its jobs.
   it('runs as written, and every command answers what its # → line shows', { timeout: 180_000 }, async () => {
-    const walkthrough = walkthroughBlocks(readFileSync(README, 'utf8')).join('\n');
+    const walkthrough = readmeShellBlocks('Walkthrough with curl').join('\n');
     const { banner } = stack;
     const script = withValues(walkthrough, {
       BASE: bannerValue(banner, /^ +API +(\S+)$/m),

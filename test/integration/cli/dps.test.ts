@@ -2,20 +2,23 @@
  * dps run as a child process (its esbuild bundle under plain node) against a twin of its own,
  * through a relay that records and can lose answers: exit codes, --json output, a failed job's
  * code, a create whose answer was lost made once, a token renewed during a wait longer than its
- * lifetime (TOKEN_TTL_SECONDS=3 for this twin), and Ctrl-C during --wait leaving the job
- * running and saying how to follow it. The typed client is used for the test's own reads.
+ * lifetime (TOKEN_TTL_SECONDS=3 for this twin), Ctrl-C during --wait leaving the job
+ * running and saying how to follow it, and the README's dps block run as written (readme-block.ts).
+ * The typed client is used for the test's own reads.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDpsClient, ok, type DpsClient } from '../../../clients/typescript/src/index';
+import { DEMO_BUCKET, seedDemoBucket } from '../../../infra/local/demo';
 import { freeLocalPort } from '../../../infra/local/fakes/local-server';
 import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { putObjects } from '../../support/imports';
 import { startS3Gate, type S3Gate } from '../../support/s3-gate';
+import { runReadmeDpsBlock } from './readme-block';
 import { startApiRelay, type ApiRelay } from './relay';
 
 const CSV = 'order_id,region,amount\n1,north,120.5\n2,south,80\n3,north,42\n';
@@ -35,7 +38,7 @@ beforeAll(async () => {
   gate = await startS3Gate(`http://127.0.0.1:${s3Port}`);
   env = await startTestTwin({
     s3Port,
-    buckets: ['landing'],
+    buckets: ['landing', DEMO_BUCKET],
     allowOutbound: [new URL(gate.endpoint).host],
     environment: { TOKEN_TTL_SECONDS: String(TOKEN_TTL_SECONDS) },
   });
@@ -43,6 +46,8 @@ beforeAll(async () => {
   const credentials = { clientId: env.twin.admin.client_id, clientSecret: env.twin.admin.client_secret };
   client = createDpsClient({ baseUrl: env.twin.apiUrl, credentials });
   await putObjects(env, 'landing', { 'sales/2024-01.csv': CSV, 'held/data.csv': CSV });
+  // The README's block reads the demo bucket npm start seeds.
+  await seedDemoBucket(env.twin.s3.endpoint);
   const { buildCli } = await import('../../../clients/cli/build.mjs');
   await buildCli();
   bundle = new URL('../../../clients/cli/dist/cli.js', import.meta.url).pathname;
@@ -308,6 +313,39 @@ describe('dps', () => {
           params: { path: { data_table_id: tableId, version_number: 1 } },
         }),
       );
+    },
+  );
+
+  it(
+    "runs the README's dps block as written, for a new tenant (whose ids are a fresh stack's), to an exported result",
+    { timeout: 120_000 },
+    async () => {
+      const platform = createDpsClient({
+        baseUrl: env.twin.apiUrl,
+        credentials: { clientId: env.twin.platformAdmin.client_id, clientSecret: env.twin.platformAdmin.client_secret },
+      });
+      const { admin_client } = await ok(
+        platform.api.POST('/admin/tenants', { body: { tenant_id: 'readme-dps', name: 'README', description: null } }),
+      );
+      const credentials = { clientId: admin_client.client_id, clientSecret: admin_client.client_secret ?? '' };
+      const work = mkdtempSync(join(folder, 'readme-'));
+      const stack = { baseUrl: env.twin.apiUrl, s3Endpoint: env.twin.s3.endpoint, ...credentials };
+      const run = await runReadmeDpsBlock(stack, bundle, work);
+      expect(run.code, run.output).toBe(0);
+      expect(run.commands).toBeGreaterThan(15);
+      expect(run.calls).toHaveLength(run.commands);
+      expect(run.output).not.toContain(credentials.clientSecret);
+
+      const tenant = createDpsClient({ baseUrl: env.twin.apiUrl, credentials });
+      const exported = await ok(tenant.api.GET('/exports/{export_id}', { params: { path: { export_id: 1 } } }));
+      expect(exported).toMatchObject({ source_name: 'regional sales', execution: { status: 'COMPLETED' } });
+      const secretFile = join(work, 'reader.secret');
+      expect(statSync(secretFile).mode & 0o777).toBe(0o600);
+      const secret = readFileSync(secretFile, 'utf8').trim();
+      expect(secret.length).toBeGreaterThan(10);
+      expect(run.output).not.toContain(secret);
+      const tokens = await ok(tenant.api.GET('/tokens'));
+      expect(tokens.items.map((token) => token.description)).toContain('reporting job');
     },
   );
 
