@@ -3,7 +3,7 @@ import { schemaAnalysisJob } from '../../shared/data-tables/jobs';
 import { analyses, dataVersions } from '../../shared/data-tables/versions';
 import { AppError } from '../../shared/errors/app-error';
 import { httpHandler } from '../../shared/http/handler';
-import { jobLaunch } from '../../shared/jobs/launch';
+import { jobLaunch, requestedLaunch } from '../../shared/jobs/launch';
 import { startJob } from '../../shared/jobs/start';
 import { assertQuotaAllowsStart } from '../../shared/quota/enforcement';
 import { dataTableRoutes } from './routes';
@@ -15,6 +15,7 @@ export const handler = httpHandler(dataTableRoutes.analyse, async ({ params, bod
   if (body.depth === 'FULL' && !principal.permissions.includes('schema:analyze')) {
     throw new AppError('10-403', { extraDetails: { required_permission: 'schema:analyze' } });
   }
+  const launch = requestedLaunch(principal, body.launch);
   await assertQuotaAllowsStart(tenantId);
   const job = await analyses.begin(tenantId, tableId, versionNumber, body.depth);
   // The analysis reads the version's Parquet: its stored bytes choose where it runs.
@@ -23,7 +24,7 @@ export const handler = httpHandler(dataTableRoutes.analyse, async ({ params, bod
     schemaAnalysisJob,
     job,
     { data_table_id: tableId, version_number: versionNumber, depth: body.depth },
-    jobLaunch('auto', metadata?.data_bytes ?? 0),
+    jobLaunch(launch, metadata?.data_bytes ?? 0),
   );
   const status = analysisStatus(await dataVersions.get(tenantId, tableId, versionNumber));
   return { status: 202, body: status! };

@@ -3,7 +3,7 @@ import { nodeAnalyses } from '../../shared/datasets/node-analyses';
 import { nodeAnalysisStatus, recipeNodeRef } from '../../shared/datasets/node-analysis-view';
 import { AppError } from '../../shared/errors/app-error';
 import { httpHandler } from '../../shared/http/handler';
-import { jobLaunch } from '../../shared/jobs/launch';
+import { jobLaunch, requestedLaunch } from '../../shared/jobs/launch';
 import { startJob } from '../../shared/jobs/start';
 import { assertQuotaAllowsStart } from '../../shared/quota/enforcement';
 import { datasetAnalysisRoutes } from './analysis-routes';
@@ -13,6 +13,7 @@ export const handler = httpHandler(datasetAnalysisRoutes.analyseNode, async ({ p
   if (body.depth === 'FULL' && !principal.permissions.includes('schema:analyze')) {
     throw new AppError('10-403', { extraDetails: { required_permission: 'schema:analyze' } });
   }
+  const launch = requestedLaunch(principal, body.launch);
   await assertQuotaAllowsStart(principal.tenantId);
   const node = await recipeNodeRef(principal.tenantId, params);
   const { job, request, inputBytes } = await nodeAnalyses.begin(node, body.depth);
@@ -27,7 +28,7 @@ export const handler = httpHandler(datasetAnalysisRoutes.analyseNode, async ({ p
       use_sample: request.use_sample,
       depth: request.depth,
     },
-    jobLaunch('auto', inputBytes),
+    jobLaunch(launch, inputBytes),
   );
   return { status: 202, body: await nodeAnalysisStatus(node, job.job_id) };
 });

@@ -9,7 +9,7 @@ import { directExportJob } from '../../shared/exports/jobs';
 import { checkedExport, idempotentStart, startInProgress } from '../../shared/exports/start';
 import { beginExportJob } from '../../shared/exports/store';
 import { httpHandler } from '../../shared/http/handler';
-import { jobLaunch } from '../../shared/jobs/launch';
+import { jobLaunch, requestedLaunch } from '../../shared/jobs/launch';
 import { startJob } from '../../shared/jobs/start';
 import { assertQuotaAllowsStart } from '../../shared/quota/enforcement';
 import { ExportJobStarted } from '../../shared/model/export';
@@ -25,6 +25,7 @@ const SECRET_FIELDS = ['secret_key', 'session_token'];
  */
 export const handler = httpHandler(exportRoutes.startDirect, async ({ body, principal, idempotencyKey }) => {
   const { tenantId } = principal;
+  const launch = requestedLaunch(principal, body.launch);
   const { body: started, replayed } = await idempotentResponse(
     tenantId,
     'DIRECT_EXPORT',
@@ -59,7 +60,7 @@ export const handler = httpHandler(exportRoutes.startDirect, async ({ body, prin
         total_files: body.total_files,
       };
       const { ref } = await beginExportJob(tenantId, 'DIRECT_EXPORT', actorOf(principal), fields, credentials);
-      await startJob(directExportJob, ref, fields, jobLaunch('auto', source.bytes));
+      await startJob(directExportJob, ref, fields, jobLaunch(launch, source.bytes));
       return { job_id: ref.job_id };
     },
   );

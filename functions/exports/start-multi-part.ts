@@ -7,7 +7,7 @@ import { multiPartExportJob } from '../../shared/exports/jobs';
 import { checkedExport, idempotentStart, startInProgress } from '../../shared/exports/start';
 import { beginExportJob } from '../../shared/exports/store';
 import { httpHandler } from '../../shared/http/handler';
-import { jobLaunch } from '../../shared/jobs/launch';
+import { jobLaunch, requestedLaunch } from '../../shared/jobs/launch';
 import { startJob } from '../../shared/jobs/start';
 import { assertQuotaAllowsStart } from '../../shared/quota/enforcement';
 import { ExportJobStarted } from '../../shared/model/export';
@@ -20,6 +20,7 @@ import { exportRoutes } from './routes';
  */
 export const handler = httpHandler(exportRoutes.startMultiPart, async ({ body, principal, idempotencyKey }) => {
   const { tenantId } = principal;
+  const launch = requestedLaunch(principal, body.launch);
   const { body: started, replayed } = await idempotentResponse(
     tenantId,
     'MULTI_PART_EXPORT',
@@ -33,7 +34,7 @@ export const handler = httpHandler(exportRoutes.startMultiPart, async ({ body, p
       const credentials: MultiPartCredentials = { parts_urls: body.parts_urls };
       const fields: Pick<StoredMultiPartExport, 'shape' | 'parts'> = { shape, parts: body.parts_urls.length };
       const { ref } = await beginExportJob(tenantId, 'MULTI_PART_EXPORT', actorOf(principal), fields, credentials);
-      await startJob(multiPartExportJob, ref, fields, jobLaunch('auto', source.bytes));
+      await startJob(multiPartExportJob, ref, fields, jobLaunch(launch, source.bytes));
       return { job_id: ref.job_id };
     },
   );

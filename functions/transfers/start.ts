@@ -4,7 +4,7 @@ import { AppError } from '../../shared/errors/app-error';
 import { requireFeature } from '../../shared/features/store';
 import { fingerprint } from '../../shared/http/fingerprint';
 import { httpHandler } from '../../shared/http/handler';
-import { jobLaunch } from '../../shared/jobs/launch';
+import { jobLaunch, requestedLaunch } from '../../shared/jobs/launch';
 import { startJob } from '../../shared/jobs/start';
 import { assertQuotaAllowsStart } from '../../shared/quota/enforcement';
 import { renderDestination } from '../../shared/targets/destination';
@@ -25,6 +25,7 @@ import { transferRoutes } from './routes';
  */
 export const handler = httpHandler(transferRoutes.start, async ({ body, principal, idempotencyKey }) => {
   const { tenantId } = principal;
+  const launch = requestedLaunch(principal, body.launch);
   await requireFeature(tenantId, 'transfers');
   await assertQuotaAllowsStart(tenantId);
   const { target, connection } = await targetForExport(tenantId, body.target_id);
@@ -60,7 +61,7 @@ export const handler = httpHandler(transferRoutes.start, async ({ body, principa
     { id: target.id, lockVersion: target.lock_version },
     idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: fingerprint(body) },
   );
-  await startJob(transferJob, ref, { transfer_id: entity.id }, jobLaunch('auto', source.bytes));
+  await startJob(transferJob, ref, { transfer_id: entity.id }, jobLaunch(launch, source.bytes));
   return {
     status: 202,
     body: { transfer_id: entity.id },

@@ -6,6 +6,7 @@ import { dataTableStore } from '../data-tables/store';
 import { requestedNodeRun, startNodeRun } from '../datasets/node-run-start';
 import { validationError } from '../errors/app-error';
 import { startTargetExport } from '../exports/target-export-start';
+import { requestedLaunch } from '../jobs/launch';
 import { describeIssues } from '../http/validation';
 import type { AppManifest, RunActionDeclaration, RunActionKind } from '../model/app-bundle';
 import { EntityId } from '../model/common';
@@ -87,7 +88,8 @@ export const ACTION_KINDS: Readonly<Record<RunActionKind, ActionKind>> = {
       ...ExecuteRecipeRequest.shape,
     }),
     async ({ app }, { dataset_id, version_number, node_id, ...body }) => {
-      const status = await startNodeRun(app, { dataset_id, version_number, node_id }, requestedNodeRun(app, body));
+      const node = { dataset_id, version_number, node_id };
+      const status = await startNodeRun(app, node, requestedNodeRun(app, body), requestedLaunch(app, body.launch));
       return asJson(status);
     },
   ),

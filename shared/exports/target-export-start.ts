@@ -2,7 +2,7 @@ import type { Principal } from '../auth/principal';
 import { actorOf } from '../db/actor';
 import type { IdempotentRequest } from '../db/idempotent-create';
 import { AppError } from '../errors/app-error';
-import { jobLaunch } from '../jobs/launch';
+import { jobLaunch, requestedLaunch } from '../jobs/launch';
 import { startJob } from '../jobs/start';
 import type { CreateExportRequest } from '../model/export';
 import { assertQuotaAllowsStart } from '../quota/enforcement';
@@ -25,6 +25,7 @@ export async function startTargetExport(
   idempotency: IdempotentRequest | undefined,
 ): Promise<{ readonly exportId: number; readonly replayed: boolean }> {
   const { tenantId } = principal;
+  const launch = requestedLaunch(principal, request.launch);
   await assertQuotaAllowsStart(tenantId);
   const { target, connection } = await targetForExport(tenantId, request.target_id);
   if (target.data.type === 'pricing') throw new AppError('10-1042');
@@ -50,7 +51,7 @@ export async function startTargetExport(
     targetExportJob,
     ref,
     { export_id: entity.id, shape: entity.data.shape },
-    jobLaunch('auto', source.bytes),
+    jobLaunch(launch, source.bytes),
   );
   return { exportId: entity.id, replayed };
 }

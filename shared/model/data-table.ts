@@ -205,7 +205,7 @@ export const SampleResponse = z
   .meta({ id: 'DataVersionSample' });
 
 export const SchemaAnalysisRequest = z
-  .strictObject({ depth: SchemaAnalysisDepth.default('SHALLOW') })
+  .strictObject({ depth: SchemaAnalysisDepth.default('SHALLOW'), launch: LaunchMode.optional() })
   .meta({ id: 'SchemaAnalysisRequest' });
 
 export const SchemaAnalysisStatus = z

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { AuditFields, EntityId, IdParameter, listEnvelope, listQuery } from './common';
-import { JobExecution } from './job';
+import { JobExecution, LaunchMode } from './job';
 import { EXPORT_LIST_FIELDS } from './list-fields';
 import { MAX_OBJECT_KEY_BYTES, storableKey } from './object-key';
 
@@ -79,6 +79,7 @@ export const DirectExportRequest = z
       .max(MAX_TOTAL_FILES)
       .default(1)
       .describe('Number of files the output is split into (rows spread evenly)'),
+    launch: LaunchMode.optional(),
   })
   .meta({ id: 'DirectExportRequest' });
 export type DirectExportRequest = z.infer<typeof DirectExportRequest>;
@@ -94,6 +95,7 @@ export const MultiPartExportRequest = z
       .describe(
         'Pre-signed PUT URLs of parts 1..n of a multipart upload the caller created, in part order; each passes the outbound guard',
       ),
+    launch: LaunchMode.optional(),
   })
   .meta({ id: 'MultiPartExportRequest' });
 export type MultiPartExportRequest = z.infer<typeof MultiPartExportRequest>;
@@ -163,6 +165,7 @@ export const CreateExportRequest = z
     target_id: EntityId.describe('The target to write to; it must be able to receive exports (10-1042)'),
     ...sourceFields,
     validate_to_release: z.boolean().default(true).describe('For a dataset source: refuse a draft version (20-1016)'),
+    launch: LaunchMode.optional(),
   })
   .meta({ id: 'CreateExportRequest' });
 export type CreateExportRequest = z.infer<typeof CreateExportRequest>;

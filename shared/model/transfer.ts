@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { AuditFields, EntityId, IdParameter, listEnvelope, listQuery } from './common';
-import { JobExecution } from './job';
+import { JobExecution, LaunchMode } from './job';
 import { TRANSFER_LIST_FIELDS } from './list-fields';
 
 /** The pricing system's column types, the values a connection's `type_mapping` may name. */
@@ -31,6 +31,7 @@ export const StartTransferRequest = z
       .describe(
         'Version number; for a dataset also "released": its latest released version (a data table\'s is a number, 10-1400). A draft dataset version is 10-1044, a data table version that is not COMPLETED 10-1045',
       ),
+    launch: LaunchMode.optional(),
   })
   .meta({ id: 'StartTransferRequest' });
 export type StartTransferRequest = z.infer<typeof StartTransferRequest>;

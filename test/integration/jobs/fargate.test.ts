@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiClient } from '../../support/api-client';
+import type { ApiClient, ApiResponse } from '../../support/api-client';
 import type { TestTwin } from '../../support/harness';
 import { asBody, unchecked } from '../../support/api-client';
 import { getObject, listKeys, localS3, waitForDirectExport, waitForMultiPartExport } from '../../support/exports';
@@ -406,6 +406,119 @@ describe('jobs on the Fargate branch', () => {
     expect(unknown.status).toBe(400);
     expect(unknown.problem.code).toBe('10-1400');
   }, 60_000);
+
+  it('every engine job’s start takes `launch` by the same rule: a tenant admin forces it, anyone else 403, an unknown value 10-1400', async () => {
+    const tableId = await tableOver(api, env, 'fargate-src/in/people.csv');
+    const { version_number: versionNumber } = await importAndWait(api, tableId);
+    const source = { source_type: 'datatable', source_id: tableId, source_version: versionNumber } as const;
+    const bucketConnection = await createObjectStoreConnection(api, env, { pathRestriction: 'exports/', write: true });
+    const pricingConnection = await dimConnection(api, stack.dim);
+    const s3 = localS3(env);
+    let run = 0;
+    /** Each start route of an engine job: it starts the job with `launch` and, when accepted, waits for its end. */
+    const starts: Record<string, (client: ApiClient, launch: unknown) => Promise<ApiResponse<unknown>>> = {
+      'export-direct': async (client, launch) => {
+        const started = await client.call('startDirectExport', {
+          body: unchecked({
+            ...source,
+            bucket: 'exports',
+            key: `forced/${(run += 1)}.parquet`,
+            endpoint: env.twin.s3.endpoint,
+            access_key: LOCAL_S3_CREDENTIALS.accessKeyId,
+            secret_key: LOCAL_S3_CREDENTIALS.secretAccessKey,
+            launch,
+          }),
+        });
+        if (started.status === 202) await waitForDirectExport(api, started.body.job_id);
+        return started;
+      },
+      'export-multi-part': async (client, launch) => {
+        const { urls } = await presignedUpload(s3, 'uploads', `forced/${(run += 1)}.parquet`, 1);
+        const started = await client.call('startMultiPartExport', {
+          body: unchecked({ ...source, parts_urls: urls, launch }),
+        });
+        if (started.status === 202) await waitForMultiPartExport(api, started.body.job_id);
+        return started;
+      },
+      'export-to-target': async (client, launch) => {
+        const target = await api.call('createTarget', {
+          body: asBody('createTarget', {
+            name: `forced-${(run += 1)}`,
+            type: 'bucket',
+            connection_id: bucketConnection,
+            path: `exports/forced-${run}/`,
+          }),
+        });
+        const started = await client.call('createExport', {
+          body: unchecked({ target_id: target.body.id, ...source, launch }),
+        });
+        if (started.status === 202)
+          await waitForJob(
+            () => api.call('getExport', { params: { export_id: started.body.export_id } }),
+            (body) => body.execution,
+          );
+        return started;
+      },
+      'transfer-to-pricing': async (client, launch) => {
+        const target = await pricingTarget(api, pricingConnection);
+        const started = await client.call('startTransfer', {
+          body: unchecked({ target_id: target.id, ...source, launch }),
+        });
+        if (started.status === 202)
+          await waitForJob(
+            () => api.call('getTransfer', { params: { transfer_id: started.body.transfer_id } }),
+            (body) => body.execution,
+          );
+        return started;
+      },
+      'analyse-schema': async (client, launch) => {
+        const params = { data_table_id: tableId, version_number: versionNumber };
+        const started = await client.call('analyseDataVersionSchema', {
+          params,
+          body: unchecked({ depth: 'SHALLOW', launch }),
+        });
+        if (started.status === 202)
+          await waitForJob(
+            () => api.call('getSchemaAnalysisStatus', { params }),
+            (body) => body.execution,
+          );
+        return started;
+      },
+      // Refused before the node is looked for: no node is needed to see the rule.
+      'analyse-node-schema': (client, launch) =>
+        client.call('analyseDatasetNodeSchema', {
+          params: { dataset_id: 999_999, version_number: 1, node_id: 1 },
+          body: unchecked({ depth: 'SHALLOW', launch }),
+        }),
+    };
+    const editor = await env.clientFor(env.twin.admin.tenant_id, ['editor']);
+    try {
+      for (const [kind, start] of Object.entries(starts)) {
+        const refused = await start(editor, 'fargate');
+        expect(refused.status, `${kind}: ${refused.text}`).toBe(403);
+        expect(refused.problem).toMatchObject({
+          code: '10-403',
+          extraDetails: { required_permission: 'quota:manage', field: 'launch' },
+        });
+        const unknown = await start(api, 'ec2');
+        expect(unknown.status, `${kind}: ${unknown.text}`).toBe(400);
+        expect(unknown.problem.code).toBe('10-1400');
+        if (kind === 'analyse-node-schema') continue;
+        // The threshold would keep every job on Lambda: the admin's choice sends it to a task.
+        const tasksBefore = env.twin.ecs.tasks().length;
+        const forced = await start(api, 'fargate');
+        expect(forced.status, `${kind}: ${forced.text}`).toBe(202);
+        expect(
+          env.twin.ecs
+            .tasks()
+            .slice(tasksBefore)
+            .map((task) => task.worker),
+        ).toContain(kind);
+      }
+    } finally {
+      s3.destroy();
+    }
+  }, 120_000);
 
   it('a task killed with SIGKILL mid-run ends FAILED 10-500 saying so, with no scratch files and no data', async () => {
     const tableId = await tableOver(api, env, 'fargate-src/big/rows.csv');

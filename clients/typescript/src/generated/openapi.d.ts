@@ -4247,6 +4247,11 @@ export interface components {
         SchemaAnalysisRequest: {
             /** @default SHALLOW */
             depth?: components["schemas"]["SchemaAnalysisDepth"];
+            /**
+             * @description Where the job’s worker runs: `auto` (default) runs it on Fargate for inputs of FARGATE_ABOVE_BYTES or more, on Lambda otherwise; `lambda` or `fargate` force it (tenant admins only, 10-403 otherwise)
+             * @enum {string}
+             */
+            launch?: "auto" | "lambda" | "fargate";
         };
         /**
          * @description SHALLOW: names, types and null counts; FULL: also distinct counts, ranges, statistics, value kinds and alerts
@@ -5112,6 +5117,11 @@ export interface components {
              * @default true
              */
             validate_to_release?: boolean;
+            /**
+             * @description Where the job’s worker runs: `auto` (default) runs it on Fargate for inputs of FARGATE_ABOVE_BYTES or more, on Lambda otherwise; `lambda` or `fargate` force it (tenant admins only, 10-403 otherwise)
+             * @enum {string}
+             */
+            launch?: "auto" | "lambda" | "fargate";
         };
         ExportCreated: {
             export_id: number;
@@ -5215,6 +5225,11 @@ export interface components {
              * @default 1
              */
             total_files?: number;
+            /**
+             * @description Where the job’s worker runs: `auto` (default) runs it on Fargate for inputs of FARGATE_ABOVE_BYTES or more, on Lambda otherwise; `lambda` or `fargate` force it (tenant admins only, 10-403 otherwise)
+             * @enum {string}
+             */
+            launch?: "auto" | "lambda" | "fargate";
         };
         ExportJobStarted: {
             job_id: string;
@@ -5286,6 +5301,11 @@ export interface components {
             validate_release?: boolean;
             /** @description Pre-signed PUT URLs of parts 1..n of a multipart upload the caller created, in part order; each passes the outbound guard */
             parts_urls: string[];
+            /**
+             * @description Where the job’s worker runs: `auto` (default) runs it on Fargate for inputs of FARGATE_ABOVE_BYTES or more, on Lambda otherwise; `lambda` or `fargate` force it (tenant admins only, 10-403 otherwise)
+             * @enum {string}
+             */
+            launch?: "auto" | "lambda" | "fargate";
         };
         MultiPartExportStatus: {
             job_id: string;
@@ -5331,6 +5351,11 @@ export interface components {
             source_id: number;
             /** @description Version number; for a dataset also "released": its latest released version (a data table's is a number, 10-1400). A draft dataset version is 10-1044, a data table version that is not COMPLETED 10-1045 */
             source_version: number | "released";
+            /**
+             * @description Where the job’s worker runs: `auto` (default) runs it on Fargate for inputs of FARGATE_ABOVE_BYTES or more, on Lambda otherwise; `lambda` or `fargate` force it (tenant admins only, 10-403 otherwise)
+             * @enum {string}
+             */
+            launch?: "auto" | "lambda" | "fargate";
         };
         TransferCreated: {
             transfer_id: number;
