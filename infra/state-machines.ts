@@ -3,7 +3,8 @@
  * them: each job's definition, rendered from its own ASL file or the single-step template,
  * with its job-local names replaced by the global placeholders (`${<Worker>FunctionArn}`)
  * that CDK fills with deployed ARNs and the twin with its own handlers. A job whose worker may
- * run on Fargate gets its launch Choice and task step here too (infra/fargate-branch.ts).
+ * run on Fargate gets its launch Choice and task step here too (infra/fargate-branch.ts), and one
+ * whose worker hands Athena queries over its query step (infra/athena-branch.ts).
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -16,6 +17,7 @@ import {
   type JobDeclaration,
   type WorkerSpec,
 } from '../shared/jobs/define-job';
+import { withAthenaQueries } from './athena-branch';
 import { ENGINE_NETWORK_PLACEHOLDERS, withFargateBranch } from './fargate-branch';
 
 export const STATE_MACHINES_DIR = fileURLToPath(new URL('../statemachines', import.meta.url));
@@ -48,8 +50,12 @@ export function jobMachine(job: JobDeclaration): JobMachine {
   const source =
     job.definitionFile === undefined ? SINGLE_STEP_TEMPLATE : resolve(STATE_MACHINES_DIR, job.definitionFile);
   const local = jobLocalValues(job);
+  // The Athena branch first: the Fargate branch's task step then goes where the work step goes.
   const definition = withFargateBranch(
-    readFileSync(source, 'utf8').replace(PLACEHOLDER, (text, key: string) => local[key] ?? text),
+    withAthenaQueries(
+      readFileSync(source, 'utf8').replace(PLACEHOLDER, (text, key: string) => local[key] ?? text),
+      job.worker,
+    ),
     job.worker,
   );
   const placeholders = [...new Set([...definition.matchAll(PLACEHOLDER)].map((match) => match[1]!))];

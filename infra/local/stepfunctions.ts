@@ -3,7 +3,8 @@
  * AWS JSON protocol, so functions start jobs with the real @aws-sdk/client-sfn, and runs each
  * execution of the very same ASL files CDK deploys with aws-local-stepfunctions. Every Task
  * state's Lambda ARN maps to the worker's handler module; an `ecs:runTask.sync` state runs its
- * task on the local ECS (infra/local/ecs-run-task.ts), which stopping the execution stops.
+ * task on the local ECS (infra/local/ecs-run-task.ts), and an `athena:startQueryExecution.sync`
+ * state its query on the local Athena (infra/local/athena-sync.ts); stopping the execution stops both.
  */
 import 'core-js/actual/promise/with-resolvers.js';
 import { randomUUID } from 'node:crypto';
@@ -20,10 +21,13 @@ import {
 type RunInput = Parameters<StateMachine['run']>[0];
 type TaskHandlers = NonNullable<NonNullable<RunOptions['overrides']>['taskResourceLocalHandlers']>;
 import { workerPlaceholder, type WorkerSpec } from '../../shared/jobs/define-job';
+import { ATHENA_START_QUERY_SYNC } from '../athena-branch';
 import { ECS_RUN_TASK_SYNC } from '../fargate-branch';
 import { substitute, type JobMachine } from '../state-machines';
 import { localTaskPlaceholders } from './ecs';
+import { startQueryExecutionSync, stopQueriesOf } from './athena-sync';
 import { runTaskSync, stopTasksStartedBy } from './ecs-run-task';
+import { historyEvents, type HistoryEvent } from './execution-history';
 import { ExecutionJournal } from './execution-journal';
 import { JsonProtocolError, startJsonProtocolServer, type JsonObject, type JsonOperation } from './json-protocol';
 
@@ -53,6 +57,8 @@ export interface LocalStepFunctionsOptions {
   readonly onAbandoned?: (input: unknown) => Promise<void>;
   /** The local ECS (infra/local/ecs.ts) that runs the Fargate branch's tasks; required when a machine has one. */
   readonly ecsEndpoint?: string;
+  /** The local Athena (infra/local/athena.ts) that runs the Athena branch's queries; required when a machine has one. */
+  readonly athenaEndpoint?: string;
 }
 
 /** Executions that died with the twin run again from their start this many times. */
@@ -82,6 +88,8 @@ interface Execution {
   error?: string;
   cause?: string;
   abort: () => void;
+  /** GetExecutionHistory's events, as far as the run has gone (historyEvents). */
+  readonly history: HistoryEvent[];
 }
 
 /** Loads a worker's handler from functions/, as deployed. */
@@ -176,6 +184,8 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
       machine: StateMachine;
       handlers: Record<string, StateHandler>;
       retryIntervals: Record<string, number>;
+      /** Each top-level Task state's Resource, for the history's TaskScheduled events. */
+      resources: ReadonlyMap<string, string>;
     }
   >();
   for (const file of options.machines) {
@@ -184,6 +194,11 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
     };
     const handlers: Record<string, StateHandler> = {};
     const retryIntervals: Record<string, number> = {};
+    const resources = new Map(
+      Object.entries(definition.States).flatMap(([name, state]) =>
+        state.Type === 'Task' && state.Resource !== undefined ? [[name, state.Resource] as const] : [],
+      ),
+    );
     for (const [stateName, state] of taskStates(definition.States)) {
       if (options.retryIntervalMs !== undefined && state.Retry) retryIntervals[stateName] = options.retryIntervalMs;
       if (options.taskTimeoutSeconds !== undefined && state.TimeoutSeconds !== undefined)
@@ -196,6 +211,18 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
         handlers[stateName] = (input, execution) =>
           runTaskSync(ecsEndpoint, input as Parameters<typeof runTaskSync>[1], {
             startedBy: execution,
+            timeoutSeconds,
+          });
+        continue;
+      }
+      if (state.Resource === ATHENA_START_QUERY_SYNC) {
+        const { athenaEndpoint } = options;
+        if (athenaEndpoint === undefined)
+          throw new Error(`state ${stateName} of ${file.name} runs an Athena query: no local Athena`);
+        const timeoutSeconds = state.TimeoutSeconds;
+        handlers[stateName] = (input, execution) =>
+          startQueryExecutionSync(athenaEndpoint, input as Parameters<typeof startQueryExecutionSync>[1], {
+            execution,
             timeoutSeconds,
           });
         continue;
@@ -223,6 +250,7 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
       machine: new StateMachine(definition, { validationOptions: { noValidate: true } }),
       handlers,
       retryIntervals,
+      resources,
     });
   }
 
@@ -254,18 +282,23 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
         retryIntervalOverrides: machine.retryIntervals,
       },
     });
+    const history: HistoryEvent[] = [];
+    void historyEvents(run.eventLogs, machine.resources, history).catch(() => undefined);
     const execution: Execution = {
+      history,
       executionArn,
       stateMachineArn,
       name,
       input: text,
       startDate: now(),
       status: 'RUNNING',
-      // Step Functions stops a `.sync` state's task when its execution stops.
+      // Step Functions stops a `.sync` state's task or query when its execution stops.
       abort: () => {
         run.abort();
         if (options.ecsEndpoint !== undefined)
           void stopTasksStartedBy(options.ecsEndpoint, name, 'the execution stopped').catch(() => undefined);
+        if (options.athenaEndpoint !== undefined)
+          void stopQueriesOf(options.athenaEndpoint, name).catch(() => undefined);
       },
     };
     executions.set(executionArn, execution);
@@ -302,8 +335,13 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
   const operations: Record<string, JsonOperation> = {
     StartExecution: (input) => start(input),
     DescribeExecution: (input) => {
-      const { abort: _abort, ...visible } = find(input);
+      const { abort: _abort, history: _history, ...visible } = find(input);
       return visible;
+    },
+    // Every event in one page, oldest first, or newest first with reverseOrder.
+    GetExecutionHistory: (input) => {
+      const { history } = find(input);
+      return { events: input.reverseOrder === true ? [...history].reverse() : [...history] };
     },
     StopExecution: (input) => {
       const execution = find(input);

@@ -239,6 +239,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     closers.push(() => ecs.close());
     const stepFunctions = await startLocalStepFunctions({
       ecsEndpoint: ecs.endpoint,
+      athenaEndpoint: athena.athena,
       machines: jobMachines(jobs, workers),
       workers,
       loadWorker: options.loadWorker,

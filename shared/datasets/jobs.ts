@@ -32,6 +32,8 @@ export const recipeRunJob = defineJob({
     handler: 'jobs/run-recipe',
     ...ENGINE_WORKER,
     access: { table: 'write', dataBucket: 'write', athena: true },
+    // A trino-sql node's query waits in the machine, not in the worker (infra/athena-branch.ts).
+    athenaQueries: true,
   },
 });
 

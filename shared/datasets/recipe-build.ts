@@ -5,7 +5,13 @@ import type { JobRef } from '../jobs/job-ref';
 import type { JobOutcome, JobStep } from '../jobs/worker-step';
 import { deletePrefix } from '../aws/data-bucket';
 import { logger } from '../log';
-import { buildNode, type NodeBuild, type RunParams } from './recipe-node-build';
+import {
+  ATHENA_HANDOFF_KEY,
+  ATHENA_QUERY_TIMEOUT_SECONDS,
+  AthenaHandoff,
+  AthenaOutcome,
+} from '../engine/athena/handoff';
+import { buildNode, type BuiltNode, type NodeBuild, type ResumedQuery, type RunParams } from './recipe-node-build';
 import { outputAttribute, outputKindOf, type NodeOutput, type StoredNodeRun } from './run-items';
 import { nodeOutputPrefix } from './run-storage';
 import { nodeRuns, type RunPlace } from './runs';
@@ -19,9 +25,30 @@ import { nodeRuns, type RunPlace } from './runs';
  * with that status write, and its writes (output files, CPU usage) together: a run's time is
  * its data's, not a queue of round trips.
  */
+/**
+ * What a call of the step answers: the run's rows when it is done, or a trino-sql node's query
+ * handed to the machine, which calls the step again with its outcome (engine/athena/handoff.ts).
+ */
+export type RunStepOutput = { readonly row_count: number } | { readonly [ATHENA_HANDOFF_KEY]: AthenaHandoff };
+
+/** The machine waits this long at most for a handed query: its state's timeout and its retries' backoff. */
+const HANDOFF_WAIT_SECONDS = ATHENA_QUERY_TIMEOUT_SECONDS + 120;
+
 /** Builds the run's nodes, its own last; no internals reach the user (withoutInternals). */
-export function runRecipeBuild(step: JobStep<RunParams>): Promise<JobOutcome<{ readonly row_count: number }>> {
+export function runRecipeBuild(step: JobStep<RunParams>): Promise<JobOutcome<RunStepOutput>> {
   return withoutInternals(step.job, () => buildAll(step));
+}
+
+/** The query the machine ran for the previous call, read back from the step's input; 10-500 if it is not one. */
+function resumedQuery(resumed: JobStep<RunParams>['resumed']): ResumedQuery | undefined {
+  if (!resumed) return undefined;
+  const handoff = AthenaHandoff.safeParse(
+    (resumed.handed as Record<string, unknown> | undefined)?.[ATHENA_HANDOFF_KEY],
+  );
+  const outcome = AthenaOutcome.safeParse(resumed.outcome);
+  if (!handoff.success || !outcome.success)
+    throw new AppError('10-500', { extraDetails: { cause: 'the machine resumed the run without a query it handed' } });
+  return { handoff: handoff.data, outcome: outcome.data };
 }
 
 async function buildAll({
@@ -29,7 +56,8 @@ async function buildAll({
   params,
   pulse,
   workDir,
-}: JobStep<RunParams>): Promise<JobOutcome<{ readonly row_count: number }>> {
+  resumed,
+}: JobStep<RunParams>): Promise<JobOutcome<RunStepOutput>> {
   const at: RunPlace = { datasetId: params.dataset_id, graphVersion: params.version_number };
   const kind = outputKindOf(params.use_sample);
   // Only upstream steps are skipped (below); a run of one node has none, and no need to read.
@@ -37,8 +65,13 @@ async function buildAll({
     params.build.length > 1
       ? await nodeRuns.list(job.tenant_id, at.datasetId, at.graphVersion)
       : new Map<number, StoredNodeRun>();
+  // A resumed run goes on at the node whose query the machine ran: the nodes before it are built.
+  const resume = resumedQuery(resumed);
+  const from = resume ? params.build.findIndex((step) => step.node_id === resume.handoff.node_id) : 0;
+  if (from < 0) throw new AppError('10-500', { extraDetails: { cause: 'the resumed query is of no node of the run' } });
   let target: NodeOutput | undefined;
   for (const [index, step] of params.build.entries()) {
+    if (index < from) continue;
     const earlier = runs.get(step.node_id);
     // A retried worker keeps what an earlier attempt of the same job built.
     if (
@@ -52,7 +85,17 @@ async function buildAll({
     const started = nodeRuns.startNode(job, at, params.node_id, step.node_id, kind);
     const dir = join(workDir, `node-${step.node_id}`);
     const prefix = nodeOutputPrefix(job.tenant_id, at.datasetId, at.graphVersion, step.node_id, kind);
-    const output = await buildOrFail({ job, params, step, kind, dir, prefix, signal: pulse.signal }, started);
+    const built = await buildOrFail(
+      { job, params, step, kind, dir, prefix, signal: pulse.signal, resumed: index === from ? resume : undefined },
+      started,
+    );
+    if ('handoff' in built)
+      return {
+        progress: { stage: 'RUNNING', percent: Math.floor((100 * index) / params.build.length) },
+        output: { [ATHENA_HANDOFF_KEY]: built.handoff },
+        continues: { forSeconds: HANDOFF_WAIT_SECONDS },
+      };
+    const { output } = built;
     if (step.node_id === params.node_id) target = output;
     else await nodeRuns.finishNode(job, at, step.node_id, kind, output);
     pulse.throwIfAborted();
@@ -86,7 +129,7 @@ function asCatalogueError(job: JobRef, error: unknown): unknown {
  * other than the target records the error itself. A node that could not be started has
  * nothing to undo: its failure is the run's as it is.
  */
-async function buildOrFail(build: NodeBuild, started: Promise<void>): Promise<NodeOutput> {
+async function buildOrFail(build: NodeBuild, started: Promise<void>): Promise<BuiltNode> {
   const { job, params, step, prefix } = build;
   try {
     return await buildNode(build, started);

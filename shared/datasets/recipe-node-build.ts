@@ -4,7 +4,8 @@ import type * as z from 'zod';
 import { downloadFile, putFile, putJson } from '../aws/data-bucket';
 import { VERSION_FILES, versionPrefix } from '../data-tables/storage';
 import { DEFAULT_PREVIEW_ROWS } from '../engine/csv-import';
-import { runOnAthena } from '../engine/athena/engine';
+import { finishAthenaQuery, prepareAthenaQuery, runOnAthena, type AthenaNode } from '../engine/athena/engine';
+import type { AthenaHandoff, AthenaOutcome } from '../engine/athena/handoff';
 import { functionMemoryMb } from '../engine/limits';
 import { recipeEngineFor, type RecipeEngine } from '../engine/recipe-engines';
 import type { RecipeFolders, RecipeRunResult, RecipeSource } from '../engine/recipe-run';
@@ -12,6 +13,7 @@ import { AppError } from '../errors/app-error';
 import { withCpuCounted } from '../jobs/cpu-usage';
 import { EarlyUploads } from '../jobs/early-uploads';
 import type { JobRef } from '../jobs/job-ref';
+import { runsOn } from '../jobs/launch';
 import { settleAll } from '../jobs/settle';
 import { recipeStore } from '../recipes/store';
 import { recipeVersions } from '../recipes/versions';
@@ -37,7 +39,18 @@ export interface NodeBuild {
   readonly prefix: string;
   /** Aborted when the job fails, is aborted or superseded: the engine stops. */
   readonly signal: AbortSignal;
+  /** The node's query as this worker handed it to the machine, and how it ended (a trino-sql node resumed). */
+  readonly resumed?: ResumedQuery;
 }
+
+/** A trino-sql node's query the machine ran (infra/athena-branch.ts): the handoff and its outcome. */
+export interface ResumedQuery {
+  readonly handoff: AthenaHandoff;
+  readonly outcome: AthenaOutcome;
+}
+
+/** A node built, or, for a trino-sql node, its query handed to the machine. */
+export type BuiltNode = { readonly output: NodeOutput } | { readonly handoff: AthenaHandoff };
 
 /** What the worker process keeps for itself (Node, the SDK, downloads) beside its engine process. */
 const WORKER_PROCESS_RESERVE_MB = 512;
@@ -104,7 +117,7 @@ async function downloadSources(build: NodeBuild, inDir: string): Promise<RecipeS
  * is written and the recipe is read; nothing is written under the node's prefix before
  * `started` lands.
  */
-export async function buildNode(build: NodeBuild, started: Promise<void>): Promise<NodeOutput> {
+export async function buildNode(build: NodeBuild, started: Promise<void>): Promise<BuiltNode> {
   const { job, step, dir } = build;
   const inDir = join(dir, 'in');
   const outDir = join(dir, 'out');
@@ -131,32 +144,47 @@ export async function buildNode(build: NodeBuild, started: Promise<void>): Promi
     const folders = { inDir, outDir, spillDir: join(dir, 'spill') };
     if (recipe.data.language === 'trino-sql') {
       downloads.abort();
-      return await builtOutput(build, athenaEngine(build), version.code, Promise.resolve([]), folders);
+      const node = athenaNode(build, version.code);
+      // On Lambda the machine waits for the query (infra/athena-branch.ts): prepared here, finished when it calls again.
+      if (!build.resumed && runsOn() === 'lambda') return { handoff: await prepareAthenaQuery(node) };
+      const output = await builtOutput(
+        build,
+        athenaEngine(node, build.resumed),
+        version.code,
+        Promise.resolve([]),
+        folders,
+      );
+      return { output };
     }
-    return await builtOutput(build, recipeEngineFor(recipe.data.language), version.code, sources, folders);
+    const engine = recipeEngineFor(recipe.data.language);
+    return { output: await builtOutput(build, engine, version.code, sources, folders) };
   } finally {
     // No download outlives the build that started it.
     await downloaded;
   }
 }
 
-/**
- * Athena as the node's engine (engine/athena/engine.ts): it reads the inputs where they are,
- * and the worker's DuckDB engine writes the output's files from what Athena wrote.
- */
-function athenaEngine(build: NodeBuild): RecipeEngine {
+/** What Athena needs of the node: its code and where each alias's file and schema are. */
+function athenaNode(build: NodeBuild, code: string): AthenaNode {
   const sources = build.step.inputs.sources.map((source) => {
     const { key, schemaKey, missing } = sourceKey(build, source);
     return { alias: source.alias, dataKey: key, schemaKey, missing };
   });
+  return { job: build.job, nodeId: build.step.node_id, nodePrefix: build.prefix, code, sources };
+}
+
+/**
+ * Athena as the node's engine (engine/athena/engine.ts): it reads the inputs where they are,
+ * and the worker's DuckDB engine writes the output's files from what Athena wrote; the query
+ * the machine ran when `resumed`, one this worker waits for otherwise (a Fargate task).
+ */
+function athenaEngine(node: AthenaNode, resumed: ResumedQuery | undefined): RecipeEngine {
+  const finish = recipeEngineFor('duckdb-sql');
   return {
-    run: (code, _sources, folders, options) =>
-      runOnAthena(
-        { job: build.job, nodeId: build.step.node_id, nodePrefix: build.prefix, code, sources },
-        folders,
-        options,
-        recipeEngineFor('duckdb-sql'),
-      ),
+    run: (_code, _sources, folders, options) =>
+      resumed
+        ? finishAthenaQuery(node, resumed.handoff, resumed.outcome, folders, options, finish)
+        : runOnAthena(node, folders, options, finish),
   };
 }
 

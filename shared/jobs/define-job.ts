@@ -27,7 +27,20 @@ export interface WorkerSpec {
    * role and the machine's Choice from this; the twin runs such tasks as processes of their own.
    */
   readonly launchTypes?: readonly LaunchType[];
+  /**
+   * The work step may hand an Athena query to its machine instead of waiting for it
+   * (shared/engine/athena/handoff.ts): the machine gets an `athena:startQueryExecution.sync`
+   * state that runs it and calls the worker again with its outcome (infra/athena-branch.ts).
+   */
+  readonly athenaQueries?: true;
 }
+
+/**
+ * Where a machine puts the outcome of a `.sync` state it ran for the work step (a handed
+ * query's execution, or the state's error) before it calls that step again: the step reads it
+ * as JobStep.resumed (shared/jobs/worker-step.ts).
+ */
+export const SYNC_OUTCOME_KEY = 'sync';
 
 /** What a work step can run on. */
 export const LAUNCH_TYPES = ['lambda', 'fargate'] as const;

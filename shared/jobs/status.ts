@@ -26,6 +26,11 @@ export class JobSupersededError extends Error {
 export const StoredExecution = JobExecution.omit({ started_date: true, ended_date: true }).extend({
   started_date: z.string().optional(),
   ended_date: z.string().optional(),
+  /**
+   * Until when the job's machine, not a worker, holds it (a `.sync` state such as an Athena
+   * query, whose TimeoutSeconds bounds it): no heartbeat is due before then (view.ts). Never shown.
+   */
+  awaiting_until: z.string().optional(),
 });
 export type StoredExecution = z.infer<typeof StoredExecution>;
 
@@ -112,6 +117,22 @@ export async function markRunning(
     execution: { status: 'IN_PROGRESS', progress, heartbeat_date: now, runs_on: runsOn },
     executionIfAbsent: { started_date: now },
     from: ['PENDING', 'IN_PROGRESS'],
+  });
+}
+
+/**
+ * The worker handed its machine something to wait for, for at most `seconds` (JobOutcome.continues):
+ * the job stays IN_PROGRESS without heartbeats until the machine calls the worker again.
+ */
+export async function markAwaiting(ref: JobRef, progress: JobProgress, seconds: number): Promise<void> {
+  const now = Date.now();
+  await writeRunning(ref, {
+    execution: {
+      progress,
+      heartbeat_date: new Date(now).toISOString(),
+      awaiting_until: new Date(now + seconds * 1000).toISOString(),
+    },
+    from: ['IN_PROGRESS'],
   });
 }
 

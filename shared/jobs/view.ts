@@ -14,7 +14,9 @@ export function abandonedAfterSeconds(inactivitySeconds: number): number {
 
 export function isAbandoned(execution: StoredExecution, now: number, inactivitySeconds: number): boolean {
   if (execution.status !== 'PENDING' && execution.status !== 'IN_PROGRESS') return false;
-  return now - Date.parse(execution.heartbeat_date) > abandonedAfterSeconds(inactivitySeconds) * 1000;
+  // A job its machine holds (a query it waits for) sends no heartbeat until the wait's bound.
+  const alive = Math.max(Date.parse(execution.heartbeat_date), Date.parse(execution.awaiting_until ?? '') || 0);
+  return now - alive > abandonedAfterSeconds(inactivitySeconds) * 1000;
 }
 
 export function isRunning(execution: StoredExecution, now: number, inactivitySeconds: number): boolean {
@@ -26,8 +28,9 @@ export function isRunning(execution: StoredExecution, now: number, inactivitySec
 
 /** The execution as callers see it. */
 export function executionView(execution: StoredExecution, now: number, inactivitySeconds: number): JobExecution {
+  const { awaiting_until: _held, ...visible } = execution;
   const view: JobExecution = {
-    ...execution,
+    ...visible,
     started_date: execution.started_date ?? null,
     ended_date: execution.ended_date ?? null,
   };

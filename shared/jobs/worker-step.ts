@@ -5,13 +5,13 @@ import { config } from '../config';
 import { AppError } from '../errors/app-error';
 import { logger } from '../log';
 import type { JobProgress } from '../model/job';
-import type { JobDeclaration } from './define-job';
+import { SYNC_OUTCOME_KEY, type JobDeclaration } from './define-job';
 import { withCpuCounted } from './cpu-usage';
 import { jobFailureOf } from './failure';
 import type { JobInput, JobRef } from './job-ref';
 import { runsOn } from './launch';
 import { JobPulse } from './pulse';
-import { markCompleted, markRunning } from './status';
+import { markAwaiting, markCompleted, markRunning } from './status';
 
 /** What a job's work receives: the job, its parsed parameters, its heartbeat and a scratch folder. */
 export interface JobStep<P> {
@@ -21,6 +21,12 @@ export interface JobStep<P> {
   readonly pulse: JobPulse;
   /** A private folder under WORK_DIRECTORY, removed when the step ends. */
   readonly workDir: string;
+  /**
+   * Set when the machine calls the step again after a `.sync` state it ran for it
+   * (WorkerSpec.athenaQueries): what the step's previous call handed over (its output), and
+   * the outcome of that state.
+   */
+  readonly resumed?: { readonly handed: unknown; readonly outcome: unknown };
 }
 
 /** How the work ended well: the last progress, the fields to set on the job's item, and the step's output. */
@@ -29,6 +35,12 @@ export interface JobOutcome<R> {
   /** Set on the job's subject item together with COMPLETED (a version's metadata, say). */
   readonly fields?: Readonly<Record<string, unknown>>;
   readonly output: R;
+  /**
+   * The work is not done: its output hands the machine something to wait for (an Athena
+   * query) for at most `forSeconds`, and the machine calls the step again with its outcome.
+   * The job stays IN_PROGRESS. Only work that counts its own CPU (countsOwnCpu) may continue.
+   */
+  readonly continues?: { readonly forSeconds: number };
 }
 
 /** The envelope every job's state machine passes to its worker; `params` is the job's own schema. */
@@ -36,9 +48,15 @@ const Envelope = z.object({
   job: z.looseObject({ tenant_id: z.string(), job_id: z.string(), kind: z.string() }),
   limits: z.object({ inactivity_seconds: z.int().positive() }),
   params: z.unknown(),
+  /** The previous call's result and the outcome of the `.sync` state between the two (see JobStep.resumed). */
+  result: z.object({ output: z.unknown() }).optional(),
+  [SYNC_OUTCOME_KEY]: z.unknown().optional(),
 });
 
-function parseInput<P extends z.ZodType>(job: JobDeclaration<P>, input: unknown): JobInput<z.output<P>> {
+function parseInput<P extends z.ZodType>(
+  job: JobDeclaration<P>,
+  input: unknown,
+): JobInput<z.output<P>> & Pick<JobStep<unknown>, 'resumed'> {
   const envelope = Envelope.safeParse(input);
   const params = envelope.success ? job.params.safeParse(envelope.data.params) : undefined;
   if (!envelope.success || !params?.success || envelope.data.job.kind !== job.name) {
@@ -50,7 +68,9 @@ function parseInput<P extends z.ZodType>(job: JobDeclaration<P>, input: unknown)
     });
   }
   // The job reference was checked for its identity only; its keys are read as the starter wrote them.
-  return { job: (input as JobInput<unknown>).job, limits: envelope.data.limits, params: params.data };
+  const outcome = envelope.data[SYNC_OUTCOME_KEY];
+  const resumed = outcome === undefined ? undefined : { handed: envelope.data.result?.output, outcome };
+  return { job: (input as JobInput<unknown>).job, limits: envelope.data.limits, params: params.data, resumed };
 }
 
 /**
@@ -75,13 +95,13 @@ export function jobWorker<P extends z.ZodType, R>(
   return async (input) => {
     let jobId: string | undefined;
     try {
-      const { job: ref, limits, params } = parseInput(job, input);
+      const { job: ref, limits, params, resumed } = parseInput(job, input);
       jobId = ref.job_id;
       await markRunning(ref, firstStage, runsOn());
       const pulse = new JobPulse(ref, limits.inactivity_seconds, firstStage);
       // Named after the job, so that a folder a dead process left says whose it was.
       const workDir = await mkdtemp(join(config.workDirectory, `${ref.job_id}-`));
-      const step = { job: ref, params, pulse, workDir };
+      const step = { job: ref, params, pulse, workDir, resumed };
       const run = async () => {
         const outcome = await work(step);
         pulse.throwIfAborted();
@@ -92,10 +112,13 @@ export function jobWorker<P extends z.ZodType, R>(
       try {
         if (options.countsOwnCpu) {
           const outcome = await run();
-          await complete(outcome, outcome.progress);
+          // A step that hands its machine a query stays IN_PROGRESS; its next call completes it.
+          if (outcome.continues) await markAwaiting(ref, outcome.progress, outcome.continues.forSeconds);
+          else await complete(outcome, outcome.progress);
           return outcome.output;
         }
         // The job's CPU time goes to the tenant's usage and to its progress, in the same breath (docs/quota.md).
+        // (A step that continues counts its own CPU: see JobOutcome.continues.)
         const { result } = await withCpuCounted(
           ref.tenant_id,
           async () => ({ value: await run(), elsewhereCpuSeconds: 0 }),

@@ -16,7 +16,14 @@ import { recordUsage } from '../../usage';
 import type { RecipeEngine, RecipeEngineOptions, RecipeEngineResult } from '../recipe-engines';
 import type { RecipeFolders, RecipeSource } from '../recipe-run';
 import { athenaClient, glueClient } from './clients';
-import { queryFailure, type MessageNames } from './failures';
+import { queryFailure } from './failures';
+import {
+  ATHENA_QUERY_TIMEOUT_SECONDS,
+  failedExecution,
+  type AthenaHandoff,
+  type AthenaOutcome,
+  type QueryExecutionOutcome,
+} from './handoff';
 import { athenaRunPrefix, ctasFolder, ctasStatement, runTableName } from './query';
 import {
   dropRunTables,
@@ -36,6 +43,9 @@ import {
  * by the worker's DuckDB engine, which writes `data.parquet`, the preview, the schema and the
  * analysis exactly as a DuckDB run does, so every reader of outputs stays as it is. The data
  * Athena scanned counts against the tenant's data quota, its engine time against its CPU.
+ * A worker on Lambda prepares the query and hands it to its state machine, which waits for it
+ * (`athena:startQueryExecution.sync`) and calls the worker again to finish the node
+ * (handoff.ts); only a worker on a Fargate task waits for its query itself (runOnAthena).
  */
 
 /** What Athena needs of a node: the run's job, the node, the code and its inputs' files. */
@@ -65,7 +75,7 @@ const sleep = (ms: number, signal?: AbortSignal) =>
  * Waits for the query to end. The run's abort (its job cancelled, failed or superseded) and
  * its time limit stop the query (StopQueryExecution), so no query outlives its run.
  */
-async function awaitQuery(id: string, options: RecipeEngineOptions): Promise<QueryExecution> {
+async function awaitQuery(id: string, options: RecipeEngineOptions): Promise<QueryExecutionOutcome> {
   const deadline = Date.now() + options.limits.timeoutMs;
   let wait: number = POLL_MS.first;
   for (;;) {
@@ -73,7 +83,7 @@ async function awaitQuery(id: string, options: RecipeEngineOptions): Promise<Que
       new GetQueryExecutionCommand({ QueryExecutionId: id }),
     );
     const state = execution?.Status?.State;
-    if (state === 'SUCCEEDED' || state === 'FAILED' || state === 'CANCELLED') return execution!;
+    if (state === 'SUCCEEDED' || state === 'FAILED' || state === 'CANCELLED') return outcomeOf(execution!);
     if (options.signal?.aborted || Date.now() >= deadline) {
       await athenaClient().send(new StopQueryExecutionCommand({ QueryExecutionId: id }));
       if (options.signal?.aborted) throw options.signal.reason ?? new Error('the run was aborted');
@@ -88,9 +98,28 @@ async function awaitQuery(id: string, options: RecipeEngineOptions): Promise<Que
   }
 }
 
+/** What of the SDK's execution the run reads, as the machine's RunQuery state keeps it. */
+function outcomeOf({ QueryExecutionId, Status, Statistics }: QueryExecution): QueryExecutionOutcome {
+  return {
+    QueryExecutionId,
+    Status: {
+      State: Status?.State,
+      StateChangeReason: Status?.StateChangeReason,
+      AthenaError: {
+        ErrorCategory: Status?.AthenaError?.ErrorCategory,
+        ErrorMessage: Status?.AthenaError?.ErrorMessage,
+      },
+    },
+    Statistics: {
+      DataScannedInBytes: Statistics?.DataScannedInBytes,
+      EngineExecutionTimeInMillis: Statistics?.EngineExecutionTimeInMillis,
+    },
+  };
+}
+
 /** Records what the query used: bytes scanned as data read (the quota's data), engine time apart. */
-async function recordScan(tenantId: string, execution: QueryExecution | undefined): Promise<number> {
-  const statistics = execution?.Statistics;
+async function recordScan(tenantId: string, execution: QueryExecutionOutcome): Promise<number> {
+  const statistics = execution.Statistics;
   const bytes = statistics?.DataScannedInBytes ?? 0;
   if (bytes > 0)
     await recordUsage(tenantId, 'DATA_READ_BYTES', bytes).catch((error: unknown) =>
@@ -134,46 +163,89 @@ async function readBackCode(run: RunTables, parts: number): Promise<string> {
   return `SELECT ${columns.map((column) => `CAST(NULL AS ${duckType(column.Type ?? 'string')}) AS ${quoted(column.Name!)}`).join(', ')} LIMIT 0`;
 }
 
-/**
- * Builds the node on Athena, then hands its files to `finish` (the DuckDB engine) for the
- * output's files. The run's tables are dropped and its Athena folder removed either way.
- */
-export async function runOnAthena(
-  node: AthenaNode,
-  folders: RecipeFolders,
-  options: RecipeEngineOptions,
-  finish: RecipeEngine,
-): Promise<RecipeEngineResult> {
-  const tenantId = node.job.tenant_id;
+/** The node's run: where its tables and files are. */
+function runOf(node: AthenaNode, database: string): RunTables {
   const runPrefix = athenaRunPrefix(node.nodePrefix, node.job.job_id);
+  return { database, jobId: node.job.job_id, nodeId: node.nodeId, runPrefix };
+}
+
+/** The run's tables are dropped and its Athena folder removed: after the query, or when it cannot run. */
+async function cleanUp(run: RunTables, inputs: number): Promise<void> {
+  await dropRunTables(run, inputs);
+  await deletePrefix(run.runPrefix).catch((error: unknown) =>
+    logger.warn('removing a trino-sql run’s Athena files failed', { error: error as Error }),
+  );
+}
+
+/**
+ * Prepares the node's query: the tenant's workgroup (with the run's cutoff) and database, the
+ * node's inputs registered as its tables, and the CTAS. The machine runs it
+ * (infra/athena-branch.ts); nothing is left behind when this fails.
+ */
+export async function prepareAthenaQuery(node: AthenaNode): Promise<AthenaHandoff> {
+  const tenantId = node.job.tenant_id;
   // The toggle may have been turned off since the recipe was saved: no Athena for the tenant then (10-1501).
   await requireFeature(tenantId, 'athena');
   const [cutoff, database] = await Promise.all([scanCutoff(tenantId), ensureDatabase(tenantId)]);
   const workgroup = await ensureWorkgroup(tenantId, cutoff.bytes);
-  const run: RunTables = { database, jobId: node.job.job_id, nodeId: node.nodeId, runPrefix };
+  const run = runOf(node, database);
   try {
     const tables = await registerInputs(run, node.sources);
-    const names: MessageNames = {
+    const query = ctasStatement({
       database,
-      tables: new Map(tables.map((table, index) => [table, node.sources[index]!.alias])),
-    };
-    const { QueryExecutionId: id } = await athenaClient().send(
-      new StartQueryExecutionCommand({
-        WorkGroup: workgroup,
-        QueryExecutionContext: { Catalog: 'AwsDataCatalog', Database: database },
-        QueryString: ctasStatement({
-          database,
-          table: runTableName(run.jobId, run.nodeId, 'out'),
-          location: s3Uri(ctasFolder(runPrefix)),
-          inputs: node.sources.map((source, index) => ({ alias: source.alias, table: tables[index]! })),
-          code: node.code,
-        }),
-      }),
-    );
-    const execution = await awaitQuery(id!, options);
-    const engineSeconds = await recordScan(tenantId, execution);
-    if (execution.Status?.State !== 'SUCCEEDED') throw queryFailure(execution.Status, cutoff, names);
-    const parts = (await listKeys(ctasFolder(runPrefix))).filter((object) => object.bytes > 0);
+      table: runTableName(run.jobId, run.nodeId, 'out'),
+      location: s3Uri(ctasFolder(run.runPrefix)),
+      inputs: node.sources.map((source, index) => ({ alias: source.alias, table: tables[index]! })),
+      code: node.code,
+    });
+    return { node_id: node.nodeId, workgroup, database, query_string: query, cutoff };
+  } catch (error) {
+    await cleanUp(run, node.sources.length);
+    throw error;
+  }
+}
+
+/** The query's execution the outcome carries; the run's error when the state timed out or failed without one. */
+function executionOf(outcome: AthenaOutcome): QueryExecutionOutcome {
+  if ('QueryExecution' in outcome) return outcome.QueryExecution;
+  if (outcome.Error === 'States.Timeout')
+    throw new AppError('10-1047', {
+      message: `The run stopped at its time limit: its query ran for more than ${ATHENA_QUERY_TIMEOUT_SECONDS} s`,
+      extraDetails: { cause: 'time limit' },
+    });
+  const execution = failedExecution(outcome.Cause);
+  if (execution?.Status?.State !== undefined) return execution;
+  logger.error('a trino-sql run’s query state failed', {
+    error: new Error(`${outcome.Error}: ${outcome.Cause ?? ''}`),
+  });
+  throw new AppError('10-500');
+}
+
+/**
+ * Finishes the node from its query's outcome: the data it scanned and its engine time
+ * recorded, a failed or cancelled query mapped to its catalogue code (failures.ts), the CTAS's
+ * files handed to `finish` (the DuckDB engine) for the output's files. The run's tables are
+ * dropped and its Athena folder removed either way.
+ */
+export async function finishAthenaQuery(
+  node: AthenaNode,
+  handoff: AthenaHandoff,
+  outcome: AthenaOutcome,
+  folders: RecipeFolders,
+  options: RecipeEngineOptions,
+  finish: RecipeEngine,
+): Promise<RecipeEngineResult> {
+  const run = runOf(node, handoff.database);
+  try {
+    const execution = executionOf(outcome);
+    const engineSeconds = await recordScan(node.job.tenant_id, execution);
+    if (execution.Status?.State !== 'SUCCEEDED') {
+      const tables = new Map(
+        node.sources.map((source, index) => [runTableName(run.jobId, run.nodeId, index), source.alias]),
+      );
+      throw queryFailure(execution.Status, handoff.cutoff, { database: handoff.database, tables });
+    }
+    const parts = (await listKeys(ctasFolder(run.runPrefix))).filter((object) => object.bytes > 0);
     const partsDir = join(folders.inDir, 'athena');
     await mkdir(partsDir, { recursive: true });
     const sources: Promise<RecipeSource[]> = Promise.all(
@@ -186,9 +258,35 @@ export async function runOnAthena(
     const result = await finish.run(await readBackCode(run, parts.length), sources, folders, options);
     return { ...result, engineCpuSeconds: result.engineCpuSeconds + engineSeconds };
   } finally {
-    await dropRunTables(run, node.sources.length);
-    await deletePrefix(runPrefix).catch((error: unknown) =>
-      logger.warn('removing a trino-sql run’s Athena files failed', { error: error as Error }),
-    );
+    await cleanUp(run, node.sources.length);
   }
+}
+
+/**
+ * The node built on Athena by a worker that cannot hand its query to the machine (one on a
+ * Fargate task, whose output the machine does not read): the same preparation and finish
+ * around a wait of its own (awaitQuery).
+ */
+export async function runOnAthena(
+  node: AthenaNode,
+  folders: RecipeFolders,
+  options: RecipeEngineOptions,
+  finish: RecipeEngine,
+): Promise<RecipeEngineResult> {
+  const handoff = await prepareAthenaQuery(node);
+  let outcome: AthenaOutcome;
+  try {
+    const { QueryExecutionId: id } = await athenaClient().send(
+      new StartQueryExecutionCommand({
+        WorkGroup: handoff.workgroup,
+        QueryExecutionContext: { Catalog: 'AwsDataCatalog', Database: handoff.database },
+        QueryString: handoff.query_string,
+      }),
+    );
+    outcome = { QueryExecution: await awaitQuery(id!, options) };
+  } catch (error) {
+    await cleanUp(runOf(node, handoff.database), node.sources.length);
+    throw error;
+  }
+  return finishAthenaQuery(node, handoff, outcome, folders, options, finish);
 }

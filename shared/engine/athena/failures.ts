@@ -1,7 +1,7 @@
-import type { QueryExecutionStatus } from '@aws-sdk/client-athena';
 import { AppError } from '../../errors/app-error';
 import { logger } from '../../log';
 import { shortCause } from '../engine-errors';
+import type { QueryExecutionOutcome } from './handoff';
 import type { ScanCutoff } from './workspace';
 
 /**
@@ -35,7 +35,7 @@ function userMessage(message: string, names: MessageNames): string {
 
 /** The error of a query that ended FAILED or CANCELLED (not by the run itself). */
 export function queryFailure(
-  status: QueryExecutionStatus | undefined,
+  status: QueryExecutionOutcome['Status'],
   cutoff: ScanCutoff,
   names: MessageNames,
 ): AppError {

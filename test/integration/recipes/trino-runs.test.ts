@@ -7,10 +7,16 @@
  * the code names that its input lacks is 20-1031 at run (binding Trino code is Athena's); a
  * query past the stage's bytes-scanned cutoff fails naming it; a tenant at its data quota
  * cannot start a run (20-1042); with the athena toggle turned off since, a run fails 10-1501.
+ * No worker waits for a query: the execution's history shows the worker handing it to the
+ * machine's `athena:startQueryExecution.sync` state and finishing the node when it ends.
  */
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { GetExecutionHistoryCommand, SFNClient, type HistoryEvent } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATA_BUCKET } from '../../../infra/local/twin';
+import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
+import { recipeRunJob } from '../../../shared/datasets/jobs';
+import { stateMachineArnVariable } from '../../../shared/jobs/define-job';
 import { nodeOutputPrefix } from '../../../shared/datasets/run-storage';
 import { TOGGLE_CACHE_MS } from '../../../shared/features/store';
 import type { ApiClient } from '../../support/api-client';
@@ -18,6 +24,7 @@ import { localS3Client } from '../../support/local-s3';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { directRows, executeAndWait, importedTable, nodeAt } from '../datasets/run-fixtures';
 import { createRecipe } from './fixtures';
+import { eventually } from '../jobs/cancel-support';
 
 let env: TestTwin;
 let api: ApiClient;
@@ -302,6 +309,68 @@ describe('trino-sql runs beside DuckDB ones', () => {
       body: { use_sample: false },
     });
     expect([started.status, started.problem?.code]).toEqual([400, '20-1042']);
+  });
+});
+
+describe('a trino-sql node’s query', () => {
+  /** The events of the run's execution (named after its job), once it has ended. */
+  async function historyOf(jobId: string): Promise<HistoryEvent[]> {
+    const machine = process.env[stateMachineArnVariable(recipeRunJob)]!;
+    const sfn = new SFNClient({
+      endpoint: process.env.AWS_ENDPOINT_URL_SFN,
+      region: 'us-east-1',
+      credentials: LOCAL_S3_CREDENTIALS,
+    });
+    try {
+      let events: HistoryEvent[] = [];
+      await eventually(
+        async () => {
+          const history = await sfn.send(
+            new GetExecutionHistoryCommand({
+              executionArn: `${machine.replace(':stateMachine:', ':execution:')}:${jobId}`,
+            }),
+          );
+          events = history.events ?? [];
+          return events.some((event) => event.type === 'ExecutionSucceeded');
+        },
+        10_000,
+        'the execution ended',
+      );
+      return events;
+    } finally {
+      sfn.destroy();
+    }
+  }
+
+  it('waits in the state machine’s athena:startQueryExecution.sync state, not in a worker', async () => {
+    const graph = await graphOf([
+      { language: 'trino-sql', code: 'SELECT id FROM orders WHERE amount > 4', sources: { orders: 'orders' } },
+    ]);
+    const status = await executeAndWait(api, graph, graph.ids[0]!, false);
+    expect(status.execution, JSON.stringify(status.execution)).toMatchObject({ status: 'COMPLETED' });
+    const events = await historyOf(status.execution!.job_id);
+    const flow = events.flatMap((event) => {
+      const entered = event.stateEnteredEventDetails?.name;
+      if (entered !== undefined) return [`enter ${entered}`];
+      const task = event.taskScheduledEventDetails;
+      return task ? [`call ${task.resourceType}:${task.resource}`] : [];
+    });
+    // The worker prepares the query and returns; Athena runs it; the worker is called again to finish the node.
+    expect(flow).toEqual([
+      'enter ChooseLaunch',
+      'enter Work',
+      'call lambda:invoke',
+      'enter AwaitsQuery',
+      'enter RunQuery',
+      'call athena:startQueryExecution.sync',
+      'enter Work',
+      'call lambda:invoke',
+      'enter AwaitsQuery',
+      'enter Done',
+    ]);
+    const expected = await direct('SELECT id FROM orders WHERE amount > 4');
+    const rows = (await previewRows(graph.datasetId, graph.ids[0]!)) as Record<string, unknown>[];
+    expect(rows.map((row) => Number(row.id)).sort()).toEqual(expected.map((row) => Number(row.id)).sort());
   });
 });
 

@@ -32,6 +32,19 @@ describe('how a stored execution reads', () => {
     });
   });
 
+  it('a job its machine holds (a query it waits for) is not abandoned before the wait’s bound, and never shows it', () => {
+    const held = {
+      ...pending,
+      status: 'IN_PROGRESS' as const,
+      started_date: pending.heartbeat_date,
+      awaiting_until: new Date(started + 3600_000).toISOString(),
+    };
+    expect(isRunning(held, started + 3600_000 + limit, INACTIVITY)).toBe(true);
+    expect(isAbandoned(held, started + 3600_000 + limit + 1, INACTIVITY)).toBe(true);
+    expect(executionView(held, started + limit + 1, INACTIVITY)).not.toHaveProperty('awaiting_until');
+    expect(executionView(held, started + limit + 1, INACTIVITY).status).toBe('IN_PROGRESS');
+  });
+
   it('an ended job is never abandoned', () => {
     const done = { ...pending, status: 'COMPLETED' as const, ended_date: pending.heartbeat_date };
     expect(isAbandoned(done, started + limit * 10, INACTIVITY)).toBe(false);
