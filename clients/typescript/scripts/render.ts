@@ -16,11 +16,34 @@ interface OperationLike {
   readonly parameters?: readonly { readonly name?: string; readonly in?: string }[];
 }
 
+/** A component schema's declaration: its name and type, one line or an object type over several. */
+const COMPONENT_SCHEMA = /^( {8})(\w+): ([^\n]*\{\n(?:\1 {4}[^\n]*\n)*\1\}|[^\n]*);$/gm;
+
+/**
+ * openapi-typescript declares a schema that contains itself (a JSON value: zod names the cycle
+ * `__schema0`) as a member of `components` whose type indexes `components`, which TypeScript
+ * refuses (TS2502) where declarations are checked (`skipLibCheck` false, its default) and reads
+ * as `any` elsewhere. Each such schema becomes a recursive type alias, which TypeScript allows,
+ * and the member names the alias.
+ */
+function withRecursiveAliases(types: string): string {
+  const aliases: string[] = [];
+  const text = types.replace(COMPONENT_SCHEMA, (declaration, indent: string, name: string, type: string) => {
+    const self = `components["schemas"]["${name}"]`;
+    if (!type.includes(self)) return declaration;
+    const alias = `Recursive_${name}`;
+    const body = type.replaceAll(self, alias).replaceAll(`\n${indent}`, '\n');
+    aliases.push(`/** The schema ${name} of the document, which contains itself. */\ntype ${alias} = ${body};\n`);
+    return `${indent}${name}: ${alias};`;
+  });
+  return aliases.length === 0 ? text : `${text}${aliases.join('')}`;
+}
+
 /** The generated files by name, as text. */
 export async function renderGeneratedFiles(): Promise<Record<string, string>> {
   const document = buildOpenApiDocument(routes, API_INFO, API_TAGS) as unknown as OpenAPI3;
-  const types = astToString(
-    await openapiTS(document, { alphabetize: false, exportType: false, defaultNonNullable: false }),
+  const types = withRecursiveAliases(
+    astToString(await openapiTS(document, { alphabetize: false, exportType: false, defaultNonNullable: false })),
   );
   const operations: Record<string, { method: string; path: string }> = {};
   const idempotent: string[] = [];

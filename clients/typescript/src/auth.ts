@@ -3,7 +3,7 @@
  * use and again before they expire: a call never starts with a token that ends within the
  * margin, so a long wait for a job keeps polling across token lifetimes.
  */
-import { ProblemError, problemOf } from './problem';
+import { ProblemError, problemOf } from './problem.js';
 
 export interface ClientCredentials {
   readonly clientId: string;

@@ -5,11 +5,11 @@
  * typed end to end from the OpenAPI document; `ok(...)` unwraps an answer's body.
  */
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
-import { TokenSource, type ClientCredentials } from './auth';
-import type { paths } from './generated/openapi';
-import { IDEMPOTENT_CREATES } from './generated/operations';
-import { ProblemError, problemOf } from './problem';
-import { DEFAULT_RETRY, transport, type RetryOptions } from './transport';
+import { TokenSource, type ClientCredentials } from './auth.js';
+import type { paths } from './generated/openapi.js';
+import { IDEMPOTENT_CREATES } from './generated/operations.js';
+import { ProblemError, problemOf } from './problem.js';
+import { DEFAULT_RETRY, transport, type RetryOptions } from './transport.js';
 
 export interface DpsClientOptions {
   /** The API's base URL, e.g. http://127.0.0.1:3000/api/data/v1. */

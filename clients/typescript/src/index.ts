@@ -3,8 +3,8 @@
  * service's OpenAPI document (src/generated, `npm run generate-client`); the rest is the
  * hand-written layer described in clients/typescript/README.md.
  */
-export { createDpsClient, ok, type DpsClient, type DpsClientOptions, type ListItem, type ListPath } from './client';
-export { TokenSource, type ClientCredentials } from './auth';
+export { createDpsClient, ok, type DpsClient, type DpsClientOptions, type ListItem, type ListPath } from './client.js';
+export { TokenSource, type ClientCredentials } from './auth.js';
 export {
   waitForJob,
   type JobOutcome,
@@ -12,8 +12,8 @@ export {
   type JobRef,
   type JobStatus,
   type WaitOptions,
-} from './jobs';
-export { JobFailedError, ProblemError, type ProblemBody } from './problem';
-export { DEFAULT_RETRY, retryAfterMs, type RetryOptions } from './transport';
-export { OPERATIONS, IDEMPOTENT_CREATES } from './generated/operations';
-export type { paths, operations, components } from './generated/openapi';
+} from './jobs.js';
+export { JobFailedError, ProblemError, type ProblemBody } from './problem.js';
+export { DEFAULT_RETRY, retryAfterMs, type RetryOptions } from './transport.js';
+export { OPERATIONS, IDEMPOTENT_CREATES } from './generated/operations.js';
+export type { paths, operations, components } from './generated/openapi.js';

@@ -4,9 +4,9 @@
  * (stage, percent, rows, bytes) goes to a callback on every change, and an AbortSignal stops the
  * wait (not the job: `POST .../cancel` does that).
  */
-import { ok, type DpsClient } from './client';
-import { JobFailedError } from './problem';
-import { sleep } from './transport';
+import { ok, type DpsClient } from './client.js';
+import { JobFailedError } from './problem.js';
+import { sleep } from './transport.js';
 
 /** A job, by the resource that shows its status. */
 export type JobRef =

@@ -5,7 +5,7 @@
  * client gives every create one, so a retried create returns the first result) or when the
  * service said 429 before doing anything; reads, PUTs and DELETEs always.
  */
-import type { TokenSource } from './auth';
+import type { TokenSource } from './auth.js';
 
 export interface RetryOptions {
   /** Attempts in all, the first included (default 4). */

@@ -5709,9 +5709,7 @@ export interface components {
             /** Format: date-time */
             last_modified_date: string;
         };
-        __schema0: string | number | boolean | null | components["schemas"]["__schema0"][] | {
-            [key: string]: components["schemas"]["__schema0"];
-        };
+        __schema0: Recursive___schema0;
         AppValuePutRequest: {
             /** @description Any JSON value of at most 65536 bytes (80-8021) */
             value: components["schemas"]["__schema0"];
@@ -20440,3 +20438,7 @@ export interface operations {
         };
     };
 }
+/** The schema __schema0 of the document, which contains itself. */
+type Recursive___schema0 = string | number | boolean | null | Recursive___schema0[] | {
+    [key: string]: Recursive___schema0;
+};
