@@ -5,6 +5,7 @@
  * floor bundle (bench/cost-floor-handler.ts). Module load and first invocation are timed inside
  * the process; Node's own start is not (Lambda's runtime is up before the module loads).
  */
+import { handlerFunctionName, handlerRef } from '../shared/http/handler-ref';
 import { execFile } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -38,7 +39,7 @@ const module = await import(pathToFileURL(process.env.COST_BUNDLE).href);
 const loaded = performance.now();
 const event = JSON.parse(readFileSync(process.env.COST_EVENT, 'utf8'));
 const context = { functionName: 'cold', awsRequestId: 'cold', getRemainingTimeInMillis: () => 29000 };
-const result = await module.handler(event, context);
+const result = await module[process.env.COST_EXPORT](event, context);
 const answered = performance.now();
 console.log(JSON.stringify({ moduleLoadMs: loaded - started, firstInvocationMs: answered - loaded, status: result?.statusCode ?? 0 }));
 process.exit(0);
@@ -50,11 +51,12 @@ async function coldStart(
   bytes: number,
   environment: Readonly<Record<string, string>>,
   runs: number,
+  exportName = 'handler',
 ): Promise<ColdStart> {
   const samples: { moduleLoadMs: number; firstInvocationMs: number; status: number }[] = [];
   for (let index = 0; index < runs; index += 1) {
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', RUNNER], {
-      env: { ...process.env, ...environment, COST_BUNDLE: bundle, COST_EVENT: event },
+      env: { ...process.env, ...environment, COST_BUNDLE: bundle, COST_EVENT: event, COST_EXPORT: exportName },
       maxBuffer: 1024 * 1024,
     });
     const last = stdout.trim().split('\n').at(-1) ?? '{}';
@@ -91,14 +93,17 @@ export async function measureColdStarts(
   const floor = await coldStart(floorFile, noEvent, floorBundle.bytes, environment, runs);
   const byHandler = new Map<string, ColdStart>();
   for (const handler of handlers) {
-    const name = handler.replace('/', '--');
+    const name = handlerFunctionName(handler);
     const bundle = bundles.get(handler);
     if (!bundle) throw new Error(`no bundle for ${handler}`);
     const file = join(folder, `${name}.mjs`);
     const event = join(folder, `${name}.json`);
     await writeFile(file, bundle.code);
     await writeFile(event, JSON.stringify(events.get(handler)));
-    byHandler.set(handler, await coldStart(file, event, bundle.bytes, environment, runs));
+    byHandler.set(
+      handler,
+      await coldStart(file, event, bundle.bytes, environment, runs, handlerRef(handler).exportName),
+    );
   }
   return { floor, byHandler };
 }

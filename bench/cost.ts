@@ -18,6 +18,7 @@ import {
 } from '../infra/local/http-api';
 import { API_BASE_PATH } from '../shared/config';
 import type { ApiEvent } from '../shared/http/handler';
+import { handlerFunctionName } from '../shared/http/handler-ref';
 import { logger } from '../shared/log';
 import { installMeter, type CallTally } from './cost-meter';
 import type { CostCase, CostParentMessage, CostTwinReady } from './cost-protocol';
@@ -92,7 +93,7 @@ async function invoke(item: CostCase, token: string, meter: Meter): Promise<Invo
   const requestId = String(request.requestContext.requestId);
   meter.take();
   const cpu = process.cpuUsage();
-  const result = await handler(event, new LocalContext(route.handler.replace('/', '-'), requestId, 30_000));
+  const result = await handler(event, new LocalContext(handlerFunctionName(route.handler), requestId, 30_000));
   return { status: result.statusCode ?? 200, cpuMs: cpuMsSince(cpu), tally: meter.take(), event, authorizer };
 }
 

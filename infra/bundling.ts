@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { build, type Metafile } from 'esbuild';
+import { handlerModulePath } from '../shared/http/handler-ref';
 
 /**
  * How every function is bundled, shared by the CDK stack (NodejsFunction) and the bundle-size
@@ -155,12 +156,13 @@ export async function bundleApiFunctions(
   engineHandlers: ReadonlySet<string>,
   externalOf: (engine: boolean) => readonly string[] = routeExternalModules,
 ): Promise<Map<string, FunctionBundle>> {
-  const entryOf = (handler: string) => `functions/${handler}.ts`;
+  // Handlers of one module (a declared entity's) share its bundle, as their functions deploy the same code.
+  const entryOf = handlerModulePath;
   const builds = await Promise.all(
     [false, true].map(async (engine) => {
       const own = handlers.filter((handler) => engineHandlers.has(handler) === engine);
       if (own.length === 0) return [];
-      const bundles = await bundleFunctions(own.map(entryOf), externalOf(engine));
+      const bundles = await bundleFunctions([...new Set(own.map(entryOf))], externalOf(engine));
       return own.map((handler) => [handler, bundles.get(entryOf(handler))!] as const);
     }),
   );

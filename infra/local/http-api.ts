@@ -12,6 +12,7 @@ import { AUTHORIZER_HANDLER, FALLBACK_HANDLER, routes } from '../../functions/ro
 import { API_BASE_PATH } from '../../shared/config';
 import { validationError } from '../../shared/errors/app-error';
 import { problemResult, type ApiEvent, type ApiHandler, type ApiResult } from '../../shared/http/handler';
+import { handlerFunctionName, handlerModulePath, handlerRef } from '../../shared/http/handler-ref';
 import type { RouteSpec } from '../../shared/http/route';
 import { decodeStrict, routeMatcher } from './route-match';
 
@@ -25,12 +26,13 @@ export type Authorizer = (
 
 const modules = new Map<string, Promise<Record<string, unknown>>>();
 function loadHandler<T>(name: string): Promise<T> {
-  let module = modules.get(name);
+  const path = handlerModulePath(name);
+  let module = modules.get(path);
   if (!module) {
-    module = import(new URL(`../../functions/${name}.ts`, import.meta.url).href) as Promise<Record<string, unknown>>;
-    modules.set(name, module);
+    module = import(new URL(`../../${path}`, import.meta.url).href) as Promise<Record<string, unknown>>;
+    modules.set(path, module);
   }
-  return module.then((loaded) => loaded.handler as T);
+  return module.then((loaded) => loaded[handlerRef(name).exportName] as T);
 }
 
 const match = routeMatcher(routes.map((spec) => ({ method: spec.method, path: `${API_BASE_PATH}${spec.path}`, spec })));
@@ -262,7 +264,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, timeLimitMs: nu
   const handler = await loadRouteHandler(route);
   const requestId = request.requestContext.requestId as string;
   try {
-    send(res, await handler(event, new LocalContext(handlerName.replace('/', '-'), requestId, timeLimitMs)));
+    send(res, await handler(event, new LocalContext(handlerFunctionName(handlerName), requestId, timeLimitMs)));
   } catch {
     send(res, {
       statusCode: 500,

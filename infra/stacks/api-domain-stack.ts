@@ -18,6 +18,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { ILayerVersion } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { API_BASE_PATH } from '../../shared/config';
+import { handlerLabel } from '../../shared/http/handler-ref';
 import type { RouteSpec } from '../../shared/http/route';
 import { ENGINE_EXTERNAL_MODULES } from '../bundling';
 import type { AccessTargets } from './access';
@@ -59,7 +60,7 @@ export class ApiDomainStack extends NestedStack {
       const path = `${API_BASE_PATH}${route.path}`;
       const fn = new ServiceFunction(this, id, {
         handler: route.handler,
-        description: `${route.method} ${path} (${route.operationId}, functions/${route.handler}.ts)`,
+        description: `${route.method} ${path} (${route.operationId}, ${handlerLabel(route.handler)})`,
         access: route.access,
         targets: props.targets,
         environment: props.environment,

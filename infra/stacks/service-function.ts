@@ -13,13 +13,13 @@ import { Architecture, type ILayerVersion, LoggingFormat, Runtime } from 'aws-cd
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { handlerModulePath, handlerRef } from '../../shared/http/handler-ref';
 import type { ResourceAccess } from '../../shared/resource-access';
 import { ESM_BANNER, EXTERNAL_MODULES, LAMBDA_TARGET } from '../bundling';
 import { stateMachineArnVariable } from '../../shared/jobs/define-job';
 import { grantAccess, stateMachineOf, type AccessTargets } from './access';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const FUNCTIONS_DIR = join(PROJECT_ROOT, 'functions');
 
 export const RUNTIME = Runtime.NODEJS_22_X;
 export const ARCHITECTURE = Architecture.ARM_64;
@@ -28,14 +28,15 @@ export const LOG_RETENTION = RetentionDays.THREE_MONTHS;
 /** The Powertools logger's service name (shared/log.ts). */
 export const SERVICE_NAME = 'data-preparation';
 
+/** The module a handler reference names, as a path; it must exist. */
 export function handlerEntry(handler: string): string {
-  const entry = join(FUNCTIONS_DIR, `${handler}.ts`);
-  if (!existsSync(entry)) throw new Error(`handler module functions/${handler}.ts does not exist`);
+  const entry = join(PROJECT_ROOT, handlerModulePath(handler));
+  if (!existsSync(entry)) throw new Error(`handler module ${handlerModulePath(handler)} does not exist`);
   return entry;
 }
 
 export interface ServiceFunctionProps {
-  /** Module under functions/ (without extension) that exports `handler`. */
+  /** Module under functions/ (without extension) that exports `handler`, or `module#export` (shared/http/handler-ref.ts). */
   readonly handler: string;
   readonly description: string;
   readonly access: ResourceAccess;
@@ -75,7 +76,7 @@ export class ServiceFunction extends Construct {
 
     this.function = new NodejsFunction(this, 'Function', {
       entry: handlerEntry(props.handler),
-      handler: 'handler',
+      handler: handlerRef(props.handler).exportName,
       description: props.description,
       runtime: RUNTIME,
       architecture: ARCHITECTURE,

@@ -23,7 +23,7 @@ export interface RouteSpec {
   readonly description?: string;
   /** Domain of the route: the OpenAPI tag and the CDK nested stack. */
   readonly tag: string;
-  /** Handler module under functions/, without extension; it exports `handler`. */
+  /** Handler module under functions/, without extension, exporting `handler`; or `module#export` (handler-ref.ts). */
   readonly handler: string;
   /** The permission the caller's token must carry; null for public routes. */
   readonly permission: Permission | null;

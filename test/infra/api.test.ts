@@ -168,7 +168,9 @@ describe('functions', () => {
     for (const fn of stage.functions) {
       expect(fn.properties.Runtime, fn.description).toBe('nodejs22.x');
       expect(fn.properties.Architectures, fn.description).toEqual(['arm64']);
-      expect(fn.properties.Handler).toBe('index.handler');
+      // A declared entity's module exports one handler per route (shared/http/handler-ref.ts).
+      const exported = /#(\w+)\)$/.exec(fn.description)?.[1] ?? 'handler';
+      expect(fn.properties.Handler, fn.description).toBe(`index.${exported}`);
       expect(fn.environment.NODE_OPTIONS).toBe('--enable-source-maps');
       expect(fn.environment.POWERTOOLS_SERVICE_NAME).toBe('data-preparation');
       const logGroup = targetOf(fn.view, at(fn.properties, 'LoggingConfig', 'LogGroup'))!;
@@ -286,7 +288,7 @@ describe('least privilege', () => {
   });
 
   it('connections/get reads the table and has no write and no KMS key of its own', () => {
-    const fn = functionOf(stage, 'connections/get');
+    const fn = functionOf(stage, 'connections/entity#get');
     const actions = actionsOf(fn);
     expect(actions).toContain('dynamodb:GetItem');
     expect(actions).toContain('dynamodb:Query');

@@ -11,6 +11,7 @@ import { NestedStack, Stack, type App, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { DataPreparationStack } from '../../infra/stacks/data-preparation-stack';
 import { PROJECT_ROOT } from '../../infra/stacks/service-function';
+import { handlerLabel } from '../../shared/http/handler-ref';
 import { substitute } from '../../infra/state-machines';
 import {
   AslDefinition,
@@ -191,13 +192,13 @@ function functionsOf(view: TemplateView): FunctionInfo[] {
   });
 }
 
-/** The one function whose description names functions/<handler>.ts (and matches `where`). */
+/** The one function whose description names its handler (handlerLabel: functions/<module>.ts[#export]) and matches `where`. */
 export function functionOf(
   synthesized: SynthesizedTemplates,
   handler: string,
   where: (fn: FunctionInfo) => boolean = () => true,
 ): FunctionInfo {
-  const found = synthesized.functions.filter((fn) => fn.description.includes(`functions/${handler}.ts)`) && where(fn));
+  const found = synthesized.functions.filter((fn) => fn.description.includes(`${handlerLabel(handler)})`) && where(fn));
   if (found.length !== 1) throw new Error(`expected one function for ${handler}, found ${found.length}`);
   return found[0]!;
 }

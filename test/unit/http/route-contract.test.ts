@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AUTHORIZER_HANDLER, FALLBACK_HANDLER, routes } from '../../../functions/routes';
+import { handlerLabel, handlerModulePath, handlerRef } from '../../../shared/http/handler-ref';
 
 /**
  * The route table names a handler module per route; CDK deploys that module behind the
@@ -8,11 +9,11 @@ import { AUTHORIZER_HANDLER, FALLBACK_HANDLER, routes } from '../../../functions
  * built for that very route.
  */
 async function handlerOf(name: string): Promise<unknown> {
-  const module = (await import(new URL(`../../../functions/${name}.ts`, import.meta.url).href)) as Record<
+  const module = (await import(new URL(`../../../${handlerModulePath(name)}`, import.meta.url).href)) as Record<
     string,
     unknown
   >;
-  return module.handler;
+  return module[handlerRef(name).exportName];
 }
 
 /** The route an httpHandler carries, when the value is one. */
@@ -25,10 +26,10 @@ describe('route table and handler modules', () => {
     '%s: its module exports the handler of that route',
     async (_, route) => {
       const handler = await handlerOf(route.handler);
-      expect(handler, `functions/${route.handler}.ts exports no handler`).toBeTypeOf('function');
+      expect(handler, `${handlerLabel(route.handler)} exports no handler`).toBeTypeOf('function');
       const carried = routeCarriedBy(handler);
-      expect(carried, `functions/${route.handler}.ts does not export an httpHandler`).toBeDefined();
-      expect(carried, `functions/${route.handler}.ts serves another route`).toMatchObject({
+      expect(carried, `${handlerLabel(route.handler)} does not export an httpHandler`).toBeDefined();
+      expect(carried, `${handlerLabel(route.handler)} serves another route`).toMatchObject({
         operationId: route.operationId,
       });
       expect(carried).toBe(route);

@@ -1,5 +1,0 @@
-import { mergeHandler } from '../../shared/http/entity-handlers';
-import { targets } from '../../shared/targets/store';
-import { targetRoutes } from './routes';
-
-export const handler = mergeHandler(targetRoutes.merge, targets);

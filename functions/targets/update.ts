@@ -1,5 +1,0 @@
-import { updateHandler } from '../../shared/http/entity-handlers';
-import { targets } from '../../shared/targets/store';
-import { targetRoutes } from './routes';
-
-export const handler = updateHandler(targetRoutes.update, targets);
