@@ -194,7 +194,7 @@ export function bedrockModelArn(modelId: string | undefined): string | undefined
  */
 export const DATA_BUCKET_ARN_PARAMETER = 'DataBucketArn';
 /** The cdk-nag finding of object actions on the data bucket's keys under `prefix` (every key for ''). */
-function dataBucketObjectsFinding(prefix: string): string {
+export function dataBucketObjectsFinding(prefix: string): string {
   return `AwsSolutions::AwsSolutions-IAM5[Resource::<${DATA_BUCKET_ARN_PARAMETER}>/${prefix}*]`;
 }
 
@@ -376,7 +376,7 @@ function dataBucketStatements(
 }
 
 /** The data bucket's ARN as the parameter DATA_BUCKET_ARN_PARAMETER of the function's nested stack. */
-function dataBucketArnIn(scope: Construct, bucket: IBucket): string {
+export function dataBucketArnIn(scope: Construct, bucket: IBucket): string {
   const stack = Stack.of(scope);
   if (!NestedStack.isNestedStack(stack)) {
     throw new Error(

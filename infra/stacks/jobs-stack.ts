@@ -6,7 +6,8 @@
  * may invoke exactly the workers its definition names.
  * Engine workers get DuckDB from the stage's layer and scratch space for the data they load;
  * those that may run on Fargate also get a task definition (engine-tasks.ts), and their
- * machines' roles may run, follow and stop exactly those tasks.
+ * machines' roles may run, follow and stop exactly those tasks. A machine that runs Athena
+ * queries (infra/athena-branch.ts) may use the stage's workgroups and what a query reads and writes.
  */
 import { Duration, NestedStack, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -18,7 +19,9 @@ import { runsOnFargate, workerPlaceholder, type JobDeclaration, type WorkerSpec 
 import type { RouteSpec } from '../../shared/http/route';
 import { ENGINE_EXTERNAL_MODULES } from '../bundling';
 import type { JobMachine } from '../state-machines';
+import { ATHENA_START_QUERY_SYNC } from '../athena-branch';
 import type { AccessTargets } from './access';
+import { athenaQueryFindings, athenaQueryStatements } from './athena-access';
 import { EngineTasks } from './engine-tasks';
 import { LOG_RETENTION, ServiceFunction, type ServiceFunctionProps } from './service-function';
 import { pascalCase } from './stage';
@@ -144,6 +147,16 @@ export class JobsStack extends NestedStack {
           reason:
             'Tasks have ids only at run time: the machine may follow and stop the tasks of its engine cluster alone.',
         });
+      }
+      // Its Athena branch runs queries with the machine's rights (infra/athena-branch.ts).
+      if (file.definition.includes(ATHENA_START_QUERY_SYNC)) {
+        for (const statement of athenaQueryStatements(machine, targets)) machine.addToRolePolicy(statement);
+        for (const id of athenaQueryFindings(machine, targets))
+          Validations.of(machine).acknowledge({
+            id,
+            reason:
+              "Athena queries run with the machine's rights: the stage's per-tenant workgroups and Glue databases are made at a tenant's first run (named by the stage's prefix), input objects have keys made at run time, and writes go only to the runs' Athena folders and the result locations; the worker names only its tenant's.",
+          });
       }
       Validations.of(machine).acknowledge(
         {
