@@ -1,15 +1,6 @@
 import * as z from 'zod';
-import {
-  AuditFields,
-  Description,
-  EchoedAuditFields,
-  EntityId,
-  IdParameter,
-  LockVersion,
-  Name,
-  Tags,
-  listEnvelope,
-} from './common';
+import { EntityId, IdParameter, LockVersion, Name, listEnvelope } from './common';
+import { entityKindSchemas } from './entity-kind';
 import { documented, mergePatchOf } from './merge-patch-schema';
 import { storableKey } from './object-key';
 
@@ -99,40 +90,16 @@ const requestType = <const T extends DataSourceType>(type: T) =>
     : z.literal(type);
 
 function dataSourceKind<const T extends DataSourceType>(type: T, label: string) {
-  const common = {
-    name: Name,
-    description: Description,
-    tags: Tags,
-    connection_id: EntityId.describe('The connection the data is read through'),
-  };
-  return {
-    create: z
-      .strictObject({ type: requestType(type), ...common, ...KIND_FIELDS[type] })
-      .meta({ id: `${label}DataSourceCreateRequest` }),
-    update: z
-      .strictObject({
-        id: EntityId,
-        lock_version: LockVersion,
-        type: requestType(type),
-        ...common,
-        ...KIND_FIELDS[type],
-        ...EchoedAuditFields,
-      })
-      .meta({ id: `${label}DataSourceUpdateRequest` }),
-    response: z
-      .object({
-        id: EntityId,
-        lock_version: LockVersion,
-        type: z.literal(type),
-        name: Name.nullable(),
-        description: Description,
-        tags: Tags,
-        connection_id: EntityId,
-        ...KIND_RESPONSE_FIELDS[type],
-        ...AuditFields,
-      })
-      .meta({ id: `${label}DataSource` }),
-  };
+  return entityKindSchemas({
+    entity: 'DataSource',
+    label,
+    type,
+    requestType: requestType(type),
+    connectionId: EntityId.describe('The connection the data is read through'),
+    responseName: Name.nullable(),
+    fields: KIND_FIELDS[type],
+    responseFields: KIND_RESPONSE_FIELDS[type],
+  });
 }
 
 const bucket = dataSourceKind('bucket', 'Bucket');

@@ -1,16 +1,7 @@
 import * as z from 'zod';
-import {
-  AuditFields,
-  Description,
-  EchoedAuditFields,
-  EntityId,
-  IdParameter,
-  LockVersion,
-  Name,
-  Tags,
-  listEnvelope,
-} from './common';
+import { EntityId, IdParameter, LockVersion, Name, listEnvelope } from './common';
 import type { ConnectionType } from './connection';
+import { entityKindSchemas } from './entity-kind';
 import { documented, mergePatchOf } from './merge-patch-schema';
 import { storableKey } from './object-key';
 
@@ -85,42 +76,18 @@ export const TARGET_KIND_FIELD_NAMES = Object.fromEntries(
 ) as unknown as Record<TargetType, readonly KindField[]>;
 
 function targetKind<const T extends TargetType>(type: T, label: string) {
-  const common = {
-    name: Name,
-    description: Description,
-    tags: Tags,
-    connection_id: EntityId.describe(
+  return entityKindSchemas({
+    entity: 'Target',
+    label,
+    type,
+    requestType: z.literal(type),
+    connectionId: EntityId.describe(
       `The connection written through: ${TARGET_CONNECTION_TYPES[type].join(' or ')}, with write permission`,
     ),
-  };
-  return {
-    create: z
-      .strictObject({ type: z.literal(type), ...common, ...KIND_FIELDS[type] })
-      .meta({ id: `${label}TargetCreateRequest` }),
-    update: z
-      .strictObject({
-        id: EntityId,
-        lock_version: LockVersion,
-        type: z.literal(type),
-        ...common,
-        ...KIND_FIELDS[type],
-        ...EchoedAuditFields,
-      })
-      .meta({ id: `${label}TargetUpdateRequest` }),
-    response: z
-      .object({
-        id: EntityId,
-        lock_version: LockVersion,
-        type: z.literal(type),
-        name: Name,
-        description: Description,
-        tags: Tags,
-        connection_id: EntityId,
-        ...KIND_RESPONSE_FIELDS[type],
-        ...AuditFields,
-      })
-      .meta({ id: `${label}Target` }),
-  };
+    responseName: Name,
+    fields: KIND_FIELDS[type],
+    responseFields: KIND_RESPONSE_FIELDS[type],
+  });
 }
 
 const bucket = targetKind('bucket', 'Bucket');
