@@ -7,7 +7,7 @@ import { recipeRunJobRef } from '../../shared/datasets/run-lock';
 import { OUTPUT_KINDS } from '../../shared/datasets/run-items';
 import { nodeOutputPrefix } from '../../shared/datasets/run-storage';
 import { nodeRuns } from '../../shared/datasets/runs';
-import { athenaRunPrefix } from '../../shared/engine/athena/query';
+import { athenaRunPrefix } from '../../shared/engine/athena/run-prefix';
 import { AppError } from '../../shared/errors/app-error';
 import { httpHandler } from '../../shared/http/handler';
 import { ABORTED_BY_USER, cancelJob, notRunning } from '../../shared/jobs/cancel';

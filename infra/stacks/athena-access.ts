@@ -31,7 +31,7 @@ export const GLUE_QUERY_ACTIONS = ['glue:CreateTable', 'glue:GetDatabase', 'glue
 export const ATHENA_WRITE_ACTIONS = ['s3:AbortMultipartUpload', 's3:ListMultipartUploadParts', 's3:PutObject'] as const;
 /**
  * Where a query writes: the run's folder under a node's output (`…/athena/<job>/`,
- * shared/engine/athena/query.ts athenaRunPrefix) and the tenant's result location.
+ * shared/engine/athena/run-prefix.ts athenaRunPrefix) and the tenant's result location.
  */
 export const ATHENA_WRITE_KEYS = ['*/athena/*', '*/athena-results/*'] as const;
 

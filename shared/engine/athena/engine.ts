@@ -24,7 +24,8 @@ import {
   type AthenaOutcome,
   type QueryExecutionOutcome,
 } from './handoff';
-import { athenaRunPrefix, ctasFolder, ctasStatement, runTableName } from './query';
+import { ctasFolder, ctasStatement, runTableName } from './query';
+import { athenaRunPrefix } from './run-prefix';
 import {
   dropRunTables,
   ensureDatabase,

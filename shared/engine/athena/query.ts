@@ -19,10 +19,6 @@ export function athenaDatabase(tenantId: string): string {
   return `${config.athena.databasePrefix}${tenantId}`.replace(/-/g, '_');
 }
 
-/** Where a run of a node keeps its Athena files, under the node's output prefix (so a failed build's clean-up removes them). */
-export function athenaRunPrefix(nodePrefix: string, jobId: string): string {
-  return `${nodePrefix}athena/${jobId}/`;
-}
 
 /** The folder of input `index`'s symlink manifest: a table's location, which lists the one file it reads. */
 export const manifestFolder = (runPrefix: string, index: number): string => `${runPrefix}in/${index}/`;
