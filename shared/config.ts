@@ -179,6 +179,9 @@ export const SETTINGS = {
   ),
   FARGATE_TASK_MEMORY_MB: integerFrom(2048, 122_880, 30_720, 'memory of an engine job’s Fargate task, in MiB'),
   FARGATE_TASK_STORAGE_GIB: integerFrom(21, 200, 200, 'ephemeral storage of an engine job’s Fargate task, in GiB'),
+  FARGATE_TASK_OUTBOUND: list(
+    'what an engine job’s Fargate task reaches besides the stage’s S3 and AWS services (its VPC has no NAT): `host:port`, `host` (any port), or `*` once the stage gives the tasks a route out; a job that reads or writes anything else runs on Lambda, forcing fargate is 10-1400 (shared/jobs/task-reach.ts)',
+  ),
   ATHENA_WORKGROUP_PREFIX: text(
     '',
     'prefix of the per-tenant Athena workgroups (<prefix><tenant>) that run trino-sql recipes; empty: this stage has no Athena and the athena toggle stays off (docs/recipe-languages.md)',
@@ -310,6 +313,10 @@ export const config = {
   /** Input bytes from which the state machine runs a job's worker on Fargate (shared/jobs/launch.ts). */
   get fargateAboveBytes(): number {
     return setting('FARGATE_ABOVE_BYTES');
+  },
+  /** Destinations outside the stage an engine task can reach (shared/jobs/task-reach.ts). */
+  get fargateTaskOutbound(): string[] {
+    return setting('FARGATE_TASK_OUTBOUND');
   },
   /** Athena for trino-sql recipes (docs/recipe-languages.md): per-tenant workgroup and Glue database names, the scan cutoff. */
   get athena() {

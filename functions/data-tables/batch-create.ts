@@ -9,6 +9,9 @@ import { dataTableStore } from '../../shared/data-tables/store';
 import { creationInProgress, dataVersions } from '../../shared/data-tables/versions';
 import { jobLaunch, requestedLaunch } from '../../shared/jobs/launch';
 import { startJob } from '../../shared/jobs/start';
+import { connectionSystems, launchReaching } from '../../shared/jobs/task-reach';
+import { connectionStore } from '../../shared/connections/store';
+import { dataSourceStore } from '../../shared/data-sources/store';
 import type { LaunchMode } from '../../shared/model/job';
 import { assertQuotaAllowsStart } from '../../shared/quota/enforcement';
 import { httpHandler } from '../../shared/http/handler';
@@ -36,6 +39,11 @@ async function startImport(
 ) {
   try {
     const table = await dataTableStore.get(tenantId, dataTableId);
+    const source = await dataSourceStore.get(tenantId, table.data.data_source_id);
+    const mode = launchReaching(
+      launch,
+      connectionSystems(await connectionStore.get(tenantId, source.data.connection_id)),
+    );
     await refuseWhileExpiredFailureWaits(tenantId, dataTableId, rule);
     const bytesRead = await lastBytesRead(tenantId, dataTableId);
     const { version, job } = await dataVersions.begin(tenantId, actor, dataTableId);
@@ -47,7 +55,7 @@ async function startImport(
         version_number: version.version_number,
         data_source_id: table.data.data_source_id,
       },
-      jobLaunch(launch, bytesRead),
+      jobLaunch(mode, bytesRead),
     );
     const current = (await dataVersions.find(tenantId, dataTableId, version.version_number)) ?? version;
     return {

@@ -11,6 +11,7 @@ import { beginExportJob } from '../../shared/exports/store';
 import { httpHandler } from '../../shared/http/handler';
 import { jobLaunch, requestedLaunch } from '../../shared/jobs/launch';
 import { startJob } from '../../shared/jobs/start';
+import { endpointSystems, launchReaching } from '../../shared/jobs/task-reach';
 import { assertQuotaAllowsStart } from '../../shared/quota/enforcement';
 import { ExportJobStarted } from '../../shared/model/export';
 import { exportRoutes } from './routes';
@@ -25,7 +26,7 @@ const SECRET_FIELDS = ['secret_key', 'session_token'];
  */
 export const handler = httpHandler(exportRoutes.startDirect, async ({ body, principal, idempotencyKey }) => {
   const { tenantId } = principal;
-  const launch = requestedLaunch(principal, body.launch);
+  const launch = launchReaching(requestedLaunch(principal, body.launch), endpointSystems([body.endpoint]));
   const { body: started, replayed } = await idempotentResponse(
     tenantId,
     'DIRECT_EXPORT',

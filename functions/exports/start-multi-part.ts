@@ -9,6 +9,7 @@ import { beginExportJob } from '../../shared/exports/store';
 import { httpHandler } from '../../shared/http/handler';
 import { jobLaunch, requestedLaunch } from '../../shared/jobs/launch';
 import { startJob } from '../../shared/jobs/start';
+import { endpointSystems, launchReaching } from '../../shared/jobs/task-reach';
 import { assertQuotaAllowsStart } from '../../shared/quota/enforcement';
 import { ExportJobStarted } from '../../shared/model/export';
 import { exportRoutes } from './routes';
@@ -20,7 +21,7 @@ import { exportRoutes } from './routes';
  */
 export const handler = httpHandler(exportRoutes.startMultiPart, async ({ body, principal, idempotencyKey }) => {
   const { tenantId } = principal;
-  const launch = requestedLaunch(principal, body.launch);
+  const launch = launchReaching(requestedLaunch(principal, body.launch), endpointSystems(body.parts_urls));
   const { body: started, replayed } = await idempotentResponse(
     tenantId,
     'MULTI_PART_EXPORT',

@@ -6,6 +6,7 @@ import { fingerprint } from '../../shared/http/fingerprint';
 import { httpHandler } from '../../shared/http/handler';
 import { jobLaunch, requestedLaunch } from '../../shared/jobs/launch';
 import { startJob } from '../../shared/jobs/start';
+import { connectionSystems, launchReaching } from '../../shared/jobs/task-reach';
 import { assertQuotaAllowsStart } from '../../shared/quota/enforcement';
 import { renderDestination } from '../../shared/targets/destination';
 import { targetForExport } from '../../shared/targets/store';
@@ -30,6 +31,7 @@ export const handler = httpHandler(transferRoutes.start, async ({ body, principa
   await assertQuotaAllowsStart(tenantId);
   const { target, connection } = await targetForExport(tenantId, body.target_id);
   if (target.data.type !== 'pricing') throw new AppError('10-1042');
+  const mode = launchReaching(launch, connectionSystems(connection));
   const source = await transferSourceOf(tenantId, body);
   const columns = mappedColumns(source.columns, connection.data.type_mapping);
   const started = new Date();
@@ -61,7 +63,7 @@ export const handler = httpHandler(transferRoutes.start, async ({ body, principa
     { id: target.id, lockVersion: target.lock_version },
     idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: fingerprint(body) },
   );
-  await startJob(transferJob, ref, { transfer_id: entity.id }, jobLaunch(launch, source.bytes));
+  await startJob(transferJob, ref, { transfer_id: entity.id }, jobLaunch(mode, source.bytes));
   return {
     status: 202,
     body: { transfer_id: entity.id },

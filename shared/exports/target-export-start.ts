@@ -4,6 +4,7 @@ import type { IdempotentRequest } from '../db/idempotent-create';
 import { AppError } from '../errors/app-error';
 import { jobLaunch, requestedLaunch } from '../jobs/launch';
 import { startJob } from '../jobs/start';
+import { connectionSystems, launchReaching } from '../jobs/task-reach';
 import type { CreateExportRequest } from '../model/export';
 import { assertQuotaAllowsStart } from '../quota/enforcement';
 import { targetForExport } from '../targets/store';
@@ -29,6 +30,7 @@ export async function startTargetExport(
   await assertQuotaAllowsStart(tenantId);
   const { target, connection } = await targetForExport(tenantId, request.target_id);
   if (target.data.type === 'pricing') throw new AppError('10-1042');
+  const mode = launchReaching(launch, connectionSystems(connection));
   const { shape, source } = await checkedExport(tenantId, {
     ...request,
     validate_release: request.validate_to_release,
@@ -51,7 +53,7 @@ export async function startTargetExport(
     targetExportJob,
     ref,
     { export_id: entity.id, shape: entity.data.shape },
-    jobLaunch(launch, source.bytes),
+    jobLaunch(mode, source.bytes),
   );
   return { exportId: entity.id, replayed };
 }

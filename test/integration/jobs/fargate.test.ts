@@ -88,6 +88,11 @@ async function runningBigImport(tableId: number): Promise<{ versionNumber: numbe
   return { versionNumber, pid: task.pid!, scratch: task.scratch };
 }
 
+/** The pricing fake's host and token server, as FARGATE_TASK_OUTBOUND names them. */
+function pricingHosts(): string {
+  return [stack.dim.host, stack.dim.tokenUrl].map((url) => `127.0.0.1:${new URL(url).port}`).join(',');
+}
+
 /** Runs `start` with every job on Lambda, then with every job on Fargate. */
 async function bothPaths<T>(start: () => Promise<T>): Promise<{ lambda: T; fargate: T }> {
   process.env.FARGATE_ABOVE_BYTES = NEVER;
@@ -106,6 +111,8 @@ beforeAll(async () => {
   });
   env = stack.env;
   api = env.admin;
+  // The pricing system is outside the stage: its tasks reach it only where the stage says so.
+  process.env.FARGATE_TASK_OUTBOUND = pricingHosts();
   await putObjects(env, 'fargate-src', {
     'in/people.csv': PEOPLE_CSV,
     'big/rows.csv': bigCsv(BIG_ROWS),
@@ -114,6 +121,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  delete process.env.FARGATE_TASK_OUTBOUND;
   await stack?.close();
 });
 
@@ -519,6 +527,66 @@ describe('jobs on the Fargate branch', () => {
       s3.destroy();
     }
   }, 120_000);
+
+  it('a job that calls a system its tasks cannot reach stays on Lambda; forcing it onto a task is 10-1400 naming launch', async () => {
+    const tableId = await tableOver(api, env, 'fargate-src/in/people.csv');
+    const { version_number: versionNumber } = await importAndWait(api, tableId);
+    const source = { source_type: 'datatable', source_id: tableId, source_version: versionNumber } as const;
+    const refusedFor = (answer: ApiResponse<unknown>, what: string) => {
+      expect(answer.status, answer.text).toBe(400);
+      expect(answer.problem.code).toBe('10-1400');
+      expect(answer.problem.extraDetails?.launch).toContain(what);
+    };
+    // An S3-compatible store that is not the stage's S3: refused before its endpoint is called.
+    const direct = await api.call('startDirectExport', {
+      body: asBody('startDirectExport', {
+        ...source,
+        bucket: 'exports',
+        key: 'outside.parquet',
+        endpoint: 'https://minio.example.com',
+        access_key: 'outside',
+        secret_key: 'outside-secret',
+        launch: 'fargate',
+      }),
+    });
+    refusedFor(direct, 'the endpoint https://minio.example.com');
+    // An import from such a store: that table's result is the refusal, and no version is made.
+    const outsideTable = await tableOver(api, env, 'fargate-src/in/people.csv', { endpoint: stack.relay.host });
+    const imported = await api.call('batchCreateDataVersions', {
+      body: { data_table_ids: [outsideTable], launch: 'fargate' },
+    });
+    expect(imported.status, imported.text).toBe(202);
+    expect(imported.body.results[0]).toMatchObject({ status: 'REJECTED', error: { code: '10-1400', status: 400 } });
+    expect(imported.body.results[0]?.data_version).toBeUndefined();
+
+    // The pricing system, once the stage no longer names it.
+    const connectionId = await dimConnection(api, stack.dim);
+    const target = await pricingTarget(api, connectionId);
+    delete process.env.FARGATE_TASK_OUTBOUND;
+    try {
+      const forced = await api.call('startTransfer', {
+        body: asBody('startTransfer', { target_id: target.id, ...source, launch: 'fargate' }),
+      });
+      refusedFor(forced, `connection ${connectionId} (pricing_dim)`);
+      const listed = await api.call('listTransfers', { query: { filter: `target_id eq ${target.id}` } });
+      expect(listed.body.total).toBe(0);
+      // With every job sent to a task, this one stays on Lambda; `*` (a route out) lets it go.
+      process.env.FARGATE_ABOVE_BYTES = '0';
+      const transferTo = async () =>
+        transferAndWait(
+          api,
+          asBody('startTransfer', { target_id: (await pricingTarget(api, connectionId)).id, ...source }),
+        );
+      const onLambda = await transferTo();
+      expect(onLambda.execution).toMatchObject({ status: 'COMPLETED', runs_on: 'lambda' });
+      process.env.FARGATE_TASK_OUTBOUND = '*';
+      const onTask = await transferTo();
+      expect(onTask.execution).toMatchObject({ status: 'COMPLETED', runs_on: 'fargate' });
+    } finally {
+      process.env.FARGATE_ABOVE_BYTES = NEVER;
+      process.env.FARGATE_TASK_OUTBOUND = pricingHosts();
+    }
+  }, 90_000);
 
   it('a task killed with SIGKILL mid-run ends FAILED 10-500 saying so, with no scratch files and no data', async () => {
     const tableId = await tableOver(api, env, 'fargate-src/big/rows.csv');
