@@ -19,7 +19,6 @@ export function athenaDatabase(tenantId: string): string {
   return `${config.athena.databasePrefix}${tenantId}`.replace(/-/g, '_');
 }
 
-
 /** The folder of input `index`'s symlink manifest: a table's location, which lists the one file it reads. */
 export const manifestFolder = (runPrefix: string, index: number): string => `${runPrefix}in/${index}/`;
 /** The CTAS's external location: empty before the query, as Athena requires. */
