@@ -1,3 +1,4 @@
+import { externalTimeLimitError } from '../../shared/connectors/time-limit';
 import { connectionStore } from '../../shared/connections/store';
 import { browseObjectStore } from '../../shared/connectors/object-store/browse';
 import { unsupportedSourceType } from '../../shared/data-sources/definition';
@@ -12,7 +13,7 @@ export const handler = httpHandler(connectionRoutes.browse, async ({ params, bod
   if (data.type !== 'object_store' && data.type !== 'cloud_store') throw unsupportedSourceType(data.type);
 
   const secret = await openConnectionSecret(principal.tenantId, current);
-  waitOn(data.type);
+  waitOn(externalTimeLimitError(data.type));
   if (data.type === 'cloud_store') {
     // Loaded only when called: the Google SDK stays out of the cold start of S3 browsing.
     const [{ browseCloudStore }, { googleCredentialsOf }] = await Promise.all([

@@ -1,3 +1,4 @@
+import { externalTimeLimitError } from '../../shared/connectors/time-limit';
 import { connectionStore } from '../../shared/connections/store';
 import { assertTablesView, getTable } from '../../shared/connectors/tables';
 import { httpHandler } from '../../shared/http/handler';
@@ -10,7 +11,7 @@ export const handler = httpHandler(connectionRoutes.getTable, async ({ params, q
   // Decided before the secret is opened: only the types of TABLE_CONNECTION_TYPES have tables.
   await assertTablesView(principal.tenantId, data.type, current.id);
   const secret = await openConnectionSecret(principal.tenantId, current);
-  waitOn(data.type);
+  waitOn(externalTimeLimitError(data.type));
   const table = await getTable(
     { type: data.type, auth: data.auth, secret, settings: data.settings },
     {

@@ -1,3 +1,4 @@
+import { externalTimeLimitError } from '../../shared/connectors/time-limit';
 import { settingsOf } from '../../shared/connectors/configuration';
 import { connectionResponse } from '../../shared/connections/response';
 import { connectionStore } from '../../shared/connections/store';
@@ -32,7 +33,7 @@ export const handler = httpHandler(connectionRoutes.testStored, async ({ params,
   const secret = await openConnectionSecret(principal.tenantId, current);
   const configuration = { type: data.type, auth: data.auth, secret, settings };
   validateConfiguration(configuration);
-  waitOn(data.type);
+  waitOn(externalTimeLimitError(data.type));
   await testConnection(principal.tenantId, configuration);
   return { body: connectionResponse(current) };
 });

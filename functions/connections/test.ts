@@ -1,3 +1,4 @@
+import { externalTimeLimitError } from '../../shared/connectors/time-limit';
 import { configurationOf } from '../../shared/connectors/configuration';
 import { testResult } from '../../shared/connections/response';
 import { testConnection } from '../../shared/connectors/testing';
@@ -8,7 +9,7 @@ import { connectionRoutes } from './routes';
 export const handler = httpHandler(connectionRoutes.test, async ({ body, principal, waitOn }) => {
   const configuration = configurationOf(body);
   const derived = validateConfiguration(configuration);
-  waitOn(configuration.type);
+  waitOn(externalTimeLimitError(configuration.type));
   await testConnection(principal.tenantId, { ...configuration, secret: configuration.secret ?? '' });
   return {
     body: testResult(configuration, derived, {

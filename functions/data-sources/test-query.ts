@@ -1,3 +1,4 @@
+import { externalTimeLimitError } from '../../shared/connectors/time-limit';
 import { connectionStore } from '../../shared/connections/store';
 import { assertConnectionFits, checkRdbmsQuery } from '../../shared/data-sources/definition';
 import { httpHandler } from '../../shared/http/handler';
@@ -15,7 +16,7 @@ export const handler = httpHandler(dataSourceRoutes.testQuery, async ({ params, 
   ]);
   const { data } = connection;
   const secret = await openConnectionSecret(principal.tenantId, connection);
-  waitOn(data.type);
+  waitOn(externalTimeLimitError(data.type));
   await testWarehouseQuery(
     warehouseTarget({ type: data.type, auth: data.auth, settings: data.settings, secret }, body.warehouse),
     body.query,

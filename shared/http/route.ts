@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Permission } from '../auth/permissions';
 import type { Principal } from '../auth/principal';
 import type { ErrorCode } from '../errors/catalogue';
-import type { ConnectionType } from '../model/connection';
+import type { AppError } from '../errors/app-error';
 import type { ResourceAccess } from '../resource-access';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -102,11 +102,11 @@ export interface RouteRequest<R extends RouteSpec> {
   /** When `signal` aborts, as Date.now() time: work that waits (for an engine slot) stops waiting in time to answer. */
   readonly deadline: number;
   /**
-   * Says the request now waits on the external system of a connection of this type: should
-   * the time run out, the answer is that system's time-out code (a 4xx: the caller named the
-   * system), not 10-500 (shared/connectors/time-limit.ts).
+   * Says the request now waits on an external system: should the time run out, the answer is
+   * `timeOut`, that system's time-out code (a 4xx: the caller named the system; made by
+   * shared/connectors/time-limit.ts), not 10-500.
    */
-  readonly waitOn: (type: ConnectionType) => void;
+  readonly waitOn: (timeOut: AppError | undefined) => void;
 }
 
 export interface RouteResult<R extends RouteSpec> {

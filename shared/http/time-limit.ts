@@ -1,6 +1,4 @@
-import { externalTimeLimitError } from '../connectors/time-limit';
 import { AppError } from '../errors/app-error';
-import type { ConnectionType } from '../model/connection';
 
 /**
  * The time limit of one request: its own abort signal, aborted when the function's time is
@@ -10,7 +8,7 @@ import type { ConnectionType } from '../model/connection';
  */
 export class RequestTimeLimit {
   private readonly controller = new AbortController();
-  private waitingOn: ConnectionType | undefined;
+  private externalTimeOut: AppError | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   /** `deadline`: when the answer must be given, as Date.now() time; Infinity for none. */
@@ -21,9 +19,12 @@ export class RequestTimeLimit {
     return this.controller.signal;
   }
 
-  /** The request now waits on the external system of a connection of `type`: a time-out from here is that system's. */
-  readonly waitOn = (type: ConnectionType): void => {
-    this.waitingOn = type;
+  /**
+   * The request now waits on an external system: a time-out from here answers `timeOut`, that
+   * system's own time-out code (shared/connectors/time-limit.ts), where it has one.
+   */
+  readonly waitOn = (timeOut: AppError | undefined): void => {
+    this.externalTimeOut = timeOut;
   };
 
   /** What `work` gives, or, when the time is up first, the time-out's answer (the signal aborts with it). */
@@ -47,7 +48,8 @@ export class RequestTimeLimit {
    * named it: a 4xx), else 10-500: the service itself was too slow.
    */
   private timedOut(): AppError {
-    const external = this.waitingOn === undefined ? undefined : externalTimeLimitError(this.waitingOn);
-    return external ?? new AppError('10-500', { extraDetails: { cause: 'the request ran past its time limit' } });
+    return (
+      this.externalTimeOut ?? new AppError('10-500', { extraDetails: { cause: 'the request ran past its time limit' } })
+    );
   }
 }

@@ -10,7 +10,6 @@ import { mkdir } from 'node:fs/promises';
 import { deletePrefix, downloadFile, listKeys } from '../../aws/data-bucket';
 import { AppError } from '../../errors/app-error';
 import { requireFeature } from '../../features/store';
-import type { JobRef } from '../../jobs/job-ref';
 import { logger } from '../../log';
 import { recordUsage } from '../../usage';
 import type { RecipeEngine, RecipeEngineOptions, RecipeEngineResult } from '../recipe-engines';
@@ -51,7 +50,8 @@ import {
 
 /** What Athena needs of a node: the run's job, the node, the code and its inputs' files. */
 export interface AthenaNode {
-  readonly job: JobRef;
+  /** The run's job: its id names the run's files, its tenant the Glue database, workgroup and quota. */
+  readonly job: { readonly job_id: string; readonly tenant_id: string };
   readonly nodeId: number;
   readonly nodePrefix: string;
   readonly code: string;
