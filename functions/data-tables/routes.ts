@@ -1,8 +1,9 @@
 import * as z from 'zod';
+import { dataTables } from '../../shared/data-tables/entity';
 import { importJob, schemaAnalysisJob } from '../../shared/data-tables/jobs';
 import { defineRoute } from '../../shared/http/route';
 import { integerText, listQuery } from '../../shared/model/common';
-import { DATA_TABLE_LIST_FIELDS, DATA_VERSION_LIST_FIELDS } from '../../shared/model/list-fields';
+import { DATA_VERSION_LIST_FIELDS } from '../../shared/model/list-fields';
 import { SchemaAnalysisResult } from '../../shared/model/columns';
 import {
   BatchCreateRequest,
@@ -50,9 +51,9 @@ export const dataTableRoutes = {
     path: '/data-tables',
     summary: 'List data tables',
     tag,
-    handler: 'data-tables/list',
+    handler: 'data-tables/entity#list',
     permission: 'data:read',
-    request: { query: listQuery(DATA_TABLE_LIST_FIELDS) },
+    request: { query: dataTables.listQuery },
     response: { status: 200, description: 'A page of data tables', body: DataTableList },
     errors: [],
     access: { table: 'read' },
@@ -63,7 +64,7 @@ export const dataTableRoutes = {
     path: '/data-tables/{data_table_id}',
     summary: 'Get a data table with its latest version',
     tag,
-    handler: 'data-tables/get',
+    handler: 'data-tables/entity#get',
     permission: 'data:read',
     request: { params: DataTableIdParams },
     response: { status: 200, description: 'The data table', body: DataTableResponse },
@@ -77,7 +78,7 @@ export const dataTableRoutes = {
     summary: 'Update a data table',
     description: 'Full update. Versions already imported keep their data when the data source changes.',
     tag,
-    handler: 'data-tables/update',
+    handler: 'data-tables/entity#update',
     permission: 'data:write',
     request: { params: DataTableIdParams, body: DataTableUpdateRequest },
     response: { status: 200, description: 'The updated data table', body: DataTableResponse },

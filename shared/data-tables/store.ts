@@ -1,4 +1,4 @@
-import { EntityStore, type Entity } from '../db/entity-store';
+import { EntityStore, type Entity, type EntityStoreConfig } from '../db/entity-store';
 import { AppError } from '../errors/app-error';
 import { DataTableItemData, DataTableMirrors, type DataTableData } from './items';
 
@@ -10,7 +10,11 @@ export type DataTableReference = 'datasets';
 /** A data table as read: its data and the copy of its latest version. */
 export type DataTableEntity = Entity<DataTableData, DataTableMirrors>;
 
-export const dataTableStore = new EntityStore<DataTableData, DataTableReference, DataTableMirrors>({
+/**
+ * How data tables are stored. The declared entity (entity.ts) adds its responses, list and
+ * update on this same store; the many modules that only read or write tables import this one.
+ */
+export const DATA_TABLE_STORE: EntityStoreConfig<DataTableData, DataTableReference, DataTableMirrors> = {
   kind: 'DATA_TABLE',
   label: 'data table',
   data: DataTableItemData,
@@ -18,4 +22,6 @@ export const dataTableStore = new EntityStore<DataTableData, DataTableReference,
   references: {
     datasets: (id) => new AppError('20-1023', { params: [id] }),
   },
-});
+};
+
+export const dataTableStore = new EntityStore(DATA_TABLE_STORE);

@@ -36,6 +36,8 @@ export interface EntityUpdateSpec<D, R extends string, M, U extends UpdateDocume
   readonly document: z.ZodType<U>;
   /** The refusal when the id in the URL and the id in the body differ (each entity has its code). */
   readonly idMismatch: (urlId: number, bodyId: number) => AppError;
+  /** The refusal when the entity to update does not exist (a data table: 20-1002); the store's not-found when omitted. */
+  readonly notFound?: (id: number) => AppError;
   /**
    * The stored entity as an update document, the base a merge patch applies to, given the
    * patch (a connection's patch that switches auth_type replaces auth whole); its response
@@ -50,25 +52,36 @@ export interface EntityUpdateSpec<D, R extends string, M, U extends UpdateDocume
   ) => Promise<Replacement<D, R>> | Replacement<D, R>;
 }
 
-export interface EntitySpec<
+/** A page of entities as the API shows them, read together (a batch read of what they mirror from elsewhere). */
+export type Responses<D, M, Res> = (tenantId: string, entities: readonly Entity<D, M>[]) => Promise<readonly Res[]>;
+
+/**
+ * How the API shows the entity: `response`, from the entity's own item; or `responses`, a
+ * page at a time, when that takes more reads (a data table shows its data source's
+ * connection, an export its job's execution), which then also answers a get and an update.
+ */
+export type EntityShown<D, M, Res> =
+  | {
+      /** The entity as the API shows it. */
+      readonly response: (entity: Entity<D, M>) => Res;
+      /** The page as shown, when reading it in batches beats `response` per entity; `response` when omitted. */
+      readonly responses?: Responses<D, M, Res>;
+    }
+  | { readonly response?: undefined; readonly responses: Responses<D, M, Res> };
+
+export type EntitySpec<
   D extends { readonly name: string },
   R extends string,
   M,
   Res,
   F extends ListFieldsOf<Entity<D, M>>,
   U extends UpdateDocument,
-> extends EntityStoreConfig<D, R, M> {
-  /** The entity as the API shows it. */
-  readonly response: (entity: Entity<D, M>) => Res;
-  /**
-   * The entities of one list page as the API shows them, when that takes more than the
-   * entity's own item (a batch read of what they mirror from elsewhere); `response` when omitted.
-   */
-  readonly responses?: (tenantId: string, entities: readonly Entity<D, M>[]) => Promise<readonly Res[]>;
-  /** What its list filters and sorts by (docs/list-query.md), in the order the OpenAPI document names them. */
-  readonly list: F;
-  readonly update?: EntityUpdateSpec<D, R, M, U>;
-}
+> = EntityStoreConfig<D, R, M> &
+  EntityShown<D, M, Res> & {
+    /** What its list filters and sorts by (docs/list-query.md), in the order the OpenAPI document names them. */
+    readonly list: F;
+    readonly update?: EntityUpdateSpec<D, R, M, U>;
+  };
 
 /** A list's field accessors, with their types as literals so that the types table can be derived. */
 export type ListFieldsOf<T> = Readonly<Record<string, ListField<T>>>;
@@ -159,29 +172,36 @@ export class DeclaredEntity<
     return new DeclaredEntity<D, R, M, Res, F, V>({ ...this.spec, update }, this.store);
   }
 
-  response(entity: Entity<D, M>): Res {
-    return this.spec.response(entity);
+  /** The entity as the API shows it. */
+  async response(tenantId: string, entity: Entity<D, M>): Promise<Res> {
+    const [shown] = await this.responses(tenantId, [entity]);
+    return shown!;
   }
 
   async get(tenantId: string, id: number): Promise<Res> {
-    return this.spec.response(await this.store.get(tenantId, id));
+    return this.response(tenantId, await this.store.get(tenantId, id));
   }
 
   /** One Query for the tenant's entities, then ListQuery over them, then the page as shown. */
   async page(tenantId: string, query: ListQuery): Promise<ListPage<Res>> {
     const page = applyListQuery(await this.store.list(tenantId), query, this.spec.list);
-    const items = this.spec.responses
-      ? await this.spec.responses(tenantId, page.items)
-      : page.items.map((entity) => this.spec.response(entity));
-    return { ...page, items: [...items] };
+    return { ...page, items: [...(await this.responses(tenantId, page.items))] };
+  }
+
+  private async responses(tenantId: string, entities: readonly Entity<D, M>[]): Promise<readonly Res[]> {
+    const shown: EntityShown<D, M, Res> = this.spec;
+    if (shown.responses) return shown.responses(tenantId, entities);
+    const { response } = shown;
+    if (!response) throw new Error(`${this.spec.label}: neither response nor responses is declared`);
+    return entities.map((entity) => response(entity));
   }
 
   /** A full update (PUT): the URL's id and the body's must agree, and the body's lock_version be current (10-1006). */
   async update(principal: Principal, urlId: number, document: U): Promise<Res> {
     const spec = this.updateSpec();
     if (urlId !== document.id) throw spec.idMismatch(urlId, document.id);
-    const current = await this.store.get(principal.tenantId, urlId);
-    return this.spec.response(await this.replace(principal, current, document));
+    const current = await this.current(principal.tenantId, urlId);
+    return this.response(principal.tenantId, await this.replace(principal, current, document));
   }
 
   /** A merge (PATCH, RFC 7396) of `patch` into the stored entity's update document, then applied as a full update. */
@@ -192,11 +212,22 @@ export class DeclaredEntity<
   ): Promise<Res> {
     const spec = this.updateSpec();
     if (urlId !== patch.id) throw spec.idMismatch(urlId, patch.id);
-    const current = await this.store.get(principal.tenantId, urlId);
-    const base = spec.documentOf ? spec.documentOf(current, patch) : withoutAuditFields(this.spec.response(current));
+    const current = await this.current(principal.tenantId, urlId);
+    const base = spec.documentOf
+      ? spec.documentOf(current, patch)
+      : withoutAuditFields(await this.response(principal.tenantId, current));
     const merged = spec.document.safeParse(mergePatch(base, patch), { reportInput: true });
     if (!merged.success) throw validationError(describeIssues(merged.error.issues));
-    return this.spec.response(await this.replace(principal, current, merged.data));
+    return this.response(principal.tenantId, await this.replace(principal, current, merged.data));
+  }
+
+  /** The entity an update starts from: the update's not-found when it declares one, else the store's. */
+  private async current(tenantId: string, id: number): Promise<Entity<D, M>> {
+    const { notFound } = this.updateSpec();
+    if (!notFound) return this.store.get(tenantId, id);
+    const entity = await this.store.find(tenantId, id);
+    if (!entity) throw notFound(id);
+    return entity;
   }
 
   /** The lock_version rule, once: the document's lock_version must still be the stored one. */
@@ -214,7 +245,12 @@ export class DeclaredEntity<
   }
 }
 
-/** Declares an entity once: everything else about it follows from this. */
+/**
+ * Declares an entity once: everything else about it follows from this. `store` is the
+ * entity's EntityStore when a module apart already makes it from the same settings (a data
+ * table's, which many modules read without the batch reads its responses take); made from
+ * `spec` when omitted.
+ */
 export function defineEntity<
   D extends { readonly name: string },
   R extends string = never,
@@ -222,6 +258,6 @@ export function defineEntity<
   Res = unknown,
   const F extends ListFieldsOf<Entity<D, M>> = ListFieldsOf<Entity<D, M>>,
   U extends UpdateDocument = UpdateDocument,
->(spec: EntitySpec<D, R, M, Res, F, U>): DeclaredEntity<D, R, M, Res, F, U> {
-  return new DeclaredEntity(spec);
+>(spec: EntitySpec<D, R, M, Res, F, U>, store?: EntityStore<D, R, M>): DeclaredEntity<D, R, M, Res, F, U> {
+  return new DeclaredEntity(spec, store);
 }

@@ -14,16 +14,6 @@ export const MAX_SORT_KEYS = 3;
 export const MAX_FILTER_TOKENS = 200;
 export const MAX_FILTER_DEPTH = 16;
 
-export const DATA_TABLE_LIST_FIELDS = {
-  id: 'integer',
-  name: 'string',
-  description: 'string',
-  data_source_id: 'integer',
-  tags: 'string-list',
-  created_date: 'datetime',
-  last_modified_date: 'datetime',
-} as const satisfies ListFieldTypes;
-
 /** Versions of one table; status is the import's execution status. */
 export const DATA_VERSION_LIST_FIELDS = {
   version_number: 'integer',
