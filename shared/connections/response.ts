@@ -2,7 +2,7 @@ import type { ConnectionConfiguration, PublicAuth } from '../connectors/configur
 import type { DerivedFacts } from '../connectors/validation';
 import { auditFieldsOf, type Entity } from '../db/entity-store';
 import type { ConnectionResponse, ConnectionTestResult } from '../model/connection';
-import type { ConnectionData } from './store';
+import type { ConnectionData } from './items';
 
 const PRICING_TYPES = new Set(['pricing_dim', 'pricing_sdk']);
 

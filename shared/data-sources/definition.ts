@@ -1,4 +1,4 @@
-import type { ConnectionData } from '../connections/store';
+import type { ConnectionData } from '../connections/items';
 import { parseTableRef } from '../connectors/analytics-db/table-ref';
 import { assertWithin, GCS_BUCKETS, parseBucketLocation, S3_BUCKETS, shownPath } from '../connectors/bucket-location';
 import type { Entity } from '../db/entity-store';
@@ -6,7 +6,7 @@ import { AppError, validationError } from '../errors/app-error';
 import type { ConnectionType } from '../model/connection';
 import type { DataSourceCreateRequest, DataSourceType, DataSourceUpdateRequest } from '../model/data-source';
 import { assertReadOnlyQuery } from './sql-statement';
-import type { DataSourceData } from './store';
+import type { DataSourceData } from './items';
 
 type Connection = Entity<ConnectionData>;
 

@@ -1,6 +1,6 @@
 import { auditFieldsOf, type Entity } from '../db/entity-store';
 import { KIND_FIELD_NAMES, type DataSourceResponse } from '../model/data-source';
-import type { DataSourceData } from './store';
+import type { DataSourceData } from './items';
 
 /** The kind's own fields of a stored data source; the other kinds' (null) fields stay out. */
 export function kindFieldsOf(data: DataSourceData): Record<string, string | number | null> {

@@ -4,7 +4,7 @@ import { JOB_TRANSIENT, JobFailure } from './failure';
 import type { JobInput } from './job-ref';
 import { JOB_INPUT_VARIABLE, JOB_WORKER_VARIABLE } from './launch';
 import { markFailed } from './status';
-import type { TaskWorkers } from './task-workers';
+import type { TaskWorkers, WorkerHandler } from './task-workers';
 
 /**
  * A job's work step as an ECS Fargate task (docs/scale.md, section 1): the same worker
@@ -29,9 +29,6 @@ export const FAILED_EXIT_CODE = 1;
  * test keeps the two equal): a task gives its transient failures the attempts a Lambda gets.
  */
 export const TRANSIENT_RETRY = { intervalSeconds: 5, maxAttempts: 3, backoffRate: 2, maxDelaySeconds: 60 } as const;
-
-/** What a worker module exports: the Lambda handler jobWorker makes. */
-export type WorkerHandler = (input: unknown, context: { awsRequestId: string }) => Promise<unknown>;
 
 /** Step Functions' FULL jitter: a random wait up to the attempt's backoff. */
 function transientDelayMs(attempt: number): number {

@@ -1,4 +1,5 @@
-import type { WorkerHandler } from './task-entry';
+/** What a worker module exports: the Lambda handler jobWorker makes. */
+export type WorkerHandler = (input: unknown, context: { awsRequestId: string }) => Promise<unknown>;
 
 /**
  * The workers a Fargate task can run, by worker name, each loaded only when its task starts

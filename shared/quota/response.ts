@@ -1,8 +1,8 @@
-import { auditFieldsOf } from '../db/entity-store';
+import { auditFieldsOf, type Entity } from '../db/entity-store';
 import type { QuotaResponse } from '../model/quota';
-import type { QuotaContract } from './store';
+import type { QuotaContractData } from './items';
 
-export function quotaResponse(contract: QuotaContract): QuotaResponse {
+export function quotaResponse(contract: Entity<QuotaContractData>): QuotaResponse {
   const { data } = contract;
   return {
     id: contract.id,
