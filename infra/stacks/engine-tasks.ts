@@ -167,6 +167,14 @@ export class EngineTasks extends Construct {
       ['Ecr', InterfaceVpcEndpointAwsService.ECR],
       ['EcrDocker', InterfaceVpcEndpointAwsService.ECR_DOCKER],
       ['Logs', InterfaceVpcEndpointAwsService.CLOUDWATCH_LOGS],
+      // A trino-sql run on a task registers its Glue tables and waits for its Athena query itself
+      // (shared/engine/athena/engine.ts): on a stage that runs Athena, the tasks reach both.
+      ...(props.environment.ATHENA_WORKGROUP_PREFIX
+        ? ([
+            ['Athena', InterfaceVpcEndpointAwsService.ATHENA],
+            ['Glue', InterfaceVpcEndpointAwsService.GLUE],
+          ] as const)
+        : []),
     ] as const) {
       const endpoint = this.vpc.addInterfaceEndpoint(name, { service, subnets, privateDnsEnabled: true });
       Validations.of(endpoint).acknowledge({

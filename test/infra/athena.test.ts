@@ -174,6 +174,16 @@ describe('Athena and Glue access', () => {
     ).toEqual([]);
   });
 
+  it('lets the engine tasks reach Athena and Glue through VPC endpoints on a stage with Athena only', () => {
+    // ServiceName is com.amazonaws.<region>.<service>, joined from the region's reference.
+    const endpoints = (stage: SynthesizedStage) =>
+      allResourcesOfType(stage, 'AWS::EC2::VPCEndpoint')
+        .map(({ resource }) => JSON.stringify(at(resource, 'Properties', 'ServiceName')))
+        .filter((name) => name.includes('".athena"') || name.includes('".glue"'));
+    expect(endpoints(withAthena)).toHaveLength(2);
+    expect(endpoints(withoutAthena)).toEqual([]);
+  });
+
   it('passes cdk-nag', () => {
     expect(awsSolutionsReport(withAthena).violations).toEqual([]);
   });
