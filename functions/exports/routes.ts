@@ -1,4 +1,5 @@
 import { defineRoute } from '../../shared/http/route';
+import { targetExports } from '../../shared/exports/entity';
 import { directExportJob, multiPartExportJob, targetExportJob } from '../../shared/exports/jobs';
 import {
   CreateExportRequest,
@@ -8,7 +9,6 @@ import {
   ExportIdParams,
   ExportJobStarted,
   ExportList,
-  ExportListQuery,
   ExportResponse,
   JobIdParams,
   MultiPartExportRequest,
@@ -52,9 +52,9 @@ export const exportRoutes = {
     path: '/exports',
     summary: 'List exports to targets',
     tag,
-    handler: 'exports/list',
+    handler: 'exports/entity#list',
     permission: 'data:read',
-    request: { query: ExportListQuery },
+    request: { query: targetExports.listQuery },
     response: { status: 200, description: 'A page of exports', body: ExportList },
     errors: [],
     access: { table: 'write' },
@@ -65,7 +65,7 @@ export const exportRoutes = {
     path: '/exports/{export_id}',
     summary: 'An export to a target, with its job status',
     tag,
-    handler: 'exports/get',
+    handler: 'exports/entity#get',
     permission: 'data:read',
     request: { params: ExportIdParams },
     response: {

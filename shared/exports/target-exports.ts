@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Actor } from '../db/actor';
-import { EntityStore, type Entity } from '../db/entity-store';
+import { EntityStore, type Entity, type EntityStoreConfig } from '../db/entity-store';
 import type { IdempotentRequest } from '../db/idempotent-create';
 import { keys } from '../db/keys';
 import { newJobId } from '../jobs/define-job';
@@ -39,13 +39,16 @@ export const ExportMirrors = z.object({
 });
 export type ExportMirrors = z.infer<typeof ExportMirrors>;
 
-export const exportStore = new EntityStore<ExportData, never, ExportMirrors>({
+/** How exports are stored; the declared entity (entity.ts) adds its responses and list on this same store. */
+export const EXPORT_STORE: EntityStoreConfig<ExportData, never, ExportMirrors> = {
   kind: 'EXPORT',
   label: 'export',
   data: ExportItemData,
   mirrors: ExportMirrors.partial(),
   references: {},
-});
+};
+
+export const exportStore = new EntityStore(EXPORT_STORE);
 
 export function targetExportRef(tenantId: string, exportId: number, jobId: string, targetId: number): JobRef {
   return {

@@ -32,8 +32,9 @@ function idOf(params: unknown): number {
 /** The caller of a route that requires a permission (IdRoute): httpHandler has authorized it. */
 const callerOf = (principal: unknown): Principal => principal as Principal;
 
-export interface ListOptions {
-  /** What must hold before the list is read: a feature the tenant must have turned on (80-8001, say). */
+/** What a list or get handler does besides reading the entity. */
+export interface ReadOptions {
+  /** What must hold before the entity is read: a feature the tenant must have turned on (80-8001, say). */
   readonly before?: (caller: Principal) => Promise<void>;
 }
 
@@ -44,7 +45,7 @@ type ListRoute = IdRoute & { readonly request: { readonly query: z.ZodType<ListQ
 export function listHandler<R extends ListRoute, P extends Body<R>>(
   route: R,
   entity: { page(tenantId: string, query: ListQuery): Promise<P> },
-  options: ListOptions = {},
+  options: ReadOptions = {},
 ): RouteHandler<R> {
   return httpHandler(route, async ({ query, principal }) => {
     const caller = callerOf(principal);
@@ -57,10 +58,13 @@ export function listHandler<R extends ListRoute, P extends Body<R>>(
 export function getHandler<R extends IdRoute, Res extends Body<R>>(
   route: R,
   entity: { get(tenantId: string, id: number): Promise<Res> },
+  options: ReadOptions = {},
 ): RouteHandler<R> {
-  return httpHandler(route, async ({ params, principal }) => ({
-    body: await entity.get(callerOf(principal).tenantId, idOf(params)),
-  }));
+  return httpHandler(route, async ({ params, principal }) => {
+    const caller = callerOf(principal);
+    await options.before?.(caller);
+    return { body: await entity.get(caller.tenantId, idOf(params)) };
+  });
 }
 
 /** PUT /<resources>/{id}: a full update, the body as the route's schema read it. */

@@ -1,7 +1,6 @@
 import * as z from 'zod';
-import { AuditFields, EntityId, IdParameter, listEnvelope, listQuery } from './common';
+import { AuditFields, EntityId, IdParameter, listEnvelope } from './common';
 import { JobExecution, LaunchMode } from './job';
-import { EXPORT_LIST_FIELDS } from './list-fields';
 import { MAX_OBJECT_KEY_BYTES, storableKey } from './object-key';
 
 /**
@@ -203,4 +202,3 @@ export const ExportResponse = z
 export type ExportResponse = z.infer<typeof ExportResponse>;
 
 export const ExportList = listEnvelope(ExportResponse, 'ExportList');
-export const ExportListQuery = listQuery(EXPORT_LIST_FIELDS);
