@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { runsOnFargate, taskDefinitionPlaceholder, type WorkerSpec } from '../../shared/jobs/define-job';
 import { SETTINGS } from '../../shared/config';
 import { TASK_MEMORY_VARIABLE, TASK_STORAGE_VARIABLE } from '../../shared/engine/limits';
-import { JOB_WORKER_VARIABLE, RUNS_ON_VARIABLE } from '../../shared/jobs/launch';
+import { JOB_WORKER_VARIABLE, RUNS_ON_VARIABLE, TASK_OVERRIDES_LIMIT } from '../../shared/jobs/launch';
 import { TASK_WORKERS } from '../../functions/jobs/task-workers';
 import { assertTaskWorkers } from '../../shared/jobs/task-workers';
 import { engineModuleBundle } from './engine-child-bundle';
@@ -203,6 +203,12 @@ export async function startLocalEcs(options: LocalEcsOptions): Promise<LocalEcs>
     if (!worker)
       throw new JsonProtocolError('ClientException', `Unable to describe task definition ${taskDefinitionArn}`);
     if (input.launchType !== 'FARGATE') throw new JsonProtocolError('InvalidParameterException', 'launchType FARGATE');
+    // As ECS refuses them: the overrides' JSON holds at most 8192 characters.
+    if (JSON.stringify(input.overrides ?? {}).length > TASK_OVERRIDES_LIMIT)
+      throw new JsonProtocolError(
+        'InvalidParameterException',
+        `Container Overrides length must be at most ${TASK_OVERRIDES_LIMIT}`,
+      );
     const id = randomUUID().replace(/-/g, '');
     const task: Task = {
       taskArn: `arn:aws:ecs:${REGION_ACCOUNT}:task/dps-engine-local/${id}`,

@@ -46,6 +46,21 @@ export function requestedLaunch(principal: Principal, mode: LaunchMode | undefin
 /** The variable that carries the machine's input into a Fargate task (its container override). */
 export const JOB_INPUT_VARIABLE = 'JOB_INPUT';
 
+/** What ECS lets a RunTask's container overrides hold, in characters of their JSON. */
+export const TASK_OVERRIDES_LIMIT = 8192;
+
+/** Room the overrides' JSON takes around the input: the container's and the variable's names. */
+const OVERRIDE_FRAME = 256;
+
+/**
+ * Whether a machine input fits a Fargate task's container override, where it travels as one
+ * JSON-escaped string (infra/fargate-branch.ts). A recipe run of about twenty nodes or more does
+ * not: it runs on Lambda (docs/decisions.md, "Job inputs past a task's override").
+ */
+export function fitsTaskOverride(input: unknown): boolean {
+  return JSON.stringify(JSON.stringify(input)).length + OVERRIDE_FRAME <= TASK_OVERRIDES_LIMIT;
+}
+
 /** The variable of an engine task definition that names the worker it runs (functions/jobs/fargate-task.ts). */
 export const JOB_WORKER_VARIABLE = 'JOB_WORKER';
 

@@ -7,7 +7,7 @@ import { logger } from '../log';
 import { stateMachineArnVariable, type JobDeclaration } from './define-job';
 import { jobErrorOf } from './failure';
 import type { JobInput, JobRef } from './job-ref';
-import { jobLaunch, type JobLaunch } from './launch';
+import { fitsTaskOverride, jobLaunch, TASK_OVERRIDES_LIMIT, type JobLaunch } from './launch';
 import { markFailed } from './status';
 
 /** The Step Functions client every job start and stop goes through (a warm function keeps it per store set). */
@@ -18,6 +18,18 @@ export const sfn = perStores(
 
 function jobLimits(): JobInput<never>['limits'] {
   return { inactivity_seconds: config.jobInactivitySeconds };
+}
+
+/** A job forced onto a task whose input a task's override cannot carry: refused, not started. */
+function inputTooLargeForTask(input: unknown): AppError {
+  return new AppError('10-1400', {
+    message: 'launch: this job’s input is too large for a Fargate task; start it with launch auto or lambda',
+    extraDetails: {
+      field: 'launch',
+      input_characters: JSON.stringify(JSON.stringify(input)).length,
+      limit: TASK_OVERRIDES_LIMIT,
+    },
+  });
 }
 
 /**
@@ -33,7 +45,15 @@ export async function startJob<P extends z.ZodType>(
   launch: JobLaunch = jobLaunch(),
 ): Promise<void> {
   if (ref.kind !== job.name) throw new Error(`job ${ref.job_id} is a ${ref.kind} job, not ${job.name}`);
-  const input: JobInput<z.input<P>> = { job: ref, limits: jobLimits(), params, launch };
+  let input: JobInput<z.input<P>> = { job: ref, limits: jobLimits(), params, launch };
+  if (launch.mode !== 'lambda' && !fitsTaskOverride(input)) {
+    if (launch.mode === 'fargate') {
+      await markFailed(ref, jobErrorOf(inputTooLargeForTask(input)));
+      return;
+    }
+    // `auto`: the machine's Choice would send it to a task that could not start; it stays on Lambda.
+    input = { ...input, launch: { ...launch, mode: 'lambda' } };
+  }
   try {
     await sfn().send(
       new StartExecutionCommand({
