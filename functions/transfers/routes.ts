@@ -4,9 +4,9 @@ import {
   TransferCreated,
   TransferIdParams,
   TransferList,
-  TransferListQuery,
   TransferResponse,
 } from '../../shared/model/transfer';
+import { transfers } from '../../shared/transfers/entity';
 import { transferJob } from '../../shared/transfers/jobs';
 
 const tag = 'transfers';
@@ -50,9 +50,9 @@ export const transferRoutes = {
     summary: 'List transfers',
     description: FEATURE,
     tag,
-    handler: 'transfers/list',
+    handler: 'transfers/entity#list',
     permission: 'data:read',
-    request: { query: TransferListQuery },
+    request: { query: transfers.listQuery },
     response: { status: 200, description: 'A page of transfers', body: TransferList },
     errors: ['10-1501'],
     access: { table: 'write' },
@@ -64,7 +64,7 @@ export const transferRoutes = {
     summary: 'A transfer, with its job status and the rows sent and accepted',
     description: FEATURE,
     tag,
-    handler: 'transfers/get',
+    handler: 'transfers/entity#get',
     permission: 'data:read',
     request: { params: TransferIdParams },
     response: {

@@ -46,17 +46,6 @@ export const TABLE_LIST_FIELDS = {
   type: 'string',
 } as const satisfies ListFieldTypes;
 
-export const TRANSFER_LIST_FIELDS = {
-  id: 'integer',
-  target_id: 'integer',
-  source_type: 'string',
-  source_id: 'integer',
-  source_version: 'integer',
-  status: 'string',
-  created_date: 'datetime',
-  last_modified_date: 'datetime',
-} as const satisfies ListFieldTypes;
-
 export const TOKEN_LIST_FIELDS = {
   client_id: 'string',
   description: 'string',

@@ -1,7 +1,6 @@
 import * as z from 'zod';
-import { AuditFields, EntityId, IdParameter, listEnvelope, listQuery } from './common';
+import { AuditFields, EntityId, IdParameter, listEnvelope } from './common';
 import { JobExecution, LaunchMode } from './job';
-import { TRANSFER_LIST_FIELDS } from './list-fields';
 
 /** The pricing system's column types, the values a connection's `type_mapping` may name. */
 export const PRICING_TYPES = ['STRING', 'INTEGER', 'DECIMAL', 'BOOLEAN', 'DATE', 'DATETIME'] as const;
@@ -72,4 +71,3 @@ export const TransferResponse = z
 export type TransferResponse = z.infer<typeof TransferResponse>;
 
 export const TransferList = listEnvelope(TransferResponse, 'TransferList');
-export const TransferListQuery = listQuery(TRANSFER_LIST_FIELDS);

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { config } from '../config';
 import type { Actor } from '../db/actor';
-import { EntityStore, type Entity } from '../db/entity-store';
+import { EntityStore, type Entity, type EntityStoreConfig } from '../db/entity-store';
 import { allOf, is } from '../db/expressions';
 import type { IdempotentRequest } from '../db/idempotent-create';
 import { keys } from '../db/keys';
@@ -53,13 +53,16 @@ export const TransferMirrors = z.object({
 export type TransferMirrors = z.infer<typeof TransferMirrors>;
 export type TransferEntity = Entity<TransferData, TransferMirrors>;
 
-export const transferStore = new EntityStore<TransferData, never, TransferMirrors>({
+/** How transfers are stored; the declared entity (entity.ts) adds its responses and list on this same store. */
+export const TRANSFER_STORE: EntityStoreConfig<TransferData, never, TransferMirrors> = {
   kind: 'TRANSFER',
   label: 'transfer',
   data: TransferItemData,
   mirrors: TransferMirrors.partial(),
   references: {},
-});
+};
+
+export const transferStore = new EntityStore(TRANSFER_STORE);
 
 export function transferRef(tenantId: string, transferId: number, jobId: string, targetId: number): JobRef {
   return {
