@@ -21,7 +21,7 @@ import {
   NodesResponse,
   UpdateNodeRequest,
 } from '../../shared/model/dataset';
-import { DATASET_LIST_FIELDS, DATASET_VERSION_LIST_FIELDS } from '../../shared/model/list-fields';
+import { DATASET_VERSION_LIST_FIELDS } from '../../shared/model/list-fields';
 import {
   ExecuteRecipeRequest,
   NodePreview,
@@ -29,6 +29,7 @@ import {
   RecipeRunStatus,
   RunStatusQuery,
 } from '../../shared/model/recipe-run';
+import { datasets } from '../../shared/datasets/entity';
 import { recipeRunJob } from '../../shared/datasets/jobs';
 
 const tag = 'datasets';
@@ -76,9 +77,9 @@ export const datasetRoutes = {
     path: '/datasets',
     summary: 'List datasets',
     tag,
-    handler: 'datasets/list',
+    handler: 'datasets/entity#list',
     permission: 'data:read',
-    request: { query: listQuery(DATASET_LIST_FIELDS) },
+    request: { query: datasets.listQuery },
     response: { status: 200, description: 'A page of datasets', body: DatasetList },
     errors: [],
     access: read,
@@ -89,7 +90,7 @@ export const datasetRoutes = {
     path: DATASET_PATH,
     summary: 'Get a dataset with its latest graph version (lean)',
     tag,
-    handler: 'datasets/get',
+    handler: 'datasets/entity#get',
     permission: 'data:read',
     request: { params: DatasetIdParams },
     response: { status: 200, description: 'The dataset', body: DatasetResponse },
@@ -104,7 +105,7 @@ export const datasetRoutes = {
     description:
       'Full update of name, description and tags: description and tags omitted are cleared, a name omitted stays.',
     tag,
-    handler: 'datasets/update',
+    handler: 'datasets/entity#update',
     permission: 'data:write',
     request: { params: DatasetIdParams, body: DatasetUpdateRequest },
     response: { status: 200, description: 'The updated dataset', body: DatasetResponse },
@@ -118,7 +119,7 @@ export const datasetRoutes = {
     summary: 'Merge changes into a dataset',
     description: 'RFC 7396 merge patch: only the fields sent change; null clears description or tags.',
     tag,
-    handler: 'datasets/merge',
+    handler: 'datasets/entity#merge',
     permission: 'data:write',
     request: { params: DatasetIdParams, body: DatasetMergePatch, bodyTypes: ['merge-patch', 'json'] },
     response: { status: 200, description: 'The updated dataset', body: DatasetResponse },

@@ -21,15 +21,6 @@ export const DATA_VERSION_LIST_FIELDS = {
   created_date: 'datetime',
 } as const satisfies ListFieldTypes;
 
-export const DATASET_LIST_FIELDS = {
-  id: 'integer',
-  name: 'string',
-  description: 'string',
-  tags: 'string-list',
-  created_date: 'datetime',
-  last_modified_date: 'datetime',
-} as const satisfies ListFieldTypes;
-
 /** Graph versions of one dataset; version_display_name is opaque, so it is not listed. */
 export const DATASET_VERSION_LIST_FIELDS = {
   version_number: 'integer',
