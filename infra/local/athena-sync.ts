@@ -7,28 +7,21 @@
  * otherwise. Stopping the execution, or the state's TimeoutSeconds, stops the query
  * (StopQueryExecution). All of it over the AWS JSON protocol of the local Athena (athena.ts).
  */
+import { jsonProtocolCall, type JsonProtocolService, type JsonValue } from './json-protocol';
 
-const TARGET_PREFIX = 'AmazonAthena';
 /** How often the state looks at its query: Step Functions polls Athena too. */
 const POLL_MS = 200;
 const FINAL = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED']);
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type Json = JsonValue;
 
-/** One Athena call over the AWS JSON protocol; its errors named as Step Functions names them (Athena.<type>). */
-async function athenaCall(endpoint: string, operation: string, input: Json): Promise<Record<string, Json>> {
-  const response = await fetch(endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': `${TARGET_PREFIX}.${operation}` },
-    body: JSON.stringify(input),
-  });
-  const answer = (await response.json()) as Record<string, Json>;
-  if (!response.ok)
-    throw Object.assign(new Error(String(answer.message ?? answer.Message)), {
-      name: `Athena.${String(answer.__type ?? 'AmazonAthenaException').replace(/^.*#/, '')}`,
-    });
-  return answer;
-}
+const SERVICE: JsonProtocolService = {
+  targetPrefix: 'AmazonAthena',
+  errorPrefix: 'Athena',
+  defaultErrorType: 'AmazonAthenaException',
+};
+const athenaCall = (endpoint: string, operation: string, input: Json) =>
+  jsonProtocolCall(endpoint, SERVICE, operation, input);
 
 /** The queries each execution (by name) is waiting for: stopping the execution stops them. */
 const running = new Map<string, Set<string>>();

@@ -6,12 +6,12 @@
  * Cause, otherwise. Stopping the execution, or the state's TimeoutSeconds, stops the task
  * (StopTask). All of it over the AWS JSON protocol of the local ECS (infra/local/ecs.ts).
  */
+import { jsonProtocolCall, type JsonProtocolService, type JsonValue } from './json-protocol';
 
-const TARGET_PREFIX = 'AmazonEC2ContainerServiceV20141113';
 /** How often the state looks at its task: Step Functions follows it by events; the twin by polling. */
 const POLL_MS = 200;
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type Json = JsonValue;
 
 /** Keys of an object tree with their first letter changed: ASL's PascalCase to the API's camelCase, and back. */
 function rekey(value: Json, change: (key: string) => string): Json {
@@ -22,20 +22,13 @@ function rekey(value: Json, change: (key: string) => string): Json {
 const camel = (key: string) => key.charAt(0).toLowerCase() + key.slice(1);
 const pascal = (key: string) => key.charAt(0).toUpperCase() + key.slice(1);
 
-/** One ECS call over the AWS JSON protocol. */
-async function ecsCall(endpoint: string, operation: string, input: Json): Promise<Record<string, Json>> {
-  const response = await fetch(endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': `${TARGET_PREFIX}.${operation}` },
-    body: JSON.stringify(input),
-  });
-  const answer = (await response.json()) as Record<string, Json>;
-  if (!response.ok)
-    throw Object.assign(new Error(String(answer.message)), {
-      name: `ECS.${String(answer.__type ?? 'AmazonECSException')}`,
-    });
-  return answer;
-}
+const SERVICE: JsonProtocolService = {
+  targetPrefix: 'AmazonEC2ContainerServiceV20141113',
+  errorPrefix: 'ECS',
+  defaultErrorType: 'AmazonECSException',
+};
+const ecsCall = (endpoint: string, operation: string, input: Json) =>
+  jsonProtocolCall(endpoint, SERVICE, operation, input);
 
 /** Stops the task; a task already gone has nothing to stop. */
 export async function stopLocalTask(endpoint: string, taskArn: string, reason: string): Promise<void> {

@@ -147,3 +147,40 @@ export async function startJsonProtocolServer(options: JsonProtocolOptions): Pro
     },
   };
 }
+
+/** A JSON value as the protocol's bodies carry it. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** Who a client call speaks to: its `X-Amz-Target` prefix, and how Step Functions names its errors. */
+export interface JsonProtocolService {
+  /** `AmazonAthena`, `AmazonEC2ContainerServiceV20141113`. */
+  readonly targetPrefix: string;
+  /** `Athena`, `ECS`: an error is named `<prefix>.<its __type>`, as Step Functions names a service's errors. */
+  readonly errorPrefix: string;
+  /** The __type when an error answer names none. */
+  readonly defaultErrorType: string;
+}
+
+/**
+ * One call to a local stand-in over the AWS JSON protocol, as the twin's Step Functions
+ * integrations make it (athena-sync.ts, ecs-run-task.ts); an error answer is thrown named
+ * as Step Functions names it.
+ */
+export async function jsonProtocolCall(
+  endpoint: string,
+  service: JsonProtocolService,
+  operation: string,
+  input: JsonValue,
+): Promise<Record<string, JsonValue>> {
+  const response = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': `${service.targetPrefix}.${operation}` },
+    body: JSON.stringify(input),
+  });
+  const answer = (await response.json()) as Record<string, JsonValue>;
+  if (!response.ok)
+    throw Object.assign(new Error(String(answer.message ?? answer.Message)), {
+      name: `${service.errorPrefix}.${String(answer.__type ?? service.defaultErrorType).replace(/^.*#/, '')}`,
+    });
+  return answer;
+}
