@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import type { ErrorCode } from '../../shared/errors/catalogue';
 import { defineRoute } from '../../shared/http/route';
+import { recipes } from '../../shared/recipes/entity';
 import { integerText, listQuery } from '../../shared/model/common';
 import {
-  RECIPE_LIST_FIELDS,
   RecipeAnalysis,
   RecipeAnalyzeRequest,
   RECIPE_USAGE_LIST_FIELDS,
@@ -67,9 +67,9 @@ export const recipeRoutes = {
     description:
       'Answers the recipes envelope: page_size is the limit asked for, page_number the zero-based page the offset falls on (docs/list-query.md).',
     tag,
-    handler: 'recipes/list',
+    handler: 'recipes/entity#list',
     permission: 'data:read',
-    request: { query: listQuery(RECIPE_LIST_FIELDS) },
+    request: { query: recipes.listQuery },
     response: { status: 200, description: 'A page of recipes, each with its latest version', body: RecipeList },
     errors: [],
     access: { table: 'read' },
@@ -80,7 +80,7 @@ export const recipeRoutes = {
     path: '/recipes/{recipe_id}',
     summary: 'Get a recipe with its latest version',
     tag,
-    handler: 'recipes/get',
+    handler: 'recipes/entity#get',
     permission: 'data:read',
     request: { params: RecipeIdParams },
     response: { status: 200, description: 'The recipe', body: RecipeResponse },
@@ -95,7 +95,7 @@ export const recipeRoutes = {
     description:
       'Full update of the recipe’s own fields: absent optional fields are cleared, shared becomes true. Versions change through their own routes.',
     tag,
-    handler: 'recipes/update',
+    handler: 'recipes/entity#update',
     permission: 'data:write',
     request: { params: RecipeIdParams, body: RecipeUpdateRequest },
     response: { status: 200, description: 'The updated recipe', body: RecipeResponse },
@@ -109,7 +109,7 @@ export const recipeRoutes = {
     summary: 'Merge changes into a recipe',
     description: 'RFC 7396 merge patch: only the fields sent change; null removes an optional field.',
     tag,
-    handler: 'recipes/merge',
+    handler: 'recipes/entity#merge',
     permission: 'data:write',
     request: { params: RecipeIdParams, body: RecipeMergePatch, bodyTypes: ['merge-patch', 'json'] },
     response: { status: 200, description: 'The updated recipe', body: RecipeResponse },

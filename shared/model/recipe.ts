@@ -271,18 +271,6 @@ export const RecipeVersionList = recipesEnvelope(RecipeVersionResponse, 'RecipeV
 export const RecipeVersionUsageList = recipesEnvelope(RecipeVersionUsage, 'RecipeVersionUsageList');
 
 /** What the lists under /recipes can be filtered and sorted by (docs/list-query.md). */
-export const RECIPE_LIST_FIELDS = {
-  id: 'integer',
-  name: 'string',
-  description: 'string',
-  language: 'string',
-  shared: 'boolean',
-  tags: 'string-list',
-  latest_version_number: 'integer',
-  created_date: 'datetime',
-  last_modified_date: 'datetime',
-} as const satisfies ListFieldTypes;
-
 export const RECIPE_VERSION_LIST_FIELDS = {
   version_number: 'integer',
   is_locked: 'boolean',

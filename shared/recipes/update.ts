@@ -1,9 +1,6 @@
-import { AppError, validationError } from '../errors/app-error';
-import { mergePatch, type Json } from '../http/merge-patch';
-import { describeIssues } from '../http/validation';
-import { RecipeUpdateRequest, type RecipeCreateRequest } from '../model/recipe';
+import { AppError } from '../errors/app-error';
+import type { RecipeCreateRequest } from '../model/recipe';
 import type { RecipeData } from './items';
-import { recipeResponse } from './response';
 import { recipeLanguage } from './rules';
 import type { RecipeEntity } from './store';
 
@@ -42,24 +39,4 @@ export function replacedData(
       },
     });
   return data;
-}
-
-/** The stored recipe as an update document (its response without the audit fields): the base a merge patch applies to. */
-function updateDocumentOf(current: RecipeEntity): Json {
-  const {
-    created_by: _createdBy,
-    created_date: _createdDate,
-    last_modified_by: _modifiedBy,
-    last_modified_date: _modifiedDate,
-    latest_version: _latest,
-    ...document
-  } = recipeResponse(current);
-  return document;
-}
-
-/** Merge (RFC 7396) of a patch into the stored recipe, validated as a full update. */
-export function mergedDocument(current: RecipeEntity, patch: Readonly<Record<string, unknown>>): RecipeUpdateRequest {
-  const result = RecipeUpdateRequest.safeParse(mergePatch(updateDocumentOf(current), patch), { reportInput: true });
-  if (!result.success) throw validationError(describeIssues(result.error.issues));
-  return result.data;
 }
