@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { dataTables } from '../../shared/data-tables/entity';
+import { storedDataTables } from '../../shared/data-tables/store';
 import { importJob, schemaAnalysisJob } from '../../shared/data-tables/jobs';
 import { defineRoute } from '../../shared/http/route';
 import { integerText, listQuery } from '../../shared/model/common';
@@ -53,7 +53,7 @@ export const dataTableRoutes = {
     tag,
     handler: 'data-tables/entity#list',
     permission: 'data:read',
-    request: { query: dataTables.listQuery },
+    request: { query: storedDataTables.listQuery },
     response: { status: 200, description: 'A page of data tables', body: DataTableList },
     errors: [],
     access: { table: 'read' },

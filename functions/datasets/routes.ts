@@ -29,7 +29,7 @@ import {
   RecipeRunStatus,
   RunStatusQuery,
 } from '../../shared/model/recipe-run';
-import { datasets } from '../../shared/datasets/entity';
+import { storedDatasets } from '../../shared/datasets/store';
 import { recipeRunJob } from '../../shared/datasets/jobs';
 
 const tag = 'datasets';
@@ -79,7 +79,7 @@ export const datasetRoutes = {
     tag,
     handler: 'datasets/entity#list',
     permission: 'data:read',
-    request: { query: datasets.listQuery },
+    request: { query: storedDatasets.listQuery },
     response: { status: 200, description: 'A page of datasets', body: DatasetList },
     errors: [],
     access: read,

@@ -1,5 +1,5 @@
 import { defineRoute } from '../../shared/http/route';
-import { targetExports } from '../../shared/exports/entity';
+import { storedExports } from '../../shared/exports/target-exports';
 import { directExportJob, multiPartExportJob, targetExportJob } from '../../shared/exports/jobs';
 import {
   CreateExportRequest,
@@ -54,7 +54,7 @@ export const exportRoutes = {
     tag,
     handler: 'exports/entity#list',
     permission: 'data:read',
-    request: { query: targetExports.listQuery },
+    request: { query: storedExports.listQuery },
     response: { status: 200, description: 'A page of exports', body: ExportList },
     errors: [],
     access: { table: 'write' },

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { ErrorCode } from '../../shared/errors/catalogue';
 import { defineRoute } from '../../shared/http/route';
-import { recipes } from '../../shared/recipes/entity';
+import { storedRecipes } from '../../shared/recipes/store';
 import { integerText, listQuery } from '../../shared/model/common';
 import {
   RecipeAnalysis,
@@ -69,7 +69,7 @@ export const recipeRoutes = {
     tag,
     handler: 'recipes/entity#list',
     permission: 'data:read',
-    request: { query: recipes.listQuery },
+    request: { query: storedRecipes.listQuery },
     response: { status: 200, description: 'A page of recipes, each with its latest version', body: RecipeList },
     errors: [],
     access: { table: 'read' },

@@ -6,7 +6,7 @@ import {
   TransferList,
   TransferResponse,
 } from '../../shared/model/transfer';
-import { transfers } from '../../shared/transfers/entity';
+import { storedTransfers } from '../../shared/transfers/store';
 import { transferJob } from '../../shared/transfers/jobs';
 
 const tag = 'transfers';
@@ -52,7 +52,7 @@ export const transferRoutes = {
     tag,
     handler: 'transfers/entity#list',
     permission: 'data:read',
-    request: { query: transfers.listQuery },
+    request: { query: storedTransfers.listQuery },
     response: { status: 200, description: 'A page of transfers', body: TransferList },
     errors: ['10-1501'],
     access: { table: 'write' },

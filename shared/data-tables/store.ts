@@ -1,4 +1,5 @@
-import { EntityStore, type Entity, type EntityStoreConfig } from '../db/entity-store';
+import { defineEntity, entityListFields, listField } from '../http/define-entity';
+import type { Entity } from '../db/entity-store';
 import { AppError } from '../errors/app-error';
 import { DataTableItemData, DataTableMirrors, type DataTableData } from './items';
 
@@ -11,10 +12,11 @@ export type DataTableReference = 'datasets';
 export type DataTableEntity = Entity<DataTableData, DataTableMirrors>;
 
 /**
- * How data tables are stored. The declared entity (entity.ts) adds its responses, list and
- * update on this same store; the many modules that only read or write tables import this one.
+ * Data tables as stored and listed: the light part of their declaration, which the route table
+ * and the many modules that read or write tables import; entity.ts completes it with their
+ * responses and update (DeclaredEntity.with).
  */
-export const DATA_TABLE_STORE: EntityStoreConfig<DataTableData, DataTableReference, DataTableMirrors> = {
+export const storedDataTables = defineEntity({
   kind: 'DATA_TABLE',
   label: 'data table',
   data: DataTableItemData,
@@ -22,6 +24,9 @@ export const DATA_TABLE_STORE: EntityStoreConfig<DataTableData, DataTableReferen
   references: {
     datasets: (id) => new AppError('20-1023', { params: [id] }),
   },
-};
+  list: entityListFields({
+    data_source_id: listField.integer((entity: Entity<DataTableData>) => entity.data.data_source_id),
+  }),
+});
 
-export const dataTableStore = new EntityStore(DATA_TABLE_STORE);
+export const dataTableStore = storedDataTables.store;

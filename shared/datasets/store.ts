@@ -1,4 +1,5 @@
-import { EntityStore, type Entity, type EntityStoreConfig } from '../db/entity-store';
+import type { Entity } from '../db/entity-store';
+import { defineEntity, entityListFields } from '../http/define-entity';
 import { DatasetItemData, type DatasetData } from './items';
 
 export type { DatasetData } from './items';
@@ -6,14 +7,16 @@ export type { DatasetData } from './items';
 export type DatasetEntity = Entity<DatasetData>;
 
 /**
- * Datasets: names unique per tenant; their graph versions are children (graphs.ts). The
- * declared entity (entity.ts) adds its responses, list and update on this same store.
+ * Datasets as stored and listed, the light part of their declaration: names unique per
+ * tenant; their graph versions are children (graphs.ts). entity.ts completes it with their
+ * responses and update (DeclaredEntity.with).
  */
-export const DATASET_STORE: EntityStoreConfig<DatasetData, never, Record<never, never>> = {
+export const storedDatasets = defineEntity({
   kind: 'DATASET',
   label: 'dataset',
   data: DatasetItemData,
   references: {},
-};
+  list: entityListFields({}),
+});
 
-export const datasetStore = new EntityStore(DATASET_STORE);
+export const datasetStore = storedDatasets.store;

@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import type { Actor } from '../db/actor';
-import { EntityStore, type Entity, type EntityStoreConfig } from '../db/entity-store';
+import type { Entity } from '../db/entity-store';
 import type { IdempotentRequest } from '../db/idempotent-create';
 import { keys } from '../db/keys';
+import { defineEntity, listField } from '../http/define-entity';
 import { newJobId } from '../jobs/define-job';
 import type { JobRef } from '../jobs/job-ref';
 import { markFailed, pendingExecution, StoredExecution } from '../jobs/status';
@@ -39,16 +40,31 @@ export const ExportMirrors = z.object({
 });
 export type ExportMirrors = z.infer<typeof ExportMirrors>;
 
-/** How exports are stored; the declared entity (entity.ts) adds its responses and list on this same store. */
-export const EXPORT_STORE: EntityStoreConfig<ExportData, never, ExportMirrors> = {
+type ExportEntity = Entity<ExportData, ExportMirrors>;
+
+/**
+ * Exports (to targets) as stored and listed, the light part of their declaration; entity.ts
+ * completes it with their responses (DeclaredEntity.with). Status is the stored job status.
+ */
+export const storedExports = defineEntity({
   kind: 'EXPORT',
   label: 'export',
   data: ExportItemData,
   mirrors: ExportMirrors.partial(),
   references: {},
-};
+  list: {
+    id: listField.integer((entity: ExportEntity) => entity.id),
+    target_id: listField.integer((entity: ExportEntity) => entity.data.target_id),
+    source_type: listField.text((entity: ExportEntity) => entity.data.shape.source_type),
+    source_id: listField.integer((entity: ExportEntity) => entity.data.shape.source_id),
+    source_version: listField.integer((entity: ExportEntity) => entity.data.shape.source_version),
+    status: listField.text((entity: ExportEntity) => entity.mirrors.execution?.status ?? null),
+    created_date: listField.datetime((entity: ExportEntity) => entity.created_date),
+    last_modified_date: listField.datetime((entity: ExportEntity) => entity.last_modified_date),
+  },
+});
 
-export const exportStore = new EntityStore(EXPORT_STORE);
+export const exportStore = storedExports.store;
 
 export function targetExportRef(tenantId: string, exportId: number, jobId: string, targetId: number): JobRef {
   return {

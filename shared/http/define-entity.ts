@@ -59,15 +59,23 @@ export type Responses<D, M, Res> = (tenantId: string, entities: readonly Entity<
  * How the API shows the entity: `response`, from the entity's own item; or `responses`, a
  * page at a time, when that takes more reads (a data table shows its data source's
  * connection, an export its job's execution), which then also answers a get and an update.
+ * A declaration without either is the light part of one completed by `DeclaredEntity.with`.
  */
-export type EntityShown<D, M, Res> =
-  | {
-      /** The entity as the API shows it. */
-      readonly response: (entity: Entity<D, M>) => Res;
-      /** The page as shown, when reading it in batches beats `response` per entity; `response` when omitted. */
-      readonly responses?: Responses<D, M, Res>;
-    }
-  | { readonly response?: undefined; readonly responses: Responses<D, M, Res> };
+export interface EntityShown<D, M, Res> {
+  /** The entity as the API shows it. */
+  readonly response?: (entity: Entity<D, M>) => Res;
+  /** The page as shown, when reading it in batches beats `response` per entity; `response` when omitted. */
+  readonly responses?: Responses<D, M, Res>;
+}
+
+/** What `DeclaredEntity.with` completes a light declaration with. */
+export interface EntityCompletion<D, R extends string, M, Res, U extends UpdateDocument> extends EntityShown<
+  D,
+  M,
+  Res
+> {
+  readonly update?: EntityUpdateSpec<D, R, M, U>;
+}
 
 export type EntitySpec<
   D extends { readonly name: string },
@@ -164,6 +172,21 @@ export class DeclaredEntity<
   }
 
   /**
+   * The entity completed with how the API shows it and its update, declared apart from its
+   * store and list where they import much (a data table's data source and retention policy,
+   * a dataset's graphs, an export's job status): the route tables (whose list routes take
+   * `listQuery`, and which the OpenAPI and docs functions bundle whole) and the many modules
+   * that read the store import the light declaration; only the entity's handlers import the
+   * complete one (shared/<resource>/entity.ts). The store is the same.
+   */
+  with<Shown, V extends UpdateDocument = UpdateDocument>(
+    completion: EntityCompletion<D, R, M, Shown, V>,
+  ): DeclaredEntity<D, R, M, Shown, F, V> {
+    const { response, responses, update } = completion;
+    return new DeclaredEntity<D, R, M, Shown, F, V>({ ...this.spec, response, responses, update }, this.store);
+  }
+
+  /**
    * The entity with its update declared apart from the rest: where what an update checks is
    * heavy (a connection's configuration), only the update and merge handlers import it, not
    * every module that reads the store. The store is the same.
@@ -189,10 +212,9 @@ export class DeclaredEntity<
   }
 
   private async responses(tenantId: string, entities: readonly Entity<D, M>[]): Promise<readonly Res[]> {
-    const shown: EntityShown<D, M, Res> = this.spec;
-    if (shown.responses) return shown.responses(tenantId, entities);
-    const { response } = shown;
-    if (!response) throw new Error(`${this.spec.label}: neither response nor responses is declared`);
+    const { response, responses } = this.spec;
+    if (responses) return responses(tenantId, entities);
+    if (!response) throw new Error(`${this.spec.label}: no response is declared (DeclaredEntity.with)`);
     return entities.map((entity) => response(entity));
   }
 
@@ -245,12 +267,7 @@ export class DeclaredEntity<
   }
 }
 
-/**
- * Declares an entity once: everything else about it follows from this. `store` is the
- * entity's EntityStore when a module apart already makes it from the same settings (a data
- * table's, which many modules read without the batch reads its responses take); made from
- * `spec` when omitted.
- */
+/** Declares an entity once: everything else about it follows from this. */
 export function defineEntity<
   D extends { readonly name: string },
   R extends string = never,
@@ -258,6 +275,6 @@ export function defineEntity<
   Res = unknown,
   const F extends ListFieldsOf<Entity<D, M>> = ListFieldsOf<Entity<D, M>>,
   U extends UpdateDocument = UpdateDocument,
->(spec: EntitySpec<D, R, M, Res, F, U>, store?: EntityStore<D, R, M>): DeclaredEntity<D, R, M, Res, F, U> {
-  return new DeclaredEntity(spec, store);
+>(spec: EntitySpec<D, R, M, Res, F, U>): DeclaredEntity<D, R, M, Res, F, U> {
+  return new DeclaredEntity(spec);
 }

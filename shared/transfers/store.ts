@@ -1,10 +1,11 @@
 import * as z from 'zod';
 import { config } from '../config';
 import type { Actor } from '../db/actor';
-import { EntityStore, type Entity, type EntityStoreConfig } from '../db/entity-store';
+import type { Entity } from '../db/entity-store';
 import { allOf, is } from '../db/expressions';
 import type { IdempotentRequest } from '../db/idempotent-create';
 import { keys } from '../db/keys';
+import { defineEntity, listField } from '../http/define-entity';
 import { updateItem } from '../db/table';
 import { newJobId } from '../jobs/define-job';
 import type { JobRef } from '../jobs/job-ref';
@@ -53,16 +54,29 @@ export const TransferMirrors = z.object({
 export type TransferMirrors = z.infer<typeof TransferMirrors>;
 export type TransferEntity = Entity<TransferData, TransferMirrors>;
 
-/** How transfers are stored; the declared entity (entity.ts) adds its responses and list on this same store. */
-export const TRANSFER_STORE: EntityStoreConfig<TransferData, never, TransferMirrors> = {
+/**
+ * Transfers as stored and listed, the light part of their declaration; entity.ts completes it
+ * with their responses (DeclaredEntity.with). Status is the stored job status.
+ */
+export const storedTransfers = defineEntity({
   kind: 'TRANSFER',
   label: 'transfer',
   data: TransferItemData,
   mirrors: TransferMirrors.partial(),
   references: {},
-};
+  list: {
+    id: listField.integer((entity: TransferEntity) => entity.id),
+    target_id: listField.integer((entity: TransferEntity) => entity.data.target_id),
+    source_type: listField.text((entity: TransferEntity) => entity.data.source_type),
+    source_id: listField.integer((entity: TransferEntity) => entity.data.source_id),
+    source_version: listField.integer((entity: TransferEntity) => entity.data.source_version),
+    status: listField.text((entity: TransferEntity) => entity.mirrors.execution?.status ?? null),
+    created_date: listField.datetime((entity: TransferEntity) => entity.created_date),
+    last_modified_date: listField.datetime((entity: TransferEntity) => entity.last_modified_date),
+  },
+});
 
-export const transferStore = new EntityStore(TRANSFER_STORE);
+export const transferStore = storedTransfers.store;
 
 export function transferRef(tenantId: string, transferId: number, jobId: string, targetId: number): JobRef {
   return {
