@@ -6,6 +6,7 @@
  * script beside the pipeline in the same run, so the ratio is against the same machine's load.
  * What it cannot show is a real task's 30–60 s start, which the cost model adds (docs/scale.md).
  */
+import { isFailed, part, type Failed } from './scale-part';
 import { measureImportThroughput, median, type ImportReport } from './import-throughput';
 import { importRatios } from './import-throughput-report';
 import { measureRecipeRun, recipeRunRatio, type RecipeRunReport } from './recipe-run';
@@ -21,25 +22,10 @@ export interface FargateSettings {
   readonly taskMemoryMb: number;
 }
 
-export interface Failed {
-  readonly error: string;
-}
-
 export interface FargateReport {
   readonly settings: FargateSettings;
   readonly imported: ImportReport | Failed;
   readonly recipe: RecipeRunReport | Failed;
-}
-
-const isFailed = <T extends object>(value: T | Failed): value is Failed => 'error' in value;
-
-async function part<T>(measure: () => Promise<T>): Promise<T | Failed> {
-  try {
-    return await measure();
-  } catch (error) {
-    console.error(error);
-    return { error: error instanceof Error ? error.message : String(error) };
-  }
 }
 
 /** Runs the import and the recipe run with every job on its Fargate task; the variables are put back after. */

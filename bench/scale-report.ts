@@ -10,7 +10,8 @@ import { importRatios, phasesOf, type PhaseBreakdown } from './import-throughput
 import type { MultipartExportReport } from './multipart-export';
 import { recipeRunRatio, type RecipeRunReport } from './recipe-run';
 import { twinShareOf } from './recipe-run-phases';
-import { measureScale, type Failed, type ScaleReport } from './scale';
+import { measureScale, type ScaleReport } from './scale';
+import { isFailed, type Failed } from './scale-part';
 import { fargateSection } from './scale-fargate';
 
 /** Issue 28's targets: throughput through the pipeline as a share of the bare script's. */
@@ -29,7 +30,6 @@ export interface ScaleRatio {
   readonly boundReason: string;
 }
 
-const isFailed = <T extends object>(value: T | Failed): value is Failed => 'error' in value;
 const ms0 = (value: number): string => value.toFixed(0);
 const mb0 = (value: number | undefined): string => (value === undefined ? 'n/a' : value.toFixed(0));
 

@@ -11,6 +11,7 @@
  * - One measured run of each side unless BENCH_SCALE_RUNS says more: at this size a run takes
  *   long enough that the fixed costs no longer hide anything, and the 2-core machine is shared.
  */
+import { part, type Failed } from './scale-part';
 import { loadavg } from 'node:os';
 import { rm } from 'node:fs/promises';
 import { recipeRunLimits } from '../shared/datasets/recipe-node-build';
@@ -37,11 +38,6 @@ export interface ScaleSettings {
   readonly taskMemoryMb?: number;
 }
 
-/** A part of the section that failed: the others still report. */
-export interface Failed {
-  readonly error: string;
-}
-
 export interface ScaleReport {
   readonly settings: ScaleSettings;
   readonly startedAt: string;
@@ -65,15 +61,6 @@ export interface ScaleReport {
 
 /** The variable Lambda sets from the function's MemorySize; the engines size themselves from it. */
 const MEMORY_VARIABLE = 'AWS_LAMBDA_FUNCTION_MEMORY_SIZE';
-
-async function part<T>(measure: () => Promise<T>): Promise<T | Failed> {
-  try {
-    return await measure();
-  } catch (error) {
-    console.error(error);
-    return { error: error instanceof Error ? error.message : String(error) };
-  }
-}
 
 /** Runs the three measurements at `settings.rows` with the workers' memory capped; removes the CSV after. */
 export async function measureScale(settings: ScaleSettings): Promise<ScaleReport> {

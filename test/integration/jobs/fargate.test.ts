@@ -93,6 +93,32 @@ function pricingHosts(): string {
   return [stack.dim.host, stack.dim.tokenUrl].map((url) => `127.0.0.1:${new URL(url).port}`).join(',');
 }
 
+/** Exports a version through a new bucket target over `connectionId` writing to `exports/<folder>/`; answers the finished export. */
+async function exportToNewTarget(connectionId: number, folder: string, tableId: number, versionNumber: number) {
+  const target = await api.call('createTarget', {
+    body: asBody('createTarget', {
+      name: folder,
+      type: 'bucket',
+      connection_id: connectionId,
+      path: `exports/${folder}/`,
+    }),
+  });
+  expect(target.status, target.text).toBe(201);
+  const started = await api.call('createExport', {
+    body: asBody('createExport', {
+      target_id: target.body.id,
+      source_type: 'datatable',
+      source_id: tableId,
+      source_version: versionNumber,
+    }),
+  });
+  expect(started.status, started.text).toBe(202);
+  return waitForJob(
+    () => api.call('getExport', { params: { export_id: started.body.export_id } }),
+    (body) => body.execution,
+  );
+}
+
 /** Runs `start` with every job on Lambda, then with every job on Fargate. */
 async function bothPaths<T>(start: () => Promise<T>): Promise<{ lambda: T; fargate: T }> {
   process.env.FARGATE_ABOVE_BYTES = NEVER;
@@ -227,28 +253,7 @@ describe('jobs on the Fargate branch', () => {
 
     const connectionId = await createObjectStoreConnection(api, env, { pathRestriction: 'exports/', write: true });
     const toTarget = await bothPaths(async () => {
-      const target = await api.call('createTarget', {
-        body: asBody('createTarget', {
-          name: `lake-${(run += 1)}`,
-          type: 'bucket',
-          connection_id: connectionId,
-          path: `exports/target-${run}/`,
-        }),
-      });
-      expect(target.status, target.text).toBe(201);
-      const started = await api.call('createExport', {
-        body: asBody('createExport', {
-          target_id: target.body.id,
-          source_type: 'datatable',
-          source_id: tableId,
-          source_version: versionNumber,
-        }),
-      });
-      expect(started.status, started.text).toBe(202);
-      const done = await waitForJob(
-        () => api.call('getExport', { params: { export_id: started.body.export_id } }),
-        (body) => body.execution,
-      );
+      const done = await exportToNewTarget(connectionId, `target-${(run += 1)}`, tableId, versionNumber);
       const keys = await listKeys(env, 'exports', `target-${run}/`);
       expect(keys).toHaveLength(1);
       return { done, bytes: await getObject(env, 'exports', keys[0]!) };
@@ -357,28 +362,7 @@ describe('jobs on the Fargate branch', () => {
     const connectionId = await createObjectStoreConnection(api, env, { pathRestriction: 'exports/', write: true });
     let run = 0;
     const exportTo = async () => {
-      const target = await api.call('createTarget', {
-        body: asBody('createTarget', {
-          name: `weighed-${(run += 1)}`,
-          type: 'bucket',
-          connection_id: connectionId,
-          path: `exports/weighed-${run}/`,
-        }),
-      });
-      expect(target.status, target.text).toBe(201);
-      const started = await api.call('createExport', {
-        body: asBody('createExport', {
-          target_id: target.body.id,
-          source_type: 'datatable',
-          source_id: tableId,
-          source_version: version.version_number,
-        }),
-      });
-      expect(started.status, started.text).toBe(202);
-      const done = await waitForJob(
-        () => api.call('getExport', { params: { export_id: started.body.export_id } }),
-        (body) => body.execution,
-      );
+      const done = await exportToNewTarget(connectionId, `weighed-${(run += 1)}`, tableId, version.version_number);
       return done.execution.runs_on;
     };
     try {
