@@ -7,6 +7,7 @@ import {
   type Tool,
   type ToolUseBlock,
 } from '@aws-sdk/client-bedrock-runtime';
+import { perStores } from '../aws/per-stores';
 import type { AssistantModel, ChatTurn, ModelAnswer, ModelRequest, ToolUse } from './model';
 
 /**
@@ -21,8 +22,14 @@ import type { AssistantModel, ChatTurn, ModelAnswer, ModelRequest, ToolUse } fro
 type DocumentType = NonNullable<ToolUseBlock['input']>;
 type CredentialsProvider = NonNullable<BedrockRuntimeClientConfig['credentials']>;
 
-let client: BedrockRuntimeClient | undefined;
-let credentials: CredentialsProvider | undefined;
+/** A Bedrock client for the endpoint the environment names, made again when it names another. */
+const clientFor = (credentials: CredentialsProvider | undefined) =>
+  perStores(
+    () => new BedrockRuntimeClient(credentials ? { credentials } : {}),
+    (client) => client.destroy(),
+  );
+
+let bedrockClient = clientFor(undefined);
 
 /**
  * Credentials for the Bedrock client instead of the SDK's chain. The twin sets its local
@@ -30,14 +37,7 @@ let credentials: CredentialsProvider | undefined;
  * caller's own chain, resolved before it did (infra/local/main.ts, --bedrock-endpoint).
  */
 export function useBedrockCredentials(provider: CredentialsProvider | undefined): void {
-  credentials = provider;
-  client?.destroy();
-  client = undefined;
-}
-
-function bedrockClient(): BedrockRuntimeClient {
-  client ??= new BedrockRuntimeClient(credentials ? { credentials } : {});
-  return client;
+  bedrockClient = clientFor(provider);
 }
 
 function contentOf(turn: ChatTurn): ContentBlock[] {
