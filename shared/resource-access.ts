@@ -31,9 +31,10 @@ export interface ResourceAccess {
   /**
    * trino-sql runs (shared/engine/athena/): the stage's per-tenant Athena workgroups
    * (ATHENA_WORKGROUP_PREFIX) and Glue databases (ATHENA_DATABASE_PREFIX) and their tables, by
-   * prefix; nothing where the stage has no Athena.
+   * prefix; nothing where the stage has no Athena. `cleanup`: only listing and dropping tables
+   * of those databases (a cancelled run's, shared/engine/athena/cancelled-run.ts), no Athena.
    */
-  readonly athena?: true;
+  readonly athena?: true | 'cleanup';
 }
 
 /** The part of a job declaration that access rules need: its name, which names its state machine. */

@@ -22,8 +22,8 @@ export const datasetCancelRoutes = {
     request: { params: NodeParams },
     response: { status: 200, description: 'The run status, ABORTED', body: RecipeRunStatus },
     errors: ['90-1001', '10-404', '20-1013', '20-1014'],
-    // dataBucket: a trino-sql node's Athena files, which no worker is left to remove (cancel-run.ts).
-    access: { table: 'write', dataBucket: 'delete', stopsJobs: [recipeRunJob] },
+    // dataBucket and athena: a trino-sql node's Athena files and Glue tables, which no worker is left to remove (cancel-run.ts).
+    access: { table: 'write', dataBucket: 'delete', athena: 'cleanup', stopsJobs: [recipeRunJob] },
   }),
   cancelNodeAnalysis: defineRoute({
     operationId: 'cancelDatasetNodeSchemaAnalysis',

@@ -1,4 +1,3 @@
-import { deletePrefix } from '../../shared/aws/data-bucket';
 import { config } from '../../shared/config';
 import { recipeRunJob } from '../../shared/datasets/jobs';
 import { recipeNodeRef } from '../../shared/datasets/node-analysis-view';
@@ -7,32 +6,23 @@ import { recipeRunJobRef } from '../../shared/datasets/run-lock';
 import { OUTPUT_KINDS } from '../../shared/datasets/run-items';
 import { nodeOutputPrefix } from '../../shared/datasets/run-storage';
 import { nodeRuns } from '../../shared/datasets/runs';
+import { removeCancelledRuns } from '../../shared/engine/athena/cancelled-run';
 import { athenaRunPrefix } from '../../shared/engine/athena/run-prefix';
 import { AppError } from '../../shared/errors/app-error';
 import { httpHandler } from '../../shared/http/handler';
 import { ABORTED_BY_USER, cancelJob, notRunning } from '../../shared/jobs/cancel';
 import type { JobRef } from '../../shared/jobs/job-ref';
-import { logger } from '../../shared/log';
 import { datasetCancelRoutes } from './cancel-routes';
 
-/**
- * The Athena files of the cancelled job's nodes (their tables' manifests, a CTAS's output):
- * a trino-sql node's query waits in the state machine, which StopExecution ends with no
- * worker left to remove them (docs/decisions.md, "Athena queries wait in Step Functions").
- */
-async function removeAthenaFiles(ref: JobRef, datasetId: number, graphVersion: number, nodeIds: readonly number[]) {
+/** What the cancelled job's trino-sql nodes left in Athena and Glue (shared/engine/athena/cancelled-run.ts). */
+async function removeAthenaRuns(ref: JobRef, datasetId: number, graphVersion: number, nodeIds: readonly number[]) {
   if (config.athena.workgroupPrefix === '') return;
-  await Promise.all(
-    nodeIds.flatMap((nodeId) =>
-      OUTPUT_KINDS.map((kind) =>
-        deletePrefix(
-          athenaRunPrefix(nodeOutputPrefix(ref.tenant_id, datasetId, graphVersion, nodeId, kind), ref.job_id),
-        ),
-      ),
+  const prefixes = nodeIds.flatMap((nodeId) =>
+    OUTPUT_KINDS.map((kind) =>
+      athenaRunPrefix(nodeOutputPrefix(ref.tenant_id, datasetId, graphVersion, nodeId, kind), ref.job_id),
     ),
-  ).catch((error: unknown) =>
-    logger.warn('removing a cancelled run’s Athena files failed', { jobId: ref.job_id, error: error as Error }),
   );
+  await removeCancelledRuns(ref.tenant_id, ref.job_id, prefixes);
 }
 
 /**
@@ -65,7 +55,7 @@ export const handler = httpHandler(datasetCancelRoutes.cancelRun, async ({ param
   });
   if (job) {
     await nodeRuns.abortNodes(job.ref, { datasetId, graphVersion }, job.nodeIds, ABORTED_BY_USER);
-    await removeAthenaFiles(job.ref, datasetId, graphVersion, job.built);
+    await removeAthenaRuns(job.ref, datasetId, graphVersion, job.built);
   }
   return { body: await readRunStatus(tenantId, datasetId, graphVersion, nodeId) };
 });

@@ -1,6 +1,6 @@
 /**
  * Local Glue Data Catalog, as much of it as trino-sql runs use (CreateDatabase, GetDatabase,
- * CreateTable, GetTable, DeleteTable, BatchDeleteTable) over the AWS JSON protocol, so the
+ * CreateTable, GetTable, GetTables, DeleteTable, BatchDeleteTable) over the AWS JSON protocol, so the
  * workers' @aws-sdk/client-glue talks to it as to Glue. Databases keep their tags: the local
  * Athena (athena.ts) lets a workgroup read only the tables of databases of its own tenant, as
  * the run's role does in AWS. The catalogue lives in memory: runs register their tables anew.
@@ -101,6 +101,16 @@ export async function startLocalGlue(options: { readonly port?: number } = {}): 
         return {};
       },
       GetTable: (input) => ({ Table: table(input) }),
+      GetTables(input) {
+        // Expression is a regular expression over the whole name; pages are offsets.
+        const pattern = input.Expression === undefined ? undefined : new RegExp(`^(?:${String(input.Expression)})$`);
+        const matching = [...databaseNamed(input.DatabaseName).tables.values()]
+          .filter((candidate) => pattern?.test(candidate.Name) ?? true)
+          .sort((a, b) => a.Name.localeCompare(b.Name));
+        const from = Number(input.NextToken ?? 0);
+        const to = from + Math.min(Number(input.MaxResults ?? 100), 100);
+        return { TableList: matching.slice(from, to), ...(to < matching.length ? { NextToken: String(to) } : {}) };
+      },
       DeleteTable(input) {
         table(input);
         databaseNamed(input.DatabaseName).tables.delete(lower(input.Name));

@@ -62,6 +62,9 @@ export const GLUE_ACTIONS = [
   'glue:TagResource',
 ] as const;
 
+/** What the cancel of a run asks of Glue: the run's tables, found by name and dropped. */
+export const GLUE_CLEANUP_ACTIONS = ['glue:BatchDeleteTable', 'glue:GetTables'] as const;
+
 /** The workgroups, the catalogue, the databases and their tables a trino-sql run may use: the stage's, by prefix. */
 export function athenaResources(scope: Construct, prefixes: AthenaPrefixes): { workgroups: string; glue: string[] } {
   const stack = Stack.of(scope);
@@ -222,7 +225,9 @@ export function grantAccess(role: Role, access: ResourceAccess, targets: AccessT
   }
   if (access.athena && targets.athena !== undefined) {
     const resources = athenaResources(role, targets.athena);
-    for (const resource of [resources.workgroups, ...resources.glue.slice(1)])
+    const granted =
+      access.athena === 'cleanup' ? resources.glue.slice(1) : [resources.workgroups, ...resources.glue.slice(1)];
+    for (const resource of granted)
       Validations.of(role).acknowledge({
         id: `AwsSolutions::AwsSolutions-IAM5[Resource::${flattenCfnReference(Stack.of(role).resolve(resource))}]`,
         reason:
@@ -312,7 +317,16 @@ function accessStatements(scope: Construct, access: ResourceAccess, targets: Acc
       }),
     );
   }
-  if (access.athena && targets.athena !== undefined) {
+  if (access.athena === 'cleanup' && targets.athena !== undefined) {
+    statements.push(
+      new PolicyStatement({
+        sid: 'GlueRunTables',
+        effect: Effect.ALLOW,
+        actions: [...GLUE_CLEANUP_ACTIONS],
+        resources: athenaResources(scope, targets.athena).glue,
+      }),
+    );
+  } else if (access.athena && targets.athena !== undefined) {
     const resources = athenaResources(scope, targets.athena);
     statements.push(
       new PolicyStatement({

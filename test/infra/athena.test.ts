@@ -9,6 +9,7 @@
  * workgroups only, read what they read and write only under the runs' Athena folders.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { datasetCancelRoutes } from '../../functions/datasets/cancel-routes';
 import { nodeSchemaAnalysisJob, recipeRunJob } from '../../shared/datasets/jobs';
 import { parseSettings } from '../../infra/stacks/settings';
 import { ATHENA_START_QUERY_SYNC } from '../../infra/athena-branch';
@@ -35,13 +36,18 @@ let withoutAthena: SynthesizedStage;
 beforeAll(() => {
   withAthena = synthesize({
     stage: 'athena',
-    routes: [],
+    routes: [datasetCancelRoutes.cancelRun],
     jobs: JOBS,
     nag: true,
     bundle: false,
     settings: parseSettings({ ATHENA_WORKGROUP_PREFIX: 'dps-athena-', ATHENA_DATABASE_PREFIX: 'dps_athena_' }),
   });
-  withoutAthena = synthesize({ stage: 'no-athena', routes: [], jobs: JOBS, bundle: false });
+  withoutAthena = synthesize({
+    stage: 'no-athena',
+    routes: [datasetCancelRoutes.cancelRun],
+    jobs: JOBS,
+    bundle: false,
+  });
 }, SYNTH_TIMEOUT_MS);
 afterAll(() => {
   withAthena?.close();
@@ -94,6 +100,17 @@ describe('Athena and Glue access', () => {
       ),
     ).toEqual([]);
     expect(athenaOrGlue(withoutAthena, 'jobs/run-recipe')).toEqual([]);
+  });
+
+  it('lets the cancel of a run list and drop the stage’s Glue tables only: no Athena, no other Glue action', () => {
+    const granted = athenaOrGlue(withAthena, datasetCancelRoutes.cancelRun.handler);
+    expect([...new Set(granted.map((grant) => grant.action))].sort()).toEqual([
+      'glue:BatchDeleteTable',
+      'glue:GetTables',
+    ]);
+    for (const grant of granted)
+      expect(JSON.stringify(grant.resource)).toMatch(/:catalog"|:database\/dps_athena_\*"|:table\/dps_athena_\*\/\*"/);
+    expect(athenaOrGlue(withoutAthena, datasetCancelRoutes.cancelRun.handler)).toEqual([]);
   });
 
   /** The job's state machine: its deployed definition and its role's statements. */

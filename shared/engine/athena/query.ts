@@ -14,21 +14,12 @@ export function athenaWorkgroup(tenantId: string): string {
   return `${config.athena.workgroupPrefix}${tenantId}`;
 }
 
-/** The tenant's Glue database. Tenant ids are lowercase letters, digits and inner hyphens; Glue names take underscores. */
-export function athenaDatabase(tenantId: string): string {
-  return `${config.athena.databasePrefix}${tenantId}`.replace(/-/g, '_');
-}
-
 /** The folder of input `index`'s symlink manifest: a table's location, which lists the one file it reads. */
 export const manifestFolder = (runPrefix: string, index: number): string => `${runPrefix}in/${index}/`;
 /** The CTAS's external location: empty before the query, as Athena requires. */
 export const ctasFolder = (runPrefix: string): string => `${runPrefix}out/`;
 
-/** A per-run table name: the job's id (a UUID after its kind), the node and the input. */
-export function runTableName(jobId: string, nodeId: number, input: number | 'out'): string {
-  const id = jobId.replace(/[^a-z0-9]+/gi, '_').toLowerCase();
-  return `run_${id}_n${nodeId}_${input === 'out' ? 'out' : `in${input}`}`;
-}
+export { athenaDatabase, runTableName } from './run-prefix';
 
 /** An identifier as Trino quotes it. */
 export const trinoIdentifier = (name: string): string => `"${name.replace(/"/g, '""')}"`;

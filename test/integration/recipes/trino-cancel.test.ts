@@ -1,7 +1,7 @@
 /**
  * Cancelling a trino-sql run stops its Athena query: the run ends ABORTED (10-444), the
- * worker's StopQueryExecution leaves the query CANCELLED in the stand-in, and no output is
- * left. The twin's Athena holds each query QUEUED for a minute here, as a busy Athena would.
+ * worker's StopQueryExecution leaves the query CANCELLED in the stand-in, and no output, Athena
+ * file or Glue table of the run is left. The twin's Athena holds each query QUEUED for a minute here, as a busy Athena would.
  */
 import { AthenaClient, GetQueryExecutionCommand, ListQueryExecutionsCommand } from '@aws-sdk/client-athena';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +15,8 @@ import { importedTable, nodeAt, waitForRun } from '../datasets/run-fixtures';
 import { createRecipe } from './fixtures';
 import { localS3Client } from '../../support/local-s3';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { GetTablesCommand, GlueClient } from '@aws-sdk/client-glue';
+import { athenaDatabase } from '../../../shared/engine/athena/run-prefix';
 
 const TENANT = 'trino-cancel';
 let env: TestTwin;
@@ -114,6 +116,17 @@ describe('cancelling a trino-sql run', () => {
       );
     } finally {
       s3.destroy();
+    }
+    const glue = new GlueClient({
+      endpoint: process.env.AWS_ENDPOINT_URL_GLUE,
+      region: 'us-east-1',
+      credentials: LOCAL_S3_CREDENTIALS,
+    });
+    try {
+      const { TableList } = await glue.send(new GetTablesCommand({ DatabaseName: athenaDatabase(TENANT) }));
+      expect((TableList ?? []).map((table) => table.Name)).toEqual([]);
+    } finally {
+      glue.destroy();
     }
   });
 });
