@@ -21,6 +21,7 @@ import { metaRoutes } from './meta/routes';
 import { quotaRoutes } from './quota/routes';
 import { recipeRoutes } from './recipes/routes';
 import { retentionRoutes } from './retention/routes';
+import { scheduleRoutes } from './schedules/routes';
 import { targetRoutes } from './targets/routes';
 import { tokenRoutes } from './tokens/routes';
 import { transferCancelRoutes } from './transfers/cancel-routes';
@@ -42,6 +43,7 @@ const domains = [
   datasetReleaseRoutes,
   datasetAnalysisRoutes,
   datasetCancelRoutes,
+  scheduleRoutes,
   targetRoutes,
   exportRoutes,
   exportCancelRoutes,
@@ -94,6 +96,8 @@ export const API_TAGS: Readonly<Record<string, string>> = {
     'Exports of data table and dataset versions: to an S3-compatible store named in the request, or into the parts of a multipart upload',
   meta: 'The API describing itself: OpenAPI document and error types',
   quota: 'Quota contracts (CPU hours, data transfer) and the usage measured against them',
+  schedules:
+    'Schedules that build a dataset’s graph version by cron, rate or a source table’s new version, with their history',
   retention: 'The tenant’s retention policy: which versions expire, and what the daily sweep would delete',
   recipes: 'Recipes: versioned SQL transformations (DuckDB SQL) over aliased tables, checked by the SQL analyzer',
   targets: 'Export targets: a connection that may be written to, and where in it exports write',

@@ -300,6 +300,17 @@ export const config = {
   get dataBucket(): string {
     return required('DATA_BUCKET');
   },
+  /**
+   * Where schedules live in EventBridge Scheduler (shared/schedules/scheduler.ts): the stage's
+   * schedule group, the function a schedule invokes, and the role the Scheduler assumes to invoke it.
+   */
+  get schedules(): { readonly groupName: string; readonly targetArn: string; readonly roleArn: string } {
+    return {
+      groupName: required('SCHEDULE_GROUP'),
+      targetArn: required('SCHEDULE_TARGET_ARN'),
+      roleArn: required('SCHEDULER_ROLE_ARN'),
+    };
+  },
   /** ARN of a state machine of statemachines/, by its variable (IMPORT_STATE_MACHINE_ARN). */
   stateMachineArn(variable: string): string {
     return required(variable);

@@ -35,6 +35,12 @@ export interface ResourceAccess {
    * of those databases (a cancelled run's, shared/engine/athena/cancelled-run.ts), no Athena.
    */
   readonly athena?: true | 'cleanup';
+  /**
+   * The stage's EventBridge Scheduler schedules (shared/schedules/scheduler.ts): create, update,
+   * delete, read and list schedules of the stage's schedule group only, and hand them the
+   * scheduler's role (iam:PassRole on that role alone).
+   */
+  readonly schedules?: true;
 }
 
 /** The part of a job declaration that access rules need: its name, which names its state machine. */

@@ -78,6 +78,12 @@ export const ENTITY_KINDS = {
   CONVERSATION: 'record',
   /** One message of a conversation, numbered from 1 (keys.conversationMessage). */
   CONVERSATION_MESSAGE: 'child',
+  /** Schedules of dataset builds (shared/schedules): their history and new-version marks are their children. */
+  SCHEDULE: 'entity',
+  /** One entry of a schedule's bounded history: a tick and the build it started, or why none (shared/schedules/history.ts). */
+  SCHEDULE_RUN: 'child',
+  /** A data version a schedule has handled: its build starts once per version (shared/schedules/new-version.ts). */
+  SCHEDULE_VERSION_MARK: 'child',
   /** App bundles (shared/apps/bundles.ts): their versions are on their item. */
   APP_BUNDLE: 'entity',
   /** App installs, keyed by bundle id: one per tenant and bundle (shared/apps/installs.ts). */
@@ -197,6 +203,18 @@ export const keys = {
   nodeRun: (tenantId: string, datasetId: number, graphVersion: number, nodeId: number): ItemKey => ({
     pk: keys.children(tenantId, 'DATASET', datasetId),
     sk: `${keys.nodeRunPrefix(graphVersion)}${String(nodeId).padStart(ID_WIDTH, '0')}`,
+  }),
+  /** Where a schedule's history entries are listed, oldest first: a Query with this sk prefix. */
+  SCHEDULE_RUN_PREFIX: 'H#',
+  /** A history entry of a schedule; `runId` starts with its date, so entries sort by time. */
+  scheduleRun: (tenantId: string, scheduleId: number, runId: string): ItemKey => ({
+    pk: keys.children(tenantId, 'SCHEDULE', scheduleId),
+    sk: `H#${runId}`,
+  }),
+  /** The mark that a schedule handled version `versionNumber` of data table `tableId`. */
+  scheduleVersionMark: (tenantId: string, scheduleId: number, tableId: number, versionNumber: number): ItemKey => ({
+    pk: keys.children(tenantId, 'SCHEDULE', scheduleId),
+    sk: `N#${String(tableId).padStart(ID_WIDTH, '0')}#${String(versionNumber).padStart(ID_WIDTH, '0')}`,
   }),
   /** The count of a tenant's quota contracts: a create commits only while it is as read (no overlap, shared/quota/store.ts). */
   quotaContractsHead: (tenantId: string): ItemKey => ({

@@ -46,6 +46,12 @@ export const FEATURE_TOGGLES = {
     onByDefault: false,
     available: true,
   },
+  schedules: {
+    description:
+      'Schedules that build a dataset’s graph version by cron, rate or a source table’s new version, without a person’s request (docs/schedules.md)',
+    onByDefault: false,
+    available: true,
+  },
   delta_sharing: {
     description: 'The delta_sharing connector: tests, tables and reads of shared tables',
     onByDefault: false,

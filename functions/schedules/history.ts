@@ -1,0 +1,13 @@
+import { httpHandler } from '../../shared/http/handler';
+import { historyPage } from '../../shared/schedules/history';
+import { requireSchedules } from '../../shared/schedules/entity';
+import { scheduleStore } from '../../shared/schedules/store';
+import { scheduleNow } from '../../shared/schedules/timing';
+import { scheduleRoutes } from './routes';
+
+/** GET /schedules/{schedule_id}/runs: the schedule's history (shared/schedules/history.ts). */
+export const handler = httpHandler(scheduleRoutes.history, async ({ params, query, principal }) => {
+  await requireSchedules(principal);
+  await scheduleStore.get(principal.tenantId, params.schedule_id);
+  return { body: await historyPage(principal.tenantId, params.schedule_id, query, scheduleNow()) };
+});
