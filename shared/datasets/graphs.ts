@@ -5,6 +5,7 @@ import { ItemType } from '../db/item-type';
 import { keys, type ItemKey } from '../db/keys';
 import { failedAt, transactWrite, tx, type TransactItem, type TransactionOutcome } from '../db/transactions';
 import { AppError, isAppError, notFound, versionConflict } from '../errors/app-error';
+import { traceGraph } from '../lineage/graph-trace';
 import { GraphHead, StoredGraph, type StoredNode } from './items';
 import { tableUseWrites, type UseWrite } from './references';
 import { noActiveRun, refuseWhileRunning } from './run-lock';
@@ -150,9 +151,11 @@ export const graphs = {
       if (!head) throw notFound('dataset', datasetId);
       const template = source === undefined ? undefined : await graphs.get(tenantId, datasetId, source);
       const versionNumber = head.version_count + 1;
-      const graph: StoredGraph = template
+      const copy: StoredGraph = template
         ? { ...emptyGraph(actor, datasetId, versionNumber), nodes: template.nodes, next_node_id: template.next_node_id }
         : emptyGraph(actor, datasetId, versionNumber);
+      // Column lineage is stored with every version (docs/lineage.md); a copy retraces only what moved.
+      const graph: StoredGraph = { ...copy, lineage: await traceGraph(tenantId, copy, template?.lineage) };
       const empty = graph.nodes.length === 0;
       if (empty && head.empty_version !== undefined) throw new AppError('20-1006');
       const uses = await useWrites(tenantId, undefined, graph);
@@ -202,7 +205,7 @@ export const graphs = {
       assertEditable(current);
       const now = new Date().toISOString();
       const { nodes, nextNodeId, result, release = false, writes: own = [] } = await change(current, now);
-      const graph: StoredGraph = {
+      const edited: StoredGraph = {
         ...current,
         nodes,
         release_status: release,
@@ -211,6 +214,7 @@ export const graphs = {
         last_modified_by: actor,
         last_modified_date: now,
       };
+      const graph: StoredGraph = { ...edited, lineage: await traceGraph(tenantId, edited, current.lineage) };
       const wasEmpty = current.nodes.length === 0;
       const isEmpty = nodes.length === 0;
       const uses = [...(await useWrites(tenantId, current, graph)), ...own];

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { StoredActor } from '../db/items';
+import { StoredNodeLineage } from '../lineage/items';
 
 /**
  * The stored items of datasets (spec 2.8), in the layout of data tables:
@@ -74,6 +75,8 @@ export const StoredGraph = z.object({
   /** The next node id; a clone copies it with the nodes, so ids stay as they were. */
   next_node_id: z.int(),
   nodes: z.array(StoredNode).readonly(),
+  /** Column lineage of each node as of the last save (docs/lineage.md); absent from versions saved before it existed. */
+  lineage: z.array(StoredNodeLineage).readonly().optional(),
   created_by: StoredActor,
   created_date: z.string(),
   last_modified_by: StoredActor,
