@@ -18,6 +18,7 @@ import { datasetRoutes } from './datasets/routes';
 import { exportCancelRoutes } from './exports/cancel-routes';
 import { exportRoutes } from './exports/routes';
 import { metaRoutes } from './meta/routes';
+import { qualityRuleRoutes } from './quality-rules/routes';
 import { quotaRoutes } from './quota/routes';
 import { recipeRoutes } from './recipes/routes';
 import { retentionRoutes } from './retention/routes';
@@ -38,6 +39,7 @@ const domains = [
   dataSourceRoutes,
   dataTableRoutes,
   dataTableCancelRoutes,
+  qualityRuleRoutes,
   recipeRoutes,
   datasetRoutes,
   datasetReleaseRoutes,
@@ -95,6 +97,8 @@ export const API_TAGS: Readonly<Record<string, string>> = {
   exports:
     'Exports of data table and dataset versions: to an S3-compatible store named in the request, or into the parts of a multipart upload',
   meta: 'The API describing itself: OpenAPI document and error types',
+  'quality-rules':
+    'Data-quality rules on data tables, checked after each import; a failed error rule blocks release, export and transfer until accepted',
   quota: 'Quota contracts (CPU hours, data transfer) and the usage measured against them',
   schedules:
     'Schedules that build a dataset’s graph version by cron, rate or a source table’s new version, with their history',

@@ -18,6 +18,8 @@ export const PERMISSIONS = [
   'schema:analyze',
   /** Manage the tenant's API tokens (/tokens) and read the roles they may carry (/roles). */
   'token:manage',
+  /** Accept a data version's failed data-quality report, so that it may be released, exported and transferred. */
+  'quality:accept',
   /** Create quota contracts and change the current one's overage (/quota); reading them is data:read. */
   'quota:manage',
   /** Run an app's declared actions (spec 5.2, "a permission to run apps": 80-8030 without it, docs/apps.md). */
@@ -39,9 +41,9 @@ export const ROLES = {
   /** Editor plus FULL schema analysis. */
   'schema-analyst': ANALYST,
   /** Everything inside the tenant, including its API tokens. */
-  admin: [...ANALYST, 'token:manage', 'quota:manage', 'app:manage'],
+  admin: [...ANALYST, 'token:manage', 'quota:manage', 'app:manage', 'quality:accept'],
   /** Cross-tenant administration (feature toggles, tenants) once it exists. */
-  'system-admin': [...ANALYST, 'token:manage', 'quota:manage', 'app:manage'],
+  'system-admin': [...ANALYST, 'token:manage', 'quota:manage', 'app:manage', 'quality:accept'],
   /**
    * The platform's operator: the admin plane and nothing inside a tenant. Distinct from every
    * tenant role, so a tenant's admin never reaches /admin/... (docs/admin-plane.md).

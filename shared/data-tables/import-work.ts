@@ -11,8 +11,9 @@ import { importFiles } from '../engine/file-import';
 import { AppError } from '../errors/app-error';
 import { requireConnector } from '../features/store';
 import type { JobOutcome, JobStep } from '../jobs/worker-step';
+import { checkVersionQuality } from '../quality/check';
 import { recordUsage } from '../usage';
-import type { importJob } from './jobs';
+import { importJob } from './jobs';
 import { VERSION_FILES, versionPrefix } from './storage';
 import type { VersionMetadata } from './versions';
 
@@ -78,6 +79,17 @@ export async function importDataVersion(step: ImportStep): Promise<JobOutcome<{ 
     putJson(prefix + VERSION_FILES.schema, table.columns),
   ]);
   pulse.throwIfAborted();
+  // The table's data-quality rules, over the data just written, before the version reads as COMPLETED.
+  await pulse.stage({ stage: 'CHECKING', percent: 90, bytes_read: fetched.bytesRead, rows: table.rowCount });
+  const quality = await checkVersionQuality({
+    tenantId,
+    dataTableId: params.data_table_id,
+    dataPath: table.dataPath,
+    workDir,
+    signal: pulse.signal,
+    memoryMb: importJob.worker.memoryMb,
+  });
+  pulse.throwIfAborted();
 
   const metadata: VersionMetadata = {
     row_count: table.rowCount,
@@ -90,7 +102,7 @@ export async function importDataVersion(step: ImportStep): Promise<JobOutcome<{ 
   };
   return {
     progress: { stage: 'DONE', percent: 100, bytes_read: fetched.bytesRead, rows: table.rowCount },
-    fields: { metadata },
+    fields: quality ? { metadata, quality } : { metadata },
     output: { row_count: table.rowCount },
   };
 }

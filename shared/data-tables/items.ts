@@ -3,6 +3,7 @@ import { StoredActor } from '../db/items';
 import { StoredExecution } from '../jobs/status';
 import { SchemaAnalysisDepth } from '../model/columns';
 import { VersionMetadata as VersionMetadataShape } from '../model/data-table';
+import { QualityReport } from '../model/quality-rule';
 
 /**
  * The stored items of data tables (spec 2.6):
@@ -37,6 +38,8 @@ export const StoredVersion = z.object({
   /** Depth the current (or last) analysis run was asked for. */
   analysis_requested_depth: SchemaAnalysisDepth.optional(),
   ref_datasets: z.int().optional(),
+  /** The data-quality report its import wrote (shared/quality/check.ts), and its acceptance; absent when none ran. */
+  quality: QualityReport.optional(),
   created_by: StoredActor,
   created_date: z.string(),
 });
@@ -54,6 +57,7 @@ export const LatestVersion = StoredVersion.pick({
   version_display_name: true,
   execution: true,
   metadata: true,
+  quality: true,
   created_by: true,
   created_date: true,
 });

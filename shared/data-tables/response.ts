@@ -26,6 +26,7 @@ export function versionResponse(
     version_display_name: version.version_display_name,
     execution,
     metadata: version.metadata ?? null,
+    ...(version.quality ? { quality: version.quality } : {}),
     expiration_date: expiration,
     created_by: version.created_by,
     created_date: version.created_date,

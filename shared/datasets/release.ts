@@ -3,12 +3,14 @@ import { is } from '../db/expressions';
 import { tx } from '../db/transactions';
 import { keys } from '../db/keys';
 import { AppError } from '../errors/app-error';
+import { dataVersions } from '../data-tables/versions';
+import { refuseIfQualityFailed } from '../quality/gate';
 import { recipeVersions } from '../recipes/versions';
 import { graphs } from './graphs';
 import type { StoredGraph, StoredNode, StoredRecipeNode } from './items';
 import type { UseWrite } from './references';
 import { edgesOf, recipeVersionsOf, type RecipeVersionsShown } from './response';
-import { isCurrent, upstreamOrder } from './run-plan';
+import { isCurrent, tableVersionsNow, upstreamOrder } from './run-plan';
 import { runContextOf } from './run-view';
 
 /**
@@ -49,6 +51,7 @@ export async function releaseGraph(
     const output = releasableOutputOf(read);
     const versions = await recipeVersionsOf(tenantId, read.nodes);
     const outputs = await currentFullOutputs(tenantId, read, output, versions);
+    await refuseFailedTableVersions(tenantId, read);
     return {
       nodes: read.nodes,
       result: undefined,
@@ -84,6 +87,20 @@ async function currentFullOutputs(
       retry: true,
     };
   });
+}
+
+/**
+ * 90-1002 when a table version the graph reads (the one its outputs were built from) failed
+ * an error data-quality rule that nobody accepted (docs/data-quality.md).
+ */
+async function refuseFailedTableVersions(tenantId: string, graph: StoredGraph): Promise<void> {
+  const now = await tableVersionsNow(tenantId, graph.nodes);
+  for (const node of graph.nodes) {
+    const versionNumber = now.get(node.id);
+    if (node.node_type !== 'TABLE' || versionNumber === undefined) continue;
+    const version = await dataVersions.find(tenantId, node.data_table_id, versionNumber);
+    if (version) await refuseIfQualityFailed(tenantId, version);
+  }
 }
 
 /** The locks of every recipe version the graph uses that is not locked yet. */

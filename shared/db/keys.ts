@@ -57,6 +57,8 @@ export const ENTITY_KINDS = {
   EXPORT: 'entity',
   /** Transfers of a version into a pricing target (shared/transfers/store.ts); their job status is on the entity item. */
   TRANSFER: 'entity',
+  /** Data-quality rules on data tables (shared/quality/store.ts): checked by each import of their table. */
+  QUALITY_RULE: 'entity',
   /** Direct exports to an object store named in the request (shared/exports/store.ts). */
   DIRECT_EXPORT: 'job',
   /** Multi-part exports to the caller's pre-signed part URLs (shared/exports/store.ts). */

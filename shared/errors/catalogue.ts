@@ -331,6 +331,11 @@ export const errorCatalogue = {
     status: 409,
     message: 'the job is not running ({0}); only a PENDING or IN_PROGRESS job can be cancelled',
   },
+  '90-1002': {
+    status: 409,
+    message:
+      'data version {1} of data table {0} failed the data-quality rule {2}; import a version that passes, or accept the failure',
+  },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

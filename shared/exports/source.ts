@@ -9,6 +9,7 @@ import { nodeRuns } from '../datasets/runs';
 import { datasetStore } from '../datasets/store';
 import { AppError, isAppError } from '../errors/app-error';
 import { refuseIfAborted } from '../jobs/cancel';
+import { refuseIfQualityFailed } from '../quality/gate';
 import type { ColumnSchema } from '../model/columns';
 import type { ExportSourceType } from '../model/export';
 
@@ -56,6 +57,8 @@ export async function exportSourceOf(tenantId: string, request: ExportSourceRequ
   if (request.source_type === 'datatable') {
     const version = await dataVersions.get(tenantId, request.source_id, request.source_version);
     if (version.execution.status !== 'COMPLETED' || !version.metadata) throw notReady(request.source_id, version);
+    // An error rule the version failed stops every export and transfer of it until accepted (90-1002).
+    await refuseIfQualityFailed(tenantId, version);
     const prefix = versionPrefix(tenantId, request.source_id, request.source_version);
     const table = await dataTableStore.get(tenantId, request.source_id);
     return {

@@ -66,6 +66,12 @@ export const FEATURE_TOGGLES = {
       return config.athena.workgroupPrefix !== '';
     },
   },
+  data_quality: {
+    description:
+      'Data-quality rules on data tables, checked after each import; an error rule that fails blocks release, export and transfer (docs/data-quality.md)',
+    onByDefault: false,
+    available: true,
+  },
   'connector.object_store': {
     description: 'The object_store connector: S3-compatible stores',
     onByDefault: true,

@@ -13,6 +13,7 @@ import {
   integerText,
 } from './common';
 import { JobExecution, LaunchMode } from './job';
+import { QualityReport } from './quality-rule';
 
 /** Data tables, their versions, previews, samples and schema analyses (spec 2.6). */
 
@@ -72,6 +73,9 @@ export const DataVersion = z
     version_display_name: z.string().describe('Opaque display name such as V3; never parse or sort it'),
     execution: JobExecution,
     metadata: VersionMetadata.nullable(),
+    quality: QualityReport.optional().describe(
+      'The data-quality report of its import, when the table has rules and the data_quality feature is on (docs/data-quality.md)',
+    ),
     expiration_date: z.iso.datetime().nullable(),
     ...AuditFields,
   })

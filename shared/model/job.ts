@@ -36,7 +36,7 @@ export type JobError = z.infer<typeof JobError>;
 
 export const JobProgress = z
   .object({
-    stage: z.string().describe('QUEUED, READING, LOADING, WRITING, ANALYSING or DONE'),
+    stage: z.string().describe('QUEUED, READING, LOADING, WRITING, CHECKING (data-quality rules), ANALYSING or DONE'),
     percent: z.number().min(0).max(100),
     bytes_read: z.int().min(0).optional(),
     /** Bytes written to a target, an object store or pre-signed URLs (exports): counted as data transfer. */

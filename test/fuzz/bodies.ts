@@ -96,6 +96,9 @@ function objectStoreConfiguration(e: FuzzEntities) {
   } as const;
 }
 
+const fuzzedRule = (e: FuzzEntities) =>
+  ({ name: 'fuzzed rule', kind: 'not_null', ...dataTable(e), severity: 'warn', column: 'amount' }) as const;
+
 const versionSource = (e: FuzzEntities) => ({
   source_type: 'datatable' as const,
   source_id: e.dataTableId,
@@ -211,6 +214,11 @@ export const STARTING_REQUESTS: StartingRequests = {
   }),
   startMultiPartExport: (e) => ({ body: { ...versionSource(e), parts_urls: [e.partUrl] } }),
   startTransfer: (e) => ({ body: { target_id: e.targetId, ...versionSource(e) } }),
+  // The fuzz twin leaves data_quality off: these reach the feature check (10-1501) behind validation.
+  createQualityRule: (e) => ({ body: fuzzedRule(e) }),
+  updateQualityRule: (e) => ({ params: { rule_id: 1 }, body: { id: 1, lock_version: 0, ...fuzzedRule(e) } }),
+  mergeQualityRule: () => ({ params: { rule_id: 1 }, body: { id: 1, lock_version: 0, kind: 'not_null' } }),
+  acceptQualityFailure: (e) => ({ params: { ...dataTable(e), version_number: 1 }, body: {} }),
   createToken: () => ({ body: { description: 'fuzzed token', role_names: ['viewer'], expiration: 'P1D' } }),
   // Far ahead: a contract the storm makes never becomes the tenant's current one.
   createQuotaContract: () => ({

@@ -1,3 +1,4 @@
+import { checkQualityRules } from '../quality-check';
 import { bindRecipeOutput } from '../recipe-sql-bind';
 import { runRecipeTask } from '../recipe-run';
 
@@ -11,6 +12,8 @@ export const ENGINE_TASKS = {
   describe: bindRecipeOutput,
   /** A recipe run over its node's inputs. */
   'recipe-run': runRecipeTask,
+  /** The data-quality rules of a table over a version just imported. */
+  'quality-check': checkQualityRules,
 } as const;
 
 export type EngineTaskName = keyof typeof ENGINE_TASKS;

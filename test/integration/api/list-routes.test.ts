@@ -45,7 +45,7 @@ const created = <T>(response: { status: number; text: string; body: T }, status 
   return response.body;
 };
 
-async function toggleOn(toggle: 'apps' | 'transfers' | 'ai_assistant'): Promise<void> {
+async function toggleOn(toggle: 'apps' | 'transfers' | 'ai_assistant' | 'data_quality'): Promise<void> {
   const tenantId = env.admin.tenantId!;
   created(
     await env.platformAdmin.call('setFeatureToggleOverride', {
@@ -69,7 +69,7 @@ beforeAll(async () => {
     environment: { ...bigquery.environment, ASSISTANT_CHAT_ENDPOINT: 'http://127.0.0.1:9' },
   });
   api = env.admin;
-  await Promise.all([toggleOn('apps'), toggleOn('transfers'), toggleOn('ai_assistant')]);
+  await Promise.all([toggleOn('apps'), toggleOn('transfers'), toggleOn('ai_assistant'), toggleOn('data_quality')]);
 
   // Two of each, where a list is of the tenant's own records.
   await putObjects(env, 'walk', { 'data/a.csv': 'id,name\n1,a\n2,b\n' });
@@ -134,6 +134,12 @@ beforeAll(async () => {
 
   await createTarget(api, env.twin.s3.endpoint, 'bucket');
   await createTarget(api, env.twin.s3.endpoint, 'bucket');
+  for (const column of ['id', 'name'])
+    created(
+      await api.call('createQualityRule', {
+        body: { name: `walked rule ${column}`, kind: 'not_null', data_table_id: tableId, severity: 'warn', column },
+      }),
+    );
 
   for (const name of ['walked one', 'walked two']) created(await api.call('createAppBundle', { body: { name } }));
   for (const link of ['crm', 'erp'])
@@ -171,6 +177,7 @@ beforeAll(async () => {
     listDatasets: { atLeast: 2 },
     listDatasetVersions: { params: { dataset_id: datasetId }, atLeast: 2 },
     listTargets: { atLeast: 2 },
+    listQualityRules: { atLeast: 2 },
     // Exports, transfers and conversations are made by jobs or a model: the walk checks that they take ListQuery.
     listExports: { atLeast: 0 },
     listTransfers: { atLeast: 0 },

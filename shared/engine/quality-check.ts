@@ -1,0 +1,220 @@
+import { dirname } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { quotedIdentifier, quotedString, type DuckDBConnection } from '@duckdb/node-api';
+import { AppError, isAppError } from '../errors/app-error';
+import type { ColumnSchema, DataValue } from '../model/columns';
+import type { QualityRuleDefinition, QualityRuleOutcome } from '../model/quality-rule';
+import { typeFamily } from './column-types';
+import { createSandboxedDuckDb, withEngine } from './duckdb';
+import { engineFailure } from './engine-errors';
+import { engineBudget } from './limits';
+import { describeParquet, parquetSource } from './parquet';
+import { jsonSafeSql, parseJsonSafe, readJsonSafeRows } from './values';
+
+/**
+ * Data-quality rules checked over a version's Parquet (docs/data-quality.md), as an engine
+ * process runs them (isolation/tasks.ts): the rules of a table are the tenant's own SQL
+ * (custom_sql) and values (patterns, accepted values), so they run in a sandboxed engine that
+ * may read only the version's folder, sized as the import's engine is, in a process its
+ * parent bounds in memory and time as it bounds a recipe run.
+ *
+ * Each rule counts its failing rows with one query and, when some fail, reads up to
+ * SAMPLE_ROWS of them; a rule that cannot be checked (a column the version lacks, an
+ * assertion that does not run) fails with the reason as its error. The counts are what a
+ * plain DuckDB counts with the same predicate, which the tests compare.
+ */
+
+/** Failing rows shown per rule. */
+export const SAMPLE_ROWS = 5;
+
+/** The name the version has in every rule's SQL, as in a single-source recipe. */
+export const CHECKED_TABLE = 'CurrentTable';
+
+const TABLE = quotedIdentifier(CHECKED_TABLE);
+const ASSERTION_VIEW = quotedIdentifier('quality assertion');
+const DUPLICATES = quotedIdentifier('quality duplicates');
+
+export interface QualityCheckInput {
+  /** The version's data.parquet, on local disk. */
+  readonly dataPath: string;
+  readonly rules: readonly { readonly id: number; readonly rule: QualityRuleDefinition }[];
+  /** The check's time (ISO 8601): freshness is measured against it. */
+  readonly now: string;
+  /** The memory of the worker the import runs in: the engine is sized as the import's (limits.ts). */
+  readonly memoryMb: number;
+  /** Where the engine spills, inside the job's work folder. */
+  readonly spillDirectory: string;
+}
+
+/** A rule's failing rows as a WHERE predicate, or how it is measured when it is about the whole table. */
+type Plan =
+  | { readonly kind: 'rows'; readonly from: string }
+  | { readonly kind: 'table'; readonly sql: string; readonly passes: (value: DataValue, count: DataValue) => boolean };
+
+/** Checks every rule, in order, in one sandboxed engine; the outcome of each. */
+export async function checkQualityRules(
+  input: QualityCheckInput,
+  _emit: (event: never) => void,
+): Promise<QualityRuleOutcome[]> {
+  const instance = await createSandboxedDuckDb({
+    directories: [dirname(input.dataPath)],
+    budget: engineBudget('worker', input.memoryMb),
+    spillDirectory: input.spillDirectory,
+  });
+  return withEngine(instance, async (connection) => {
+    const columns = await describeParquet(connection, input.dataPath);
+    await connection.run(`CREATE VIEW ${TABLE} AS SELECT * FROM ${parquetSource(input.dataPath)}`);
+    const outcomes: QualityRuleOutcome[] = [];
+    for (const { id, rule } of input.rules) {
+      const started = performance.now();
+      const outcome = await checkRule(connection, rule, columns, input).catch((error: unknown) =>
+        failed(error, input.dataPath, rule.kind === 'custom_sql'),
+      );
+      outcomes.push({ rule_id: id, ...outcome, duration_ms: Math.round((performance.now() - started) * 100) / 100 });
+    }
+    return outcomes;
+  });
+}
+
+type Checked = Omit<QualityRuleOutcome, 'rule_id' | 'duration_ms'>;
+
+/**
+ * A rule that could not be checked fails, saying why (without the engine's local paths): an
+ * assertion that does not run is 40-50001, as the analyzer answers a query that does not bind.
+ */
+function failed(error: unknown, dataPath: string, assertion: boolean): Checked {
+  const appError = isAppError(error) ? error : engineFailure(error, [{ path: dirname(dataPath), name: CHECKED_TABLE }]);
+  const cause = appError.extraDetails?.cause;
+  return {
+    passed: false,
+    failing_row_count: null,
+    observed: null,
+    sample_rows: [],
+    error: {
+      code: assertion && !isAppError(error) ? '40-50001' : appError.code,
+      message: typeof cause === 'string' ? cause : appError.message,
+    },
+  };
+}
+
+async function checkRule(
+  connection: DuckDBConnection,
+  rule: QualityRuleDefinition,
+  columns: readonly ColumnSchema[],
+  input: QualityCheckInput,
+): Promise<Checked> {
+  if (rule.kind === 'custom_sql') {
+    // As a recipe's code: a view takes it as written (a trailing semicolon or comment included).
+    await connection.run(`CREATE OR REPLACE VIEW ${ASSERTION_VIEW} AS\n${rule.sql}\n`);
+    const reader = await connection.runAndReadAll(`DESCRIBE SELECT * FROM ${ASSERTION_VIEW}`);
+    const shown = reader.getRowObjects().map((row) => ({
+      name: String(row.column_name),
+      type: String(row.column_type),
+      nullable: true,
+    }));
+    return countRows(connection, ASSERTION_VIEW, shown);
+  }
+  const plan = planOf(rule, columns, input.now);
+  if (plan.kind === 'rows') return countRows(connection, plan.from, columns);
+  const reader = await connection.runAndReadAll(plan.sql);
+  const [value, count] = reader.getRows()[0] ?? [null, null];
+  const observed = parseJsonSafe(value ?? null);
+  return {
+    passed: plan.passes(observed, parseJsonSafe(count ?? null)),
+    failing_row_count: null,
+    observed,
+    sample_rows: [],
+    error: null,
+  };
+}
+
+/** The failing rows of `from` counted, and a few of them read JSON-safe. */
+async function countRows(
+  connection: DuckDBConnection,
+  from: string,
+  columns: readonly ColumnSchema[],
+): Promise<Checked> {
+  const reader = await connection.runAndReadAll(`SELECT count(*) FROM ${from}`);
+  const count = Number(reader.getRows()[0]?.[0] ?? 0);
+  const sample = count > 0 ? await readJsonSafeRows(connection, from, columns, SAMPLE_ROWS) : [];
+  return { passed: count === 0, failing_row_count: count, observed: null, sample_rows: sample, error: null };
+}
+
+/** The column a rule names, as the version spells it: 20-1031 when the version has none of that name. */
+function columnOf(columns: readonly ColumnSchema[], name: string): ColumnSchema {
+  const found =
+    columns.find((column) => column.name === name) ??
+    columns.find((column) => column.name.toLowerCase() === name.toLowerCase());
+  if (!found)
+    throw new AppError('20-1031', { params: [name], extraDetails: { cause: `invalid column name: ${name}` } });
+  return found;
+}
+
+const failingRows = (predicate: string): Plan => ({
+  kind: 'rows',
+  from: `(SELECT * FROM ${TABLE} WHERE ${predicate})`,
+});
+
+const numberLiteral = (value: number): string => `CAST(${quotedString(String(value))} AS DOUBLE)`;
+
+function planOf(
+  rule: Exclude<QualityRuleDefinition, { kind: 'custom_sql' }>,
+  columns: readonly ColumnSchema[],
+  now: string,
+): Plan {
+  const column = (name: string) => quotedIdentifier(columnOf(columns, name).name);
+  switch (rule.kind) {
+    case 'not_null':
+      return failingRows(`${column(rule.column)} IS NULL`);
+    case 'accepted_values': {
+      const values = rule.values.map((value) => quotedString(value)).join(', ');
+      return failingRows(`CAST(${column(rule.column)} AS VARCHAR) NOT IN (${values})`);
+    }
+    case 'range': {
+      const value = column(rule.column);
+      const outside = [
+        ...(typeof rule.min === 'number' ? [`${value} < ${numberLiteral(rule.min)}`] : []),
+        ...(typeof rule.max === 'number' ? [`${value} > ${numberLiteral(rule.max)}`] : []),
+      ];
+      return failingRows(`(${outside.join(' OR ')})`);
+    }
+    case 'pattern':
+      return failingRows(
+        `NOT regexp_full_match(CAST(${column(rule.column)} AS VARCHAR), ${quotedString(rule.pattern)})`,
+      );
+    case 'unique': {
+      const key = rule.columns.map(column);
+      const complete = key.map((name) => `${name} IS NOT NULL`).join(' AND ');
+      return {
+        kind: 'rows',
+        from: `(SELECT * FROM (SELECT *, count(*) OVER (PARTITION BY ${key.join(', ')}) AS ${DUPLICATES} FROM ${TABLE} WHERE ${complete}) WHERE ${DUPLICATES} > 1)`,
+      };
+    }
+    case 'row_count_between': {
+      const { min, max } = rule;
+      return {
+        kind: 'table',
+        sql: `SELECT ${jsonSafeSql('count(*)', 'BIGINT')}, NULL FROM ${TABLE}`,
+        passes: (count) =>
+          typeof count === 'number' &&
+          (typeof min !== 'number' || count >= min) &&
+          (typeof max !== 'number' || count <= max),
+      };
+    }
+    case 'freshness': {
+      const found = columnOf(columns, rule.column);
+      const family = typeFamily(found.type);
+      if (family !== 'date' && family !== 'timestamp' && family !== 'timestamp-utc')
+        throw new AppError('10-1400', {
+          extraDetails: { cause: `column ${found.name} is ${found.type}, not a DATE or TIMESTAMP` },
+        });
+      const newest = `max(CAST(${quotedIdentifier(found.name)} AS TIMESTAMP WITH TIME ZONE))`;
+      const cutoff = `CAST(${quotedString(now)} AS TIMESTAMP WITH TIME ZONE) - to_seconds(${rule.max_age_seconds})`;
+      return {
+        kind: 'table',
+        sql: `SELECT ${jsonSafeSql(newest, 'TIMESTAMP WITH TIME ZONE')}, ${jsonSafeSql(`coalesce(${newest} >= ${cutoff}, false)`, 'BOOLEAN')} FROM ${TABLE}`,
+        passes: (_newest, fresh) => fresh === true,
+      };
+    }
+  }
+}
