@@ -35,8 +35,14 @@ export default defineConfig({
     sequence: { sequencer: SlowFirstSequencer },
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // How long a worker may take to exit when the pool closes (tinypool's terminateTimeout). At
+    // the default 10 s, a fork still closing its twin on a loaded machine failed a run whose
+    // every test passed, with an unhandled "Failed to terminate worker".
+    teardownTimeout: 60_000,
     env: {
       POWERTOOLS_LOG_LEVEL: 'SILENT',
+      // Metric lines only where a twin names their file (LOCAL_METRICS_FILE; it turns them on): no console noise.
+      POWERTOOLS_METRICS_DISABLED: 'true',
       AWS_REGION: 'us-east-1',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       // The suite makes about a thousand API client secrets and exchanges them: at the default
