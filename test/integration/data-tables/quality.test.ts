@@ -1,0 +1,301 @@
+/**
+ * Data-quality rules end to end over HTTP (docs/data-quality.md): rules saved and refused,
+ * an import that checks them and writes its report on the version (failing rows counted as a
+ * plain DuckDB counts them over the version's Parquet), an error rule that blocks the
+ * version's export and the release of a graph that reads it (90-1002, naming the rule), a
+ * later version that passes and exports, an acceptance that unblocks the failed one, the
+ * toggle, and tenant isolation. Each rule kind's counting is proven in
+ * test/unit/engine/quality-check.test.ts; this file is the path through the service.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
+import { TOGGLE_CACHE_MS } from '../../../shared/features/store';
+import { unchecked, type ApiClient, type RequestBody } from '../../support/api-client';
+import { queryFiles, sourceParquet, waitForDirectExport } from '../../support/exports';
+import { startTestTwin, type TestTwin } from '../../support/harness';
+import { importAndWait, putObjects, tableOver } from '../../support/imports';
+import { executeAndWait } from '../datasets/run-fixtures';
+
+let env: TestTwin;
+let api: ApiClient;
+let tableId: number;
+const rules: Record<string, number> = {};
+
+/** 12 rows: 3 without a price, one negative price, sku 3 twice. */
+const BAD_CSV = [
+  'sku,price,country',
+  '1,10.5,DE',
+  '2,,FR',
+  '3,7,IT',
+  '3,8,IT',
+  '4,-2,DE',
+  '5,,DE',
+  '6,3,XX',
+  '7,4,FR',
+  '8,,FR',
+  '9,5,DE',
+  '10,6,IT',
+  '11,9,DE',
+].join('\n');
+const GOOD_CSV = 'sku,price,country\n1,10.5,DE\n2,4,FR\n3,7,IT\n';
+
+async function turnOn(tenantId: string): Promise<void> {
+  const on = await env.platformAdmin.call('setFeatureToggleOverride', {
+    params: { toggle_name: 'data_quality', tenant_id: tenantId },
+    body: { strategy: 'on' },
+  });
+  expect(on.status, on.text).toBe(200);
+  await new Promise((resolve) => setTimeout(resolve, TOGGLE_CACHE_MS + 100));
+}
+
+async function createRule(body: RequestBody<'createQualityRule'>): Promise<number> {
+  const created = await api.call('createQualityRule', { body });
+  expect(created.status, created.text).toBe(201);
+  return created.body.id;
+}
+
+function directExport(version: number, key: string) {
+  return api.call('startDirectExport', {
+    body: {
+      source_type: 'datatable',
+      source_id: tableId,
+      source_version: version,
+      bucket: 'exports',
+      key,
+      endpoint: env.twin.s3.endpoint,
+      access_key: LOCAL_S3_CREDENTIALS.accessKeyId,
+      secret_key: LOCAL_S3_CREDENTIALS.secretAccessKey,
+    },
+  });
+}
+
+beforeAll(async () => {
+  env = await startTestTwin({ buckets: ['landing', 'exports'] });
+  api = env.admin;
+  await turnOn(env.admin.tenantId!);
+  await putObjects(env, 'landing', { 'prices/a.csv': BAD_CSV });
+  tableId = await tableOver(api, env, 'landing/prices/');
+  const common = { data_table_id: tableId } as const;
+  rules.price = await createRule({
+    ...common,
+    name: 'price present',
+    kind: 'not_null',
+    severity: 'error',
+    column: 'price',
+  });
+  rules.sku = await createRule({ ...common, name: 'sku unique', kind: 'unique', severity: 'warn', columns: ['sku'] });
+  rules.positive = await createRule({
+    ...common,
+    name: 'no negative price',
+    kind: 'custom_sql',
+    severity: 'warn',
+    sql: 'SELECT * FROM CurrentTable WHERE price < 0',
+  });
+  rules.countries = await createRule({
+    ...common,
+    name: 'known countries',
+    kind: 'accepted_values',
+    severity: 'warn',
+    column: 'country',
+    values: ['DE', 'FR', 'IT'],
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await env?.close();
+});
+
+describe('rules as a resource', () => {
+  it('refuses a bad definition with 10-1400 naming the field, and SQL the analyzer refuses', async () => {
+    const base = { name: 'bad', data_table_id: tableId, severity: 'warn' };
+    const bounds = await api.call('createQualityRule', {
+      body: unchecked({ ...base, kind: 'range', column: 'price' }),
+    });
+    expect(bounds.problem).toMatchObject({
+      status: 400,
+      code: '10-1400',
+      extraDetails: { min: 'min or max is required' },
+    });
+    const crossed = await api.call('createQualityRule', {
+      body: unchecked({ ...base, kind: 'range', column: 'price', min: 5, max: 1 }),
+    });
+    expect(crossed.problem.extraDetails).toEqual({ max: 'must not be less than min' });
+    const noSeverity = await api.call('createQualityRule', {
+      body: unchecked({ name: 'bad', data_table_id: tableId, kind: 'not_null', column: 'price' }),
+    });
+    expect(Object.keys(noSeverity.problem.extraDetails ?? {})).toEqual(['severity']);
+    const pattern = await api.call('createQualityRule', {
+      body: { ...base, severity: 'warn', kind: 'pattern', column: 'sku', pattern: '(unclosed' },
+    });
+    expect(pattern.problem.code).toBe('10-1400');
+    expect(Object.keys(pattern.problem.extraDetails ?? {})).toEqual(['pattern']);
+    const reader = await api.call('createQualityRule', {
+      body: { ...base, severity: 'warn', kind: 'custom_sql', sql: "SELECT * FROM read_csv('/etc/passwd')" },
+    });
+    expect(reader.problem.code).toBe('40-50005');
+    const otherTable = await api.call('createQualityRule', {
+      body: { ...base, severity: 'warn', kind: 'custom_sql', sql: 'SELECT * FROM orders' },
+    });
+    expect(otherTable.problem.code).toMatch(/^(40-50006|20-1054)$/);
+    const missing = await api.call('createQualityRule', {
+      body: { ...base, severity: 'warn', kind: 'not_null', column: 'price', data_table_id: 999_999 },
+    });
+    expect(missing.problem.code).toBe('10-404');
+  });
+
+  it('lists with ListQuery, updates with lock_version, merges a field', async () => {
+    const page = await api.call('listQualityRules', {
+      query: { filter: `data_table_id eq ${tableId} and severity eq 'warn'`, sort: '-name', limit: 2 },
+    });
+    expect(page.body).toMatchObject({ total: 3, limit: 2, offset: 0 });
+    expect(page.body.items.map((rule) => rule.name)).toEqual(['sku unique', 'no negative price']);
+
+    const extra = await createRule({
+      name: 'row count',
+      kind: 'row_count_between',
+      severity: 'warn',
+      data_table_id: tableId,
+      min: 1,
+    });
+    const read = (await api.call('getQualityRule', { params: { rule_id: extra } })).body;
+    const stale = await api.call('updateQualityRule', {
+      params: { rule_id: extra },
+      body: { ...read, lock_version: read.lock_version + 1, kind: 'row_count_between', min: 1, max: 100 },
+    });
+    expect(stale.problem).toMatchObject({ status: 409, code: '10-1006' });
+    const merged = await api.call('mergeQualityRule', {
+      params: { rule_id: extra },
+      body: { id: extra, lock_version: read.lock_version, kind: 'row_count_between', max: 100 },
+    });
+    expect(merged.body).toMatchObject({ min: 1, max: 100, lock_version: read.lock_version + 1 });
+    const deleted = await api.call('deleteQualityRule', { params: { rule_id: extra } });
+    expect(deleted.status).toBe(204);
+  });
+});
+
+describe('an import checks the rules; an error rule blocks the version', () => {
+  it('writes the report on the version, each failing count as DuckDB counts it over the version', async () => {
+    const version = await importAndWait(api, tableId);
+    expect(version.execution.status).toBe('COMPLETED');
+    const quality = version.quality!;
+    expect(quality.status).toBe('FAILED');
+    const parquet = await sourceParquet(env, tableId, 1);
+    const count = async (where: string) =>
+      Number((await queryFiles([parquet], `SELECT count(*) AS n FROM f0 WHERE ${where}`)).rows[0]!.n);
+    const byRule = new Map(quality.results.map((result) => [result.rule_id, result]));
+    expect(byRule.get(rules.price!)).toMatchObject({
+      rule_name: 'price present',
+      severity: 'error',
+      passed: false,
+      failing_row_count: await count('price IS NULL'),
+    });
+    expect(byRule.get(rules.price!)!.failing_row_count).toBe(3);
+    expect(byRule.get(rules.price!)!.sample_rows).toHaveLength(3);
+    expect(byRule.get(rules.sku!)!.failing_row_count).toBe(
+      await count('sku IN (SELECT sku FROM f0 GROUP BY sku HAVING count(*) > 1)'),
+    );
+    expect(byRule.get(rules.positive!)!.failing_row_count).toBe(await count('price < 0'));
+    expect(byRule.get(rules.countries!)!.failing_row_count).toBe(await count("country NOT IN ('DE', 'FR', 'IT')"));
+    // The table shows the same report on its latest version.
+    const table = (await api.call('getDataTable', { params: { data_table_id: tableId } })).body;
+    expect(table.latest_data_version?.quality).toEqual(quality);
+  });
+
+  it('refuses the export of the failed version with 90-1002 naming the rule', async () => {
+    const refused = await directExport(1, 'blocked/prices.parquet');
+    expect(refused.problem).toMatchObject({
+      status: 409,
+      code: '90-1002',
+      extraDetails: { rule_name: 'price present', rule_id: rules.price, version_number: 1, failing_row_count: 3 },
+    });
+    expect(refused.problem.detail).toContain('price present');
+  });
+
+  it('refuses the release of a graph built on the failed version', async () => {
+    const recipeId = (
+      await api.call('createRecipe', {
+        body: { name: 'prices', aliases: ['CurrentTable'], recipe_version: { code: 'SELECT * FROM CurrentTable' } },
+      })
+    ).body.id;
+    const datasetId = (await api.call('createDataset', { body: { name: 'priced' } })).body.id;
+    const graph = { dataset_id: datasetId, version_number: 1 };
+    const tableNode = (
+      await api.call('addDatasetNode', {
+        params: graph,
+        body: { node_type: 'TABLE', dataset_id: datasetId, data_table_id: tableId, data_table_version_number: 1 },
+      })
+    ).body.id;
+    const recipeNode = (
+      await api.call('addDatasetNode', {
+        params: graph,
+        body: {
+          node_type: 'RECIPE',
+          dataset_id: datasetId,
+          recipe_id: recipeId,
+          recipe_version_number: 1,
+          source_node_definitions: [{ source_node_id: tableNode, alias: 'CurrentTable' }],
+        },
+      })
+    ).body.id;
+    expect((await executeAndWait(api, { datasetId }, recipeNode, false)).run_state).toBe('SUCCEEDED');
+    const refused = await api.call('releaseDatasetVersion', { params: graph });
+    expect(refused.problem).toMatchObject({
+      status: 409,
+      code: '90-1002',
+      extraDetails: { rule_name: 'price present' },
+    });
+
+    // Accepted by a user with quality:accept (an admin; an editor may not), the version releases and exports.
+    const editor = await env.clientFor(env.admin.tenantId!, ['editor']);
+    const forbidden = await editor.call('acceptQualityFailure', {
+      params: { data_table_id: tableId, version_number: 1 },
+      body: {},
+    });
+    expect(forbidden.problem).toMatchObject({ status: 403, code: '10-403' });
+    const accepted = await api.call('acceptQualityFailure', {
+      params: { data_table_id: tableId, version_number: 1 },
+      body: { reason: 'prices backfilled downstream' },
+    });
+    expect(accepted.status, accepted.text).toBe(200);
+    expect(accepted.body.quality).toMatchObject({
+      status: 'FAILED',
+      accepted: { reason: 'prices backfilled downstream', by: { id: env.twin.admin.client_id } },
+    });
+    expect((await api.call('releaseDatasetVersion', { params: graph })).status).toBe(200);
+    const exported = await directExport(1, 'accepted/prices.parquet');
+    expect(exported.status, exported.text).toBe(202);
+    expect((await waitForDirectExport(api, exported.body.job_id)).status.status).toBe('COMPLETED');
+  });
+
+  it('a later version that passes exports at once', async () => {
+    await putObjects(env, 'landing', { 'prices/a.csv': GOOD_CSV });
+    const version = await importAndWait(api, tableId);
+    expect(version.quality).toMatchObject({ status: 'PASSED', accepted: null });
+    expect(version.quality!.results.every((result) => result.passed && result.failing_row_count === 0)).toBe(true);
+    const exported = await directExport(version.version_number, 'passed/prices.parquet');
+    expect(exported.status, exported.text).toBe(202);
+    expect((await waitForDirectExport(api, exported.body.job_id)).status.status).toBe('COMPLETED');
+  });
+});
+
+describe('the toggle and other tenants', () => {
+  it('answers 10-1501 while the toggle is off for the tenant, and hides another tenant’s rules', async () => {
+    const other = await env.clientFor('quality-other', ['admin']);
+    const off = await other.call('listQualityRules');
+    expect(off.problem).toMatchObject({ status: 501, code: '10-1501' });
+    expect(off.problem.detail).toContain('data_quality');
+    const create = await other.call('createQualityRule', {
+      body: { name: 'x', kind: 'not_null', column: 'price', severity: 'warn', data_table_id: tableId },
+    });
+    expect(create.problem.code).toBe('10-1501');
+
+    await turnOn('quality-other');
+    expect((await other.call('listQualityRules')).body.total).toBe(0);
+    expect((await other.call('getQualityRule', { params: { rule_id: rules.price! } })).problem.code).toBe('10-404');
+    // Another tenant's table does not exist for it.
+    const foreign = await other.call('createQualityRule', {
+      body: { name: 'x', kind: 'not_null', column: 'price', severity: 'warn', data_table_id: tableId },
+    });
+    expect(foreign.problem.code).toBe('10-404');
+  });
+});
