@@ -1,4 +1,5 @@
 import { logger } from '../../shared/log';
+import { recordSweep } from '../../shared/observability/metrics';
 import { runSweepInvocation, type SweepInvocationResult } from '../../shared/retention/sweep-run';
 
 /**
@@ -30,5 +31,8 @@ export async function handler(
     deleted: result.deleted.length,
     failed: result.failed,
   });
+  // Only an invocation that swept counts as a run: the "sweep has not run" alarm watches for them.
+  if (result.sweep_id !== null)
+    recordSweep({ deleted: result.deleted.length, failed: result.failed, sweepId: result.sweep_id });
   return result;
 }

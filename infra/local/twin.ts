@@ -4,7 +4,8 @@
  * stand-ins through the SDK's own endpoint settings (AWS_ENDPOINT_URL_<SERVICE>), exactly as
  * they reach AWS when deployed.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   CreateTableCommand,
@@ -22,6 +23,7 @@ import { TABLE_SCHEMA } from '../../shared/db/table-schema';
 import { jobs as declaredJobs, RECORD_JOB_FAILURE, workersOf } from '../../functions/jobs';
 import { RUNNER_RESTARTED } from '../../shared/jobs/failure';
 import { logger } from '../../shared/log';
+import { LOCAL_METRICS_FILE_VARIABLE } from '../../shared/observability/metrics';
 import { stateMachineArnVariable, type JobDeclaration, type WorkerSpec } from '../../shared/jobs/define-job';
 import { advanceRetentionClock, resetRetentionClock, retentionNow } from '../../shared/retention/clock';
 import type { SweepOptions } from '../../shared/retention/sweep';
@@ -83,6 +85,12 @@ export interface TwinOptions {
   readonly fargateAboveBytes?: number;
   /** How long the local Athena keeps each query QUEUED before it runs (tests of stopping one); none when omitted. */
   readonly athenaQueueMs?: number;
+  /**
+   * The file the functions' metric lines (EMF, as deployed functions write them to their logs:
+   * docs/operations.md) go to; `metrics.jsonl` in the data folder, or in a temporary folder
+   * removed at close when there is none.
+   */
+  readonly metricsFile?: string;
 }
 
 /** The retention sweep of the twin: what the deployed schedule invokes, run in this process. */
@@ -120,6 +128,8 @@ export interface Twin {
   /** The platform-admin client (the admin plane, /admin/...), created on first start. */
   readonly platformAdmin: IssuedCredentials & { readonly tenant_id: string };
   readonly retention: TwinRetention;
+  /** Where the functions' metric lines go (TwinOptions.metricsFile), one JSON line each. */
+  readonly metricsFile: string;
   close(): Promise<void>;
 }
 
@@ -208,6 +218,14 @@ function scheduleSweeps(retention: TwinRetention, everyMs: number): () => Promis
   };
 }
 
+/** `metrics.jsonl` in the data folder, or in a temporary folder that `closers` removes. */
+function twinMetricsFile(dataDir: string | undefined, closers: (() => Promise<void>)[]): string {
+  if (dataDir !== undefined) return join(dataDir, 'metrics.jsonl');
+  const folder = mkdtempSync(join(tmpdir(), 'dps-metrics-'));
+  closers.push(async () => rmSync(folder, { recursive: true, force: true }));
+  return join(folder, 'metrics.jsonl');
+}
+
 export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
   const { dataDir } = options;
   if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true });
@@ -217,6 +235,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     // Before any job runs, so that everything it removes belongs to a process that is gone.
     const scratch = openTwinScratch(dataDir);
     closers.push(async () => scratch.close());
+    const metricsFile = options.metricsFile ?? twinMetricsFile(dataDir, closers);
     // The workers run from source here: their engine processes start from a bundle instead.
     useEngineChildBundle(await engineChildBundle());
     const ports = options.servicePorts ?? {};
@@ -274,6 +293,9 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       ATHENA_WORKGROUP_PREFIX: 'dps-',
       DATA_KEY_ID: kms.dataKeyId,
       SIGNING_KEY_ID: kms.signingKeyId,
+      [LOCAL_METRICS_FILE_VARIABLE]: metricsFile,
+      // The twin writes its metric lines to their file even where tests turn stdout's off.
+      POWERTOOLS_METRICS_DISABLED: 'false',
       OUTBOUND_ALLOW_LIST: [`127.0.0.1:${s3.port}`, `localhost:${s3.port}`, ...(options.allowOutbound ?? [])].join(','),
       ...Object.fromEntries(jobs.map((job) => [stateMachineArnVariable(job), stepFunctions.machines[job.name]!])),
       ...options.environment,
@@ -321,6 +343,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       admin,
       platformAdmin,
       retention,
+      metricsFile,
       async close() {
         for (const close of closers.reverse()) await close();
         for (const name of Object.keys(process.env)) if (!(name in previousEnvironment)) delete process.env[name];

@@ -5,6 +5,7 @@ import {
   type DynamoDBDocumentClientResolvedConfig,
 } from '@aws-sdk/lib-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
+import { traceClient } from '../observability/tracing';
 import { perStores } from './per-stores';
 
 /**
@@ -14,7 +15,7 @@ import { perStores } from './per-stores';
  */
 const dynamo = perStores(
   () => {
-    const client = new DynamoDBClient({ logger: QUIET_LOGGER });
+    const client = traceClient(new DynamoDBClient({ logger: QUIET_LOGGER }));
     reusingSigners(client.config);
     return resolvingOnce(
       DynamoDBDocumentClient.from(client, {
@@ -25,7 +26,7 @@ const dynamo = perStores(
   (client) => client.destroy(),
 );
 const kms = perStores(
-  () => new KMSClient({ cacheMiddleware: true }),
+  () => traceClient(new KMSClient({ cacheMiddleware: true })),
   (client) => client.destroy(),
 );
 

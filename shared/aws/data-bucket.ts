@@ -11,6 +11,7 @@ import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { config } from '../config';
+import { traceClient } from '../observability/tracing';
 import { perStores } from './per-stores';
 
 /**
@@ -21,13 +22,15 @@ import { perStores } from './per-stores';
  */
 const s3 = perStores(
   () =>
-    new S3Client({
-      forcePathStyle: process.env.AWS_ENDPOINT_URL_S3 !== undefined,
-      // Checksums only where S3 requires them: a streamed upload with a default checksum goes
-      // out aws-chunked with a trailer, which S3-compatible stores such as s3rver store verbatim.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    }),
+    traceClient(
+      new S3Client({
+        forcePathStyle: process.env.AWS_ENDPOINT_URL_S3 !== undefined,
+        // Checksums only where S3 requires them: a streamed upload with a default checksum goes
+        // out aws-chunked with a trailer, which S3-compatible stores such as s3rver store verbatim.
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      }),
+    ),
   (client) => client.destroy(),
 );
 

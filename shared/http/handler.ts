@@ -7,6 +7,8 @@ import { config } from '../config';
 import { AppError, isAppError } from '../errors/app-error';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem';
 import { logger } from '../log';
+import { recordRequest } from '../observability/metrics';
+import { openSpan, type Span } from '../observability/tracing';
 import { parseRequest } from './request';
 import { RequestTimeLimit } from './time-limit';
 import type { RouteRequest, RouteResult, RouteSpec } from './route';
@@ -37,38 +39,65 @@ export function problemResult(error: unknown, event: ApiEvent): ApiResult {
   return { statusCode: failure.status, headers, body: JSON.stringify(problem) };
 }
 
+/** The tenant of a request whose token the authorizer accepted; undefined otherwise. */
+function tenantOf(event: ApiEvent): string | undefined {
+  const principal = principalFromContext(event.requestContext.authorizer?.lambda);
+  return typeof principal === 'string' ? undefined : principal.tenantId;
+}
+
 /**
- * Access log line and error translation for every function behind the API. The trace id is
- * API Gateway's request id: it is in the problem body, the x-trace-id header and the log.
+ * Access log line, metrics, trace and error translation for every function behind the API.
+ * The trace id is API Gateway's request id: it is in the problem body, the x-trace-id header,
+ * the log line and the request's metric line (docs/operations.md). Each request writes its
+ * route's metrics (shared/observability/metrics.ts) and, in Lambda, a subsegment annotated
+ * with its tenant, operation and code.
  */
 export function observed(operationId: string): MiddlewareObj<ApiEvent, ApiResult> {
-  const started = new WeakMap<object, number>();
-  const line = (event: ApiEvent, status: number) => ({
+  const requests = new WeakMap<object, { readonly started: number; readonly span: Span }>();
+  const durationOf = (event: ApiEvent) =>
+    Math.round((performance.now() - (requests.get(event)?.started ?? performance.now())) * 10) / 10;
+  const line = (event: ApiEvent, status: number, durationMs: number) => ({
     traceId: traceIdOf(event),
     operationId,
     method: event.requestContext.http.method,
     path: event.rawPath,
     status,
-    durationMs: Math.round((performance.now() - (started.get(event) ?? performance.now())) * 10) / 10,
+    durationMs,
   });
+  const end = (event: ApiEvent, status: number, code: string | undefined, error?: unknown) => {
+    const durationMs = durationOf(event);
+    const tenantId = tenantOf(event);
+    recordRequest({ operation: operationId, status, latencyMs: durationMs, code, tenantId, traceId: traceIdOf(event) });
+    const span = requests.get(event)?.span;
+    if (span) {
+      span.annotate({ tenant: tenantId, code, status });
+      if (status >= 500) span.fail(error);
+      span.close();
+    }
+    return durationMs;
+  };
   return {
     before: (request) => {
-      started.set(request.event, performance.now());
+      requests.set(request.event, {
+        started: performance.now(),
+        span: openSpan(operationId, { route: operationId, trace_id: traceIdOf(request.event) }),
+      });
     },
     after: (request) => {
-      logger.info('request', line(request.event, request.response?.statusCode ?? 200));
+      const status = request.response?.statusCode ?? 200;
+      logger.info('request', line(request.event, status, end(request.event, status, undefined)));
     },
     onError: (request) => {
       const error = request.error;
       request.response = problemResult(error, request.event);
       const status = request.response.statusCode ?? 500;
+      // problemResult answers 10-500 for anything that is not an AppError.
+      const code = isAppError(error) ? error.code : '10-500';
+      const durationMs = end(request.event, status, code, error);
       if (status >= 500) {
-        logger.error('request failed', { ...line(request.event, status), error: error as Error });
+        logger.error('request failed', { ...line(request.event, status, durationMs), code, error: error as Error });
       } else {
-        logger.info('request refused', {
-          ...line(request.event, status),
-          code: isAppError(error) ? error.code : undefined,
-        });
+        logger.info('request refused', { ...line(request.event, status, durationMs), code });
       }
     },
   };

@@ -1,6 +1,7 @@
 import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import type * as z from 'zod';
 import { perStores } from '../aws/per-stores';
+import { traceClient } from '../observability/tracing';
 import { config } from '../config';
 import { AppError } from '../errors/app-error';
 import { logger } from '../log';
@@ -12,7 +13,7 @@ import { markFailed } from './status';
 
 /** The Step Functions client every job start and stop goes through (a warm function keeps it per store set). */
 export const sfn = perStores(
-  () => new SFNClient({}),
+  () => traceClient(new SFNClient({})),
   (client) => client.destroy(),
 );
 

@@ -4,10 +4,13 @@ import * as z from 'zod';
 import { config } from '../config';
 import { AppError } from '../errors/app-error';
 import { logger } from '../log';
+import type { JobPlace } from '../observability/metric-names';
+import { recordJobEnd, recordJobStart, type JobEndRecord } from '../observability/metrics';
+import { openSpan } from '../observability/tracing';
 import type { JobProgress } from '../model/job';
 import { SYNC_OUTCOME_KEY, type JobDeclaration } from './define-job';
 import { withCpuCounted } from './cpu-usage';
-import { jobFailureOf } from './failure';
+import { JobFailure, jobFailureOf } from './failure';
 import type { JobInput, JobRef } from './job-ref';
 import { runsOn } from './launch';
 import { JobPulse } from './pulse';
@@ -94,9 +97,12 @@ export function jobWorker<P extends z.ZodType, R>(
 ): (input: unknown) => Promise<R> {
   return async (input) => {
     let jobId: string | undefined;
+    const measure = jobMeasure(job.name, input);
     try {
       const { job: ref, limits, params, resumed } = parseInput(job, input);
       jobId = ref.job_id;
+      // A step resumed after its handed query did the query's work on Athena; a first call picks the job up.
+      measure.started(ref, resumed === undefined ? runsOn() : 'athena');
       await markRunning(ref, firstStage, runsOn());
       const pulse = new JobPulse(ref, limits.inactivity_seconds, firstStage);
       // Named after the job, so that a folder a dead process left says whose it was.
@@ -115,15 +121,17 @@ export function jobWorker<P extends z.ZodType, R>(
           // A step that hands its machine a query stays IN_PROGRESS; its next call completes it.
           if (outcome.continues) await markAwaiting(ref, outcome.progress, outcome.continues.forSeconds);
           else await complete(outcome, outcome.progress);
+          measure.ended(outcome.continues ? 'continues' : 'completed', outcome.progress);
           return outcome.output;
         }
         // The job's CPU time goes to the tenant's usage and to its progress, in the same breath (docs/quota.md).
         // (A step that continues counts its own CPU: see JobOutcome.continues.)
-        const { result } = await withCpuCounted(
+        const { result, cpuSeconds } = await withCpuCounted(
           ref.tenant_id,
           async () => ({ value: await run(), elsewhereCpuSeconds: 0 }),
           (outcome, cpuSeconds) => [complete(outcome, { ...outcome.progress, cpu_seconds: cpuSeconds })],
         );
+        measure.ended('completed', { ...result.progress, cpu_seconds: cpuSeconds });
         return result.output;
       } catch (error) {
         await options
@@ -138,7 +146,58 @@ export function jobWorker<P extends z.ZodType, R>(
       }
     } catch (error) {
       logger.info(`${job.name} failed`, { jobId, error: error as Error });
-      throw jobFailureOf(error);
+      const failure = jobFailureOf(error);
+      measure.failed(failure);
+      throw failure;
     }
   };
+}
+
+/**
+ * A work step's metrics and trace (shared/observability): its start, and how it ended with
+ * its duration, rows, bytes and CPU, by job kind and where it ran; a subsegment annotated
+ * with the tenant, the job kind and id, and the failure's code.
+ */
+function jobMeasure(kind: string, input: unknown) {
+  const started = performance.now();
+  const span = openSpan(kind, { job: kind });
+  let ran: { readonly ref: JobRef; readonly ranOn: JobPlace } | undefined;
+  const end = (outcome: JobEndRecord['outcome'], progress?: JobProgress) => {
+    const code = typeof outcome === 'string' ? undefined : outcome.code;
+    recordJobEnd({
+      job: kind,
+      ranOn: ran?.ranOn ?? runsOn(),
+      durationMs: Math.round(performance.now() - started),
+      outcome,
+      cpuSeconds: progress?.cpu_seconds,
+      rows: progress?.rows,
+      bytes:
+        progress?.bytes_read === undefined && progress?.bytes_written === undefined
+          ? undefined
+          : (progress.bytes_read ?? 0) + (progress.bytes_written ?? 0),
+      tenantId: ran?.ref.tenant_id ?? tenantOfInput(input),
+      jobId: ran?.ref.job_id,
+    });
+    span.annotate({ code, outcome: code === undefined ? String(outcome) : 'failed' });
+    span.close();
+  };
+  return {
+    started(ref: JobRef, ranOn: JobPlace) {
+      ran = { ref, ranOn };
+      span.annotate({ tenant: ref.tenant_id, job_id: ref.job_id, ran_on: ranOn });
+      if (ranOn !== 'athena') recordJobStart(kind, ranOn, { tenant_id: ref.tenant_id, job_id: ref.job_id });
+    },
+    ended: end,
+    failed(failure: unknown) {
+      span.fail(failure);
+      // jobFailureOf passes on only a superseded step's error (the job is another step's now) as other than a JobFailure.
+      end(failure instanceof JobFailure ? { code: failure.jobError.code } : 'superseded');
+    },
+  };
+}
+
+/** The tenant an input names, for a step whose input did not parse. */
+function tenantOfInput(input: unknown): string | undefined {
+  const job = (input as { job?: { tenant_id?: unknown } } | undefined)?.job;
+  return typeof job?.tenant_id === 'string' ? job.tenant_id : undefined;
 }

@@ -1,6 +1,7 @@
 import { AthenaClient } from '@aws-sdk/client-athena';
 import { GlueClient } from '@aws-sdk/client-glue';
 import { perStores } from '../../aws/per-stores';
+import { traceClient } from '../../observability/tracing';
 
 /**
  * The Athena and Glue clients of trino-sql runs, made on first use (only recipe-run workers
@@ -8,11 +9,11 @@ import { perStores } from '../../aws/per-stores';
  * AWS_ENDPOINT_URL_GLUE): the twin points them at its stand-ins (infra/local/athena.ts, glue.ts).
  */
 export const athenaClient = perStores(
-  () => new AthenaClient({}),
+  () => traceClient(new AthenaClient({})),
   (client) => client.destroy(),
 );
 
 export const glueClient = perStores(
-  () => new GlueClient({}),
+  () => traceClient(new GlueClient({})),
   (client) => client.destroy(),
 );

@@ -1,0 +1,102 @@
+/**
+ * The service's CloudWatch metrics, declared once: the names and dimension sets the functions
+ * emit (shared/observability/metrics.ts, in embedded metric format), the dashboard and alarms
+ * read (infra/stacks/monitoring.ts), and docs/operations.md counts. Every dimension takes few
+ * values (a route, a job kind, a code family, where a job ran): tenants, job ids and exact codes
+ * are properties of the log line, searchable with Logs Insights, never dimensions, so the number
+ * of metrics a stage makes is bounded by its route table and job list (metricSeriesCount).
+ */
+
+/** The Powertools service name (POWERTOOLS_SERVICE_NAME): the logger's, and the metrics' `service` dimension. */
+export const SERVICE_NAME = 'data-preparation';
+
+/** One namespace per stage, so a stage's metrics need no stage dimension: `DataPreparation/<stage>`. */
+export function metricsNamespace(stage: string): string {
+  return `DataPreparation/${stage}`;
+}
+
+/** The metrics of a request, by route (dimension `operation`: the route's operationId, or `fallback`). */
+export const ROUTE_METRICS = {
+  /** One per request answered. */
+  requests: 'Requests',
+  /** From the request's arrival in the function to its answer, in milliseconds. */
+  latency: 'Latency',
+  /** One per request answered with a problem (4xx or 5xx), 0 otherwise: its average is the route's problem rate. */
+  problems: 'Problems',
+  /** One per request answered 5xx, 0 otherwise. */
+  serverErrors: 'ServerErrors',
+} as const;
+
+/** The metric of a problem by its code's family (dimension `family`: `10`, `30`, ... the code's part before the dash). */
+export const PROBLEM_FAMILY_METRIC = 'ProblemsByFamily';
+
+/** The metrics of a job's work step, by job kind (`job`) and where it ran (`ran_on`). */
+export const JOB_METRICS = {
+  /** One per call of the work step that picks the job up (a retry is another). */
+  starts: 'JobStarts',
+  /** The work step's duration, in milliseconds. */
+  duration: 'JobDuration',
+  /** CPU seconds the work used, as counted in the tenant's usage. */
+  cpuSeconds: 'JobCpuSeconds',
+  /** Rows the work reports in its progress. */
+  rows: 'JobRows',
+  /** Bytes it read and wrote, as its progress reports them. */
+  bytes: 'JobBytes',
+} as const;
+
+/** The metric of how a work step ended, by job kind (`job`) and outcome (`outcome`: `completed`, `continues`, or a code family). */
+export const JOB_OUTCOME_METRIC = 'JobOutcomes';
+
+/** Where a work step ran: a Lambda, a Fargate task, or (the step resumed after its handed query) Athena. */
+export const JOB_PLACES = ['lambda', 'fargate', 'athena'] as const;
+export type JobPlace = (typeof JOB_PLACES)[number];
+
+/** The retention sweep's metrics (no dimension but `service`). */
+export const SWEEP_METRICS = {
+  /** One per sweep invocation that ran: the "sweep has not run" alarm watches it. */
+  runs: 'SweepRuns',
+  /** Versions deleted. */
+  deleted: 'SweepDeleted',
+  /** Versions whose deletion failed. */
+  failed: 'SweepFailed',
+} as const;
+
+/** The dimension names, as they appear in the EMF lines. */
+export const DIMENSIONS = {
+  service: 'service',
+  operation: 'operation',
+  family: 'family',
+  job: 'job',
+  ranOn: 'ran_on',
+  outcome: 'outcome',
+} as const;
+
+/** A code's family: the part before the dash (`30-1100` → `30`). */
+export function codeFamily(code: string): string {
+  return code.split('-')[0] ?? code;
+}
+
+/** What bounds the metrics of a stage. */
+export interface MetricBounds {
+  /** Operations of the route table, plus the fallback route. */
+  readonly operations: number;
+  /** Code families of the error catalogue. */
+  readonly families: number;
+  /** Job kinds, each with the places its worker may run. */
+  readonly jobs: readonly { readonly places: number }[];
+}
+
+/**
+ * The most metrics (distinct name and dimension values) a stage can make: each is billed as a
+ * custom metric once it is emitted, so this is the cost's upper bound. Per operation, the four
+ * route metrics; per family, one; per job kind and place, the five job metrics; per job kind,
+ * an outcome per family plus `completed`, `continues` and `superseded`; the sweep's three.
+ */
+export function metricSeriesCount(bounds: MetricBounds): number {
+  const routes = bounds.operations * Object.keys(ROUTE_METRICS).length + bounds.families;
+  const jobs = bounds.jobs.reduce(
+    (total, job) => total + job.places * Object.keys(JOB_METRICS).length + (bounds.families + 3),
+    0,
+  );
+  return routes + jobs + Object.keys(SWEEP_METRICS).length;
+}

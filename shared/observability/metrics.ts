@@ -1,0 +1,168 @@
+import { appendFileSync } from 'node:fs';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logger } from '../log';
+import {
+  codeFamily,
+  DIMENSIONS,
+  JOB_METRICS,
+  JOB_OUTCOME_METRIC,
+  metricsNamespace,
+  PROBLEM_FAMILY_METRIC,
+  ROUTE_METRICS,
+  SERVICE_NAME,
+  SWEEP_METRICS,
+  type JobPlace,
+} from './metric-names';
+
+/**
+ * Metrics in CloudWatch's embedded metric format (EMF), made by Powertools' Metrics: one JSON
+ * line per record, which CloudWatch Logs turns into metrics where a function writes it to its
+ * log (stdout, in Lambda and on Fargate). The local twin names a file instead
+ * (LOCAL_METRICS_FILE; its Fargate task processes inherit it), where the same lines go. The
+ * names and dimensions are those of metric-names.ts. Each record gets an instance of its own:
+ * the twin answers requests concurrently in one process, and Powertools keeps what it is given
+ * until it publishes, so a shared instance would mix two requests' dimensions.
+ */
+
+/** The variable naming the file the twin's metric lines go to (infra/local/twin.ts). */
+export const LOCAL_METRICS_FILE_VARIABLE = 'LOCAL_METRICS_FILE';
+
+function write(line: string): void {
+  const file = process.env[LOCAL_METRICS_FILE_VARIABLE];
+  // One short append per line: lines of concurrent processes do not interleave.
+  if (file) appendFileSync(file, `${line}\n`);
+  else process.stdout.write(`${line}\n`);
+}
+
+/** The namespace: the stage's, which CDK sets (POWERTOOLS_METRICS_NAMESPACE), or the twin's. */
+function namespace(): string {
+  return process.env.POWERTOOLS_METRICS_NAMESPACE || metricsNamespace('local');
+}
+
+/** POWERTOOLS_METRICS_DISABLED=true turns the lines off, as it does for Powertools' own publishing. */
+function disabled(): boolean {
+  const value = process.env.POWERTOOLS_METRICS_DISABLED?.toLowerCase();
+  return value === 'true' || value === '1';
+}
+
+type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
+
+/** Properties of a line: searchable in Logs Insights, no metric of their own. */
+type Properties = Readonly<Record<string, string | number | undefined>>;
+
+/**
+ * Writes one EMF line: `values` as metrics under `dimensions` (beside `service`), with
+ * `properties`. A failure to measure never fails the request or the job: it is logged.
+ */
+function emit(
+  dimensions: Readonly<Record<string, string>>,
+  values: readonly (readonly [string, Unit, number | undefined])[],
+  properties: Properties,
+): void {
+  if (disabled()) return;
+  try {
+    const metrics = new Metrics({ namespace: namespace(), serviceName: SERVICE_NAME });
+    for (const [name, value] of Object.entries(dimensions)) metrics.addDimension(name, value);
+    for (const [name, unit, value] of values) if (value !== undefined) metrics.addMetric(name, unit, value);
+    for (const [key, value] of Object.entries(properties))
+      if (value !== undefined) metrics.addMetadata(key, String(value));
+    if (metrics.hasStoredMetrics()) write(JSON.stringify(metrics.serializeMetrics()));
+  } catch (error) {
+    logger.warn('metrics not written', { error: error as Error });
+  }
+}
+
+/** What a request ended with, as observed() sees it. */
+export interface RequestRecord {
+  readonly operation: string;
+  readonly status: number;
+  readonly latencyMs: number;
+  /** The problem's catalogue code, when the answer is one. */
+  readonly code?: string;
+  readonly tenantId?: string;
+  readonly traceId: string;
+}
+
+/** A request's metrics: its route's count, latency and problem flags, and its problem's family. */
+export function recordRequest(record: RequestRecord): void {
+  const properties = { tenant_id: record.tenantId, trace_id: record.traceId, code: record.code, status: record.status };
+  const problem = record.status >= 400 ? 1 : 0;
+  emit(
+    { [DIMENSIONS.operation]: record.operation },
+    [
+      [ROUTE_METRICS.requests, MetricUnit.Count, 1],
+      [ROUTE_METRICS.latency, MetricUnit.Milliseconds, record.latencyMs],
+      [ROUTE_METRICS.problems, MetricUnit.Count, problem],
+      [ROUTE_METRICS.serverErrors, MetricUnit.Count, record.status >= 500 ? 1 : 0],
+    ],
+    properties,
+  );
+  if (problem && record.code !== undefined)
+    emit({ [DIMENSIONS.family]: codeFamily(record.code) }, [[PROBLEM_FAMILY_METRIC, MetricUnit.Count, 1]], {
+      ...properties,
+      operation: record.operation,
+    });
+}
+
+/** A work step picked its job up. */
+export function recordJobStart(job: string, ranOn: JobPlace, properties: Properties): void {
+  emit({ [DIMENSIONS.job]: job, [DIMENSIONS.ranOn]: ranOn }, [[JOB_METRICS.starts, MetricUnit.Count, 1]], properties);
+}
+
+/** How a work step ended. */
+export interface JobEndRecord {
+  readonly job: string;
+  readonly ranOn: JobPlace;
+  readonly durationMs: number;
+  /**
+   * `completed`; `continues` (it handed its machine a query); `superseded` (its job was
+   * another step's by then, and it left it alone); or the failure's code.
+   */
+  readonly outcome: 'completed' | 'continues' | 'superseded' | { readonly code: string };
+  readonly cpuSeconds?: number;
+  readonly rows?: number;
+  readonly bytes?: number;
+  readonly tenantId?: string;
+  readonly jobId?: string;
+}
+
+/** A work step's duration, CPU, rows and bytes by job kind and place, and its outcome by job kind. */
+export function recordJobEnd(record: JobEndRecord): void {
+  const code = typeof record.outcome === 'string' ? undefined : record.outcome.code;
+  const properties = { tenant_id: record.tenantId, job_id: record.jobId, code };
+  emit(
+    { [DIMENSIONS.job]: record.job, [DIMENSIONS.ranOn]: record.ranOn },
+    [
+      [JOB_METRICS.duration, MetricUnit.Milliseconds, record.durationMs],
+      [JOB_METRICS.cpuSeconds, MetricUnit.Seconds, record.cpuSeconds],
+      [JOB_METRICS.rows, MetricUnit.Count, record.rows],
+      [JOB_METRICS.bytes, MetricUnit.Bytes, record.bytes],
+    ],
+    properties,
+  );
+  emit(
+    {
+      [DIMENSIONS.job]: record.job,
+      [DIMENSIONS.outcome]: code === undefined ? String(record.outcome) : codeFamily(code),
+    },
+    [[JOB_OUTCOME_METRIC, MetricUnit.Count, 1]],
+    { ...properties, ran_on: record.ranOn },
+  );
+}
+
+/** A retention sweep invocation's result. */
+export function recordSweep(record: {
+  readonly deleted: number;
+  readonly failed: number;
+  readonly sweepId?: string;
+}): void {
+  emit(
+    {},
+    [
+      [SWEEP_METRICS.runs, MetricUnit.Count, 1],
+      [SWEEP_METRICS.deleted, MetricUnit.Count, record.deleted],
+      [SWEEP_METRICS.failed, MetricUnit.Count, record.failed],
+    ],
+    { sweep_id: record.sweepId },
+  );
+}
