@@ -48,7 +48,7 @@ export interface QualityCheckInput {
 
 /** A rule's failing rows as a WHERE predicate, or how it is measured when it is about the whole table. */
 type Plan =
-  | { readonly kind: 'rows'; readonly from: string }
+  | { readonly kind: 'rows'; readonly from: string; readonly countSql?: string }
   | { readonly kind: 'table'; readonly sql: string; readonly passes: (value: DataValue, count: DataValue) => boolean };
 
 /** Checks every rule, in order, in one sandboxed engine; the outcome of each. */
@@ -115,7 +115,7 @@ async function checkRule(
     return countRows(connection, ASSERTION_VIEW, shown);
   }
   const plan = planOf(rule, columns, input.now);
-  if (plan.kind === 'rows') return countRows(connection, plan.from, columns);
+  if (plan.kind === 'rows') return countRows(connection, plan.from, columns, plan.countSql);
   const reader = await connection.runAndReadAll(plan.sql);
   const [value, count] = reader.getRows()[0] ?? [null, null];
   const observed = parseJsonSafe(value ?? null);
@@ -133,8 +133,9 @@ async function countRows(
   connection: DuckDBConnection,
   from: string,
   columns: readonly ColumnSchema[],
+  countSql = `SELECT count(*) FROM ${from}`,
 ): Promise<Checked> {
-  const reader = await connection.runAndReadAll(`SELECT count(*) FROM ${from}`);
+  const reader = await connection.runAndReadAll(countSql);
   const count = Number(reader.getRows()[0]?.[0] ?? 0);
   const sample = count > 0 ? await readJsonSafeRows(connection, from, columns, SAMPLE_ROWS) : [];
   return { passed: count === 0, failing_row_count: count, observed: null, sample_rows: sample, error: null };
@@ -185,9 +186,12 @@ function planOf(
     case 'unique': {
       const key = rule.columns.map(column);
       const complete = key.map((name) => `${name} IS NOT NULL`).join(' AND ');
+      const shared = `SELECT ${key.join(', ')}, count(*) AS ${DUPLICATES} FROM ${TABLE} WHERE ${complete} GROUP BY ALL HAVING count(*) > 1`;
       return {
         kind: 'rows',
-        from: `(SELECT * FROM (SELECT *, count(*) OVER (PARTITION BY ${key.join(', ')}) AS ${DUPLICATES} FROM ${TABLE} WHERE ${complete}) WHERE ${DUPLICATES} > 1)`,
+        // Counted by a hash aggregate: a window over every row took 0.71 s against 0.46 s over 1M keys (docs/decisions.md).
+        countSql: `SELECT coalesce(sum(${DUPLICATES}), 0) FROM (${shared})`,
+        from: `(SELECT * FROM ${TABLE} SEMI JOIN (${shared}) AS ${quotedIdentifier('quality keys')} USING (${key.join(', ')}))`,
       };
     }
     case 'row_count_between': {
@@ -208,7 +212,8 @@ function planOf(
         throw new AppError('10-1400', {
           extraDetails: { cause: `column ${found.name} is ${found.type}, not a DATE or TIMESTAMP` },
         });
-      const newest = `max(CAST(${quotedIdentifier(found.name)} AS TIMESTAMP WITH TIME ZONE))`;
+      // The newest value cast, not every value: the cast keeps the order (UTC), and costs one value.
+      const newest = `CAST(max(${quotedIdentifier(found.name)}) AS TIMESTAMP WITH TIME ZONE)`;
       const cutoff = `CAST(${quotedString(now)} AS TIMESTAMP WITH TIME ZONE) - to_seconds(${rule.max_age_seconds})`;
       return {
         kind: 'table',
