@@ -1,6 +1,7 @@
 import { logger } from '../../shared/log';
 import { recordSweep } from '../../shared/observability/metrics';
 import { runSweepInvocation, type SweepInvocationResult } from '../../shared/retention/sweep-run';
+import { reconcileSchedules } from '../../shared/schedules/reconcile';
 
 /**
  * The retention sweep's function (docs/retention.md). The daily EventBridge schedule invokes
@@ -22,6 +23,11 @@ export async function handler(
   context: { readonly getRemainingTimeInMillis: () => number },
 ): Promise<SweepInvocationResult> {
   const start = event.continue_only ? undefined : new Date(event.time ?? Date.now());
+  // The daily run also removes Scheduler schedules left by deleted schedules (docs/schedules.md).
+  if (start)
+    await reconcileSchedules().catch((error: unknown) =>
+      logger.error('scheduler schedules not reconciled', { error: error as Error }),
+    );
   const result = await runSweepInvocation(start, {
     outOfTime: () => context.getRemainingTimeInMillis() < STOP_BEFORE_END_MS,
   });

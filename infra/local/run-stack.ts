@@ -116,6 +116,7 @@ function banner(
     `    DynamoDB        ${endpoints.dynamodb}   (table ${endpoints.tableName})`,
     `    KMS             ${endpoints.kms}`,
     `    Step Functions  ${endpoints.stepFunctions}`,
+    `    Scheduler       ${twin.endpoints.scheduler}   (EventBridge Scheduler: fires schedules on the twin's clock unless --no-scheduler; schedules need the schedules toggle on)`,
     `  Delta Sharing   ${endpoints.deltaSharing}   (profile endpoint; bearer token ${DEMO_SHARING_TOKEN}; tables ${DEMO_SHARED_TABLE_NAMES.join(', ')}; needs the delta_sharing toggle on)`,
     `  Pricing DIM     ${endpoints.pricingDim}   (token URL ${endpoints.pricingTokenUrl}; client id ${DEMO_PRICING_CLIENT.clientId}; secret ${DEMO_PRICING_CLIENT.clientSecret}; scope ${DEMO_PRICING_CLIENT.scope}; needs the transfers toggle on)`,
     `    e.g. AWS_ACCESS_KEY_ID=${endpoints.accessKeyId} AWS_SECRET_ACCESS_KEY=${endpoints.secretAccessKey} aws --region ${endpoints.region} --endpoint-url ${endpoints.dynamodb} dynamodb scan --table-name ${endpoints.tableName}`,
@@ -132,7 +133,7 @@ function banner(
 
 /** Starts the stack `options` describe, prints its banner, and stops it on SIGINT or SIGTERM. */
 export async function runStack(options: StartOptions): Promise<void> {
-  const { dataDir, ports, features, sweepEveryMs, assistant, allowOutbound, fargateAboveBytes } = options;
+  const { dataDir, ports, features, sweepEveryMs, assistant, allowOutbound, fargateAboveBytes, scheduler } = options;
   const assistantSettings = await assistantEnvironment(assistant);
   let twin: Twin;
   let sharing: Awaited<ReturnType<typeof startDeltaSharingDemo>>;
@@ -148,6 +149,8 @@ export async function runStack(options: StartOptions): Promise<void> {
       buckets: [DEMO_BUCKET],
       sweepEveryMs,
       fargateAboveBytes,
+      // Off: the Scheduler stand-in still answers the service's calls, but fires nothing.
+      schedulerCheckEveryMs: scheduler ? 1000 : false,
       // The connectors reach the demo servers through the outbound guard, which allows only these
       // on 127.0.0.1, and the user's own servers that --allow-outbound names.
       allowOutbound: [

@@ -131,6 +131,8 @@ export interface StartOptions {
   readonly allowOutbound: readonly string[];
   /** FARGATE_ABOVE_BYTES for the jobs: from this input size their worker runs as a local ECS task; the default when absent. */
   readonly fargateAboveBytes?: number;
+  /** Whether the local EventBridge Scheduler fires schedules (infra/local/scheduler.ts); on unless --no-scheduler. */
+  readonly scheduler: boolean;
 }
 
 /** One option of `npm start`: how it is parsed, and its line in `--help`. */
@@ -176,6 +178,13 @@ const START_OPTIONS: Readonly<Record<string, OptionSpec>> = {
     variable: 'SWEEP_EVERY',
     fallback: DEFAULT_SWEEP_EVERY,
     describe: 'how often the retention sweep runs: a number and ms, s, m, h or d',
+  },
+  scheduler: {
+    describe:
+      "the local EventBridge Scheduler fires schedules on the twin's clock, as the deployed one does (on by default; --no-scheduler turns it off)",
+  },
+  'no-scheduler': {
+    describe: 'the local EventBridge Scheduler answers the service but fires no schedule',
   },
   'allow-outbound': {
     value: '<host:port>',
@@ -274,8 +283,15 @@ export function startOptions(
     sweepEveryMs: durationMs((values['sweep-every'] as string | undefined) ?? env.SWEEP_EVERY ?? DEFAULT_SWEEP_EVERY),
     assistant: assistantModelOption(values as Record<string, string | undefined>),
     allowOutbound: outboundEntries((values['allow-outbound'] as string[] | undefined) ?? []),
+    scheduler: schedulerOn(values.scheduler === true, values['no-scheduler'] === true),
     ...fargateAbove((values['fargate-above'] as string | undefined) ?? env.FARGATE_ABOVE_BYTES),
   };
+}
+
+/** `--scheduler` (the default) or `--no-scheduler`; both at once is a mistake. */
+function schedulerOn(on: boolean, off: boolean): boolean {
+  if (on && off) throw new StartError('give --scheduler or --no-scheduler, not both', 2);
+  return !off;
 }
 
 /** `--fargate-above` as a whole number of bytes, 0 or more; nothing when not given. */

@@ -37,6 +37,7 @@ import { startLocalEcs, type LocalEcs } from './ecs';
 import { startLocalHttpApi } from './http-api';
 import { startLocalKms } from './kms';
 import { LOCAL_S3_CREDENTIALS, startLocalS3, type LocalS3 } from './s3';
+import { startLocalScheduler, type LocalScheduler } from './scheduler';
 import { openTwinScratch } from './scratch';
 import { loadWorkerHandler, startLocalStepFunctions, type WorkerFunction } from './stepfunctions';
 
@@ -91,7 +92,24 @@ export interface TwinOptions {
    * removed at close when there is none.
    */
   readonly metricsFile?: string;
+  /**
+   * Whether the local EventBridge Scheduler fires schedules by itself, checking the clock this
+   * often (ms); 0 (tests that move the clock themselves) or `false` (npm start -- --no-scheduler):
+   * it answers the service's calls but fires only when `scheduler.advance` or `runDue` is called.
+   * 1000 when omitted.
+   */
+  readonly schedulerCheckEveryMs?: number | false;
 }
+
+/** The names the local Scheduler's schedules use: the stage's group, the tick function and the scheduler's role. */
+export const LOCAL_SCHEDULES = {
+  group: 'dps-local',
+  tickArn: 'arn:aws:lambda:us-east-1:000000000000:function:dps-local-schedule-tick',
+  roleArn: 'arn:aws:iam::000000000000:role/dps-local-scheduler',
+} as const;
+
+/** The twin's EventBridge Scheduler (infra/local/scheduler.ts), on the retention sweep's clock. */
+export type TwinScheduler = Pick<LocalScheduler, 'endpoint' | 'advance' | 'runDue' | 'names'>;
 
 /** The retention sweep of the twin: what the deployed schedule invokes, run in this process. */
 export interface TwinRetention {
@@ -116,6 +134,7 @@ export interface Twin {
     readonly s3: string;
     readonly stepFunctions: string;
     readonly ecs: string;
+    readonly scheduler: string;
   };
   /** The local ECS: the Fargate tasks the jobs ran, with their processes while they run. */
   readonly ecs: Pick<LocalEcs, 'tasks'>;
@@ -128,6 +147,8 @@ export interface Twin {
   /** The platform-admin client (the admin plane, /admin/...), created on first start. */
   readonly platformAdmin: IssuedCredentials & { readonly tenant_id: string };
   readonly retention: TwinRetention;
+  /** Fires the schedules on the retention clock; tests move it with `advance`. */
+  readonly scheduler: TwinScheduler;
   /** Where the functions' metric lines go (TwinOptions.metricsFile), one JSON line each. */
   readonly metricsFile: string;
   close(): Promise<void>;
@@ -272,6 +293,19 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       },
     });
     closers.push(() => stepFunctions.close());
+    // Schedules fire on the sweep's clock; a fire invokes the tick function, as the Scheduler's role does.
+    const checkEveryMs = options.schedulerCheckEveryMs ?? 1000;
+    const scheduler = await startLocalScheduler({
+      now: retentionNow,
+      advanceClock: advanceRetentionClock,
+      checkEveryMs: checkEveryMs === false ? 0 : checkEveryMs,
+      invoke: async (targetArn, input) => {
+        if (targetArn !== LOCAL_SCHEDULES.tickArn) throw new Error(`no local function ${targetArn}`);
+        const { handler } = await import('../../functions/schedules/tick');
+        await handler(input);
+      },
+    });
+    closers.push(() => scheduler.close());
 
     Object.assign(process.env, {
       AWS_REGION: 'us-east-1',
@@ -285,6 +319,10 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       AWS_ENDPOINT_URL_ATHENA: athena.athena,
       AWS_ENDPOINT_URL_GLUE: athena.glue,
       AWS_ENDPOINT_URL_ECS: ecs.endpoint,
+      AWS_ENDPOINT_URL_SCHEDULER: scheduler.endpoint,
+      SCHEDULE_GROUP: LOCAL_SCHEDULES.group,
+      SCHEDULE_TARGET_ARN: LOCAL_SCHEDULES.tickArn,
+      SCHEDULER_ROLE_ARN: LOCAL_SCHEDULES.roleArn,
       ...(options.fargateAboveBytes === undefined ? {} : { FARGATE_ABOVE_BYTES: String(options.fargateAboveBytes) }),
       TABLE_NAME,
       DATA_BUCKET,
@@ -336,6 +374,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
         s3: s3.endpoint,
         stepFunctions: stepFunctions.endpoint,
         ecs: ecs.endpoint,
+        scheduler: scheduler.endpoint,
       },
       ecs,
       resumedJobs,
@@ -343,6 +382,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       admin,
       platformAdmin,
       retention,
+      scheduler,
       metricsFile,
       async close() {
         for (const close of closers.reverse()) await close();

@@ -12,6 +12,7 @@ import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference';
 import type { Construct } from 'constructs';
 import type { ResourceAccess, StartableJob } from '../../shared/resource-access';
+import { acknowledgeScheduleAccess, scheduleStatements, type ScheduleNames } from './schedule-access';
 import { pascalCase } from './stage';
 
 /** The resources a ResourceAccess can name. */
@@ -33,6 +34,8 @@ export interface AccessTargets {
   readonly assistantModelArn: string | undefined;
   /** The stage's Athena names (ATHENA_WORKGROUP_PREFIX, ATHENA_DATABASE_PREFIX); undefined where it has no Athena. */
   readonly athena?: AthenaPrefixes;
+  /** The stage's schedule group, scheduler role and tick function (schedule-access.ts); undefined in stacks without schedules. */
+  readonly schedules?: ScheduleNames;
 }
 
 export interface AthenaPrefixes {
@@ -223,6 +226,7 @@ export function grantAccess(role: Role, access: ResourceAccess, targets: AccessT
         "Object actions on the service's own data bucket: object keys are per tenant and data version, created at run time; the tenant is enforced by the handler, which builds every key from the caller's tenant.",
     });
   }
+  if (access.schedules && targets.schedules !== undefined) acknowledgeScheduleAccess(role, targets.schedules);
   if (access.athena && targets.athena !== undefined) {
     const resources = athenaResources(role, targets.athena);
     const granted =
@@ -343,6 +347,8 @@ function accessStatements(scope: Construct, access: ResourceAccess, targets: Acc
       }),
     );
   }
+  if (access.schedules && targets.schedules !== undefined)
+    statements.push(...scheduleStatements(scope, targets.schedules));
   if (access.assistantModel && targets.assistantModelArn !== undefined) {
     statements.push(
       new PolicyStatement({

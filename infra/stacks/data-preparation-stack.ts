@@ -30,6 +30,7 @@ import type { Construct } from 'constructs';
 import { AUTHORIZER_HANDLER, FALLBACK_HANDLER, routes as routeTable } from '../../functions/routes';
 import { jobs as declaredJobs, RECORD_JOB_FAILURE, workersOf } from '../../functions/jobs';
 import type { JobDeclaration, WorkerSpec } from '../../shared/jobs/define-job';
+import { recipeRunJob } from '../../shared/datasets/jobs';
 import { API_BASE_PATH, SETTINGS } from '../../shared/config';
 import { TABLE_SCHEMA } from '../../shared/db/table-schema';
 import type { RouteSpec } from '../../shared/http/route';
@@ -39,6 +40,8 @@ import { bedrockModelArn, type AccessTargets } from './access';
 import { ApiDomainStack } from './api-domain-stack';
 import { checkJobStarts, JobsStack } from './jobs-stack';
 import { RetentionStack } from './retention-stack';
+import { scheduleNames } from './schedule-access';
+import { SchedulesStack } from './schedules-stack';
 import { LOG_RETENTION, ServiceFunction } from './service-function';
 import { parseMemorySizes, type MemorySizes } from './memory';
 import type { Settings } from './settings';
@@ -89,6 +92,7 @@ export class DataPreparationStack extends Stack {
   readonly domains = new Map<string, ApiDomainStack>();
   readonly jobs: JobsStack | undefined;
   readonly retention: RetentionStack;
+  readonly schedules: SchedulesStack | undefined;
 
   constructor(scope: Construct, id: string, props: DataPreparationStackProps) {
     const stage = validateStage(props.stage);
@@ -191,6 +195,8 @@ export class DataPreparationStack extends Stack {
             databasePrefix: props.settings.ATHENA_DATABASE_PREFIX ?? SETTINGS.ATHENA_DATABASE_PREFIX.fallback(),
           }
         : undefined,
+      // Fixed names: the functions that keep schedules in step name them from any stack (schedule-access.ts).
+      schedules: scheduleNames(stage),
     };
     const settings: Record<string, string> = { ...props.settings };
 
@@ -215,6 +221,16 @@ export class DataPreparationStack extends Stack {
       environment: settings,
       memorySize: memory.retention,
     });
+
+    // ---- Schedules --------------------------------------------------------------------------
+    // The tick starts recipe runs: only where that job is deployed.
+    this.schedules = jobs.some((job) => job.name === recipeRunJob.name)
+      ? new SchedulesStack(this, 'Schedules', {
+          targets: { ...targets, schedules: resources.schedules },
+          environment: settings,
+          memorySize: memory.platform,
+        })
+      : undefined;
 
     // ---- HTTP API ---------------------------------------------------------------------------
     this.api = new HttpApi(this, 'Api', {

@@ -167,6 +167,8 @@ export class EngineTasks extends Construct {
       ['Ecr', InterfaceVpcEndpointAwsService.ECR],
       ['EcrDocker', InterfaceVpcEndpointAwsService.ECR_DOCKER],
       ['Logs', InterfaceVpcEndpointAwsService.CLOUDWATCH_LOGS],
+      // An import's completion hands its version to the schedules waiting for it (shared/schedules/new-version.ts).
+      ['Scheduler', new InterfaceVpcEndpointAwsService('scheduler')],
       // A trino-sql run on a task registers its Glue tables and waits for its Athena query itself
       // (shared/engine/athena/engine.ts): on a stage that runs Athena, the tasks reach both.
       ...(props.environment.ATHENA_WORKGROUP_PREFIX

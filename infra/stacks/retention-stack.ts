@@ -19,9 +19,11 @@ export const SWEEP_HANDLER = 'retention/sweep';
 
 /**
  * What the sweep touches: the versions' items and journal in the table, their files in the
- * bucket, which it lists and deletes (shared/aws/data-bucket.ts deletePrefix) and never reads.
+ * bucket, which it lists and deletes (shared/aws/data-bucket.ts deletePrefix) and never reads;
+ * and the stage's Scheduler schedules, whose survivors of deleted schedules it deletes
+ * (shared/schedules/reconcile.ts).
  */
-export const SWEEP_ACCESS: ResourceAccess = { table: 'write', dataBucket: 'delete' };
+export const SWEEP_ACCESS: ResourceAccess = { table: 'write', dataBucket: 'delete', schedules: true };
 /** Lambda's limit: a step hands over to the next invocation a minute before it (functions/retention/sweep.ts). */
 const SWEEP_TIMEOUT = Duration.minutes(15);
 /** How often an unfinished sweep goes on; an invocation with no sweep in progress reads one item and ends. */

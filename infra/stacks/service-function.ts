@@ -18,6 +18,7 @@ import type { ResourceAccess } from '../../shared/resource-access';
 import { ESM_BANNER, EXTERNAL_MODULES, LAMBDA_TARGET } from '../bundling';
 import { stateMachineArnVariable } from '../../shared/jobs/define-job';
 import { grantAccess, stateMachineOf, type AccessTargets } from './access';
+import { scheduleEnvironment } from './schedule-access';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -51,6 +52,8 @@ export interface ServiceFunctionProps {
   readonly layers?: readonly ILayerVersion[];
   /** /tmp; Lambda's default (512 MiB) when omitted. */
   readonly ephemeralStorageSize?: Size;
+  /** A fixed name, where other stacks name the function without a reference (the schedule tick); CloudFormation's when omitted. */
+  readonly functionName?: string;
 }
 
 export class ServiceFunction extends Construct {
@@ -77,6 +80,7 @@ export class ServiceFunction extends Construct {
     this.function = new NodejsFunction(this, 'Function', {
       entry: handlerEntry(props.handler),
       handler: handlerRef(props.handler).exportName,
+      functionName: props.functionName,
       description: props.description,
       runtime: RUNTIME,
       architecture: ARCHITECTURE,
@@ -124,6 +128,8 @@ export function resourceEnvironment(access: ResourceAccess, targets: AccessTarge
   if ((access.dataKey ?? []).length > 0) environment.DATA_KEY_ID = targets.dataKey.keyId;
   if (access.signingKey !== undefined) environment.SIGNING_KEY_ID = targets.signingKey.keyId;
   if (access.dataBucket !== undefined) environment.DATA_BUCKET = targets.dataBucket.bucketName;
+  if (access.schedules && targets.schedules !== undefined)
+    Object.assign(environment, scheduleEnvironment(targets.dataBucket, targets.schedules));
   // A job's cancel stops its execution, whose ARN is built from the machine's (shared/jobs/cancel.ts).
   for (const job of [...(access.startsJobs ?? []), ...(access.stopsJobs ?? [])])
     environment[stateMachineArnVariable(job)] = stateMachineOf(targets, job).stateMachineArn;

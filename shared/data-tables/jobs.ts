@@ -19,7 +19,8 @@ export const importJob = defineJob({
     name: 'import-data-version',
     handler: 'jobs/import-data-version',
     ...ENGINE_WORKER,
-    access: { table: 'write', dataKey: ['decrypt'], dataBucket: 'write' },
+    // schedules: its completion hands the new version to the schedules waiting for it (shared/schedules/new-version.ts).
+    access: { table: 'write', dataKey: ['decrypt'], dataBucket: 'write', schedules: true },
   },
 });
 

@@ -84,7 +84,13 @@ const DEFINITION = {
 export const ScheduleCreateRequest = z.strictObject(DEFINITION).meta({ id: 'ScheduleCreateRequest' });
 
 export const ScheduleUpdateRequest = z
-  .strictObject({ id: EntityId, lock_version: LockVersion, ...DEFINITION, ...EchoedAuditFields })
+  .strictObject({
+    id: EntityId,
+    lock_version: LockVersion,
+    ...DEFINITION,
+    next_run_date: z.unknown().optional().describe('Read-only; accepted and ignored'),
+    ...EchoedAuditFields,
+  })
   .meta({ id: 'ScheduleUpdateRequest', description: 'Full update: description and tags omitted are cleared' });
 
 export const ScheduleMergePatch = documented(

@@ -78,7 +78,7 @@ export const schedules = storedSchedules.with({
     },
     next: async ({ tenantId }, current, document) => {
       const { id: _id, lock_version: _lock, created_by: _cb, created_date: _cd, ...rest } = document;
-      const { last_modified_by: _mb, last_modified_date: _md, ...definition } = rest;
+      const { last_modified_by: _mb, last_modified_date: _md, next_run_date: _next, ...definition } = rest;
       return { data: await scheduleData(tenantId, definition, current.data) };
     },
   },

@@ -89,7 +89,9 @@ export async function fireSchedule(
     return undefined;
   }
   if (!(await stillWanted(tenantId, schedule, input))) return undefined;
-  const now = scheduleNow();
+  // The entry's time is the one the Scheduler fired for, not when the tick got to read it.
+  const scheduled = Date.parse(input.scheduled_time ?? '');
+  const now = Number.isNaN(scheduled) ? scheduleNow() : scheduled;
   const runId = input.queued?.run_id ?? newRunId(now);
   if (options.claimVersion && !(await options.claimVersion(schedule, runId))) return undefined;
   const entry: ScheduleRun = {

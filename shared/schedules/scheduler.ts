@@ -35,6 +35,8 @@ export const TickInput = z.strictObject({
   /** The schedule's lock_version the Scheduler schedule was written for: an older one is stale. */
   lock_version: z.int().min(0).optional(),
   cause: z.enum(['cron', 'rate', 'on_new_version', 'queued']),
+  /** The time the Scheduler fired it for (its `<aws.scheduler.scheduled-time>`), whatever the delay. */
+  scheduled_time: z.string().optional(),
   data_table_id: z.int().min(1).optional(),
   data_version_number: z.int().min(1).optional(),
   /** A queued tick: how many times it waited, the entry it continues, and what started it. */
@@ -62,12 +64,15 @@ export function recurringName(tenantId: string, scheduleId: number): string {
   return schedulerName('s', [tenantId, scheduleId]);
 }
 
+/** The Scheduler's context attribute that its Input receives as the time it fired for. */
+export const SCHEDULED_TIME = '<aws.scheduler.scheduled-time>';
+
 function target(input: TickInput): NonNullable<CreateScheduleCommandInput['Target']> {
   const { targetArn, roleArn } = config.schedules;
   return {
     Arn: targetArn,
     RoleArn: roleArn,
-    Input: JSON.stringify(input),
+    Input: JSON.stringify({ ...input, scheduled_time: SCHEDULED_TIME }),
     // The tick records what it could not start and succeeds, so retries are only for a tick that failed outright.
     RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 },
   };

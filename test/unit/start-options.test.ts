@@ -96,3 +96,18 @@ describe('npm start -- --fargate-above', () => {
     }
   });
 });
+
+describe('npm start -- --scheduler', () => {
+  it('fires schedules by default and with --scheduler; not with --no-scheduler; not both', () => {
+    const scheduled = (args: string[]) => {
+      const options = startOptions(args, {});
+      return options !== 'help' && options.scheduler;
+    };
+    expect(scheduled([])).toBe(true);
+    expect(scheduled(['--scheduler'])).toBe(true);
+    expect(scheduled(['--no-scheduler'])).toBe(false);
+    const refused = refusal(() => startOptions(['--scheduler', '--no-scheduler'], {}));
+    expect(refused?.exitCode).toBe(2);
+    expect(refused?.message).toBe('give --scheduler or --no-scheduler, not both');
+  });
+});
