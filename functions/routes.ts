@@ -17,6 +17,7 @@ import { datasetReleaseRoutes } from './datasets/release-routes';
 import { datasetRoutes } from './datasets/routes';
 import { exportCancelRoutes } from './exports/cancel-routes';
 import { exportRoutes } from './exports/routes';
+import { lineageRoutes } from './lineage/routes';
 import { metaRoutes } from './meta/routes';
 import { qualityRuleRoutes } from './quality-rules/routes';
 import { quotaRoutes } from './quota/routes';
@@ -45,6 +46,7 @@ const domains = [
   datasetReleaseRoutes,
   datasetAnalysisRoutes,
   datasetCancelRoutes,
+  lineageRoutes,
   scheduleRoutes,
   targetRoutes,
   exportRoutes,

@@ -5,7 +5,7 @@ import { ItemType } from '../db/item-type';
 import { keys, type ItemKey } from '../db/keys';
 import { failedAt, transactWrite, tx, type TransactItem, type TransactionOutcome } from '../db/transactions';
 import { AppError, isAppError, notFound, versionConflict } from '../errors/app-error';
-import { traceGraph } from '../lineage/graph-trace';
+import type { StoredNodeLineage } from '../lineage/items';
 import { GraphHead, StoredGraph, type StoredNode } from './items';
 import { tableUseWrites, type UseWrite } from './references';
 import { noActiveRun, refuseWhileRunning } from './run-lock';
@@ -151,11 +151,15 @@ export const graphs = {
       if (!head) throw notFound('dataset', datasetId);
       const template = source === undefined ? undefined : await graphs.get(tenantId, datasetId, source);
       const versionNumber = head.version_count + 1;
-      const copy: StoredGraph = template
-        ? { ...emptyGraph(actor, datasetId, versionNumber), nodes: template.nodes, next_node_id: template.next_node_id }
+      const graph: StoredGraph = template
+        ? {
+            ...emptyGraph(actor, datasetId, versionNumber),
+            nodes: template.nodes,
+            next_node_id: template.next_node_id,
+            // Column lineage travels with the copy: its next reading retraces only what moved (docs/lineage.md).
+            ...(template.lineage ? { lineage: template.lineage } : {}),
+          }
         : emptyGraph(actor, datasetId, versionNumber);
-      // Column lineage is stored with every version (docs/lineage.md); a copy retraces only what moved.
-      const graph: StoredGraph = { ...copy, lineage: await traceGraph(tenantId, copy, template?.lineage) };
       const empty = graph.nodes.length === 0;
       if (empty && head.empty_version !== undefined) throw new AppError('20-1006');
       const uses = await useWrites(tenantId, undefined, graph);
@@ -205,7 +209,7 @@ export const graphs = {
       assertEditable(current);
       const now = new Date().toISOString();
       const { nodes, nextNodeId, result, release = false, writes: own = [] } = await change(current, now);
-      const edited: StoredGraph = {
+      const graph: StoredGraph = {
         ...current,
         nodes,
         release_status: release,
@@ -214,7 +218,6 @@ export const graphs = {
         last_modified_by: actor,
         last_modified_date: now,
       };
-      const graph: StoredGraph = { ...edited, lineage: await traceGraph(tenantId, edited, current.lineage) };
       const wasEmpty = current.nodes.length === 0;
       const isEmpty = nodes.length === 0;
       const uses = [...(await useWrites(tenantId, current, graph)), ...own];
@@ -320,6 +323,21 @@ export const graphs = {
         if (!(isAppError(error) && error.code === '10-404')) throw error;
       });
     }
+  },
+
+  /**
+   * Stores the column lineage traced for a version (shared/lineage/graph-lineage.ts), only if
+   * the version is still as it was read: lineage is derived, so it moves no lock_version and a
+   * released version takes it too. Answers whether it was stored.
+   */
+  async storeLineage(tenantId: string, graph: StoredGraph, lineage: readonly StoredNodeLineage[]): Promise<boolean> {
+    const changes = graphItems.changes({ set: { lineage: [...lineage] } });
+    const outcome = await transactWrite([
+      tx.update(graphKey(tenantId, graph.dataset_id, graph.version_number), changes, {
+        when: is.equal('lock_version', graph.lock_version),
+      }),
+    ]);
+    return outcome.committed;
   },
 
   /** Deleting the head commits with the dataset's item, and only if no version was created meanwhile. */

@@ -32,7 +32,9 @@ const ESCAPES: Readonly<Record<string, string>> = {
   '\n': ' ',
   '\r': ' ',
 };
-const escape = (text: string): string => text.replace(/["#<>\r\n]/g, (character) => ESCAPES[character] ?? character);
+/** Text as Mermaid reads it inside a quoted label: no character of it can change the diagram. */
+export const escape = (text: string): string =>
+  text.replace(/["#<>\r\n]/g, (character) => ESCAPES[character] ?? character);
 
 export function mermaidOf(graph: StoredGraph, names: GraphNames, outputNodeId: number | null): string {
   const lines = [
