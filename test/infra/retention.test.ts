@@ -6,7 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metaRoutes } from '../../functions/meta/routes';
 import { parseSettings } from '../../infra/stacks/settings';
-import { at, maybeAt, stringAt } from './json';
+import { recipeRunJob } from '../../shared/datasets/jobs';
+import { SCHEDULER_ACTIONS, SCHEDULER_LIST_ACTION } from '../../infra/stacks/schedule-access';
+import { asList, at, maybeAt, stringAt } from './json';
+import { actionsOfStatement } from './documents';
 import { DYNAMODB_READ, DYNAMODB_WRITE, actionsOnObjects, actionsOnTarget } from './grants';
 import {
   actionsOf,
@@ -16,6 +19,7 @@ import {
   functionOf,
   grants,
   propertiesOf,
+  roleStatements,
   rootKeys,
   sameTarget,
   SYNTH_TIMEOUT_MS,
@@ -28,7 +32,8 @@ const ROUTES = Object.values(metaRoutes);
 let stage: SynthesizedStage;
 
 beforeAll(() => {
-  stage = synthesize({ stage: 'retention', routes: ROUTES, jobs: [], nag: true, bundle: false });
+  // The recipe run is the job the schedules' tick starts: with it, the stage has its Schedules stack too.
+  stage = synthesize({ stage: 'retention', routes: ROUTES, jobs: [recipeRunJob], nag: true, bundle: false });
 }, SYNTH_TIMEOUT_MS);
 afterAll(() => stage?.close());
 
@@ -62,7 +67,10 @@ describe('the retention sweep function', () => {
     expect(keyGrants.length).toBeGreaterThan(0);
     for (const grant of keyGrants) expect(sameTarget(grant.target, keys.table), grant.action).toBe(true);
     expect(actionsOnTarget(sweep, keys.bucket)).toEqual([]);
-    expect(actions.filter((action) => !/^(dynamodb|s3|kms|logs):/.test(action))).toEqual([]);
+    // And the stage's Scheduler schedules, whose survivors it deletes (the schedules' checks below).
+    expect(actions.filter((action) => !/^(dynamodb|s3|kms|logs|scheduler|xray):/.test(action))).toEqual([
+      'iam:PassRole',
+    ]);
     expect(maybeAt(sweep.properties, 'Timeout')).toBe(900);
   });
 
@@ -88,6 +96,59 @@ describe('the retention sweep function', () => {
     const nag = awsSolutionsReport(stage);
     expect(nag.conclusion).toBe('success');
     expect(nag.violations).toEqual([]);
+  });
+});
+
+describe('schedules of dataset builds (docs/schedules.md)', () => {
+  const schedulerRoles = () =>
+    allResourcesOfType(stage, 'AWS::IAM::Role').filter(({ resource }) =>
+      JSON.stringify(at(propertiesOf(resource), 'AssumeRolePolicyDocument')).includes('scheduler.amazonaws.com'),
+    );
+
+  it('has one schedule group for the stage', () => {
+    const groups = allResourcesOfType(stage, 'AWS::Scheduler::ScheduleGroup');
+    expect(groups.map(({ resource }) => stringAt(propertiesOf(resource), 'Name'))).toEqual([
+      'data-preparation-retention',
+    ]);
+  });
+
+  it('has a role only the Scheduler of this account assumes, which may invoke the tick function and nothing else', () => {
+    const tick = functionOf(stage, 'schedules/tick');
+    const roles = schedulerRoles();
+    expect(roles).toHaveLength(1);
+    const [{ view, logicalId, resource }] = roles as [(typeof roles)[number]];
+    const properties = propertiesOf(resource);
+    expect(stringAt(properties, 'RoleName')).toBe('data-preparation-retention-scheduler');
+    const trust = JSON.stringify(at(properties, 'AssumeRolePolicyDocument'));
+    expect(trust).toContain('"aws:SourceAccount"');
+    expect(asList(at(properties, 'ManagedPolicyArns') ?? [])).toEqual([]);
+    const statements = roleStatements(view, { 'Fn::GetAtt': [logicalId, 'Arn'] });
+    expect(statements.flatMap((statement) => actionsOfStatement(statement))).toEqual(['lambda:InvokeFunction']);
+    const resources = statements.flatMap((statement) => asList(statement.Resource ?? []));
+    expect(resources.map((value) => targetOf(view, value)?.logicalId)).toEqual([tick.logicalId]);
+    // The tick's name is fixed, so that functions of other stacks name it as their schedules' target.
+    expect(stringAt(tick.properties, 'FunctionName')).toBe('data-preparation-retention-schedule-tick');
+  });
+
+  it('lets the tick start recipe runs and keep its schedule in step, and the sweep reconcile the group, handing only that role to the Scheduler', () => {
+    for (const handler of ['schedules/tick', 'retention/sweep']) {
+      const fn = functionOf(stage, handler);
+      const scheduler = grants(fn).filter((grant) => grant.action.startsWith('scheduler:'));
+      expect([...new Set(scheduler.map((grant) => grant.action))].sort(), handler).toEqual(
+        [...SCHEDULER_ACTIONS, SCHEDULER_LIST_ACTION].sort(),
+      );
+      for (const grant of scheduler.filter((entry) => entry.action !== SCHEDULER_LIST_ACTION))
+        expect(JSON.stringify(grant.resource), handler).toContain(':schedule/data-preparation-retention/*');
+      const passRole = grants(fn).filter((grant) => grant.action === 'iam:PassRole');
+      expect(
+        passRole.map((grant) => JSON.stringify(grant.resource)),
+        handler,
+      ).toEqual([expect.stringContaining(':role/data-preparation-retention-scheduler')]);
+      expect(passRole[0]?.condition).toEqual({ StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } });
+      expect(fn.environment.SCHEDULE_GROUP, handler).toBe('data-preparation-retention');
+    }
+    const tick = functionOf(stage, 'schedules/tick');
+    expect([...actionsOf(tick)].filter((action) => action.startsWith('states:'))).toEqual(['states:StartExecution']);
   });
 });
 
