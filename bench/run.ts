@@ -41,6 +41,7 @@ import {
   type RecipeRunReport,
 } from './recipe-run';
 import { measureRecipeSql, recipeSqlSection, type RecipeSqlReport } from './recipe-sql';
+import { lineageSection, measureLineage } from './lineage';
 import { benchScale } from './scale-report';
 import { cliStartSection, measureCliStart } from './cli-start';
 import { benchSettings, positiveSetting } from './settings';
@@ -157,6 +158,7 @@ const SECTIONS = [
   'latency',
   'import',
   'recipe-sql',
+  'lineage',
   'recipe-run',
   'multipart-export',
   'cli-start',
@@ -271,6 +273,7 @@ async function main(): Promise<number> {
   const mixed = sections.has('latency') ? await measureMixedLoad(settings.mixedLoad) : undefined;
   const imported = sections.has('import') ? await attempt(() => measureImportThroughput(settings.import)) : undefined;
   const analyzer = sections.has('recipe-sql') ? await attempt(() => measureRecipeSql(settings.recipeSql)) : undefined;
+  const lineage = sections.has('lineage') ? await attempt(() => measureLineage(settings.recipeSql.rounds)) : undefined;
   const recipeRun = sections.has('recipe-run') ? await attempt(() => measureRecipeRun(settings.recipeRun)) : undefined;
   const multipartExport = sections.has('multipart-export')
     ? await attempt(() => measureMultipartExport(settings.multipartExport))
@@ -338,6 +341,7 @@ async function main(): Promise<number> {
     ...(mixed ? [...mixedLoadSection(mixed), ''] : []),
     ...sectionLines('## Import throughput', imported, importSection),
     ...sectionLines('## Recipe SQL analyzer', analyzer, recipeSqlSection),
+    ...sectionLines('## Column lineage', lineage, lineageSection),
     ...sectionLines('## Recipe run', recipeRun, recipeRunSection),
     ...sectionLines('## Multi-part export', multipartExport, multipartExportSection),
     ...sectionLines('## dps start', cliStart, cliStartSection),
