@@ -19,6 +19,12 @@ export const EXTERNAL_MODULES = ['@aws-sdk/*'];
 export const ENGINE_EXTERNAL_MODULES = [...EXTERNAL_MODULES, '@duckdb/*'];
 
 /**
+ * Lambda functions also leave Powertools out: the stage's Powertools layer provides it
+ * (infra/layers/powertools-layer.ts). Fargate tasks and the twin's engine processes bundle it.
+ */
+export const POWERTOOLS_EXTERNAL = ['@aws-lambda-powertools/*'];
+
+/**
  * ESM output needs `require` for the few CommonJS dependencies esbuild leaves as calls,
  * and __dirname/__filename for code that reads them.
  */
@@ -228,8 +234,10 @@ export function forbiddenPackagesIn(metafile: Metafile): string[] {
 }
 
 /** What a route's function leaves out of its bundle: DuckDB too when the route declares `engine`. */
-export const routeExternalModules = (engine: boolean | undefined): readonly string[] =>
-  engine ? ENGINE_EXTERNAL_MODULES : EXTERNAL_MODULES;
+export const routeExternalModules = (engine: boolean | undefined): readonly string[] => [
+  ...(engine ? ENGINE_EXTERNAL_MODULES : EXTERNAL_MODULES),
+  ...POWERTOOLS_EXTERNAL,
+];
 
 /**
  * forbiddenPackagesIn for a route's function, where a route that declares `engine` may import

@@ -5,7 +5,8 @@
  *   npx cdk deploy -c stage=acme-prod
  *
  * Optional context "settings" overrides service settings for every function (settings.ts), and
- * "memory" the functions' memory sizes (memory.ts).
+ * "memory" the functions' memory sizes (memory.ts), and "alarms" the alarms' thresholds
+ * (alarm-thresholds.ts).
  * cdk-nag's AWS Solutions checks run on every synth; a finding fails it unless the construct
  * acknowledges the rule with a reason.
  */
@@ -21,5 +22,6 @@ new DataPreparationStack(app, stackName(stage), {
   stage,
   settings: parseSettings(app.node.tryGetContext('settings')),
   memory: app.node.tryGetContext('memory'),
+  alarms: app.node.tryGetContext('alarms'),
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -40,8 +40,11 @@ import { bedrockModelArn, type AccessTargets } from './access';
 import { ApiDomainStack } from './api-domain-stack';
 import { checkJobStarts, JobsStack } from './jobs-stack';
 import { RetentionStack } from './retention-stack';
+import { parseAlarmThresholds } from './alarm-thresholds';
+import { Monitoring } from './monitoring';
 import { scheduleNames } from './schedule-access';
 import { SchedulesStack } from './schedules-stack';
+import { metricsNamespace } from '../../shared/observability/metric-names';
 import { LOG_RETENTION, ServiceFunction } from './service-function';
 import { parseMemorySizes, type MemorySizes } from './memory';
 import type { Settings } from './settings';
@@ -57,6 +60,8 @@ export interface DataPreparationStackProps extends StackProps {
   readonly settings?: Settings;
   /** Memory sizes that differ from the defaults (memory.ts; CDK context "memory"). */
   readonly memory?: unknown;
+  /** Alarm thresholds that differ from the defaults (alarm-thresholds.ts; CDK context "alarms"). */
+  readonly alarms?: unknown;
 }
 
 const AUTHORIZER_TIMEOUT = Duration.seconds(10);
@@ -92,6 +97,8 @@ export class DataPreparationStack extends Stack {
   readonly domains = new Map<string, ApiDomainStack>();
   readonly jobs: JobsStack | undefined;
   readonly retention: RetentionStack;
+  /** The stage's alarms, dashboard and alarm topic (monitoring.ts). */
+  readonly monitoring: Monitoring;
   readonly schedules: SchedulesStack | undefined;
 
   constructor(scope: Construct, id: string, props: DataPreparationStackProps) {
@@ -198,7 +205,11 @@ export class DataPreparationStack extends Stack {
       // Fixed names: the functions that keep schedules in step name them from any stack (schedule-access.ts).
       schedules: scheduleNames(stage),
     };
-    const settings: Record<string, string> = { ...props.settings };
+    // Every function's metrics go to the stage's namespace (shared/observability/metrics.ts).
+    const settings: Record<string, string> = {
+      ...props.settings,
+      POWERTOOLS_METRICS_NAMESPACE: metricsNamespace(stage),
+    };
 
     // ---- DuckDB -----------------------------------------------------------------------------
     // One layer for every function that runs the engine: engine workers and the routes that analyse SQL.
@@ -322,6 +333,16 @@ export class DataPreparationStack extends Stack {
       });
       this.domains.set(domain, stack);
     }
+
+    // ---- Alarms and dashboard, over every function made above --------------------------------
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      stage,
+      api: this.api,
+      table: this.table,
+      functions: this.node.findAll().filter((construct) => construct instanceof ServiceFunction),
+      stateMachines: this.jobs?.stateMachines ?? new Map(),
+      thresholds: parseAlarmThresholds(props.alarms),
+    });
 
     new CfnOutput(this, 'ApiUrl', {
       value: `${this.api.apiEndpoint}${API_BASE_PATH}`,

@@ -113,6 +113,8 @@ export class JobsStack extends NestedStack {
       const invoked = file.placeholders.flatMap((placeholder) => byPlaceholder.get(placeholder) ?? []);
       const machine = new StateMachine(this, `${id}StateMachine`, {
         definitionBody: DefinitionBody.fromString(file.definition),
+        // X-Ray: the execution's trace, which the workers' invocations join (shared/observability/tracing.ts).
+        tracingEnabled: true,
         definitionSubstitutions: Object.fromEntries(
           file.placeholders.map((placeholder) => [
             placeholder,
@@ -162,12 +164,7 @@ export class JobsStack extends NestedStack {
         {
           id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
           reason:
-            'Only the CloudWatch Logs delivery actions Step Functions logging requires (logs:CreateLogDelivery and friends), which support no resource-level permissions.',
-        },
-        {
-          id: 'AwsSolutions::AwsSolutions-SF2',
-          reason:
-            'The service does not use X-Ray; jobs are followed through the execution history, the ALL-level execution log and the traceId in structured logs.',
+            'Only the CloudWatch Logs delivery actions Step Functions logging requires (logs:CreateLogDelivery and friends), and the X-Ray actions of tracing (xray:PutTraceSegments and friends), which support no resource-level permissions.',
         },
       );
       this.stateMachines.set(file.name, machine);

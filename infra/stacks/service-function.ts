@@ -9,13 +9,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Duration, RemovalPolicy, type Size, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type ILayerVersion, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, type ILayerVersion, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { handlerModulePath, handlerRef } from '../../shared/http/handler-ref';
 import type { ResourceAccess } from '../../shared/resource-access';
-import { ESM_BANNER, EXTERNAL_MODULES, LAMBDA_TARGET } from '../bundling';
+import { ESM_BANNER, EXTERNAL_MODULES, LAMBDA_TARGET, POWERTOOLS_EXTERNAL } from '../bundling';
+import { powertoolsLayer } from '../layers/powertools-layer';
+import { SERVICE_NAME } from '../../shared/observability/metric-names';
 import { stateMachineArnVariable } from '../../shared/jobs/define-job';
 import { grantAccess, stateMachineOf, type AccessTargets } from './access';
 import { scheduleEnvironment } from './schedule-access';
@@ -26,8 +28,8 @@ export const RUNTIME = Runtime.NODEJS_22_X;
 export const ARCHITECTURE = Architecture.ARM_64;
 export const LOG_RETENTION = RetentionDays.THREE_MONTHS;
 
-/** The Powertools logger's service name (shared/log.ts). */
-export const SERVICE_NAME = 'data-preparation';
+/** The Powertools service name (shared/observability/metric-names.ts): the logger's, and the metrics' `service` dimension. */
+export { SERVICE_NAME };
 
 /** The module a handler reference names, as a path; it must exist. */
 export function handlerEntry(handler: string): string {
@@ -57,12 +59,15 @@ export interface ServiceFunctionProps {
 }
 
 export class ServiceFunction extends Construct {
+  /** Its handler module (ServiceFunctionProps.handler): what its alarm is named after. */
+  readonly handler: string;
   readonly function: NodejsFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
+    this.handler = props.handler;
     this.logGroup = new LogGroup(this, 'Logs', { retention: LOG_RETENTION, removalPolicy: RemovalPolicy.RETAIN });
     this.role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
@@ -87,7 +92,10 @@ export class ServiceFunction extends Construct {
       memorySize: props.memorySize,
       ephemeralStorageSize: props.ephemeralStorageSize,
       timeout: props.timeout,
-      layers: props.layers ? [...props.layers] : undefined,
+      // Powertools comes from the stage's layer (infra/layers/powertools-layer.ts), not the bundle.
+      layers: [...(props.layers ?? []), powertoolsLayer(this, RUNTIME, ARCHITECTURE)],
+      // X-Ray: the invocation's segment, under which the request or job wrapper annotates its own (shared/observability/tracing.ts).
+      tracing: Tracing.ACTIVE,
       role: this.role,
       logGroup: this.logGroup,
       loggingFormat: LoggingFormat.JSON,
@@ -97,7 +105,7 @@ export class ServiceFunction extends Construct {
       bundling: {
         format: OutputFormat.ESM,
         target: LAMBDA_TARGET,
-        externalModules: [...(props.externalModules ?? EXTERNAL_MODULES)],
+        externalModules: [...(props.externalModules ?? EXTERNAL_MODULES), ...POWERTOOLS_EXTERNAL],
         banner: ESM_BANNER,
         minify: true,
         sourceMap: true,
@@ -110,6 +118,11 @@ export class ServiceFunction extends Construct {
       id: 'AwsSolutions::AwsSolutions-L1',
       reason:
         'nodejs22.x is the runtime the service is built and tested for (bundles target node22); moving to a newer runtime is a deliberate upgrade, not a side effect of a CDK release.',
+    });
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords, which X-Ray grants on no narrower resource than *.',
     });
   }
 }

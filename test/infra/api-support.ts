@@ -100,6 +100,21 @@ export function stateMachine(stage: SynthesizedStage, job: StartableJob): Target
   return { view: stage.nested.find((view) => view.name === 'Jobs')!, logicalId, attribute: undefined };
 }
 
+/** What active tracing grants every function, on * (X-Ray has no narrower resource). */
+export const TRACING_ACTIONS = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
+
+/** A grant of active tracing: an X-Ray action on *. */
+export function isTracingGrant(grant: Grant): boolean {
+  return grant.action.startsWith('xray:') && grant.resource === '*';
+}
+
+/** The X-Ray actions a function may use, sorted: TRACING_ACTIONS, on * alone. */
+export function tracingGrants(fn: FunctionInfo): string[] {
+  const xray = grants(fn).filter((grant) => grant.action.startsWith('xray:'));
+  expect(xray.every(isTracingGrant), fn.description).toBe(true);
+  return [...new Set(xray.map((grant) => grant.action))].sort();
+}
+
 /**
  * Expects a function to get exactly what its access declares: table, keys, data bucket and the
  * state machines it starts, each only as far as declared, and the environment naming them.
@@ -156,7 +171,9 @@ export function expectDeclaredAccess(
     expect(stops.some((grant) => sameTarget(executionsMachine(fn, grant), machine))).toBe(true);
   // Nothing else: every non-log grant is on the table, a key, the bucket or a started machine.
   const known = [keys.table, keys.data, keys.signing, keys.bucket, bucket, ...started];
-  for (const grant of grants(fn).filter((grant) => !grant.action.startsWith('logs:') && !isStop(grant))) {
+  expect(tracingGrants(fn)).toEqual(TRACING_ACTIONS);
+  const others = grants(fn).filter((grant) => !grant.action.startsWith('logs:') && !isStop(grant));
+  for (const grant of others.filter((grant) => !isTracingGrant(grant))) {
     const on = grant.target ?? grant.objectsOf;
     expect(
       on?.logicalId === table || known.some((target) => sameTarget(on, target)),

@@ -16,7 +16,10 @@ import {
   expectDeclaredAccess,
   integratedFunction,
   isTableKeyThroughDynamoDb,
+  isTracingGrant,
   routeFunction,
+  TRACING_ACTIONS,
+  tracingGrants,
 } from './api-support';
 import { actionsOnTarget, asTarget, DYNAMODB_READ, DYNAMODB_WRITE } from './grants';
 import { at, maybeAt, stringAt } from './json';
@@ -35,6 +38,7 @@ import {
   targetOf,
   type SynthesizedStage,
 } from './synth';
+import { monitoringChecks } from './monitoring-checks';
 
 /** The deployed workers: each job's, then the failure recorder. */
 const workers = workersOf(jobs);
@@ -274,12 +278,13 @@ describe('least privilege', () => {
     }
   });
 
-  it('no statement allows a wildcard action or resource', () => {
+  it('no statement allows a wildcard action or resource, but tracing, which X-Ray grants on * only', () => {
     for (const fn of stage.functions) {
       for (const grant of grants(fn)) {
         expect(grant.action, fn.description).not.toContain('*');
-        expect(grant.resource, fn.description).not.toBe('*');
+        if (!isTracingGrant(grant)) expect(grant.resource, fn.description).not.toBe('*');
       }
+      expect(tracingGrants(fn), fn.description).toEqual(TRACING_ACTIONS);
     }
   });
 
@@ -338,6 +343,7 @@ describe('least privilege', () => {
     expect(kms.every((grant) => isTableKeyThroughDynamoDb(grant, keys))).toBe(true);
     expect(Object.keys(fn.environment).sort()).toEqual([
       'NODE_OPTIONS',
+      'POWERTOOLS_METRICS_NAMESPACE',
       'POWERTOOLS_SERVICE_NAME',
       'SIGNING_KEY_ID',
       'TABLE_NAME',
@@ -348,7 +354,7 @@ describe('least privilege', () => {
     const fn = functionOf(stage, handler, (candidate) => !candidate.description.startsWith('worker '));
     const actions = [...actionsOf(fn)];
     expect(actions.filter((action) => action.startsWith('dynamodb:') || action.startsWith('kms:'))).toEqual([]);
-    expect(actions.sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+    expect(actions.sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents', ...TRACING_ACTIONS]);
   });
 });
 
@@ -371,8 +377,8 @@ describe('cdk-nag', () => {
     const nag = awsSolutionsReport(stage);
     expect(nag.conclusion).toBe('success');
     expect(nag.violations).toEqual([]);
-    // Acknowledged: the runtime pin, the public routes, the data bucket's objects and the state
-    // machines' logging (no X-Ray, log delivery actions on '*').
+    // Acknowledged: the runtime pin, the public routes, the data bucket's objects, and the
+    // functions' and state machines' log delivery and X-Ray actions on '*'.
     // Cancels stop executions, named at run time, of exactly one machine each (shared/jobs/cancel.ts).
     const executions =
       /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:.+:\*\]$/;
@@ -389,7 +395,6 @@ describe('cdk-nag', () => {
         // The app routes' objects: only the apps/ prefix (docs/apps.md).
         'AwsSolutions-IAM5[Resource::<DataBucketArn>/apps/*]',
         'AwsSolutions-IAM5[Resource::*]',
-        'AwsSolutions-SF2',
         // The engine tasks (infra/stacks/engine-tasks.ts): the endpoints' group takes HTTPS from
         // the VPC only, the task's variables name no secret, the pull-through cache's images, and
         // the cluster's tasks a machine follows and stops.
@@ -423,3 +428,5 @@ describe('cdk-nag', () => {
     );
   });
 });
+
+monitoringChecks(() => stage);

@@ -235,9 +235,9 @@ describe('state machine', () => {
     const invoked = asList(lambda[0]!.Resource).map((arn) => targetOf(view, arn)?.logicalId);
     expect(invoked.sort()).toEqual([worker('import-worker').logicalId, worker(RECORDER).logicalId].sort());
     expect(invoked).not.toContain(worker('export-worker').logicalId);
-    // Only the logs delivery API (which has no resource-level permissions) is on '*'.
+    // Only the logs delivery API and X-Ray's tracing (which have no resource-level permissions) are on '*'.
     for (const statement of statements.filter((candidate) => candidate.Resource === '*')) {
-      for (const action of actionsOfStatement(statement)) expect(action).toMatch(/^logs:/);
+      for (const action of actionsOfStatement(statement)) expect(action).toMatch(/^(logs|xray):/);
     }
   });
 

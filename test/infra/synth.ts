@@ -264,7 +264,11 @@ export function rootKeys(synthesized: SynthesizedTemplates): {
   const signing = keys.filter(([, key]) => at(key, 'Properties', 'KeySpec') === 'ECC_NIST_P256');
   if (signing.length !== 1) throw new Error('expected one ECC_NIST_P256 key');
   const signingKey: Target = { view: root, logicalId: signing[0]![0], attribute: undefined };
-  const used = new Set([tableKey.logicalId, bucketKeys[0]!.logicalId, signingKey.logicalId]);
+  // The alarm topic's key (infra/stacks/monitoring.ts) encrypts notifications, no data.
+  const topicKeys = resourcesOfType(root, 'AWS::SNS::Topic').flatMap(
+    ([, topic]) => targetOf(root, maybeAt(propertiesOf(topic), 'KmsMasterKeyId'))?.logicalId ?? [],
+  );
+  const used = new Set([tableKey.logicalId, bucketKeys[0]!.logicalId, signingKey.logicalId, ...topicKeys]);
   const others = keys.filter(([logicalId]) => !used.has(logicalId));
   if (others.length !== 1) throw new Error(`expected exactly one more key (the data key), found ${others.length}`);
   return {
