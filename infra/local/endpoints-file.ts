@@ -20,6 +20,8 @@ export const LocalEndpoints = z.strictObject({
   dynamodb: z.url(),
   kms: z.url(),
   stepFunctions: z.url(),
+  /** The local EventBridge Scheduler (infra/local/scheduler.ts). */
+  scheduler: z.url(),
   /** The local ECS that runs the Fargate branch's tasks (infra/local/ecs.ts). */
   ecs: z.url(),
   /** The demo Delta Sharing server's profile endpoint. */

@@ -116,7 +116,7 @@ function banner(
     `    DynamoDB        ${endpoints.dynamodb}   (table ${endpoints.tableName})`,
     `    KMS             ${endpoints.kms}`,
     `    Step Functions  ${endpoints.stepFunctions}`,
-    `    Scheduler       ${twin.endpoints.scheduler}   (EventBridge Scheduler: fires schedules on the twin's clock unless --no-scheduler; schedules need the schedules toggle on)`,
+    `    Scheduler       ${endpoints.scheduler}   (EventBridge Scheduler: fires schedules on the twin's clock unless --no-scheduler; schedules need the schedules toggle on)`,
     `  Delta Sharing   ${endpoints.deltaSharing}   (profile endpoint; bearer token ${DEMO_SHARING_TOKEN}; tables ${DEMO_SHARED_TABLE_NAMES.join(', ')}; needs the delta_sharing toggle on)`,
     `  Pricing DIM     ${endpoints.pricingDim}   (token URL ${endpoints.pricingTokenUrl}; client id ${DEMO_PRICING_CLIENT.clientId}; secret ${DEMO_PRICING_CLIENT.clientSecret}; scope ${DEMO_PRICING_CLIENT.scope}; needs the transfers toggle on)`,
     `    e.g. AWS_ACCESS_KEY_ID=${endpoints.accessKeyId} AWS_SECRET_ACCESS_KEY=${endpoints.secretAccessKey} aws --region ${endpoints.region} --endpoint-url ${endpoints.dynamodb} dynamodb scan --table-name ${endpoints.tableName}`,
