@@ -52,6 +52,13 @@ export interface StartingRequest<O extends BodyOperationId> {
   readonly body: RequestBody<O>;
 }
 
+/** A schedule of the fixture dataset: 06:00 in Paris, every day. */
+const fuzzedSchedule = (e: FuzzEntities) => ({
+  name: 'fuzzed schedule',
+  dataset_id: e.datasetId,
+  trigger: { type: 'cron' as const, expression: '0 6 * * *', time_zone: 'Europe/Paris' },
+});
+
 type StartingRequests = { readonly [O in BodyOperationId]: (entities: FuzzEntities) => StartingRequest<O> };
 
 /** The alias of the fixture table in the fixture recipe, and code that reads it. */
@@ -218,6 +225,12 @@ export const STARTING_REQUESTS: StartingRequests = {
   createQualityRule: (e) => ({ body: fuzzedRule(e) }),
   updateQualityRule: (e) => ({ params: { rule_id: 1 }, body: { id: 1, lock_version: 0, ...fuzzedRule(e) } }),
   mergeQualityRule: () => ({ params: { rule_id: 1 }, body: { id: 1, lock_version: 0, kind: 'not_null' } }),
+  // Schedule 1 of the fuzz tenant need not exist: its updates reach the store's checks (10-404 or 10-1006).
+  createSchedule: (e) => ({ body: fuzzedSchedule(e) }),
+  updateSchedule: (e) => ({ params: { schedule_id: 1 }, body: { id: 1, lock_version: 0, ...fuzzedSchedule(e) } }),
+  mergeSchedule: () => ({ params: { schedule_id: 1 }, body: { id: 1, lock_version: 0, overlap: 'queue' } }),
+  pauseSchedule: () => ({ params: { schedule_id: 1 }, body: { lock_version: 0 } }),
+  resumeSchedule: () => ({ params: { schedule_id: 1 }, body: { lock_version: 0 } }),
   acceptQualityFailure: (e) => ({ params: { ...dataTable(e), version_number: 1 }, body: {} }),
   createToken: () => ({ body: { description: 'fuzzed token', role_names: ['viewer'], expiration: 'P1D' } }),
   // Far ahead: a contract the storm makes never becomes the tenant's current one.

@@ -45,7 +45,7 @@ const created = <T>(response: { status: number; text: string; body: T }, status 
   return response.body;
 };
 
-async function toggleOn(toggle: 'apps' | 'transfers' | 'ai_assistant' | 'data_quality'): Promise<void> {
+async function toggleOn(toggle: 'apps' | 'transfers' | 'ai_assistant' | 'data_quality' | 'schedules'): Promise<void> {
   const tenantId = env.admin.tenantId!;
   created(
     await env.platformAdmin.call('setFeatureToggleOverride', {
@@ -69,7 +69,13 @@ beforeAll(async () => {
     environment: { ...bigquery.environment, ASSISTANT_CHAT_ENDPOINT: 'http://127.0.0.1:9' },
   });
   api = env.admin;
-  await Promise.all([toggleOn('apps'), toggleOn('transfers'), toggleOn('ai_assistant'), toggleOn('data_quality')]);
+  await Promise.all([
+    toggleOn('apps'),
+    toggleOn('transfers'),
+    toggleOn('ai_assistant'),
+    toggleOn('data_quality'),
+    toggleOn('schedules'),
+  ]);
 
   // Two of each, where a list is of the tenant's own records.
   await putObjects(env, 'walk', { 'data/a.csv': 'id,name\n1,a\n2,b\n' });
@@ -134,6 +140,17 @@ beforeAll(async () => {
 
   await createTarget(api, env.twin.s3.endpoint, 'bucket');
   await createTarget(api, env.twin.s3.endpoint, 'bucket');
+  const every = { type: 'cron', expression: '* * * * *', time_zone: 'UTC' } as const;
+  const scheduleId = created(
+    await api.call('createSchedule', { body: { name: 'walked schedule', dataset_id: datasetId, trigger: every } }),
+  ).id;
+  created(
+    await api.call('createSchedule', {
+      body: { name: 'walked schedule 2', dataset_id: datasetId, trigger: every, paused: true },
+    }),
+  );
+  // Two ticks, two history entries (a build, then another or a skip while it runs).
+  await env.twin.scheduler.advance(2 * 60_000);
   for (const column of ['id', 'name'])
     created(
       await api.call('createQualityRule', {
@@ -178,6 +195,8 @@ beforeAll(async () => {
     listDatasetVersions: { params: { dataset_id: datasetId }, atLeast: 2 },
     listTargets: { atLeast: 2 },
     listQualityRules: { atLeast: 2 },
+    listSchedules: { atLeast: 2 },
+    listScheduleRuns: { params: { schedule_id: scheduleId }, atLeast: 2 },
     // Exports, transfers and conversations are made by jobs or a model: the walk checks that they take ListQuery.
     listExports: { atLeast: 0 },
     listTransfers: { atLeast: 0 },

@@ -52,6 +52,7 @@ beforeAll(async () => {
     dynamodb: env.twin.endpoints.dynamodb,
     kms: env.twin.endpoints.kms,
     stepFunctions: env.twin.endpoints.stepFunctions,
+    scheduler: env.twin.endpoints.scheduler,
     ecs: env.twin.endpoints.ecs,
     deltaSharing: env.twin.apiUrl,
     pricingDim: env.twin.apiUrl,
