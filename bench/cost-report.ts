@@ -10,6 +10,7 @@ import { ENGINE_ROUTE_MEMORY_MB, ROUTE_MEMORY_MB } from '../infra/stacks/api-dom
 import { measureColdStarts, type ColdStart, type ColdStarts } from './cost-cold';
 import { dynamoCalls, type CallTally } from './cost-meter';
 import { measureWarmCosts, type RouteCost, type WarmSettings } from './cost';
+import { observabilityCost } from './cost-observability';
 
 /**
  * us-east-1 list prices (USD), arm64 Lambda, DynamoDB on demand: what the estimate multiplies.
@@ -239,5 +240,5 @@ export async function measureCost(settings: CostSettings): Promise<{ lines: stri
   const rows = costRows(costs, cold);
   await writeCostJson(settings.jsonFile, rows, cold);
   const described = `GET: ${settings.readRuns} warm invocations after one; other methods: ${settings.writeRuns}; cold starts: ${settings.coldRuns} processes per bundle; JSON in ${settings.jsonFile}`;
-  return { lines: costSection(rows, cold, described), rows };
+  return { lines: [...costSection(rows, cold, described), ...(await observabilityCost())], rows };
 }

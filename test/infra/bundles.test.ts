@@ -1,4 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { buildPowertoolsLayer, POWERTOOLS_PACKAGES } from '../../infra/layers/powertools-layer';
 import { AUTHORIZER_HANDLER, FALLBACK_HANDLER, routes } from '../../functions/routes';
 import {
   bundleBudget,
@@ -38,6 +43,33 @@ describe('API function bundles', () => {
     expect(Object.keys(metafile.inputs).some((path) => path.includes('node_modules/@aws-sdk/'))).toBe(false);
     // A route declares engine only when it runs DuckDB: the layer and the memory are not free.
     expect(duckDbImportsIn(metafile).length > 0).toBe(engine);
+    // Powertools comes from the stage's layer, by the package names it provides (no subpath).
+    const powertools = Object.values(metafile.inputs).flatMap((input) =>
+      input.imports.filter((i) => i.path.startsWith('@aws-lambda-powertools/')),
+    );
+    expect(powertools.every((i) => i.external && (POWERTOOLS_PACKAGES as readonly string[]).includes(i.path))).toBe(
+      true,
+    );
+  });
+
+  it('the Powertools layer provides those packages as ES modules that load', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dps-powertools-'));
+    try {
+      buildPowertoolsLayer(dir);
+      const load = async (name: string) =>
+        (await import(pathToFileURL(join(dir, 'nodejs', 'node_modules', name, 'index.mjs')).href)) as Record<
+          string,
+          unknown
+        >;
+      const [logger, metrics, tracer] = await Promise.all(POWERTOOLS_PACKAGES.map(load));
+      expect([typeof logger.Logger, typeof metrics.Metrics, typeof tracer.Tracer]).toEqual([
+        'function',
+        'function',
+        'function',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('lets a route that declares engine import DuckDB from the layer, and no other', async () => {

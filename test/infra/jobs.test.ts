@@ -279,7 +279,6 @@ describe('state machine', () => {
         'AwsSolutions-APIG4',
         'AwsSolutions-IAM5[Resource::*]',
         'AwsSolutions-IAM5[Resource::<DataBucketArn>/*]',
-        'AwsSolutions-SF2',
       ]),
     );
   });
