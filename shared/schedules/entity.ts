@@ -9,6 +9,7 @@ import type { Json } from '../http/merge-patch';
 import type { ScheduleCreateRequest, ScheduleResponse } from '../model/schedule';
 import { ScheduleUpdateRequest } from '../model/schedule';
 import type { ScheduleData } from './items';
+import { CronError, isTimeZone, parseCron } from './cron';
 import { storedSchedules, scheduleStore, type ScheduleEntity } from './store';
 import { nextRunAfter, scheduleNow } from './timing';
 
@@ -36,12 +37,26 @@ export function scheduleResponse(entity: Entity<ScheduleData>): ScheduleResponse
   };
 }
 
+/** A cron must read and its time zone exist (10-1400 naming the field). */
+function checkTrigger(trigger: ScheduleCreateRequest['trigger']): void {
+  if (trigger.type !== 'cron') return;
+  try {
+    parseCron(trigger.expression);
+  } catch (error) {
+    if (error instanceof CronError) throw validationError({ 'trigger.expression': error.rule });
+    throw error;
+  }
+  if (!isTimeZone(trigger.time_zone))
+    throw validationError({ 'trigger.time_zone': 'must be an IANA time zone, e.g. Europe/Paris' });
+}
+
 /** A definition checked against what it names, with its rate anchor: kept while the rate is the same. */
 export async function scheduleData(
   tenantId: string,
   definition: ScheduleCreateRequest,
   current?: ScheduleData,
 ): Promise<ScheduleData> {
+  checkTrigger(definition.trigger);
   await datasetStore.get(tenantId, definition.dataset_id);
   if (definition.trigger.type === 'on_new_version')
     await dataTableStore.get(tenantId, definition.trigger.data_table_id);
