@@ -1,15 +1,20 @@
 import * as z from 'zod';
 import type { ErrorCode } from '../../shared/errors/catalogue';
 import { defineRoute } from '../../shared/http/route';
-import { integerText } from '../../shared/model/common';
+import { integerText, listQuery } from '../../shared/model/common';
 import { DataVersion, VersionParams } from '../../shared/model/data-table';
+import { NodeParams } from '../../shared/model/dataset';
 import {
+  NODE_QUALITY_CHECK_LIST_FIELDS,
+  NodeQualityAcceptRequest,
+  NodeQualityCheckList,
   QualityAcceptRequest,
   QualityRuleCreateRequest,
   QualityRuleIdParams,
   QualityRuleList,
   QualityRuleMergePatch,
   QualityRuleResponse,
+  QualityReport,
   QualityRuleUpdateRequest,
 } from '../../shared/model/quality-rule';
 import { storedQualityRules } from '../../shared/quality/store';
@@ -37,9 +42,9 @@ export const qualityRuleRoutes = {
     operationId: 'createQualityRule',
     method: 'POST',
     path: '/quality-rules',
-    summary: 'Create a data-quality rule on a data table',
+    summary: 'Create a data-quality rule on a data table or a recipe node',
     description:
-      'Checked after each import of the table, over the version just written (docs/data-quality.md). A custom_sql assertion is checked by the recipe SQL analyzer over the one table CurrentTable; a pattern must be an RE2 regular expression. Needs the data_quality feature. Send an Idempotency-Key header to make retries safe.',
+      'On a data table (data_table_id): checked after each import of the table, over the version just written. On a recipe node (dataset_id and node_id): checked after each run of the node, in any graph version of the dataset, over the output just written (docs/data-quality.md). A custom_sql assertion is checked by the recipe SQL analyzer over the one table CurrentTable; a pattern must be an RE2 regular expression. Needs the data_quality feature. Send an Idempotency-Key header to make retries safe.',
     tag,
     handler: 'quality-rules/create',
     permission: 'data:write',
@@ -55,7 +60,8 @@ export const qualityRuleRoutes = {
     method: 'GET',
     path: '/quality-rules',
     summary: 'List data-quality rules',
-    description: "Filter by a table's rules with filter=data_table_id eq <id>. Needs the data_quality feature.",
+    description:
+      "Filter by a table's rules with filter=data_table_id eq <id>, a node's with filter=dataset_id eq <id> and node_id eq <id>. Needs the data_quality feature.",
     tag,
     handler: 'quality-rules/entity#list',
     permission: 'data:read',
@@ -145,5 +151,35 @@ export const qualityRuleRoutes = {
     response: { status: 200, description: 'The version with its accepted report', body: DataVersion },
     errors: ['10-404', '10-1006', '10-1501'],
     access: { table: 'write' },
+  }),
+  acceptNode: defineRoute({
+    operationId: 'acceptNodeQualityFailure',
+    method: 'POST',
+    path: '/datasets/{dataset_id}/versions/{version_number}/nodes/{node_id}/quality/accept',
+    summary: 'Accept the failed data-quality report of a recipe node’s output',
+    description:
+      'The node’s current output on all rows (or on samples, with use_sample) may then be released, exported and transferred although an error rule of the node failed (90-1002 otherwise); the report keeps its results and says who accepted it, when and why, as does its entry in the node’s check history. A later run is judged on its own report. Accepting again changes nothing. Needs the quality:accept permission (role admin).',
+    tag,
+    handler: 'quality-rules/accept-node',
+    permission: 'quality:accept',
+    request: { params: NodeParams, body: NodeQualityAcceptRequest },
+    response: { status: 200, description: 'The output’s accepted report', body: QualityReport },
+    errors: ['10-404', '10-1006', '10-1501'],
+    access: { table: 'write' },
+  }),
+  nodeChecks: defineRoute({
+    operationId: 'listNodeQualityChecks',
+    method: 'GET',
+    path: '/datasets/{dataset_id}/versions/{version_number}/nodes/{node_id}/quality-checks',
+    summary: 'The data-quality checks of a recipe node’s runs',
+    description:
+      'One entry per run of the node in this graph version that had rules to check (the newest 100 are kept): the run, whether it was on samples, and its report. Needs the data_quality feature.',
+    tag,
+    handler: 'quality-rules/node-checks',
+    permission: 'data:read',
+    request: { params: NodeParams, query: listQuery(NODE_QUALITY_CHECK_LIST_FIELDS) },
+    response: { status: 200, description: 'A page of the node’s checks', body: NodeQualityCheckList },
+    errors: ['10-404', '10-1501'],
+    access: { table: 'read' },
   }),
 };

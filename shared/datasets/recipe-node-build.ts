@@ -9,12 +9,15 @@ import type { AthenaHandoff, AthenaOutcome } from '../engine/athena/handoff';
 import { functionMemoryMb } from '../engine/limits';
 import { recipeEngineFor, type RecipeEngine } from '../engine/recipe-engines';
 import type { RecipeFolders, RecipeRunResult, RecipeSource } from '../engine/recipe-run';
+import type { QualityReport } from '../model/quality-rule';
 import { AppError } from '../errors/app-error';
 import { withCpuCounted } from '../jobs/cpu-usage';
 import { EarlyUploads } from '../jobs/early-uploads';
 import type { JobRef } from '../jobs/job-ref';
 import { runsOn } from '../jobs/launch';
 import { settleAll } from '../jobs/settle';
+import { checkNodeQuality } from '../quality/check';
+import { recordNodeCheck } from '../quality/node-history';
 import { recipeStore } from '../recipes/store';
 import { recipeVersions } from '../recipes/versions';
 import { recipeRunJob, type BuildStep } from './jobs';
@@ -195,7 +198,7 @@ function athenaEngine(node: AthenaNode, resumed: ResumedQuery | undefined): Reci
  * goes on to the build's clean-up, which removes them.
  */
 async function builtOutput(
-  { job, params, step, prefix, signal }: NodeBuild,
+  { job, params, step, prefix, signal, kind, dir }: NodeBuild,
   engine: RecipeEngine,
   code: string,
   sources: Promise<readonly RecipeSource[]>,
@@ -212,25 +215,54 @@ async function builtOutput(
         putJson(prefix + NODE_OUTPUT_FILES.schema, columns),
       ]),
     );
+  const limits = recipeRunLimits();
   const options = {
     previewRows: DEFAULT_PREVIEW_ROWS,
     analysisDepth: depth,
     onData: uploadData,
     onDescribed: uploadDescription,
-    limits: recipeRunLimits(),
+    limits,
     signal,
   };
+  let quality: QualityReport | undefined;
   const { result, cpuSeconds } = await withCpuCounted(
     job.tenant_id,
     async () => {
       const value = await engine.run(code, sources, folders, options);
-      return { value, elsewhereCpuSeconds: value.engineCpuSeconds };
+      // The node's data-quality rules over the output just written (while it uploads), bounded as the run's engine.
+      const checked = await checkNodeQuality({
+        tenantId: job.tenant_id,
+        datasetId: params.dataset_id,
+        nodeId: step.node_id,
+        dataPath: value.dataPath,
+        workDir: dir,
+        signal,
+        limits,
+      });
+      quality = checked?.report;
+      return { value, elsewhereCpuSeconds: value.engineCpuSeconds + (checked?.cpuSeconds ?? 0) };
     },
     // An engine that did not tell (no early uploads) has its files uploaded here.
     (result) => [
       early.started('data') ?? uploadData(result.dataPath),
       early.started('description') ?? uploadDescription(result),
       putJson(prefix + NODE_OUTPUT_FILES.analysis(depth), result.analysis),
+      // The check goes to the node's history with the output's files; the report itself goes with the output.
+      ...(quality
+        ? [
+            recordNodeCheck(
+              job.tenant_id,
+              {
+                datasetId: params.dataset_id,
+                graphVersion: params.version_number,
+                nodeId: step.node_id,
+                runId: job.job_id,
+                useSample: kind === 'sample',
+              },
+              quality,
+            ),
+          ]
+        : []),
     ],
   ).catch(async (error: unknown) => {
     await early.settled();
@@ -245,5 +277,6 @@ async function builtOutput(
     cpu_seconds: cpuSeconds,
     analysis_depth: depth,
     completed_date: new Date().toISOString(),
+    ...(quality ? { quality } : {}),
   };
 }

@@ -4,7 +4,7 @@ import { tx } from '../db/transactions';
 import { keys } from '../db/keys';
 import { AppError } from '../errors/app-error';
 import { dataVersions } from '../data-tables/versions';
-import { refuseIfQualityFailed } from '../quality/gate';
+import { refuseIfOutputQualityFailed, refuseIfQualityFailed } from '../quality/gate';
 import { recipeVersions } from '../recipes/versions';
 import { graphs } from './graphs';
 import type { StoredGraph, StoredNode, StoredRecipeNode } from './items';
@@ -64,8 +64,8 @@ export async function releaseGraph(
 
 /**
  * 20-1021 unless the output and every recipe node it reads from have a current output on
- * full data; then the checks that those outputs are still the ones read when the release
- * commits.
+ * full data, 90-1002 when one of those failed an error rule of its node; then the checks that
+ * those outputs are still the ones read when the release commits.
  */
 async function currentFullOutputs(
   tenantId: string,
@@ -74,7 +74,8 @@ async function currentFullOutputs(
   versions: RecipeVersionsShown,
 ): Promise<UseWrite[]> {
   const context = await runContextOf(tenantId, graph, versions);
-  return upstreamOrder(graph, output).map((node) => {
+  const nodes = upstreamOrder(graph, output);
+  const writes = nodes.map((node) => {
     const built = context.runs.get(node.id)?.full_output;
     if (!built || !isCurrent(graph, node, versions, context.tables, context.runs, 'full'))
       throw new AppError('20-1021');
@@ -87,6 +88,16 @@ async function currentFullOutputs(
       retry: true,
     };
   });
+  // 90-1002 when one of these outputs failed an error rule of its node that nobody accepted (docs/data-quality.md).
+  for (const node of nodes)
+    await refuseIfOutputQualityFailed(tenantId, {
+      dataset_id: graph.dataset_id,
+      version_number: graph.version_number,
+      node_id: node.id,
+      use_sample: false,
+      output: context.runs.get(node.id)!.full_output!,
+    });
+  return writes;
 }
 
 /**

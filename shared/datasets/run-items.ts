@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { StoredActor } from '../db/items';
 import { StoredExecution } from '../jobs/status';
 import { ColumnSchema, SchemaAnalysisDepth } from '../model/columns';
+import { QualityReport } from '../model/quality-rule';
 
 /**
  * The stored items of recipe runs, beside the graph in its dataset's item collection
@@ -59,6 +60,8 @@ export const NodeOutput = z.object({
   cpu_seconds: z.number(),
   analysis_depth: SchemaAnalysisDepth,
   completed_date: z.string(),
+  /** The node's data-quality rules over this output, as its run checked them (docs/data-quality.md); absent when none ran. */
+  quality: QualityReport.optional(),
 });
 export type NodeOutput = z.infer<typeof NodeOutput>;
 

@@ -112,6 +112,7 @@ export function runStatusOf(node: StoredRecipeNode, context: RunContext): Recipe
       metadata: null,
       execution: null,
       run_state: 'NOT_RUN',
+      quality: null,
       build_node_ids: [],
       running_node_id: null,
     };
@@ -136,6 +137,7 @@ export function runStatusOf(node: StoredRecipeNode, context: RunContext): Recipe
     metadata: output ? outputMetadata(output) : null,
     execution,
     run_state: stateOf(execution, current),
+    quality: output?.quality ?? null,
     build_node_ids: [...run.build_node_ids],
     running_node_id: jobRunning ? (target.current_node ?? null) : null,
   };

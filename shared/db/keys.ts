@@ -82,6 +82,8 @@ export const ENTITY_KINDS = {
   CONVERSATION_MESSAGE: 'child',
   /** Schedules of dataset builds (shared/schedules): their history and new-version marks are their children. */
   SCHEDULE: 'entity',
+  /** One data-quality check of a recipe node's output, in its dataset's collection (shared/quality/node-history.ts). */
+  NODE_QUALITY_CHECK: 'child',
   /** One entry of a schedule's bounded history: a tick and the build it started, or why none (shared/schedules/history.ts). */
   SCHEDULE_RUN: 'child',
   /** A data version a schedule has handled: its build starts once per version (shared/schedules/new-version.ts). */
@@ -205,6 +207,14 @@ export const keys = {
   nodeRun: (tenantId: string, datasetId: number, graphVersion: number, nodeId: number): ItemKey => ({
     pk: keys.children(tenantId, 'DATASET', datasetId),
     sk: `${keys.nodeRunPrefix(graphVersion)}${String(nodeId).padStart(ID_WIDTH, '0')}`,
+  }),
+  /** Where the data-quality checks of a graph version's node `nodeId` are listed, oldest first (all its nodes' without one). */
+  nodeCheckPrefix: (graphVersion: number, nodeId?: number): string =>
+    `R#${String(graphVersion).padStart(ID_WIDTH, '0')}#Q#${nodeId === undefined ? '' : `${String(nodeId).padStart(ID_WIDTH, '0')}#`}`,
+  /** One data-quality check of a node's output; `checkId` starts with its date, so checks sort by time. */
+  nodeCheck: (tenantId: string, datasetId: number, graphVersion: number, nodeId: number, checkId: string): ItemKey => ({
+    pk: keys.children(tenantId, 'DATASET', datasetId),
+    sk: `${keys.nodeCheckPrefix(graphVersion, nodeId)}${checkId}`,
   }),
   /** Where a schedule's history entries are listed, oldest first: a Query with this sk prefix. */
   SCHEDULE_RUN_PREFIX: 'H#',

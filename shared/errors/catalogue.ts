@@ -333,8 +333,7 @@ export const errorCatalogue = {
   },
   '90-1002': {
     status: 409,
-    message:
-      'data version {1} of data table {0} failed the data-quality rule {2}; import a version that passes, or accept the failure',
+    message: '{0} failed the data-quality rule {1}; import or run a version that passes, or accept the failure',
   },
 } as const satisfies Record<string, ErrorDefinition>;
 

@@ -9,7 +9,7 @@ import { nodeRuns } from '../datasets/runs';
 import { datasetStore } from '../datasets/store';
 import { AppError, isAppError } from '../errors/app-error';
 import { refuseIfAborted } from '../jobs/cancel';
-import { refuseIfQualityFailed } from '../quality/gate';
+import { refuseIfOutputQualityFailed, refuseIfQualityFailed } from '../quality/gate';
 import type { ColumnSchema } from '../model/columns';
 import type { ExportSourceType } from '../model/export';
 
@@ -79,6 +79,14 @@ export async function exportSourceOf(tenantId: string, request: ExportSourceRequ
   if (!run?.sample_output && !run?.full_output) throw new AppError('20-1019');
   const built = run[outputAttribute(kind)];
   if (!built) throw new AppError(request.use_sample ? '20-1017' : '20-1018');
+  // An error rule of the node that its output failed stops the export and transfer of it until accepted (90-1002).
+  await refuseIfOutputQualityFailed(tenantId, {
+    dataset_id: request.source_id,
+    version_number: request.source_version,
+    node_id: output.id,
+    use_sample: request.use_sample,
+    output: built,
+  });
   const dataset = await datasetStore.get(tenantId, request.source_id);
   return {
     name: dataset.data.name,

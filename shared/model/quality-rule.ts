@@ -115,11 +115,56 @@ function checkBounds(rule: { readonly min?: number | null; readonly max?: number
 
 const BOUNDED: ReadonlySet<QualityRuleKind> = new Set(['range', 'row_count_between']);
 
+/**
+ * What a rule checks: a data table's imports (data_table_id), or a recipe node's runs
+ * (dataset_id and node_id: the node of that id in every graph version of the dataset, as a
+ * clone keeps node ids). Exactly one of the two; 10-1400 names the field otherwise.
+ */
+const target = {
+  data_table_id: EntityId.nullable().optional().describe('The data table whose imports the rule checks'),
+  dataset_id: EntityId.nullable()
+    .optional()
+    .describe('With node_id: the dataset whose recipe node’s runs the rule checks'),
+  node_id: EntityId.nullable().optional().describe('With dataset_id: the recipe node whose runs the rule checks'),
+};
+
+/** Exactly one target: a data table, or a dataset's recipe node. */
+function checkTarget(
+  rule: {
+    readonly data_table_id?: number | null;
+    readonly dataset_id?: number | null;
+    readonly node_id?: number | null;
+  },
+  context: z.RefinementCtx,
+) {
+  const table = typeof rule.data_table_id === 'number';
+  const dataset = typeof rule.dataset_id === 'number';
+  const node = typeof rule.node_id === 'number';
+  if (table && (dataset || node))
+    context.addIssue({
+      code: 'custom',
+      path: [dataset ? 'dataset_id' : 'node_id'],
+      message: 'must not be given with data_table_id',
+    });
+  else if (!table && !dataset && !node)
+    context.addIssue({
+      code: 'custom',
+      path: ['data_table_id'],
+      message: 'data_table_id, or dataset_id and node_id, is required',
+    });
+  else if (!table && dataset !== node)
+    context.addIssue({
+      code: 'custom',
+      path: [dataset ? 'node_id' : 'dataset_id'],
+      message: 'is required with ' + (dataset ? 'dataset_id' : 'node_id'),
+    });
+}
+
 const common = {
   name: Name,
   description: Description,
   tags: Tags,
-  data_table_id: EntityId.describe('The data table whose imports the rule checks'),
+  ...target,
   severity: QualitySeverity,
 };
 
@@ -129,10 +174,13 @@ function kindSchemas<const K extends QualityRuleKind>(kind: K) {
     .split('_')
     .map((part) => part[0]!.toUpperCase() + part.slice(1))
     .join('');
-  const refined = <T extends z.ZodObject>(schema: T): T =>
+  const bounded = <T extends z.ZodObject>(schema: T): T =>
     BOUNDED.has(kind) ? schema.superRefine((rule, context) => checkBounds(rule, context)) : schema;
+  // A request names its target; a definition (what the engine receives) does not.
+  const refined = <T extends z.ZodObject>(schema: T): T =>
+    bounded(schema).superRefine((rule, context) => checkTarget(rule, context));
   return {
-    definition: refined(z.strictObject({ kind: z.literal(kind), ...fields })),
+    definition: bounded(z.strictObject({ kind: z.literal(kind), ...fields })),
     create: refined(z.strictObject({ kind: z.literal(kind), ...common, ...fields })).meta({
       id: `${label}QualityRuleCreateRequest`,
     }),
@@ -154,7 +202,9 @@ function kindSchemas<const K extends QualityRuleKind>(kind: K) {
         name: Name,
         description: Description,
         tags: Tags,
-        data_table_id: EntityId,
+        data_table_id: EntityId.nullable(),
+        dataset_id: EntityId.nullable(),
+        node_id: EntityId.nullable(),
         severity: QualitySeverity,
         ...fields,
         ...AuditFields,
@@ -249,6 +299,7 @@ export type QualityRuleResult = z.infer<typeof QualityRuleResult>;
 export const QualityAcceptance = z
   .object({ by: User, date: z.iso.datetime(), reason: z.string().nullable() })
   .meta({ id: 'QualityAcceptance' });
+export type QualityAcceptance = z.infer<typeof QualityAcceptance>;
 
 /**
  * The data-quality report of a version, written by its import: PASSED, WARNED (only warn
@@ -269,3 +320,34 @@ export type QualityReport = z.infer<typeof QualityReport>;
 export const QualityAcceptRequest = z
   .strictObject({ reason: z.string().trim().min(1).max(1000).nullable().optional() })
   .meta({ id: 'QualityAcceptRequest' });
+
+/**
+ * One data-quality check of a recipe node's output (docs/data-quality.md): the run that wrote
+ * it, which output (sample or full), and the report. A node's history keeps its newest checks
+ * per graph version; its current output's report is also in the node's run status.
+ */
+export const NodeQualityCheck = QualityReport.extend({
+  dataset_id: z.int(),
+  version_number: z.int(),
+  node_id: z.int(),
+  run_id: z.string().describe('The run (job) that wrote the output and checked it'),
+  use_sample: z.boolean().describe('Whether the output checked was the run on samples'),
+}).meta({ id: 'NodeQualityCheck' });
+export type NodeQualityCheck = z.infer<typeof NodeQualityCheck>;
+
+export const NodeQualityCheckList = listEnvelope(NodeQualityCheck, 'NodeQualityCheckList');
+
+/** What a node's check history can be filtered and sorted by (docs/list-query.md). */
+export const NODE_QUALITY_CHECK_LIST_FIELDS = {
+  checked_date: 'datetime',
+  status: 'string',
+  use_sample: 'boolean',
+  run_id: 'string',
+} as const;
+
+export const NodeQualityAcceptRequest = QualityAcceptRequest.extend({
+  use_sample: z
+    .boolean()
+    .optional()
+    .describe('Which output’s report: the run on samples, or (false, the default) the run on all rows'),
+}).meta({ id: 'NodeQualityAcceptRequest' });

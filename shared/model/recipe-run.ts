@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { ColumnSchema, DataRow, SchemaAnalysisDepth } from './columns';
 import { User } from './common';
 import { JobExecution, LaunchMode } from './job';
+import { QualityReport } from './quality-rule';
 
 /** Running a recipe node of a dataset graph version (spec 2.7, 2.8; docs/recipe-runs.md). */
 
@@ -57,6 +58,9 @@ export const runStatusFields = {
   ),
   execution: JobExecution.nullable().describe('The job of the latest run that included this node'),
   run_state: RecipeRunState,
+  quality: QualityReport.nullable().describe(
+    'The node’s data-quality rules over the output shown in metadata, as its run checked them; null when none ran (docs/data-quality.md)',
+  ),
 };
 
 export const RecipeRunStatus = z

@@ -5,8 +5,11 @@ import { keys } from '../db/keys';
 import { updateItem } from '../db/table';
 import { LATEST_VERSION } from '../data-tables/items';
 import { dataVersions } from '../data-tables/versions';
+import { outputAttribute, outputKindOf } from '../datasets/run-items';
+import { nodeRunItems, nodeRuns } from '../datasets/runs';
 import { versionConflict, validationError } from '../errors/app-error';
 import { requireFeature } from '../features/store';
+import { acceptNodeCheck } from './node-history';
 
 /**
  * A user with `quality:accept` accepts the FAILED data-quality report of a version
@@ -42,5 +45,59 @@ export async function acceptQualityFailure(
     keys.entity(tenantId, 'DATA_TABLE', dataTableId),
     { set: { [`${LATEST_VERSION}.quality.accepted`]: accepted } },
     allOf(is.equal(`${LATEST_VERSION}.version_number`, versionNumber), sameReport(`${LATEST_VERSION}.`)),
+  );
+}
+
+/** The node output whose FAILED report a user accepts. */
+export interface AcceptedOutput {
+  readonly datasetId: number;
+  readonly graphVersion: number;
+  readonly nodeId: number;
+  readonly useSample: boolean;
+}
+
+/**
+ * A user with `quality:accept` accepts the FAILED data-quality report of a recipe node's
+ * current output (docs/data-quality.md): it may then be released, exported and transferred;
+ * the report keeps its results and says who accepted it, when and why, and so does the
+ * check's entry in the node's history. The write is conditional on the output being the one
+ * read (a run that rewrote it since is judged on its own report). Accepting again changes
+ * nothing.
+ */
+export async function acceptNodeQualityFailure(
+  principal: Principal,
+  at: AcceptedOutput,
+  reason: string | null,
+): Promise<void> {
+  const { tenantId } = principal;
+  await requireFeature(tenantId, 'data_quality');
+  const run = await nodeRuns.find(tenantId, at.datasetId, at.graphVersion, at.nodeId);
+  const attribute = outputAttribute(outputKindOf(at.useSample));
+  const output = run?.[attribute];
+  const report = output?.quality;
+  if (!output || !report || report.status !== 'FAILED')
+    throw validationError({ node_id: 'has no output with a FAILED data-quality report to accept' });
+  if (report.accepted) return;
+  const accepted = { by: actorOf(principal), date: new Date().toISOString(), reason };
+  const written = await updateItem(
+    keys.nodeRun(tenantId, at.datasetId, at.graphVersion, at.nodeId),
+    nodeRunItems.changes({ set: { [`${attribute}.quality.accepted`]: accepted } }),
+    allOf(
+      is.equal(`${attribute}.run_id`, output.run_id),
+      is.equal(`${attribute}.quality.checked_date`, report.checked_date),
+    ),
+  );
+  if (!written) throw versionConflict();
+  await acceptNodeCheck(
+    tenantId,
+    {
+      dataset_id: at.datasetId,
+      version_number: at.graphVersion,
+      node_id: at.nodeId,
+      checked_date: report.checked_date,
+      run_id: output.run_id,
+      use_sample: at.useSample,
+    },
+    accepted,
   );
 }

@@ -12,6 +12,8 @@ export function qualityRuleResponse(entity: QualityRuleEntity): QualityRuleRespo
     description: data.description,
     tags: data.tags ? [...data.tags] : null,
     data_table_id: data.data_table_id,
+    dataset_id: data.dataset_id ?? null,
+    node_id: data.node_id ?? null,
     severity: data.severity,
     ...data.rule,
     ...auditFieldsOf(entity),

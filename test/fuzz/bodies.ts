@@ -232,6 +232,7 @@ export const STARTING_REQUESTS: StartingRequests = {
   pauseSchedule: () => ({ params: { schedule_id: 1 }, body: { lock_version: 0 } }),
   resumeSchedule: () => ({ params: { schedule_id: 1 }, body: { lock_version: 0 } }),
   acceptQualityFailure: (e) => ({ params: { ...dataTable(e), version_number: 1 }, body: {} }),
+  acceptNodeQualityFailure: (e) => ({ params: node(e, e.recipeNodeId), body: {} }),
   createToken: () => ({ body: { description: 'fuzzed token', role_names: ['viewer'], expiration: 'P1D' } }),
   // Far ahead: a contract the storm makes never becomes the tenant's current one.
   createQuotaContract: () => ({

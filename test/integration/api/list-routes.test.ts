@@ -195,6 +195,8 @@ beforeAll(async () => {
     listDatasetVersions: { params: { dataset_id: datasetId }, atLeast: 2 },
     listTargets: { atLeast: 2 },
     listQualityRules: { atLeast: 2 },
+    // A node's checks are written by its runs: the walk checks that they take ListQuery.
+    listNodeQualityChecks: { params: { dataset_id: datasetId, version_number: 1, node_id: 1 }, atLeast: 0 },
     listSchedules: { atLeast: 2 },
     listScheduleRuns: { params: { schedule_id: scheduleId }, atLeast: 2 },
     // Exports, transfers and conversations are made by jobs or a model: the walk checks that they take ListQuery.

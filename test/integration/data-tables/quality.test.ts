@@ -4,18 +4,30 @@
  * plain DuckDB counts them over the version's Parquet), an error rule that blocks the
  * version's export and the release of a graph that reads it (90-1002, naming the rule), a
  * later version that passes and exports, an acceptance that unblocks the failed one, the
- * toggle, and tenant isolation. Each rule kind's counting is proven in
+ * transfer of a failed version refused; rules on a recipe node checked by each run over its
+ * output (counted as DuckDB counts them over the output's Parquet), blocking the version's
+ * release and export until accepted or a later run passes, with the node's check history;
+ * the toggle, and tenant isolation. Each rule kind's counting is proven in
  * test/unit/engine/quality-check.test.ts; this file is the path through the service.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
 import { TOGGLE_CACHE_MS } from '../../../shared/features/store';
 import { unchecked, type ApiClient, type RequestBody } from '../../support/api-client';
-import { queryFiles, sourceParquet, waitForDirectExport } from '../../support/exports';
-import { startTestTwin, type TestTwin } from '../../support/harness';
+import { DATA_BUCKET } from '../../../infra/local/twin';
+import { getObject, queryFiles, sourceParquet, waitForDirectExport } from '../../support/exports';
+import type { TestTwin } from '../../support/harness';
 import { importAndWait, putObjects, tableOver } from '../../support/imports';
 import { executeAndWait } from '../datasets/run-fixtures';
+import {
+  dimConnection,
+  pricingTarget,
+  startTransferStack,
+  transferRequest,
+  type TransferStack,
+} from '../transfers/fixtures';
 
+let stack: TransferStack;
 let env: TestTwin;
 let api: ApiClient;
 let tableId: number;
@@ -54,12 +66,17 @@ async function createRule(body: RequestBody<'createQualityRule'>): Promise<numbe
   return created.body.id;
 }
 
-function directExport(version: number, key: string) {
+function directExport(
+  version: number,
+  key: string,
+  source: { type: 'datatable' | 'dataset'; id: number } = { type: 'datatable', id: tableId },
+) {
   return api.call('startDirectExport', {
     body: {
-      source_type: 'datatable',
-      source_id: tableId,
+      source_type: source.type,
+      source_id: source.id,
       source_version: version,
+      validate_release: false,
       bucket: 'exports',
       key,
       endpoint: env.twin.s3.endpoint,
@@ -70,7 +87,9 @@ function directExport(version: number, key: string) {
 }
 
 beforeAll(async () => {
-  env = await startTestTwin({ buckets: ['landing', 'exports'] });
+  // The pricing system's fake is the cheap way to a pricing target (test/integration/transfers/fixtures.ts).
+  stack = await startTransferStack({ buckets: ['landing', 'exports'] });
+  env = stack.env;
   api = env.admin;
   await turnOn(env.admin.tenantId!);
   await putObjects(env, 'landing', { 'prices/a.csv': BAD_CSV });
@@ -102,7 +121,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await env?.close();
+  await stack?.close();
 });
 
 describe('rules as a resource', () => {
@@ -211,6 +230,18 @@ describe('an import checks the rules; an error rule blocks the version', () => {
     expect(refused.problem.detail).toContain('price present');
   });
 
+  it('refuses the transfer of the failed version with 90-1002 naming the rule', async () => {
+    const target = await pricingTarget(api, await dimConnection(api, stack.dim));
+    const request = transferRequest(target.id, { source_type: 'datatable', source_id: tableId, source_version: 1 });
+    const refused = await api.call('startTransfer', { body: request });
+    expect(refused.problem).toMatchObject({
+      status: 409,
+      code: '90-1002',
+      extraDetails: { rule_name: 'price present', data_table_id: tableId, version_number: 1 },
+    });
+    expect((await api.call('listTransfers')).body.total).toBe(0);
+  });
+
   it('refuses the release of a graph built on the failed version', async () => {
     const recipeId = (
       await api.call('createRecipe', {
@@ -275,6 +306,151 @@ describe('an import checks the rules; an error rule blocks the version', () => {
     const exported = await directExport(version.version_number, 'passed/prices.parquet');
     expect(exported.status, exported.text).toBe(202);
     expect((await waitForDirectExport(api, exported.body.job_id)).status.status).toBe('COMPLETED');
+  });
+});
+
+describe('rules on a recipe node, checked by each run over its output', () => {
+  let datasetId: number;
+  let nodeId: number;
+  let tableNodeId: number;
+  let priceRule: number;
+  const graph = () => ({ dataset_id: datasetId, version_number: 1 });
+
+  beforeAll(async () => {
+    const recipeId = (
+      await api.call('createRecipe', {
+        body: { name: 'checked', aliases: ['CurrentTable'], recipe_version: { code: 'SELECT * FROM CurrentTable' } },
+      })
+    ).body.id;
+    datasetId = (await api.call('createDataset', { body: { name: 'checked' } })).body.id;
+    // The table's latest version when the node runs (version 2 now: GOOD_CSV).
+    tableNodeId = (
+      await api.call('addDatasetNode', {
+        params: graph(),
+        body: { node_type: 'TABLE', dataset_id: datasetId, data_table_id: tableId, data_table_version_number: null },
+      })
+    ).body.id;
+    nodeId = (
+      await api.call('addDatasetNode', {
+        params: graph(),
+        body: {
+          node_type: 'RECIPE',
+          dataset_id: datasetId,
+          recipe_id: recipeId,
+          recipe_version_number: 1,
+          source_node_definitions: [{ source_node_id: tableNodeId, alias: 'CurrentTable' }],
+        },
+      })
+    ).body.id;
+  });
+
+  it('saves rules on a recipe node, and refuses one target too many or a node that is not a recipe', async () => {
+    const node = { dataset_id: datasetId, node_id: nodeId } as const;
+    priceRule = await createRule({
+      ...node,
+      name: 'price at most 8',
+      kind: 'range',
+      severity: 'error',
+      column: 'price',
+      max: 8,
+    });
+    await createRule({
+      ...node,
+      name: 'two-letter country',
+      kind: 'pattern',
+      severity: 'warn',
+      column: 'country',
+      pattern: '[A-Z]{2}',
+    });
+    const listed = await api.call('listQualityRules', {
+      query: { filter: `dataset_id eq ${datasetId} and node_id eq ${nodeId}` },
+    });
+    expect(listed.body.items.map((rule) => [rule.name, rule.data_table_id])).toEqual([
+      ['price at most 8', null],
+      ['two-letter country', null],
+    ]);
+    const base = { name: 'bad node rule', kind: 'not_null', severity: 'warn', column: 'price' } as const;
+    const both = await api.call('createQualityRule', { body: { ...base, ...node, data_table_id: tableId } });
+    expect(both.problem).toMatchObject({ status: 400, code: '10-1400' });
+    expect(Object.keys(both.problem.extraDetails ?? {})).toEqual(['dataset_id']);
+    const half = await api.call('createQualityRule', { body: { ...base, dataset_id: datasetId } });
+    expect(half.problem.extraDetails).toEqual({ node_id: 'is required with dataset_id' });
+    const tableNode = await api.call('createQualityRule', {
+      body: { ...base, dataset_id: datasetId, node_id: tableNodeId },
+    });
+    expect(Object.keys(tableNode.problem.extraDetails ?? {})).toEqual(['node_id']);
+    const missing = await api.call('createQualityRule', { body: { ...base, dataset_id: 999_999, node_id: nodeId } });
+    expect(missing.problem.code).toBe('10-404');
+  });
+
+  it('a run writes the report in the node’s status, counted as DuckDB counts over the output, and its history', async () => {
+    const status = await executeAndWait(api, { datasetId }, nodeId, false);
+    expect(status.run_state).toBe('SUCCEEDED');
+    const output = await getObject(
+      env,
+      DATA_BUCKET,
+      `${env.twin.admin.tenant_id}/datasets/${datasetId}/g1/nodes/${nodeId}/full/data.parquet`,
+    );
+    const counted = await queryFiles([output], 'SELECT count(*) AS n FROM f0 WHERE price > 8');
+    const byRule = new Map(status.quality!.results.map((result) => [result.rule_name, result]));
+    expect(status.quality!.status).toBe('FAILED');
+    expect(byRule.get('price at most 8')).toMatchObject({
+      rule_id: priceRule,
+      passed: false,
+      failing_row_count: Number(counted.rows[0]!.n),
+    });
+    expect(byRule.get('price at most 8')!.failing_row_count).toBe(1);
+    expect(byRule.get('two-letter country')).toMatchObject({ passed: true, failing_row_count: 0 });
+    const history = await api.call('listNodeQualityChecks', { params: { ...graph(), node_id: nodeId } });
+    expect(history.body.items).toHaveLength(1);
+    expect(history.body.items[0]).toMatchObject({
+      status: 'FAILED',
+      use_sample: false,
+      run_id: status.execution!.job_id,
+    });
+  });
+
+  it('refuses the release and the export of the failed output with 90-1002 naming the rule, until accepted', async () => {
+    const released = await api.call('releaseDatasetVersion', { params: graph() });
+    expect(released.problem).toMatchObject({
+      status: 409,
+      code: '90-1002',
+      extraDetails: { rule_name: 'price at most 8', dataset_id: datasetId, node_id: nodeId, failing_row_count: 1 },
+    });
+    const source = { type: 'dataset', id: datasetId } as const;
+    expect((await directExport(1, 'node/blocked.parquet', source)).problem.code).toBe('90-1002');
+
+    const editor = await env.clientFor(env.admin.tenantId!, ['editor']);
+    const forbidden = await editor.call('acceptNodeQualityFailure', {
+      params: { ...graph(), node_id: nodeId },
+      body: {},
+    });
+    expect(forbidden.problem).toMatchObject({ status: 403, code: '10-403' });
+    const accepted = await api.call('acceptNodeQualityFailure', {
+      params: { ...graph(), node_id: nodeId },
+      body: { reason: 'one premium sku' },
+    });
+    expect(accepted.status, accepted.text).toBe(200);
+    expect(accepted.body).toMatchObject({ status: 'FAILED', accepted: { reason: 'one premium sku' } });
+    const history = await api.call('listNodeQualityChecks', { params: { ...graph(), node_id: nodeId } });
+    expect(history.body.items[0]!.accepted).toMatchObject({ reason: 'one premium sku' });
+    const exported = await directExport(1, 'node/accepted.parquet', source);
+    expect(exported.status, exported.text).toBe(202);
+    expect((await waitForDirectExport(api, exported.body.job_id)).status.status).toBe('COMPLETED');
+  });
+
+  it('a later run that passes releases, judged on its own report', async () => {
+    // Every price at most 8 (and the table's own rules pass): the node reads this version now.
+    await putObjects(env, 'landing', { 'prices/a.csv': 'sku,price,country\n1,5,DE\n2,4,FR\n' });
+    expect((await importAndWait(api, tableId)).quality?.status).toBe('PASSED');
+    const status = await executeAndWait(api, { datasetId }, nodeId, false);
+    expect(status.quality).toMatchObject({ status: 'PASSED', accepted: null });
+    expect((await api.call('releaseDatasetVersion', { params: graph() })).status).toBe(200);
+    const history = await api.call('listNodeQualityChecks', {
+      params: { ...graph(), node_id: nodeId },
+      query: { sort: '-checked_date', filter: "status eq 'PASSED'" },
+    });
+    expect(history.body).toMatchObject({ total: 1, items: [{ status: 'PASSED' }] });
   });
 });
 
