@@ -8,9 +8,9 @@
  * (succeeded, failed, cancelled by its cutoff or timed out), calls the work step again with the
  * outcome in `$.sync`; the worker finishes the node and goes on. Without a handoff the Choice
  * goes where the work step went. Step Functions stops the query when the execution stops or the
- * state times out. CDK grants the machine's role the query's actions (infra/stacks/access.ts
- * athenaQueryStatements); the twin answers the resource with its Athena stand-in
- * (infra/local/athena-sync.ts).
+ * state times out. The query runs with the tenant's role the handoff names (`Credentials`), which
+ * the machine's role may assume and nothing else of Athena (infra/stacks/athena-access.ts); the
+ * twin answers the resource with its Athena stand-in (infra/local/athena-sync.ts).
  */
 import { ATHENA_HANDOFF_KEY, ATHENA_QUERY_TIMEOUT_SECONDS } from '../shared/engine/athena/handoff';
 import { SYNC_OUTCOME_KEY, workerPlaceholder, type WorkerSpec } from '../shared/jobs/define-job';
@@ -59,6 +59,8 @@ export function withAthenaQueries(definition: string, worker: WorkerSpec): strin
       Type: 'Task',
       Comment: `the handed query in its tenant's workgroup; Step Functions waits for it and stops it (StopQueryExecution) when the execution stops or the state times out; then the work step again, with the outcome in ${outcome}.`,
       Resource: ATHENA_START_QUERY_SYNC,
+      // The tenant's role (shared/engine/athena/tenant-role.ts): the machine's own may only assume it.
+      Credentials: { 'RoleArn.$': `${handoff}.role_arn` },
       Parameters: {
         'QueryString.$': `${handoff}.query_string`,
         'WorkGroup.$': `${handoff}.workgroup`,

@@ -337,6 +337,17 @@ export const config = {
       bytesScannedCutoff: setting('ATHENA_BYTES_SCANNED_CUTOFF'),
     };
   },
+  /**
+   * The per-tenant roles of trino-sql runs (shared/engine/athena/tenant-role.ts), as the stack
+   * sets them on the recipe-run worker: the permissions boundary each must carry and the roles
+   * it trusts (the machine's and the worker's, comma-separated).
+   */
+  get athenaTenantRoles(): { readonly boundaryArn: string; readonly trusted: readonly string[] } {
+    return {
+      boundaryArn: required('ATHENA_ROLE_BOUNDARY_ARN'),
+      trusted: required('ATHENA_ROLE_TRUSTS').split(','),
+    };
+  },
   get maxBodyBytes(): number {
     return setting('MAX_BODY_BYTES');
   },

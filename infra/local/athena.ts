@@ -7,7 +7,12 @@
  * reads only the databases of its own tenant (their `tenant` tags: the run's role is scoped so),
  * stops a query past its BytesScannedCutoffPerQuery (here: the sizes of the files its tables
  * list, before it runs), and a stopped query ends CANCELLED. `queueMs` holds each query QUEUED
- * that long first, as Athena's queue does.
+ * that long first, as Athena's queue does. A request signed with a tenant role's session may act
+ * only on the workgroups its policy names, and its query reads and writes with its rights, as
+ * Athena runs a query with its caller's (iam.ts authorize): each table read (glue:GetTable), each
+ * manifest and file it lists (s3:GetObject), the CTAS's table (glue:CreateTable) and file
+ * (s3:PutObject); a refusal fails the query with Athena's words for it. The workgroup's result
+ * location is not written.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -15,11 +20,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { writeFile } from 'node:fs/promises';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { AthenaQueryError, parseCtas } from './athena-query';
-import { startLocalGlue, type GlueCatalog } from './glue';
-import { JsonProtocolError, startJsonProtocolServer, type JsonObject, type JsonProtocolServer } from './json-protocol';
+import { authorized, glueArns, startLocalGlue, type GlueCatalog } from './glue';
+import { AccessDenied, LOCAL_ACCOUNT, type LocalAuthorizer } from './iam';
+import {
+  JsonProtocolError,
+  startJsonProtocolServer,
+  type JsonObject,
+  type JsonProtocolServer,
+  type JsonRequestContext,
+} from './json-protocol';
 import { LOCAL_S3_CREDENTIALS } from './s3';
 
 export interface LocalAthenaOptions {
@@ -28,6 +39,8 @@ export interface LocalAthenaOptions {
   readonly s3: () => S3Client;
   readonly queueMs?: number;
   readonly port?: number;
+  /** Who may do what (the local IAM); everyone may everything without one. */
+  readonly authorizer?: LocalAuthorizer;
 }
 
 interface WorkGroup {
@@ -43,6 +56,8 @@ interface Query {
   readonly Query: string;
   readonly WorkGroup: string;
   readonly database: string | undefined;
+  /** The key that started it: the query reads and writes with its rights. */
+  readonly accessKeyId: string | undefined;
   Status: JsonObject & { State: 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED' };
   Statistics: { DataScannedInBytes: number; EngineExecutionTimeInMillis: number };
   connection?: DuckDBConnection;
@@ -69,9 +84,31 @@ function trinoMessage(message: string): string {
   return message;
 }
 
+const s3Arn = (uri: string) => {
+  const { Bucket, Key } = s3Location(uri);
+  return `arn:aws:s3:::${Bucket}/${Key}`;
+};
+const workgroupArn = (name: string) => `arn:aws:athena:us-east-1:${LOCAL_ACCOUNT}:workgroup/${name}`;
+
 export async function startLocalAthena(options: LocalAthenaOptions): Promise<JsonProtocolServer> {
   const workgroups = new Map<string, WorkGroup>();
   const queries = new Map<string, Query>();
+  const allow = (request: JsonRequestContext, action: string, workgroupName: unknown) =>
+    authorized(options.authorizer, request, `athena:${action}`, [workgroupArn(String(workgroupName ?? 'primary'))]);
+
+  /** What the query's caller may not do fails the query, in Athena's words. */
+  function mayQuery(query: Query, action: string, resources: readonly string[], what: string): void {
+    try {
+      options.authorizer?.authorize(query.accessKeyId, action, resources);
+    } catch (error) {
+      if (!(error instanceof AccessDenied)) throw error;
+      throw new AthenaQueryError(
+        action.startsWith('s3:')
+          ? `Permission denied on S3 path: ${what}`
+          : `Insufficient permissions to execute the query. ${error.message}`,
+      );
+    }
+  }
 
   const workgroup = (name: unknown): WorkGroup => {
     const found = workgroups.get(String(name ?? 'primary'));
@@ -85,8 +122,10 @@ export async function startLocalAthena(options: LocalAthenaOptions): Promise<Jso
   }
 
   /** The files a table reads: its manifest's lines (symlink tables), or the Parquet objects under its folder. */
-  async function tableFiles(location: string): Promise<string[]> {
-    const manifest = (await getObject(`${location.replace(/\/?$/, '/')}symlink.txt`)).toString('utf8');
+  async function tableFiles(query: Query, location: string): Promise<string[]> {
+    const uri = `${location.replace(/\/?$/, '/')}symlink.txt`;
+    mayQuery(query, 's3:GetObject', [s3Arn(uri)], uri);
+    const manifest = (await getObject(uri)).toString('utf8');
     return manifest.split('\n').filter((line) => line.trim() !== '');
   }
 
@@ -109,11 +148,13 @@ export async function startLocalAthena(options: LocalAthenaOptions): Promise<Jso
           throw new AthenaQueryError(
             `PERMISSION_DENIED: workgroup ${group.Name} may not read ${name}.${tableName} (its role reaches only its tenant's database)`,
           );
+        mayQuery(query, 'glue:GetTable', glueArns(database.Name, tableName), `${name}.${tableName}`);
         const table = database.tables.get(tableName.toLowerCase());
         if (!table?.StorageDescriptor?.Location)
           throw new AthenaQueryError(`TABLE_NOT_FOUND: Table '${name}.${tableName}' does not exist`);
         const paths: string[] = [];
-        for (const [index, uri] of (await tableFiles(table.StorageDescriptor.Location)).entries()) {
+        for (const [index, uri] of (await tableFiles(query, table.StorageDescriptor.Location)).entries()) {
+          mayQuery(query, 's3:GetObject', [s3Arn(uri)], uri);
           const path = join(dir, `${database.Name}.${table.Name}.${index}.parquet`);
           await writeFile(path, await getObject(uri));
           scanned += (await stat(path)).size;
@@ -158,6 +199,10 @@ export async function startLocalAthena(options: LocalAthenaOptions): Promise<Jso
       await connection.run(`COPY (SELECT ${select.join(', ')} FROM "ctas query") TO '${out}' (FORMAT parquet)`);
       if (query.Status.State === 'CANCELLED') return;
       const target = s3Location(location.replace(/\/?$/, '/'));
+      const outputKey = `s3://${target.Bucket}/${target.Key}${query.QueryExecutionId}_00000`;
+      mayQuery(query, 's3:PutObject', [s3Arn(outputKey)], outputKey);
+      const ctasDatabase = ctas.database ?? query.database ?? 'default';
+      mayQuery(query, 'glue:CreateTable', glueArns(ctasDatabase, ctas.table), `${ctasDatabase}.${ctas.table}`);
       await options.s3().send(
         new PutObjectCommand({
           Bucket: target.Bucket,
@@ -168,7 +213,7 @@ export async function startLocalAthena(options: LocalAthenaOptions): Promise<Jso
       const columns = (await connection.runAndReadAll(`DESCRIBE SELECT * FROM '${out}'`)).getRowObjects();
       options.catalog.putTable({
         Name: ctas.table,
-        DatabaseName: ctas.database ?? query.database ?? 'default',
+        DatabaseName: ctasDatabase,
         TableType: 'EXTERNAL_TABLE',
         StorageDescriptor: {
           Location: location,
@@ -220,8 +265,9 @@ export async function startLocalAthena(options: LocalAthenaOptions): Promise<Jso
     internalErrorType: 'InternalServerException',
     port: options.port,
     operations: {
-      CreateWorkGroup(input) {
+      CreateWorkGroup(input, request) {
         const name = String(input.Name ?? '');
+        allow(request, 'CreateWorkGroup', name);
         if (workgroups.has(name))
           throw new JsonProtocolError('InvalidRequestException', `WorkGroup ${name} is already created`);
         const tags = Object.fromEntries(
@@ -236,18 +282,21 @@ export async function startLocalAthena(options: LocalAthenaOptions): Promise<Jso
         });
         return {};
       },
-      GetWorkGroup(input) {
+      GetWorkGroup(input, request) {
+        allow(request, 'GetWorkGroup', input.WorkGroup);
         const { Tags: _tags, ...visible } = workgroup(input.WorkGroup);
         return { WorkGroup: { ...visible, State: 'ENABLED' } };
       },
-      UpdateWorkGroup(input) {
+      UpdateWorkGroup(input, request) {
+        allow(request, 'UpdateWorkGroup', input.WorkGroup);
         const group = workgroup(input.WorkGroup);
         const updates = (input.ConfigurationUpdates as JsonObject | undefined) ?? {};
         if (typeof updates.BytesScannedCutoffPerQuery === 'number')
           group.Configuration.BytesScannedCutoffPerQuery = updates.BytesScannedCutoffPerQuery;
         return {};
       },
-      StartQueryExecution(input) {
+      StartQueryExecution(input, request) {
+        allow(request, 'StartQueryExecution', input.WorkGroup);
         const group = workgroup(input.WorkGroup);
         const id = randomUUID();
         const context = input.QueryExecutionContext as { Database?: string } | undefined;
@@ -256,6 +305,7 @@ export async function startLocalAthena(options: LocalAthenaOptions): Promise<Jso
           Query: String(input.QueryString ?? ''),
           WorkGroup: group.Name,
           database: context?.Database,
+          accessKeyId: request.accessKeyId,
           Status: { State: 'QUEUED', SubmissionDateTime: now() },
           Statistics: { DataScannedInBytes: 0, EngineExecutionTimeInMillis: 0 },
         };
@@ -263,14 +313,15 @@ export async function startLocalAthena(options: LocalAthenaOptions): Promise<Jso
         begin(query, group);
         return { QueryExecutionId: id };
       },
-      GetQueryExecution(input) {
+      GetQueryExecution(input, request) {
         const query = queries.get(String(input.QueryExecutionId));
         if (!query)
           throw new JsonProtocolError(
             'InvalidRequestException',
             `QueryExecution ${String(input.QueryExecutionId)} was not found`,
           );
-        const { connection: _connection, database, ...visible } = query;
+        allow(request, 'GetQueryExecution', query.WorkGroup);
+        const { connection: _connection, database, accessKeyId: _key, ...visible } = query;
         return {
           QueryExecution: {
             ...visible,
@@ -279,13 +330,14 @@ export async function startLocalAthena(options: LocalAthenaOptions): Promise<Jso
           },
         };
       },
-      StopQueryExecution(input) {
+      StopQueryExecution(input, request) {
         const query = queries.get(String(input.QueryExecutionId));
         if (!query)
           throw new JsonProtocolError(
             'InvalidRequestException',
             `QueryExecution ${String(input.QueryExecutionId)} was not found`,
           );
+        allow(request, 'StopQueryExecution', query.WorkGroup);
         if (!FINAL.has(query.Status.State)) {
           Object.assign(query.Status, {
             State: 'CANCELLED',
@@ -311,8 +363,10 @@ export async function startLocalAthena(options: LocalAthenaOptions): Promise<Jso
 export async function startLocalAthenaAndGlue(options: {
   readonly s3Endpoint: string;
   readonly queueMs?: number;
+  /** The local IAM (iam.ts): what a tenant role's session may do. */
+  readonly authorizer?: LocalAuthorizer;
 }): Promise<{ readonly athena: string; readonly glue: string; close(): Promise<void> }> {
-  const glue = await startLocalGlue();
+  const glue = await startLocalGlue({ authorizer: options.authorizer });
   // Made at the first query, not at start: an SDK client made before the twin's environment
   // is set prints the SDK's Node version warning to every `npm start`.
   let client: S3Client | undefined;
@@ -323,12 +377,15 @@ export async function startLocalAthenaAndGlue(options: {
       region: 'us-east-1',
       credentials: LOCAL_S3_CREDENTIALS,
     }));
-  const athena = await startLocalAthena({ catalog: glue.catalog, s3, queueMs: options.queueMs }).catch(
-    async (error: unknown) => {
-      await glue.close();
-      throw error;
-    },
-  );
+  const athena = await startLocalAthena({
+    catalog: glue.catalog,
+    s3,
+    queueMs: options.queueMs,
+    authorizer: options.authorizer,
+  }).catch(async (error: unknown) => {
+    await glue.close();
+    throw error;
+  });
   return {
     athena: athena.endpoint,
     glue: glue.endpoint,

@@ -323,9 +323,9 @@ export async function startLocalDynamoDb(options: LocalDynamoDbOptions = {}): Pr
 
   const withDynaliteErrors =
     (run: JsonOperation): JsonOperation =>
-    async (input) => {
+    async (input, request) => {
       try {
-        return await run(input);
+        return await run(input, request);
       } catch (error) {
         throw protocolError(error);
       }

@@ -4,7 +4,8 @@
  * object in, a JSON object out, and failures as `{"__type", "message"}` with their status.
  * Each service gives only its table of operations and throws JsonProtocolError for what its
  * callers should hear; the AWS SDK clients of the functions read the answers as they read
- * AWS's own.
+ * AWS's own. An operation is told the access key id that signed the request (the signature is
+ * not checked), so a stand-in can answer as the caller's role would be answered.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -13,8 +14,18 @@ import type { AddressInfo } from 'node:net';
 /** A request's or an answer's JSON object. */
 export type JsonObject = Record<string, unknown>;
 
+/** Who made a request: the access key id its SigV4 Authorization names (the signature is not checked). */
+export interface JsonRequestContext {
+  readonly accessKeyId: string | undefined;
+}
+
+/** The access key id of a SigV4 `Authorization` header (`... Credential=<key id>/<date>/...`). */
+export function signingKeyId(authorization: string | undefined): string | undefined {
+  return /Credential=([^/,\s]+)\//.exec(authorization ?? '')?.[1];
+}
+
 /** One operation of a service: its input object to its output object. */
-export type JsonOperation = (input: JsonObject) => JsonObject | Promise<JsonObject>;
+export type JsonOperation = (input: JsonObject, request: JsonRequestContext) => JsonObject | Promise<JsonObject>;
 
 export interface JsonProtocolErrorOptions {
   /** HTTP status; 400 unless given. */
@@ -106,7 +117,7 @@ export async function startJsonProtocolServer(options: JsonProtocolOptions): Pro
         ),
       );
     try {
-      return { status: 200, payload: await run(input) };
+      return { status: 200, payload: await run(input, { accessKeyId: signingKeyId(req.headers.authorization) }) };
     } catch (error) {
       if (error instanceof JsonProtocolError) return failure(error);
       return {
@@ -171,10 +182,18 @@ export async function jsonProtocolCall(
   service: JsonProtocolService,
   operation: string,
   input: JsonValue,
+  accessKeyId?: string,
 ): Promise<Record<string, JsonValue>> {
   const response = await fetch(endpoint, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': `${service.targetPrefix}.${operation}` },
+    headers: {
+      'content-type': 'application/x-amz-json-1.1',
+      'x-amz-target': `${service.targetPrefix}.${operation}`,
+      // Whose credentials: the stand-ins read only the key id (signingKeyId), never the signature.
+      ...(accessKeyId === undefined
+        ? {}
+        : { authorization: `AWS4-HMAC-SHA256 Credential=${accessKeyId}/19700101/us-east-1/local/aws4_request` }),
+    },
     body: JSON.stringify(input),
   });
   const answer = (await response.json()) as Record<string, JsonValue>;

@@ -25,7 +25,7 @@ import { ATHENA_START_QUERY_SYNC } from '../athena-branch';
 import { ECS_RUN_TASK_SYNC } from '../fargate-branch';
 import { substitute, type JobMachine } from '../state-machines';
 import { localTaskPlaceholders } from './ecs';
-import { startQueryExecutionSync, stopQueriesOf } from './athena-sync';
+import { LOCAL_CREDENTIALS_MEMBER, startQueryExecutionSync, stopQueriesOf } from './athena-sync';
 import { runTaskSync, stopTasksStartedBy } from './ecs-run-task';
 import { historyEvents, type HistoryEvent } from './execution-history';
 import { ExecutionJournal } from './execution-journal';
@@ -59,6 +59,8 @@ export interface LocalStepFunctionsOptions {
   readonly ecsEndpoint?: string;
   /** The local Athena (infra/local/athena.ts) that runs the Athena branch's queries; required when a machine has one. */
   readonly athenaEndpoint?: string;
+  /** The local STS (infra/local/iam.ts), where an Athena state with Credentials assumes its role. */
+  readonly stsEndpoint?: string;
 }
 
 /** Executions that died with the twin run again from their start this many times. */
@@ -220,10 +222,24 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
         if (athenaEndpoint === undefined)
           throw new Error(`state ${stateName} of ${file.name} runs an Athena query: no local Athena`);
         const timeoutSeconds = state.TimeoutSeconds;
+        // The interpreter knows no Credentials field: its role's path goes into the Parameters,
+        // which it evaluates, and the handler assumes that role (athena-sync.ts).
+        const withCredentials = state as typeof state & { Credentials?: { 'RoleArn.$'?: string; RoleArn?: string } };
+        const credentials = withCredentials.Credentials;
+        if (credentials !== undefined) {
+          state.Parameters = {
+            ...state.Parameters,
+            ...(credentials['RoleArn.$'] !== undefined
+              ? { [`${LOCAL_CREDENTIALS_MEMBER}.$`]: credentials['RoleArn.$'] }
+              : { [LOCAL_CREDENTIALS_MEMBER]: credentials.RoleArn }),
+          };
+          delete withCredentials.Credentials;
+        }
         handlers[stateName] = (input, execution) =>
           startQueryExecutionSync(athenaEndpoint, input as Parameters<typeof startQueryExecutionSync>[1], {
             execution,
             timeoutSeconds,
+            stsEndpoint: options.stsEndpoint,
           });
         continue;
       }

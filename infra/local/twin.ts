@@ -31,6 +31,7 @@ import { sweepToEnd } from '../../shared/retention/sweep-run';
 import { jobMachines } from '../state-machines';
 import { useEngineChildBundle } from '../../shared/engine/isolation/engine-process';
 import { startLocalAthenaAndGlue } from './athena';
+import { localTenantRoles, startLocalIam } from './iam';
 import { startLocalDynamoDb } from './dynamodb';
 import { engineChildBundle } from './engine-child-bundle';
 import { startLocalEcs, type LocalEcs } from './ecs';
@@ -100,6 +101,9 @@ export interface TwinOptions {
    */
   readonly schedulerCheckEveryMs?: number | false;
 }
+
+/** The twin's per-tenant Athena workgroups (and tenant roles) are named after this. */
+const LOCAL_ATHENA_WORKGROUP_PREFIX = 'dps-';
 
 /** The names the local Scheduler's schedules use: the stage's group, the tick function and the scheduler's role. */
 export const LOCAL_SCHEDULES = {
@@ -270,8 +274,16 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       buckets: [DATA_BUCKET, ...(options.buckets ?? [])],
     });
     closers.push(() => s3.close());
-    // trino-sql runs: Athena and Glue stand-ins over the same local S3 (infra/local/athena.ts).
-    const athena = await startLocalAthenaAndGlue({ s3Endpoint: s3.endpoint, queueMs: options.athenaQueueMs });
+    // trino-sql runs: each tenant's role (IAM and STS, infra/local/iam.ts), and Athena and Glue
+    // stand-ins over the same local S3 that do with a role's session only what it allows.
+    const tenantRoles = localTenantRoles(LOCAL_ATHENA_WORKGROUP_PREFIX);
+    const iam = await startLocalIam(tenantRoles);
+    closers.push(() => iam.close());
+    const athena = await startLocalAthenaAndGlue({
+      s3Endpoint: s3.endpoint,
+      queueMs: options.athenaQueueMs,
+      authorizer: iam,
+    });
     closers.push(() => athena.close());
     const jobs = options.jobs ?? declaredJobs;
     const workers = workersOf(jobs);
@@ -280,6 +292,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     const stepFunctions = await startLocalStepFunctions({
       ecsEndpoint: ecs.endpoint,
       athenaEndpoint: athena.athena,
+      stsEndpoint: iam.endpoint,
       machines: jobMachines(jobs, workers),
       workers,
       loadWorker: options.loadWorker,
@@ -318,6 +331,10 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       AWS_ENDPOINT_URL_SFN: stepFunctions.endpoint,
       AWS_ENDPOINT_URL_ATHENA: athena.athena,
       AWS_ENDPOINT_URL_GLUE: athena.glue,
+      AWS_ENDPOINT_URL_IAM: iam.endpoint,
+      AWS_ENDPOINT_URL_STS: iam.endpoint,
+      ATHENA_ROLE_BOUNDARY_ARN: tenantRoles.boundaryArn,
+      ATHENA_ROLE_TRUSTS: tenantRoles.serviceRoles.join(','),
       AWS_ENDPOINT_URL_ECS: ecs.endpoint,
       AWS_ENDPOINT_URL_SCHEDULER: scheduler.endpoint,
       SCHEDULE_GROUP: LOCAL_SCHEDULES.group,
@@ -328,7 +345,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       DATA_BUCKET,
       WORK_DIRECTORY: scratch.root,
       // trino-sql recipes: the twin has Athena's per-tenant workgroups (its stand-in), so the athena toggle is available.
-      ATHENA_WORKGROUP_PREFIX: 'dps-',
+      ATHENA_WORKGROUP_PREFIX: LOCAL_ATHENA_WORKGROUP_PREFIX,
       DATA_KEY_ID: kms.dataKeyId,
       SIGNING_KEY_ID: kms.signingKeyId,
       [LOCAL_METRICS_FILE_VARIABLE]: metricsFile,

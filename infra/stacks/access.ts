@@ -13,6 +13,7 @@ import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference';
 import type { Construct } from 'constructs';
 import type { ResourceAccess, StartableJob } from '../../shared/resource-access';
 import { acknowledgeScheduleAccess, scheduleStatements, type ScheduleNames } from './schedule-access';
+import { tenantRoleFinding, tenantRoleStatements } from './athena-access';
 import { pascalCase } from './stage';
 
 /** The resources a ResourceAccess can name. */
@@ -42,28 +43,6 @@ export interface AthenaPrefixes {
   readonly workgroupPrefix: string;
   readonly databasePrefix: string;
 }
-
-/** What a trino-sql run asks of Athena (shared/engine/athena/engine.ts, workspace.ts), on its workgroups only. */
-export const ATHENA_ACTIONS = [
-  'athena:CreateWorkGroup',
-  'athena:GetQueryExecution',
-  'athena:GetWorkGroup',
-  'athena:StartQueryExecution',
-  'athena:StopQueryExecution',
-  'athena:TagResource',
-  'athena:UpdateWorkGroup',
-] as const;
-
-/** What a run (and Athena on its behalf: it reads the catalogue with the caller's rights) asks of Glue. */
-export const GLUE_ACTIONS = [
-  'glue:BatchDeleteTable',
-  'glue:CreateDatabase',
-  'glue:CreateTable',
-  'glue:DeleteTable',
-  'glue:GetDatabase',
-  'glue:GetTable',
-  'glue:TagResource',
-] as const;
 
 /** What the cancel of a run asks of Glue: the run's tables, found by name and dropped. */
 export const GLUE_CLEANUP_ACTIONS = ['glue:BatchDeleteTable', 'glue:GetTables'] as const;
@@ -227,16 +206,15 @@ export function grantAccess(role: Role, access: ResourceAccess, targets: AccessT
     });
   }
   if (access.schedules && targets.schedules !== undefined) acknowledgeScheduleAccess(role, targets.schedules);
-  if (access.athena && targets.athena !== undefined) {
-    const resources = athenaResources(role, targets.athena);
-    const granted =
-      access.athena === 'cleanup' ? resources.glue.slice(1) : [resources.workgroups, ...resources.glue.slice(1)];
-    for (const resource of granted)
+  if (access.athena === 'cleanup' && targets.athena !== undefined) {
+    for (const resource of athenaResources(role, targets.athena).glue.slice(1))
       Validations.of(role).acknowledge({
         id: `AwsSolutions::AwsSolutions-IAM5[Resource::${flattenCfnReference(Stack.of(role).resolve(resource))}]`,
         reason:
-          "trino-sql runs: the stage's per-tenant Athena workgroups and Glue databases are made at a tenant's first run, so they are named by the stage's prefix; the handler names only the caller's tenant's.",
+          "trino-sql runs: the stage's per-tenant Glue databases are made at a tenant's first run, so they are named by the stage's prefix; the handler names only the caller's tenant's.",
       });
+  } else if (access.athena && targets.athena !== undefined) {
+    Validations.of(role).acknowledge(tenantRoleFinding(role, targets.athena));
   }
   for (const name of [...new Set((access.stopsJobs ?? []).map((job) => job.name))]) {
     Validations.of(role).acknowledge({
@@ -331,21 +309,8 @@ function accessStatements(scope: Construct, access: ResourceAccess, targets: Acc
       }),
     );
   } else if (access.athena && targets.athena !== undefined) {
-    const resources = athenaResources(scope, targets.athena);
-    statements.push(
-      new PolicyStatement({
-        sid: 'AthenaWorkgroups',
-        effect: Effect.ALLOW,
-        actions: [...ATHENA_ACTIONS],
-        resources: [resources.workgroups],
-      }),
-      new PolicyStatement({
-        sid: 'GlueDatabases',
-        effect: Effect.ALLOW,
-        actions: [...GLUE_ACTIONS],
-        resources: resources.glue,
-      }),
-    );
+    // Its Athena and Glue calls go through the tenant's role (infra/stacks/athena-access.ts).
+    statements.push(...tenantRoleStatements(scope, targets.athena));
   }
   if (access.schedules && targets.schedules !== undefined)
     statements.push(...scheduleStatements(scope, targets.schedules));

@@ -10,7 +10,7 @@
  * queries (infra/athena-branch.ts) may use the stage's workgroups and what a query reads and writes.
  */
 import { Duration, NestedStack, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { type ManagedPolicy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { ILayerVersion } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { DefinitionBody, LogLevel, StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
@@ -21,7 +21,7 @@ import { ENGINE_EXTERNAL_MODULES } from '../bundling';
 import type { JobMachine } from '../state-machines';
 import { ATHENA_START_QUERY_SYNC } from '../athena-branch';
 import type { AccessTargets } from './access';
-import { athenaQueryFindings, athenaQueryStatements } from './athena-access';
+import { athenaQueryFindings, athenaQueryStatements, tenantRoleBoundary, tenantRoleEnvironment } from './athena-access';
 import { EngineTasks } from './engine-tasks';
 import { LOG_RETENTION, ServiceFunction, type ServiceFunctionProps } from './service-function';
 import { pascalCase } from './stage';
@@ -107,6 +107,7 @@ export class JobsStack extends NestedStack {
       });
     }
     const taskValues: Readonly<Record<string, string>> = this.engineTasks?.substitutions ?? {};
+    let tenantBoundary: ManagedPolicy | undefined;
 
     for (const file of props.machines) {
       const id = pascalCase(file.name);
@@ -150,23 +151,31 @@ export class JobsStack extends NestedStack {
             'Tasks have ids only at run time: the machine may follow and stop the tasks of its engine cluster alone.',
         });
       }
-      // Its Athena branch runs queries with the machine's rights (infra/athena-branch.ts).
-      if (file.definition.includes(ATHENA_START_QUERY_SYNC)) {
+      // Its Athena branch runs queries with the tenant's role, which the machine may assume (infra/athena-branch.ts).
+      if (file.definition.includes(ATHENA_START_QUERY_SYNC) && props.targets.athena !== undefined) {
         for (const statement of athenaQueryStatements(machine, targets)) machine.addToRolePolicy(statement);
         for (const id of athenaQueryFindings(machine, targets))
           Validations.of(machine).acknowledge({
             id,
             reason:
-              "Athena queries run with the machine's rights: the stage's per-tenant workgroups and Glue databases are made at a tenant's first run (named by the stage's prefix), input objects have keys made at run time, and writes go only to the runs' Athena folders and the result locations; the worker names only its tenant's.",
+              "Athena queries run with the per-tenant roles of trino-sql runs, made at a tenant's first run under the stage's role path; the worker hands over only its job's tenant's.",
           });
+        tenantBoundary ??= tenantRoleBoundary(this, targets);
+        // The workers that make the tenant roles: each role trusts them and this machine.
+        const makers = props.workers.filter(
+          (worker) => worker.access.athena === true && file.placeholders.includes(workerPlaceholder(worker)),
+        );
+        for (const fn of makers.map((worker) => this.workers.get(worker.name)!))
+          for (const [name, value] of Object.entries(
+            tenantRoleEnvironment(props.targets.athena, [fn.role.roleArn, machine.role.roleArn]),
+          ))
+            fn.function.addEnvironment(name, value);
       }
-      Validations.of(machine).acknowledge(
-        {
-          id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
-          reason:
-            'Only the CloudWatch Logs delivery actions Step Functions logging requires (logs:CreateLogDelivery and friends), and the X-Ray actions of tracing (xray:PutTraceSegments and friends), which support no resource-level permissions.',
-        },
-      );
+      Validations.of(machine).acknowledge({
+        id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'Only the CloudWatch Logs delivery actions Step Functions logging requires (logs:CreateLogDelivery and friends), and the X-Ray actions of tracing (xray:PutTraceSegments and friends), which support no resource-level permissions.',
+      });
       this.stateMachines.set(file.name, machine);
     }
   }

@@ -12,6 +12,8 @@ const STORE_VARIABLES = [
   'AWS_ENDPOINT_URL_SFN',
   'AWS_ENDPOINT_URL_ATHENA',
   'AWS_ENDPOINT_URL_GLUE',
+  'AWS_ENDPOINT_URL_IAM',
+  'AWS_ENDPOINT_URL_STS',
   'AWS_ENDPOINT_URL_SCHEDULER',
   // Not a store, but a client kept for it must follow it all the same: the assistant's model.
   'AWS_ENDPOINT_URL_BEDROCK_RUNTIME',

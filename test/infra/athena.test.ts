@@ -1,12 +1,14 @@
 /**
- * trino-sql runs as deployed (docs/recipe-languages.md): on a stage that names its Athena
- * workgroups, the recipe-run worker may use exactly the stage's per-tenant workgroups
- * (`<ATHENA_WORKGROUP_PREFIX>*`), Glue catalogue, databases (`<ATHENA_DATABASE_PREFIX>*`) and
- * their tables, with the actions the run makes; no other worker touches Athena or Glue; a stage
- * without Athena grants none; cdk-nag passes with the prefixes' wildcards acknowledged. The
- * recipe-run machine waits for a trino node's query itself (`athena:startQueryExecution.sync`,
- * infra/athena-branch.ts), and its role may start, follow and stop queries in the stage's
- * workgroups only, read what they read and write only under the runs' Athena folders.
+ * trino-sql runs as deployed (docs/recipe-languages.md, docs/decisions.md "Per-tenant roles of
+ * trino-sql runs"): on a stage that names its Athena workgroups, every Athena and Glue call of a
+ * run is made with the tenant's own role. The recipe-run worker may make roles under the
+ * stage's path only with the stage's permissions boundary (a managed policy of the stage-wide
+ * rights: workgroups `<ATHENA_WORKGROUP_PREFIX>*`, databases `<ATHENA_DATABASE_PREFIX>*`, writes
+ * under the runs' Athena folders), read and assume them, and has no Athena or Glue right of its
+ * own; the recipe-run machine waits for a trino node's query (`athena:startQueryExecution.sync`,
+ * infra/athena-branch.ts) with the handoff's role as the state's Credentials, and its own role
+ * may only assume those roles. No other worker touches Athena or Glue; a stage without Athena
+ * grants none; cdk-nag passes with the wildcards acknowledged.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasetCancelRoutes } from '../../functions/datasets/cancel-routes';
@@ -60,12 +62,53 @@ const athenaOrGlue = (stage: SynthesizedStage, handler: string) =>
   );
 
 describe('Athena and Glue access', () => {
-  it('lets the recipe-run worker use the stage’s workgroups, databases and tables only', () => {
-    const granted = athenaOrGlue(withAthena, 'jobs/run-recipe');
-    const byAction = new Map<string, string[]>();
-    for (const grant of granted)
-      byAction.set(grant.action, [...(byAction.get(grant.action) ?? []), JSON.stringify(grant.resource)]);
+  const ROLES = ':role/dps-athena-tenant-roles/*';
+  const BOUNDARY = ':policy/dps-athena-tenant-roles/dps-athena-tenant-role-boundary';
+
+  it('gives the recipe-run worker no Athena or Glue right: it makes, reads and assumes tenant roles under the stage’s path, with the boundary', () => {
+    const worker = functionOf(withAthena, 'jobs/run-recipe');
+    expect(athenaOrGlue(withAthena, 'jobs/run-recipe')).toEqual([]);
+    const byAction = new Map(
+      grants(worker)
+        .filter((grant) => /^(iam|sts):/.test(grant.action))
+        .map((grant) => [grant.action, grant] as const),
+    );
     expect([...byAction.keys()].sort()).toEqual([
+      'iam:CreateRole',
+      'iam:GetRole',
+      'iam:GetRolePolicy',
+      'iam:PutRolePolicy',
+      'iam:UpdateAssumeRolePolicy',
+      'sts:AssumeRole',
+    ]);
+    for (const [action, grant] of byAction) expect(JSON.stringify(grant.resource), action).toContain(ROLES);
+    // A role it writes carries the stage's boundary, or IAM refuses the write.
+    for (const action of ['iam:CreateRole', 'iam:PutRolePolicy']) {
+      const condition = JSON.stringify(byAction.get(action)!.condition);
+      expect(condition, action).toContain('"StringEquals":{"iam:PermissionsBoundary"');
+      expect(condition, action).toContain(BOUNDARY);
+    }
+    for (const action of ['iam:PassRole', 'iam:AttachRolePolicy', 'iam:DeleteRolePermissionsBoundary'])
+      expect(byAction.has(action), action).toBe(false);
+    // The roles it makes trust it and the machine, and carry the boundary (config.athenaTenantRoles).
+    expect(JSON.stringify(worker.environment.ATHENA_ROLE_BOUNDARY_ARN)).toContain(BOUNDARY);
+    const trusted = JSON.stringify(worker.environment.ATHENA_ROLE_TRUSTS);
+    expect(trusted).toContain(worker.roleLogicalId);
+    expect(trusted).toMatch(/RecipeRunStateMachineRole/);
+  });
+
+  it('bounds the tenant roles by a managed policy of the stage-wide rights of trino-sql runs', () => {
+    const boundaries = allResourcesOfType(withAthena, 'AWS::IAM::ManagedPolicy').filter(
+      ({ resource }) => at(resource, 'Properties', 'ManagedPolicyName') === 'dps-athena-tenant-role-boundary',
+    );
+    expect(boundaries).toHaveLength(1);
+    const properties = boundaries[0]!.resource.Properties;
+    expect(at(properties, 'Path')).toBe('/dps-athena-tenant-roles/');
+    const byAction = new Map<string, string>();
+    for (const statement of asList(at(properties, 'PolicyDocument', 'Statement')))
+      for (const action of asList(at(statement, 'Action')))
+        byAction.set(String(action), JSON.stringify(at(statement, 'Resource')));
+    expect([...byAction.keys()].filter((action) => /^(athena|glue):/.test(action)).sort()).toEqual([
       'athena:CreateWorkGroup',
       'athena:GetQueryExecution',
       'athena:GetWorkGroup',
@@ -81,16 +124,11 @@ describe('Athena and Glue access', () => {
       'glue:GetTable',
       'glue:TagResource',
     ]);
-    for (const [action, resources] of byAction) {
-      if (action.startsWith('athena:')) {
-        expect(resources, action).toHaveLength(1);
-        expect(resources[0], action).toContain(':workgroup/dps-athena-*');
-      } else {
-        expect(resources, action).toHaveLength(3);
-        for (const [index, ending] of [':catalog"', ':database/dps_athena_*"', ':table/dps_athena_*/*"'].entries())
-          expect(resources[index], action).toContain(ending);
-      }
-    }
+    expect(byAction.get('athena:StartQueryExecution')).toContain(':workgroup/dps-athena-*');
+    expect(byAction.get('glue:GetTable')).toContain(':table/dps_athena_*/*');
+    expect(byAction.get('s3:PutObject')).toContain('/*/athena/*');
+    expect(byAction.get('s3:PutObject')).toContain('/*/athena-results/*');
+    for (const action of byAction.keys()) expect(action).not.toMatch(/^(iam|sts):|^s3:Delete/);
   });
 
   it('grants Athena and Glue to no other worker, and none on a stage without Athena', () => {
@@ -140,6 +178,7 @@ describe('Athena and Glue access', () => {
         'WorkGroup.$': '$.result.output.athena_query.workgroup',
         QueryExecutionContext: { Catalog: 'AwsDataCatalog', 'Database.$': '$.result.output.athena_query.database' },
       },
+      Credentials: { 'RoleArn.$': '$.result.output.athena_query.role_arn' },
       ResultPath: '$.sync',
       TimeoutSeconds: ATHENA_QUERY_TIMEOUT_SECONDS,
       Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.sync', Next: 'Work' }],
@@ -151,7 +190,7 @@ describe('Athena and Glue access', () => {
     );
   });
 
-  it('its role may start, follow and stop queries in the stage’s workgroups only, and write only under the runs’ Athena folders', () => {
+  it('its role may only assume the stage’s tenant roles: no Athena, Glue or S3 right of its own', () => {
     const { statements } = machineOf(withAthena, recipeRunJob.name);
     const byAction = new Map<string, string[]>();
     for (const statement of statements)
@@ -160,34 +199,17 @@ describe('Athena and Glue access', () => {
           ...(byAction.get(action) ?? []),
           ...asList(statement.Resource).map((r) => JSON.stringify(r)),
         ]);
-    const athena = [...byAction.keys()].filter((action) => /^(athena|glue):/.test(action)).sort();
-    expect(athena).toEqual([
-      'athena:GetQueryExecution',
-      'athena:StartQueryExecution',
-      'athena:StopQueryExecution',
-      'glue:CreateTable',
-      'glue:GetDatabase',
-      'glue:GetTable',
-    ]);
-    for (const action of athena.filter((name) => name.startsWith('athena:'))) {
-      expect(byAction.get(action), action).toHaveLength(1);
-      expect(byAction.get(action)![0], action).toContain(':workgroup/dps-athena-*');
-    }
-    for (const action of athena.filter((name) => name.startsWith('glue:')))
-      for (const resource of byAction.get(action)!.slice(1)) expect(resource, action).toContain('dps_athena_*');
-    for (const action of ['s3:PutObject', 's3:AbortMultipartUpload']) {
-      const resources = byAction.get(action)!;
-      expect(resources, action).toHaveLength(2);
-      expect(resources.join(' '), action).toContain('/*/athena/*');
-      expect(resources.join(' '), action).toContain('/*/athena-results/*');
-    }
-    expect(byAction.has('s3:DeleteObject')).toBe(false);
-    for (const action of byAction.keys()) expect(action).not.toMatch(/^athena:(Create|Update|Delete|Tag)/);
+    expect([...byAction.keys()].filter((action) => /^(athena|glue|s3|kms):/.test(action))).toEqual([]);
+    expect(byAction.get('sts:AssumeRole')).toHaveLength(1);
+    expect(byAction.get('sts:AssumeRole')![0]).toContain(ROLES);
+    // Its PassRole is the Fargate branch's (the engine tasks' roles), never a tenant role's.
+    for (const [action, resources] of byAction)
+      if (action !== 'sts:AssumeRole') expect(resources.join(' '), action).not.toContain('tenant-roles');
     // No Athena on a stage without it.
     expect(
       machineOf(withoutAthena, recipeRunJob.name)
         .statements.flatMap(actionsOfStatement)
-        .filter((action) => /^(athena|glue):/.test(action)),
+        .filter((action) => /^(athena|glue|sts):/.test(action)),
     ).toEqual([]);
   });
 

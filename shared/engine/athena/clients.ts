@@ -1,18 +1,13 @@
-import { AthenaClient } from '@aws-sdk/client-athena';
 import { GlueClient } from '@aws-sdk/client-glue';
 import { perStores } from '../../aws/per-stores';
 import { traceClient } from '../../observability/tracing';
 
 /**
- * The Athena and Glue clients of trino-sql runs, made on first use (only recipe-run workers
- * load them). Endpoints come from the SDK's configuration (AWS_ENDPOINT_URL_ATHENA,
- * AWS_ENDPOINT_URL_GLUE): the twin points them at its stand-ins (infra/local/athena.ts, glue.ts).
+ * The Glue client of the cancel route (cancelled-run.ts), with the route's own role, made on
+ * first use. A run's Athena and Glue calls use the tenant's role instead (tenant-role.ts
+ * tenantClients). The endpoint comes from the SDK's configuration (AWS_ENDPOINT_URL_GLUE): the
+ * twin points it at its stand-in (infra/local/glue.ts).
  */
-export const athenaClient = perStores(
-  () => traceClient(new AthenaClient({})),
-  (client) => client.destroy(),
-);
-
 export const glueClient = perStores(
   () => traceClient(new GlueClient({})),
   (client) => client.destroy(),

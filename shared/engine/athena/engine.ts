@@ -3,6 +3,7 @@ import {
   GetQueryExecutionCommand,
   StartQueryExecutionCommand,
   StopQueryExecutionCommand,
+  type AthenaClient,
   type QueryExecution,
 } from '@aws-sdk/client-athena';
 import { GetTableCommand } from '@aws-sdk/client-glue';
@@ -14,7 +15,6 @@ import { logger } from '../../log';
 import { recordUsage } from '../../usage';
 import type { RecipeEngine, RecipeEngineOptions, RecipeEngineResult } from '../recipe-engines';
 import type { RecipeFolders, RecipeSource } from '../recipe-run';
-import { athenaClient, glueClient } from './clients';
 import { queryFailure } from './failures';
 import {
   ATHENA_QUERY_TIMEOUT_SECONDS,
@@ -25,6 +25,7 @@ import {
 } from './handoff';
 import { ctasFolder, ctasStatement, runTableName } from './query';
 import { athenaRunPrefix } from './run-prefix';
+import { tenantClients } from './tenant-role';
 import {
   dropRunTables,
   ensureDatabase,
@@ -76,17 +77,19 @@ const sleep = (ms: number, signal?: AbortSignal) =>
  * Waits for the query to end. The run's abort (its job cancelled, failed or superseded) and
  * its time limit stop the query (StopQueryExecution), so no query outlives its run.
  */
-async function awaitQuery(id: string, options: RecipeEngineOptions): Promise<QueryExecutionOutcome> {
+async function awaitQuery(
+  athena: AthenaClient,
+  id: string,
+  options: RecipeEngineOptions,
+): Promise<QueryExecutionOutcome> {
   const deadline = Date.now() + options.limits.timeoutMs;
   let wait: number = POLL_MS.first;
   for (;;) {
-    const { QueryExecution: execution } = await athenaClient().send(
-      new GetQueryExecutionCommand({ QueryExecutionId: id }),
-    );
+    const { QueryExecution: execution } = await athena.send(new GetQueryExecutionCommand({ QueryExecutionId: id }));
     const state = execution?.Status?.State;
     if (state === 'SUCCEEDED' || state === 'FAILED' || state === 'CANCELLED') return outcomeOf(execution!);
     if (options.signal?.aborted || Date.now() >= deadline) {
-      await athenaClient().send(new StopQueryExecutionCommand({ QueryExecutionId: id }));
+      await athena.send(new StopQueryExecutionCommand({ QueryExecutionId: id }));
       if (options.signal?.aborted) throw options.signal.reason ?? new Error('the run was aborted');
       const seconds = options.limits.timeoutMs / 1000;
       throw new AppError('10-1047', {
@@ -157,7 +160,8 @@ const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
 async function readBackCode(run: RunTables, parts: number): Promise<string> {
   if (parts > 0)
     return Array.from({ length: parts }, (_, index) => `SELECT * FROM part_${index}`).join('\nUNION ALL\n');
-  const { Table } = await glueClient().send(
+  const { glue } = await tenantClients(run.tenantId);
+  const { Table } = await glue.send(
     new GetTableCommand({ DatabaseName: run.database, Name: runTableName(run.jobId, run.nodeId, 'out') }),
   );
   const columns = Table?.StorageDescriptor?.Columns ?? [];
@@ -167,7 +171,7 @@ async function readBackCode(run: RunTables, parts: number): Promise<string> {
 /** The node's run: where its tables and files are. */
 function runOf(node: AthenaNode, database: string): RunTables {
   const runPrefix = athenaRunPrefix(node.nodePrefix, node.job.job_id);
-  return { database, jobId: node.job.job_id, nodeId: node.nodeId, runPrefix };
+  return { tenantId: node.job.tenant_id, database, jobId: node.job.job_id, nodeId: node.nodeId, runPrefix };
 }
 
 /** The run's tables are dropped and its Athena folder removed: after the query, or when it cannot run. */
@@ -187,6 +191,8 @@ export async function prepareAthenaQuery(node: AthenaNode): Promise<AthenaHandof
   const tenantId = node.job.tenant_id;
   // The toggle may have been turned off since the recipe was saved: no Athena for the tenant then (10-1501).
   await requireFeature(tenantId, 'athena');
+  // The tenant's role first: the database, the workgroup and the tables are made with it.
+  const { roleArn } = await tenantClients(tenantId);
   const [cutoff, database] = await Promise.all([scanCutoff(tenantId), ensureDatabase(tenantId)]);
   const workgroup = await ensureWorkgroup(tenantId, cutoff.bytes);
   const run = runOf(node, database);
@@ -199,7 +205,7 @@ export async function prepareAthenaQuery(node: AthenaNode): Promise<AthenaHandof
       inputs: node.sources.map((source, index) => ({ alias: source.alias, table: tables[index]! })),
       code: node.code,
     });
-    return { node_id: node.nodeId, workgroup, database, query_string: query, cutoff };
+    return { node_id: node.nodeId, workgroup, database, query_string: query, cutoff, role_arn: roleArn };
   } catch (error) {
     await cleanUp(run, node.sources.length);
     throw error;
@@ -277,14 +283,15 @@ export async function runOnAthena(
   const handoff = await prepareAthenaQuery(node);
   let outcome: AthenaOutcome;
   try {
-    const { QueryExecutionId: id } = await athenaClient().send(
+    const { athena } = await tenantClients(node.job.tenant_id);
+    const { QueryExecutionId: id } = await athena.send(
       new StartQueryExecutionCommand({
         WorkGroup: handoff.workgroup,
         QueryExecutionContext: { Catalog: 'AwsDataCatalog', Database: handoff.database },
         QueryString: handoff.query_string,
       }),
     );
-    outcome = { QueryExecution: await awaitQuery(id!, options) };
+    outcome = { QueryExecution: await awaitQuery(athena, id!, options) };
   } catch (error) {
     await cleanUp(runOf(node, handoff.database), node.sources.length);
     throw error;

@@ -11,12 +11,18 @@ import type { ScanCutoff } from './workspace';
  * - a column the code names is not in its input: 20-1031 naming it;
  * - any other fault of the code (Trino's USER_ERROR category: syntax, types, functions): 40-50001 with Trino's reason;
  * - a value that cannot be converted, is out of range or divides by zero: 10-1002;
+ * - refused by the tenant's role (the query reached a table, file or location outside the
+ *   tenant's: the code never names one, so a fault of the service or of a tampered manifest):
+ *   10-403, logged, without the path;
  * - anything else (Athena's own failures): 10-500, without its internals.
  */
 
 /** Athena's words for a query its workgroup's cutoff cancelled. */
 const CUTOFF = /bytes scanned limit was exceeded/i;
 const MISSING_COLUMN = /COLUMN_NOT_FOUND: .*?Column '([^']+)' cannot be resolved/;
+/** Athena's words for a read or write its caller's role may not make (S3, Glue, Lake Formation). */
+const ACCESS_DENIED =
+  /Permission denied on S3 path|Access ?Denied|is not authorized to perform|Insufficient permissions/i;
 const DATA_ERRORS = /^(INVALID_CAST_ARGUMENT|NUMERIC_VALUE_OUT_OF_RANGE|DIVISION_BY_ZERO|INVALID_FUNCTION_ARGUMENT)\b/;
 /** Athena's ErrorCategory of faults in the query (1 is the system's, 3 other). */
 const USER_ERROR_CATEGORY = 2;
@@ -50,6 +56,10 @@ export function queryFailure(
       message: `The run stopped: its query would scan more than the ${cutoff.bytes} bytes a query may scan`,
       extraDetails: { cause: 'bytes scanned limit' },
     });
+  }
+  if (ACCESS_DENIED.test(reason)) {
+    logger.error('a trino-sql query was refused by its tenant role', { error: new Error(reason) });
+    return new AppError('10-403', { extraDetails: { cause: "the query reached outside the tenant's data" } });
   }
   const text = userMessage(reason, names);
   const column = MISSING_COLUMN.exec(text)?.[1];

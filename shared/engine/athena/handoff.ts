@@ -28,6 +28,8 @@ export const AthenaHandoff = z.strictObject({
   query_string: z.string().min(1),
   /** The workgroup's cutoff when the query was prepared, and what set it (the failure names it). */
   cutoff: z.strictObject({ bytes: z.int().min(0), by: z.enum(['stage', 'quota']) }),
+  /** The tenant's role (tenant-role.ts): the `RunQuery` state runs the query with it (its Credentials). */
+  role_arn: z.string().startsWith('arn:'),
 });
 export type AthenaHandoff = z.infer<typeof AthenaHandoff>;
 

@@ -18,8 +18,8 @@ import { logger } from '../../log';
 import { ColumnSchema } from '../../model/columns';
 import { findActiveContract } from '../../quota/store';
 import { BYTES_PER_GB, measuredUsage } from '../../quota/usage';
-import { athenaClient, glueClient } from './clients';
 import { athenaDatabase, athenaWorkgroup, glueColumns, manifestFolder, runTableName } from './query';
+import { tenantClients } from './tenant-role';
 
 /**
  * The tenant's place in Athena and Glue, made on its first trino-sql run: its workgroup (the
@@ -51,13 +51,14 @@ export async function scanCutoff(tenantId: string): Promise<ScanCutoff> {
 
 const s3Uri = (key: string): string => `s3://${config.dataBucket}/${key}`;
 
-/** The tenant's workgroup with `cutoff`: created on first use, its cutoff updated when it differs. */
+/** The tenant's workgroup with `cutoff`: created on first use (with the tenant's role), its cutoff updated when it differs. */
 export async function ensureWorkgroup(tenantId: string, cutoff: number): Promise<string> {
   const name = athenaWorkgroup(tenantId);
+  const { athena } = await tenantClients(tenantId);
   try {
-    const { WorkGroup } = await athenaClient().send(new GetWorkGroupCommand({ WorkGroup: name }));
+    const { WorkGroup } = await athena.send(new GetWorkGroupCommand({ WorkGroup: name }));
     if (WorkGroup?.Configuration?.BytesScannedCutoffPerQuery !== cutoff)
-      await athenaClient().send(
+      await athena.send(
         new UpdateWorkGroupCommand({ WorkGroup: name, ConfigurationUpdates: { BytesScannedCutoffPerQuery: cutoff } }),
       );
     return name;
@@ -65,7 +66,7 @@ export async function ensureWorkgroup(tenantId: string, cutoff: number): Promise
     if (!(error instanceof InvalidRequestException)) throw error;
   }
   try {
-    await athenaClient().send(
+    await athena.send(
       new CreateWorkGroupCommand({
         Name: name,
         Description: `trino-sql recipe runs of tenant ${tenantId}`,
@@ -91,8 +92,9 @@ export async function ensureWorkgroup(tenantId: string, cutoff: number): Promise
 /** The tenant's Glue database, created on first use. */
 export async function ensureDatabase(tenantId: string): Promise<string> {
   const name = athenaDatabase(tenantId);
+  const { glue } = await tenantClients(tenantId);
   try {
-    await glueClient().send(
+    await glue.send(
       new CreateDatabaseCommand({
         DatabaseInput: { Name: name, Description: `trino-sql recipe runs of tenant ${tenantId}` },
         Tags: { tenant: tenantId },
@@ -115,6 +117,8 @@ export interface AthenaSource {
 
 /** Where a run's tables are. */
 export interface RunTables {
+  /** Whose role registers, reads and drops them. */
+  readonly tenantId: string;
   readonly database: string;
   readonly jobId: string;
   readonly nodeId: number;
@@ -127,6 +131,7 @@ export interface RunTables {
  * the tables' names in the order of the sources.
  */
 export async function registerInputs(run: RunTables, sources: readonly AthenaSource[]): Promise<string[]> {
+  const { glue } = await tenantClients(run.tenantId);
   return Promise.all(
     sources.map(async (source, index) => {
       const [schema, present] = await Promise.all([getText(source.schemaKey), listKeys(source.dataKey)]);
@@ -135,7 +140,7 @@ export async function registerInputs(run: RunTables, sources: readonly AthenaSou
       const folder = manifestFolder(run.runPrefix, index);
       await putBytes(`${folder}symlink.txt`, Buffer.from(`${s3Uri(source.dataKey)}\n`), 'text/plain');
       const name = runTableName(run.jobId, run.nodeId, index);
-      await glueClient().send(
+      await glue.send(
         new CreateTableCommand({
           DatabaseName: run.database,
           TableInput: {
@@ -161,8 +166,8 @@ export async function registerInputs(run: RunTables, sources: readonly AthenaSou
 export async function dropRunTables(run: RunTables, inputs: number): Promise<void> {
   const names = [...Array.from({ length: inputs }, (_, index) => runTableName(run.jobId, run.nodeId, index))];
   names.push(runTableName(run.jobId, run.nodeId, 'out'));
-  await glueClient()
-    .send(new BatchDeleteTableCommand({ DatabaseName: run.database, TablesToDelete: names }))
+  await tenantClients(run.tenantId)
+    .then(({ glue }) => glue.send(new BatchDeleteTableCommand({ DatabaseName: run.database, TablesToDelete: names })))
     .catch((error: unknown) => logger.warn('dropping a run’s Glue tables failed', { error: error as Error }));
 }
 
