@@ -242,6 +242,13 @@ export const SETTINGS = {
     24_000,
     'characters of earlier messages sent to the model; older messages beyond it are left out',
   ),
+  OPENLINEAGE_URL: optionalServiceRoot(
+    'where OpenLineage run events go (POSTed as JSON, e.g. Marquez at http://marquez:5000/api/v1/lineage) while the openlineage toggle is on; empty: no events (docs/lineage.md)',
+  ),
+  OPENLINEAGE_NAMESPACE: text(
+    'dps://data-preparation-service',
+    'the OpenLineage namespace of the jobs and of the service’s own datasets (data tables, node outputs); one per stage',
+  ),
 } as const;
 export type SettingName = keyof typeof SETTINGS;
 type SettingValue<N extends SettingName> = ReturnType<(typeof SETTINGS)[N]['fallback']>;
@@ -337,16 +344,9 @@ export const config = {
       bytesScannedCutoff: setting('ATHENA_BYTES_SCANNED_CUTOFF'),
     };
   },
-  /**
-   * The per-tenant roles of trino-sql runs (shared/engine/athena/tenant-role.ts), as the stack
-   * sets them on the recipe-run worker: the permissions boundary each must carry and the roles
-   * it trusts (the machine's and the worker's, comma-separated).
-   */
-  get athenaTenantRoles(): { readonly boundaryArn: string; readonly trusted: readonly string[] } {
-    return {
-      boundaryArn: required('ATHENA_ROLE_BOUNDARY_ARN'),
-      trusted: required('ATHENA_ROLE_TRUSTS').split(','),
-    };
+  /** OpenLineage run events (docs/lineage.md): where they go (empty: nowhere) and the stage's namespace. */
+  get openLineage(): { readonly url: string; readonly namespace: string } {
+    return { url: setting('OPENLINEAGE_URL'), namespace: setting('OPENLINEAGE_NAMESPACE') };
   },
   get maxBodyBytes(): number {
     return setting('MAX_BODY_BYTES');

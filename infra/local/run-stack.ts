@@ -133,7 +133,17 @@ function banner(
 
 /** Starts the stack `options` describe, prints its banner, and stops it on SIGINT or SIGTERM. */
 export async function runStack(options: StartOptions): Promise<void> {
-  const { dataDir, ports, features, sweepEveryMs, assistant, allowOutbound, fargateAboveBytes, scheduler } = options;
+  const {
+    dataDir,
+    ports,
+    features,
+    sweepEveryMs,
+    assistant,
+    allowOutbound,
+    fargateAboveBytes,
+    scheduler,
+    openLineageUrl,
+  } = options;
   const assistantSettings = await assistantEnvironment(assistant);
   let twin: Twin;
   let sharing: Awaited<ReturnType<typeof startDeltaSharingDemo>>;
@@ -149,6 +159,7 @@ export async function runStack(options: StartOptions): Promise<void> {
       buckets: [DEMO_BUCKET],
       sweepEveryMs,
       fargateAboveBytes,
+      openLineageUrl,
       // Off: the Scheduler stand-in still answers the service's calls, but fires nothing.
       schedulerCheckEveryMs: scheduler ? 1000 : false,
       // The connectors reach the demo servers through the outbound guard, which allows only these

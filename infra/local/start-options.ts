@@ -129,6 +129,8 @@ export interface StartOptions {
   readonly assistant: AssistantModelOption;
   /** `host:port` entries the connectors may reach although loopback or private (OUTBOUND_ALLOW_LIST). */
   readonly allowOutbound: readonly string[];
+  /** OPENLINEAGE_URL: where the jobs' OpenLineage run events go (docs/lineage.md); absent: none. */
+  readonly openLineageUrl?: string;
   /** FARGATE_ABOVE_BYTES for the jobs: from this input size their worker runs as a local ECS task; the default when absent. */
   readonly fargateAboveBytes?: number;
   /** Whether the local EventBridge Scheduler fires schedules (infra/local/scheduler.ts); on unless --no-scheduler. */
@@ -197,6 +199,12 @@ const START_OPTIONS: Readonly<Record<string, OptionSpec>> = {
     variable: 'FARGATE_ABOVE_BYTES',
     describe:
       'jobs whose inputs weigh this many bytes or more run their worker as a Fargate task, a process of its own (0: every job; default 6 GiB)',
+  },
+  'openlineage-url': {
+    value: '<url>',
+    variable: 'OPENLINEAGE_URL',
+    describe:
+      "where the jobs' OpenLineage run events go, such as Marquez's http://127.0.0.1:5000/api/v1/lineage (needs the openlineage toggle on)",
   },
   'assistant-endpoint': {
     value: '<url>',
@@ -285,6 +293,7 @@ export function startOptions(
     allowOutbound: outboundEntries((values['allow-outbound'] as string[] | undefined) ?? []),
     scheduler: schedulerOn(values.scheduler === true, values['no-scheduler'] === true),
     ...fargateAbove((values['fargate-above'] as string | undefined) ?? env.FARGATE_ABOVE_BYTES),
+    ...openLineageUrl((values['openlineage-url'] as string | undefined) ?? env.OPENLINEAGE_URL),
   };
 }
 
@@ -300,6 +309,14 @@ function fargateAbove(text: string | undefined): { fargateAboveBytes?: number } 
   if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text)))
     throw new StartError(`--fargate-above takes a whole number of bytes, 0 for every job, not "${text}"`, 2);
   return { fargateAboveBytes: Number(text) };
+}
+
+/** `--openlineage-url` as an http(s) URL without credentials; nothing when not given. */
+function openLineageUrl(text: string | undefined): { openLineageUrl?: string } {
+  if (text === undefined || text === '') return {};
+  if (!/^https?:\/\/[^\s@]+$/.test(text))
+    throw new StartError(`--openlineage-url takes an http(s) URL without credentials, not "${text}"`, 2);
+  return { openLineageUrl: text };
 }
 
 /** A listen error for a taken port, as the one line that says which port and how to change it. */

@@ -70,6 +70,8 @@ export interface TwinOptions {
   readonly loadWorker?: (worker: WorkerSpec) => Promise<WorkerFunction>;
   /** Further OUTBOUND_ALLOW_LIST entries, e.g. the protocol fakes of a test. */
   readonly allowOutbound?: readonly string[];
+  /** OPENLINEAGE_URL: where the jobs' OpenLineage run events go (docs/lineage.md); none when omitted. */
+  readonly openLineageUrl?: string;
   /** Further environment for the functions, e.g. CONNECTOR_TIMEOUT_MS. */
   readonly environment?: Readonly<Record<string, string>>;
   /** Wait between retries of job steps instead of the definitions' backoff (tests). */
@@ -100,10 +102,10 @@ export interface TwinOptions {
    * 1000 when omitted.
    */
   readonly schedulerCheckEveryMs?: number | false;
-}
-
 /** The twin's per-tenant Athena workgroups (and tenant roles) are named after this. */
 const LOCAL_ATHENA_WORKGROUP_PREFIX = 'dps-';
+
+}
 
 /** The names the local Scheduler's schedules use: the stage's group, the tick function and the scheduler's role. */
 export const LOCAL_SCHEDULES = {
@@ -290,9 +292,9 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     const ecs = await startLocalEcs({ workers, scratchRoot: scratch.root, port: ports.ecs });
     closers.push(() => ecs.close());
     const stepFunctions = await startLocalStepFunctions({
+      stsEndpoint: iam.endpoint,
       ecsEndpoint: ecs.endpoint,
       athenaEndpoint: athena.athena,
-      stsEndpoint: iam.endpoint,
       machines: jobMachines(jobs, workers),
       workers,
       loadWorker: options.loadWorker,
@@ -329,12 +331,12 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       AWS_ENDPOINT_URL_KMS: kms.endpoint,
       AWS_ENDPOINT_URL_S3: s3.endpoint,
       AWS_ENDPOINT_URL_SFN: stepFunctions.endpoint,
-      AWS_ENDPOINT_URL_ATHENA: athena.athena,
-      AWS_ENDPOINT_URL_GLUE: athena.glue,
       AWS_ENDPOINT_URL_IAM: iam.endpoint,
       AWS_ENDPOINT_URL_STS: iam.endpoint,
       ATHENA_ROLE_BOUNDARY_ARN: tenantRoles.boundaryArn,
       ATHENA_ROLE_TRUSTS: tenantRoles.serviceRoles.join(','),
+      AWS_ENDPOINT_URL_ATHENA: athena.athena,
+      AWS_ENDPOINT_URL_GLUE: athena.glue,
       AWS_ENDPOINT_URL_ECS: ecs.endpoint,
       AWS_ENDPOINT_URL_SCHEDULER: scheduler.endpoint,
       SCHEDULE_GROUP: LOCAL_SCHEDULES.group,
@@ -353,6 +355,8 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       POWERTOOLS_METRICS_DISABLED: 'false',
       OUTBOUND_ALLOW_LIST: [`127.0.0.1:${s3.port}`, `localhost:${s3.port}`, ...(options.allowOutbound ?? [])].join(','),
       ...Object.fromEntries(jobs.map((job) => [stateMachineArnVariable(job), stepFunctions.machines[job.name]!])),
+      // Set by every start, so that one twin's endpoint never outlives it in a test process.
+      OPENLINEAGE_URL: options.openLineageUrl ?? '',
       ...options.environment,
     });
     await ensureTable(dynamo.endpoint);

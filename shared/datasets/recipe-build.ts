@@ -5,6 +5,7 @@ import type { JobRef } from '../jobs/job-ref';
 import type { JobOutcome, JobStep } from '../jobs/worker-step';
 import { deletePrefix } from '../aws/data-bucket';
 import { logger } from '../log';
+import { refreshLineage } from '../lineage/graph-lineage';
 import {
   ATHENA_HANDOFF_KEY,
   ATHENA_QUERY_TIMEOUT_SECONDS,
@@ -67,6 +68,8 @@ async function buildAll({
       : new Map<number, StoredNodeRun>();
   // A resumed run goes on at the node whose query the machine ran: the nodes before it are built.
   const resume = resumedQuery(resumed);
+  // Column lineage traced at run time too (docs/lineage.md): the run's OpenLineage events read it from the version.
+  if (!resume) await refreshLineage(job.tenant_id, at.datasetId, at.graphVersion);
   const from = resume ? params.build.findIndex((step) => step.node_id === resume.handoff.node_id) : 0;
   if (from < 0) throw new AppError('10-500', { extraDetails: { cause: 'the resumed query is of no node of the run' } });
   let target: NodeOutput | undefined;

@@ -72,6 +72,15 @@ export const FEATURE_TOGGLES = {
     onByDefault: false,
     available: true,
   },
+  openlineage: {
+    description:
+      'OpenLineage run events (START, COMPLETE, FAIL) of every import, recipe run, export and transfer, sent to the stage’s OPENLINEAGE_URL (docs/lineage.md)',
+    onByDefault: false,
+    /** Available where the stage names an endpoint for the events. */
+    get available(): boolean {
+      return config.openLineage.url !== '';
+    },
+  },
   'connector.object_store': {
     description: 'The object_store connector: S3-compatible stores',
     onByDefault: true,

@@ -8,6 +8,8 @@ import type { JobPlace } from '../observability/metric-names';
 import { recordJobEnd, recordJobStart, type JobEndRecord } from '../observability/metrics';
 import { openSpan } from '../observability/tracing';
 import type { JobProgress } from '../model/job';
+import { flushRunEvents, sendRunEvent } from '../openlineage/emit';
+import { describeJob } from '../openlineage/job-datasets';
 import { SYNC_OUTCOME_KEY, type JobDeclaration } from './define-job';
 import { withCpuCounted } from './cpu-usage';
 import { JobFailure, jobFailureOf } from './failure';
@@ -104,6 +106,8 @@ export function jobWorker<P extends z.ZodType, R>(
       // A step resumed after its handed query did the query's work on Athena; a first call picks the job up.
       measure.started(ref, resumed === undefined ? runsOn() : 'athena');
       await markRunning(ref, firstStage, runsOn());
+      // OpenLineage (docs/lineage.md): sent beside the work, never awaited by it; a resumed step's run has started.
+      if (resumed === undefined) sendRunEvent(ref.tenant_id, () => describeJob('START', ref, params));
       const pulse = new JobPulse(ref, limits.inactivity_seconds, firstStage);
       // Named after the job, so that a folder a dead process left says whose it was.
       const workDir = await mkdtemp(join(config.workDirectory, `${ref.job_id}-`));
@@ -113,8 +117,10 @@ export function jobWorker<P extends z.ZodType, R>(
         pulse.throwIfAborted();
         return outcome;
       };
-      const complete = (outcome: JobOutcome<R>, progress: JobProgress) =>
-        markCompleted(ref, progress, outcome.fields ?? {});
+      const complete = async (outcome: JobOutcome<R>, progress: JobProgress) => {
+        await markCompleted(ref, progress, outcome.fields ?? {});
+        sendRunEvent(ref.tenant_id, () => describeJob('COMPLETE', ref, params));
+      };
       try {
         if (options.countsOwnCpu) {
           const outcome = await run();
@@ -143,6 +149,8 @@ export function jobWorker<P extends z.ZodType, R>(
       } finally {
         pulse.stop();
         await rm(workDir, { recursive: true, force: true });
+        // After the job's status is written: what is still in flight gets a bounded wait before the function returns.
+        await flushRunEvents();
       }
     } catch (error) {
       logger.info(`${job.name} failed`, { jobId, error: error as Error });

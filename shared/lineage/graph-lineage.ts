@@ -1,6 +1,3 @@
-import { connectionStore } from '../connections/store';
-import { dataSourceStore } from '../data-sources/store';
-import { dataTableStore } from '../data-tables/store';
 import { graphs } from '../datasets/graphs';
 import type { StoredGraph } from '../datasets/items';
 import { notFound } from '../errors/app-error';
@@ -9,7 +6,7 @@ import type { ColumnTrace, GraphLineage, NodeLineage, SourceObject, TracedSource
 import { compose, type How } from './dependencies';
 import { traceGraph } from './graph-trace';
 import type { StoredColumnLineage, StoredNodeLineage } from './items';
-import { sourceObjectName } from './naming';
+import { sourceObject } from './source-object';
 
 /**
  * Column lineage of a graph version as read (docs/lineage.md): traced again over what it was
@@ -156,16 +153,15 @@ async function sourcesOf(
   );
 }
 
-/** What a data table's data source reads, named as OpenLineage names it; null once something on the way is gone. */
-export async function sourceObject(tenantId: string, dataTableId: number): Promise<SourceObject | null> {
-  const table = await dataTableStore.find(tenantId, dataTableId);
-  const source = table && (await dataSourceStore.find(tenantId, table.data.data_source_id));
-  const connection = source && (await connectionStore.find(tenantId, source.data.connection_id));
-  if (!source || !connection) return null;
-  return {
-    ...sourceObjectName(connection.data, source.data),
-    connection_id: connection.id,
-    connection_type: connection.data.type,
-    data_source_id: source.id,
-  };
+/**
+ * Traces a version at run time (the recipe-run worker, before it builds): the run's events
+ * read its lineage from the version. Never fails the run: a failure is logged.
+ */
+export async function refreshLineage(tenantId: string, datasetId: number, versionNumber: number): Promise<void> {
+  try {
+    const graph = await graphs.find(tenantId, datasetId, versionNumber);
+    if (graph) await currentLineage(tenantId, graph);
+  } catch (error) {
+    logger.warn('column lineage not traced at run time', { datasetId, error: error as Error });
+  }
 }

@@ -1,21 +1,60 @@
 /**
  * Column lineage over the API: a graph of two imported tables, a join recipe and an aggregate
  * on top (run-fixtures.ts), its lineage per node, one output column followed back to the
- * source objects, the Mermaid picture, and what is downstream of a data version.
+ * source objects, the Mermaid picture, and what is downstream of a data version. Then the
+ * OpenLineage run events the jobs sent meanwhile to a receiver (the twin's --openlineage-url),
+ * each valid against the project's schema and, where CI keeps them, the official ones.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deliveryCounts } from '../../../shared/openlineage/emit';
+import { RunEvent } from '../../../shared/openlineage/events';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import { CUSTOMERS_CSV, importedTable, joinGraph, nodeAt, ordersCsv, type JoinGraph } from '../datasets/run-fixtures';
+import { importAndWait, putObjects, tableOver } from '../../support/imports';
+import { OPENLINEAGE_SCHEMAS_PRESENT, openLineageValidator } from '../../support/openlineage-schemas';
+import {
+  CUSTOMERS_CSV,
+  executeAndWait,
+  importedTable,
+  joinGraph,
+  nodeAt,
+  ordersCsv,
+  type JoinGraph,
+} from '../datasets/run-fixtures';
 
 let env: TestTwin;
 let api: ApiClient;
 let graph: JoinGraph;
 let tables: { orders: number; customers: number };
 
+/** The receiver: every event POSTed, or 503 while `refusing`. */
+const received: unknown[] = [];
+let refusing = false;
+let receiver: Server;
+
 beforeAll(async () => {
-  env = await startTestTwin({ buckets: ['landing'], retryIntervalMs: 10 });
+  receiver = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      if (!refusing) received.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      response.writeHead(refusing ? 503 : 201).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/api/v1/lineage`;
+  env = await startTestTwin({ buckets: ['landing'], retryIntervalMs: 10, openLineageUrl: url });
   api = env.admin;
+  const toggle = await env.platformAdmin.call('setFeatureToggleDefault', {
+    params: { toggle_name: 'openlineage' },
+    body: { strategy: 'on' },
+  });
+  expect(toggle.status, toggle.text).toBe(200);
+  // Each instance reads the toggles at most this often (shared/features/store.ts).
+  await sleep(2_100);
   const [orders, customers] = await Promise.all([
     importedTable(api, env, ordersCsv(20)),
     importedTable(api, env, CUSTOMERS_CSV),
@@ -26,6 +65,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await env?.close();
+  await new Promise((resolve) => receiver?.close(resolve));
 });
 
 const version = () => ({ dataset_id: graph.datasetId, version_number: 1 });
@@ -131,5 +171,74 @@ describe('column lineage of a graph version', () => {
   it('is the tenant’s own', async () => {
     const other = await env.clientFor('lineage-other', ['admin']);
     expect((await other.call('getDatasetVersionLineage', { params: version() })).problem.code).toBe('10-404');
+  });
+});
+
+describe('OpenLineage run events', () => {
+  const events = () => received.map((event) => RunEvent.parse(event));
+  const ofKind = (kind: string) => events().filter((event) => event.job.name === `local.${kind}`);
+
+  it('an import sends START and COMPLETE: its source object in, the data table with its schema out', async () => {
+    const imports = ofKind('import');
+    const complete = imports.find(
+      (event) => event.eventType === 'COMPLETE' && event.outputs[0]?.name.endsWith(`/data-tables/${tables.orders}`),
+    );
+    expect(complete, JSON.stringify(imports)).toBeDefined();
+    expect(imports.some((event) => event.eventType === 'START' && event.run.runId === complete!.run.runId)).toBe(true);
+    expect(complete!.inputs).toEqual([{ namespace: 's3://landing', name: expect.stringMatching(/^runs-/) }]);
+    expect(complete!.outputs[0]?.facets?.schema?.fields.map((field) => field.name)).toEqual([
+      'id',
+      'customer_id',
+      'amount',
+    ]);
+  });
+
+  it('a recipe run sends its outputs with the column-lineage facet', async () => {
+    expect((await executeAndWait(api, graph, graph.aggregate, false)).execution?.status).toBe('COMPLETED');
+    await sleep(500);
+    const complete = ofKind('recipe-run').find((event) => event.eventType === 'COMPLETE');
+    expect(complete).toBeDefined();
+    const aggregate = complete!.outputs.find((output) => output.name.endsWith(`/nodes/${graph.aggregate}`));
+    expect(aggregate?.facets?.columnLineage?.fields.total?.inputFields).toEqual([
+      {
+        namespace: 'dps://data-preparation-service',
+        name: `local/datasets/${graph.datasetId}/versions/1/nodes/${graph.join}`,
+        field: 'amount',
+        transformations: [{ type: 'DIRECT', subtype: 'AGGREGATION' }],
+      },
+    ]);
+    expect(complete!.inputs.map((input) => input.name).sort()).toEqual(
+      [`local/data-tables/${tables.orders}`, `local/data-tables/${tables.customers}`].sort(),
+    );
+  });
+
+  it('a failed job sends FAIL with the error facet', async () => {
+    const tableId = await tableOver(api, env, `landing/nothing-here-${process.pid}/`);
+    expect((await importAndWait(api, tableId)).execution.status).toBe('FAILED');
+    await sleep(500);
+    const failed = ofKind('import').find(
+      (event) => event.eventType === 'FAIL' && event.outputs[0]?.name.endsWith(`/data-tables/${tableId}`),
+    );
+    expect(failed?.run.facets?.errorMessage?.message).toMatch(/^\d{2}-\d+: /);
+  });
+
+  it('a delivery that fails is retried, then counted: the job is not slowed or failed', async () => {
+    refusing = true;
+    const failedBefore = deliveryCounts.failed;
+    await putObjects(env, 'landing', { [`refused-${process.pid}/data.csv`]: CUSTOMERS_CSV });
+    const tableId = await tableOver(api, env, `landing/refused-${process.pid}/`);
+    expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
+    await sleep(2_000);
+    refusing = false;
+    expect(deliveryCounts.failed).toBeGreaterThanOrEqual(failedBefore + 2);
+  });
+
+  it('every event is valid, and carries no secret', () => {
+    expect(received.length).toBeGreaterThan(6);
+    const validator = OPENLINEAGE_SCHEMAS_PRESENT ? openLineageValidator() : undefined;
+    for (const event of received) {
+      expect(validator?.problems(event) ?? [], JSON.stringify(event)).toEqual([]);
+      expect(JSON.stringify(event)).not.toMatch(/S3RVER|secret|password|X-Amz-Signature/i);
+    }
   });
 });

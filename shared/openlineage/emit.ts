@@ -1,0 +1,91 @@
+import { config } from '../config';
+import { isFeatureOn } from '../features/store';
+import { logger } from '../log';
+import { buildRunEvent, type RunEventInput } from './build';
+
+/**
+ * Delivery of run events to the stage's endpoint (OPENLINEAGE_URL), while the tenant's
+ * `openlineage` toggle is on. Delivery never slows or fails a job: events are sent beside
+ * the work, each POST bounded in time and retried a bounded number of times; what still
+ * fails is counted and logged (`openlineage delivery failed`, with the counts), never thrown.
+ */
+
+/** Tries per event, and the wait before each retry (doubling). */
+export const DELIVERY = { attempts: 3, firstBackoffMs: 200, timeoutMs: 2_000 } as const;
+/** How long a worker waits, after its job is recorded, for events still in flight: past it they are counted lost. */
+export const FLUSH_MS = 5_000;
+
+/** Events delivered and lost by this process, for the operator's log lines and the tests. */
+export const deliveryCounts = { delivered: 0, failed: 0 };
+
+const pending = new Set<Promise<void>>();
+
+async function post(url: string, body: string): Promise<void> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+    signal: AbortSignal.timeout(DELIVERY.timeoutMs),
+  });
+  // The body is not needed; reading it frees the connection.
+  await response.arrayBuffer().catch(() => undefined);
+  if (response.status >= 300) throw new Error(`the endpoint answered ${response.status}`);
+}
+
+async function deliver(url: string, body: string, input: RunEventInput): Promise<void> {
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= DELIVERY.attempts; attempt++) {
+    try {
+      await post(url, body);
+      deliveryCounts.delivered += 1;
+      return;
+    } catch (error) {
+      lastError = error;
+      if (attempt < DELIVERY.attempts)
+        await new Promise((resolve) => setTimeout(resolve, DELIVERY.firstBackoffMs * 2 ** (attempt - 1)));
+    }
+  }
+  deliveryCounts.failed += 1;
+  logger.warn('openlineage delivery failed', {
+    jobId: input.jobId,
+    kind: input.kind,
+    eventType: input.eventType,
+    attempts: DELIVERY.attempts,
+    failedEvents: deliveryCounts.failed,
+    deliveredEvents: deliveryCounts.delivered,
+    error: lastError as Error,
+  });
+}
+
+/**
+ * Sends the event `describe` resolves, when the tenant has the toggle on and the stage an
+ * endpoint; returns at once. `describe` reads what the job read and wrote: its failure is
+ * counted like a failed delivery.
+ */
+export function sendRunEvent(tenantId: string, describe: () => Promise<RunEventInput | undefined>): void {
+  const url = config.openLineage.url;
+  if (url === '') return;
+  const sending = (async () => {
+    if (!(await isFeatureOn(tenantId, 'openlineage'))) return;
+    const input = await describe();
+    if (input) await deliver(url, JSON.stringify(buildRunEvent(input)), input);
+  })().catch((error: unknown) => {
+    deliveryCounts.failed += 1;
+    logger.warn('openlineage event not built', { failedEvents: deliveryCounts.failed, error: error as Error });
+  });
+  pending.add(sending);
+  void sending.finally(() => pending.delete(sending));
+}
+
+/** Waits for the events in flight, at most FLUSH_MS: a Lambda freezes what is left when it returns. */
+export async function flushRunEvents(): Promise<void> {
+  if (pending.size === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.all([...pending]),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, FLUSH_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+}
