@@ -344,6 +344,17 @@ export const config = {
       bytesScannedCutoff: setting('ATHENA_BYTES_SCANNED_CUTOFF'),
     };
   },
+  /**
+   * The per-tenant roles of trino-sql runs (shared/engine/athena/tenant-role.ts), as the stack
+   * sets them on the recipe-run worker: the permissions boundary each must carry and the roles
+   * it trusts (the machine's and the worker's, comma-separated).
+   */
+  get athenaTenantRoles(): { readonly boundaryArn: string; readonly trusted: readonly string[] } {
+    return {
+      boundaryArn: required('ATHENA_ROLE_BOUNDARY_ARN'),
+      trusted: required('ATHENA_ROLE_TRUSTS').split(','),
+    };
+  },
   /** OpenLineage run events (docs/lineage.md): where they go (empty: nowhere) and the stage's namespace. */
   get openLineage(): { readonly url: string; readonly namespace: string } {
     return { url: setting('OPENLINEAGE_URL'), namespace: setting('OPENLINEAGE_NAMESPACE') };

@@ -102,10 +102,10 @@ export interface TwinOptions {
    * 1000 when omitted.
    */
   readonly schedulerCheckEveryMs?: number | false;
+}
+
 /** The twin's per-tenant Athena workgroups (and tenant roles) are named after this. */
 const LOCAL_ATHENA_WORKGROUP_PREFIX = 'dps-';
-
-}
 
 /** The names the local Scheduler's schedules use: the stage's group, the tick function and the scheduler's role. */
 export const LOCAL_SCHEDULES = {
@@ -292,9 +292,9 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     const ecs = await startLocalEcs({ workers, scratchRoot: scratch.root, port: ports.ecs });
     closers.push(() => ecs.close());
     const stepFunctions = await startLocalStepFunctions({
-      stsEndpoint: iam.endpoint,
       ecsEndpoint: ecs.endpoint,
       athenaEndpoint: athena.athena,
+      stsEndpoint: iam.endpoint,
       machines: jobMachines(jobs, workers),
       workers,
       loadWorker: options.loadWorker,
@@ -331,12 +331,12 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       AWS_ENDPOINT_URL_KMS: kms.endpoint,
       AWS_ENDPOINT_URL_S3: s3.endpoint,
       AWS_ENDPOINT_URL_SFN: stepFunctions.endpoint,
+      AWS_ENDPOINT_URL_ATHENA: athena.athena,
+      AWS_ENDPOINT_URL_GLUE: athena.glue,
       AWS_ENDPOINT_URL_IAM: iam.endpoint,
       AWS_ENDPOINT_URL_STS: iam.endpoint,
       ATHENA_ROLE_BOUNDARY_ARN: tenantRoles.boundaryArn,
       ATHENA_ROLE_TRUSTS: tenantRoles.serviceRoles.join(','),
-      AWS_ENDPOINT_URL_ATHENA: athena.athena,
-      AWS_ENDPOINT_URL_GLUE: athena.glue,
       AWS_ENDPOINT_URL_ECS: ecs.endpoint,
       AWS_ENDPOINT_URL_SCHEDULER: scheduler.endpoint,
       SCHEDULE_GROUP: LOCAL_SCHEDULES.group,
