@@ -1,6 +1,10 @@
 import { externalTimeLimitError } from '../../shared/connectors/time-limit';
 import { connectionStore } from '../../shared/connections/store';
 import { browseObjectStore } from '../../shared/connectors/object-store/browse';
+import type * as z from 'zod';
+import type { ConnectionData } from '../../shared/connections/store';
+import { observeConnector } from '../../shared/connectors/observed';
+import type { BrowseRequest, BrowseResult } from '../../shared/model/browse';
 import { unsupportedSourceType } from '../../shared/data-sources/definition';
 import { httpHandler } from '../../shared/http/handler';
 import { openConnectionSecret } from '../../shared/connections/secret';
@@ -14,22 +18,32 @@ export const handler = httpHandler(connectionRoutes.browse, async ({ params, bod
 
   const secret = await openConnectionSecret(principal.tenantId, current);
   waitOn(externalTimeLimitError(data.type));
-  if (data.type === 'cloud_store') {
+  const type = data.type;
+  return { body: await observeConnector(type, 'browse', () => browse(type, data, secret, body)) };
+});
+
+/** One page of a bucket store's listing, through its connector. */
+async function browse(
+  type: 'object_store' | 'cloud_store',
+  data: ConnectionData,
+  secret: string,
+  body: z.output<typeof BrowseRequest>,
+): Promise<BrowseResult> {
+  if (type === 'cloud_store') {
     // Loaded only when called: the Google SDK stays out of the cold start of S3 browsing.
     const [{ browseCloudStore }, { googleCredentialsOf }] = await Promise.all([
       import('../../shared/connectors/cloud-store/browse'),
       import('../../shared/connectors/cloud/token'),
     ]);
-    const page = await browseCloudStore({
+    return browseCloudStore({
       credentials: googleCredentialsOf(data.auth, secret),
       pathRestriction: data.settings.path_restriction,
       path: body.path,
       continuationToken: body.continuation_token,
       maxItems: body.max_items,
     });
-    return { body: page };
   }
-  const listing = await browseObjectStore({
+  return browseObjectStore({
     endpoint: data.auth.endpoint ?? '',
     accessKeyId: data.auth.access_key_id ?? '',
     secretAccessKey: secret,
@@ -38,5 +52,4 @@ export const handler = httpHandler(connectionRoutes.browse, async ({ params, bod
     continuationToken: body.continuation_token,
     maxItems: body.max_items,
   });
-  return { body: listing };
-});
+}

@@ -1,6 +1,7 @@
 import { externalTimeLimitError } from '../../shared/connectors/time-limit';
 import { connectionStore } from '../../shared/connections/store';
 import { assertConnectionFits, checkRdbmsQuery } from '../../shared/data-sources/definition';
+import { observeConnector } from '../../shared/connectors/observed';
 import { httpHandler } from '../../shared/http/handler';
 import { openConnectionSecret } from '../../shared/connections/secret';
 import { dataSourceRoutes } from './routes';
@@ -17,9 +18,11 @@ export const handler = httpHandler(dataSourceRoutes.testQuery, async ({ params, 
   const { data } = connection;
   const secret = await openConnectionSecret(principal.tenantId, connection);
   waitOn(externalTimeLimitError(data.type));
-  await testWarehouseQuery(
-    warehouseTarget({ type: data.type, auth: data.auth, settings: data.settings, secret }, body.warehouse),
-    body.query,
+  await observeConnector(data.type, 'check', () =>
+    testWarehouseQuery(
+      warehouseTarget({ type: data.type, auth: data.auth, settings: data.settings, secret }, body.warehouse),
+      body.query,
+    ),
   );
   return { body: { valid: true as const } };
 });

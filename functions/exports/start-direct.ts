@@ -1,6 +1,7 @@
 import { serviceUrl } from '../../shared/connectors/endpoint';
 import { S3_BUCKETS } from '../../shared/connectors/bucket-location';
 import { checkObjectStoreDestination } from '../../shared/connectors/object-store/write';
+import { observeConnector } from '../../shared/connectors/observed';
 import { API_BASE_PATH } from '../../shared/config';
 import { actorOf } from '../../shared/db/actor';
 import { idempotentResponse } from '../../shared/db/idempotent-responses';
@@ -44,15 +45,17 @@ export const handler = httpHandler(exportRoutes.startDirect, async ({ body, prin
         secret_key: body.secret_key,
         ...(body.session_token ? { session_token: body.session_token } : {}),
       };
-      await checkObjectStoreDestination(
-        {
-          endpoint: body.endpoint,
-          bucket: body.bucket,
-          accessKeyId: body.access_key,
-          secretAccessKey: body.secret_key,
-          ...(body.session_token ? { sessionToken: body.session_token } : {}),
-        },
-        body.key,
+      await observeConnector('object_store', 'check', () =>
+        checkObjectStoreDestination(
+          {
+            endpoint: body.endpoint,
+            bucket: body.bucket,
+            accessKeyId: body.access_key,
+            secretAccessKey: body.secret_key,
+            ...(body.session_token ? { sessionToken: body.session_token } : {}),
+          },
+          body.key,
+        ),
       );
       const fields: Pick<StoredDirectExport, 'shape' | 'bucket' | 'key' | 'total_files'> = {
         shape,

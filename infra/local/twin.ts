@@ -23,7 +23,7 @@ import { TABLE_SCHEMA } from '../../shared/db/table-schema';
 import { jobs as declaredJobs, RECORD_JOB_FAILURE, workersOf } from '../../functions/jobs';
 import { RUNNER_RESTARTED } from '../../shared/jobs/failure';
 import { logger } from '../../shared/log';
-import { LOCAL_METRICS_FILE_VARIABLE } from '../../shared/observability/metrics';
+import { LOCAL_METRICS_FILE_VARIABLE, recordSweep } from '../../shared/observability/metrics';
 import { stateMachineArnVariable, type JobDeclaration, type WorkerSpec } from '../../shared/jobs/define-job';
 import { advanceRetentionClock, resetRetentionClock, retentionNow } from '../../shared/retention/clock';
 import type { SweepOptions } from '../../shared/retention/sweep';
@@ -379,7 +379,12 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     const api = await startLocalHttpApi(options.port ?? 0, options.requestTimeLimitMs);
     closers.push(() => api.close());
     const retention: TwinRetention = {
-      sweep: (sweepOptions) => sweepToEnd(new Date(retentionNow()), sweepOptions),
+      // A whole sweep writes its SweepRuns line, as each deployed invocation that sweeps does (functions/retention/sweep.ts).
+      sweep: async (sweepOptions) => {
+        const result = await sweepToEnd(new Date(retentionNow()), sweepOptions);
+        recordSweep({ deleted: result.deleted.length, failed: result.failed, sweepId: result.sweep_id });
+        return result;
+      },
       advanceClock: advanceRetentionClock,
       resetClock: resetRetentionClock,
     };

@@ -4,6 +4,7 @@ import { CONNECTOR_TOGGLES } from '../features/catalogue';
 import { featureOff, requireConnector } from '../features/store';
 import { TABLE_CONNECTION_TYPES, type TableDetails } from '../model/table';
 import type { ConnectionConfiguration } from './configuration';
+import { observeConnector } from './observed';
 
 /**
  * Table listing and table details (spec 2.10) through a connection's system, chosen by its
@@ -26,7 +27,11 @@ export async function assertTablesView(tenantId: string, type: ConnectionType, c
 }
 
 /** The tables a connection sees, at most MAX_LISTED_TABLES, in the system's order; assertTablesView came first. */
-export async function listTables(connection: TablesConnection): Promise<TableDetails[]> {
+export function listTables(connection: TablesConnection): Promise<TableDetails[]> {
+  return observeConnector(connection.type, 'tables', () => tablesOf(connection));
+}
+
+async function tablesOf(connection: TablesConnection): Promise<TableDetails[]> {
   if (connection.type === 'analytics_db') {
     const [{ listAnalyticsDbTables }, { googleCredentialsOf }] = await Promise.all([
       import('./analytics-db/tables'),
@@ -59,7 +64,11 @@ export interface TableLookup {
  * One table's details (assertTablesView came first); a table the connection cannot see is
  * 30-1425 (analytics_db), 30-1010 (warehouse) or 30-3012 (delta_sharing: database names the share).
  */
-export async function getTable(connection: TablesConnection, lookup: TableLookup): Promise<TableDetails> {
+export function getTable(connection: TablesConnection, lookup: TableLookup): Promise<TableDetails> {
+  return observeConnector(connection.type, 'table', () => tableOf(connection, lookup));
+}
+
+async function tableOf(connection: TablesConnection, lookup: TableLookup): Promise<TableDetails> {
   if (connection.type === 'analytics_db') {
     const [{ analyticsDbTable }, { googleCredentialsOf }] = await Promise.all([
       import('./analytics-db/tables'),

@@ -12,6 +12,7 @@ import type { ExportFormat } from '../model/export';
 import { GCS_BUCKETS, S3_BUCKETS, parseBucketLocation } from './bucket-location';
 import type { SourceConnection } from './configuration';
 import { writeObjectStoreObjects, type ObjectStoreDestination } from './object-store/write';
+import { observeConnector } from './observed';
 import type { ObjectToWrite, WriteOptions } from './write-options';
 
 /** An S3-compatible bucket named in a direct export's request. */
@@ -23,7 +24,7 @@ export async function writeToDestination(
   objects: readonly ObjectToWrite[],
   options: WriteOptions,
 ): Promise<void> {
-  return writeObjectStoreObjects(destination, objects, options);
+  return observeConnector(destination.type, 'write', () => writeObjectStoreObjects(destination, objects, options));
 }
 
 /** Where a target sends an export, rendered: a folder (`<bucket>/<folder>/`) or a table name. */
@@ -82,6 +83,15 @@ function tableWriter(write: TargetWriter['write']): TargetWriter {
  * connections receive transfers, not exports) is 10-1501 naming its toggle (transfers). The Google and Snowflake SDKs are loaded only here, when their writer is asked for.
  */
 export async function targetWriter(connection: SourceConnection, place: TargetPlace): Promise<TargetWriter> {
+  const writer = await writerOf(connection, place);
+  // Each write is measured by connector and outcome (docs/operations.md).
+  return {
+    format: writer.format,
+    write: (file, options) => observeConnector(connection.type, 'write', () => writer.write(file, options)),
+  };
+}
+
+async function writerOf(connection: SourceConnection, place: TargetPlace): Promise<TargetWriter> {
   if (place.kind === 'bucket' && connection.type === 'object_store') {
     const { bucket, prefix } = parseBucketLocation(place.path, S3_BUCKETS);
     const destination = {

@@ -1,6 +1,7 @@
 import { config } from '../config';
 import { requireConnector } from '../features/store';
 import type { ConnectionConfiguration } from './configuration';
+import { observeConnector } from './observed';
 import { testObjectStore } from './object-store/test';
 
 /**
@@ -13,6 +14,10 @@ export async function testConnection(
   configuration: ConnectionConfiguration & { readonly secret: string },
 ): Promise<void> {
   await requireConnector(tenantId, configuration.type);
+  return observeConnector(configuration.type, 'test', () => callSystem(configuration));
+}
+
+async function callSystem(configuration: ConnectionConfiguration & { readonly secret: string }): Promise<void> {
   const { auth, settings } = configuration;
   switch (configuration.type) {
     case 'object_store':

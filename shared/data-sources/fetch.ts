@@ -6,6 +6,7 @@
  * stay off (10-1501).
  */
 import type { SourceConnection } from '../connectors/configuration';
+import { observeConnector } from '../connectors/observed';
 import { fetchObjectStoreSource } from '../connectors/object-store/source';
 import type { FetchedSource, FetchOptions } from '../connectors/source-types';
 import { AppError } from '../errors/app-error';
@@ -20,7 +21,16 @@ import type { DataSourceData } from './store';
  * checked the connector's toggle (requireFeature); a connector this build lacks is 10-1501
  * naming its toggle, which is never on.
  */
-export async function fetchSource(
+export function fetchSource(
+  connection: SourceConnection,
+  dataSource: DataSourceData,
+  options: FetchOptions,
+): Promise<FetchedSource> {
+  // Measured by connector and outcome (docs/operations.md).
+  return observeConnector(connection.type, 'read', () => read(connection, dataSource, options));
+}
+
+async function read(
   connection: SourceConnection,
   dataSource: DataSourceData,
   options: FetchOptions,

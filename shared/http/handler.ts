@@ -7,7 +7,7 @@ import { config } from '../config';
 import { AppError, isAppError } from '../errors/app-error';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem';
 import { logger } from '../log';
-import { recordRequest } from '../observability/metrics';
+import { recordRequest, withMetricContext } from '../observability/metrics';
 import { openSpan, type Span } from '../observability/tracing';
 import { parseRequest } from './request';
 import { RequestTimeLimit } from './time-limit';
@@ -137,20 +137,24 @@ export function httpHandler<R extends RouteSpec>(
   // The time limit is the request's own (RequestTimeLimit), not middy's.
   const handler = middy<ApiEvent, ApiResult>({ timeoutEarlyInMillis: 0 })
     .use(observed(route.operationId))
-    .handler(async (event, context) => {
-      const limit = new RequestTimeLimit(deadlineOf(context));
-      const principal = route.permission === null ? undefined : authorize(event, route.permission);
-      const parsed = parseRequest(route, event);
-      const request = {
-        ...parsed,
-        principal,
-        traceId: traceIdOf(event),
-        signal: limit.signal,
-        deadline: limit.deadline,
-        waitOn: limit.waitOn,
-      } as RouteRequest<R>;
-      return respond(route, await limit.within(implementation(request)), event);
-    });
+    // The lines written while it is served (an engine slot's, a connector call's) name its tenant and trace id.
+    .handler((event, context) =>
+      withMetricContext({ tenant_id: tenantOf(event), trace_id: traceIdOf(event) }, () => serve(event, context)),
+    );
+  async function serve(event: ApiEvent, context: Context): Promise<ApiResult> {
+    const limit = new RequestTimeLimit(deadlineOf(context));
+    const principal = route.permission === null ? undefined : authorize(event, route.permission);
+    const parsed = parseRequest(route, event);
+    const request = {
+      ...parsed,
+      principal,
+      traceId: traceIdOf(event),
+      signal: limit.signal,
+      deadline: limit.deadline,
+      waitOn: limit.waitOn,
+    } as RouteRequest<R>;
+    return respond(route, await limit.within(implementation(request)), event);
+  }
   return Object.assign(handler, { route });
 }
 

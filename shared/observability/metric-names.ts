@@ -61,6 +61,48 @@ export const SWEEP_METRICS = {
   failed: 'SweepFailed',
 } as const;
 
+/**
+ * The engine slots' metrics (shared/engine/isolation/engine-process.ts), one line per engine
+ * task that asked for a slot, with no dimension but `service`: the slots are one pool per
+ * process that every task kind shares, so a wait says how busy the pool was, not the task;
+ * the task (`task`) and where it ran (`ran_on`) are properties.
+ */
+export const ENGINE_SLOT_METRICS = {
+  /** From asking for a slot to holding one (or giving up), in milliseconds: 0 when one was free. */
+  wait: 'EngineSlotWait',
+  /** 1 when every slot was taken and the task had to wait, 0 otherwise. */
+  queued: 'EngineSlotQueued',
+  /** 1 when no slot freed within the time the task could wait (an analysis answers 50-1012), 0 otherwise. */
+  refused: 'EngineSlotRefused',
+} as const;
+
+/**
+ * The metrics of a call through the connector interface (shared/connectors/observed.ts), by
+ * connector (`connector`: the connection type) and outcome (`outcome`: `ok`, the failure
+ * code's family, or `other` for a failure that has no catalogue code yet, an abort say).
+ */
+export const CONNECTOR_METRICS = {
+  /** One per call. */
+  calls: 'ConnectorCalls',
+  /** The call's duration, in milliseconds. */
+  latency: 'ConnectorLatency',
+} as const;
+
+/** The outcomes of a connector call besides a code family. */
+export const CONNECTOR_OUTCOMES = ['ok', 'other'] as const;
+
+/**
+ * The metric of a schedule's tick (functions/schedules/tick.ts), by outcome (`outcome`: as the
+ * schedule's history records it, `started`, `queued` or `skipped`; `ignored` for a tick not
+ * acted on, its schedule gone, paused or changed since; `failed` for a tick that threw, which
+ * the Scheduler retries; or the refusal code's family).
+ */
+export const SCHEDULE_TICK_METRIC = 'ScheduleTicks';
+
+/** The outcomes of a tick besides a refusal's code family. */
+export const SCHEDULE_OUTCOMES = ['started', 'queued', 'skipped', 'ignored', 'failed'] as const;
+export type ScheduleOutcome = (typeof SCHEDULE_OUTCOMES)[number];
+
 /** The dimension names, as they appear in the EMF lines. */
 export const DIMENSIONS = {
   service: 'service',
@@ -69,6 +111,7 @@ export const DIMENSIONS = {
   job: 'job',
   ranOn: 'ran_on',
   outcome: 'outcome',
+  connector: 'connector',
 } as const;
 
 /** A code's family: the part before the dash (`30-1100` → `30`). */
@@ -84,13 +127,17 @@ export interface MetricBounds {
   readonly families: number;
   /** Job kinds, each with the places its worker may run. */
   readonly jobs: readonly { readonly places: number }[];
+  /** Connectors: the connection types. */
+  readonly connectors: number;
 }
 
 /**
  * The most metrics (distinct name and dimension values) a stage can make: each is billed as a
  * custom metric once it is emitted, so this is the cost's upper bound. Per operation, the four
  * route metrics; per family, one; per job kind and place, the five job metrics; per job kind,
- * an outcome per family plus `completed`, `continues` and `superseded`; the sweep's three.
+ * an outcome per family plus `completed`, `continues` and `superseded`; the sweep's three; the
+ * engine slots' three; per connector and outcome (a family, `ok`, `other`), the two connector
+ * metrics; a tick count per outcome (a family or one of SCHEDULE_OUTCOMES).
  */
 export function metricSeriesCount(bounds: MetricBounds): number {
   const routes = bounds.operations * Object.keys(ROUTE_METRICS).length + bounds.families;
@@ -98,5 +145,9 @@ export function metricSeriesCount(bounds: MetricBounds): number {
     (total, job) => total + job.places * Object.keys(JOB_METRICS).length + (bounds.families + 3),
     0,
   );
-  return routes + jobs + Object.keys(SWEEP_METRICS).length;
+  const connectors =
+    bounds.connectors * (bounds.families + CONNECTOR_OUTCOMES.length) * Object.keys(CONNECTOR_METRICS).length;
+  const schedules = bounds.families + SCHEDULE_OUTCOMES.length;
+  const engine = Object.keys(ENGINE_SLOT_METRICS).length;
+  return routes + jobs + Object.keys(SWEEP_METRICS).length + engine + connectors + schedules;
 }

@@ -1,17 +1,22 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync } from 'node:fs';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logger } from '../log';
 import {
   codeFamily,
+  CONNECTOR_METRICS,
   DIMENSIONS,
+  ENGINE_SLOT_METRICS,
   JOB_METRICS,
   JOB_OUTCOME_METRIC,
   metricsNamespace,
   PROBLEM_FAMILY_METRIC,
   ROUTE_METRICS,
+  SCHEDULE_TICK_METRIC,
   SERVICE_NAME,
   SWEEP_METRICS,
   type JobPlace,
+  type ScheduleOutcome,
 } from './metric-names';
 
 /**
@@ -61,6 +66,18 @@ type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
 type Properties = Readonly<Record<string, string | number | undefined>>;
 
 /**
+ * The properties of the request or job at work (its tenant, trace or job id), which every
+ * line written inside it carries: an engine slot's or a connector call's line names the
+ * tenant whose work it was without each caller passing it down.
+ */
+const context = new AsyncLocalStorage<Properties>();
+
+/** Runs `work` with `properties` on every metric line written within it (nested: the inner ones win). */
+export function withMetricContext<T>(properties: Properties, work: () => Promise<T>): Promise<T> {
+  return context.run({ ...context.getStore(), ...properties }, work);
+}
+
+/**
  * Writes one EMF line: `values` as metrics under `dimensions` (beside `service`), with
  * `properties`. A failure to measure never fails the request or the job: it is logged.
  */
@@ -74,7 +91,7 @@ function emit(
     const metrics = recorder();
     for (const [name, value] of Object.entries(dimensions)) metrics.addDimension(name, value);
     for (const [name, unit, value] of values) if (value !== undefined) metrics.addMetric(name, unit, value);
-    for (const [key, value] of Object.entries(properties))
+    for (const [key, value] of [...Object.entries(context.getStore() ?? {}), ...Object.entries(properties)])
       if (value !== undefined) metrics.addMetadata(key, String(value));
     if (metrics.hasStoredMetrics()) write(JSON.stringify(metrics.serializeMetrics()));
   } catch (error) {
@@ -178,5 +195,71 @@ export function recordSweep(record: {
       [SWEEP_METRICS.failed, MetricUnit.Count, record.failed],
     ],
     { sweep_id: record.sweepId },
+  );
+}
+
+/** An engine task's turn for a slot: how long it waited, whether it had to, and whether it gave up for want of one. */
+export function recordEngineSlot(record: {
+  readonly task: string;
+  readonly waitMs: number;
+  readonly queued: boolean;
+  readonly refused: boolean;
+  readonly ranOn: JobPlace;
+}): void {
+  emit(
+    {},
+    [
+      [ENGINE_SLOT_METRICS.wait, MetricUnit.Milliseconds, record.waitMs],
+      [ENGINE_SLOT_METRICS.queued, MetricUnit.Count, record.queued ? 1 : 0],
+      [ENGINE_SLOT_METRICS.refused, MetricUnit.Count, record.refused ? 1 : 0],
+    ],
+    { task: record.task, ran_on: record.ranOn },
+  );
+}
+
+/** A call through the connector interface: by connector and outcome (`ok`, a code's family, or `other`). */
+export function recordConnectorCall(record: {
+  readonly connector: string;
+  /** What was asked of it (test, browse, tables, read, write, a pricing call): a property. */
+  readonly call: string;
+  readonly latencyMs: number;
+  /** The failure's catalogue code; `null` for a failure without one; absent when the call succeeded. */
+  readonly code?: string | null;
+}): void {
+  const outcome = record.code === undefined ? 'ok' : record.code === null ? 'other' : codeFamily(record.code);
+  emit(
+    { [DIMENSIONS.connector]: record.connector, [DIMENSIONS.outcome]: outcome },
+    [
+      [CONNECTOR_METRICS.calls, MetricUnit.Count, 1],
+      [CONNECTOR_METRICS.latency, MetricUnit.Milliseconds, record.latencyMs],
+    ],
+    { call: record.call, code: record.code ?? undefined },
+  );
+}
+
+/** How a tick ended: a refusal has its code, the others may (a skip's 20-1034, a failure's). */
+export type ScheduleTickOutcome =
+  | { readonly outcome: ScheduleOutcome; readonly code?: string | null }
+  | { readonly outcome: 'refused'; readonly code: string };
+
+/** A schedule's tick: its outcome, or for a refusal the family of its code (the exact code is a property). */
+export function recordScheduleTick(
+  record: ScheduleTickOutcome & {
+    readonly tenantId: string;
+    readonly scheduleId: number;
+    readonly cause: string;
+    readonly jobId?: string | null;
+  },
+): void {
+  emit(
+    { [DIMENSIONS.outcome]: record.outcome === 'refused' ? codeFamily(record.code) : record.outcome },
+    [[SCHEDULE_TICK_METRIC, MetricUnit.Count, 1]],
+    {
+      tenant_id: record.tenantId,
+      schedule_id: record.scheduleId,
+      cause: record.cause,
+      code: record.code ?? undefined,
+      job_id: record.jobId ?? undefined,
+    },
   );
 }

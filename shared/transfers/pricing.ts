@@ -1,6 +1,7 @@
 import { openConnectionSecret } from '../connections/secret';
 import type { ConnectionData } from '../connections/store';
 import type { PricingConnector } from '../connectors/pricing/connector';
+import { observePricingConnector } from '../connectors/observed';
 import { pricingConnectorOf } from '../connectors/pricing/factory';
 
 export { pricingColumnsOf as mappedColumns, pricingValueOf as mappedValue } from '../connectors/pricing/types';
@@ -18,5 +19,6 @@ export async function pricingConnectorFor(
 ): Promise<PricingConnector> {
   const secret = await openConnectionSecret(tenantId, connection);
   const { type, auth, settings } = connection.data;
-  return pricingConnectorOf({ type, auth, secret, settings }, secret);
+  // Each call to the pricing system is measured by connector and outcome (docs/operations.md).
+  return observePricingConnector(type, pricingConnectorOf({ type, auth, secret, settings }, secret));
 }

@@ -5,9 +5,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import os from 'node:os';
 import { AppError } from '../../errors/app-error';
+import { runsOn } from '../../jobs/launch';
 import { logger } from '../../log';
+import { recordEngineSlot } from '../../observability/metrics';
 import { ENGINE_CHILD_VARIABLE } from './engine-child';
-import { Slots } from './slots';
+import { Slots, SlotWaitExpired } from './slots';
 import { noteSpentCpu, processCpuSeconds } from './spent-cpu';
 import type { EngineTaskName, TaskEvent, TaskInput, TaskOutput } from './tasks';
 import { fromWire, type TaskMessage, type TaskRequest } from './wire';
@@ -249,7 +251,7 @@ export async function runInEngineProcess<K extends EngineTaskName>(
     (value) => ({ value }),
     (error: unknown) => ({ error }),
   );
-  await slots.take(limits.signal, limits.maxWaitMs);
+  await takeSlot(task, limits);
   try {
     const [child, prepared] = await Promise.all([acquire(), ready]);
     if ('error' in prepared || limits.signal?.aborted) {
@@ -260,6 +262,22 @@ export async function runInEngineProcess<K extends EngineTaskName>(
   } finally {
     slots.give();
   }
+}
+
+/** Takes a slot for `task`, and writes how long it waited and whether it was refused one (docs/operations.md). */
+async function takeSlot(task: EngineTaskName, limits: EngineProcessLimits): Promise<void> {
+  const queued = slots.full;
+  const asked = performance.now();
+  const record = (refused: boolean) =>
+    recordEngineSlot({ task, waitMs: Math.round(performance.now() - asked), queued, refused, ranOn: runsOn() });
+  try {
+    await slots.take(limits.signal, limits.maxWaitMs);
+  } catch (error) {
+    // A wait the caller abandoned (its signal) is a wait, not a refusal.
+    record(error instanceof SlotWaitExpired);
+    throw error;
+  }
+  record(false);
 }
 
 function runOn<K extends EngineTaskName>(

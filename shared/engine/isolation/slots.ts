@@ -48,6 +48,11 @@ export class Slots {
     });
   }
 
+  /** Whether a take now would wait: every slot is held. */
+  get full(): boolean {
+    return this.free === 0;
+  }
+
   /** Hands the slot to the next waiting holder, or frees it. */
   give(): void {
     const next = this.waiting.shift();

@@ -1,30 +1,17 @@
 /**
  * The metric lines the functions write (docs/operations.md), read from the twin's metrics file
  * where deployed functions write them to their logs: a request's route metrics, a refusal's
- * problem by family, and an import's job metrics, with their names, dimensions and values.
+ * problem by family, an import's job metrics, a connector call's, a schedule tick's and the
+ * twin's sweep, with their names, dimensions and values.
  */
-import { readFileSync } from 'node:fs';
-import * as z from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler as tick } from '../../../functions/schedules/tick';
+import { TOGGLE_CACHE_MS } from '../../../shared/features/store';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import { putObjects, tableOver, importAndWait } from '../../support/imports';
+import { createObjectStoreConnection, putObjects, tableOver, importAndWait } from '../../support/imports';
+import { linesWith, metricsOf, type EmfLine } from '../../support/metric-lines';
 
 const BUCKET = 'metrics-source';
-
-/** One EMF line: its metric directive, and its values and properties. */
-const EmfLine = z.looseObject({
-  _aws: z.object({
-    Timestamp: z.number(),
-    CloudWatchMetrics: z.array(
-      z.object({
-        Namespace: z.string(),
-        Dimensions: z.array(z.array(z.string())),
-        Metrics: z.array(z.object({ Name: z.string(), Unit: z.string() })),
-      }),
-    ),
-  }),
-});
-type EmfLine = z.infer<typeof EmfLine>;
 
 let env: TestTwin;
 
@@ -33,26 +20,12 @@ beforeAll(async () => {
 });
 afterAll(() => env?.close());
 
-function lines(): EmfLine[] {
-  return readFileSync(env.twin.metricsFile, 'utf8')
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => EmfLine.parse(JSON.parse(line)));
-}
-
 /** The one line that has metric `name` and the given properties. */
 function lineWith(name: string, properties: Readonly<Record<string, unknown>>): EmfLine {
-  const found = lines().filter(
-    (line) =>
-      line._aws.CloudWatchMetrics[0]!.Metrics.some((metric) => metric.Name === name) &&
-      Object.entries(properties).every(([key, value]) => line[key] === value),
-  );
+  const found = linesWith(env.twin.metricsFile, name, properties);
   expect(found, `lines with ${name} and ${JSON.stringify(properties)}`).toHaveLength(1);
   return found[0]!;
 }
-
-const metricsOf = (line: EmfLine) =>
-  Object.fromEntries(line._aws.CloudWatchMetrics[0]!.Metrics.map((metric) => [metric.Name, metric.Unit]));
 
 describe('metric lines', () => {
   it('a request writes its route’s count, latency and problem flags, with its tenant and trace id as properties', async () => {
@@ -124,5 +97,84 @@ describe('metric lines', () => {
     const outcome = lineWith('JobOutcomes', { job_id: jobId });
     expect(outcome._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([['service', 'job', 'outcome']]);
     expect(outcome).toMatchObject({ job: 'import', outcome: 'completed', JobOutcomes: 1 });
+  });
+
+  it('a call through a connector writes its count and latency by connector and outcome, with the request’s tenant and trace id', async () => {
+    const connectionId = await createObjectStoreConnection(env.admin, env);
+    const test = (body: { type: 'object_store'; path_restriction?: string }) =>
+      env.admin.call('testStoredConnection', { params: { connection_id: connectionId }, body });
+
+    const passed = await test({ type: 'object_store' });
+    expect(passed.status, passed.text).toBeLessThan(300);
+    const ok = lineWith('ConnectorCalls', { trace_id: passed.headers.get('x-trace-id') });
+    expect(ok._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([['service', 'connector', 'outcome']]);
+    expect(metricsOf(ok)).toEqual({ ConnectorCalls: 'Count', ConnectorLatency: 'Milliseconds' });
+    expect(ok).toMatchObject({
+      connector: 'object_store',
+      outcome: 'ok',
+      call: 'test',
+      tenant_id: 'local',
+      ConnectorCalls: 1,
+    });
+    expect(ok.code).toBeUndefined();
+
+    // A bucket the store does not have: the connector's own code, its family the outcome.
+    const failed = await test({ type: 'object_store', path_restriction: 'no-such-bucket' });
+    const code = failed.problem.code;
+    expect(code).toMatch(/^30-/);
+    expect(lineWith('ConnectorCalls', { trace_id: failed.headers.get('x-trace-id') })).toMatchObject({
+      connector: 'object_store',
+      outcome: '30',
+      code,
+      ConnectorCalls: 1,
+    });
+  });
+
+  it('a schedule’s tick writes its outcome: ignored when its schedule is gone, a refusal by its code’s family', async () => {
+    await tick({ tenant_id: 'local', schedule_id: 987_654, cause: 'queued' });
+    const ignored = lineWith('ScheduleTicks', { schedule_id: '987654' });
+    expect(ignored._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([['service', 'outcome']]);
+    expect(ignored).toMatchObject({ outcome: 'ignored', tenant_id: 'local', cause: 'queued', ScheduleTicks: 1 });
+
+    const toggle = await env.platformAdmin.call('setFeatureToggleOverride', {
+      params: { toggle_name: 'schedules', tenant_id: 'local' },
+      body: { strategy: 'on' },
+    });
+    expect(toggle.status, toggle.text).toBeLessThan(300);
+    await new Promise((resolve) => setTimeout(resolve, TOGGLE_CACHE_MS + 100));
+    const dataset = await env.admin.call('createDataset', { body: { name: 'scheduled-unreleased' } });
+    expect(dataset.status, dataset.text).toBe(201);
+    // Once a year, never due while the test runs: the tick below is the test's own.
+    const schedule = await env.admin.call('createSchedule', {
+      body: {
+        name: 'released-only',
+        dataset_id: dataset.body.id,
+        graph_version: 'released',
+        trigger: { type: 'cron', expression: '0 3 1 1 *', time_zone: 'UTC' },
+      },
+    });
+    expect(schedule.status, schedule.text).toBe(201);
+    await tick({
+      tenant_id: 'local',
+      schedule_id: schedule.body.id,
+      lock_version: schedule.body.lock_version,
+      cause: 'cron',
+    });
+    // No version of the dataset is released: the history says REFUSED 10-404, the metric its family.
+    const runs = await env.admin.call('listScheduleRuns', { params: { schedule_id: schedule.body.id } });
+    expect(runs.body.items.map((run) => [run.outcome, run.code])).toEqual([['REFUSED', '10-404']]);
+    expect(lineWith('ScheduleTicks', { schedule_id: String(schedule.body.id) })).toMatchObject({
+      outcome: '10',
+      code: '10-404',
+      cause: 'cron',
+      tenant_id: 'local',
+    });
+  });
+
+  it('the twin’s sweep writes a run with what it deleted, as a deployed sweep invocation does', async () => {
+    const result = await env.twin.retention.sweep();
+    const line = lineWith('SweepRuns', { sweep_id: result.sweep_id });
+    expect(line._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([['service']]);
+    expect(line).toMatchObject({ SweepRuns: 1, SweepDeleted: result.deleted.length, SweepFailed: result.failed });
   });
 });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { jobs } from '../../../functions/jobs';
 import { routes } from '../../../functions/routes';
+import { CONNECTION_TYPES } from '../../../shared/model/connection';
 import { parseAlarmThresholds } from '../../../infra/stacks/alarm-thresholds';
 import { errorCatalogue } from '../../../shared/errors/catalogue';
 import { runsOnFargate } from '../../../shared/jobs/define-job';
@@ -21,6 +22,7 @@ describe('the metrics a stage makes', () => {
       jobs: jobs.map((job) => ({
         places: 1 + (runsOnFargate(job.worker) ? 1 : 0) + (job.worker.athenaQueries ? 1 : 0),
       })),
+      connectors: CONNECTION_TYPES.length,
     });
     const bound = /\*\*(\d+) metrics per stage\*\*/.exec(readFileSync('docs/operations.md', 'utf8'))?.[1];
     expect(count, 'the tables grew: state the new bound in docs/operations.md').toBeLessThanOrEqual(Number(bound));
