@@ -57,7 +57,7 @@ function pushChildren(
   lambdas: ReadonlySet<string>,
   skip = new Set<string>(),
 ) {
-  for (const [key, child] of Object.entries(value)) {
+  for (const [key, child] of Object.entries(value).reverse()) {
     if (skip.has(key)) continue;
     if (isObject(child) || Array.isArray(child)) stack.push({ value: child, how, lambdas });
   }
@@ -113,7 +113,8 @@ export function expressionReads(expression: Json, how: How, context: ExpressionC
     const { value, lambdas } = frame;
     if (Array.isArray(value)) {
       const items: readonly Json[] = value;
-      for (const item of items) stack.push({ ...frame, value: item });
+      // Reversed, so that the stack pops them in the order they are written: dependencies are listed as read.
+      for (let index = items.length - 1; index >= 0; index--) stack.push({ ...frame, value: items[index]! });
       continue;
     }
     if (!isObject(value)) continue;
