@@ -17,6 +17,10 @@ export interface ImportTwinReady {
   /** The bootstrap admin's client credentials: the bench gets its token over HTTP like any client. */
   readonly clientId: string;
   readonly clientSecret: string;
+  /** The platform admin's (feature toggles: the quality bench turns data_quality on). */
+  readonly platformAdmin: { readonly clientId: string; readonly clientSecret: string; readonly tenantId: string };
+  /** The bootstrap admin's tenant. */
+  readonly adminTenantId: string;
 }
 
 /**

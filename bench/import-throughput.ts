@@ -82,7 +82,8 @@ interface VersionParams {
 /** Bound of one whole import. */
 const IMPORT_MS = 600_000;
 
-async function pipelineRun(
+/** One import through the API, from its POST to the poll that reads COMPLETED (the twin profiled meanwhile). */
+export async function pipelineRun(
   api: ApiClient,
   child: ChildProcess,
   tableId: number,

@@ -6,12 +6,13 @@
  * a forbidden package), when a latency phase had failed requests, or when a measurement failed (its numbers would
  * mean nothing). The import ratio's target is reported, not enforced.
  *
- * `npm run bench -- import` (or `bundles`, `cost`, `cost-jobs`, `latency`, `recipe-sql`, `recipe-run`,
+ * `npm run bench -- import` (or `bundles`, `cost`, `cost-jobs`, `latency`, `quality`, `recipe-sql`, `recipe-run`,
  * `multipart-export`, several) runs only those sections; `scale` (10M rows, never in the default run; BENCH_SCALE_*
  * settings: bench/scale-report.ts) too. `--smoke` runs them at tiny sizes (bench/settings.ts), as the test suite does:
  * it checks that each completes and prints its tables, not what it measures. BENCH_COST_RUNS (10), BENCH_COST_WRITE_RUNS (3) and BENCH_COST_COLD_RUNS (3;
  * 0 skips cold starts) change the cost measurement (bench/cost-report.ts; JSON in bench/results/cost.json);
- * BENCH_COST_JOB_ROWS (200000) the jobs' (bench/cost-jobs.ts); BENCH_IMPORT_ROWS (1000000) and BENCH_IMPORT_RUNS (3)
+ * BENCH_COST_JOB_ROWS (200000) the jobs' (bench/cost-jobs.ts); BENCH_QUALITY_ROWS (1000000) and BENCH_QUALITY_RUNS (5) the
+ * data-quality rules' (bench/quality.ts); BENCH_IMPORT_ROWS (1000000) and BENCH_IMPORT_RUNS (3)
  * the import's; BENCH_RECIPE_SQL_ROUNDS (20) and BENCH_RECIPE_SQL_COLD_STARTS (5) the analyzer's;
  * BENCH_RECIPE_RUN_ROWS (1000000) and BENCH_RECIPE_RUN_RUNS (5) the recipe run's; BENCH_EXPORT_ROWS (1000000),
  * BENCH_EXPORT_PARTS (5) and BENCH_EXPORT_RUNS (3) the multi-part export's.
@@ -40,6 +41,7 @@ import {
   SAMPLE_RUN_TARGET_MS,
   type RecipeRunReport,
 } from './recipe-run';
+import { measureQuality, qualitySection, qualityVerdict } from './quality';
 import { measureRecipeSql, recipeSqlSection, type RecipeSqlReport } from './recipe-sql';
 import { lineageSection, measureLineage } from './lineage';
 import { benchScale } from './scale-report';
@@ -157,6 +159,7 @@ const SECTIONS = [
   'cost-jobs',
   'latency',
   'import',
+  'quality',
   'recipe-sql',
   'lineage',
   'recipe-run',
@@ -272,6 +275,7 @@ async function main(): Promise<number> {
   // On a twin of its own, started after the other phases' twin is gone.
   const mixed = sections.has('latency') ? await measureMixedLoad(settings.mixedLoad) : undefined;
   const imported = sections.has('import') ? await attempt(() => measureImportThroughput(settings.import)) : undefined;
+  const quality = sections.has('quality') ? await attempt(() => measureQuality(settings.quality)) : undefined;
   const analyzer = sections.has('recipe-sql') ? await attempt(() => measureRecipeSql(settings.recipeSql)) : undefined;
   const lineage = sections.has('lineage') ? await attempt(() => measureLineage(settings.recipeSql.rounds)) : undefined;
   const recipeRun = sections.has('recipe-run') ? await attempt(() => measureRecipeRun(settings.recipeRun)) : undefined;
@@ -290,7 +294,7 @@ async function main(): Promise<number> {
     .filter((phase) => phase.failed > 0)
     .map((phase) => `${phase.name} (${phase.connections} clients)`)
     .concat(mixed && mixed.all.failed > 0 ? [`mixed load (${mixed.settings.connections} clients)`] : []);
-  const measurementsFailed = [imported, cost, jobCosts, analyzer, recipeRun, multipartExport, cliStart].filter(
+  const measurementsFailed = [imported, quality, cost, jobCosts, analyzer, recipeRun, multipartExport, cliStart].filter(
     (section) => section instanceof Error,
   ).length;
   const scaleFailed = scale instanceof Error ? 1 : (scale?.failed ?? 0);
@@ -322,6 +326,7 @@ async function main(): Promise<number> {
       : []),
     ...(cost ? [costVerdict(cost)] : []),
     ...(imported ? [importVerdict(imported)] : []),
+    ...(quality ? [qualityVerdict(quality)] : []),
     ...(analyzer ? [analyzerVerdict(analyzer)] : []),
     ...(recipeRun ? [recipeRunVerdict(recipeRun)] : []),
     ...(multipartExport ? [multipartExportVerdict(multipartExport)] : []),
@@ -340,6 +345,7 @@ async function main(): Promise<number> {
     ...(latency ? [...latencySection(latency), ''] : []),
     ...(mixed ? [...mixedLoadSection(mixed), ''] : []),
     ...sectionLines('## Import throughput', imported, importSection),
+    ...sectionLines('## Data-quality rules', quality, qualitySection),
     ...sectionLines('## Recipe SQL analyzer', analyzer, recipeSqlSection),
     ...sectionLines('## Column lineage', lineage, lineageSection),
     ...sectionLines('## Recipe run', recipeRun, recipeRunSection),

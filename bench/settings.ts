@@ -11,6 +11,7 @@ import type { ImportSettings } from './import-throughput';
 import type { LatencySettings } from './latency';
 import type { MixedLoadSettings } from './latency-mixed';
 import type { MultipartExportSettings } from './multipart-export';
+import type { QualitySettings } from './quality';
 import type { RecipeRunSettings } from './recipe-run';
 
 /** What each section is measured at. */
@@ -27,6 +28,8 @@ export interface BenchSettings {
   readonly recipeSql: { readonly rounds: number; readonly coldStarts: number };
   readonly recipeRun: RecipeRunSettings;
   readonly multipartExport: MultipartExportSettings;
+  /** Eight data-quality rules on an import, beside the same import without them (bench/quality.ts). */
+  readonly quality: QualitySettings;
   /** Timed starts of `dps --help` (bench/cli-start.ts). */
   readonly cliStartRuns: number;
 }
@@ -87,6 +90,11 @@ export function benchSettings(smoke: boolean): BenchSettings {
       // One part: every part but the last holds at least 5 MiB, more than a smoke run exports.
       parts: positiveSetting('BENCH_EXPORT_PARTS', size(5, 1)),
       runs: positiveSetting('BENCH_EXPORT_RUNS', size(3, 1)),
+      warmupRounds: size(1, 0),
+    },
+    quality: {
+      rows: positiveSetting('BENCH_QUALITY_ROWS', size(1_000_000, 500)),
+      runs: positiveSetting('BENCH_QUALITY_RUNS', size(5, 1)),
       warmupRounds: size(1, 0),
     },
     cliStartRuns: size(10, 1),

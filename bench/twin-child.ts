@@ -46,5 +46,11 @@ export function serveToParent(twin: Twin, onMessage: (message: ImportParentMessa
     dataBucket: DATA_BUCKET,
     clientId: twin.admin.client_id,
     clientSecret: twin.admin.client_secret,
+    platformAdmin: {
+      clientId: twin.platformAdmin.client_id,
+      clientSecret: twin.platformAdmin.client_secret,
+      tenantId: twin.platformAdmin.tenant_id,
+    },
+    adminTenantId: twin.admin.tenant_id,
   });
 }

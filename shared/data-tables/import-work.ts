@@ -10,6 +10,7 @@ import { DEFAULT_PREVIEW_ROWS, DEFAULT_SAMPLE_ROWS } from '../engine/csv-import'
 import { importFiles } from '../engine/file-import';
 import { AppError } from '../errors/app-error';
 import { requireConnector } from '../features/store';
+import { settleAll } from '../jobs/settle';
 import type { JobOutcome, JobStep } from '../jobs/worker-step';
 import { checkVersionQuality } from '../quality/check';
 import { recordUsage } from '../usage';
@@ -71,24 +72,30 @@ export async function importDataVersion(step: ImportStep): Promise<JobOutcome<{ 
     fetched.columns,
   );
   await pulse.stage({ stage: 'WRITING', percent: 80, bytes_read: fetched.bytesRead, rows: table.rowCount });
-  await Promise.all([
-    putFile(prefix + VERSION_FILES.data, table.dataPath, 'application/vnd.apache.parquet'),
-    putFile(prefix + VERSION_FILES.sample, table.samplePath, 'application/vnd.apache.parquet'),
-    putFile(prefix + VERSION_FILES.sampleJson, table.sampleJsonPath, 'application/x-ndjson'),
-    putJson(prefix + VERSION_FILES.preview, table.previewRows),
-    putJson(prefix + VERSION_FILES.schema, table.columns),
-  ]);
-  pulse.throwIfAborted();
-  // The table's data-quality rules, over the data just written, before the version reads as COMPLETED.
-  await pulse.stage({ stage: 'CHECKING', percent: 90, bytes_read: fetched.bytesRead, rows: table.rowCount });
-  const quality = await checkVersionQuality({
+  // The table's data-quality rules run over the local data.parquet while the files upload (the
+  // check is the engine's CPU, the uploads wait on S3), and both end before the version reads
+  // COMPLETED; CHECKING is shown when the uploads are done first.
+  let checked = false;
+  const checking = checkVersionQuality({
     tenantId,
     dataTableId: params.data_table_id,
     dataPath: table.dataPath,
     workDir,
     signal: pulse.signal,
     memoryMb: importJob.worker.memoryMb,
+  }).finally(() => (checked = true));
+  const uploads = settleAll([
+    putFile(prefix + VERSION_FILES.data, table.dataPath, 'application/vnd.apache.parquet'),
+    putFile(prefix + VERSION_FILES.sample, table.samplePath, 'application/vnd.apache.parquet'),
+    putFile(prefix + VERSION_FILES.sampleJson, table.sampleJsonPath, 'application/x-ndjson'),
+    putJson(prefix + VERSION_FILES.preview, table.previewRows),
+    putJson(prefix + VERSION_FILES.schema, table.columns),
+  ]).then(async () => {
+    if (!checked)
+      await pulse.stage({ stage: 'CHECKING', percent: 90, bytes_read: fetched.bytesRead, rows: table.rowCount });
   });
+  // Every upload settles before a failure goes on to the clean-up, which removes what they wrote.
+  const [, quality] = await settleAll([uploads, checking]);
   pulse.throwIfAborted();
 
   const metadata: VersionMetadata = {

@@ -18,10 +18,15 @@ import { jsonSafeSql, parseJsonSafe, readJsonSafeRows } from './values';
  * may read only the version's folder, sized as the import's engine is, in a process its
  * parent bounds in memory and time as it bounds a recipe run.
  *
- * Each rule counts its failing rows with one query and, when some fail, reads up to
- * SAMPLE_ROWS of them; a rule that cannot be checked (a column the version lacks, an
- * assertion that does not run) fails with the reason as its error. The counts are what a
- * plain DuckDB counts with the same predicate, which the tests compare.
+ * The rules that are a predicate over rows (not_null, accepted_values, range, pattern) or a
+ * measure of the whole table (row_count_between, freshness) are counted together in one scan
+ * of the file: one aggregate query with a `count(*) FILTER (WHERE ...)` per rule. unique (a
+ * grouping) and custom_sql (the tenant's own query) are a query each. A rule with failing
+ * rows then reads up to SAMPLE_ROWS of them. A rule that cannot be checked (a column the
+ * version lacks, an assertion that does not run) fails with the reason as its error; should
+ * the shared scan fail (a predicate that fails at run time, such as a text compared with a
+ * number), its rules are counted again one by one, so that only the broken rule fails. The
+ * counts are what a plain DuckDB counts with the same predicate, which the tests compare.
  */
 
 /** Failing rows shown per rule. */
@@ -46,10 +51,26 @@ export interface QualityCheckInput {
   readonly spillDirectory: string;
 }
 
-/** A rule's failing rows as a WHERE predicate, or how it is measured when it is about the whole table. */
+/**
+ * How a rule is counted: its failing rows as a predicate (counted in the shared scan), a query
+ * of its own that counts them (unique), or two aggregate expressions over the whole table
+ * (counted in the shared scan too) and what they must be for it to pass.
+ */
 type Plan =
-  | { readonly kind: 'rows'; readonly from: string; readonly countSql?: string }
-  | { readonly kind: 'table'; readonly sql: string; readonly passes: (value: DataValue, count: DataValue) => boolean };
+  | { readonly kind: 'rows'; readonly from: string; readonly predicate: string }
+  | { readonly kind: 'rows'; readonly from: string; readonly countSql: string }
+  | {
+      readonly kind: 'table';
+      readonly value: string;
+      readonly extra: string;
+      readonly passes: (value: DataValue, extra: DataValue) => boolean;
+    };
+
+/** A rule of the shared scan: where its outcome goes, and its plan. */
+interface Scanned {
+  readonly index: number;
+  readonly plan: Plan & ({ readonly predicate: string } | { readonly kind: 'table' });
+}
 
 /** Checks every rule, in order, in one sandboxed engine; the outcome of each. */
 export async function checkQualityRules(
@@ -64,16 +85,102 @@ export async function checkQualityRules(
   return withEngine(instance, async (connection) => {
     const columns = await describeParquet(connection, input.dataPath);
     await connection.run(`CREATE VIEW ${TABLE} AS SELECT * FROM ${parquetSource(input.dataPath)}`);
-    const outcomes: QualityRuleOutcome[] = [];
-    for (const { id, rule } of input.rules) {
+    const outcomes: (QualityRuleOutcome | undefined)[] = input.rules.map(() => undefined);
+    const alone: number[] = [];
+    const scanned: Scanned[] = [];
+    for (const [index, { id, rule }] of input.rules.entries()) {
+      if (rule.kind === 'custom_sql') {
+        alone.push(index);
+        continue;
+      }
+      try {
+        const plan = planOf(rule, columns, input.now);
+        if ('countSql' in plan) alone.push(index);
+        else scanned.push({ index, plan });
+      } catch (error) {
+        outcomes[index] = { rule_id: id, ...failed(error, input.dataPath, false), duration_ms: 0 };
+      }
+    }
+    for (const [index, outcome] of (await checkScanned(connection, scanned, columns, input)).entries())
+      outcomes[scanned[index]!.index] = { rule_id: input.rules[scanned[index]!.index]!.id, ...outcome };
+    for (const index of alone) {
+      const { id, rule } = input.rules[index]!;
       const started = performance.now();
       const outcome = await checkRule(connection, rule, columns, input).catch((error: unknown) =>
         failed(error, input.dataPath, rule.kind === 'custom_sql'),
       );
-      outcomes.push({ rule_id: id, ...outcome, duration_ms: Math.round((performance.now() - started) * 100) / 100 });
+      outcomes[index] = { rule_id: id, ...outcome, duration_ms: since(started) };
     }
-    return outcomes;
+    return outcomes.map((outcome) => outcome!);
   });
+}
+
+const since = (started: number): number => Math.round((performance.now() - started) * 100) / 100;
+
+/**
+ * The rules of the shared scan counted in one aggregate query, then the samples of those with
+ * failing rows; each rule's duration is the scan's plus its samples'. Should the scan fail,
+ * each rule is counted alone, so a rule that breaks at run time fails by itself.
+ */
+async function checkScanned(
+  connection: DuckDBConnection,
+  scanned: readonly Scanned[],
+  columns: readonly ColumnSchema[],
+  input: QualityCheckInput,
+): Promise<Omit<QualityRuleOutcome, 'rule_id'>[]> {
+  if (scanned.length === 0) return [];
+  const started = performance.now();
+  const selected = scanned.flatMap(({ plan }) =>
+    plan.kind === 'table' ? [plan.value, plan.extra] : [`count(*) FILTER (WHERE ${plan.predicate})`],
+  );
+  // Counts as DuckDB answers them (BIGINT); the table-wide measures as JSON-safe text.
+  let values: readonly unknown[];
+  try {
+    const reader = await connection.runAndReadAll(`SELECT ${selected.join(', ')} FROM ${TABLE}`);
+    values = reader.getRows()[0] ?? [];
+  } catch {
+    return Promise.all(
+      scanned.map(async ({ plan }) => {
+        const alone = performance.now();
+        const outcome = await checkPlan(connection, plan, columns).catch((error: unknown) =>
+          failed(error, input.dataPath, false),
+        );
+        return { ...outcome, duration_ms: since(alone) };
+      }),
+    );
+  }
+  const scanMs = since(started);
+  const outcomes: Omit<QualityRuleOutcome, 'rule_id'>[] = [];
+  let at = 0;
+  for (const { plan } of scanned) {
+    if (plan.kind === 'table') {
+      const [value, extra] = [parseJsonSafe(values[at] ?? null), parseJsonSafe(values[at + 1] ?? null)];
+      at += 2;
+      outcomes.push({ ...tableOutcome(plan, value, extra), duration_ms: scanMs });
+      continue;
+    }
+    const count = Number(values[at] ?? 0);
+    at += 1;
+    const sampled = performance.now();
+    const sample = count > 0 ? await readJsonSafeRows(connection, plan.from, columns, SAMPLE_ROWS) : [];
+    outcomes.push({
+      passed: count === 0,
+      failing_row_count: count,
+      observed: null,
+      sample_rows: sample,
+      error: null,
+      duration_ms: Math.round((scanMs + since(sampled)) * 100) / 100,
+    });
+  }
+  return outcomes;
+}
+
+function tableOutcome(
+  plan: Extract<Plan, { kind: 'table' }>,
+  value: DataValue,
+  extra: DataValue,
+): Omit<QualityRuleOutcome, 'rule_id' | 'duration_ms'> {
+  return { passed: plan.passes(value, extra), failing_row_count: null, observed: value, sample_rows: [], error: null };
 }
 
 type Checked = Omit<QualityRuleOutcome, 'rule_id' | 'duration_ms'>;
@@ -114,18 +221,16 @@ async function checkRule(
     }));
     return countRows(connection, ASSERTION_VIEW, shown);
   }
-  const plan = planOf(rule, columns, input.now);
-  if (plan.kind === 'rows') return countRows(connection, plan.from, columns, plan.countSql);
-  const reader = await connection.runAndReadAll(plan.sql);
-  const [value, count] = reader.getRows()[0] ?? [null, null];
-  const observed = parseJsonSafe(value ?? null);
-  return {
-    passed: plan.passes(observed, parseJsonSafe(count ?? null)),
-    failing_row_count: null,
-    observed,
-    sample_rows: [],
-    error: null,
-  };
+  return checkPlan(connection, planOf(rule, columns, input.now), columns);
+}
+
+/** One rule counted by itself: a query of its own. */
+async function checkPlan(connection: DuckDBConnection, plan: Plan, columns: readonly ColumnSchema[]): Promise<Checked> {
+  if (plan.kind === 'rows')
+    return countRows(connection, plan.from, columns, 'countSql' in plan ? plan.countSql : undefined);
+  const reader = await connection.runAndReadAll(`SELECT ${plan.value}, ${plan.extra} FROM ${TABLE}`);
+  const [value, extra] = reader.getRows()[0] ?? [null, null];
+  return tableOutcome(plan, parseJsonSafe(value ?? null), parseJsonSafe(extra ?? null));
 }
 
 /** The failing rows of `from` counted, and a few of them read JSON-safe. */
@@ -153,6 +258,7 @@ function columnOf(columns: readonly ColumnSchema[], name: string): ColumnSchema 
 
 const failingRows = (predicate: string): Plan => ({
   kind: 'rows',
+  predicate,
   from: `(SELECT * FROM ${TABLE} WHERE ${predicate})`,
 });
 
@@ -198,7 +304,8 @@ function planOf(
       const { min, max } = rule;
       return {
         kind: 'table',
-        sql: `SELECT ${jsonSafeSql('count(*)', 'BIGINT')}, NULL FROM ${TABLE}`,
+        value: jsonSafeSql('count(*)', 'BIGINT'),
+        extra: 'NULL',
         passes: (count) =>
           typeof count === 'number' &&
           (typeof min !== 'number' || count >= min) &&
@@ -217,7 +324,8 @@ function planOf(
       const cutoff = `CAST(${quotedString(now)} AS TIMESTAMP WITH TIME ZONE) - to_seconds(${rule.max_age_seconds})`;
       return {
         kind: 'table',
-        sql: `SELECT ${jsonSafeSql(newest, 'TIMESTAMP WITH TIME ZONE')}, ${jsonSafeSql(`coalesce(${newest} >= ${cutoff}, false)`, 'BOOLEAN')} FROM ${TABLE}`,
+        value: jsonSafeSql(newest, 'TIMESTAMP WITH TIME ZONE'),
+        extra: jsonSafeSql(`coalesce(${newest} >= ${cutoff}, false)`, 'BOOLEAN'),
         passes: (_newest, fresh) => fresh === true,
       };
     }

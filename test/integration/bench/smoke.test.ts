@@ -20,6 +20,7 @@ const HEADINGS = [
   '## Latency: API vs raw local DynamoDB',
   '## Mixed load',
   '## Import throughput',
+  '## Data-quality rules',
   '## Recipe SQL analyzer',
   '## Recipe run',
   '## Multi-part export',

@@ -179,6 +179,39 @@ describe('data-quality rules over a version', () => {
     for (const outcome of outcomes) expect(outcome.duration_ms).toBeGreaterThanOrEqual(0);
   });
 
+  it('counts the rules together (one scan) exactly as each alone, and a rule broken at run time fails by itself', async () => {
+    const rules: QualityRuleDefinition[] = [
+      { kind: 'not_null', column: 'price' },
+      { kind: 'accepted_values', column: 'country', values: ['DE', 'FR', 'IT'] },
+      { kind: 'range', column: 'price', min: 15, max: 1200 },
+      { kind: 'pattern', column: 'sku2', pattern: 'SKU-[0-9]{4}' },
+      { kind: 'row_count_between', min: 1, max: 999 },
+      { kind: 'freshness', column: 'updated_at', max_age_seconds: 6 * 24 * 3600 },
+      { kind: 'unique', columns: ['code'] },
+      { kind: 'custom_sql', sql: 'SELECT * FROM CurrentTable WHERE id > 990' },
+    ];
+    const together = await checkQualityRules(input(rules), () => undefined);
+    const alone = await Promise.all(rules.map((rule) => check(rule)));
+    const counted = (outcome: QualityRuleOutcome) => ({
+      passed: outcome.passed,
+      failing_row_count: outcome.failing_row_count,
+      observed: outcome.observed,
+      sample_rows: outcome.sample_rows,
+      error: outcome.error,
+    });
+    expect(together.map((outcome) => outcome.rule_id)).toEqual(rules.map((_, index) => index + 1));
+    expect(together.map(counted)).toEqual(alone.map(counted));
+    expect(together.map((outcome) => outcome.failing_row_count)).toEqual([142, 250, 180, 10, null, null, 200, 10]);
+
+    // 'DE' is no number: the shared scan fails at run time, and only that rule does.
+    const broken = await checkQualityRules(
+      input([{ kind: 'range', column: 'country', min: 1 }, ...rules.slice(0, 2)]),
+      () => undefined,
+    );
+    expect(broken[0]).toMatchObject({ passed: false, failing_row_count: null, error: { code: expect.any(String) } });
+    expect(broken.slice(1).map(counted)).toEqual(alone.slice(0, 2).map(counted));
+  });
+
   it('cannot reach a file outside the version from a custom assertion', async () => {
     const outcome = await check({ kind: 'custom_sql', sql: "SELECT * FROM read_csv('/etc/passwd')" });
     expect(outcome.passed).toBe(false);
