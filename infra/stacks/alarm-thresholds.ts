@@ -28,6 +28,10 @@ export const AlarmThresholds = z.strictObject({
   sweepMissedDays: z.int().min(1).max(7).default(2),
   /** Versions the sweep failed to delete in a day. */
   sweepFailures: z.int().positive().default(1),
+  /** Engine tasks refused a slot (every one taken for as long as they could wait: 50-1012) in 5 minutes. */
+  engineSlotRefusals: z.int().positive().default(5),
+  /** OpenLineage run events lost (every try failed) in 15 minutes. */
+  lineageDeliveryFailures: z.int().positive().default(5),
 });
 /** With every default filled in. */
 export type AlarmThresholds = z.output<typeof AlarmThresholds>;

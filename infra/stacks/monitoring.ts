@@ -9,14 +9,11 @@ import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   Alarm,
-  AlarmStatusWidget,
   ComparisonOperator,
   Dashboard,
-  GraphWidget,
   type IMetric,
   MathExpression,
   Metric,
-  TextWidget,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -28,16 +25,15 @@ import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import {
   DIMENSIONS,
-  JOB_METRICS,
-  JOB_OUTCOME_METRIC,
+  ENGINE_SLOT_METRICS,
+  LINEAGE_METRICS,
   metricsNamespace,
-  PROBLEM_FAMILY_METRIC,
-  ROUTE_METRICS,
   SERVICE_NAME,
   SWEEP_METRICS,
 } from '../../shared/observability/metric-names';
 import { handlerFunctionName, handlerLabel } from '../../shared/http/handler-ref';
 import type { AlarmThresholds } from './alarm-thresholds';
+import { dashboardRows, FIVE_MINUTES } from './monitoring-dashboard';
 import type { ServiceFunction } from './service-function';
 
 /** Every kind of alarm a stage has; docs/operations.md has a runbook entry for each (a unit test checks). */
@@ -53,6 +49,8 @@ export const ALARM_KINDS = [
   'table-system-errors',
   'sweep-missed',
   'sweep-failures',
+  'engine-refusals',
+  'lineage-delivery-failures',
 ] as const;
 export type AlarmKind = (typeof ALARM_KINDS)[number];
 
@@ -66,8 +64,6 @@ export interface MonitoringProps {
   readonly stateMachines: ReadonlyMap<string, StateMachine>;
   readonly thresholds: AlarmThresholds;
 }
-
-const FIVE_MINUTES = Duration.minutes(5);
 
 export class Monitoring extends Construct {
   readonly topic: Topic;
@@ -255,6 +251,24 @@ export class Monitoring extends Construct {
       description: 'The retention sweep failed to delete expired versions.',
     });
 
+    // ---- Engine slots ------------------------------------------------------------------------
+    alarm('engine-refusals', 'engine-refusals', serviceMetric(ENGINE_SLOT_METRICS.refused, FIVE_MINUTES), {
+      threshold: thresholds.engineSlotRefusals,
+      description: `${thresholds.engineSlotRefusals} or more engine tasks found every engine slot taken for as long as they could wait (50-1012).`,
+    });
+
+    // ---- Lineage deliveries ------------------------------------------------------------------
+    // A stage without OPENLINEAGE_URL writes no line: missing data is no failure.
+    alarm(
+      'lineage-delivery-failures',
+      'lineage-delivery-failures',
+      serviceMetric(LINEAGE_METRICS.failed, fifteenMinutes),
+      {
+        threshold: thresholds.lineageDeliveryFailures,
+        description: `${thresholds.lineageDeliveryFailures} or more OpenLineage run events were lost in 15 minutes.`,
+      },
+    );
+
     this.dashboard = new Dashboard(this, 'Dashboard', {
       dashboardName: `${prefix}`,
       widgets: dashboardRows({ stage, api, table, machines: props.stateMachines, alarms: this.alarms }),
@@ -274,124 +288,4 @@ interface AlarmOptions {
   readonly datapointsToAlarm?: number;
   readonly comparison?: ComparisonOperator;
   readonly missing?: TreatMissingData;
-}
-
-/** A graph of every metric a search finds (one line per route, job kind or family), without a metric per resource in the template. */
-function search(
-  namespace: string,
-  dimensions: readonly string[],
-  metricName: string,
-  statistic: string,
-  label: string,
-) {
-  return new MathExpression({
-    expression: `SEARCH('{${namespace},${dimensions.join(',')}} MetricName="${metricName}"', '${statistic}', 300)`,
-    usingMetrics: {},
-    label,
-    period: FIVE_MINUTES,
-  });
-}
-
-function dashboardRows(input: {
-  stage: string;
-  api: HttpApi;
-  table: Table;
-  machines: ReadonlyMap<string, StateMachine>;
-  alarms: readonly { readonly alarm: Alarm }[];
-}) {
-  const namespace = metricsNamespace(input.stage);
-  const { service, operation, family, job, ranOn, outcome } = DIMENSIONS;
-  const graph = (title: string, left: IMetric[], width = 8) => new GraphWidget({ title, left, width, height: 6 });
-  const machines = [...input.machines];
-  return [
-    [
-      new TextWidget({
-        markdown: `# Data Preparation ${input.stage}\nRunbook: docs/operations.md. Metrics: namespace \`${namespace}\`; tenants and trace ids are in the log lines (Logs Insights).`,
-        width: 24,
-        height: 2,
-      }),
-    ],
-    // A status widget shows at most 100 alarms.
-    chunks(
-      input.alarms.map(({ alarm }) => alarm),
-      100,
-    ).map((alarms, index) => new AlarmStatusWidget({ title: `Alarms (${index + 1})`, alarms, width: 24, height: 6 })),
-    [
-      graph('API requests and 5xx', [
-        input.api.metricCount({ period: FIVE_MINUTES }),
-        input.api.metricServerError({ period: FIVE_MINUTES }),
-        input.api.metricClientError({ period: FIVE_MINUTES }),
-      ]),
-      graph('API latency p50 / p99 (ms)', [
-        input.api.metricLatency({ period: FIVE_MINUTES, statistic: 'p50' }),
-        input.api.metricLatency({ period: FIVE_MINUTES, statistic: 'p99' }),
-      ]),
-      graph('Problems by code family', [search(namespace, [service, family], PROBLEM_FAMILY_METRIC, 'Sum', '')]),
-    ],
-    [
-      graph('Requests by route', [search(namespace, [service, operation], ROUTE_METRICS.requests, 'Sum', '')]),
-      graph('Latency p99 by route (ms)', [search(namespace, [service, operation], ROUTE_METRICS.latency, 'p99', '')]),
-      graph('5xx by route', [search(namespace, [service, operation], ROUTE_METRICS.serverErrors, 'Sum', '')]),
-    ],
-    [
-      graph('Job starts by kind and place', [search(namespace, [service, job, ranOn], JOB_METRICS.starts, 'Sum', '')]),
-      graph('Job duration p90 (ms)', [search(namespace, [service, job, ranOn], JOB_METRICS.duration, 'p90', '')]),
-      graph('Job outcomes', [search(namespace, [service, job, outcome], JOB_OUTCOME_METRIC, 'Sum', '')]),
-    ],
-    [
-      graph('Job CPU seconds', [search(namespace, [service, job, ranOn], JOB_METRICS.cpuSeconds, 'Sum', '')]),
-      graph(
-        'State machines: failed and timed out',
-        machines.flatMap(([kind, machine]) => [
-          machine.metricFailed({ period: FIVE_MINUTES, label: `${kind} failed` }),
-          machine.metricTimedOut({ period: FIVE_MINUTES, label: `${kind} timed out` }),
-        ]),
-      ),
-      graph('DynamoDB throttles and system errors', [
-        input.table.metric('ReadThrottleEvents', { period: FIVE_MINUTES, statistic: 'Sum' }),
-        input.table.metric('WriteThrottleEvents', { period: FIVE_MINUTES, statistic: 'Sum' }),
-        input.table.metric('SystemErrors', { period: FIVE_MINUTES, statistic: 'Sum' }),
-      ]),
-    ],
-    [
-      graph('Lambda throttles and concurrency (account)', [
-        new Metric({ namespace: 'AWS/Lambda', metricName: 'Throttles', statistic: 'Sum', period: FIVE_MINUTES }),
-        new Metric({
-          namespace: 'AWS/Lambda',
-          metricName: 'ConcurrentExecutions',
-          statistic: 'Maximum',
-          period: FIVE_MINUTES,
-        }),
-      ]),
-      graph('Retention sweep (per day)', [
-        new Metric({
-          namespace,
-          metricName: SWEEP_METRICS.runs,
-          dimensionsMap: { service: SERVICE_NAME },
-          statistic: 'Sum',
-          period: Duration.days(1),
-        }),
-        new Metric({
-          namespace,
-          metricName: SWEEP_METRICS.deleted,
-          dimensionsMap: { service: SERVICE_NAME },
-          statistic: 'Sum',
-          period: Duration.days(1),
-        }),
-        new Metric({
-          namespace,
-          metricName: SWEEP_METRICS.failed,
-          dimensionsMap: { service: SERVICE_NAME },
-          statistic: 'Sum',
-          period: Duration.days(1),
-        }),
-      ]),
-    ],
-  ];
-}
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const result: T[][] = [];
-  for (let start = 0; start < items.length; start += size) result.push(items.slice(start, start + size));
-  return result;
 }

@@ -5,7 +5,7 @@ import { config } from '../config';
 import { AppError } from '../errors/app-error';
 import { logger } from '../log';
 import type { JobPlace } from '../observability/metric-names';
-import { recordJobEnd, recordJobStart, type JobEndRecord } from '../observability/metrics';
+import { recordJobEnd, recordJobStart, withMetricContext, type JobEndRecord } from '../observability/metrics';
 import { openSpan } from '../observability/tracing';
 import type { JobProgress } from '../model/job';
 import { flushRunEvents, sendRunEvent } from '../openlineage/emit';
@@ -112,11 +112,13 @@ export function jobWorker<P extends z.ZodType, R>(
       // Named after the job, so that a folder a dead process left says whose it was.
       const workDir = await mkdtemp(join(config.workDirectory, `${ref.job_id}-`));
       const step = { job: ref, params, pulse, workDir, resumed };
-      const run = async () => {
-        const outcome = await work(step);
-        pulse.throwIfAborted();
-        return outcome;
-      };
+      // The lines the work writes (an engine slot's, a connector call's) name the job and its tenant.
+      const run = () =>
+        withMetricContext({ tenant_id: ref.tenant_id, job_id: ref.job_id }, async () => {
+          const outcome = await work(step);
+          pulse.throwIfAborted();
+          return outcome;
+        });
       const complete = async (outcome: JobOutcome<R>, progress: JobProgress) => {
         await markCompleted(ref, progress, outcome.fields ?? {});
         sendRunEvent(ref.tenant_id, () => describeJob('COMPLETE', ref, params));

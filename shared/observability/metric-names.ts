@@ -103,6 +103,18 @@ export const SCHEDULE_TICK_METRIC = 'ScheduleTicks';
 export const SCHEDULE_OUTCOMES = ['started', 'queued', 'skipped', 'ignored', 'failed'] as const;
 export type ScheduleOutcome = (typeof SCHEDULE_OUTCOMES)[number];
 
+/**
+ * OpenLineage run events (shared/openlineage/emit.ts), with no dimension but `service`: one
+ * line per event the stage sent, or gave up on (its tries failed, or it could not be built);
+ * the tenant, job id, job kind and event type are properties.
+ */
+export const LINEAGE_METRICS = {
+  /** 1 when the endpoint took the event, 0 otherwise. */
+  delivered: 'LineageDelivered',
+  /** 1 when the event was lost, 0 otherwise: the "lineage-delivery-failures" alarm watches it. */
+  failed: 'LineageDeliveryFailed',
+} as const;
+
 /** The dimension names, as they appear in the EMF lines. */
 export const DIMENSIONS = {
   service: 'service',
@@ -137,7 +149,7 @@ export interface MetricBounds {
  * route metrics; per family, one; per job kind and place, the five job metrics; per job kind,
  * an outcome per family plus `completed`, `continues` and `superseded`; the sweep's three; the
  * engine slots' three; per connector and outcome (a family, `ok`, `other`), the two connector
- * metrics; a tick count per outcome (a family or one of SCHEDULE_OUTCOMES).
+ * metrics; a tick count per outcome (a family or one of SCHEDULE_OUTCOMES); the lineage deliveries' two.
  */
 export function metricSeriesCount(bounds: MetricBounds): number {
   const routes = bounds.operations * Object.keys(ROUTE_METRICS).length + bounds.families;
@@ -149,5 +161,6 @@ export function metricSeriesCount(bounds: MetricBounds): number {
     bounds.connectors * (bounds.families + CONNECTOR_OUTCOMES.length) * Object.keys(CONNECTOR_METRICS).length;
   const schedules = bounds.families + SCHEDULE_OUTCOMES.length;
   const engine = Object.keys(ENGINE_SLOT_METRICS).length;
-  return routes + jobs + Object.keys(SWEEP_METRICS).length + engine + connectors + schedules;
+  const lineage = Object.keys(LINEAGE_METRICS).length;
+  return routes + jobs + Object.keys(SWEEP_METRICS).length + engine + connectors + schedules + lineage;
 }

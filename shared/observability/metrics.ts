@@ -9,6 +9,7 @@ import {
   ENGINE_SLOT_METRICS,
   JOB_METRICS,
   JOB_OUTCOME_METRIC,
+  LINEAGE_METRICS,
   metricsNamespace,
   PROBLEM_FAMILY_METRIC,
   ROUTE_METRICS,
@@ -261,5 +262,23 @@ export function recordScheduleTick(
       code: record.code ?? undefined,
       job_id: record.jobId ?? undefined,
     },
+  );
+}
+
+/** An OpenLineage run event sent, or lost (every try failed, or it could not be built). */
+export function recordLineageDelivery(record: {
+  readonly delivered: boolean;
+  readonly tenantId: string;
+  readonly jobId?: string;
+  readonly kind?: string;
+  readonly eventType?: string;
+}): void {
+  emit(
+    {},
+    [
+      [LINEAGE_METRICS.delivered, MetricUnit.Count, record.delivered ? 1 : 0],
+      [LINEAGE_METRICS.failed, MetricUnit.Count, record.delivered ? 0 : 1],
+    ],
+    { tenant_id: record.tenantId, job_id: record.jobId, job: record.kind, event_type: record.eventType },
   );
 }

@@ -1,6 +1,7 @@
 import { config } from '../config';
 import { isFeatureOn } from '../features/store';
 import { logger } from '../log';
+import { recordLineageDelivery } from '../observability/metrics';
 import { buildRunEvent, type RunEventInput } from './build';
 
 /**
@@ -8,6 +9,8 @@ import { buildRunEvent, type RunEventInput } from './build';
  * `openlineage` toggle is on. Delivery never slows or fails a job: events are sent beside
  * the work, each POST bounded in time and retried a bounded number of times; what still
  * fails is counted and logged (`openlineage delivery failed`, with the counts), never thrown.
+ * Each event writes its metric line, delivered or lost (LineageDelivered, LineageDeliveryFailed:
+ * docs/operations.md, the lineage-delivery-failures alarm).
  */
 
 /** Tries per event, and the wait before each retry (doubling). */
@@ -32,12 +35,14 @@ async function post(url: string, body: string): Promise<void> {
   if (response.status >= 300) throw new Error(`the endpoint answered ${response.status}`);
 }
 
-async function deliver(url: string, body: string, input: RunEventInput): Promise<void> {
+async function deliver(url: string, body: string, input: RunEventInput, tenantId: string): Promise<void> {
+  const measured = { tenantId, jobId: input.jobId, kind: input.kind, eventType: input.eventType };
   let lastError: unknown;
   for (let attempt = 1; attempt <= DELIVERY.attempts; attempt++) {
     try {
       await post(url, body);
       deliveryCounts.delivered += 1;
+      recordLineageDelivery({ delivered: true, ...measured });
       return;
     } catch (error) {
       lastError = error;
@@ -46,6 +51,7 @@ async function deliver(url: string, body: string, input: RunEventInput): Promise
     }
   }
   deliveryCounts.failed += 1;
+  recordLineageDelivery({ delivered: false, ...measured });
   logger.warn('openlineage delivery failed', {
     jobId: input.jobId,
     kind: input.kind,
@@ -68,9 +74,10 @@ export function sendRunEvent(tenantId: string, describe: () => Promise<RunEventI
   const sending = (async () => {
     if (!(await isFeatureOn(tenantId, 'openlineage'))) return;
     const input = await describe();
-    if (input) await deliver(url, JSON.stringify(buildRunEvent(input)), input);
+    if (input) await deliver(url, JSON.stringify(buildRunEvent(input)), input, tenantId);
   })().catch((error: unknown) => {
     deliveryCounts.failed += 1;
+    recordLineageDelivery({ delivered: false, tenantId });
     logger.warn('openlineage event not built', { failedEvents: deliveryCounts.failed, error: error as Error });
   });
   pending.add(sending);

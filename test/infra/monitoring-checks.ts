@@ -2,7 +2,8 @@
  * The stage's alarms, dashboard and alarm topic (infra/stacks/monitoring.ts), checked on the
  * synthesis of api.test.ts (the whole stage, with cdk-nag): an alarm of every kind, one per
  * function, two per job kind, each notifying the stage's encrypted topic and naming its
- * runbook entry; the dashboard's graphs over the service's own metrics.
+ * runbook entry; the dashboard's graphs over the service's own metrics, the engine slots',
+ * the connector calls' and the schedule ticks' among them.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +11,15 @@ import { describe, expect, it } from 'vitest';
 import { jobs } from '../../functions/jobs';
 import { ALARM_KINDS } from '../../infra/stacks/monitoring';
 import { PROJECT_ROOT } from '../../infra/stacks/service-function';
-import { JOB_METRICS, ROUTE_METRICS, SWEEP_METRICS } from '../../shared/observability/metric-names';
+import {
+  CONNECTOR_METRICS,
+  ENGINE_SLOT_METRICS,
+  JOB_METRICS,
+  LINEAGE_METRICS,
+  ROUTE_METRICS,
+  SCHEDULE_TICK_METRIC,
+  SWEEP_METRICS,
+} from '../../shared/observability/metric-names';
 import type { CfnResource } from './documents';
 import { asList, at, maybeAt, stringAt } from './json';
 import { propertiesOf, resourceOf, resourcesOfType, targetOf, type SynthesizedStage } from './synth';
@@ -134,6 +143,30 @@ export function monitoringChecks(stage: () => SynthesizedStage): void {
       expect(alarm('sweep-failures')).toMatchObject({ MetricName: SWEEP_METRICS.failed, Threshold: 1 });
     });
 
+    it('the engine slots: tasks refused a slot, over the whole stage', () => {
+      expect(alarm('engine-refusals')).toMatchObject({
+        Namespace: 'DataPreparation/test',
+        MetricName: ENGINE_SLOT_METRICS.refused,
+        Dimensions: [{ Name: 'service', Value: 'data-preparation' }],
+        Statistic: 'Sum',
+        Period: 300,
+        Threshold: 5,
+        TreatMissingData: 'notBreaching',
+      });
+    });
+
+    it('OpenLineage: lost run events over 15 minutes, none written being no failure', () => {
+      expect(alarm('lineage-delivery-failures')).toMatchObject({
+        Namespace: 'DataPreparation/test',
+        MetricName: LINEAGE_METRICS.failed,
+        Dimensions: [{ Name: 'service', Value: 'data-preparation' }],
+        Statistic: 'Sum',
+        Period: 900,
+        Threshold: 5,
+        TreatMissingData: 'notBreaching',
+      });
+    });
+
     it('a dashboard with the API, the routes, the jobs, the table and every alarm', () => {
       const dashboards = resourcesOfType(stage().root, 'AWS::CloudWatch::Dashboard');
       expect(dashboards).toHaveLength(1);
@@ -150,8 +183,17 @@ export function monitoringChecks(stage: () => SynthesizedStage): void {
         'ExecutionsFailed',
         'ReadThrottleEvents',
         SWEEP_METRICS.runs,
+        ENGINE_SLOT_METRICS.wait,
+        ENGINE_SLOT_METRICS.refused,
+        CONNECTOR_METRICS.calls,
+        CONNECTOR_METRICS.latency,
+        SCHEDULE_TICK_METRIC,
+        LINEAGE_METRICS.failed,
       ])
         expect(body, name).toContain(name);
+      // Connector calls are searched by connector and outcome, ticks by outcome.
+      expect(body).toMatch(/\{DataPreparation\/test,service,connector,outcome\} MetricName=\\*"ConnectorCalls/);
+      expect(body).toMatch(/\{DataPreparation\/test,service,outcome\} MetricName=\\*"ScheduleTicks/);
       expect(body).toContain('SEARCH(');
       expect(body).toContain('DataPreparation/test');
       expect(body).toContain('alarm');

@@ -4,6 +4,8 @@
  * problem by family, an import's job metrics, a connector call's, a schedule tick's and the
  * twin's sweep, with their names, dimensions and values.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as tick } from '../../../functions/schedules/tick';
 import { TOGGLE_CACHE_MS } from '../../../shared/features/store';
@@ -14,11 +16,39 @@ import { linesWith, metricsOf, type EmfLine } from '../../support/metric-lines';
 const BUCKET = 'metrics-source';
 
 let env: TestTwin;
+/** An OpenLineage endpoint that refuses every event. */
+let lineage: Server;
 
 beforeAll(async () => {
-  env = await startTestTwin({ buckets: [BUCKET] });
+  lineage = createServer((_, response) => response.writeHead(503).end());
+  await new Promise<void>((resolve) => lineage.listen(0, '127.0.0.1', resolve));
+  const { port } = lineage.address() as AddressInfo;
+  env = await startTestTwin({ buckets: [BUCKET], openLineageUrl: `http://127.0.0.1:${port}/lineage` });
 });
-afterAll(() => env?.close());
+afterAll(async () => {
+  await env?.close();
+  lineage?.close();
+});
+
+/** Turns a toggle on for the twin's tenant, and waits out the toggles' cache. */
+async function toggleOn(toggle: string): Promise<void> {
+  const response = await env.platformAdmin.call('setFeatureToggleOverride', {
+    params: { toggle_name: toggle, tenant_id: 'local' },
+    body: { strategy: 'on' },
+  });
+  expect(response.status, response.text).toBeLessThan(300);
+  await new Promise((resolve) => setTimeout(resolve, TOGGLE_CACHE_MS + 100));
+}
+
+/** Waits (bounded) until `count` lines have metric `name` and these properties. */
+async function eventually(name: string, properties: Readonly<Record<string, unknown>>, count: number) {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const found = linesWith(env.twin.metricsFile, name, properties);
+    if (found.length >= count || Date.now() > deadline) return found;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
 
 /** The one line that has metric `name` and the given properties. */
 function lineWith(name: string, properties: Readonly<Record<string, unknown>>): EmfLine {
@@ -136,12 +166,7 @@ describe('metric lines', () => {
     expect(ignored._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([['service', 'outcome']]);
     expect(ignored).toMatchObject({ outcome: 'ignored', tenant_id: 'local', cause: 'queued', ScheduleTicks: 1 });
 
-    const toggle = await env.platformAdmin.call('setFeatureToggleOverride', {
-      params: { toggle_name: 'schedules', tenant_id: 'local' },
-      body: { strategy: 'on' },
-    });
-    expect(toggle.status, toggle.text).toBeLessThan(300);
-    await new Promise((resolve) => setTimeout(resolve, TOGGLE_CACHE_MS + 100));
+    await toggleOn('schedules');
     const dataset = await env.admin.call('createDataset', { body: { name: 'scheduled-unreleased' } });
     expect(dataset.status, dataset.text).toBe(201);
     // Once a year, never due while the test runs: the tick below is the test's own.
@@ -176,5 +201,29 @@ describe('metric lines', () => {
     const line = lineWith('SweepRuns', { sweep_id: result.sweep_id });
     expect(line._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([['service']]);
     expect(line).toMatchObject({ SweepRuns: 1, SweepDeleted: result.deleted.length, SweepFailed: result.failed });
+  });
+
+  it('a job’s connector calls name its tenant and job; a lost OpenLineage event counts a delivery failure', async () => {
+    await toggleOn('openlineage');
+    await putObjects(env, BUCKET, { 'lineage.csv': 'id\n1\n' });
+    const tableId = await tableOver(env.admin, env, `${BUCKET}/lineage.csv`);
+    const version = await importAndWait(env.admin, tableId);
+    expect(version.execution.status).toBe('COMPLETED');
+    const jobId = version.execution.job_id;
+
+    // The import read its source through the connector, inside its job.
+    expect(lineWith('ConnectorCalls', { job_id: jobId })).toMatchObject({
+      connector: 'object_store',
+      outcome: 'ok',
+      call: 'read',
+      tenant_id: 'local',
+    });
+    // START and COMPLETE, each refused on every try.
+    const lost = await eventually('LineageDeliveryFailed', { job_id: jobId }, 2);
+    expect(lost.map((line) => line.event_type).sort()).toEqual(['COMPLETE', 'START']);
+    for (const line of lost) {
+      expect(line._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([['service']]);
+      expect(line).toMatchObject({ LineageDelivered: 0, LineageDeliveryFailed: 1, tenant_id: 'local', job: 'import' });
+    }
   });
 });

@@ -36,6 +36,7 @@ describe('alarm thresholds (CDK context "alarms")', () => {
       apiServerErrorPercent: 1,
       jobFailures: 5,
       sweepMissedDays: 2,
+      engineSlotRefusals: 5,
     });
     expect(parseAlarmThresholds('{"jobFailures": 10}').jobFailures).toBe(10);
   });
