@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import { isDirect, type How } from '../lineage/dependencies';
 import type { DatasetName } from '../lineage/naming';
+import type { QualityReport, QualityRuleResult } from '../model/quality-rule';
 import {
   FACET_SCHEMA_URLS,
   OPENLINEAGE_SCHEMA_URL,
   RunEvent,
+  type DataQualityAssertion,
   type EventType,
   type InputField,
   type LineageDataset,
@@ -40,6 +42,8 @@ export interface EventDataset extends DatasetName {
     readonly fields: ReadonlyMap<string, readonly ColumnSource[]>;
     readonly dataset: readonly ColumnSource[];
   };
+  /** The data-quality report the job's check of this dataset wrote (docs/data-quality.md), when rules ran. */
+  readonly quality?: QualityReport;
 }
 
 export interface RunEventInput {
@@ -89,6 +93,24 @@ const inputField = ({ dataset, field, how }: ColumnSource): InputField => ({
   transformations: [transformationOf(how)],
 });
 
+/**
+ * A rule's result as an assertion: its kind, whether it passed, its severity and name, and
+ * counts (failing rows, a row count). Never its sample rows, nor a value read from the data
+ * (a freshness rule's newest value), nor a custom assertion's SQL.
+ */
+export function assertionOf(result: QualityRuleResult): DataQualityAssertion {
+  const counted = result.kind === 'row_count_between' && typeof result.observed === 'number';
+  const actual = counted ? result.observed : result.failing_row_count;
+  return {
+    assertion: result.kind,
+    success: result.passed,
+    severity: result.severity,
+    name: result.rule_name,
+    ...(actual === null || actual === undefined ? {} : { actual: String(actual) }),
+    params: { rule_id: result.rule_id, ...(result.error ? { error_code: result.error.code } : {}) },
+  };
+}
+
 function datasetOf(dataset: EventDataset): LineageDataset {
   const facets: NonNullable<LineageDataset['facets']> = {};
   if (dataset.columns)
@@ -107,6 +129,11 @@ function datasetOf(dataset: EventDataset): LineageDataset {
         [...dataset.lineage.fields].map(([name, sources]) => [name, { inputFields: sources.map(inputField) }]),
       ),
       dataset: dataset.lineage.dataset.map(inputField),
+    };
+  if (dataset.quality)
+    facets.dataQualityAssertions = {
+      ...facet(FACET_SCHEMA_URLS.dataQualityAssertions),
+      assertions: dataset.quality.results.map(assertionOf),
     };
   return { namespace: dataset.namespace, name: dataset.name, ...(Object.keys(facets).length > 0 ? { facets } : {}) };
 }

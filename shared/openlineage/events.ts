@@ -15,6 +15,8 @@ export const FACET_SCHEMA_URLS = {
     'https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet',
   errorMessage: 'https://openlineage.io/spec/facets/1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet',
   jobType: 'https://openlineage.io/spec/facets/2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobFacet',
+  dataQualityAssertions:
+    'https://openlineage.io/spec/facets/1-1-0/DataQualityAssertionsDatasetFacet.json#/$defs/DataQualityAssertionsDatasetFacet',
 } as const;
 
 export const EVENT_TYPES = ['START', 'RUNNING', 'COMPLETE', 'ABORT', 'FAIL', 'OTHER'] as const;
@@ -53,11 +55,35 @@ export const JobTypeJobFacet = z.object({
   processingType: z.literal('BATCH'),
   integration: z.string(),
   jobType: z.string(),
+  /** How the job's events add up: ACCUMULATIVE, an end event may name no dataset (START named them). */
+  emissionPattern: z
+    .object({
+      eventTrigger: z.enum(['EVENT_BASED', 'PERIODIC']),
+      eventContentMode: z.enum(['ACCUMULATIVE', 'COMPLETE_SNAPSHOT']),
+    })
+    .optional(),
+});
+
+/** One data-quality rule as checked: its kind as `assertion`, whether it passed; never a row. */
+export const DataQualityAssertion = z.object({
+  assertion: z.string(),
+  success: z.boolean(),
+  column: z.string().optional(),
+  severity: z.string().optional(),
+  name: z.string().optional(),
+  actual: z.string().optional(),
+  params: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const DataQualityAssertionsDatasetFacet = z.object({
+  ...BaseFacet,
+  assertions: z.array(DataQualityAssertion),
 });
 
 const DatasetFacets = z.object({
   schema: SchemaDatasetFacet.optional(),
   columnLineage: ColumnLineageDatasetFacet.optional(),
+  dataQualityAssertions: DataQualityAssertionsDatasetFacet.optional(),
 });
 
 export const LineageDataset = z.object({ namespace: z.string(), name: z.string(), facets: DatasetFacets.optional() });
@@ -76,4 +102,5 @@ export const RunEvent = z.object({
 export type RunEvent = z.infer<typeof RunEvent>;
 export type LineageDataset = z.infer<typeof LineageDataset>;
 export type InputField = z.infer<typeof InputField>;
+export type DataQualityAssertion = z.infer<typeof DataQualityAssertion>;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -4,6 +4,8 @@ import { importJob } from '../data-tables/jobs';
 import { dataVersions } from '../data-tables/versions';
 import { graphs } from '../datasets/graphs';
 import { recipeRunJob } from '../datasets/jobs';
+import { outputAttribute, outputKindOf } from '../datasets/run-items';
+import { nodeRuns } from '../datasets/runs';
 import { outputNodeOf } from '../datasets/response';
 import { directExportJob, multiPartExportJob, targetExportJob, type ExportShape } from '../exports/jobs';
 import { exportStore } from '../exports/target-exports';
@@ -36,10 +38,15 @@ export const LINEAGE_JOB_KINDS: ReadonlySet<string> = new Set([
 const namespace = () => config.openLineage.namespace;
 const table = (tenantId: string, id: number): DatasetName => serviceDatasets.dataTable(namespace(), tenantId, id);
 
+/** The data table as its import wrote it: its columns, and the report of its data-quality rules when they ran. */
 async function tableWithColumns(tenantId: string, id: number, version: number): Promise<EventDataset> {
   const found = await dataVersions.find(tenantId, id, version);
   const columns = found?.metadata?.columns.map(({ name, type }) => ({ name, type }));
-  return { ...table(tenantId, id), ...(columns ? { columns } : {}) };
+  return {
+    ...table(tenantId, id),
+    ...(columns ? { columns } : {}),
+    ...(found?.quality ? { quality: found.quality } : {}),
+  };
 }
 
 async function describeImport(tenantId: string, params: unknown, eventType: EventType) {
@@ -81,7 +88,26 @@ function nodeDataset(
   };
 }
 
-async function describeRecipeRun(tenantId: string, params: unknown) {
+/**
+ * Each built node's data-quality report, as this run checked its output (the output of the
+ * run's kind, while it is still this run's): COMPLETE events carry them.
+ */
+async function reportsOfRun(
+  tenantId: string,
+  jobId: string,
+  run: { dataset_id: number; version_number: number; use_sample: boolean },
+) {
+  const runs = await nodeRuns.list(tenantId, run.dataset_id, run.version_number);
+  const attribute = outputAttribute(outputKindOf(run.use_sample));
+  const reports = new Map<number, NonNullable<EventDataset['quality']>>();
+  for (const [nodeId, item] of runs) {
+    const output = item[attribute];
+    if (output?.run_id === jobId && output.quality) reports.set(nodeId, output.quality);
+  }
+  return reports;
+}
+
+async function describeRecipeRun(tenantId: string, jobId: string, params: unknown, eventType: EventType) {
   const run = recipeRunJob.params.parse(params);
   const graph = await graphs.find(tenantId, run.dataset_id, run.version_number);
   const built = new Set(run.build.map((step) => step.node_id));
@@ -97,11 +123,17 @@ async function describeRecipeRun(tenantId: string, params: unknown) {
       if (dataset) inputs.set(dataset.name, dataset);
     }
   const lineage = graph?.lineage ?? [];
-  const outputs = run.build.map((step) =>
-    graph
+  const reports =
+    eventType === 'COMPLETE'
+      ? await reportsOfRun(tenantId, jobId, run)
+      : new Map<number, NonNullable<EventDataset['quality']>>();
+  const outputs = run.build.map((step): EventDataset => {
+    const dataset = graph
       ? nodeDataset(tenantId, graph, lineage, step.node_id)
-      : serviceDatasets.node(namespace(), tenantId, run.dataset_id, run.version_number, step.node_id),
-  );
+      : serviceDatasets.node(namespace(), tenantId, run.dataset_id, run.version_number, step.node_id);
+    const quality = reports.get(step.node_id);
+    return quality ? { ...dataset, quality } : dataset;
+  });
   return { inputs: [...inputs.values()], outputs };
 }
 
@@ -196,7 +228,7 @@ export async function describeJob(
     job.kind === importJob.name
       ? await describeImport(tenantId, params, eventType)
       : job.kind === recipeRunJob.name
-        ? await describeRecipeRun(tenantId, params)
+        ? await describeRecipeRun(tenantId, job.job_id, params, eventType)
         : job.kind === transferJob.name
           ? await describeTransfer(tenantId, params)
           : await describeExport(tenantId, job, params);

@@ -53,6 +53,11 @@ beforeAll(async () => {
     body: { strategy: 'on' },
   });
   expect(toggle.status, toggle.text).toBe(200);
+  const quality = await env.platformAdmin.call('setFeatureToggleDefault', {
+    params: { toggle_name: 'data_quality' },
+    body: { strategy: 'on' },
+  });
+  expect(quality.status, quality.text).toBe(200);
   // Each instance reads the toggles at most this often (shared/features/store.ts).
   await sleep(2_100);
   const [orders, customers] = await Promise.all([
@@ -193,7 +198,18 @@ describe('OpenLineage run events', () => {
     ]);
   });
 
-  it('a recipe run sends its outputs with the column-lineage facet', async () => {
+  it('a recipe run sends its outputs with the column-lineage facet, and its nodes’ data-quality results', async () => {
+    const rule = await api.call('createQualityRule', {
+      body: {
+        dataset_id: graph.datasetId,
+        node_id: graph.aggregate,
+        name: 'some customers',
+        kind: 'row_count_between',
+        severity: 'error',
+        min: 1,
+      },
+    });
+    expect(rule.status, rule.text).toBe(201);
     expect((await executeAndWait(api, graph, graph.aggregate, false)).execution?.status).toBe('COMPLETED');
     await sleep(500);
     const complete = ofKind('recipe-run').find((event) => event.eventType === 'COMPLETE');
@@ -207,9 +223,51 @@ describe('OpenLineage run events', () => {
         transformations: [{ type: 'DIRECT', subtype: 'AGGREGATION' }],
       },
     ]);
+    expect(aggregate?.facets?.dataQualityAssertions?.assertions).toEqual([
+      {
+        assertion: 'row_count_between',
+        success: true,
+        severity: 'error',
+        name: 'some customers',
+        actual: expect.stringMatching(/^\d+$/),
+        params: { rule_id: rule.body.id },
+      },
+    ]);
+    // The join has no rules: no facet.
+    const join = complete!.outputs.find((output) => output.name.endsWith(`/nodes/${graph.join}`));
+    expect(join?.facets?.dataQualityAssertions).toBeUndefined();
     expect(complete!.inputs.map((input) => input.name).sort()).toEqual(
       [`local/data-tables/${tables.orders}`, `local/data-tables/${tables.customers}`].sort(),
     );
+  });
+
+  it('an import whose data-quality rules ran sends their results in the data-quality facet', async () => {
+    await putObjects(env, 'landing', { [`checked-${process.pid}/data.csv`]: 'id,name\n1,ada\n2,\n3,cy\n' });
+    const tableId = await tableOver(api, env, `landing/checked-${process.pid}/`);
+    const rule = await api.call('createQualityRule', {
+      body: { data_table_id: tableId, name: 'name present', kind: 'not_null', severity: 'warn', column: 'name' },
+    });
+    expect(rule.status, rule.text).toBe(201);
+    expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
+    await sleep(500);
+    const complete = ofKind('import').find(
+      (event) => event.eventType === 'COMPLETE' && event.outputs[0]?.name.endsWith(`/data-tables/${tableId}`),
+    );
+    expect(complete?.outputs[0]?.facets?.dataQualityAssertions?.assertions).toEqual([
+      {
+        assertion: 'not_null',
+        success: false,
+        severity: 'warn',
+        name: 'name present',
+        actual: '1',
+        params: { rule_id: rule.body.id },
+      },
+    ]);
+    // A table without rules: no facet.
+    const unchecked = ofKind('import').find(
+      (event) => event.eventType === 'COMPLETE' && event.outputs[0]?.name.endsWith(`/data-tables/${tables.orders}`),
+    );
+    expect(unchecked?.outputs[0]?.facets?.dataQualityAssertions).toBeUndefined();
   });
 
   it('a failed job sends FAIL with the error facet', async () => {

@@ -5,6 +5,7 @@
  * where a clone stands alone this file says so and skips.
  */
 import { describe, expect, it } from 'vitest';
+import type { QualityReport } from '../../../shared/model/quality-rule';
 import { buildRunEvent, runIdOf, type RunEventInput } from '../../../shared/openlineage/build';
 import {
   OPENLINEAGE_SCHEMAS_ABSENT_NOTE,
@@ -16,6 +17,52 @@ const NS = 'dps://local';
 const table = { namespace: NS, name: 'local/data-tables/3' };
 const node = { namespace: NS, name: 'local/datasets/1/versions/1/nodes/4' };
 const base = { jobId: 'import-6c1f', kind: 'import', tenantId: 'local', namespace: NS } as const;
+
+/** A FAILED report: a not_null rule with failing rows (and their samples), a row count, a rule that could not run. */
+const REPORT: QualityReport = {
+  status: 'FAILED',
+  checked_date: '2026-01-02T03:04:05.000Z',
+  duration_ms: 12,
+  accepted: null,
+  results: [
+    {
+      rule_id: 7,
+      rule_name: 'amount present',
+      kind: 'not_null',
+      severity: 'error',
+      passed: false,
+      failing_row_count: 2,
+      observed: null,
+      sample_rows: [{ id: 41, amount: null, secret_note: 'row data' }],
+      duration_ms: 3,
+      error: null,
+    },
+    {
+      rule_id: 8,
+      rule_name: 'enough rows',
+      kind: 'row_count_between',
+      severity: 'warn',
+      passed: true,
+      failing_row_count: null,
+      observed: 20,
+      sample_rows: [],
+      duration_ms: 3,
+      error: null,
+    },
+    {
+      rule_id: 9,
+      rule_name: 'recent',
+      kind: 'freshness',
+      severity: 'warn',
+      passed: false,
+      failing_row_count: null,
+      observed: '2020-01-01T00:00:00Z',
+      sample_rows: [],
+      duration_ms: 1,
+      error: { code: '20-1031', message: 'no column updated_at' },
+    },
+  ],
+};
 
 const EVENTS: Record<string, RunEventInput> = {
   'import START': {
@@ -37,6 +84,12 @@ const EVENTS: Record<string, RunEventInput> = {
         ],
       },
     ],
+  },
+  'import COMPLETE with the data-quality facet': {
+    ...base,
+    eventType: 'COMPLETE',
+    inputs: [{ namespace: 's3://landing', name: 'sales/2024/' }],
+    outputs: [{ ...table, columns: [{ name: 'amount', type: 'DOUBLE' }], quality: REPORT }],
   },
   'recipe run COMPLETE with the column-lineage facet': {
     ...base,
@@ -96,6 +149,12 @@ describe.skipIf(!OPENLINEAGE_SCHEMAS_PRESENT)('run events against the official O
     const event = buildRunEvent(EVENTS['import START']!);
     expect(validator!.problems({ ...event, run: { runId: 'not-a-uuid' } }).join()).toContain('uuid');
     expect(validator!.problems({ ...event, eventType: 'DONE' }).length).toBeGreaterThan(0);
+    // The facet is checked against its own schema too: an assertion needs `success`.
+    const checked = buildRunEvent(EVENTS['import COMPLETE with the data-quality facet']!);
+    const facet = checked.outputs[0]!.facets!.dataQualityAssertions!;
+    const broken = { ...facet, assertions: [{ assertion: 'not_null' }] };
+    const output = { ...checked.outputs[0]!, facets: { ...checked.outputs[0]!.facets, dataQualityAssertions: broken } };
+    expect(validator!.problems({ ...checked, outputs: [output] }).join()).toContain('success');
   });
 });
 
@@ -111,6 +170,39 @@ describe('run events as the project builds them', () => {
     const end = buildRunEvent({ ...EVENTS['import START']!, eventType: 'COMPLETE' });
     expect(start.run.runId).toBe(end.run.runId);
     expect(runIdOf('other')).not.toBe(start.run.runId);
+  });
+
+  it('the data-quality facet has each rule as an assertion, with counts but no row or value from the data', () => {
+    const event = buildRunEvent(EVENTS['import COMPLETE with the data-quality facet']!);
+    const facet = event.outputs[0]?.facets?.dataQualityAssertions;
+    expect(facet?.assertions).toEqual([
+      {
+        assertion: 'not_null',
+        success: false,
+        severity: 'error',
+        name: 'amount present',
+        actual: '2',
+        params: { rule_id: 7 },
+      },
+      {
+        assertion: 'row_count_between',
+        success: true,
+        severity: 'warn',
+        name: 'enough rows',
+        actual: '20',
+        params: { rule_id: 8 },
+      },
+      {
+        assertion: 'freshness',
+        success: false,
+        severity: 'warn',
+        name: 'recent',
+        params: { rule_id: 9, error_code: '20-1031' },
+      },
+    ]);
+    expect(JSON.stringify(event)).not.toMatch(/row data|2020-01-01|secret_note/);
+    // Without rules run, no facet.
+    expect(buildRunEvent(EVENTS['import START']!).outputs[0]?.facets?.dataQualityAssertions).toBeUndefined();
   });
 
   it('column lineage uses OpenLineage’s transformations', () => {
