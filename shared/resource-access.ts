@@ -37,10 +37,11 @@ export interface ResourceAccess {
   readonly athena?: true | 'cleanup';
   /**
    * The stage's EventBridge Scheduler schedules (shared/schedules/scheduler.ts): create, update,
-   * delete, read and list schedules of the stage's schedule group only, and hand them the
-   * scheduler's role (iam:PassRole on that role alone).
+   * delete and read schedules of the stage's schedule group only, and hand them the scheduler's
+   * role (iam:PassRole on that role alone). `reconcile` also lists schedules (ListSchedules
+   * takes no resource: `*`), which only the sweep's reconciliation does.
    */
-  readonly schedules?: true;
+  readonly schedules?: true | 'reconcile';
 }
 
 /** The part of a job declaration that access rules need: its name, which names its state machine. */

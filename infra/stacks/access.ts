@@ -205,7 +205,8 @@ export function grantAccess(role: Role, access: ResourceAccess, targets: AccessT
         "Object actions on the service's own data bucket: object keys are per tenant and data version, created at run time; the tenant is enforced by the handler, which builds every key from the caller's tenant.",
     });
   }
-  if (access.schedules && targets.schedules !== undefined) acknowledgeScheduleAccess(role, targets.schedules);
+  if (access.schedules && targets.schedules !== undefined)
+    acknowledgeScheduleAccess(role, targets.schedules, access.schedules);
   if (access.athena === 'cleanup' && targets.athena !== undefined) {
     for (const resource of athenaResources(role, targets.athena).glue.slice(1))
       Validations.of(role).acknowledge({
@@ -313,7 +314,7 @@ function accessStatements(scope: Construct, access: ResourceAccess, targets: Acc
     statements.push(...tenantRoleStatements(scope, targets.athena));
   }
   if (access.schedules && targets.schedules !== undefined)
-    statements.push(...scheduleStatements(scope, targets.schedules));
+    statements.push(...scheduleStatements(scope, targets.schedules, access.schedules));
   if (access.assistantModel && targets.assistantModelArn !== undefined) {
     statements.push(
       new PolicyStatement({

@@ -23,7 +23,7 @@ export const SWEEP_HANDLER = 'retention/sweep';
  * and the stage's Scheduler schedules, whose survivors of deleted schedules it deletes
  * (shared/schedules/reconcile.ts).
  */
-export const SWEEP_ACCESS: ResourceAccess = { table: 'write', dataBucket: 'delete', schedules: true };
+export const SWEEP_ACCESS: ResourceAccess = { table: 'write', dataBucket: 'delete', schedules: 'reconcile' };
 /** Lambda's limit: a step hands over to the next invocation a minute before it (functions/retention/sweep.ts). */
 const SWEEP_TIMEOUT = Duration.minutes(15);
 /** How often an unfinished sweep goes on; an invocation with no sweep in progress reads one item and ends. */

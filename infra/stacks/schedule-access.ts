@@ -62,8 +62,19 @@ export function scheduleEnvironment(scope: Construct, names: ScheduleNames): Rec
 }
 
 /** The schedules of the stage's group, and the scheduler's role handed to them (to the Scheduler only). */
-export function scheduleStatements(scope: Construct, names: ScheduleNames): PolicyStatement[] {
+export function scheduleStatements(scope: Construct, names: ScheduleNames, use: true | 'reconcile'): PolicyStatement[] {
   const arns = scheduleArns(scope, names);
+  const list =
+    use === 'reconcile'
+      ? [
+          new PolicyStatement({
+            sid: 'ListSchedules',
+            effect: Effect.ALLOW,
+            actions: [SCHEDULER_LIST_ACTION],
+            resources: ['*'],
+          }),
+        ]
+      : [];
   return [
     new PolicyStatement({
       sid: 'StageSchedules',
@@ -71,12 +82,7 @@ export function scheduleStatements(scope: Construct, names: ScheduleNames): Poli
       actions: [...SCHEDULER_ACTIONS],
       resources: [arns.schedules],
     }),
-    new PolicyStatement({
-      sid: 'ListSchedules',
-      effect: Effect.ALLOW,
-      actions: [SCHEDULER_LIST_ACTION],
-      resources: ['*'],
-    }),
+    ...list,
     new PolicyStatement({
       sid: 'PassSchedulerRole',
       effect: Effect.ALLOW,
@@ -88,15 +94,16 @@ export function scheduleStatements(scope: Construct, names: ScheduleNames): Poli
 }
 
 /** The cdk-nag findings of those statements' wildcards, acknowledged on the role. */
-export function acknowledgeScheduleAccess(role: Role, names: ScheduleNames): void {
+export function acknowledgeScheduleAccess(role: Role, names: ScheduleNames, use: true | 'reconcile'): void {
   const { schedules } = scheduleArns(role, names);
   Validations.of(role).acknowledge({
     id: `AwsSolutions::AwsSolutions-IAM5[Resource::${flattenCfnReference(Stack.of(role).resolve(schedules))}]`,
     reason:
       "The stage's schedule group: one schedule per tenant schedule, named at run time; the handler names only the caller's tenant's.",
   });
-  Validations.of(role).acknowledge({
-    id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
-    reason: 'scheduler:ListSchedules takes no resource; the reconciliation lists only the stage’s group.',
-  });
+  if (use === 'reconcile')
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
+      reason: 'scheduler:ListSchedules takes no resource; the reconciliation lists only the stage’s group.',
+    });
 }

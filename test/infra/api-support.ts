@@ -9,6 +9,7 @@ import { routes } from '../../functions/routes';
 import { API_BASE_PATH } from '../../shared/config';
 import { stateMachineArnVariable, type WorkerSpec } from '../../shared/jobs/define-job';
 import type { ResourceAccess, StartableJob } from '../../shared/resource-access';
+import { SCHEDULER_ACTIONS, SCHEDULER_LIST_ACTION } from '../../infra/stacks/schedule-access';
 import type { CfnResource } from './documents';
 import { actionsOnObjects, actionsOnTarget, BUCKET_GRANTS, DYNAMODB_READ, DYNAMODB_WRITE } from './grants';
 import { at, maybeAt } from './json';
@@ -115,6 +116,33 @@ export function tracingGrants(fn: FunctionInfo): string[] {
   return [...new Set(xray.map((grant) => grant.action))].sort();
 }
 
+/** A grant of access.schedules (infra/stacks/schedule-access.ts): a Scheduler action, or passing the scheduler's role. */
+export function isScheduleGrant(grant: Grant): boolean {
+  return grant.action.startsWith('scheduler:') || grant.action === 'iam:PassRole';
+}
+
+/**
+ * Expects a function to get exactly what its access.schedules declares: the stage group's
+ * schedules, its scheduler role passed to the Scheduler only, and ListSchedules (on *, as it
+ * takes no resource) only where it reconciles.
+ */
+function expectScheduleAccess(fn: FunctionInfo, access: ResourceAccess): void {
+  const scheduleGrants = grants(fn).filter(isScheduleGrant);
+  const expected =
+    access.schedules === undefined
+      ? []
+      : [...SCHEDULER_ACTIONS, 'iam:PassRole', ...(access.schedules === 'reconcile' ? [SCHEDULER_LIST_ACTION] : [])];
+  expect([...new Set(scheduleGrants.map((grant) => grant.action))].sort(), fn.description).toEqual(expected.sort());
+  for (const grant of scheduleGrants) {
+    if (grant.action === SCHEDULER_LIST_ACTION) expect(grant.resource).toBe('*');
+    else if (grant.action === 'iam:PassRole') {
+      expect(JSON.stringify(grant.resource)).toMatch(/:role\/data-preparation-[a-z0-9-]+-scheduler"/);
+      expect(grant.condition).toEqual({ StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } });
+    } else expect(JSON.stringify(grant.resource)).toMatch(/:schedule\/data-preparation-[a-z0-9-]+\/\*"/);
+  }
+  expect('SCHEDULE_GROUP' in fn.environment, fn.description).toBe(access.schedules !== undefined);
+}
+
 /**
  * Expects a function to get exactly what its access declares: table, keys, data bucket and the
  * state machines it starts, each only as far as declared, and the environment naming them.
@@ -173,7 +201,8 @@ export function expectDeclaredAccess(
   const known = [keys.table, keys.data, keys.signing, keys.bucket, bucket, ...started];
   expect(tracingGrants(fn)).toEqual(TRACING_ACTIONS);
   const others = grants(fn).filter((grant) => !grant.action.startsWith('logs:') && !isStop(grant));
-  for (const grant of others.filter((grant) => !isTracingGrant(grant))) {
+  expectScheduleAccess(fn, access);
+  for (const grant of others.filter((grant) => !isTracingGrant(grant) && !isScheduleGrant(grant))) {
     const on = grant.target ?? grant.objectsOf;
     expect(
       on?.logicalId === table || known.some((target) => sameTarget(on, target)),

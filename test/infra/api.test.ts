@@ -2,7 +2,8 @@
  * The stage as `cdk synth -c stage=...` builds it from the real route table: API, functions,
  * storage, keys and least-privilege IAM. Synthesized once (with cdk-nag) for the whole file.
  */
-import { SWEEP_ACCESS } from '../../infra/stacks/retention-stack';
+import { SWEEP_ACCESS, SWEEP_HANDLER } from '../../infra/stacks/retention-stack';
+import { SCHEDULER_LIST_ACTION } from '../../infra/stacks/schedule-access';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTHORIZER_HANDLER, FALLBACK_HANDLER, routes } from '../../functions/routes';
@@ -163,8 +164,8 @@ describe('API routes', () => {
 });
 
 describe('functions', () => {
-  it('one per route and per job worker, plus the authorizer, the fallback and the retention sweep', () => {
-    expect(stage.functions).toHaveLength(routes.length + workers.length + 3);
+  it('one per route and per job worker, plus the authorizer, the fallback, the retention sweep and the schedules’ tick', () => {
+    expect(stage.functions).toHaveLength(routes.length + workers.length + 4);
   });
 
   it('all run nodejs22.x on arm64 with source maps enabled and a log group of their own', () => {
@@ -278,11 +279,13 @@ describe('least privilege', () => {
     }
   });
 
-  it('no statement allows a wildcard action or resource, but tracing, which X-Ray grants on * only', () => {
+  it('no statement allows a wildcard action or resource, but tracing (X-Ray grants on * only) and the sweep’s listing of schedules', () => {
+    const sweep = functionOf(stage, SWEEP_HANDLER);
     for (const fn of stage.functions) {
       for (const grant of grants(fn)) {
         expect(grant.action, fn.description).not.toContain('*');
-        if (!isTracingGrant(grant)) expect(grant.resource, fn.description).not.toBe('*');
+        const listsSchedules = grant.action === SCHEDULER_LIST_ACTION && fn.logicalId === sweep.logicalId;
+        if (!isTracingGrant(grant) && !listsSchedules) expect(grant.resource, fn.description).not.toBe('*');
       }
       expect(tracingGrants(fn), fn.description).toEqual(TRACING_ACTIONS);
     }
@@ -406,6 +409,8 @@ describe('cdk-nag', () => {
         expect.stringMatching(
           /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:ecs:.+:task\/<EngineTasksCluster[0-9A-F]+>\/\*\]$/,
         ),
+        // The stage's schedule group: one schedule per tenant schedule, named at run time (infra/stacks/schedule-access.ts).
+        'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/data-preparation-test/*]',
       ]),
     );
     // The objects acknowledgment is on exactly the functions and tasks that declare data bucket access,

@@ -279,6 +279,8 @@ describe('state machine', () => {
         'AwsSolutions-APIG4',
         'AwsSolutions-IAM5[Resource::*]',
         'AwsSolutions-IAM5[Resource::<DataBucketArn>/*]',
+        // The stage's schedule group, acknowledged on the sweep and the schedules' tick (infra/stacks/schedule-access.ts).
+        'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/data-preparation-jobs/*]',
       ]),
     );
   });
