@@ -577,6 +577,119 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/quality-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List data-quality rules
+         * @description Filter by a table's rules with filter=data_table_id eq <id>, a node's with filter=dataset_id eq <id> and node_id eq <id>. Needs the data_quality feature.
+         */
+        get: operations["listQualityRules"];
+        put?: never;
+        /**
+         * Create a data-quality rule on a data table or a recipe node
+         * @description On a data table (data_table_id): checked after each import of the table, over the version just written. On a recipe node (dataset_id and node_id): checked after each run of the node, in any graph version of the dataset, over the output just written (docs/data-quality.md). A custom_sql assertion is checked by the recipe SQL analyzer over the one table CurrentTable; a pattern must be an RE2 regular expression. Needs the data_quality feature. Send an Idempotency-Key header to make retries safe.
+         */
+        post: operations["createQualityRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/quality-rules/{rule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a data-quality rule */
+        get: operations["getQualityRule"];
+        /**
+         * Update a data-quality rule
+         * @description Full update, checked like a create; the kind may change. Versions already checked keep their reports.
+         */
+        put: operations["updateQualityRule"];
+        post?: never;
+        /**
+         * Delete a data-quality rule
+         * @description Later imports no longer check it; versions already checked keep their reports (accept one to release it).
+         */
+        delete: operations["deleteQualityRule"];
+        options?: never;
+        head?: never;
+        /**
+         * Merge changes into a data-quality rule
+         * @description RFC 7396 merge patch: only the fields sent change; null removes an optional field. To change the kind, send the new kind’s fields and null for the old ones.
+         */
+        patch: operations["mergeQualityRule"];
+        trace?: never;
+    };
+    "/data-tables/{data_table_id}/versions/{version_number}/quality/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept the failed data-quality report of a data version
+         * @description The version may then be released, exported and transferred although an error rule failed (90-1002 otherwise); the report keeps its results and says who accepted it, when and why. Accepting again changes nothing. Needs the quality:accept permission (role admin).
+         */
+        post: operations["acceptQualityFailure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/datasets/{dataset_id}/versions/{version_number}/nodes/{node_id}/quality/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept the failed data-quality report of a recipe node’s output
+         * @description The node’s current output on all rows (or on samples, with use_sample) may then be released, exported and transferred although an error rule of the node failed (90-1002 otherwise); the report keeps its results and says who accepted it, when and why, as does its entry in the node’s check history. A later run is judged on its own report. Accepting again changes nothing. Needs the quality:accept permission (role admin).
+         */
+        post: operations["acceptNodeQualityFailure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/datasets/{dataset_id}/versions/{version_number}/nodes/{node_id}/quality-checks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The data-quality checks of a recipe node’s runs
+         * @description One entry per run of the node in this graph version that had rules to check (the newest 100 are kept): the run, whether it was on samples, and its report. Needs the data_quality feature.
+         */
+        get: operations["listNodeQualityChecks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/recipes": {
         parameters: {
             query?: never;
@@ -1096,6 +1209,193 @@ export interface paths {
          * @description The job ends ABORTED (execution.error 10-444) and its worker stops within seconds; what it had written is removed and its CPU time so far is counted. A repeated cancel answers the same 200; a job that already ended COMPLETED or FAILED is refused with 409 90-1001 naming its status. Only an analysis asked for with POST .../schema-analysis is cancelled here; a run's own analysis is cancelled with its run.
          */
         post: operations["cancelDatasetNodeSchemaAnalysis"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/datasets/{dataset_id}/versions/{version_number}/lineage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Column lineage of a graph version
+         * @description For each output column of each node, the columns of the nodes it reads and how (copied, transformed, aggregated, window, conditional), and for each node what decides its rows (filter, join, group_by, sort). TABLE nodes show the columns of the data version read (pinned, or the newest COMPLETED). What the tracer cannot follow (a * over columns not known, a PIVOT, a table function, a trino-sql recipe) is marked `unknown` with the reason, never guessed.
+         */
+        get: operations["getDatasetVersionLineage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/datasets/{dataset_id}/versions/{version_number}/nodes/{node_id}/lineage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One column followed back to its sources
+         * @description The column (by name, or by 1-based position) followed upstream through every node to the data-table columns it comes from, each with the object its data source reads, named as OpenLineage names datasets (s3://bucket, gs://bucket, snowflake://account, bigquery...). The path lists every step with how it composes (a copy of an aggregate is aggregated), filters and joins included.
+         */
+        get: operations["traceNodeColumn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/datasets/{dataset_id}/versions/{version_number}/lineage.mmd": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A picture of the column lineage: Mermaid flowchart text
+         * @description Answers text/vnd.mermaid, not JSON: each node a box of its columns, each dependency an arrow labelled how (dotted when it decides rows rather than gives values). Paste it into any Mermaid renderer.
+         */
+        get: operations["getDatasetVersionLineageMermaid"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/data-tables/{data_table_id}/versions/{version_number}/lineage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What is downstream of a data version
+         * @description Every node of every graph version that reads the data version (its TABLE nodes, and the recipe nodes whose columns depend on them, with those columns), the exports to targets and the transfers of the version or of a graph version whose output reads it.
+         */
+        get: operations["getDataVersionLineage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List schedules */
+        get: operations["listSchedules"];
+        put?: never;
+        /**
+         * Create a schedule that builds a dataset
+         * @description A build of the dataset’s graph version (latest or released), whole and upstream first as a run of its output node on full data is, started by a cron in a time zone, a rate, or each new COMPLETED version of a data table (once per version). Quota and toggles apply as to a user’s start; what would be refused is recorded in the history. Needs the schedules toggle. Send an Idempotency-Key header to make retries safe.
+         */
+        post: operations["createSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{schedule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a schedule */
+        get: operations["getSchedule"];
+        /**
+         * Update a schedule
+         * @description Full update: description and tags omitted are cleared; the Scheduler’s schedule follows.
+         */
+        put: operations["updateSchedule"];
+        post?: never;
+        /**
+         * Delete a schedule and its history
+         * @description Its Scheduler schedule goes with it. With lock_version, refused if the schedule changed since.
+         */
+        delete: operations["deleteSchedule"];
+        options?: never;
+        head?: never;
+        /**
+         * Merge changes into a schedule
+         * @description RFC 7396 merge patch: only the fields sent change; null clears description or tags.
+         */
+        patch: operations["mergeSchedule"];
+        trace?: never;
+    };
+    "/schedules/{schedule_id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a schedule
+         * @description A paused schedule starts nothing (its Scheduler schedule is disabled); pausing a paused one changes nothing.
+         */
+        post: operations["pauseSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{schedule_id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume a paused schedule */
+        post: operations["resumeSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{schedule_id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The history of a schedule
+         * @description One entry per tick (the newest 100 are kept): the build it STARTED (SUCCEEDED or FAILED once its run ended, with the run’s code), or SKIPPED or QUEUED while a build of the version ran, or REFUSED with the code a user’s start would have got.
+         */
+        get: operations["listScheduleRuns"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4060,6 +4360,8 @@ export interface components {
             version_display_name: string;
             execution: components["schemas"]["JobExecution"];
             metadata: components["schemas"]["DataVersionMetadata"] | null;
+            /** @description The data-quality report of its import, when the table has rules and the data_quality feature is on (docs/data-quality.md) */
+            quality?: components["schemas"]["QualityReport"];
             expiration_date: string | null;
             created_by: components["schemas"]["User"];
             /** Format: date-time */
@@ -4089,7 +4391,7 @@ export interface components {
             runs_on?: "lambda" | "fargate";
         };
         JobProgress: {
-            /** @description QUEUED, READING, LOADING, WRITING, ANALYSING or DONE */
+            /** @description QUEUED, READING, LOADING, WRITING, CHECKING (data-quality rules), ANALYSING or DONE */
             stage: string;
             percent: number;
             bytes_read?: number;
@@ -4129,6 +4431,47 @@ export interface components {
             type: string;
             /** @description Whether the column may hold NULL; true for every imported CSV column */
             nullable: boolean;
+        };
+        QualityReport: {
+            /** @enum {string} */
+            status: "PASSED" | "WARNED" | "FAILED";
+            /** Format: date-time */
+            checked_date: string;
+            duration_ms: number;
+            results: components["schemas"]["QualityRuleResult"][];
+            accepted: components["schemas"]["QualityAcceptance"] | null;
+        };
+        QualityRuleResult: {
+            rule_id: number;
+            passed: boolean;
+            /** @description Rows that break the rule; null for rules on the whole table (row_count_between, freshness) */
+            failing_row_count: number | null;
+            /** @description row_count_between: the row count; freshness: the newest value (UTC); else null */
+            observed: components["schemas"]["DataValue"];
+            /** @description Up to 5 failing rows */
+            sample_rows: components["schemas"]["DataRow"][];
+            duration_ms: number;
+            error: components["schemas"]["QualityCheckError"] | null;
+            rule_name: string;
+            /** @enum {string} */
+            kind: "not_null" | "unique" | "accepted_values" | "range" | "pattern" | "row_count_between" | "freshness" | "custom_sql";
+            severity: components["schemas"]["QualitySeverity"];
+        };
+        DataValue: string | number | boolean | null;
+        DataRow: {
+            [key: string]: components["schemas"]["DataValue"];
+        };
+        QualityCheckError: {
+            code: string;
+            message: string;
+        };
+        /** @enum {string} */
+        QualitySeverity: "warn" | "error";
+        QualityAcceptance: {
+            by: components["schemas"]["User"];
+            /** Format: date-time */
+            date: string;
+            reason: string | null;
         };
         ConnectionDetails: {
             connection_id: number;
@@ -4230,10 +4573,6 @@ export interface components {
             /** @description The first rows of the version */
             rows: components["schemas"]["DataRow"][];
         };
-        DataRow: {
-            [key: string]: components["schemas"]["DataValue"];
-        };
-        DataValue: string | number | boolean | null;
         DataVersionSample: {
             data_table_id: number;
             version_number: number;
@@ -4321,6 +4660,809 @@ export interface components {
         SchemaAlerts: {
             depth: components["schemas"]["SchemaAnalysisDepth"];
             alerts: components["schemas"]["SchemaAlert"][];
+        };
+        QualityRuleCreateRequest: components["schemas"]["NotNullQualityRuleCreateRequest"] | components["schemas"]["UniqueQualityRuleCreateRequest"] | components["schemas"]["AcceptedValuesQualityRuleCreateRequest"] | components["schemas"]["RangeQualityRuleCreateRequest"] | components["schemas"]["PatternQualityRuleCreateRequest"] | components["schemas"]["RowCountBetweenQualityRuleCreateRequest"] | components["schemas"]["FreshnessQualityRuleCreateRequest"] | components["schemas"]["CustomSqlQualityRuleCreateRequest"];
+        NotNullQualityRuleCreateRequest: {
+            /** @constant */
+            kind: "not_null";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name: string;
+            description?: string | null;
+            /** @description Unique tags */
+            tags?: string[] | null;
+            /** @description The data table whose imports the rule checks */
+            data_table_id?: number | null;
+            /** @description With node_id: the dataset whose recipe node’s runs the rule checks */
+            dataset_id?: number | null;
+            /** @description With dataset_id: the recipe node whose runs the rule checks */
+            node_id?: number | null;
+            severity: components["schemas"]["QualitySeverity"];
+            /** @description A column of the data table */
+            column: string;
+        };
+        UniqueQualityRuleCreateRequest: {
+            /** @constant */
+            kind: "unique";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name: string;
+            description?: string | null;
+            /** @description Unique tags */
+            tags?: string[] | null;
+            /** @description The data table whose imports the rule checks */
+            data_table_id?: number | null;
+            /** @description With node_id: the dataset whose recipe node’s runs the rule checks */
+            dataset_id?: number | null;
+            /** @description With dataset_id: the recipe node whose runs the rule checks */
+            node_id?: number | null;
+            severity: components["schemas"]["QualitySeverity"];
+            /** @description The key: rows whose values in these columns (none null) appear on another row fail */
+            columns: string[];
+        };
+        AcceptedValuesQualityRuleCreateRequest: {
+            /** @constant */
+            kind: "accepted_values";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name: string;
+            description?: string | null;
+            /** @description Unique tags */
+            tags?: string[] | null;
+            /** @description The data table whose imports the rule checks */
+            data_table_id?: number | null;
+            /** @description With node_id: the dataset whose recipe node’s runs the rule checks */
+            dataset_id?: number | null;
+            /** @description With dataset_id: the recipe node whose runs the rule checks */
+            node_id?: number | null;
+            severity: components["schemas"]["QualitySeverity"];
+            /** @description A column of the data table */
+            column: string;
+            /** @description The values allowed, compared with the column as text (CAST AS VARCHAR); nulls pass */
+            values: string[];
+        };
+        RangeQualityRuleCreateRequest: {
+            /** @constant */
+            kind: "range";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name: string;
+            description?: string | null;
+            /** @description Unique tags */
+            tags?: string[] | null;
+            /** @description The data table whose imports the rule checks */
+            data_table_id?: number | null;
+            /** @description With node_id: the dataset whose recipe node’s runs the rule checks */
+            dataset_id?: number | null;
+            /** @description With dataset_id: the recipe node whose runs the rule checks */
+            node_id?: number | null;
+            severity: components["schemas"]["QualitySeverity"];
+            /** @description A column of the data table */
+            column: string;
+            /** @description Smallest value allowed (inclusive); nulls pass */
+            min?: number | null;
+            /** @description Largest value allowed (inclusive) */
+            max?: number | null;
+        };
+        PatternQualityRuleCreateRequest: {
+            /** @constant */
+            kind: "pattern";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name: string;
+            description?: string | null;
+            /** @description Unique tags */
+            tags?: string[] | null;
+            /** @description The data table whose imports the rule checks */
+            data_table_id?: number | null;
+            /** @description With node_id: the dataset whose recipe node’s runs the rule checks */
+            dataset_id?: number | null;
+            /** @description With dataset_id: the recipe node whose runs the rule checks */
+            node_id?: number | null;
+            severity: components["schemas"]["QualitySeverity"];
+            /** @description A column of the data table */
+            column: string;
+            /** @description An RE2 regular expression the whole value (as text) must match; nulls pass */
+            pattern: string;
+        };
+        RowCountBetweenQualityRuleCreateRequest: {
+            /** @constant */
+            kind: "row_count_between";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name: string;
+            description?: string | null;
+            /** @description Unique tags */
+            tags?: string[] | null;
+            /** @description The data table whose imports the rule checks */
+            data_table_id?: number | null;
+            /** @description With node_id: the dataset whose recipe node’s runs the rule checks */
+            dataset_id?: number | null;
+            /** @description With dataset_id: the recipe node whose runs the rule checks */
+            node_id?: number | null;
+            severity: components["schemas"]["QualitySeverity"];
+            /** @description Fewest rows allowed (inclusive) */
+            min?: number | null;
+            /** @description Most rows allowed (inclusive) */
+            max?: number | null;
+        };
+        FreshnessQualityRuleCreateRequest: {
+            /** @constant */
+            kind: "freshness";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name: string;
+            description?: string | null;
+            /** @description Unique tags */
+            tags?: string[] | null;
+            /** @description The data table whose imports the rule checks */
+            data_table_id?: number | null;
+            /** @description With node_id: the dataset whose recipe node’s runs the rule checks */
+            dataset_id?: number | null;
+            /** @description With dataset_id: the recipe node whose runs the rule checks */
+            node_id?: number | null;
+            severity: components["schemas"]["QualitySeverity"];
+            /** @description A DATE or TIMESTAMP column */
+            column: string;
+            /** @description The newest value may be at most this old when the version is checked */
+            max_age_seconds: number;
+        };
+        CustomSqlQualityRuleCreateRequest: {
+            /** @constant */
+            kind: "custom_sql";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name: string;
+            description?: string | null;
+            /** @description Unique tags */
+            tags?: string[] | null;
+            /** @description The data table whose imports the rule checks */
+            data_table_id?: number | null;
+            /** @description With node_id: the dataset whose recipe node’s runs the rule checks */
+            dataset_id?: number | null;
+            /** @description With dataset_id: the recipe node whose runs the rule checks */
+            node_id?: number | null;
+            severity: components["schemas"]["QualitySeverity"];
+            /** @description A DuckDB SELECT over the version, named CurrentTable, that returns the failing rows: the rule passes when it returns none. Checked by the recipe SQL analyzer when saved */
+            sql: string;
+        };
+        QualityRule: components["schemas"]["NotNullQualityRule"] | components["schemas"]["UniqueQualityRule"] | components["schemas"]["AcceptedValuesQualityRule"] | components["schemas"]["RangeQualityRule"] | components["schemas"]["PatternQualityRule"] | components["schemas"]["RowCountBetweenQualityRule"] | components["schemas"]["FreshnessQualityRule"] | components["schemas"]["CustomSqlQualityRule"];
+        NotNullQualityRule: {
+            id: number;
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+            /** @constant */
+            kind: "not_null";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name: string;
+            description?: string | null;
+            /** @description Unique tags */
+            tags?: string[] | null;
+            data_table_id: number | null;
+            dataset_id: number | null;
+            node_id: number | null;
+            severity: components["schemas"]["QualitySeverity"];
+            /** @description A column of the data table */
+            column: string;
+            created_by: components["schemas"]["User"];
+            /** Format: date-time */
+            created_date: string;
+            last_modified_by: components["schemas"]["User"];
+            /** Format: date-time */
+            last_modified_date: string;
+        };
+        UniqueQualityRule: {
+            id: number;
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+            /** @constant */
+            kind: "unique";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name: string;
+            description?: string | null;
+            /** @description Unique tags */
+            tags?: string[] | null;
+            data_table_id: number | null;
+            dataset_id: number | null;
+            node_id: number | null;
+            severity: components["schemas"]["QualitySeverity"];
+            /** @description The key: rows whose values in these columns (none null) appear on another row fail */
+            columns: string[];
+            created_by: components["schemas"]["User"];
+            /** Format: date-time */
+            created_date: string;
+            last_modified_by: components["schemas"]["User"];
+            /** Format: date-time */
+            last_modified_date: string;
+        };
+        AcceptedValuesQualityRule: {
+            id: number;
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+            /** @constant */
+            kind: "accepted_values";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name: string;
+            description?: string | null;
+            /** @description Unique tags */
+            tags?: string[] | null;
+            data_table_id: number | null;
+            dataset_id: number | null;
+            node_id: number | null;
+            severity: components["schemas"]["QualitySeverity"];
+            /** @description A column of the data table */
+            column: string;
+            /** @description The values allowed, compared with the column as text (CAST AS VARCHAR); nulls pass */
+            values: string[];
+            created_by: components["schemas"]["User"];
+            /** Format: date-time */
+            created_date: string;
+            last_modified_by: components["schemas"]["User"];
+            /** Format: date-time */
+            last_modified_date: string;
+        };
+        RangeQualityRule: {
+            id: number;
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+            /** @constant */
+            kind: "range";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name: string;
+            description?: string | null;
+            /** @description Unique tags */
+            tags?: string[] | null;
+            data_table_id: number | null;
+            dataset_id: number | null;
+            node_id: number | null;
+            severity: components["schemas"]["QualitySeverity"];
+            /** @description A column of the data table */
+            column: string;
+            /** @description Smallest value allowed (inclusive); nulls pass */
+            min?: number | null;
+            /** @description Largest value allowed (inclusive) */
+            max?: number | null;
+            created_by: components["schemas"]["User"];
+            /** Format: date-time */
+            created_date: string;
+            last_modified_by: components["schemas"]["User"];
+            /** Format: date-time */
+            last_modified_date: string;
+        };
+        PatternQualityRule: {
+            id: number;
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+            /** @constant */
+            kind: "pattern";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name: string;
+            description?: string | null;
+            /** @description Unique tags */
+            tags?: string[] | null;
+            data_table_id: number | null;
+            dataset_id: number | null;
+            node_id: number | null;
+            severity: components["schemas"]["QualitySeverity"];
+            /** @description A column of the data table */
+            column: string;
+            /** @description An RE2 regular expression the whole value (as text) must match; nulls pass */
+            pattern: string;
+            created_by: components["schemas"]["User"];
+            /** Format: date-time */
+            created_date: string;
+            last_modified_by: components["schemas"]["User"];
+            /** Format: date-time */
+            last_modified_date: string;
+        };
+        RowCountBetweenQualityRule: {
+            id: number;
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+            /** @constant */
+            kind: "row_count_between";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name: string;
+            description?: string | null;
+            /** @description Unique tags */
+            tags?: string[] | null;
+            data_table_id: number | null;
+            dataset_id: number | null;
+            node_id: number | null;
+            severity: components["schemas"]["QualitySeverity"];
+            /** @description Fewest rows allowed (inclusive) */
+            min?: number | null;
+            /** @description Most rows allowed (inclusive) */
+            max?: number | null;
+            created_by: components["schemas"]["User"];
+            /** Format: date-time */
+            created_date: string;
+            last_modified_by: components["schemas"]["User"];
+            /** Format: date-time */
+            last_modified_date: string;
+        };
+        FreshnessQualityRule: {
+            id: number;
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+            /** @constant */
+            kind: "freshness";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name: string;
+            description?: string | null;
+            /** @description Unique tags */
+            tags?: string[] | null;
+            data_table_id: number | null;
+            dataset_id: number | null;
+            node_id: number | null;
+            severity: components["schemas"]["QualitySeverity"];
+            /** @description A DATE or TIMESTAMP column */
+            column: string;
+            /** @description The newest value may be at most this old when the version is checked */
+            max_age_seconds: number;
+            created_by: components["schemas"]["User"];
+            /** Format: date-time */
+            created_date: string;
+            last_modified_by: components["schemas"]["User"];
+            /** Format: date-time */
+            last_modified_date: string;
+        };
+        CustomSqlQualityRule: {
+            id: number;
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+            /** @constant */
+            kind: "custom_sql";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name: string;
+            description?: string | null;
+            /** @description Unique tags */
+            tags?: string[] | null;
+            data_table_id: number | null;
+            dataset_id: number | null;
+            node_id: number | null;
+            severity: components["schemas"]["QualitySeverity"];
+            /** @description A DuckDB SELECT over the version, named CurrentTable, that returns the failing rows: the rule passes when it returns none. Checked by the recipe SQL analyzer when saved */
+            sql: string;
+            created_by: components["schemas"]["User"];
+            /** Format: date-time */
+            created_date: string;
+            last_modified_by: components["schemas"]["User"];
+            /** Format: date-time */
+            last_modified_date: string;
+        };
+        QualityRuleList: {
+            /** @description Records skipped */
+            offset: number;
+            /** @description Number of records in this result set */
+            limit: number;
+            /** @description Records available */
+            total: number;
+            items: components["schemas"]["QualityRule"][];
+        };
+        QualityRuleUpdateRequest: components["schemas"]["NotNullQualityRuleUpdateRequest"] | components["schemas"]["UniqueQualityRuleUpdateRequest"] | components["schemas"]["AcceptedValuesQualityRuleUpdateRequest"] | components["schemas"]["RangeQualityRuleUpdateRequest"] | components["schemas"]["PatternQualityRuleUpdateRequest"] | components["schemas"]["RowCountBetweenQualityRuleUpdateRequest"] | components["schemas"]["FreshnessQualityRuleUpdateRequest"] | components["schemas"]["CustomSqlQualityRuleUpdateRequest"];
+        NotNullQualityRuleUpdateRequest: {
+            id: number;
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+            /** @constant */
+            kind: "not_null";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name: string;
+            description?: string | null;
+            /** @description Unique tags */
+            tags?: string[] | null;
+            /** @description The data table whose imports the rule checks */
+            data_table_id?: number | null;
+            /** @description With node_id: the dataset whose recipe node’s runs the rule checks */
+            dataset_id?: number | null;
+            /** @description With dataset_id: the recipe node whose runs the rule checks */
+            node_id?: number | null;
+            severity: components["schemas"]["QualitySeverity"];
+            /** @description A column of the data table */
+            column: string;
+            created_by?: unknown;
+            created_date?: unknown;
+            last_modified_by?: unknown;
+            last_modified_date?: unknown;
+        };
+        UniqueQualityRuleUpdateRequest: {
+            id: number;
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+            /** @constant */
+            kind: "unique";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name: string;
+            description?: string | null;
+            /** @description Unique tags */
+            tags?: string[] | null;
+            /** @description The data table whose imports the rule checks */
+            data_table_id?: number | null;
+            /** @description With node_id: the dataset whose recipe node’s runs the rule checks */
+            dataset_id?: number | null;
+            /** @description With dataset_id: the recipe node whose runs the rule checks */
+            node_id?: number | null;
+            severity: components["schemas"]["QualitySeverity"];
+            /** @description The key: rows whose values in these columns (none null) appear on another row fail */
+            columns: string[];
+            created_by?: unknown;
+            created_date?: unknown;
+            last_modified_by?: unknown;
+            last_modified_date?: unknown;
+        };
+        AcceptedValuesQualityRuleUpdateRequest: {
+            id: number;
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+            /** @constant */
+            kind: "accepted_values";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name: string;
+            description?: string | null;
+            /** @description Unique tags */
+            tags?: string[] | null;
+            /** @description The data table whose imports the rule checks */
+            data_table_id?: number | null;
+            /** @description With node_id: the dataset whose recipe node’s runs the rule checks */
+            dataset_id?: number | null;
+            /** @description With dataset_id: the recipe node whose runs the rule checks */
+            node_id?: number | null;
+            severity: components["schemas"]["QualitySeverity"];
+            /** @description A column of the data table */
+            column: string;
+            /** @description The values allowed, compared with the column as text (CAST AS VARCHAR); nulls pass */
+            values: string[];
+            created_by?: unknown;
+            created_date?: unknown;
+            last_modified_by?: unknown;
+            last_modified_date?: unknown;
+        };
+        RangeQualityRuleUpdateRequest: {
+            id: number;
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+            /** @constant */
+            kind: "range";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name: string;
+            description?: string | null;
+            /** @description Unique tags */
+            tags?: string[] | null;
+            /** @description The data table whose imports the rule checks */
+            data_table_id?: number | null;
+            /** @description With node_id: the dataset whose recipe node’s runs the rule checks */
+            dataset_id?: number | null;
+            /** @description With dataset_id: the recipe node whose runs the rule checks */
+            node_id?: number | null;
+            severity: components["schemas"]["QualitySeverity"];
+            /** @description A column of the data table */
+            column: string;
+            /** @description Smallest value allowed (inclusive); nulls pass */
+            min?: number | null;
+            /** @description Largest value allowed (inclusive) */
+            max?: number | null;
+            created_by?: unknown;
+            created_date?: unknown;
+            last_modified_by?: unknown;
+            last_modified_date?: unknown;
+        };
+        PatternQualityRuleUpdateRequest: {
+            id: number;
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+            /** @constant */
+            kind: "pattern";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name: string;
+            description?: string | null;
+            /** @description Unique tags */
+            tags?: string[] | null;
+            /** @description The data table whose imports the rule checks */
+            data_table_id?: number | null;
+            /** @description With node_id: the dataset whose recipe node’s runs the rule checks */
+            dataset_id?: number | null;
+            /** @description With dataset_id: the recipe node whose runs the rule checks */
+            node_id?: number | null;
+            severity: components["schemas"]["QualitySeverity"];
+            /** @description A column of the data table */
+            column: string;
+            /** @description An RE2 regular expression the whole value (as text) must match; nulls pass */
+            pattern: string;
+            created_by?: unknown;
+            created_date?: unknown;
+            last_modified_by?: unknown;
+            last_modified_date?: unknown;
+        };
+        RowCountBetweenQualityRuleUpdateRequest: {
+            id: number;
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+            /** @constant */
+            kind: "row_count_between";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name: string;
+            description?: string | null;
+            /** @description Unique tags */
+            tags?: string[] | null;
+            /** @description The data table whose imports the rule checks */
+            data_table_id?: number | null;
+            /** @description With node_id: the dataset whose recipe node’s runs the rule checks */
+            dataset_id?: number | null;
+            /** @description With dataset_id: the recipe node whose runs the rule checks */
+            node_id?: number | null;
+            severity: components["schemas"]["QualitySeverity"];
+            /** @description Fewest rows allowed (inclusive) */
+            min?: number | null;
+            /** @description Most rows allowed (inclusive) */
+            max?: number | null;
+            created_by?: unknown;
+            created_date?: unknown;
+            last_modified_by?: unknown;
+            last_modified_date?: unknown;
+        };
+        FreshnessQualityRuleUpdateRequest: {
+            id: number;
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+            /** @constant */
+            kind: "freshness";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name: string;
+            description?: string | null;
+            /** @description Unique tags */
+            tags?: string[] | null;
+            /** @description The data table whose imports the rule checks */
+            data_table_id?: number | null;
+            /** @description With node_id: the dataset whose recipe node’s runs the rule checks */
+            dataset_id?: number | null;
+            /** @description With dataset_id: the recipe node whose runs the rule checks */
+            node_id?: number | null;
+            severity: components["schemas"]["QualitySeverity"];
+            /** @description A DATE or TIMESTAMP column */
+            column: string;
+            /** @description The newest value may be at most this old when the version is checked */
+            max_age_seconds: number;
+            created_by?: unknown;
+            created_date?: unknown;
+            last_modified_by?: unknown;
+            last_modified_date?: unknown;
+        };
+        CustomSqlQualityRuleUpdateRequest: {
+            id: number;
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+            /** @constant */
+            kind: "custom_sql";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name: string;
+            description?: string | null;
+            /** @description Unique tags */
+            tags?: string[] | null;
+            /** @description The data table whose imports the rule checks */
+            data_table_id?: number | null;
+            /** @description With node_id: the dataset whose recipe node’s runs the rule checks */
+            dataset_id?: number | null;
+            /** @description With dataset_id: the recipe node whose runs the rule checks */
+            node_id?: number | null;
+            severity: components["schemas"]["QualitySeverity"];
+            /** @description A DuckDB SELECT over the version, named CurrentTable, that returns the failing rows: the rule passes when it returns none. Checked by the recipe SQL analyzer when saved */
+            sql: string;
+            created_by?: unknown;
+            created_date?: unknown;
+            last_modified_by?: unknown;
+            last_modified_date?: unknown;
+        };
+        /** @description RFC 7396 merge patch of QualityRuleUpdateRequest: id, lock_version and kind are required, every other member optional; null removes an optional member */
+        QualityRuleMergePatch: ({
+            id: number;
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+            /** @constant */
+            kind: "not_null";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name?: string;
+            description?: string | null;
+            tags?: string[] | null;
+            data_table_id?: number | null;
+            dataset_id?: number | null;
+            node_id?: number | null;
+            severity?: components["schemas"]["QualitySeverity"];
+            /** @description A column of the data table */
+            column?: string;
+            created_by?: unknown;
+            created_date?: unknown;
+            last_modified_by?: unknown;
+            last_modified_date?: unknown;
+        } & {
+            [key: string]: null;
+        }) | ({
+            id: number;
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+            /** @constant */
+            kind: "unique";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name?: string;
+            description?: string | null;
+            tags?: string[] | null;
+            data_table_id?: number | null;
+            dataset_id?: number | null;
+            node_id?: number | null;
+            severity?: components["schemas"]["QualitySeverity"];
+            /** @description The key: rows whose values in these columns (none null) appear on another row fail */
+            columns?: string[];
+            created_by?: unknown;
+            created_date?: unknown;
+            last_modified_by?: unknown;
+            last_modified_date?: unknown;
+        } & {
+            [key: string]: null;
+        }) | ({
+            id: number;
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+            /** @constant */
+            kind: "accepted_values";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name?: string;
+            description?: string | null;
+            tags?: string[] | null;
+            data_table_id?: number | null;
+            dataset_id?: number | null;
+            node_id?: number | null;
+            severity?: components["schemas"]["QualitySeverity"];
+            /** @description A column of the data table */
+            column?: string;
+            /** @description The values allowed, compared with the column as text (CAST AS VARCHAR); nulls pass */
+            values?: string[];
+            created_by?: unknown;
+            created_date?: unknown;
+            last_modified_by?: unknown;
+            last_modified_date?: unknown;
+        } & {
+            [key: string]: null;
+        }) | ({
+            id: number;
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+            /** @constant */
+            kind: "range";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name?: string;
+            description?: string | null;
+            tags?: string[] | null;
+            data_table_id?: number | null;
+            dataset_id?: number | null;
+            node_id?: number | null;
+            severity?: components["schemas"]["QualitySeverity"];
+            /** @description A column of the data table */
+            column?: string;
+            min?: number | null;
+            max?: number | null;
+            created_by?: unknown;
+            created_date?: unknown;
+            last_modified_by?: unknown;
+            last_modified_date?: unknown;
+        } & {
+            [key: string]: null;
+        }) | ({
+            id: number;
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+            /** @constant */
+            kind: "pattern";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name?: string;
+            description?: string | null;
+            tags?: string[] | null;
+            data_table_id?: number | null;
+            dataset_id?: number | null;
+            node_id?: number | null;
+            severity?: components["schemas"]["QualitySeverity"];
+            /** @description A column of the data table */
+            column?: string;
+            /** @description An RE2 regular expression the whole value (as text) must match; nulls pass */
+            pattern?: string;
+            created_by?: unknown;
+            created_date?: unknown;
+            last_modified_by?: unknown;
+            last_modified_date?: unknown;
+        } & {
+            [key: string]: null;
+        }) | ({
+            id: number;
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+            /** @constant */
+            kind: "row_count_between";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name?: string;
+            description?: string | null;
+            tags?: string[] | null;
+            data_table_id?: number | null;
+            dataset_id?: number | null;
+            node_id?: number | null;
+            severity?: components["schemas"]["QualitySeverity"];
+            min?: number | null;
+            max?: number | null;
+            created_by?: unknown;
+            created_date?: unknown;
+            last_modified_by?: unknown;
+            last_modified_date?: unknown;
+        } & {
+            [key: string]: null;
+        }) | ({
+            id: number;
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+            /** @constant */
+            kind: "freshness";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name?: string;
+            description?: string | null;
+            tags?: string[] | null;
+            data_table_id?: number | null;
+            dataset_id?: number | null;
+            node_id?: number | null;
+            severity?: components["schemas"]["QualitySeverity"];
+            /** @description A DATE or TIMESTAMP column */
+            column?: string;
+            /** @description The newest value may be at most this old when the version is checked */
+            max_age_seconds?: number;
+            created_by?: unknown;
+            created_date?: unknown;
+            last_modified_by?: unknown;
+            last_modified_date?: unknown;
+        } & {
+            [key: string]: null;
+        }) | ({
+            id: number;
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+            /** @constant */
+            kind: "custom_sql";
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name?: string;
+            description?: string | null;
+            tags?: string[] | null;
+            data_table_id?: number | null;
+            dataset_id?: number | null;
+            node_id?: number | null;
+            severity?: components["schemas"]["QualitySeverity"];
+            /** @description A DuckDB SELECT over the version, named CurrentTable, that returns the failing rows: the rule passes when it returns none. Checked by the recipe SQL analyzer when saved */
+            sql?: string;
+            created_by?: unknown;
+            created_date?: unknown;
+            last_modified_by?: unknown;
+            last_modified_date?: unknown;
+        } & {
+            [key: string]: null;
+        });
+        QualityAcceptRequest: {
+            reason?: string | null;
+        };
+        NodeQualityAcceptRequest: {
+            reason?: string | null;
+            /** @description Which output’s report: the run on samples, or (false, the default) the run on all rows */
+            use_sample?: boolean;
+        };
+        NodeQualityCheckList: {
+            /** @description Records skipped */
+            offset: number;
+            /** @description Number of records in this result set */
+            limit: number;
+            /** @description Records available */
+            total: number;
+            items: components["schemas"]["NodeQualityCheck"][];
+        };
+        NodeQualityCheck: {
+            /** @enum {string} */
+            status: "PASSED" | "WARNED" | "FAILED";
+            /** Format: date-time */
+            checked_date: string;
+            duration_ms: number;
+            results: components["schemas"]["QualityRuleResult"][];
+            accepted: components["schemas"]["QualityAcceptance"] | null;
+            dataset_id: number;
+            version_number: number;
+            node_id: number;
+            /** @description The run (job) that wrote the output and checked it */
+            run_id: string;
+            /** @description Whether the output checked was the run on samples */
+            use_sample: boolean;
         };
         RecipeCreateRequest: {
             /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
@@ -4678,6 +5820,8 @@ export interface components {
             /** @description The job of the latest run that included this node */
             execution: components["schemas"]["JobExecution"] | null;
             run_state: components["schemas"]["RecipeRunState"];
+            /** @description The node’s data-quality rules over the output shown in metadata, as its run checked them; null when none ran (docs/data-quality.md) */
+            quality: components["schemas"]["QualityReport"] | null;
         };
         /** @description A source node bound to an alias of the recipe version */
         SourceNodeDefinition: {
@@ -4812,6 +5956,8 @@ export interface components {
             /** @description The job of the latest run that included this node */
             execution: components["schemas"]["JobExecution"] | null;
             run_state: components["schemas"]["RecipeRunState"];
+            /** @description The node’s data-quality rules over the output shown in metadata, as its run checked them; null when none ran (docs/data-quality.md) */
+            quality: components["schemas"]["QualityReport"] | null;
             /** @description Nodes the latest job of this node builds, in order (upstream first); empty before the first run */
             build_node_ids: number[];
             /** @description The node that job is building now; null when it is not running */
@@ -4841,6 +5987,363 @@ export interface components {
             run_id: string | null;
             /** @description Which output: the sample run’s or the full run’s (the kind of the node’s latest run) */
             use_sample: boolean;
+        };
+        GraphLineage: {
+            dataset_id: number;
+            version_number: number;
+            nodes: components["schemas"]["NodeLineage"][];
+        };
+        NodeLineage: {
+            node_id: number;
+            /** @enum {string} */
+            node_type: "TABLE" | "RECIPE";
+            /** @description TABLE nodes */
+            data_table_id?: number;
+            /** @description TABLE nodes: the data version whose columns were read; null when none was COMPLETED */
+            data_version_number?: number | null;
+            columns: components["schemas"]["ColumnLineage"][];
+            /** @description What decides the rows of every column: filters, joins, grouping, ordering */
+            indirect: components["schemas"]["LineageDependency"][];
+            /** @description Present when the tracer cannot say everything: why. What it lists is then what it could follow */
+            unknown?: string;
+        };
+        ColumnLineage: {
+            /** @description 1-based */
+            position: number;
+            /** @description Null: an unaliased expression, named by DuckDB when it binds the query (see the node’s run output) */
+            name: string | null;
+            from: components["schemas"]["LineageDependency"][];
+            /** @description Present when the tracer cannot say everything: why. What it lists is then what it could follow */
+            unknown?: string;
+        };
+        /** @description A column of another node of the graph version this one reads */
+        LineageDependency: {
+            node_id: number;
+            column: string;
+            /**
+             * @description copied, transformed, aggregated: the value comes from the column (OpenLineage DIRECT); window, conditional: the column shapes the value; filter, join, group_by, sort: the column decides the rows (OpenLineage INDIRECT)
+             * @enum {string}
+             */
+            how: "copied" | "transformed" | "aggregated" | "window" | "conditional" | "filter" | "join" | "group_by" | "sort";
+        };
+        ColumnTrace: {
+            dataset_id: number;
+            version_number: number;
+            node_id: number;
+            column: components["schemas"]["ColumnLineage"];
+            /** @description Every step upstream, breadth first: to_node_id.to_column reads node_id.column */
+            path: {
+                node_id: number;
+                column: string;
+                /**
+                 * @description copied, transformed, aggregated: the value comes from the column (OpenLineage DIRECT); window, conditional: the column shapes the value; filter, join, group_by, sort: the column decides the rows (OpenLineage INDIRECT)
+                 * @enum {string}
+                 */
+                how: "copied" | "transformed" | "aggregated" | "window" | "conditional" | "filter" | "join" | "group_by" | "sort";
+                to_node_id: number;
+                to_column: string;
+            }[];
+            /** @description The data-table columns the column comes from, and their source objects */
+            sources: components["schemas"]["LineageTracedSource"][];
+            /** @description What the trace could not follow, on the way */
+            unknown: string[];
+        };
+        LineageTracedSource: {
+            node_id: number;
+            data_table_id: number;
+            data_version_number: number | null;
+            column: string;
+            /**
+             * @description How the traced column depends on it, through every node between
+             * @enum {string}
+             */
+            how: "copied" | "transformed" | "aggregated" | "window" | "conditional" | "filter" | "join" | "group_by" | "sort";
+            /** @description Null when the data table or its data source is gone */
+            source_object: components["schemas"]["LineageSourceObject"] | null;
+        };
+        LineageSourceObject: {
+            /** @description s3://bucket, gs://bucket, snowflake://account, bigquery, delta-sharing, ... */
+            namespace: string;
+            name: string;
+            connection_id: number;
+            connection_type: string;
+            data_source_id: number;
+        };
+        DataVersionLineage: {
+            data_table_id: number;
+            version_number: number;
+            /** @description Every node of every graph version that reads the data version, directly or downstream */
+            nodes: {
+                dataset_id: number;
+                version_number: number;
+                node_id: number;
+                /** @enum {string} */
+                node_type: "TABLE" | "RECIPE";
+                /** @description The columns of the node that read the data version */
+                columns: string[];
+            }[];
+            exports: {
+                export_id: number;
+                source_type: string;
+                source_id: number;
+                source_version: number;
+            }[];
+            transfers: {
+                transfer_id: number;
+                source_type: string;
+                source_id: number;
+                source_version: number;
+            }[];
+        };
+        ScheduleCreateRequest: {
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name: string;
+            description?: string | null;
+            /** @description Unique tags */
+            tags?: string[] | null;
+            /** @description The dataset whose graph version is built */
+            dataset_id: number;
+            trigger: components["schemas"]["ScheduleTrigger"];
+            /**
+             * @description Which graph version a build builds: the newest (latest) or the newest released one
+             * @default latest
+             * @enum {string}
+             */
+            graph_version?: "latest" | "released";
+            /**
+             * @description While a build of that graph version runs, a tick is skipped (recorded) or queued until it ends
+             * @default skip
+             * @enum {string}
+             */
+            overlap?: "skip" | "queue";
+            /**
+             * @description A paused schedule starts nothing; pause and resume set it
+             * @default false
+             */
+            paused?: boolean;
+        };
+        ScheduleTrigger: {
+            /** @constant */
+            type: "cron";
+            /** @description Five fields: minute hour day-of-month month day-of-week, e.g. `0 6 * * *` (06:00 every day) */
+            expression: string;
+            /**
+             * @description IANA time zone the cron is read in; daylight saving time is followed
+             * @default UTC
+             */
+            time_zone?: string;
+        } | {
+            /** @constant */
+            type: "rate";
+            /** @description How many units between builds */
+            every: number;
+            /** @enum {string} */
+            unit: "minutes" | "hours" | "days";
+        } | {
+            /** @constant */
+            type: "on_new_version";
+            /** @description The source table: each new COMPLETED version of it starts a build, once */
+            data_table_id: number;
+        };
+        Schedule: {
+            id: number;
+            lock_version: number;
+            name: string;
+            description: string | null;
+            tags: string[] | null;
+            dataset_id: number;
+            trigger: components["schemas"]["ScheduleTriggerOutput"];
+            /** @enum {string} */
+            graph_version: "latest" | "released";
+            /** @enum {string} */
+            overlap: "skip" | "queue";
+            paused: boolean;
+            /** @description When a cron or rate schedule next starts a build; null when paused or on new versions */
+            next_run_date: string | null;
+            created_by: components["schemas"]["User"];
+            /** Format: date-time */
+            created_date: string;
+            last_modified_by: components["schemas"]["User"];
+            /** Format: date-time */
+            last_modified_date: string;
+        };
+        ScheduleTriggerOutput: {
+            /** @constant */
+            type: "cron";
+            /** @description Five fields: minute hour day-of-month month day-of-week, e.g. `0 6 * * *` (06:00 every day) */
+            expression: string;
+            /**
+             * @description IANA time zone the cron is read in; daylight saving time is followed
+             * @default UTC
+             */
+            time_zone: string;
+        } | {
+            /** @constant */
+            type: "rate";
+            /** @description How many units between builds */
+            every: number;
+            /** @enum {string} */
+            unit: "minutes" | "hours" | "days";
+        } | {
+            /** @constant */
+            type: "on_new_version";
+            /** @description The source table: each new COMPLETED version of it starts a build, once */
+            data_table_id: number;
+        };
+        ScheduleList: {
+            /** @description Records skipped */
+            offset: number;
+            /** @description Number of records in this result set */
+            limit: number;
+            /** @description Records available */
+            total: number;
+            items: components["schemas"]["ScheduleOutput"][];
+        };
+        ScheduleOutput: {
+            id: number;
+            lock_version: number;
+            name: string;
+            description: string | null;
+            tags: string[] | null;
+            dataset_id: number;
+            trigger: components["schemas"]["ScheduleTriggerOutput"];
+            /** @enum {string} */
+            graph_version: "latest" | "released";
+            /** @enum {string} */
+            overlap: "skip" | "queue";
+            paused: boolean;
+            /** @description When a cron or rate schedule next starts a build; null when paused or on new versions */
+            next_run_date: string | null;
+            created_by: components["schemas"]["User"];
+            /** Format: date-time */
+            created_date: string;
+            last_modified_by: components["schemas"]["User"];
+            /** Format: date-time */
+            last_modified_date: string;
+        };
+        /** @description Full update: description and tags omitted are cleared */
+        ScheduleUpdateRequest: {
+            id: number;
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name: string;
+            description?: string | null;
+            /** @description Unique tags */
+            tags?: string[] | null;
+            /** @description The dataset whose graph version is built */
+            dataset_id: number;
+            trigger: components["schemas"]["ScheduleTrigger"];
+            /**
+             * @description Which graph version a build builds: the newest (latest) or the newest released one
+             * @default latest
+             * @enum {string}
+             */
+            graph_version?: "latest" | "released";
+            /**
+             * @description While a build of that graph version runs, a tick is skipped (recorded) or queued until it ends
+             * @default skip
+             * @enum {string}
+             */
+            overlap?: "skip" | "queue";
+            /**
+             * @description A paused schedule starts nothing; pause and resume set it
+             * @default false
+             */
+            paused?: boolean;
+            /** @description Read-only; accepted and ignored */
+            next_run_date?: unknown;
+            created_by?: unknown;
+            created_date?: unknown;
+            last_modified_by?: unknown;
+            last_modified_date?: unknown;
+        };
+        /** @description RFC 7396 merge patch of ScheduleUpdateRequest: id and lock_version are required */
+        ScheduleMergePatch: {
+            id: number;
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+            /** @description Surrounding white space is removed first; what remains has 1 to 255 characters */
+            name?: string;
+            description?: string | null;
+            tags?: string[] | null;
+            /** @description The dataset whose graph version is built */
+            dataset_id?: number;
+            trigger?: ({
+                /** @constant */
+                type?: "cron";
+                /** @description Five fields: minute hour day-of-month month day-of-week, e.g. `0 6 * * *` (06:00 every day) */
+                expression?: string;
+                time_zone?: string | null;
+            } & {
+                [key: string]: null;
+            }) | ({
+                /** @constant */
+                type?: "rate";
+                /** @description How many units between builds */
+                every?: number;
+                /** @enum {string} */
+                unit?: "minutes" | "hours" | "days";
+            } & {
+                [key: string]: null;
+            }) | ({
+                /** @constant */
+                type?: "on_new_version";
+                /** @description The source table: each new COMPLETED version of it starts a build, once */
+                data_table_id?: number;
+            } & {
+                [key: string]: null;
+            });
+            graph_version?: ("latest" | "released") | null;
+            overlap?: ("skip" | "queue") | null;
+            paused?: boolean | null;
+            next_run_date?: unknown;
+            created_by?: unknown;
+            created_date?: unknown;
+            last_modified_by?: unknown;
+            last_modified_date?: unknown;
+        } & {
+            [key: string]: null;
+        };
+        ScheduleStateRequest: {
+            /** @description Optimistic-lock counter; send the current value */
+            lock_version: number;
+        };
+        ScheduleRunList: {
+            /** @description Records skipped */
+            offset: number;
+            /** @description Number of records in this result set */
+            limit: number;
+            /** @description Records available */
+            total: number;
+            items: components["schemas"]["ScheduleRun"][];
+        };
+        ScheduleRun: {
+            /** @description The entry’s id */
+            run_id: string;
+            schedule_id: number;
+            /**
+             * Format: date-time
+             * @description When the tick happened
+             */
+            date: string;
+            /** @enum {string} */
+            cause: "cron" | "rate" | "on_new_version" | "queued";
+            /** @description on_new_version: the table whose version started it */
+            data_table_id: number | null;
+            data_version_number: number | null;
+            dataset_id: number;
+            /** @description The graph version built; null when none was chosen */
+            graph_version_number: number | null;
+            /** @description The output node the build ran */
+            node_id: number | null;
+            /** @description The build’s job: the node’s run-status names it */
+            job_id: string | null;
+            /** @enum {string} */
+            outcome: "STARTED" | "SUCCEEDED" | "FAILED" | "SKIPPED" | "QUEUED" | "REFUSED";
+            /** @description The catalogue code of a refusal, a skip or a failed build */
+            code: string | null;
+            message: string | null;
         };
         TargetCreateRequest: components["schemas"]["BucketTargetCreateRequest"] | components["schemas"]["TableTargetCreateRequest"] | components["schemas"]["PricingTargetCreateRequest"];
         BucketTargetCreateRequest: {
@@ -5790,7 +7293,7 @@ export interface components {
         RoleResponse: {
             role_id: string;
             name: string;
-            permissions: ("connection:read" | "connection:write" | "connection:test" | "data:read" | "data:write" | "schema:analyze" | "token:manage" | "quota:manage" | "app:run" | "app:manage" | "platform:admin")[];
+            permissions: ("connection:read" | "connection:write" | "connection:test" | "data:read" | "data:write" | "schema:analyze" | "token:manage" | "quality:accept" | "quota:manage" | "app:run" | "app:manage" | "platform:admin")[];
             /** @description Seeded by the service and kept as it defines it */
             built_in: boolean;
         };
@@ -9779,6 +11282,983 @@ export interface operations {
             };
         };
     };
+    listQualityRules: {
+        parameters: {
+            query?: {
+                /** @description Records to skip */
+                offset?: number;
+                /** @description Records to return, at most 1000 */
+                limit?: number;
+                /** @description Up to 3 sort keys separated by commas, each a field with `-` before it for descending order: id, name, description, data_table_id, dataset_id, node_id, kind, severity, created_date, last_modified_date; e.g. `name,-id`. Blank sorts by id (docs/list-query.md) */
+                sort?: string;
+                /** @description Filter expression (format list-filter, docs/list-query.md), e.g. `name co 'sales' and not (id lt 3)`. Blank filters nothing. Grammar: filter := or; or := and ('or' and)*; and := unary ('and' unary)*; unary := 'not' unary | '(' or ')' | field op value; op := eq | ne | gt | ge | lt | le | co | sw | ew; value := 'text' (two quotes for one) | number | true | false | null. Keywords and operators ignore case. Operators by field type: text all; integer and date-time eq ne gt ge lt le; boolean eq ne; list of text co (has that element). A value fits its field: quoted text for text and list fields, a number for integers, true or false for booleans, an RFC 3339 date-time in quotes (with its offset) for date-times; null goes with eq and ne only. At most 200 tokens and 16 levels of parentheses (each "not" before them counts). Fields: id (integer), name (text), description (text), data_table_id (integer), dataset_id (integer), node_id (integer), kind (text), severity (text), tags (list of text), created_date (date-time), last_modified_date (date-time). */
+                filter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of rules */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QualityRuleList"];
+                };
+            };
+            /** @description Bad Request: 10-400 (bad request); 10-1400 (field validation failed for the request) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: 10-401 (access unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: 10-403 (access forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method Not Allowed: 10-400, for a method this path does not offer */
+            405: {
+                headers: {
+                    /** @description The methods this path offers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: 10-500 (internal server error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Implemented: 10-1501 (feature disabled unless feature flag {0} is on) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createQualityRule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried create return the first result instead of creating twice (kept 24 hours) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QualityRuleCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The created rule */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QualityRule"];
+                };
+            };
+            /** @description Bad Request: 10-400 (bad request); 10-1400 (field validation failed for the request); 20-1054 (aliases {0} do not match table references in SQL code {1}); 40-50001 (invalid SQL syntax); 40-50002 (DML and DDL statements cannot be used in a source definition); 40-50003 (function cannot be used in query); 40-50004 (query is None); 40-50005 (query contains a disallowed function); 40-50006 (query references an unknown table; use the aliases defined in the recipe); 40-50007 (EXCEPT clause not supported in SELECT query); 40-50008 (alias(es) {0} defined but not referenced in the query) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: 10-401 (access unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: 10-403 (access forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: 10-404 (entity {0} with ID {1} not found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method Not Allowed: 10-400, for a method this path does not offer */
+            405: {
+                headers: {
+                    /** @description The methods this path offers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: 10-409 (entity {0} with the same unique field {1} already exists) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content Too Large: 10-400, for a body over 262144 bytes. Over 10 MiB API Gateway answers before the service, with its own body {"message": "Request Entity Too Large"} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Unsupported Media Type: 10-400, for a body in a media type the operation does not list */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: 10-500 (internal server error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Implemented: 10-1501 (feature disabled unless feature flag {0} is on) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getQualityRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QualityRule"];
+                };
+            };
+            /** @description Bad Request: 10-400 (bad request); 10-1400 (field validation failed for the request) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: 10-401 (access unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: 10-403 (access forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: 10-404 (entity {0} with ID {1} not found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method Not Allowed: 10-400, for a method this path does not offer */
+            405: {
+                headers: {
+                    /** @description The methods this path offers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: 10-500 (internal server error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Implemented: 10-1501 (feature disabled unless feature flag {0} is on) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateQualityRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QualityRuleUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated rule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QualityRule"];
+                };
+            };
+            /** @description Bad Request: 10-400 (bad request); 10-1400 (field validation failed for the request); 20-1054 (aliases {0} do not match table references in SQL code {1}); 40-50001 (invalid SQL syntax); 40-50002 (DML and DDL statements cannot be used in a source definition); 40-50003 (function cannot be used in query); 40-50004 (query is None); 40-50005 (query contains a disallowed function); 40-50006 (query references an unknown table; use the aliases defined in the recipe); 40-50007 (EXCEPT clause not supported in SELECT query); 40-50008 (alias(es) {0} defined but not referenced in the query) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: 10-401 (access unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: 10-403 (access forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: 10-404 (entity {0} with ID {1} not found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method Not Allowed: 10-400, for a method this path does not offer */
+            405: {
+                headers: {
+                    /** @description The methods this path offers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: 10-1006 (version conflict: update failed because object data is stale); 10-409 (entity {0} with the same unique field {1} already exists) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content Too Large: 10-400, for a body over 262144 bytes. Over 10 MiB API Gateway answers before the service, with its own body {"message": "Request Entity Too Large"} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Unsupported Media Type: 10-400, for a body in a media type the operation does not list */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: 10-500 (internal server error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Implemented: 10-1501 (feature disabled unless feature flag {0} is on) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteQualityRule: {
+        parameters: {
+            query?: {
+                /** @description Current lock_version; refused if the rule changed since */
+                lock_version?: number;
+            };
+            header?: never;
+            path: {
+                rule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: 10-400 (bad request); 10-1400 (field validation failed for the request) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: 10-401 (access unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: 10-403 (access forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: 10-404 (entity {0} with ID {1} not found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method Not Allowed: 10-400, for a method this path does not offer */
+            405: {
+                headers: {
+                    /** @description The methods this path offers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: 10-1006 (version conflict: update failed because object data is stale) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: 10-500 (internal server error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Implemented: 10-1501 (feature disabled unless feature flag {0} is on) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    mergeQualityRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["QualityRuleMergePatch"];
+                "application/json": components["schemas"]["QualityRuleMergePatch"];
+            };
+        };
+        responses: {
+            /** @description The updated rule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QualityRule"];
+                };
+            };
+            /** @description Bad Request: 10-400 (bad request); 10-1400 (field validation failed for the request); 20-1054 (aliases {0} do not match table references in SQL code {1}); 40-50001 (invalid SQL syntax); 40-50002 (DML and DDL statements cannot be used in a source definition); 40-50003 (function cannot be used in query); 40-50004 (query is None); 40-50005 (query contains a disallowed function); 40-50006 (query references an unknown table; use the aliases defined in the recipe); 40-50007 (EXCEPT clause not supported in SELECT query); 40-50008 (alias(es) {0} defined but not referenced in the query) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: 10-401 (access unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: 10-403 (access forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: 10-404 (entity {0} with ID {1} not found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method Not Allowed: 10-400, for a method this path does not offer */
+            405: {
+                headers: {
+                    /** @description The methods this path offers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: 10-1006 (version conflict: update failed because object data is stale); 10-409 (entity {0} with the same unique field {1} already exists) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content Too Large: 10-400, for a body over 262144 bytes. Over 10 MiB API Gateway answers before the service, with its own body {"message": "Request Entity Too Large"} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Unsupported Media Type: 10-400, for a body in a media type the operation does not list */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: 10-500 (internal server error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Implemented: 10-1501 (feature disabled unless feature flag {0} is on) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    acceptQualityFailure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                data_table_id: number;
+                version_number: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QualityAcceptRequest"];
+            };
+        };
+        responses: {
+            /** @description The version with its accepted report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataVersion"];
+                };
+            };
+            /** @description Bad Request: 10-400 (bad request); 10-1400 (field validation failed for the request) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: 10-401 (access unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: 10-403 (access forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: 10-404 (entity {0} with ID {1} not found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method Not Allowed: 10-400, for a method this path does not offer */
+            405: {
+                headers: {
+                    /** @description The methods this path offers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: 10-1006 (version conflict: update failed because object data is stale) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content Too Large: 10-400, for a body over 262144 bytes. Over 10 MiB API Gateway answers before the service, with its own body {"message": "Request Entity Too Large"} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Unsupported Media Type: 10-400, for a body in a media type the operation does not list */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: 10-500 (internal server error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Implemented: 10-1501 (feature disabled unless feature flag {0} is on) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    acceptNodeQualityFailure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+                version_number: number;
+                node_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NodeQualityAcceptRequest"];
+            };
+        };
+        responses: {
+            /** @description The output’s accepted report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QualityReport"];
+                };
+            };
+            /** @description Bad Request: 10-400 (bad request); 10-1400 (field validation failed for the request) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: 10-401 (access unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: 10-403 (access forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: 10-404 (entity {0} with ID {1} not found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method Not Allowed: 10-400, for a method this path does not offer */
+            405: {
+                headers: {
+                    /** @description The methods this path offers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: 10-1006 (version conflict: update failed because object data is stale) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content Too Large: 10-400, for a body over 262144 bytes. Over 10 MiB API Gateway answers before the service, with its own body {"message": "Request Entity Too Large"} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Unsupported Media Type: 10-400, for a body in a media type the operation does not list */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: 10-500 (internal server error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Implemented: 10-1501 (feature disabled unless feature flag {0} is on) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listNodeQualityChecks: {
+        parameters: {
+            query?: {
+                /** @description Records to skip */
+                offset?: number;
+                /** @description Records to return, at most 1000 */
+                limit?: number;
+                /** @description Up to 3 sort keys separated by commas, each a field with `-` before it for descending order: checked_date, status, use_sample, run_id; e.g. `status,-checked_date`. Blank sorts by id (docs/list-query.md) */
+                sort?: string;
+                /** @description Filter expression (format list-filter, docs/list-query.md), e.g. `name co 'sales' and not (id lt 3)`. Blank filters nothing. Grammar: filter := or; or := and ('or' and)*; and := unary ('and' unary)*; unary := 'not' unary | '(' or ')' | field op value; op := eq | ne | gt | ge | lt | le | co | sw | ew; value := 'text' (two quotes for one) | number | true | false | null. Keywords and operators ignore case. Operators by field type: text all; integer and date-time eq ne gt ge lt le; boolean eq ne; list of text co (has that element). A value fits its field: quoted text for text and list fields, a number for integers, true or false for booleans, an RFC 3339 date-time in quotes (with its offset) for date-times; null goes with eq and ne only. At most 200 tokens and 16 levels of parentheses (each "not" before them counts). Fields: checked_date (date-time), status (text), use_sample (boolean), run_id (text). */
+                filter?: string;
+            };
+            header?: never;
+            path: {
+                dataset_id: number;
+                version_number: number;
+                node_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the node’s checks */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NodeQualityCheckList"];
+                };
+            };
+            /** @description Bad Request: 10-400 (bad request); 10-1400 (field validation failed for the request) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: 10-401 (access unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: 10-403 (access forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: 10-404 (entity {0} with ID {1} not found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method Not Allowed: 10-400, for a method this path does not offer */
+            405: {
+                headers: {
+                    /** @description The methods this path offers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: 10-500 (internal server error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Implemented: 10-1501 (feature disabled unless feature flag {0} is on) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listRecipes: {
         parameters: {
             query?: {
@@ -13568,6 +16048,1296 @@ export interface operations {
             };
             /** @description Internal Server Error: 10-500 (internal server error) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getDatasetVersionLineage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+                version_number: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lineage of every node */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GraphLineage"];
+                };
+            };
+            /** @description Bad Request: 10-400 (bad request); 10-1400 (field validation failed for the request) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: 10-401 (access unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: 10-403 (access forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: 10-404 (entity {0} with ID {1} not found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method Not Allowed: 10-400, for a method this path does not offer */
+            405: {
+                headers: {
+                    /** @description The methods this path offers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: 10-500 (internal server error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    traceNodeColumn: {
+        parameters: {
+            query: {
+                /** @description The column’s name, or its 1-based position when no column has that name */
+                column: string;
+            };
+            header?: never;
+            path: {
+                dataset_id: number;
+                version_number: number;
+                node_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The column’s trace */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ColumnTrace"];
+                };
+            };
+            /** @description Bad Request: 10-400 (bad request); 10-1400 (field validation failed for the request) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: 10-401 (access unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: 10-403 (access forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: 10-404 (entity {0} with ID {1} not found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method Not Allowed: 10-400, for a method this path does not offer */
+            405: {
+                headers: {
+                    /** @description The methods this path offers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: 10-500 (internal server error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getDatasetVersionLineageMermaid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+                version_number: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lineage as a Mermaid flowchart (text/vnd.mermaid) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: 10-400 (bad request); 10-1400 (field validation failed for the request) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: 10-401 (access unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: 10-403 (access forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: 10-404 (entity {0} with ID {1} not found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method Not Allowed: 10-400, for a method this path does not offer */
+            405: {
+                headers: {
+                    /** @description The methods this path offers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: 10-500 (internal server error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getDataVersionLineage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                data_table_id: number;
+                version_number: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Everything downstream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataVersionLineage"];
+                };
+            };
+            /** @description Bad Request: 10-400 (bad request); 10-1400 (field validation failed for the request) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: 10-401 (access unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: 10-403 (access forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: 10-404 (entity {0} with ID {1} not found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method Not Allowed: 10-400, for a method this path does not offer */
+            405: {
+                headers: {
+                    /** @description The methods this path offers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: 10-500 (internal server error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listSchedules: {
+        parameters: {
+            query?: {
+                /** @description Records to skip */
+                offset?: number;
+                /** @description Records to return, at most 1000 */
+                limit?: number;
+                /** @description Up to 3 sort keys separated by commas, each a field with `-` before it for descending order: id, name, description, dataset_id, trigger_type, graph_version, overlap, paused, created_date, last_modified_date; e.g. `name,-id`. Blank sorts by id (docs/list-query.md) */
+                sort?: string;
+                /** @description Filter expression (format list-filter, docs/list-query.md), e.g. `name co 'sales' and not (id lt 3)`. Blank filters nothing. Grammar: filter := or; or := and ('or' and)*; and := unary ('and' unary)*; unary := 'not' unary | '(' or ')' | field op value; op := eq | ne | gt | ge | lt | le | co | sw | ew; value := 'text' (two quotes for one) | number | true | false | null. Keywords and operators ignore case. Operators by field type: text all; integer and date-time eq ne gt ge lt le; boolean eq ne; list of text co (has that element). A value fits its field: quoted text for text and list fields, a number for integers, true or false for booleans, an RFC 3339 date-time in quotes (with its offset) for date-times; null goes with eq and ne only. At most 200 tokens and 16 levels of parentheses (each "not" before them counts). Fields: id (integer), name (text), description (text), dataset_id (integer), trigger_type (text), graph_version (text), overlap (text), paused (boolean), tags (list of text), created_date (date-time), last_modified_date (date-time). */
+                filter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of schedules */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleList"];
+                };
+            };
+            /** @description Bad Request: 10-400 (bad request); 10-1400 (field validation failed for the request) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: 10-401 (access unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: 10-403 (access forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method Not Allowed: 10-400, for a method this path does not offer */
+            405: {
+                headers: {
+                    /** @description The methods this path offers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: 10-500 (internal server error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Implemented: 10-1501 (feature disabled unless feature flag {0} is on) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried create return the first result instead of creating twice (kept 24 hours) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The created schedule */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            /** @description Bad Request: 10-400 (bad request); 10-1400 (field validation failed for the request) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: 10-401 (access unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: 10-403 (access forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: 10-404 (entity {0} with ID {1} not found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method Not Allowed: 10-400, for a method this path does not offer */
+            405: {
+                headers: {
+                    /** @description The methods this path offers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: 10-409 (entity {0} with the same unique field {1} already exists) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content Too Large: 10-400, for a body over 262144 bytes. Over 10 MiB API Gateway answers before the service, with its own body {"message": "Request Entity Too Large"} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Unsupported Media Type: 10-400, for a body in a media type the operation does not list */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: 10-500 (internal server error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Implemented: 10-1501 (feature disabled unless feature flag {0} is on) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                schedule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleOutput"];
+                };
+            };
+            /** @description Bad Request: 10-400 (bad request); 10-1400 (field validation failed for the request) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: 10-401 (access unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: 10-403 (access forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: 10-404 (entity {0} with ID {1} not found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method Not Allowed: 10-400, for a method this path does not offer */
+            405: {
+                headers: {
+                    /** @description The methods this path offers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: 10-500 (internal server error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Implemented: 10-1501 (feature disabled unless feature flag {0} is on) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                schedule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleOutput"];
+                };
+            };
+            /** @description Bad Request: 10-400 (bad request); 10-1400 (field validation failed for the request) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: 10-401 (access unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: 10-403 (access forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: 10-404 (entity {0} with ID {1} not found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method Not Allowed: 10-400, for a method this path does not offer */
+            405: {
+                headers: {
+                    /** @description The methods this path offers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: 10-409 (entity {0} with the same unique field {1} already exists); 10-1006 (version conflict: update failed because object data is stale) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content Too Large: 10-400, for a body over 262144 bytes. Over 10 MiB API Gateway answers before the service, with its own body {"message": "Request Entity Too Large"} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Unsupported Media Type: 10-400, for a body in a media type the operation does not list */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: 10-500 (internal server error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Implemented: 10-1501 (feature disabled unless feature flag {0} is on) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteSchedule: {
+        parameters: {
+            query?: {
+                /** @description Current lock_version; refused if the schedule changed since */
+                lock_version?: number;
+            };
+            header?: never;
+            path: {
+                schedule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: 10-400 (bad request); 10-1400 (field validation failed for the request) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: 10-401 (access unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: 10-403 (access forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: 10-404 (entity {0} with ID {1} not found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method Not Allowed: 10-400, for a method this path does not offer */
+            405: {
+                headers: {
+                    /** @description The methods this path offers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: 10-1006 (version conflict: update failed because object data is stale) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: 10-500 (internal server error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Implemented: 10-1501 (feature disabled unless feature flag {0} is on) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    mergeSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                schedule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["ScheduleMergePatch"];
+                "application/json": components["schemas"]["ScheduleMergePatch"];
+            };
+        };
+        responses: {
+            /** @description The updated schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleOutput"];
+                };
+            };
+            /** @description Bad Request: 10-400 (bad request); 10-1400 (field validation failed for the request) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: 10-401 (access unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: 10-403 (access forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: 10-404 (entity {0} with ID {1} not found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method Not Allowed: 10-400, for a method this path does not offer */
+            405: {
+                headers: {
+                    /** @description The methods this path offers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: 10-409 (entity {0} with the same unique field {1} already exists); 10-1006 (version conflict: update failed because object data is stale) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content Too Large: 10-400, for a body over 262144 bytes. Over 10 MiB API Gateway answers before the service, with its own body {"message": "Request Entity Too Large"} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Unsupported Media Type: 10-400, for a body in a media type the operation does not list */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: 10-500 (internal server error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Implemented: 10-1501 (feature disabled unless feature flag {0} is on) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    pauseSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                schedule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleStateRequest"];
+            };
+        };
+        responses: {
+            /** @description The schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleOutput"];
+                };
+            };
+            /** @description Bad Request: 10-400 (bad request); 10-1400 (field validation failed for the request) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: 10-401 (access unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: 10-403 (access forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: 10-404 (entity {0} with ID {1} not found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method Not Allowed: 10-400, for a method this path does not offer */
+            405: {
+                headers: {
+                    /** @description The methods this path offers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: 10-1006 (version conflict: update failed because object data is stale) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content Too Large: 10-400, for a body over 262144 bytes. Over 10 MiB API Gateway answers before the service, with its own body {"message": "Request Entity Too Large"} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Unsupported Media Type: 10-400, for a body in a media type the operation does not list */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: 10-500 (internal server error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Implemented: 10-1501 (feature disabled unless feature flag {0} is on) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    resumeSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                schedule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleStateRequest"];
+            };
+        };
+        responses: {
+            /** @description The schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleOutput"];
+                };
+            };
+            /** @description Bad Request: 10-400 (bad request); 10-1400 (field validation failed for the request) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: 10-401 (access unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: 10-403 (access forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: 10-404 (entity {0} with ID {1} not found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method Not Allowed: 10-400, for a method this path does not offer */
+            405: {
+                headers: {
+                    /** @description The methods this path offers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: 10-1006 (version conflict: update failed because object data is stale) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content Too Large: 10-400, for a body over 262144 bytes. Over 10 MiB API Gateway answers before the service, with its own body {"message": "Request Entity Too Large"} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Unsupported Media Type: 10-400, for a body in a media type the operation does not list */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: 10-500 (internal server error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Implemented: 10-1501 (feature disabled unless feature flag {0} is on) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listScheduleRuns: {
+        parameters: {
+            query?: {
+                /** @description Records to skip */
+                offset?: number;
+                /** @description Records to return, at most 1000 */
+                limit?: number;
+                /** @description Up to 3 sort keys separated by commas, each a field with `-` before it for descending order: date, cause, outcome, code, job_id, graph_version_number, data_table_id, data_version_number; e.g. `cause,-date`. Blank sorts by id (docs/list-query.md) */
+                sort?: string;
+                /** @description Filter expression (format list-filter, docs/list-query.md), e.g. `name co 'sales' and not (id lt 3)`. Blank filters nothing. Grammar: filter := or; or := and ('or' and)*; and := unary ('and' unary)*; unary := 'not' unary | '(' or ')' | field op value; op := eq | ne | gt | ge | lt | le | co | sw | ew; value := 'text' (two quotes for one) | number | true | false | null. Keywords and operators ignore case. Operators by field type: text all; integer and date-time eq ne gt ge lt le; boolean eq ne; list of text co (has that element). A value fits its field: quoted text for text and list fields, a number for integers, true or false for booleans, an RFC 3339 date-time in quotes (with its offset) for date-times; null goes with eq and ne only. At most 200 tokens and 16 levels of parentheses (each "not" before them counts). Fields: date (date-time), cause (text), outcome (text), code (text), job_id (text), graph_version_number (integer), data_table_id (integer), data_version_number (integer). */
+                filter?: string;
+            };
+            header?: never;
+            path: {
+                schedule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the history */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleRunList"];
+                };
+            };
+            /** @description Bad Request: 10-400 (bad request); 10-1400 (field validation failed for the request) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: 10-401 (access unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: 10-403 (access forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: 10-404 (entity {0} with ID {1} not found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method Not Allowed: 10-400, for a method this path does not offer */
+            405: {
+                headers: {
+                    /** @description The methods this path offers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: 10-500 (internal server error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Implemented: 10-1501 (feature disabled unless feature flag {0} is on) */
+            501: {
                 headers: {
                     [name: string]: unknown;
                 };

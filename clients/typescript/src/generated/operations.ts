@@ -166,6 +166,42 @@ export const OPERATIONS = {
     "method": "POST",
     "path": "/data-tables/{data_table_id}/versions/{version_number}/schema-analysis/cancel"
   },
+  "createQualityRule": {
+    "method": "POST",
+    "path": "/quality-rules"
+  },
+  "listQualityRules": {
+    "method": "GET",
+    "path": "/quality-rules"
+  },
+  "getQualityRule": {
+    "method": "GET",
+    "path": "/quality-rules/{rule_id}"
+  },
+  "updateQualityRule": {
+    "method": "PUT",
+    "path": "/quality-rules/{rule_id}"
+  },
+  "mergeQualityRule": {
+    "method": "PATCH",
+    "path": "/quality-rules/{rule_id}"
+  },
+  "deleteQualityRule": {
+    "method": "DELETE",
+    "path": "/quality-rules/{rule_id}"
+  },
+  "acceptQualityFailure": {
+    "method": "POST",
+    "path": "/data-tables/{data_table_id}/versions/{version_number}/quality/accept"
+  },
+  "acceptNodeQualityFailure": {
+    "method": "POST",
+    "path": "/datasets/{dataset_id}/versions/{version_number}/nodes/{node_id}/quality/accept"
+  },
+  "listNodeQualityChecks": {
+    "method": "GET",
+    "path": "/datasets/{dataset_id}/versions/{version_number}/nodes/{node_id}/quality-checks"
+  },
   "createRecipe": {
     "method": "POST",
     "path": "/recipes"
@@ -329,6 +365,58 @@ export const OPERATIONS = {
   "cancelDatasetNodeSchemaAnalysis": {
     "method": "POST",
     "path": "/datasets/{dataset_id}/versions/{version_number}/nodes/{node_id}/schema-analysis/cancel"
+  },
+  "getDatasetVersionLineage": {
+    "method": "GET",
+    "path": "/datasets/{dataset_id}/versions/{version_number}/lineage"
+  },
+  "traceNodeColumn": {
+    "method": "GET",
+    "path": "/datasets/{dataset_id}/versions/{version_number}/nodes/{node_id}/lineage"
+  },
+  "getDatasetVersionLineageMermaid": {
+    "method": "GET",
+    "path": "/datasets/{dataset_id}/versions/{version_number}/lineage.mmd"
+  },
+  "getDataVersionLineage": {
+    "method": "GET",
+    "path": "/data-tables/{data_table_id}/versions/{version_number}/lineage"
+  },
+  "createSchedule": {
+    "method": "POST",
+    "path": "/schedules"
+  },
+  "listSchedules": {
+    "method": "GET",
+    "path": "/schedules"
+  },
+  "getSchedule": {
+    "method": "GET",
+    "path": "/schedules/{schedule_id}"
+  },
+  "updateSchedule": {
+    "method": "PUT",
+    "path": "/schedules/{schedule_id}"
+  },
+  "mergeSchedule": {
+    "method": "PATCH",
+    "path": "/schedules/{schedule_id}"
+  },
+  "deleteSchedule": {
+    "method": "DELETE",
+    "path": "/schedules/{schedule_id}"
+  },
+  "pauseSchedule": {
+    "method": "POST",
+    "path": "/schedules/{schedule_id}/pause"
+  },
+  "resumeSchedule": {
+    "method": "POST",
+    "path": "/schedules/{schedule_id}/resume"
+  },
+  "listScheduleRuns": {
+    "method": "GET",
+    "path": "/schedules/{schedule_id}/runs"
   },
   "createTarget": {
     "method": "POST",
@@ -630,9 +718,11 @@ export const IDEMPOTENT_CREATES: ReadonlySet<string> = new Set([
   "POST /data-sources",
   "POST /data-tables",
   "POST /data-versions/batch-create",
+  "POST /quality-rules",
   "POST /recipes",
   "POST /datasets",
   "POST /datasets/{dataset_id}/versions/{version_number}/nodes/{node_id}/execute",
+  "POST /schedules",
   "POST /targets",
   "POST /exports",
   "POST /exports/direct",
