@@ -31,7 +31,7 @@ export const FUZZ_TWIN_ENVIRONMENT = {
 
 /** Turns on, for the fuzzed tenant, the features whose routes should reach their own checks rather than 10-1501. */
 export async function enableFuzzedFeatures(env: TestTwin): Promise<void> {
-  for (const toggle of ['retention', 'ai_assistant', 'transfers', 'apps'] as const) {
+  for (const toggle of ['retention', 'ai_assistant', 'transfers', 'apps', 'data_quality', 'schedules'] as const) {
     const override = await env.platformAdmin.call('setFeatureToggleOverride', {
       params: { toggle_name: toggle, tenant_id: env.admin.tenantId! },
       body: { strategy: 'on' },
