@@ -6,6 +6,7 @@ import type { JobError } from '../model/job';
 import { logger } from '../log';
 import type { JobInput } from './job-ref';
 import { markFailed } from './status';
+import { flushRunEvents } from '../openlineage/emit';
 
 /**
  * How a worker's failure travels through Step Functions to the execution's error. The
@@ -249,5 +250,7 @@ export async function recordJobFailure(
   const error = jobErrorFromState(input.failure ?? {});
   const recorded = await markFailed(input.job, error);
   logger.info('job failed', { jobId: input.job.job_id, kind: input.job.kind, code: error.code, recorded });
+  // The FAIL event the write sent (docs/lineage.md) gets a bounded wait: a Lambda freezes what is left in flight.
+  await flushRunEvents();
   return { recorded, code: error.code };
 }

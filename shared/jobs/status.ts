@@ -5,6 +5,7 @@ import { updateItem } from '../db/table';
 import { failedAt, transactWrite, tx, type TransactItem } from '../db/transactions';
 import { JobExecution, type JobError, type JobProgress } from '../model/job';
 import type { JobRef } from './job-ref';
+import { sendJobEnd } from '../openlineage/job-end';
 
 /**
  * Status writes of a running job. Every write is conditional on the job still owning the
@@ -203,7 +204,10 @@ export async function markCompleted(
  * this call recorded it. Safe to repeat (the state machine retries the recorder).
  */
 export async function markFailed(ref: JobRef, error: JobError): Promise<boolean> {
-  return finish(ref, 'FAILED', ['PENDING', 'IN_PROGRESS'], { error }, { ...ref.failureFields });
+  const recorded = await finish(ref, 'FAILED', ['PENDING', 'IN_PROGRESS'], { error }, { ...ref.failureFields });
+  // The run's FAIL for OpenLineage, once: only the write that ended the job sends it.
+  if (recorded) sendJobEnd(ref, 'FAILED', error);
+  return recorded;
 }
 
 /**
@@ -214,5 +218,7 @@ export async function markFailed(ref: JobRef, error: JobError): Promise<boolean>
  * recorder's FAILED) can move the execution again.
  */
 export async function markAborted(ref: JobRef, error: JobError): Promise<boolean> {
-  return finish(ref, 'ABORTED', ['PENDING', 'IN_PROGRESS'], { error }, { ...ref.failureFields });
+  const aborted = await finish(ref, 'ABORTED', ['PENDING', 'IN_PROGRESS'], { error }, { ...ref.failureFields });
+  if (aborted) sendJobEnd(ref, 'ABORTED', error);
+  return aborted;
 }

@@ -4,6 +4,7 @@ import { JOB_TRANSIENT, JobFailure } from './failure';
 import type { JobInput } from './job-ref';
 import { JOB_INPUT_VARIABLE, JOB_WORKER_VARIABLE } from './launch';
 import { markFailed } from './status';
+import { flushRunEvents } from '../openlineage/emit';
 import type { TaskWorkers, WorkerHandler } from './task-workers';
 
 /**
@@ -61,6 +62,8 @@ export async function runJobTask(handler: WorkerHandler, input: JobInput<unknown
       }
       // jobWorker throws a JobFailure for every failure but a superseded job's, which records nothing.
       if (error instanceof JobFailure) await markFailed(input.job, error.jobError);
+      // The FAIL event that write sent (docs/lineage.md) goes before the process exits.
+      await flushRunEvents();
       return FAILED_EXIT_CODE;
     }
   }

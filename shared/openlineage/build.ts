@@ -168,6 +168,8 @@ export function buildRunEvent(input: RunEventInput): RunEvent {
           processingType: 'BATCH',
           integration: 'DPS',
           jobType: input.kind.toUpperCase(),
+          // An end event may name no dataset (a cancel or an abandoned job: job-end.ts); START named them.
+          emissionPattern: { eventTrigger: 'EVENT_BASED', eventContentMode: 'ACCUMULATIVE' },
         },
       },
     },

@@ -18,22 +18,15 @@ import { serviceDatasets, type DatasetName } from '../lineage/naming';
 import { sourceObject } from '../lineage/source-object';
 import type { EventType } from './events';
 import type { ColumnSource, EventDataset, RunEventInput } from './build';
+import { LINEAGE_JOB_KINDS } from './job-kinds';
 
 /**
- * What each job that sends run events read and wrote, as OpenLineage datasets (docs/lineage.md):
- * an import reads its data source's object and writes a data table; a recipe run reads data
- * tables and upstream nodes and writes its nodes' outputs (with their column lineage, as stored
- * with the graph version); an export or a transfer reads a data table or a graph version's
- * output node and writes to its destination. Other jobs (schema analyses, app installs) send none.
+ * What each job that sends run events (job-kinds.ts) read and wrote, as OpenLineage datasets
+ * (docs/lineage.md): an import reads its data source's object and writes a data table; a
+ * recipe run reads data tables and upstream nodes and writes its nodes' outputs (with their
+ * column lineage, as stored with the graph version); an export or a transfer reads a data
+ * table or a graph version's output node and writes to its destination.
  */
-export const LINEAGE_JOB_KINDS: ReadonlySet<string> = new Set([
-  importJob.name,
-  recipeRunJob.name,
-  targetExportJob.name,
-  directExportJob.name,
-  multiPartExportJob.name,
-  transferJob.name,
-]);
 
 const namespace = () => config.openLineage.namespace;
 const table = (tenantId: string, id: number): DatasetName => serviceDatasets.dataTable(namespace(), tenantId, id);

@@ -8,7 +8,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dynamoDocumentClient } from '../../../shared/aws/clients';
+import { dataVersions } from '../../../shared/data-tables/versions';
+import { runIdOf } from '../../../shared/openlineage/build';
 import { deliveryCounts } from '../../../shared/openlineage/emit';
 import { RunEvent } from '../../../shared/openlineage/events';
 import type { ApiClient } from '../../support/api-client';
@@ -270,14 +274,55 @@ describe('OpenLineage run events', () => {
     expect(unchecked?.outputs[0]?.facets?.dataQualityAssertions).toBeUndefined();
   });
 
-  it('a failed job sends FAIL with the error facet', async () => {
+  it('a failed job sends FAIL with the error facet, for the run its START named', async () => {
     const tableId = await tableOver(api, env, `landing/nothing-here-${process.pid}/`);
     expect((await importAndWait(api, tableId)).execution.status).toBe('FAILED');
     await sleep(500);
-    const failed = ofKind('import').find(
-      (event) => event.eventType === 'FAIL' && event.outputs[0]?.name.endsWith(`/data-tables/${tableId}`),
+    const start = ofKind('import').find(
+      (event) => event.eventType === 'START' && event.outputs[0]?.name.endsWith(`/data-tables/${tableId}`),
     );
-    expect(failed?.run.facets?.errorMessage?.message).toMatch(/^\d{2}-\d+: /);
+    const failed = ofKind('import').filter(
+      (event) => event.eventType === 'FAIL' && event.run.runId === start?.run.runId,
+    );
+    expect(failed).toHaveLength(1);
+    expect(failed[0]?.run.facets?.errorMessage?.message).toMatch(/^\d{2}-\d+: /);
+    expect(failed[0]?.job.facets?.jobType.emissionPattern?.eventContentMode).toBe('ACCUMULATIVE');
+  });
+
+  it('a cancelled job sends ABORT once, however often it is cancelled', async () => {
+    const tableId = await tableOver(api, env, `landing/checked-${process.pid}/`);
+    // A PENDING import no worker picks up: the cancel always finds it running.
+    const { version, job } = await dataVersions.begin('local', { id: 'test' }, tableId);
+    const params = { data_table_id: tableId, version_number: version.version_number };
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const cancelled = await api.call('cancelDataVersionImport', { params });
+      expect(cancelled.body.execution?.status, cancelled.text).toBe('ABORTED');
+    }
+    await sleep(500);
+    const aborts = ofKind('import').filter((event) => event.run.runId === runIdOf(job.job_id));
+    expect(aborts.map((event) => event.eventType)).toEqual(['ABORT']);
+    expect(aborts[0]?.run.facets?.errorMessage?.message).toMatch(/^10-444: /);
+  });
+
+  it('a job a reader finds abandoned sends FAIL once, from the write that recorded it', async () => {
+    const tableId = await tableOver(api, env, `landing/checked-${process.pid}/`);
+    const { job } = await dataVersions.begin('local', { id: 'test' }, tableId);
+    // The worker's last sign of life was an hour ago.
+    await dynamoDocumentClient().send(
+      new UpdateCommand({
+        TableName: process.env.TABLE_NAME,
+        Key: job.subject,
+        UpdateExpression: 'SET #execution.heartbeat_date = :old',
+        ExpressionAttributeNames: { '#execution': 'execution' },
+        ExpressionAttributeValues: { ':old': new Date(Date.now() - 3_600_000).toISOString() },
+      }),
+    );
+    // Two imports race to take the table over: each records the abandoned one's failure, one write wins.
+    await Promise.all([1, 2].map(() => api.call('batchCreateDataVersions', { body: { data_table_ids: [tableId] } })));
+    await sleep(1_000);
+    const ended = ofKind('import').filter((event) => event.run.runId === runIdOf(job.job_id));
+    expect(ended.map((event) => event.eventType)).toEqual(['FAIL']);
+    expect(ended[0]?.run.facets?.errorMessage?.message).toMatch(/^10-1047: /);
   });
 
   it('a delivery that fails is retried, then counted: the job is not slowed or failed', async () => {

@@ -129,6 +129,14 @@ const EVENTS: Record<string, RunEventInput> = {
     outputs: [{ namespace: 's3://exports', name: 'out/result.csv' }],
     error: { code: '30-1100', message: 'The destination refused the write' },
   },
+  'export ABORT naming no dataset (a cancel: its START named them)': {
+    ...base,
+    kind: 'direct-export',
+    eventType: 'ABORT',
+    inputs: [],
+    outputs: [],
+    error: { code: '10-444', message: 'The job has been aborted' },
+  },
   'transfer START': {
     ...base,
     kind: 'transfer',
