@@ -149,7 +149,7 @@ export const qualityRuleRoutes = {
     permission: 'quality:accept',
     request: { params: VersionParams, body: QualityAcceptRequest },
     response: { status: 200, description: 'The version with its accepted report', body: DataVersion },
-    errors: ['10-404', '10-1006', '10-1501'],
+    errors: ['10-404', '10-1006', '10-1501', '90-1003'],
     access: { table: 'write' },
   }),
   acceptNode: defineRoute({
@@ -164,7 +164,7 @@ export const qualityRuleRoutes = {
     permission: 'quality:accept',
     request: { params: NodeParams, body: NodeQualityAcceptRequest },
     response: { status: 200, description: 'The output’s accepted report', body: QualityReport },
-    errors: ['10-404', '10-1006', '10-1501'],
+    errors: ['10-404', '10-1006', '10-1501', '90-1003'],
     access: { table: 'write' },
   }),
   nodeChecks: defineRoute({

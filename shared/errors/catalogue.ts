@@ -335,6 +335,10 @@ export const errorCatalogue = {
     status: 409,
     message: '{0} failed the data-quality rule {1}; import or run a version that passes, or accept the failure',
   },
+  '90-1003': {
+    status: 409,
+    message: '{0} has no FAILED data-quality report to accept ({1})',
+  },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -7,9 +7,14 @@ import { LATEST_VERSION } from '../data-tables/items';
 import { dataVersions } from '../data-tables/versions';
 import { outputAttribute, outputKindOf } from '../datasets/run-items';
 import { nodeRunItems, nodeRuns } from '../datasets/runs';
-import { versionConflict, validationError } from '../errors/app-error';
+import { AppError, versionConflict } from '../errors/app-error';
 import { requireFeature } from '../features/store';
 import { acceptNodeCheck } from './node-history';
+
+/** 409 90-1003: what the user would accept has no FAILED report (none yet, or it passed or warned). */
+function nothingToAccept(what: string, status: string, names: Record<string, number | boolean>): AppError {
+  return new AppError('90-1003', { params: [what, status], extraDetails: { ...names, status } });
+}
 
 /**
  * A user with `quality:accept` accepts the FAILED data-quality report of a version
@@ -29,7 +34,10 @@ export async function acceptQualityFailure(
   const version = await dataVersions.get(tenantId, dataTableId, versionNumber);
   const report = version.quality;
   if (!report || report.status !== 'FAILED')
-    throw validationError({ version_number: 'has no FAILED data-quality report to accept' });
+    throw nothingToAccept(`data table ${dataTableId} version ${versionNumber}`, report?.status ?? 'NOT_CHECKED', {
+      data_table_id: dataTableId,
+      version_number: versionNumber,
+    });
   if (report.accepted) return;
   const accepted = { by: actorOf(principal), date: new Date().toISOString(), reason };
   const sameReport = (path: string) =>
@@ -76,7 +84,12 @@ export async function acceptNodeQualityFailure(
   const output = run?.[attribute];
   const report = output?.quality;
   if (!output || !report || report.status !== 'FAILED')
-    throw validationError({ node_id: 'has no output with a FAILED data-quality report to accept' });
+    throw nothingToAccept(`node ${at.nodeId}'s output`, output ? (report?.status ?? 'NOT_CHECKED') : 'NO_OUTPUT', {
+      dataset_id: at.datasetId,
+      version_number: at.graphVersion,
+      node_id: at.nodeId,
+      use_sample: at.useSample,
+    });
   if (report.accepted) return;
   const accepted = { by: actorOf(principal), date: new Date().toISOString(), reason };
   const written = await updateItem(

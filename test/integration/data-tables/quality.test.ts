@@ -306,6 +306,12 @@ describe('an import checks the rules; an error rule blocks the version', () => {
     const exported = await directExport(version.version_number, 'passed/prices.parquet');
     expect(exported.status, exported.text).toBe(202);
     expect((await waitForDirectExport(api, exported.body.job_id)).status.status).toBe('COMPLETED');
+    // Nothing failed, so nothing to accept.
+    const nothing = await api.call('acceptQualityFailure', {
+      params: { data_table_id: tableId, version_number: version.version_number },
+      body: {},
+    });
+    expect(nothing.problem).toMatchObject({ status: 409, code: '90-1003', extraDetails: { status: 'PASSED' } });
   });
 });
 

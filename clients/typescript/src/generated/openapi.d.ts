@@ -2476,6 +2476,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/tenants/{tenant_id}/openlineage-endpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get where a tenant’s OpenLineage events go
+         * @description The tenant’s own endpoint, if an admin set one, and which endpoint its run events use: its own, the stage’s (OPENLINEAGE_URL, not shown) or none (docs/lineage.md).
+         */
+        get: operations["getTenantOpenLineageEndpoint"];
+        /**
+         * Set where a tenant’s OpenLineage events go
+         * @description Sends the tenant’s run events to this URL instead of the stage’s (null: the stage’s again), within the bound every instance reads settings at (2 s). https only (http to a host the outbound allow-list names); a URL with credentials, a query or a fragment is refused with 10-1400 naming `url`, a forbidden host (loopback, private, metadata addresses) with 30-1130, and every event goes through the outbound guard. The tenant still needs the `openlineage` toggle on.
+         */
+        put: operations["setTenantOpenLineageEndpoint"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/roles/{role_name}": {
         parameters: {
             query?: never;
@@ -7491,6 +7515,20 @@ export interface components {
             created_date: string;
             expires_at: string | null;
         };
+        OpenLineageEndpoint: {
+            tenant_id: string;
+            /** @description The tenant’s own endpoint; null when it has none */
+            url: string | null;
+            /**
+             * @description Where the tenant’s events go: its own endpoint, the stage’s (not shown), or nowhere
+             * @enum {string}
+             */
+            uses: "tenant" | "stage" | "none";
+        };
+        OpenLineageEndpointRequest: {
+            /** @description https URL the tenant’s run events are POSTed to (http only to a host the outbound allow-list names); no credentials, query or fragment; null: the stage’s endpoint again */
+            url: string | null;
+        };
         RoleDefinition: {
             name: string;
             permissions: string[];
@@ -11988,7 +12026,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: 10-1006 (version conflict: update failed because object data is stale) */
+            /** @description Conflict: 10-1006 (version conflict: update failed because object data is stale); 90-1003 ({0} has no FAILED data-quality report to accept ({1})) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12111,7 +12149,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: 10-1006 (version conflict: update failed because object data is stale) */
+            /** @description Conflict: 10-1006 (version conflict: update failed because object data is stale); 90-1003 ({0} has no FAILED data-quality report to accept ({1})) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -24120,6 +24158,189 @@ export interface operations {
             };
             /** @description Bad Gateway: 50-1012 (upstream service unavailable); 50-1014 (system user of tenant {0} failed to authenticate) */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTenantOpenLineageEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tenant id: lowercase letters, digits and inner hyphens */
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant’s endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenLineageEndpoint"];
+                };
+            };
+            /** @description Bad Request: 10-400 (bad request); 10-1400 (field validation failed for the request) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: 10-401 (access unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: 10-403 (access forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: 50-1003 (tenant not found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method Not Allowed: 10-400, for a method this path does not offer */
+            405: {
+                headers: {
+                    /** @description The methods this path offers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: 10-500 (internal server error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setTenantOpenLineageEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tenant id: lowercase letters, digits and inner hyphens */
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenLineageEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description The tenant’s endpoint as it now stands */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenLineageEndpoint"];
+                };
+            };
+            /** @description Bad Request: 10-400 (bad request); 10-1400 (field validation failed for the request); 30-1130 (custom host not allowed by default; contact support) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: 10-401 (access unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: 10-403 (access forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: 50-1003 (tenant not found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method Not Allowed: 10-400, for a method this path does not offer */
+            405: {
+                headers: {
+                    /** @description The methods this path offers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content Too Large: 10-400, for a body over 262144 bytes. Over 10 MiB API Gateway answers before the service, with its own body {"message": "Request Entity Too Large"} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Unsupported Media Type: 10-400, for a body in a media type the operation does not list */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: 10-500 (internal server error) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
