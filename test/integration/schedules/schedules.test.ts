@@ -7,15 +7,25 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadWorkerHandler, type WorkerFunction } from '../../../infra/local/stepfunctions';
-import { TOGGLE_CACHE_MS } from '../../../shared/features/store';
-import { retentionNow } from '../../../shared/retention/clock';
 import { handler as tick } from '../../../functions/schedules/tick';
 import { reconcileSchedules } from '../../../shared/schedules/reconcile';
 import { syncSchedule } from '../../../shared/schedules/scheduler';
-import type { ApiClient, RequestBody, ResponseBody } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import { importAndWait, putObjects, tableOver, waitForJob } from '../../support/imports';
-import { createRecipe } from '../recipes/fixtures';
+import { importAndWait, waitForJob } from '../../support/imports';
+import {
+  createSchedule,
+  cronEveryMinute,
+  datasetOver,
+  fireNext,
+  importedTable,
+  MINUTE,
+  runsOf,
+  runsUntil,
+  setToggle,
+  succeeded,
+  tenant,
+  unique,
+} from './support';
 
 let env: TestTwin;
 /** While set, a recipe run's worker waits for it: a build that stays live (overlap tests). */
@@ -38,102 +48,10 @@ beforeAll(async () => {
 });
 afterAll(() => env?.close());
 
-const MINUTE = 60_000;
-let sequence = 0;
-const unique = (prefix: string) => `${prefix}-${(sequence += 1)}`;
-
-async function setToggle(toggle: string, tenantId: string, state: 'on' | 'off'): Promise<void> {
-  const response = await env.platformAdmin.call('setFeatureToggleOverride', {
-    params: { toggle_name: toggle, tenant_id: tenantId },
-    body: { strategy: state },
-  });
-  expect(response.status, response.text).toBeLessThan(300);
-  await new Promise((resolve) => setTimeout(resolve, TOGGLE_CACHE_MS + 100));
-}
-
-/** A tenant with schedules on. */
-async function tenant(name: string): Promise<ApiClient> {
-  const api = await env.clientFor(name, ['admin']);
-  await setToggle('schedules', name, 'on');
-  return api;
-}
-
-/** A table imported once from a small CSV of its own folder. */
-async function importedTable(api: ApiClient): Promise<{ tableId: number; folder: string }> {
-  const folder = unique(`sched-${api.tenantId ?? 't'}`);
-  await putObjects(env, 'landing', { [`${folder}/a.csv`]: 'id,price\n1,10\n2,20\n' });
-  const tableId = await tableOver(api, env, `landing/${folder}/`);
-  expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
-  return { tableId, folder };
-}
-
-/** A dataset whose version 1 reads the table through one recipe node (its output). */
-async function datasetOver(api: ApiClient, tableId: number): Promise<{ datasetId: number; outputNode: number }> {
-  const recipe = await createRecipe(api, { aliases: ['t'], recipe_version: { code: 'SELECT id, price FROM t' } });
-  const dataset = await api.call('createDataset', { body: { name: unique('scheduled') } });
-  expect(dataset.status, dataset.text).toBe(201);
-  const datasetId = dataset.body.id;
-  const params = { dataset_id: datasetId, version_number: 1 };
-  const table = await api.call('addDatasetNode', {
-    params,
-    body: { node_type: 'TABLE', dataset_id: datasetId, data_table_id: tableId },
-  });
-  const output = await api.call('addDatasetNode', {
-    params,
-    body: {
-      node_type: 'RECIPE',
-      dataset_id: datasetId,
-      recipe_id: recipe.id,
-      recipe_version_number: 1,
-      source_node_definitions: [{ source_node_id: table.body.id, alias: 't' }],
-    },
-  });
-  expect(output.status, output.text).toBe(201);
-  return { datasetId, outputNode: output.body.id };
-}
-
-type Schedule = ResponseBody<'createSchedule'>;
-type Runs = ResponseBody<'listScheduleRuns'>['items'];
-
-async function createSchedule(api: ApiClient, body: RequestBody<'createSchedule'>): Promise<Schedule> {
-  const response = await api.call('createSchedule', { body });
-  expect(response.status, response.text).toBe(201);
-  return response.body;
-}
-
-const cronEveryMinute = { type: 'cron', expression: '* * * * *', time_zone: 'UTC' } as const;
-
-async function runsOf(api: ApiClient, scheduleId: number): Promise<Runs> {
-  const response = await api.call('listScheduleRuns', { params: { schedule_id: scheduleId } });
-  expect(response.status, response.text).toBe(200);
-  return response.body.items;
-}
-
-/** Moves the twin's clock to just past the schedule's next_run_date, firing what is due on the way. */
-async function fireNext(schedule: Pick<Schedule, 'next_run_date'>): Promise<void> {
-  const next = Date.parse(schedule.next_run_date ?? '');
-  expect(Number.isNaN(next), 'next_run_date').toBe(false);
-  await env.twin.scheduler.advance(Math.max(0, next - retentionNow()) + 1_000);
-}
-
-/** Polls the history until `done` holds (bounded): builds and hand-overs end in their own time. */
-async function runsUntil(api: ApiClient, scheduleId: number, done: (runs: Runs) => boolean): Promise<Runs> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const runs = await runsOf(api, scheduleId);
-    if (done(runs)) return runs;
-    if (Date.now() > deadline) throw new Error(`history not as expected: ${JSON.stringify(runs)}`);
-    await env.twin.scheduler.runDue();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-const succeeded = (runs: Runs) => runs.length > 0 && runs.every((run) => run.outcome !== 'STARTED');
-
 describe('schedules as a resource', () => {
   it('checks cron, time zone and dataset; lists with ListQuery; keeps lock_version; pauses and deletes with the Scheduler', async () => {
-    const api = await tenant('sched-crud');
-    const { tableId } = await importedTable(api);
+    const api = await tenant(env, 'sched-crud');
+    const { tableId } = await importedTable(env, api);
     const { datasetId } = await datasetOver(api, tableId);
     const base = { name: unique('nightly'), dataset_id: datasetId };
 
@@ -205,16 +123,16 @@ describe('schedules as a resource', () => {
 
 describe('ticks', () => {
   it('a cron tick builds the graph version whole, as a user’s run; its history says so', async () => {
-    const api = await tenant('sched-cron');
-    const { tableId } = await importedTable(api);
+    const api = await tenant(env, 'sched-cron');
+    const { tableId } = await importedTable(env, api);
     const { datasetId, outputNode } = await datasetOver(api, tableId);
     const schedule = await createSchedule(api, {
       name: unique('morning'),
       dataset_id: datasetId,
       trigger: { type: 'cron', expression: '0 6 * * *', time_zone: 'Europe/Paris' },
     });
-    await fireNext(schedule);
-    const runs = await runsUntil(api, schedule.id, succeeded);
+    await fireNext(env, schedule);
+    const runs = await runsUntil(env, api, schedule.id, succeeded);
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({
       cause: 'cron',
@@ -233,9 +151,9 @@ describe('ticks', () => {
   });
 
   it('a new COMPLETED version of a table builds the datasets waiting for it, once each', async () => {
-    const api = await tenant('sched-new-version');
-    const source = await importedTable(api);
-    const other = await importedTable(api);
+    const api = await tenant(env, 'sched-new-version');
+    const source = await importedTable(env, api);
+    const other = await importedTable(env, api);
     const waiting = await datasetOver(api, source.tableId);
     const unrelated = await datasetOver(api, other.tableId);
     const onSource = await createSchedule(api, {
@@ -252,7 +170,7 @@ describe('ticks', () => {
 
     const version = await importAndWait(api, source.tableId);
     expect(version.execution.status).toBe('COMPLETED');
-    const runs = await runsUntil(api, onSource.id, succeeded);
+    const runs = await runsUntil(env, api, onSource.id, succeeded);
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({
       cause: 'on_new_version',
@@ -277,8 +195,8 @@ describe('ticks', () => {
   });
 
   it('while a build of the version runs, a tick is skipped (overlap skip) or queued until it ends (overlap queue)', async () => {
-    const api = await tenant('sched-overlap');
-    const { tableId } = await importedTable(api);
+    const api = await tenant(env, 'sched-overlap');
+    const { tableId } = await importedTable(env, api);
     const { datasetId, outputNode } = await datasetOver(api, tableId);
     let open: () => void = () => undefined;
     runGate = new Promise<void>((resolve) => (open = resolve));
@@ -293,7 +211,7 @@ describe('ticks', () => {
       const node = { dataset_id: datasetId, version_number: 1, node_id: outputNode };
       const userRun = await api.call('executeDatasetNode', { params: node, body: { use_sample: false } });
       expect(userRun.status, userRun.text).toBe(202);
-      await fireNext(skip);
+      await fireNext(env, skip);
       expect((await runsOf(api, skip.id)).map((run) => [run.outcome, run.code])).toEqual([['SKIPPED', '20-1034']]);
       expect((await runsOf(api, queue.id)).map((run) => [run.outcome, run.code])).toEqual([['QUEUED', '20-1034']]);
       // No more minutes of these two: only the queued tick is left to fire.
@@ -318,14 +236,14 @@ describe('ticks', () => {
       (status) => status.execution ?? { status: 'PENDING' },
     );
     await env.twin.scheduler.advance(MINUTE);
-    const queued = await runsUntil(api, queue.id, succeeded);
+    const queued = await runsUntil(env, api, queue.id, succeeded);
     expect(queued).toHaveLength(1);
     expect(queued[0]).toMatchObject({ cause: 'cron', outcome: 'SUCCEEDED', graph_version_number: 1 });
   });
 
   it('a schedule of a deleted dataset records 10-404 and pauses, so it is not refused again and again', async () => {
-    const api = await tenant('sched-orphan');
-    const { tableId } = await importedTable(api);
+    const api = await tenant(env, 'sched-orphan');
+    const { tableId } = await importedTable(env, api);
     const { datasetId } = await datasetOver(api, tableId);
     const schedule = await createSchedule(api, {
       name: unique('orphan'),
@@ -333,7 +251,7 @@ describe('ticks', () => {
       trigger: cronEveryMinute,
     });
     expect((await api.call('deleteDataset', { params: { dataset_id: datasetId }, query: {} })).status).toBe(204);
-    await fireNext(schedule);
+    await fireNext(env, schedule);
     const runs = await runsOf(api, schedule.id);
     expect(runs.map((run) => [run.outcome, run.code])).toEqual([['REFUSED', '10-404']]);
     expect((await api.call('getSchedule', { params: { schedule_id: schedule.id } })).body).toMatchObject({
@@ -345,8 +263,8 @@ describe('ticks', () => {
   });
 
   it('a start the quota refuses is recorded with its code, once per tick, never retried', async () => {
-    const api = await tenant('sched-quota');
-    const { tableId } = await importedTable(api);
+    const api = await tenant(env, 'sched-quota');
+    const { tableId } = await importedTable(env, api);
     const { datasetId } = await datasetOver(api, tableId);
     const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
     const contract = await api.call('createQuotaContract', {
@@ -360,13 +278,13 @@ describe('ticks', () => {
       },
     });
     expect(contract.status, contract.text).toBe(201);
-    await setToggle('quota_enforcement', 'sched-quota', 'on');
+    await setToggle(env, 'quota_enforcement', 'sched-quota', 'on');
     const schedule = await createSchedule(api, {
       name: unique('hourly'),
       dataset_id: datasetId,
       trigger: { type: 'rate', every: 1, unit: 'hours' },
     });
-    await fireNext(schedule);
+    await fireNext(env, schedule);
     expect((await runsOf(api, schedule.id)).map((run) => [run.outcome, run.code])).toEqual([['REFUSED', '20-1042']]);
     // Nothing retries it in between: the next entry is the next hour's tick.
     await env.twin.scheduler.advance(30 * MINUTE);
@@ -378,8 +296,8 @@ describe('ticks', () => {
 
 describe('the Scheduler kept in step', () => {
   it('the reconciliation deletes a Scheduler schedule whose schedule is gone, and keeps the others', async () => {
-    const api = await tenant('sched-reconcile');
-    const { tableId } = await importedTable(api);
+    const api = await tenant(env, 'sched-reconcile');
+    const { tableId } = await importedTable(env, api);
     const { datasetId } = await datasetOver(api, tableId);
     const kept = await createSchedule(api, { name: unique('kept'), dataset_id: datasetId, trigger: cronEveryMinute });
     const gone = await createSchedule(api, { name: unique('gone'), dataset_id: datasetId, trigger: cronEveryMinute });
@@ -416,15 +334,15 @@ describe('the Scheduler kept in step', () => {
 
 describe('tenants and the toggle', () => {
   it('another tenant sees none of a tenant’s schedules, their history or their datasets', async () => {
-    const owner = await tenant('sched-owner');
-    const { tableId } = await importedTable(owner);
+    const owner = await tenant(env, 'sched-owner');
+    const { tableId } = await importedTable(env, owner);
     const { datasetId } = await datasetOver(owner, tableId);
     const schedule = await createSchedule(owner, {
       name: unique('mine'),
       dataset_id: datasetId,
       trigger: cronEveryMinute,
     });
-    const stranger = await tenant('sched-stranger');
+    const stranger = await tenant(env, 'sched-stranger');
     expect((await stranger.call('getSchedule', { params: { schedule_id: schedule.id } })).problem.code).toBe('10-404');
     expect((await stranger.call('listScheduleRuns', { params: { schedule_id: schedule.id } })).status).toBe(404);
     expect((await stranger.call('listSchedules', {})).body.total).toBe(0);
@@ -439,15 +357,15 @@ describe('tenants and the toggle', () => {
   });
 
   it('with the toggle off the routes answer 10-1501 and a tick records the refusal', async () => {
-    const api = await tenant('sched-toggle');
-    const { tableId } = await importedTable(api);
+    const api = await tenant(env, 'sched-toggle');
+    const { tableId } = await importedTable(env, api);
     const { datasetId } = await datasetOver(api, tableId);
     const schedule = await createSchedule(api, {
       name: unique('later'),
       dataset_id: datasetId,
       trigger: cronEveryMinute,
     });
-    await setToggle('schedules', 'sched-toggle', 'off');
+    await setToggle(env, 'schedules', 'sched-toggle', 'off');
     const refused = await api.call('createSchedule', {
       body: { name: unique('refused'), dataset_id: datasetId, trigger: cronEveryMinute },
     });
@@ -455,8 +373,8 @@ describe('tenants and the toggle', () => {
     expect(refused.problem.code).toBe('10-1501');
     expect(refused.problem.detail).toContain('schedules');
     expect((await api.call('listSchedules', {})).status).toBe(501);
-    await fireNext(schedule);
-    await setToggle('schedules', 'sched-toggle', 'on');
+    await fireNext(env, schedule);
+    await setToggle(env, 'schedules', 'sched-toggle', 'on');
     const runs = await runsOf(api, schedule.id);
     expect(runs.map((run) => [run.outcome, run.code])).toEqual([['REFUSED', '10-1501']]);
   });
