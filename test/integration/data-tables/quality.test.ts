@@ -11,9 +11,8 @@
  * test/unit/engine/quality-check.test.ts; this file is the path through the service.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
-import { TOGGLE_CACHE_MS } from '../../../shared/features/store';
-import { unchecked, type ApiClient, type RequestBody } from '../../support/api-client';
+import { unchecked, type ApiClient } from '../../support/api-client';
+import { BAD_CSV, checkedDataset, createRule, directExport, GOOD_CSV, tableRules, turnOn } from './quality-support';
 import { DATA_BUCKET } from '../../../infra/local/twin';
 import { getObject, queryFiles, sourceParquet, waitForDirectExport } from '../../support/exports';
 import type { TestTwin } from '../../support/harness';
@@ -33,91 +32,15 @@ let api: ApiClient;
 let tableId: number;
 const rules: Record<string, number> = {};
 
-/** 12 rows: 3 without a price, one negative price, sku 3 twice. */
-const BAD_CSV = [
-  'sku,price,country',
-  '1,10.5,DE',
-  '2,,FR',
-  '3,7,IT',
-  '3,8,IT',
-  '4,-2,DE',
-  '5,,DE',
-  '6,3,XX',
-  '7,4,FR',
-  '8,,FR',
-  '9,5,DE',
-  '10,6,IT',
-  '11,9,DE',
-].join('\n');
-const GOOD_CSV = 'sku,price,country\n1,10.5,DE\n2,4,FR\n3,7,IT\n';
-
-async function turnOn(tenantId: string): Promise<void> {
-  const on = await env.platformAdmin.call('setFeatureToggleOverride', {
-    params: { toggle_name: 'data_quality', tenant_id: tenantId },
-    body: { strategy: 'on' },
-  });
-  expect(on.status, on.text).toBe(200);
-  await new Promise((resolve) => setTimeout(resolve, TOGGLE_CACHE_MS + 100));
-}
-
-async function createRule(body: RequestBody<'createQualityRule'>): Promise<number> {
-  const created = await api.call('createQualityRule', { body });
-  expect(created.status, created.text).toBe(201);
-  return created.body.id;
-}
-
-function directExport(
-  version: number,
-  key: string,
-  source: { type: 'datatable' | 'dataset'; id: number } = { type: 'datatable', id: tableId },
-) {
-  return api.call('startDirectExport', {
-    body: {
-      source_type: source.type,
-      source_id: source.id,
-      source_version: version,
-      validate_release: false,
-      bucket: 'exports',
-      key,
-      endpoint: env.twin.s3.endpoint,
-      access_key: LOCAL_S3_CREDENTIALS.accessKeyId,
-      secret_key: LOCAL_S3_CREDENTIALS.secretAccessKey,
-    },
-  });
-}
-
 beforeAll(async () => {
   // The pricing system's fake is the cheap way to a pricing target (test/integration/transfers/fixtures.ts).
   stack = await startTransferStack({ buckets: ['landing', 'exports'] });
   env = stack.env;
   api = env.admin;
-  await turnOn(env.admin.tenantId!);
+  await turnOn(env, env.admin.tenantId!);
   await putObjects(env, 'landing', { 'prices/a.csv': BAD_CSV });
   tableId = await tableOver(api, env, 'landing/prices/');
-  const common = { data_table_id: tableId } as const;
-  rules.price = await createRule({
-    ...common,
-    name: 'price present',
-    kind: 'not_null',
-    severity: 'error',
-    column: 'price',
-  });
-  rules.sku = await createRule({ ...common, name: 'sku unique', kind: 'unique', severity: 'warn', columns: ['sku'] });
-  rules.positive = await createRule({
-    ...common,
-    name: 'no negative price',
-    kind: 'custom_sql',
-    severity: 'warn',
-    sql: 'SELECT * FROM CurrentTable WHERE price < 0',
-  });
-  rules.countries = await createRule({
-    ...common,
-    name: 'known countries',
-    kind: 'accepted_values',
-    severity: 'warn',
-    column: 'country',
-    values: ['DE', 'FR', 'IT'],
-  });
+  Object.assign(rules, await tableRules(api, tableId));
 }, 120_000);
 
 afterAll(async () => {
@@ -169,7 +92,7 @@ describe('rules as a resource', () => {
     expect(page.body).toMatchObject({ total: 3, limit: 2, offset: 0 });
     expect(page.body.items.map((rule) => rule.name)).toEqual(['sku unique', 'no negative price']);
 
-    const extra = await createRule({
+    const extra = await createRule(api, {
       name: 'row count',
       kind: 'row_count_between',
       severity: 'warn',
@@ -221,7 +144,7 @@ describe('an import checks the rules; an error rule blocks the version', () => {
   });
 
   it('refuses the export of the failed version with 90-1002 naming the rule', async () => {
-    const refused = await directExport(1, 'blocked/prices.parquet');
+    const refused = await directExport(env, 1, 'blocked/prices.parquet', { type: 'datatable', id: tableId });
     expect(refused.problem).toMatchObject({
       status: 409,
       code: '90-1002',
@@ -293,7 +216,7 @@ describe('an import checks the rules; an error rule blocks the version', () => {
       accepted: { reason: 'prices backfilled downstream', by: { id: env.twin.admin.client_id } },
     });
     expect((await api.call('releaseDatasetVersion', { params: graph })).status).toBe(200);
-    const exported = await directExport(1, 'accepted/prices.parquet');
+    const exported = await directExport(env, 1, 'accepted/prices.parquet', { type: 'datatable', id: tableId });
     expect(exported.status, exported.text).toBe(202);
     expect((await waitForDirectExport(api, exported.body.job_id)).status.status).toBe('COMPLETED');
   });
@@ -303,7 +226,10 @@ describe('an import checks the rules; an error rule blocks the version', () => {
     const version = await importAndWait(api, tableId);
     expect(version.quality).toMatchObject({ status: 'PASSED', accepted: null });
     expect(version.quality!.results.every((result) => result.passed && result.failing_row_count === 0)).toBe(true);
-    const exported = await directExport(version.version_number, 'passed/prices.parquet');
+    const exported = await directExport(env, version.version_number, 'passed/prices.parquet', {
+      type: 'datatable',
+      id: tableId,
+    });
     expect(exported.status, exported.text).toBe(202);
     expect((await waitForDirectExport(api, exported.body.job_id)).status.status).toBe('COMPLETED');
     // Nothing failed, so nothing to accept.
@@ -323,36 +249,12 @@ describe('rules on a recipe node, checked by each run over its output', () => {
   const graph = () => ({ dataset_id: datasetId, version_number: 1 });
 
   beforeAll(async () => {
-    const recipeId = (
-      await api.call('createRecipe', {
-        body: { name: 'checked', aliases: ['CurrentTable'], recipe_version: { code: 'SELECT * FROM CurrentTable' } },
-      })
-    ).body.id;
-    datasetId = (await api.call('createDataset', { body: { name: 'checked' } })).body.id;
-    // The table's latest version when the node runs (version 2 now: GOOD_CSV).
-    tableNodeId = (
-      await api.call('addDatasetNode', {
-        params: graph(),
-        body: { node_type: 'TABLE', dataset_id: datasetId, data_table_id: tableId, data_table_version_number: null },
-      })
-    ).body.id;
-    nodeId = (
-      await api.call('addDatasetNode', {
-        params: graph(),
-        body: {
-          node_type: 'RECIPE',
-          dataset_id: datasetId,
-          recipe_id: recipeId,
-          recipe_version_number: 1,
-          source_node_definitions: [{ source_node_id: tableNodeId, alias: 'CurrentTable' }],
-        },
-      })
-    ).body.id;
+    ({ datasetId, tableNodeId, nodeId } = await checkedDataset(api, tableId));
   });
 
   it('saves rules on a recipe node, and refuses one target too many or a node that is not a recipe', async () => {
     const node = { dataset_id: datasetId, node_id: nodeId } as const;
-    priceRule = await createRule({
+    priceRule = await createRule(api, {
       ...node,
       name: 'price at most 8',
       kind: 'range',
@@ -360,7 +262,7 @@ describe('rules on a recipe node, checked by each run over its output', () => {
       column: 'price',
       max: 8,
     });
-    await createRule({
+    await createRule(api, {
       ...node,
       name: 'two-letter country',
       kind: 'pattern',
@@ -424,7 +326,7 @@ describe('rules on a recipe node, checked by each run over its output', () => {
       extraDetails: { rule_name: 'price at most 8', dataset_id: datasetId, node_id: nodeId, failing_row_count: 1 },
     });
     const source = { type: 'dataset', id: datasetId } as const;
-    expect((await directExport(1, 'node/blocked.parquet', source)).problem.code).toBe('90-1002');
+    expect((await directExport(env, 1, 'node/blocked.parquet', source)).problem.code).toBe('90-1002');
 
     const editor = await env.clientFor(env.admin.tenantId!, ['editor']);
     const forbidden = await editor.call('acceptNodeQualityFailure', {
@@ -440,7 +342,7 @@ describe('rules on a recipe node, checked by each run over its output', () => {
     expect(accepted.body).toMatchObject({ status: 'FAILED', accepted: { reason: 'one premium sku' } });
     const history = await api.call('listNodeQualityChecks', { params: { ...graph(), node_id: nodeId } });
     expect(history.body.items[0]!.accepted).toMatchObject({ reason: 'one premium sku' });
-    const exported = await directExport(1, 'node/accepted.parquet', source);
+    const exported = await directExport(env, 1, 'node/accepted.parquet', source);
     expect(exported.status, exported.text).toBe(202);
     expect((await waitForDirectExport(api, exported.body.job_id)).status.status).toBe('COMPLETED');
   });
@@ -471,7 +373,7 @@ describe('the toggle and other tenants', () => {
     });
     expect(create.problem.code).toBe('10-1501');
 
-    await turnOn('quality-other');
+    await turnOn(env, 'quality-other');
     expect((await other.call('listQualityRules')).body.total).toBe(0);
     expect((await other.call('getQualityRule', { params: { rule_id: rules.price! } })).problem.code).toBe('10-404');
     // Another tenant's table does not exist for it.
