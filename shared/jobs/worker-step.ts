@@ -95,6 +95,11 @@ export function jobWorker<P extends z.ZodType, R>(
     readonly onFailure?: (step: JobStep<z.output<P>>) => Promise<void>;
     /** The work counts its CPU time itself (a recipe run, with its engine processes' time): not counted here. */
     readonly countsOwnCpu?: true;
+    /**
+     * What follows the job's COMPLETED write (an import's hand-over to the schedules waiting for
+     * its table). Outside the work: it cannot make onFailure remove what a completed job wrote.
+     */
+    readonly onCompleted?: (step: JobStep<z.output<P>>) => Promise<void>;
   } = {},
 ): (input: unknown) => Promise<R> {
   return async (input) => {
@@ -123,6 +128,11 @@ export function jobWorker<P extends z.ZodType, R>(
         await markCompleted(ref, progress, outcome.fields ?? {});
         sendRunEvent(ref.tenant_id, () => describeJob('COMPLETE', ref, params));
       };
+      let completed = false;
+      const afterCompleted = async () => {
+        completed = true;
+        await options.onCompleted?.(step);
+      };
       try {
         if (options.countsOwnCpu) {
           const outcome = await run();
@@ -130,6 +140,7 @@ export function jobWorker<P extends z.ZodType, R>(
           if (outcome.continues) await markAwaiting(ref, outcome.progress, outcome.continues.forSeconds);
           else await complete(outcome, outcome.progress);
           measure.ended(outcome.continues ? 'continues' : 'completed', outcome.progress);
+          if (!outcome.continues) await afterCompleted();
           return outcome.output;
         }
         // The job's CPU time goes to the tenant's usage and to its progress, in the same breath (docs/quota.md).
@@ -140,13 +151,16 @@ export function jobWorker<P extends z.ZodType, R>(
           (outcome, cpuSeconds) => [complete(outcome, { ...outcome.progress, cpu_seconds: cpuSeconds })],
         );
         measure.ended('completed', { ...result.progress, cpu_seconds: cpuSeconds });
+        await afterCompleted();
         return result.output;
       } catch (error) {
-        await options
-          .onFailure?.(step)
-          .catch((cleanup: unknown) =>
-            logger.warn(`cleanup of a failed ${job.name} failed`, { jobId, error: cleanup as Error }),
-          );
+        // A failure after the COMPLETED write (in onCompleted) leaves the job's output alone.
+        if (!completed)
+          await options
+            .onFailure?.(step)
+            .catch((cleanup: unknown) =>
+              logger.warn(`cleanup of a failed ${job.name} failed`, { jobId, error: cleanup as Error }),
+            );
         throw error;
       } finally {
         pulse.stop();

@@ -66,3 +66,11 @@ export function claimVersion(input: TickInput): (schedule: ScheduleEntity, runId
     return putItem(key, mark, is.absent('pk'));
   };
 }
+
+/** handOverNewVersion for an import job's step, once the job is COMPLETED (its worker's onCompleted). */
+export function handOverImported(step: {
+  readonly job: { readonly tenant_id: string };
+  readonly params: { readonly data_table_id: number; readonly version_number: number };
+}): Promise<void> {
+  return handOverNewVersion(step.job.tenant_id, step.params.data_table_id, step.params.version_number);
+}
