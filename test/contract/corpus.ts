@@ -153,6 +153,7 @@ function bases(f: ContractFixtures): Partial<Readonly<Record<OperationId, Base>>
     deleteDataTable: { params: { data_table_id: String(f.spare.tableId) } },
     listDataVersions: { params: tableId },
     getDataVersion: { params: version },
+    getDataVersionLineage: { params: version },
     batchCreateDataVersions: { body: { data_table_ids: [f.spare.tableId] } },
     batchDeleteDataVersions: { body: { data_versions: [{ data_table_id: f.spare.tableId, version_number: 99 }] } },
     previewDataVersion: { params: version },

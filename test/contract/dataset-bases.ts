@@ -66,6 +66,10 @@ export function datasetBases(f: DatasetFixtures): Partial<Readonly<Record<Operat
     updateDatasetNode: { params: node, body: without(f.current.node, ...audit) },
     deleteDatasetNode: { params: { ...version, node_id: String(f.spare.nodeId) } },
     getDatasetGraphMermaid: { params: version },
+    getDatasetVersionLineage: { params: version },
+    getDatasetVersionLineageMermaid: { params: version },
+    // The fixture node is a TABLE node: the service answers its refusal once the request is valid.
+    traceNodeColumn: { params: node, query: { column: 'id' } },
     listBindingCandidates: { params: node },
     // The fixture node is a TABLE node: the service answers 20-1014 once the request is valid.
     analyseDatasetNodeSchema: {

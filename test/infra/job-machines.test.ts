@@ -18,7 +18,7 @@ import { runsOnFargate, stateMachineArnVariable } from '../../shared/jobs/define
 import { actionsOfStatement, nextOf, stateOf, type CfnResource } from './documents';
 import { synthesizeBundled } from './synth-bundled';
 import { actionsOnObjects, actionsOnTarget, asTarget } from './grants';
-import { asList, at, stringAt, type JsonObject } from './json';
+import { asList, stringAt, type JsonObject } from './json';
 import {
   actionsOf,
   allResourcesOfType,
@@ -193,11 +193,13 @@ describe('starting jobs', () => {
   });
 
   it('no other function may start a job or learns a machine ARN; workers never do', () => {
-    const starters = new Set(
-      ['batchCreateDataVersions', 'analyseDataVersionSchema', ...DATASET_STARTERS].map(
+    const starters = new Set([
+      ...['batchCreateDataVersions', 'analyseDataVersionSchema', ...DATASET_STARTERS].map(
         (operationId) => routeFunction(operationId).logicalId,
       ),
-    );
+      // The schedules' tick starts a build as a user's run does (infra/stacks/schedules-stack.ts TICK_ACCESS).
+      functionOf(stage, 'schedules/tick').logicalId,
+    ]);
     // A cancel route stops the executions of the jobs it cancels, and may do nothing else with them.
     const cancels = routes.filter((route) => (route.access.stopsJobs ?? []).length > 0);
     const stoppers = new Set(
@@ -290,8 +292,7 @@ describe('workers', () => {
       MemorySize: spec.memoryMb,
       EphemeralStorage: { Size: 10_240 },
     });
-    expect(fn.properties.Layers).toHaveLength(1);
-    expect(targetOf(fn.view, at(fn.properties, 'Layers', 0))?.logicalId).toBe(duckDbLayer().logicalId);
+    expect(engineLayersOf(fn)).toEqual([duckDbLayer().logicalId]);
     expect(objectActions(fn)).toEqual(['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject']);
     expect(actionsOnTarget(fn, rootKeys(stage).bucket)).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
     expect(fn.environment.DATA_BUCKET).toBeDefined();
@@ -302,9 +303,9 @@ describe('workers', () => {
     expect(code).not.toContain('duckdb.node');
   });
 
-  it(`${FAILURE_RECORDER}: no layer, no bucket, default /tmp`, () => {
+  it(`${FAILURE_RECORDER}: no DuckDB layer, no bucket, default /tmp`, () => {
     const fn = worker(FAILURE_RECORDER);
-    expect(fn.properties.Layers).toBeUndefined();
+    expect(engineLayersOf(fn)).toEqual([]);
     expect(fn.properties.EphemeralStorage).toBeUndefined();
     expect(objectActions(fn)).toEqual([]);
     expect([...actionsOf(fn)].filter((action) => action.startsWith('s3:'))).toEqual([]);
@@ -328,8 +329,20 @@ describe('workers', () => {
   });
 });
 
+/** Powertools' layer, which every function has (infra/layers/powertools-layer.ts), is not the engine's. */
+const isPowertools = (logicalId: string | undefined) => logicalId?.startsWith('PowertoolsLayer') === true;
+
+/** The layers a function names, as the logical ids they resolve to, less Powertools'. */
+function engineLayersOf(fn: FunctionInfo): (string | undefined)[] {
+  return asList(fn.properties.Layers ?? [])
+    .map((layer) => targetOf(fn.view, layer)?.logicalId)
+    .filter((logicalId) => !isPowertools(logicalId));
+}
+
 function duckDbLayer(): { logicalId: string; properties: JsonObject; view: SynthesizedTemplates['root'] } {
-  const layers = allResourcesOfType(stage, 'AWS::Lambda::LayerVersion');
+  const layers = allResourcesOfType(stage, 'AWS::Lambda::LayerVersion').filter(
+    (layer) => !isPowertools(layer.logicalId),
+  );
   expect(layers).toHaveLength(1);
   const [{ logicalId, resource, view }] = layers as [(typeof layers)[number]];
   return { logicalId, properties: propertiesOf(resource), view };

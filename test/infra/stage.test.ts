@@ -86,7 +86,8 @@ describe('one stack per stage', () => {
     const aliases = resourcesOfType(stage.root, 'AWS::KMS::Alias').map(([, alias]) =>
       stringAt(alias, 'Properties', 'AliasName'),
     );
-    expect(aliases.length).toBe(4);
+    // The table's, the data's, the signing and the bucket's keys, and the alarm topic's (infra/stacks/monitoring.ts).
+    expect(aliases.length).toBe(5);
     for (const alias of aliases) expect(alias).toMatch(/^alias\/data-preparation\/acme-qa\//);
     stage.root.template.hasResourceProperties('AWS::DynamoDB::Table', {
       Tags: [
@@ -96,11 +97,11 @@ describe('one stack per stage', () => {
     });
   });
 
-  it('nests a stack per route domain, one for jobs and one for the retention sweep', () => {
+  it('nests a stack per route domain, one for jobs, one for the retention sweep and one for schedules', () => {
     const domains = [...new Set(routes.map((route) => `${pascalCase(route.tag)}Routes`))];
-    expect(stage.nested.map((view) => view.name).sort()).toEqual([...domains, 'Jobs', 'Retention'].sort());
+    expect(stage.nested.map((view) => view.name).sort()).toEqual([...domains, 'Jobs', 'Retention', 'Schedules'].sort());
     expect(Object.keys(stage.root.template.findResources('AWS::CloudFormation::Stack'))).toHaveLength(
-      domains.length + 2,
+      domains.length + 3,
     );
     for (const view of stage.views) expect(Object.keys(view.json.Resources).length).toBeLessThan(500);
   });
@@ -140,7 +141,7 @@ describe('one stack per stage', () => {
         .filter((resource) => resource.Type === 'AWS::KMS::Alias')
         .map((alias) => stringAt(alias, 'Properties', 'AliasName'));
     const prodAliases = aliases(prod);
-    expect(prodAliases).toHaveLength(4);
+    expect(prodAliases).toHaveLength(5);
     expect(aliases(qa).filter((alias) => prodAliases.includes(alias))).toEqual([]);
   });
 });

@@ -159,7 +159,7 @@ const KNOWN_DIVERGENCES: Readonly<
  * test/contract/corpus.ts yet; the test fails for an operation of any other domain without
  * one, and for these once one of them has one (then remove the domain here).
  */
-const AWAITING_CASES: ReadonlySet<string> = new Set([]);
+const AWAITING_CASES: ReadonlySet<string> = new Set(['quality-rules', 'schedules']);
 const awaitingCases = (operationId: string) =>
   AWAITING_CASES.has(routes.find((route) => route.operationId === operationId)?.tag ?? '');
 

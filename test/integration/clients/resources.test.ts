@@ -7,6 +7,7 @@
  * a new domain of the API needs a call here.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOGGLE_CACHE_MS } from '../../../shared/features/store';
 import {
   createDpsClient,
   ok,
@@ -351,6 +352,19 @@ describe('@dps/client against the twin', () => {
     expect(await ok(dps.api.GET('/quota'))).toMatchObject({ id: contract.id, name: 'this month' });
     const usage = await ok(dps.api.GET('/quota/usage'));
     expect(usage).toMatchObject({ contract_id: contract.id, start_date: day(-1), end_date: day(29) });
+  });
+
+  it('quality rules and schedules: listed once the platform admin turns their toggles on', async () => {
+    for (const toggle of ['data_quality', 'schedules'] as const)
+      await ok(
+        platform.api.PUT('/admin/feature-toggles/{toggle_name}/tenants/{tenant_id}', {
+          params: { path: { toggle_name: toggle, tenant_id: TENANT } },
+          body: { strategy: 'on' },
+        }),
+      );
+    await new Promise((resolve) => setTimeout(resolve, TOGGLE_CACHE_MS + 100));
+    expect(await ok(dps.api.GET('/quality-rules'))).toMatchObject({ items: [], total: 0 });
+    expect(await ok(dps.api.GET('/schedules'))).toMatchObject({ items: [], total: 0 });
   });
 
   it('reached every tag of the served OpenAPI document', async () => {

@@ -146,8 +146,11 @@ describe('npm start', () => {
       'transfers',
       'ai_assistant',
       'apps',
+      'schedules',
       'delta_sharing',
       'athena',
+      'data_quality',
+      'openlineage',
       'connector.warehouse',
     ]);
   });
