@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes';
 import { ENGINE_ROUTE_MEMORY_MB, ROUTE_MEMORY_MB } from '../../infra/stacks/api-domain-stack';
 import type { RouteSpec } from '../../shared/http/route';
-import type { Json } from './json';
-import { allResourcesOfType, synthesize, targetOf, workerOf, type FunctionInfo, type SynthesizedStage } from './synth';
+import { engineLayers, engineLayersOf } from './layers';
+import { synthesize, workerOf, type FunctionInfo, type SynthesizedStage } from './synth';
 
 const META_ROUTES = routes.filter((route) => route.tag === 'meta');
 const ANALYSER: RouteSpec = {
@@ -35,16 +35,8 @@ const routeFunction = (route: RouteSpec): FunctionInfo => {
   return found[0]!;
 };
 
-/** Powertools' layer, which every function has (infra/layers/powertools-layer.ts), is not the engine's. */
-const isPowertools = (layer: { readonly logicalId: string }) => layer.logicalId.startsWith('PowertoolsLayer');
 /** The stage's DuckDB layers (one, in the root stack, where any function uses DuckDB). */
-const duckDbLayers = (of: SynthesizedStage = stage) =>
-  allResourcesOfType(of, 'AWS::Lambda::LayerVersion').filter((layer) => !isPowertools(layer));
-/** The layers a function names, as the logical ids they resolve to, less Powertools'. */
-const engineLayersOf = (fn: FunctionInfo): (string | undefined)[] =>
-  ((fn.properties.Layers as Json[] | undefined) ?? [])
-    .map((layer) => targetOf(fn.view, layer)?.logicalId)
-    .filter((logicalId) => !logicalId?.startsWith('PowertoolsLayer'));
+const duckDbLayers = (of: SynthesizedStage = stage) => engineLayers(of);
 
 describe('a route that declares engine', () => {
   it('gets the stage’s DuckDB layer and more memory', () => {

@@ -18,7 +18,8 @@ import { runsOnFargate, stateMachineArnVariable } from '../../shared/jobs/define
 import { actionsOfStatement, nextOf, stateOf, type CfnResource } from './documents';
 import { synthesizeBundled } from './synth-bundled';
 import { actionsOnObjects, actionsOnTarget, asTarget } from './grants';
-import { asList, stringAt, type JsonObject } from './json';
+import { asList, stringAt } from './json';
+import { duckDbLayer, engineLayersOf } from './layers';
 import {
   actionsOf,
   allResourcesOfType,
@@ -292,7 +293,7 @@ describe('workers', () => {
       MemorySize: spec.memoryMb,
       EphemeralStorage: { Size: 10_240 },
     });
-    expect(engineLayersOf(fn)).toEqual([duckDbLayer().logicalId]);
+    expect(engineLayersOf(fn)).toEqual([duckDbLayer(stage).logicalId]);
     expect(objectActions(fn)).toEqual(['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject']);
     expect(actionsOnTarget(fn, rootKeys(stage).bucket)).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
     expect(fn.environment.DATA_BUCKET).toBeDefined();
@@ -329,28 +330,9 @@ describe('workers', () => {
   });
 });
 
-/** Powertools' layer, which every function has (infra/layers/powertools-layer.ts), is not the engine's. */
-const isPowertools = (logicalId: string | undefined) => logicalId?.startsWith('PowertoolsLayer') === true;
-
-/** The layers a function names, as the logical ids they resolve to, less Powertools'. */
-function engineLayersOf(fn: FunctionInfo): (string | undefined)[] {
-  return asList(fn.properties.Layers ?? [])
-    .map((layer) => targetOf(fn.view, layer)?.logicalId)
-    .filter((logicalId) => !isPowertools(logicalId));
-}
-
-function duckDbLayer(): { logicalId: string; properties: JsonObject; view: SynthesizedTemplates['root'] } {
-  const layers = allResourcesOfType(stage, 'AWS::Lambda::LayerVersion').filter(
-    (layer) => !isPowertools(layer.logicalId),
-  );
-  expect(layers).toHaveLength(1);
-  const [{ logicalId, resource, view }] = layers as [(typeof layers)[number]];
-  return { logicalId, properties: propertiesOf(resource), view };
-}
-
 describe('the DuckDB layer', () => {
   it('is for the functions’ runtime and architecture', () => {
-    const { properties } = duckDbLayer();
+    const { properties } = duckDbLayer(stage);
     const fn = worker('import-data-version');
     expect(properties.CompatibleRuntimes).toEqual([fn.properties.Runtime]);
     expect(properties.CompatibleArchitectures).toEqual(fn.properties.Architectures);
@@ -359,7 +341,7 @@ describe('the DuckDB layer', () => {
 
   it('carries the pinned @duckdb/node-api with the linux-arm64 (glibc) binding only, where Node.js layers are found', () => {
     const nodeModules = join(
-      assetDir(stage, stringAt(duckDbLayer().properties, 'Content', 'S3Key')),
+      assetDir(stage, stringAt(duckDbLayer(stage).properties, 'Content', 'S3Key')),
       'nodejs',
       'node_modules',
     );
