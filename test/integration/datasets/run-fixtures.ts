@@ -36,7 +36,9 @@ export async function importedTable(api: ApiClient, env: TestTwin, csv: string):
   const folder = `runs-${process.pid}-${(sequence += 1)}`;
   await putObjects(env, 'landing', { [`${folder}/data.csv`]: csv });
   const tableId = await tableOver(api, env, `landing/${folder}/`);
-  expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
+  const { execution } = await importAndWait(api, tableId);
+  // The whole execution when it failed: its code and cause say why.
+  expect(execution.status, JSON.stringify(execution)).toBe('COMPLETED');
   return tableId;
 }
 
