@@ -123,3 +123,13 @@ export function waitForVersion(
 export async function importAndWait(api: ApiClient, tableId: number): Promise<ResponseBody<'getDataVersion'>> {
   return waitForVersion(api, tableId, await startImport(api, tableId));
 }
+
+/**
+ * Imports a new version and expects it COMPLETED; a failure prints the whole execution, whose
+ * code and cause say why (a bare "expected FAILED" hides them).
+ */
+export async function importCompleted(api: ApiClient, tableId: number): Promise<ResponseBody<'getDataVersion'>> {
+  const version = await importAndWait(api, tableId);
+  assert.equal(version.execution.status, 'COMPLETED', JSON.stringify(version.execution));
+  return version;
+}

@@ -16,6 +16,7 @@ import {
   createObjectStoreConnection,
   createTable,
   importAndWait,
+  importCompleted,
   putObjects,
   startImport,
   tableOver,
@@ -230,7 +231,7 @@ describe('imports that fail', () => {
     const connectionId = await createObjectStoreConnection(api, env);
     const sourceId = await createBucketSource(api, connectionId, 'landing/sales/2024-01.csv');
     const tableId = await createTable(api, sourceId);
-    expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
+    await importCompleted(api, tableId);
 
     const source = (await api.call('getDataSource', { params: { data_source_id: sourceId } })).body;
     const moved = await api.call('updateDataSource', {

@@ -16,7 +16,7 @@ import { jobFailureOf } from '../../../shared/jobs/failure';
 import { hangingEndpoint, type FakeEndpoint } from '../../fakes/object-store';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import { importAndWait, putObjects, tableOver } from '../../support/imports';
+import { importAndWait, importCompleted, putObjects, tableOver } from '../../support/imports';
 
 type Misbehaviour = 'transient-once' | 'throw' | 'hang' | 'killed-at-timeout' | 'out-of-memory';
 
@@ -98,7 +98,7 @@ describe('the import job', () => {
     expect(JSON.stringify(version)).not.toMatch(/boom|TypeError/);
     expect(attempts.get(tableId)).toBe(1);
     misbehaviours.delete(tableId);
-    expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
+    await importCompleted(api, tableId);
   });
 
   it('fails a step that runs past its timeout with 10-1047', async () => {
@@ -126,7 +126,7 @@ describe('the import job', () => {
     expect(JSON.stringify(outOfMemory)).not.toContain('RequestId');
     expect([attempts.get(killed), attempts.get(oom)]).toEqual([1, 1]);
     misbehaviours.delete(oom);
-    expect((await importAndWait(api, oom)).execution.status).toBe('COMPLETED');
+    await importCompleted(api, oom);
   });
 
   it('stops an import whose source stops sending data with 10-1047', async () => {
@@ -153,7 +153,7 @@ describe('status writes', () => {
     ).body;
     expect(stored.execution).toMatchObject({ status: 'FAILED', error: { code: '30-1110' } });
     // The failure released the table: the next import starts.
-    expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
+    await importCompleted(api, tableId);
   });
 
   it('a creation whose worker went silent reads as FAILED 10-1047 and is taken over by the next import', async () => {

@@ -19,6 +19,7 @@ import {
   createObjectStoreConnection,
   createTable,
   importAndWait,
+  importCompleted,
   putObjects,
 } from '../../support/imports';
 
@@ -65,7 +66,7 @@ describe('the latest version on the table', () => {
   it('follows an import that completes', async () => {
     const tableId = await createTable(api, sourceId);
     await expectLatest(tableId, null);
-    expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
+    await importCompleted(api, tableId);
     await expectLatest(tableId, 1);
     const table = (await api.call('getDataTable', { params: { data_table_id: tableId } })).body;
     expect(table.latest_data_version).toMatchObject({ version_number: 1, metadata: { row_count: 2, column_count: 2 } });
@@ -101,7 +102,7 @@ describe('the latest version on the table', () => {
     });
     await expectLatest(tableId, 1);
 
-    expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
+    await importCompleted(api, tableId);
     await expectLatest(tableId, 2);
     expect((await api.call('getDataVersion', { params: version(tableId, 1) })).body.execution).toMatchObject({
       status: 'FAILED',
@@ -161,7 +162,7 @@ describe('the newest COMPLETED version', () => {
     );
     expect(await dataVersions.newestCompleted(env.twin.admin.tenant_id, tableId)).toBeUndefined();
     await putObjects(env, 'landing', { 'flaky/a.csv': 'x\n1\n' });
-    expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
+    await importCompleted(api, tableId);
     await putObjects(env, 'landing', { 'flaky/a.csv': '' });
     for (let attempt = 0; attempt < 5; attempt++)
       expect((await importAndWait(api, tableId)).execution.status).toBe('FAILED');

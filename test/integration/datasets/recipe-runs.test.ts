@@ -13,7 +13,7 @@ import { keys } from '../../../shared/db/keys';
 import { usagePeriod } from '../../../shared/usage';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import { importAndWait } from '../../support/imports';
+import { importCompleted } from '../../support/imports';
 import {
   AGGREGATE_SQL,
   CUSTOMERS_CSV,
@@ -160,7 +160,7 @@ describe('running a recipe node', () => {
     expect((await executeAndWait(api, own, own.aggregate, true)).run_state).toBe('SUCCEEDED');
     const ordersTable = (await api.call('getDatasetNode', { params: nodeAt(own, own.orders) })).body;
     if (ordersTable.node_type !== 'TABLE') throw new Error('expected a TABLE node');
-    expect((await importAndWait(api, ordersTable.data_table_id)).execution.status).toBe('COMPLETED');
+    await importCompleted(api, ordersTable.data_table_id);
     const read = async (nodeId: number) =>
       (await api.call('getDatasetNodeRunStatus', { params: nodeAt(own, nodeId) })).body.run_state;
     expect([await read(own.join), await read(own.aggregate)]).toEqual(['STALE', 'STALE']);

@@ -13,7 +13,7 @@ import type { ApiClient } from '../../support/api-client';
 import { queryFiles } from '../../support/exports';
 import { LOADER, passwordConnection, startWarehouseWorld, type WarehouseWorld } from '../connectors/warehouse-fixtures';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import { importAndWait, putObjects, tableOver } from '../../support/imports';
+import { importCompleted, putObjects, tableOver } from '../../support/imports';
 import { asText, bigQueryRows, connectorExportCalls, PROJECT } from './connector-targets-support';
 
 const SOURCE_CSV =
@@ -66,9 +66,9 @@ beforeAll(async () => {
   const big = Array.from({ length: BIG_ROWS }, (_, index) => `${index + 1},${index % 2 === 0}`).join('\n');
   await putObjects(env, 'landing', { 'big/rows.csv': `id,flag\n${big}\n` });
   tableId = await tableOver(api, env, 'landing/sales/');
-  expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
+  await importCompleted(api, tableId);
   bigTableId = await tableOver(api, env, 'landing/big/');
-  expect((await importAndWait(api, bigTableId)).execution.status).toBe('COMPLETED');
+  await importCompleted(api, bigTableId);
   tableName = String((await api.call('getDataTable', { params: { data_table_id: tableId } })).body.name);
 });
 

@@ -16,7 +16,7 @@ import { cuttableProxy, failingEndpoint, type CuttableProxy, type FakeEndpoint }
 import { asBody, unchecked, type ApiClient, type RequestBody, type Unchecked } from '../../support/api-client';
 import { getObject, listKeys, queryFiles, sourceParquet, waitForDirectExport } from '../../support/exports';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import { importAndWait, putObjects, tableOver } from '../../support/imports';
+import { importAndWait, importCompleted, putObjects, tableOver } from '../../support/imports';
 
 let env: TestTwin;
 let api: ApiClient;
@@ -67,7 +67,7 @@ beforeAll(async () => {
   api = env.admin;
   await putObjects(env, 'landing', { 'sales/a.csv': CSV });
   tableId = await tableOver(api, env, 'landing/sales/');
-  expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
+  await importCompleted(api, tableId);
 });
 
 afterAll(async () => {

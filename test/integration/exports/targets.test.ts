@@ -11,7 +11,7 @@ import type { WorkerSpec } from '../../../shared/jobs/define-job';
 import { asBody, type ApiClient, type RequestBody, type ResponseBody } from '../../support/api-client';
 import { getObject, queryFiles, sourceParquet } from '../../support/exports';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import { createObjectStoreConnection, importAndWait, putObjects, tableOver, waitForJob } from '../../support/imports';
+import { createObjectStoreConnection, importCompleted, putObjects, tableOver, waitForJob } from '../../support/imports';
 import { createTarget, sentBack } from '../targets/fixtures';
 
 let env: TestTwin;
@@ -35,7 +35,7 @@ beforeAll(async () => {
   api = env.admin;
   await putObjects(env, 'landing', { 'sales/a.csv': 'id,region,paid\n1,north,true\n2,south,false\n3,east,true\n' });
   tableId = await tableOver(api, env, 'landing/sales/');
-  expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
+  await importCompleted(api, tableId);
   const connectionId = await createObjectStoreConnection(api, env, { pathRestriction: 'exports/', write: true });
   const created = await api.call('createTarget', {
     body: asBody('createTarget', {

@@ -23,7 +23,7 @@ import {
   createBucketSource,
   createObjectStoreConnection,
   createTable,
-  importAndWait,
+  importCompleted,
   putObjects,
   startImport,
   tableOver,
@@ -62,7 +62,7 @@ const versionOf = (tableId: number, versionNumber = 1) => ({ data_table_id: tabl
 async function importedTable(folder: string, csv = CSV): Promise<number> {
   await putObjects(stack.env, 'landing', { [`${folder}/data.csv`]: csv });
   const tableId = await tableOver(api, stack.env, `landing/${folder}/`);
-  expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
+  await importCompleted(api, tableId);
   return tableId;
 }
 

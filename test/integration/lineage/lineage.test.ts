@@ -17,7 +17,7 @@ import { deliveryCounts } from '../../../shared/openlineage/emit';
 import { RunEvent } from '../../../shared/openlineage/events';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
-import { importAndWait, putObjects, tableOver } from '../../support/imports';
+import { importAndWait, importCompleted, putObjects, tableOver } from '../../support/imports';
 import { OPENLINEAGE_SCHEMAS_PRESENT, openLineageValidator } from '../../support/openlineage-schemas';
 import {
   CUSTOMERS_CSV,
@@ -252,7 +252,7 @@ describe('OpenLineage run events', () => {
       body: { data_table_id: tableId, name: 'name present', kind: 'not_null', severity: 'warn', column: 'name' },
     });
     expect(rule.status, rule.text).toBe(201);
-    expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
+    await importCompleted(api, tableId);
     await sleep(500);
     const complete = ofKind('import').find(
       (event) => event.eventType === 'COMPLETE' && event.outputs[0]?.name.endsWith(`/data-tables/${tableId}`),
@@ -330,7 +330,7 @@ describe('OpenLineage run events', () => {
     const failedBefore = deliveryCounts.failed;
     await putObjects(env, 'landing', { [`refused-${process.pid}/data.csv`]: CUSTOMERS_CSV });
     const tableId = await tableOver(api, env, `landing/refused-${process.pid}/`);
-    expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
+    await importCompleted(api, tableId);
     await sleep(2_000);
     refusing = false;
     expect(deliveryCounts.failed).toBeGreaterThanOrEqual(failedBefore + 2);

@@ -7,7 +7,7 @@ import { TOGGLE_CACHE_MS } from '../../../shared/features/store';
 import { retentionNow } from '../../../shared/retention/clock';
 import type { ApiClient, RequestBody, ResponseBody } from '../../support/api-client';
 import type { TestTwin } from '../../support/harness';
-import { importAndWait, putObjects, tableOver } from '../../support/imports';
+import { importCompleted, putObjects, tableOver } from '../../support/imports';
 import { createRecipe } from '../recipes/fixtures';
 
 export const MINUTE = 60_000;
@@ -35,7 +35,7 @@ export async function importedTable(env: TestTwin, api: ApiClient): Promise<{ ta
   const folder = unique(`sched-${api.tenantId ?? 't'}`);
   await putObjects(env, 'landing', { [`${folder}/a.csv`]: 'id,price\n1,10\n2,20\n' });
   const tableId = await tableOver(api, env, `landing/${folder}/`);
-  expect((await importAndWait(api, tableId)).execution.status).toBe('COMPLETED');
+  await importCompleted(api, tableId);
   return { tableId, folder };
 }
 
