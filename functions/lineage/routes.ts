@@ -68,7 +68,7 @@ export const lineageRoutes = {
     path: '/data-tables/{data_table_id}/versions/{version_number}/lineage',
     summary: 'What is downstream of a data version',
     description:
-      'Every node of every graph version that reads the data version (its TABLE nodes, and the recipe nodes whose columns depend on them, with those columns), the exports to targets and the transfers of the version or of a graph version whose output reads it.',
+      'Every node of every graph version that reads the data version (its TABLE nodes, and the recipe nodes whose columns depend on them, with those columns), the exports (to targets, direct and multi-part) and the transfers of the version or of a graph version whose output reads it.',
     tag: 'data-tables',
     handler: 'lineage/data-version',
     permission: 'data:read',

@@ -255,12 +255,16 @@ export const keys = {
     sk: `M#${String(messageNumber).padStart(ID_WIDTH, '0')}`,
   }),
   job: (tenantId: string, kind: JobKind, jobId: string): ItemKey => ({
-    pk: `${tenantPrefix(tenantId)}#${kind}`,
+    pk: keys.jobs(tenantId, kind),
     sk: jobId,
   }),
+  /** The partition of a kind's job resources: each job's item and, beside it, its sealed credentials (isJobSecret). */
+  jobs: (tenantId: string, kind: JobKind): string => `${tenantPrefix(tenantId)}#${kind}`,
+  /** Whether a sort key of keys.jobs is a job's sealed credentials rather than its item. */
+  isJobSecret: (sk: string): boolean => sk.endsWith('#SECRET'),
   /** A job's sealed credentials, apart from its status so that no read of the status carries them. */
   jobSecret: (tenantId: string, kind: JobKind, jobId: string): ItemKey => ({
-    pk: `${tenantPrefix(tenantId)}#${kind}`,
+    pk: keys.jobs(tenantId, kind),
     sk: `${jobId}#SECRET`,
   }),
 };

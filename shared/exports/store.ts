@@ -5,7 +5,7 @@ import { is } from '../db/expressions';
 import { ItemType } from '../db/item-type';
 import { checkBeforeWrite, parseItem } from '../db/items';
 import { keys, type JobKind } from '../db/keys';
-import { readItem } from '../db/table';
+import { queryItems, readItem } from '../db/table';
 import { transactWrite, tx } from '../db/transactions';
 import { AppError, notFound } from '../errors/app-error';
 import { newJobId, type JobDeclaration } from '../jobs/define-job';
@@ -139,4 +139,21 @@ export async function openJobCredentials<T>(ref: JobRef, kind: JobKind, schema: 
     throw new AppError('10-500', { extraDetails: { cause: 'the export credentials are gone: the job already ended' } });
   const { sealed } = stored;
   return schema.parse(JSON.parse(await open(sealed, secretContext(ref.tenant_id, kind, ref.job_id))));
+}
+
+/** What a listing of a kind's export jobs reads of each: never its credentials (of their items the projection gives the key alone). */
+const ListedExportJob = StoredDirectExport.pick({ job_id: true, shape: true });
+
+/**
+ * The tenant's export jobs of one kind, each its job id and shape (what it exports), in job id
+ * order: what the lineage of a data version lists downstream (shared/lineage/downstream.ts).
+ */
+export async function listExportJobs(
+  tenantId: string,
+  kind: JobKind,
+): Promise<readonly z.infer<typeof ListedExportJob>[]> {
+  const items = await queryItems(keys.jobs(tenantId, kind), { projection: ['sk', 'job_id', 'shape'] });
+  return items
+    .filter((item) => !keys.isJobSecret(String(item.sk)))
+    .map(({ job_id, shape }) => parseItem(ListedExportJob, kind, { job_id, shape }));
 }

@@ -2,6 +2,7 @@ import { datasetStore } from '../datasets/store';
 import { graphs } from '../datasets/graphs';
 import { outputNodeOf } from '../datasets/response';
 import type { StoredGraph } from '../datasets/items';
+import { listExportJobs } from '../exports/store';
 import { exportStore } from '../exports/target-exports';
 import type { DataVersionLineage } from '../model/lineage';
 import { transferStore } from '../transfers/store';
@@ -11,8 +12,8 @@ import type { StoredNodeLineage } from './items';
 /**
  * Everything downstream of a data version (docs/lineage.md): the nodes of every graph version
  * that read it (a TABLE node at that version, pinned or the newest COMPLETED when traced) and
- * the recipe nodes whose columns depend on those, then the exports to targets and the
- * transfers of the data version or of those graph versions. Read over the tenant's datasets,
+ * the recipe nodes whose columns depend on those, then the exports (to targets, direct and
+ * multi-part) and the transfers of the data version or of those graph versions. Read over the tenant's datasets,
  * each version's lineage as stored (traced again where it moved).
  */
 export async function downstreamOf(
@@ -36,7 +37,21 @@ export async function downstreamOf(
   const reads = (type: string, id: number, version: number) =>
     (type === 'datatable' && id === dataTableId && version === versionNumber) ||
     (type === 'dataset' && graphsReading.has(`${id}/${version}`));
-  const [exports, transfers] = await Promise.all([exportStore.list(tenantId), transferStore.list(tenantId)]);
+  const [exports, direct, multiPart, transfers] = await Promise.all([
+    exportStore.list(tenantId),
+    listExportJobs(tenantId, 'DIRECT_EXPORT'),
+    listExportJobs(tenantId, 'MULTI_PART_EXPORT'),
+    transferStore.list(tenantId),
+  ]);
+  const jobsReading = (jobs: Awaited<ReturnType<typeof listExportJobs>>) =>
+    jobs
+      .filter(({ shape }) => reads(shape.source_type, shape.source_id, shape.source_version))
+      .map(({ job_id, shape }) => ({
+        job_id,
+        source_type: shape.source_type,
+        source_id: shape.source_id,
+        source_version: shape.source_version,
+      }));
   return {
     data_table_id: dataTableId,
     version_number: versionNumber,
@@ -49,6 +64,8 @@ export async function downstreamOf(
         source_id: data.shape.source_id,
         source_version: data.shape.source_version,
       })),
+    direct_exports: jobsReading(direct),
+    multi_part_exports: jobsReading(multiPart),
     transfers: transfers
       .filter(({ data }) => reads(data.source_type, data.source_id, data.source_version))
       .map(({ id, data }) => ({

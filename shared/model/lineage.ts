@@ -111,9 +111,15 @@ export const DataVersionLineage = z
         }),
       )
       .describe('Every node of every graph version that reads the data version, directly or downstream'),
-    exports: z.array(
-      z.object({ export_id: z.int(), source_type: z.string(), source_id: z.int(), source_version: z.int() }),
-    ),
+    exports: z
+      .array(z.object({ export_id: z.int(), source_type: z.string(), source_id: z.int(), source_version: z.int() }))
+      .describe('Exports to targets (POST /exports)'),
+    direct_exports: z
+      .array(z.object({ job_id: z.string(), source_type: z.string(), source_id: z.int(), source_version: z.int() }))
+      .describe('Direct exports to an object store (POST /exports/direct), by job id'),
+    multi_part_exports: z
+      .array(z.object({ job_id: z.string(), source_type: z.string(), source_id: z.int(), source_version: z.int() }))
+      .describe('Multi-part exports to pre-signed part URLs (POST /exports/multi-part), by job id'),
     transfers: z.array(
       z.object({ transfer_id: z.int(), source_type: z.string(), source_id: z.int(), source_version: z.int() }),
     ),
