@@ -29,7 +29,7 @@ export const scheduleRoutes = {
     path: '/schedules',
     summary: 'Create a schedule that builds a dataset',
     description:
-      'A build of the dataset’s graph version (latest or released), whole and upstream first as a run of its output node on full data is, started by a cron in a time zone, a rate, or each new COMPLETED version of a data table (once per version). Quota and toggles apply as to a user’s start; what would be refused is recorded in the history. Needs the schedules toggle. Send an Idempotency-Key header to make retries safe.',
+      'A build of the dataset’s latest graph version, or of a new version made from its released one and then released (graph_version released), whole and upstream first as a run of its output node on full data is, started by a cron in a time zone, a rate, or each new COMPLETED version of a data table (once per version). Quota and toggles apply as to a user’s start; what would be refused is recorded in the history. Needs the schedules toggle. Send an Idempotency-Key header to make retries safe.',
     tag,
     handler: 'schedules/create',
     permission: 'data:write',

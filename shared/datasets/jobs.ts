@@ -26,6 +26,11 @@ export const recipeRunJob = defineJob({
     use_sample: z.boolean(),
     schema_analysis_depth: SchemaAnalysisDepth,
     build: z.array(BuildStep).min(1).max(MAX_RECIPE_NODES),
+    /**
+     * A released schedule's build (docs/schedules.md): once the job is COMPLETED its worker
+     * releases the version and settles this entry of the schedule's history.
+     */
+    release_for: z.strictObject({ schedule_id: positiveId, run_id: z.string().min(1).max(100) }).optional(),
   }),
   worker: {
     name: 'run-recipe',

@@ -64,7 +64,9 @@ const DEFINITION = {
   graph_version: z
     .enum(GRAPH_VERSION_CHOICES)
     .default('latest')
-    .describe('Which graph version a build builds: the newest (latest) or the newest released one'),
+    .describe(
+      'Which graph version a build builds: the newest (latest), or a new version made from the newest released one, released once built (released)',
+    ),
   overlap: z
     .enum(OVERLAP_RULES)
     .default('skip')
@@ -122,7 +124,8 @@ export const ScheduleIdParams = z.strictObject({ schedule_id: IdParameter });
 export const SCHEDULE_CAUSES = ['cron', 'rate', 'on_new_version', 'queued'] as const;
 
 /**
- * What became of a tick: the build it STARTED (then SUCCEEDED or FAILED as its run ends), or
+ * What became of a tick: the build it STARTED (then SUCCEEDED or FAILED as its run ends; a
+ * released schedule's SUCCEEDED once its new version is released), or
  * none: SKIPPED (a build of the version was running; overlap skip), QUEUED (it was; overlap
  * queue), REFUSED (what a user's start would have been refused with: the code says it).
  */

@@ -10,6 +10,8 @@ import { requireFeature } from '../features/store';
 import { logger } from '../log';
 import type { ScheduleRun } from '../model/schedule';
 import { newRunId, recordRun, settleRun } from './history';
+import type { StoredScheduleRun } from './items';
+import { runningReleaseBuild, startReleaseBuild } from './release-build';
 import { deleteSchedulerSchedule, recurringName, syncSchedule, tickOnce, type TickInput } from './scheduler';
 import { scheduleStore, type ScheduleEntity } from './store';
 import { scheduleNow } from './timing';
@@ -18,7 +20,8 @@ import { scheduleNow } from './timing';
  * A tick of a schedule (docs/schedules.md): what the tick function does when a Scheduler
  * schedule fires. It starts the build a user's start would (startNodeRun: the quota, the run
  * lock, the plan of the whole graph upstream first), as a principal of the schedule's tenant,
- * and records the outcome in the schedule's history. What a user's start would be refused
+ * and records the outcome in the schedule's history; a `released` schedule's tick starts a
+ * new release of the released graph instead (release-build.ts). What a user's start would be refused
  * with is recorded as REFUSED with its code, once per tick, never retried; a schedule whose
  * dataset is gone is also paused, so it stops ticking.
  */
@@ -39,17 +42,12 @@ function schedulePrincipal(tenantId: string, schedule: ScheduleEntity): Principa
   };
 }
 
-/** The graph version the schedule builds now: the newest, or the newest released (10-404 when none is). */
-async function graphToBuild(tenantId: string, schedule: ScheduleEntity): Promise<StoredGraph> {
+/** The graph version a `latest` schedule builds now: the newest (10-404 when the dataset is gone). */
+async function latestGraph(tenantId: string, schedule: ScheduleEntity): Promise<StoredGraph> {
   const datasetId = schedule.data.dataset_id;
-  if (schedule.data.graph_version === 'latest') {
-    const latest = (await graphs.latest(tenantId, [datasetId])).get(datasetId);
-    if (!latest) throw notFound('dataset', datasetId);
-    return latest;
-  }
-  const released = (await graphs.list(tenantId, datasetId)).filter((graph) => graph.release_status).at(-1);
-  if (!released) throw notFound('released transformation graph of dataset', datasetId);
-  return released;
+  const latest = (await graphs.latest(tenantId, [datasetId])).get(datasetId);
+  if (!latest) throw notFound('dataset', datasetId);
+  return latest;
 }
 
 /** Pauses a schedule whose dataset is gone: it would be refused at every tick. */
@@ -94,7 +92,7 @@ export async function fireSchedule(
   const now = Number.isNaN(scheduled) ? scheduleNow() : scheduled;
   const runId = input.queued?.run_id ?? newRunId(now);
   if (options.claimVersion && !(await options.claimVersion(schedule, runId))) return undefined;
-  const entry: ScheduleRun = {
+  const entry: StoredScheduleRun = {
     run_id: runId,
     schedule_id: scheduleId,
     date: new Date(now).toISOString(),
@@ -110,7 +108,7 @@ export async function fireSchedule(
     message: null,
   };
   // A queued tick settles the entry it wrote when it queued; every other tick writes its own.
-  const finish = async (fields: Partial<ScheduleRun>): Promise<ScheduleRun> => {
+  const finish = async (fields: Partial<StoredScheduleRun>): Promise<ScheduleRun> => {
     const done = { ...entry, ...fields };
     if (input.queued) await settleRun(tenantId, entry, 'QUEUED', fields);
     else await recordRun(tenantId, done);
@@ -118,7 +116,14 @@ export async function fireSchedule(
   };
   try {
     await requireFeature(tenantId, 'schedules');
-    const graph = await graphToBuild(tenantId, schedule);
+    if (schedule.data.graph_version === 'released') {
+      // A new release from the released graph (release-build.ts): its build's overlap is the previous one's.
+      const running = await runningReleaseBuild(tenantId, schedule);
+      if (running) return await whileRunning(input, schedule, { ...entry, ...running }, finish);
+      const started = await startReleaseBuild(schedulePrincipal(tenantId, schedule), schedule, runId);
+      return await finish({ ...started, outcome: 'STARTED', release: true });
+    }
+    const graph = await latestGraph(tenantId, schedule);
     const output = releasableOutputOf(graph);
     const at = { graph_version_number: graph.version_number, node_id: output.id };
     const running = await liveRun(tenantId, graph.dataset_id, graph.version_number);
@@ -147,7 +152,7 @@ async function whileRunning(
   input: TickInput,
   schedule: ScheduleEntity,
   entry: ScheduleRun,
-  finish: (fields: Partial<ScheduleRun>) => Promise<ScheduleRun>,
+  finish: (fields: Partial<StoredScheduleRun>) => Promise<ScheduleRun>,
 ): Promise<ScheduleRun> {
   const busy = new AppError('20-1034', { params: [entry.node_id ?? 0] });
   const skipped = { outcome: 'SKIPPED' as const, code: busy.code, message: busy.message };

@@ -8,12 +8,16 @@ import { nodeRuns } from '../datasets/runs';
 import { applyListQuery, type ListFields, type ListPage, type ListQuery } from '../http/list-query';
 import { executionView } from '../jobs/view';
 import type { SCHEDULE_RUN_LIST_FIELDS, ScheduleRun } from '../model/schedule';
+import { graphs } from '../datasets/graphs';
 import { StoredScheduleRun } from './items';
 
 /**
  * A schedule's history (docs/schedules.md): one entry per tick, with the build it started or
  * why none; the newest HISTORY_LIMIT are kept. A STARTED entry learns its build's outcome
- * when it is read after the build ended (SUCCEEDED, or FAILED with the run's error code).
+ * when it is read after the build ended (SUCCEEDED, or FAILED with the run's error code). A
+ * released schedule's build succeeds only by its release, which the build's completion
+ * settles (release-build.ts); a read settles only its failure, or a release that was not
+ * recorded.
  */
 
 /** Entries kept per schedule: older ones go as new ones come. */
@@ -27,7 +31,7 @@ export function newRunId(date: number): string {
 }
 
 /** Writes an entry, then lets the oldest go beyond the limit. */
-export async function recordRun(tenantId: string, entry: ScheduleRun): Promise<ScheduleRun> {
+export async function recordRun(tenantId: string, entry: StoredScheduleRun): Promise<StoredScheduleRun> {
   const key = keys.scheduleRun(tenantId, entry.schedule_id, entry.run_id);
   await putItem(key, scheduleRunItems.attributes(entry, { kind: 'SCHEDULE_RUN', tenant_id: tenantId }));
   const all = await scheduleRunItems.query(
@@ -42,9 +46,9 @@ export async function recordRun(tenantId: string, entry: ScheduleRun): Promise<S
 /** Changes an entry's outcome, only from `from` (a later write of another outcome wins). */
 export async function settleRun(
   tenantId: string,
-  entry: ScheduleRun,
+  entry: Pick<ScheduleRun, 'schedule_id' | 'run_id'>,
   from: ScheduleRun['outcome'],
-  changes: Partial<ScheduleRun>,
+  changes: Partial<StoredScheduleRun>,
 ): Promise<void> {
   await updateItem(
     keys.scheduleRun(tenantId, entry.schedule_id, entry.run_id),
@@ -53,12 +57,23 @@ export async function settleRun(
   );
 }
 
+/** A release build whose version is released: SUCCEEDED (its completion settles it; this, if that write was lost). */
+async function released(tenantId: string, entry: StoredScheduleRun): Promise<StoredScheduleRun> {
+  const graph = await graphs.find(tenantId, entry.dataset_id, entry.graph_version_number ?? 0);
+  if (!graph?.release_status) return entry;
+  await settleRun(tenantId, entry, 'STARTED', { outcome: 'SUCCEEDED' });
+  return { ...entry, outcome: 'SUCCEEDED' };
+}
+
 /** A STARTED entry as its build stands now: SUCCEEDED or FAILED once the run ended (and stored so). */
-async function withOutcome(tenantId: string, entry: ScheduleRun, now: number): Promise<ScheduleRun> {
+async function withOutcome(tenantId: string, entry: StoredScheduleRun, now: number): Promise<StoredScheduleRun> {
   if (entry.outcome !== 'STARTED' || entry.graph_version_number === null || entry.node_id === null) return entry;
   const runs = await nodeRuns.list(tenantId, entry.dataset_id, entry.graph_version_number).catch(() => undefined);
   const run = runs?.get(entry.node_id);
+  if (entry.release && run?.execution.job_id === entry.job_id && run.execution.status === 'COMPLETED')
+    return released(tenantId, entry);
   if (!run || run.execution.job_id !== entry.job_id) {
+    if (entry.release) return released(tenantId, entry);
     // A later run replaced the record; its full output still names this job if this one built it.
     if (run?.full_output?.run_id !== entry.job_id) return entry;
     const settled = { ...entry, outcome: 'SUCCEEDED' as const };

@@ -10,8 +10,12 @@ export const ScheduleItemData = ScheduleCreateRequest.extend({
 });
 export type ScheduleData = z.output<typeof ScheduleItemData>;
 
-/** A history entry as stored: as shown (its run_id is its key). */
-export const StoredScheduleRun = ScheduleRun;
+/**
+ * A history entry as stored: as shown (its run_id is its key), and whether its build releases
+ * the version it built (a released schedule's: docs/schedules.md), which only that release settles
+ * as SUCCEEDED. The response's schema leaves the flag out.
+ */
+export const StoredScheduleRun = ScheduleRun.extend({ release: z.boolean().optional() });
 export type StoredScheduleRun = z.output<typeof StoredScheduleRun>;
 
 /** The mark a handled data version leaves (new-version.ts): when, and the entry it wrote. */

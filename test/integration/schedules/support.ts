@@ -7,7 +7,7 @@ import { TOGGLE_CACHE_MS } from '../../../shared/features/store';
 import { retentionNow } from '../../../shared/retention/clock';
 import type { ApiClient, RequestBody, ResponseBody } from '../../support/api-client';
 import type { TestTwin } from '../../support/harness';
-import { importCompleted, putObjects, tableOver } from '../../support/imports';
+import { importCompleted, putObjects, tableOver, waitForJob } from '../../support/imports';
 import { createRecipe } from '../recipes/fixtures';
 
 export const MINUTE = 60_000;
@@ -62,6 +62,20 @@ export async function datasetOver(api: ApiClient, tableId: number): Promise<{ da
   });
   expect(output.status, output.text).toBe(201);
   return { datasetId, outputNode: output.body.id };
+}
+
+/** Builds version 1 whole on full data as a user does, and releases it. */
+export async function releasedAsUser(api: ApiClient, datasetId: number, outputNode: number): Promise<void> {
+  const node = { dataset_id: datasetId, version_number: 1, node_id: outputNode };
+  const started = await api.call('executeDatasetNode', { params: node, body: { use_sample: false } });
+  expect(started.status, started.text).toBe(202);
+  const run = await waitForJob(
+    () => api.call('getDatasetNodeRunStatus', { params: node }),
+    (status) => status.execution ?? { status: 'PENDING' },
+  );
+  expect(run.execution?.status).toBe('COMPLETED');
+  const released = await api.call('releaseDatasetVersion', { params: { dataset_id: datasetId, version_number: 1 } });
+  expect(released.status, released.text).toBe(200);
 }
 
 export type Schedule = ResponseBody<'createSchedule'>;
