@@ -169,14 +169,7 @@ export class EngineTasks extends Construct {
       ['Logs', InterfaceVpcEndpointAwsService.CLOUDWATCH_LOGS],
       // An import's completion hands its version to the schedules waiting for it (shared/schedules/new-version.ts).
       ['Scheduler', new InterfaceVpcEndpointAwsService('scheduler')],
-      // A trino-sql run on a task registers its Glue tables and waits for its Athena query itself
-      // (shared/engine/athena/engine.ts): on a stage that runs Athena, the tasks reach both.
-      ...(props.environment.ATHENA_WORKGROUP_PREFIX
-        ? ([
-            ['Athena', InterfaceVpcEndpointAwsService.ATHENA],
-            ['Glue', InterfaceVpcEndpointAwsService.GLUE],
-          ] as const)
-        : []),
+      // No Athena or Glue: a run with a trino-sql node never runs on a task (shared/datasets/run-launch.ts).
     ] as const) {
       const endpoint = this.vpc.addInterfaceEndpoint(name, { service, subnets, privateDnsEnabled: true });
       Validations.of(endpoint).acknowledge({

@@ -61,8 +61,10 @@ async function tableBytesRead(tenantId: string, build: readonly BuildStep[], req
 
 /**
  * Queues a run of a recipe node for the caller and starts its job (the quota permitting);
- * answers the node's run status, QUEUED with the job's id. Shared by the execute route and
- * the apps' `run_dataset_node` action; `launch` is what the caller chose (requestedLaunch).
+ * answers the node's run status, QUEUED with the job's id. Shared by the execute route,
+ * the apps' `run_dataset_node` action and the schedules' ticks; `launch` is what the caller
+ * chose (requestedLaunch): a build with a trino-sql node stays on Lambda, and a forced
+ * `fargate` of one is 10-1400 with nothing queued (run-launch.ts).
  */
 export async function startNodeRun(
   principal: Principal,
@@ -72,19 +74,21 @@ export async function startNodeRun(
 ): Promise<RecipeRunStatus> {
   const { tenantId } = principal;
   await assertQuotaAllowsStart(tenantId);
-  const { job, build } = await queueRun(
+  const queued = await queueRun(
     tenantId,
     actorOf(principal),
     node.dataset_id,
     node.version_number,
     node.node_id,
     request,
+    launch,
   );
+  const { job, build } = queued;
   await startJob(
     recipeRunJob,
     job,
     { ...node, ...request, build },
-    jobLaunch(launch, await tableBytesRead(tenantId, build, request)),
+    jobLaunch(queued.launch, await tableBytesRead(tenantId, build, request)),
   );
   return readRunStatus(tenantId, node.dataset_id, node.version_number, node.node_id);
 }

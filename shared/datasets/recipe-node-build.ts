@@ -4,7 +4,7 @@ import type * as z from 'zod';
 import { downloadFile, putFile, putJson } from '../aws/data-bucket';
 import { VERSION_FILES, versionPrefix } from '../data-tables/storage';
 import { DEFAULT_PREVIEW_ROWS } from '../engine/csv-import';
-import { finishAthenaQuery, prepareAthenaQuery, runOnAthena, type AthenaNode } from '../engine/athena/engine';
+import { finishAthenaQuery, prepareAthenaQuery, type AthenaNode } from '../engine/athena/engine';
 import type { AthenaHandoff, AthenaOutcome } from '../engine/athena/handoff';
 import { functionMemoryMb } from '../engine/limits';
 import { recipeEngineFor, type RecipeEngine } from '../engine/recipe-engines';
@@ -148,16 +148,19 @@ export async function buildNode(build: NodeBuild, started: Promise<void>): Promi
     if (recipe.data.language === 'trino-sql') {
       downloads.abort();
       const node = athenaNode(build, version.code);
-      // On Lambda the machine waits for the query (infra/athena-branch.ts): prepared here, finished when it calls again.
-      if (!build.resumed && runsOn() === 'lambda') return { handoff: await prepareAthenaQuery(node) };
-      const output = await builtOutput(
-        build,
-        athenaEngine(node, build.resumed),
-        version.code,
-        Promise.resolve([]),
-        folders,
-      );
-      return { output };
+      // The machine waits for the query (infra/athena-branch.ts): prepared here, finished when it calls again.
+      if (build.resumed) {
+        const engine = athenaEngine(node, build.resumed);
+        return { output: await builtOutput(build, engine, version.code, Promise.resolve([]), folders) };
+      }
+      // The run's start keeps such a build off tasks (run-launch.ts): a task's output is no handoff the machine reads.
+      if (runsOn() !== 'lambda')
+        throw new AppError('10-500', {
+          extraDetails: {
+            cause: `node ${step.node_id} is a trino-sql recipe, whose query only a run on Lambda hands to the state machine; this run is on a Fargate task`,
+          },
+        });
+      return { handoff: await prepareAthenaQuery(node) };
     }
     const engine = recipeEngineFor(recipe.data.language);
     return { output: await builtOutput(build, engine, version.code, sources, folders) };
@@ -177,17 +180,15 @@ function athenaNode(build: NodeBuild, code: string): AthenaNode {
 }
 
 /**
- * Athena as the node's engine (engine/athena/engine.ts): it reads the inputs where they are,
- * and the worker's DuckDB engine writes the output's files from what Athena wrote; the query
- * the machine ran when `resumed`, one this worker waits for otherwise (a Fargate task).
+ * Athena as the node's engine (engine/athena/engine.ts) once the machine ran its query: Athena
+ * read the inputs where they are, and the worker's DuckDB engine writes the output's files from
+ * what Athena wrote.
  */
-function athenaEngine(node: AthenaNode, resumed: ResumedQuery | undefined): RecipeEngine {
+function athenaEngine(node: AthenaNode, resumed: ResumedQuery): RecipeEngine {
   const finish = recipeEngineFor('duckdb-sql');
   return {
     run: (_code, _sources, folders, options) =>
-      resumed
-        ? finishAthenaQuery(node, resumed.handoff, resumed.outcome, folders, options, finish)
-        : runOnAthena(node, folders, options, finish),
+      finishAthenaQuery(node, resumed.handoff, resumed.outcome, folders, options, finish),
   };
 }
 

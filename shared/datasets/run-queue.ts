@@ -5,6 +5,7 @@ import { failedAt, transactWrite, tx, type TransactItem } from '../db/transactio
 import { versionConflict } from '../errors/app-error';
 import { newJobId } from '../jobs/define-job';
 import type { JobRef } from '../jobs/job-ref';
+import type { LaunchMode } from '../model/job';
 import { pendingExecution } from '../jobs/status';
 import type { SchemaAnalysisDepth } from '../model/columns';
 import { assertEditable, graphs } from './graphs';
@@ -13,6 +14,7 @@ import { recipeVersionsOf } from './response';
 import { recipeVersionItems } from '../recipes/versions';
 import { outputKindOf, type StoredNodeRun } from './run-items';
 import { recipeRunJobRef, refuseWhileRunning, runLockItems } from './run-lock';
+import { recipeLanguages, runLaunch } from './run-launch';
 import { planRun, tableVersionsNow } from './run-plan';
 import { nodeRunItems, nodeRuns } from './runs';
 
@@ -58,7 +60,9 @@ function queuedItem(
  * Plans a run of `nodeId` (run-plan.ts) and queues it: the graph version's lock, a PENDING
  * execution on every node it builds, and the mark on each recipe version it runs commit
  * together, on the graph and the recipe versions as read. Another live run of the version
- * is 20-1034; a dead one is failed (10-1047) and replaced.
+ * is 20-1034; a dead one is failed (10-1047) and replaced. Answers where the run may run
+ * (`launch` as asked, or Lambda for a build with a trino-sql node: run-launch.ts), decided
+ * before anything is written, so a refused `fargate` leaves nothing queued.
  */
 export async function queueRun(
   tenantId: string,
@@ -67,20 +71,23 @@ export async function queueRun(
   graphVersion: number,
   nodeId: number,
   request: RunRequest,
-): Promise<{ job: JobRef; build: BuildStep[] }> {
+  launch: LaunchMode = 'auto',
+): Promise<{ job: JobRef; build: BuildStep[]; launch: LaunchMode }> {
   const kind = outputKindOf(request.use_sample);
   for (let attempt = 1; attempt <= QUEUE_ATTEMPTS; attempt += 1) {
     const graph = await graphs.get(tenantId, datasetId, graphVersion);
     // A released version keeps the outputs its release was judged on (the graph's
     // lock_version, checked below, moves with a release that lands meanwhile).
     assertEditable(graph);
-    const [runs, versions, tables] = await Promise.all([
+    const [runs, versions, tables, languages] = await Promise.all([
       nodeRuns.list(tenantId, datasetId, graphVersion),
       recipeVersionsOf(tenantId, graph.nodes),
       tableVersionsNow(tenantId, graph.nodes),
+      recipeLanguages(tenantId, graph.nodes, launch),
     ]);
     const jobId = newJobId(recipeRunJob);
     const build = planRun(graph, nodeId, versions, tables, runs, kind, jobId);
+    const mode = runLaunch(launch, build, languages);
     const active = { job_id: jobId, node_id: nodeId, node_ids: build.map((step) => step.node_id) };
     const now = new Date().toISOString();
     const recipeVersions = new Map(
@@ -117,7 +124,8 @@ export async function queueRun(
       ),
     ];
     const outcome = await transactWrite(writes);
-    if (outcome.committed) return { job: recipeRunJobRef(tenantId, datasetId, graphVersion, active), build };
+    if (outcome.committed)
+      return { job: recipeRunJobRef(tenantId, datasetId, graphVersion, active), build, launch: mode };
     if (failedAt(outcome, 0)) await refuseWhileRunning(tenantId, datasetId, graphVersion);
     // The graph or a recipe version changed while the run was planned: plan again.
     else await backOff(attempt);

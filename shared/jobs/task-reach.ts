@@ -87,18 +87,27 @@ function reachable(system: OutsideSystem, outbound: readonly string[]): boolean 
 }
 
 /**
+ * The launch mode of a job that cannot run on a Fargate task when `why` says why (undefined
+ * when it can): `auto` stays on Lambda, a forced `fargate` is 10-1400 naming `launch` and why,
+ * before anything is written; otherwise the mode asked.
+ */
+export function launchOffTasks(mode: LaunchMode, why: string | undefined): LaunchMode {
+  if (mode === 'lambda' || why === undefined) return mode;
+  if (mode === 'fargate') throw validationError({ launch: `cannot be fargate: ${why}; use auto or lambda` });
+  return 'lambda';
+}
+
+/**
  * The launch mode of a job that calls `systems`, given what the caller asked: unchanged when a
- * task reaches them all; otherwise `auto` stays on Lambda and a forced `fargate` is 10-1400
- * naming `launch` and the system, before anything is written.
+ * task reaches them all; otherwise as launchOffTasks, naming the system.
  */
 export function launchReaching(mode: LaunchMode, systems: readonly OutsideSystem[]): LaunchMode {
   if (mode === 'lambda') return mode;
   const outbound = config.fargateTaskOutbound.map((entry) => entry.toLowerCase());
   const unreachable = systems.find((system) => !reachable(system, outbound));
-  if (unreachable === undefined) return mode;
-  if (mode === 'fargate')
-    throw validationError({
-      launch: `cannot be fargate: the job calls ${unreachable.what}, which this stage's Fargate tasks cannot reach (FARGATE_TASK_OUTBOUND); use auto or lambda`,
-    });
-  return 'lambda';
+  return launchOffTasks(
+    mode,
+    unreachable &&
+      `the job calls ${unreachable.what}, which this stage's Fargate tasks cannot reach (FARGATE_TASK_OUTBOUND)`,
+  );
 }

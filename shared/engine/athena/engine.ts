@@ -1,11 +1,4 @@
 import { join } from 'node:path';
-import {
-  GetQueryExecutionCommand,
-  StartQueryExecutionCommand,
-  StopQueryExecutionCommand,
-  type AthenaClient,
-  type QueryExecution,
-} from '@aws-sdk/client-athena';
 import { GetTableCommand } from '@aws-sdk/client-glue';
 import { mkdir } from 'node:fs/promises';
 import { deletePrefix, downloadFile, listKeys } from '../../aws/data-bucket';
@@ -44,9 +37,10 @@ import {
  * by the worker's DuckDB engine, which writes `data.parquet`, the preview, the schema and the
  * analysis exactly as a DuckDB run does, so every reader of outputs stays as it is. The data
  * Athena scanned counts against the tenant's data quota, its engine time against its CPU.
- * A worker on Lambda prepares the query and hands it to its state machine, which waits for it
- * (`athena:startQueryExecution.sync`) and calls the worker again to finish the node
- * (handoff.ts); only a worker on a Fargate task waits for its query itself (runOnAthena).
+ * The worker (on Lambda: a run with a trino-sql node never goes to a Fargate task,
+ * shared/datasets/run-launch.ts) prepares the query and hands it to its state machine, which
+ * waits for it (`athena:startQueryExecution.sync`) and calls the worker again to finish the
+ * node (handoff.ts). No worker waits for a query.
  */
 
 /** What Athena needs of a node: the run's job, the node, the code and its inputs' files. */
@@ -57,68 +51,6 @@ export interface AthenaNode {
   readonly nodePrefix: string;
   readonly code: string;
   readonly sources: readonly AthenaSource[];
-}
-
-/** How long the worker waits between looks at a running query, first and at most. */
-const POLL_MS = { first: 100, most: 2000 } as const;
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-  });
-
-/**
- * Waits for the query to end. The run's abort (its job cancelled, failed or superseded) and
- * its time limit stop the query (StopQueryExecution), so no query outlives its run.
- */
-async function awaitQuery(
-  athena: AthenaClient,
-  id: string,
-  options: RecipeEngineOptions,
-): Promise<QueryExecutionOutcome> {
-  const deadline = Date.now() + options.limits.timeoutMs;
-  let wait: number = POLL_MS.first;
-  for (;;) {
-    const { QueryExecution: execution } = await athena.send(new GetQueryExecutionCommand({ QueryExecutionId: id }));
-    const state = execution?.Status?.State;
-    if (state === 'SUCCEEDED' || state === 'FAILED' || state === 'CANCELLED') return outcomeOf(execution!);
-    if (options.signal?.aborted || Date.now() >= deadline) {
-      await athena.send(new StopQueryExecutionCommand({ QueryExecutionId: id }));
-      if (options.signal?.aborted) throw options.signal.reason ?? new Error('the run was aborted');
-      const seconds = options.limits.timeoutMs / 1000;
-      throw new AppError('10-1047', {
-        message: `The run stopped at its time limit: the recipe ran for more than ${seconds} s`,
-        extraDetails: { cause: 'time limit' },
-      });
-    }
-    await sleep(Math.min(wait, deadline - Date.now()), options.signal);
-    wait = Math.min(wait * 2, POLL_MS.most);
-  }
-}
-
-/** What of the SDK's execution the run reads, as the machine's RunQuery state keeps it. */
-function outcomeOf({ QueryExecutionId, Status, Statistics }: QueryExecution): QueryExecutionOutcome {
-  return {
-    QueryExecutionId,
-    Status: {
-      State: Status?.State,
-      StateChangeReason: Status?.StateChangeReason,
-      AthenaError: {
-        ErrorCategory: Status?.AthenaError?.ErrorCategory,
-        ErrorMessage: Status?.AthenaError?.ErrorMessage,
-      },
-    },
-    Statistics: {
-      DataScannedInBytes: Statistics?.DataScannedInBytes,
-      EngineExecutionTimeInMillis: Statistics?.EngineExecutionTimeInMillis,
-    },
-  };
 }
 
 /** Records what the query used: bytes scanned as data read (the quota's data), engine time apart. */
@@ -267,34 +199,4 @@ export async function finishAthenaQuery(
   } finally {
     await cleanUp(run, node.sources.length);
   }
-}
-
-/**
- * The node built on Athena by a worker that cannot hand its query to the machine (one on a
- * Fargate task, whose output the machine does not read): the same preparation and finish
- * around a wait of its own (awaitQuery).
- */
-export async function runOnAthena(
-  node: AthenaNode,
-  folders: RecipeFolders,
-  options: RecipeEngineOptions,
-  finish: RecipeEngine,
-): Promise<RecipeEngineResult> {
-  const handoff = await prepareAthenaQuery(node);
-  let outcome: AthenaOutcome;
-  try {
-    const { athena } = await tenantClients(node.job.tenant_id);
-    const { QueryExecutionId: id } = await athena.send(
-      new StartQueryExecutionCommand({
-        WorkGroup: handoff.workgroup,
-        QueryExecutionContext: { Catalog: 'AwsDataCatalog', Database: handoff.database },
-        QueryString: handoff.query_string,
-      }),
-    );
-    outcome = { QueryExecution: await awaitQuery(athena, id!, options) };
-  } catch (error) {
-    await cleanUp(runOf(node, handoff.database), node.sources.length);
-    throw error;
-  }
-  return finishAthenaQuery(node, handoff, outcome, folders, options, finish);
 }

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../shared/errors/app-error';
-import { endpointSystems, launchReaching } from '../../../shared/jobs/task-reach';
+import { endpointSystems, launchOffTasks, launchReaching } from '../../../shared/jobs/task-reach';
 
 const VARIABLES = ['AWS_ENDPOINT_URL_S3', 'AWS_REGION', 'FARGATE_TASK_OUTBOUND'] as const;
 let saved: Partial<Record<(typeof VARIABLES)[number], string>>;
@@ -54,6 +54,18 @@ describe('what an engine task reaches on AWS', () => {
       extraDetails: { launch: expect.stringContaining('the endpoint https://minio.example.com:9000') },
     });
     expect(launchReaching('fargate', endpointSystems(['https://s3.eu-west-1.amazonaws.com']))).toBe('fargate');
+  });
+
+  it('work that never runs on a task (a trino-sql build) stays off tasks even where tasks reach everywhere', () => {
+    process.env.FARGATE_TASK_OUTBOUND = '*';
+    const why = 'the run builds node 4, a trino-sql recipe';
+    expect(launchOffTasks('auto', why)).toBe('lambda');
+    expect(launchOffTasks('lambda', why)).toBe('lambda');
+    expect(() => launchOffTasks('fargate', why)).toThrow(
+      expect.objectContaining({ code: '10-1400', extraDetails: { launch: expect.stringContaining(why) } }),
+    );
+    expect(launchOffTasks('fargate', undefined)).toBe('fargate');
+    expect(launchOffTasks('auto', undefined)).toBe('auto');
   });
 
   it('FARGATE_TASK_OUTBOUND: a host and port, a host on any port, or * for anywhere', () => {
