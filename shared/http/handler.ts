@@ -134,6 +134,31 @@ export function httpHandler<R extends RouteSpec>(
   route: R,
   implementation: (request: RouteRequest<R>) => Promise<RouteResult<R>>,
 ): RouteHandler<R> {
+  return routeHandler(route, async (request, event) => respond(route, await implementation(request), event));
+}
+
+/**
+ * The Lambda handler of a route whose answer is text of `contentType` (a Mermaid picture), not
+ * JSON: the same authorization, validation, time limit, access log and problem answers as
+ * httpHandler; the implementation answers the text.
+ */
+export function textHandler<R extends RouteSpec>(
+  route: R,
+  contentType: string,
+  implementation: (request: RouteRequest<R>) => Promise<string>,
+): RouteHandler<R> {
+  return routeHandler(route, async (request, event) => ({
+    statusCode: route.response.status,
+    headers: { 'content-type': contentType, 'x-trace-id': traceIdOf(event) },
+    body: await implementation(request),
+  }));
+}
+
+/** What httpHandler and textHandler share: the request checked and bounded in time, then answered by `answer`. */
+function routeHandler<R extends RouteSpec>(
+  route: R,
+  answer: (request: RouteRequest<R>, event: ApiEvent) => Promise<ApiResult>,
+): RouteHandler<R> {
   // The time limit is the request's own (RequestTimeLimit), not middy's.
   const handler = middy<ApiEvent, ApiResult>({ timeoutEarlyInMillis: 0 })
     .use(observed(route.operationId))
@@ -153,7 +178,7 @@ export function httpHandler<R extends RouteSpec>(
       deadline: limit.deadline,
       waitOn: limit.waitOn,
     } as RouteRequest<R>;
-    return respond(route, await limit.within(implementation(request)), event);
+    return limit.within(answer(request, event));
   }
   return Object.assign(handler, { route });
 }
