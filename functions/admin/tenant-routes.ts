@@ -1,6 +1,7 @@
 import { defineRoute } from '../../shared/http/route';
 import { listQuery } from '../../shared/model/common';
 import { TENANT_LIST_FIELDS } from '../../shared/model/list-fields';
+import { OpenLineageEndpointRequest, OpenLineageEndpointResponse } from '../../shared/model/openlineage-endpoint';
 import {
   CustomerUserParams,
   RoleParams,
@@ -86,6 +87,36 @@ export const tenantRoutes = {
     response: { status: 200, description: 'The customer user (no secret)', body: TenantUserResponse },
     errors: ['50-1003', '50-1013', '50-1012', '50-1014'],
     access: { table: 'read', dataKey: ['decrypt'] },
+  }),
+  getOpenLineageEndpoint: defineRoute({
+    operationId: 'getTenantOpenLineageEndpoint',
+    method: 'GET',
+    path: '/admin/tenants/{tenant_id}/openlineage-endpoint',
+    summary: 'Get where a tenant’s OpenLineage events go',
+    description:
+      'The tenant’s own endpoint, if an admin set one, and which endpoint its run events use: its own, the stage’s (OPENLINEAGE_URL, never shown) or none (docs/lineage.md).',
+    tag,
+    handler: 'admin/get-openlineage-endpoint',
+    permission: 'platform:admin',
+    request: { params: TenantIdParams },
+    response: { status: 200, description: 'The tenant’s endpoint', body: OpenLineageEndpointResponse },
+    errors: ['50-1003', '50-1012'],
+    access: { table: 'read' },
+  }),
+  setOpenLineageEndpoint: defineRoute({
+    operationId: 'setTenantOpenLineageEndpoint',
+    method: 'PUT',
+    path: '/admin/tenants/{tenant_id}/openlineage-endpoint',
+    summary: 'Set where a tenant’s OpenLineage events go',
+    description:
+      'Sends the tenant’s run events to this URL instead of the stage’s (null: the stage’s again), from its next event. https only (http to a host the outbound allow-list names); a URL with credentials, a query or a fragment, or to a loopback, private or metadata host the allow-list does not name, is refused with 10-1400 naming `url` (never repeating it), and every event to it goes through the outbound guard from the job workers. The tenant still needs the `openlineage` toggle on.',
+    tag,
+    handler: 'admin/set-openlineage-endpoint',
+    permission: 'platform:admin',
+    request: { params: TenantIdParams, body: OpenLineageEndpointRequest },
+    response: { status: 200, description: 'The tenant’s endpoint as it now stands', body: OpenLineageEndpointResponse },
+    errors: ['10-1400', '50-1003', '50-1012'],
+    access: { table: 'write' },
   }),
   getRole: defineRoute({
     operationId: 'getPlatformRole',

@@ -127,6 +127,8 @@ export const PLATFORM_COLLECTIONS = {
   RETENTION_POLICY: 'RETENTION_POLICY',
   /** The retention sweep's progress through the tenants (shared/retention/sweep-run.ts). */
   RETENTION_SWEEP: 'RETENTION_SWEEP',
+  /** A tenant's own OpenLineage endpoint, set by a platform admin, keyed by tenant id (shared/openlineage/endpoints.ts). */
+  OPENLINEAGE_ENDPOINT: 'OPENLINEAGE_ENDPOINT',
 } as const;
 export type PlatformCollection = keyof typeof PLATFORM_COLLECTIONS;
 

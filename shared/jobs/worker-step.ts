@@ -9,6 +9,7 @@ import { recordJobEnd, recordJobStart, withMetricContext, type JobEndRecord } fr
 import { openSpan } from '../observability/tracing';
 import type { JobProgress } from '../model/job';
 import { flushRunEvents, sendRunEvent } from '../openlineage/emit';
+import { installGuardedDelivery } from '../openlineage/guarded-delivery';
 import { describeJob } from '../openlineage/job-datasets';
 import { SYNC_OUTCOME_KEY, type JobDeclaration } from './define-job';
 import { withCpuCounted } from './cpu-usage';
@@ -102,6 +103,8 @@ export function jobWorker<P extends z.ZodType, R>(
     readonly onCompleted?: (step: JobStep<z.output<P>>) => Promise<void>;
   } = {},
 ): (input: unknown) => Promise<R> {
+  // A worker may send events to a tenant's own endpoint, through the outbound guard (docs/lineage.md).
+  installGuardedDelivery();
   return async (input) => {
     let jobId: string | undefined;
     const measure = jobMeasure(job.name, input);

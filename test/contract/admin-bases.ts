@@ -33,6 +33,9 @@ export function adminBases(): Partial<Readonly<Record<OperationId, AdminBase>>> 
     getTenant: { params: TENANT },
     getTenantSystemUser: { params: TENANT },
     getTenantCustomerUser: { params: { ...TENANT, client_id: 'contract-tenant.0123456789abcdef0123456789abcdef' } },
+    getTenantOpenLineageEndpoint: { params: TENANT },
+    // null: the stage's endpoint again, so that no other case of the corpus sends events elsewhere.
+    setTenantOpenLineageEndpoint: { params: TENANT, body: { url: null } },
     getPlatformRole: { params: { role_name: 'viewer' } },
   };
 }

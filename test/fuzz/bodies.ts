@@ -252,6 +252,8 @@ export const STARTING_REQUESTS: StartingRequests = {
     body: { strategy: 'off' },
   }),
   createTenant: () => ({ body: { tenant_id: 'fuzz-tenant', name: 'Fuzzed tenant' } }),
+  // null: the stage's endpoint, so the storm sends no event anywhere else.
+  setTenantOpenLineageEndpoint: () => ({ params: { tenant_id: 'fuzz-tenant' }, body: { url: null } }),
   // The fuzzed tenant's apps toggle is on (enableFuzzedFeatures): these reach the apps' own checks.
   ...APP_STARTING_REQUESTS,
 };
