@@ -27,9 +27,19 @@ import { documented, mergePatchOf } from './merge-patch-schema';
 const CronExpression = z
   .string()
   .max(200)
+  // The shape only, so that the document says it too; values and ranges are the reader's.
+  .regex(/^\s*[0-9A-Za-z*?,/-]+(\s+[0-9A-Za-z*?,/-]+){4}\s*$/, {
+    error:
+      'must have five fields of numbers, names, *, ?, ",", "-" and "/": minute hour day-of-month month day-of-week (e.g. "0 6 * * *")',
+  })
   .describe('Five fields: minute hour day-of-month month day-of-week, e.g. `0 6 * * *` (06:00 every day)');
 
-const TimeZone = z.string().max(64).describe('IANA time zone the cron is read in; daylight saving time is followed');
+/** An IANA name's shape (`Europe/Paris`, `UTC`, `Etc/GMT+5`); whether the zone exists is the runtime's time zone data. */
+const TimeZone = z
+  .string()
+  .max(64)
+  .regex(/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/, { error: 'must be an IANA time zone, e.g. Europe/Paris' })
+  .describe('IANA time zone the cron is read in; daylight saving time is followed');
 
 export const ScheduleTrigger = z
   .discriminatedUnion('type', [

@@ -13,6 +13,7 @@ import { conversationBases } from './conversation-bases';
 import { datasetBases, type DatasetFixtures } from './dataset-bases';
 import { exportBases } from './export-bases';
 import type { HttpRequest } from './openapi-validator';
+import { qualityScheduleBases, type QualityScheduleFixtures } from './quality-schedule-bases';
 import { quotaBases } from './quota-bases';
 import { recipeBases } from './recipe-bases';
 import { AUDIT_MEMBERS, echo, lockOf, type Base } from './request-base';
@@ -51,6 +52,7 @@ export interface ContractFixtures {
   readonly datasets: DatasetFixtures;
   readonly targets: TargetFixtures;
   readonly tokens: TokenFixtures;
+  readonly qualitySchedules: QualityScheduleFixtures;
 }
 
 export interface ContractCase {
@@ -86,6 +88,8 @@ const LIST_FIELDS: Readonly<
   listQuotaContracts: { text: 'name', integer: 'id', list: 'tags' },
   // Tenants have no integer or list field: the probes go to text ones.
   listTenants: { text: 'name', integer: 'tenant_id' },
+  listQualityRules: { text: 'name', integer: 'data_table_id', list: 'tags' },
+  listSchedules: { text: 'name', integer: 'dataset_id', list: 'tags' },
 };
 
 /**
@@ -180,6 +184,7 @@ function bases(f: ContractFixtures): Partial<Readonly<Record<OperationId, Base>>
     ...conversationBases(),
     ...transferBases(f),
     ...appBases(),
+    ...qualityScheduleBases(f.qualitySchedules),
   };
 }
 

@@ -3,8 +3,10 @@
  * CONTRACT_BUCKET: the contract test replays the corpus over them, and the cost bench (bench/cost.ts)
  * measures each operation's valid request against them.
  */
+import { TOGGLE_CACHE_MS } from '../../shared/features/store';
 import type { JsonValue } from './variations';
 import type { ContractFixtures } from './corpus';
+import type { QualityScheduleFixtures } from './quality-schedule-bases';
 import type { TestTwin } from '../support/harness';
 import {
   createBucketSource,
@@ -60,6 +62,7 @@ export async function contractFixtures(env: TestTwin): Promise<ContractFixtures>
     (await api.call('createToken', { body: { description, role_names: ['viewer'], expiration: 'P30D' } })).body
       .client_id;
   const tokens = { clientId: await token('contract fixture'), spareClientId: await token('contract spare') };
+  const qualitySchedules = await qualityScheduleFixtures(env, { tableId, datasetId, nodeId });
   return {
     endpoint: env.twin.s3.endpoint,
     folder: FOLDER,
@@ -94,5 +97,50 @@ export async function contractFixtures(env: TestTwin): Promise<ContractFixtures>
       current: await current(`/targets/${targetId}`),
     },
     tokens,
+    qualitySchedules: { ...qualitySchedules, versionNumber: version.version_number },
+  };
+}
+
+/**
+ * Rules on the fixture table and paused schedules of the fixture dataset, with their toggles
+ * on for the corpus tenant (off, every route of theirs answers 10-1501).
+ */
+async function qualityScheduleFixtures(
+  env: TestTwin,
+  at: { readonly tableId: number; readonly datasetId: number; readonly nodeId: number },
+): Promise<Omit<QualityScheduleFixtures, 'versionNumber'>> {
+  const api = env.admin;
+  for (const toggle of ['data_quality', 'schedules'])
+    await env.platformAdmin.call('setFeatureToggleOverride', {
+      params: { toggle_name: toggle, tenant_id: api.tenantId! },
+      body: { strategy: 'on' },
+    });
+  await new Promise((resolve) => setTimeout(resolve, TOGGLE_CACHE_MS + 100));
+  const rule = async (name: string) =>
+    (
+      await api.call('createQualityRule', {
+        body: { name, kind: 'not_null', severity: 'warn', data_table_id: at.tableId, column: 'id' },
+      })
+    ).body.id;
+  const schedule = async (name: string) =>
+    (
+      await api.call('createSchedule', {
+        body: {
+          name,
+          dataset_id: at.datasetId,
+          trigger: { type: 'cron', expression: '0 6 * * *', time_zone: 'Europe/Paris' },
+          paused: true,
+        },
+      })
+    ).body.id;
+  const ruleId = await rule('contract fixture');
+  const scheduleId = await schedule('contract fixture');
+  const current = async (path: string) => (await api.raw('GET', path)).json as JsonValue;
+  return {
+    ...at,
+    ruleId,
+    scheduleId,
+    spare: { ruleId: await rule('contract spare'), scheduleId: await schedule('contract spare') },
+    current: { rule: await current(`/quality-rules/${ruleId}`), schedule: await current(`/schedules/${scheduleId}`) },
   };
 }
