@@ -13,6 +13,7 @@ import { pipeline } from 'node:stream/promises';
 import { config } from '../config';
 import { traceClient } from '../observability/tracing';
 import { perStores } from './per-stores';
+import { sendStreamed } from './streamed-send';
 
 /**
  * The service's own data bucket (data versions, samples, analyses), reached with the
@@ -36,14 +37,16 @@ const s3 = perStores(
 
 export async function putFile(key: string, path: string, contentType: string): Promise<void> {
   const { size } = await stat(path);
-  await s3().send(
-    new PutObjectCommand({
-      Bucket: config.dataBucket,
-      Key: key,
-      Body: createReadStream(path),
-      ContentLength: size,
-      ContentType: contentType,
-    }),
+  await sendStreamed(() =>
+    s3().send(
+      new PutObjectCommand({
+        Bucket: config.dataBucket,
+        Key: key,
+        Body: createReadStream(path),
+        ContentLength: size,
+        ContentType: contentType,
+      }),
+    ),
   );
 }
 

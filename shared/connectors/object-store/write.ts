@@ -9,6 +9,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { config } from '../../config';
+import { sendStreamed } from '../../aws/streamed-send';
 import { AppError } from '../../errors/app-error';
 import type { ObjectToWrite, WriteOptions } from '../write-options';
 import { objectStoreClient, type ObjectStoreCredentials } from './client';
@@ -91,20 +92,23 @@ export async function writeObjectStoreObjects(
       // An empty file is one empty part: a multipart upload needs at least one.
       for (let start = 0, number = 1; start < object.bytes || number === 1; start += partBytes, number += 1) {
         const length = Math.min(partBytes, object.bytes - start);
-        const body =
-          length === 0 ? new Uint8Array() : createReadStream(object.localPath, { start, end: start + length - 1 });
-        const part = await client.send(
-          new UploadPartCommand({
-            Bucket,
-            Key: object.key,
-            UploadId: upload.uploadId,
-            PartNumber: number,
-            Body: body,
-            ContentLength: length,
-          }),
-          {
-            abortSignal: options.signal,
-          },
+        const part = await sendStreamed(
+          () =>
+            client.send(
+              new UploadPartCommand({
+                Bucket,
+                Key: object.key,
+                UploadId: upload.uploadId,
+                PartNumber: number,
+                Body:
+                  length === 0
+                    ? new Uint8Array()
+                    : createReadStream(object.localPath, { start, end: start + length - 1 }),
+                ContentLength: length,
+              }),
+              { abortSignal: options.signal },
+            ),
+          options.signal,
         );
         upload.parts.push({ ETag: part.ETag ?? '', PartNumber: number });
         written += length;
