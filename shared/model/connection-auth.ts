@@ -14,7 +14,8 @@ export const optionalText = (max: number) => z.string().trim().max(max).nullable
  * An access key id: AWS documents 16–128 word characters; S3-compatible stores use shorter
  * ones (MinIO from 3, the local twin's s3rver "S3RVER") and lower case (Cloudflare R2, B2).
  */
-const AccessKeyId = z
+/** An access key id as S3-compatible stores hand them out; it travels in a request header, so ASCII only. */
+export const AccessKeyId = z
   .string()
   .trim()
   .min(3)

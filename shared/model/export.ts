@@ -1,5 +1,7 @@
 import * as z from 'zod';
 import { AuditFields, EntityId, IdParameter, listEnvelope } from './common';
+import { AccessKeyId } from './connection-auth';
+import { visibleAscii } from './text-rules';
 import { JobExecution, LaunchMode } from './job';
 import { MAX_OBJECT_KEY_BYTES, storableKey } from './object-key';
 
@@ -46,7 +48,8 @@ const sourceFields = {
   format: ExportFormat.default('parquet'),
 };
 
-const secretText = (max: number) => z.string().min(1).max(max);
+/** A key or token that is signed into or sent in a request header: printable ASCII, or the request could not be made. */
+const secretText = (max: number) => visibleAscii(z.string().min(1).max(max));
 
 export const DirectExportRequest = z
   .strictObject({
@@ -63,13 +66,11 @@ export const DirectExportRequest = z
       .min(1)
       .max(2048)
       .describe('https URL of the S3-compatible endpoint; it passes the outbound guard (10-1008, 30-1130)'),
-    access_key: secretText(256).describe('Access key id'),
+    access_key: AccessKeyId.describe('Access key id'),
     secret_key: secretText(1024).describe(
       'Secret access key: encrypted at rest, never returned or logged, deleted when the job ends',
     ),
-    session_token: z
-      .string()
-      .max(4096)
+    session_token: visibleAscii(z.string().max(4096))
       .optional()
       .describe('Session token of temporary credentials; omit or send "" for long-term keys'),
     total_files: z

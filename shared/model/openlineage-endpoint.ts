@@ -6,8 +6,9 @@ import * as z from 'zod';
  */
 export const OpenLineageEndpointRequest = z
   .strictObject({
+    // An absolute http(s) URL in the document as at run time (the guard checks the rest when it is set).
     url: z
-      .string()
+      .url({ protocol: /^https?$/, error: 'must be an absolute http or https URL' })
       .max(2048)
       .nullable()
       .describe(

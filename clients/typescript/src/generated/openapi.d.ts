@@ -1284,7 +1284,7 @@ export interface paths {
         };
         /**
          * What is downstream of a data version
-         * @description Every node of every graph version that reads the data version (its TABLE nodes, and the recipe nodes whose columns depend on them, with those columns), the exports to targets and the transfers of the version or of a graph version whose output reads it.
+         * @description Every node of every graph version that reads the data version (its TABLE nodes, and the recipe nodes whose columns depend on them, with those columns), the exports (to targets, direct and multi-part) and the transfers of the version or of a graph version whose output reads it.
          */
         get: operations["getDataVersionLineage"];
         put?: never;
@@ -1307,7 +1307,7 @@ export interface paths {
         put?: never;
         /**
          * Create a schedule that builds a dataset
-         * @description A build of the dataset’s graph version (latest or released), whole and upstream first as a run of its output node on full data is, started by a cron in a time zone, a rate, or each new COMPLETED version of a data table (once per version). Quota and toggles apply as to a user’s start; what would be refused is recorded in the history. Needs the schedules toggle. Send an Idempotency-Key header to make retries safe.
+         * @description A build of the dataset’s latest graph version, or of a new version made from its released one and then released (graph_version released), whole and upstream first as a run of its output node on full data is, started by a cron in a time zone, a rate, or each new COMPLETED version of a data table (once per version). Quota and toggles apply as to a user’s start; what would be refused is recorded in the history. Needs the schedules toggle. Send an Idempotency-Key header to make retries safe.
          */
         post: operations["createSchedule"];
         delete?: never;
@@ -2469,6 +2469,30 @@ export interface paths {
          */
         get: operations["getTenantCustomerUser"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/tenants/{tenant_id}/openlineage-endpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get where a tenant’s OpenLineage events go
+         * @description The tenant’s own endpoint, if an admin set one, and which endpoint its run events use: its own, the stage’s (OPENLINEAGE_URL, never shown) or none (docs/lineage.md).
+         */
+        get: operations["getTenantOpenLineageEndpoint"];
+        /**
+         * Set where a tenant’s OpenLineage events go
+         * @description Sends the tenant’s run events to this URL instead of the stage’s (null: the stage’s again), from its next event. https only (http to a host the outbound allow-list names); a URL with credentials, a query or a fragment, or to a loopback, private or metadata host the allow-list does not name, is refused with 10-1400 naming `url` (never repeating it), and every event to it goes through the outbound guard from the job workers. The tenant still needs the `openlineage` toggle on.
+         */
+        put: operations["setTenantOpenLineageEndpoint"];
         post?: never;
         delete?: never;
         options?: never;
@@ -6082,8 +6106,23 @@ export interface components {
                 /** @description The columns of the node that read the data version */
                 columns: string[];
             }[];
+            /** @description Exports to targets (POST /exports) */
             exports: {
                 export_id: number;
+                source_type: string;
+                source_id: number;
+                source_version: number;
+            }[];
+            /** @description Direct exports to an object store (POST /exports/direct), by job id */
+            direct_exports: {
+                job_id: string;
+                source_type: string;
+                source_id: number;
+                source_version: number;
+            }[];
+            /** @description Multi-part exports to pre-signed part URLs (POST /exports/multi-part), by job id */
+            multi_part_exports: {
+                job_id: string;
                 source_type: string;
                 source_id: number;
                 source_version: number;
@@ -6105,7 +6144,7 @@ export interface components {
             dataset_id: number;
             trigger: components["schemas"]["ScheduleTrigger"];
             /**
-             * @description Which graph version a build builds: the newest (latest) or the newest released one
+             * @description Which graph version a build builds: the newest (latest), or a new version made from the newest released one, released once built (released)
              * @default latest
              * @enum {string}
              */
@@ -6235,7 +6274,7 @@ export interface components {
             dataset_id: number;
             trigger: components["schemas"]["ScheduleTrigger"];
             /**
-             * @description Which graph version a build builds: the newest (latest) or the newest released one
+             * @description Which graph version a build builds: the newest (latest), or a new version made from the newest released one, released once built (released)
              * @default latest
              * @enum {string}
              */
@@ -6717,7 +6756,7 @@ export interface components {
             key: string;
             /** @description https URL of the S3-compatible endpoint; it passes the outbound guard (10-1008, 30-1130) */
             endpoint: string;
-            /** @description Access key id */
+            /** @description Access key id. Surrounding white space is removed first; what remains has 3 to 128 characters matching ^[A-Za-z0-9._-]*$ */
             access_key: string;
             /** @description Secret access key: encrypted at rest, never returned or logged, deleted when the job ends */
             secret_key: string;
@@ -7490,6 +7529,20 @@ export interface components {
             /** Format: date-time */
             created_date: string;
             expires_at: string | null;
+        };
+        OpenLineageEndpoint: {
+            tenant_id: string;
+            /** @description The tenant’s own endpoint; null when it has none */
+            url: string | null;
+            /**
+             * @description Where the tenant’s events go: its own endpoint, the stage’s (never shown), or nowhere
+             * @enum {string}
+             */
+            uses: "tenant" | "stage" | "none";
+        };
+        OpenLineageEndpointRequest: {
+            /** @description https URL the tenant’s run events are POSTed to (http only to a host the outbound allow-list names); no credentials, query or fragment, no loopback, private or metadata host; null: the stage’s endpoint again */
+            url: string | null;
         };
         RoleDefinition: {
             name: string;
@@ -24119,6 +24172,207 @@ export interface operations {
                 };
             };
             /** @description Bad Gateway: 50-1012 (upstream service unavailable); 50-1014 (system user of tenant {0} failed to authenticate) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTenantOpenLineageEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tenant id: lowercase letters, digits and inner hyphens */
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant’s endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenLineageEndpoint"];
+                };
+            };
+            /** @description Bad Request: 10-400 (bad request); 10-1400 (field validation failed for the request) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: 10-401 (access unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: 10-403 (access forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: 50-1003 (tenant not found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method Not Allowed: 10-400, for a method this path does not offer */
+            405: {
+                headers: {
+                    /** @description The methods this path offers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: 10-500 (internal server error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Bad Gateway: 50-1012 (upstream service unavailable) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setTenantOpenLineageEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tenant id: lowercase letters, digits and inner hyphens */
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenLineageEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description The tenant’s endpoint as it now stands */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenLineageEndpoint"];
+                };
+            };
+            /** @description Bad Request: 10-400 (bad request); 10-1400 (field validation failed for the request) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: 10-401 (access unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: 10-403 (access forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: 50-1003 (tenant not found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method Not Allowed: 10-400, for a method this path does not offer */
+            405: {
+                headers: {
+                    /** @description The methods this path offers */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content Too Large: 10-400, for a body over 262144 bytes. Over 10 MiB API Gateway answers before the service, with its own body {"message": "Request Entity Too Large"} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Unsupported Media Type: 10-400, for a body in a media type the operation does not list */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: 10-500 (internal server error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Bad Gateway: 50-1012 (upstream service unavailable) */
             502: {
                 headers: {
                     [name: string]: unknown;

@@ -706,6 +706,14 @@ export const OPERATIONS = {
     "method": "GET",
     "path": "/admin/tenants/{tenant_id}/customer-users/{client_id}"
   },
+  "getTenantOpenLineageEndpoint": {
+    "method": "GET",
+    "path": "/admin/tenants/{tenant_id}/openlineage-endpoint"
+  },
+  "setTenantOpenLineageEndpoint": {
+    "method": "PUT",
+    "path": "/admin/tenants/{tenant_id}/openlineage-endpoint"
+  },
   "getPlatformRole": {
     "method": "GET",
     "path": "/admin/roles/{role_name}"
