@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { appendFileSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logger } from '../log';
 import {
@@ -33,10 +33,21 @@ import {
 /** The variable naming the file the twin's metric lines go to (infra/local/twin.ts). */
 export const LOCAL_METRICS_FILE_VARIABLE = 'LOCAL_METRICS_FILE';
 
+/** The file lines go to, opened once for appending (an open and a close per line were most of a line's cost). */
+let opened: { readonly path: string; readonly fd: number } | undefined;
+
+function appendTo(path: string, text: string): void {
+  if (opened?.path !== path) {
+    if (opened) closeSync(opened.fd);
+    opened = { path, fd: openSync(path, 'a') };
+  }
+  writeSync(opened.fd, text);
+}
+
 function write(line: string): void {
   const file = process.env[LOCAL_METRICS_FILE_VARIABLE];
-  // One short append per line: lines of concurrent processes do not interleave.
-  if (file) appendFileSync(file, `${line}\n`);
+  // One short write per line, to a file opened for appending: lines of concurrent processes do not interleave.
+  if (file) appendTo(file, `${line}\n`);
   else process.stdout.write(`${line}\n`);
 }
 

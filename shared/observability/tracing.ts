@@ -1,3 +1,5 @@
+// First: it chooses the X-Ray SDK's mode before the Tracer loads the SDK.
+import './xray-mode';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import { SERVICE_NAME } from './metric-names';
 
