@@ -3,7 +3,6 @@
  * CONTRACT_BUCKET: the contract test replays the corpus over them, and the cost bench (bench/cost.ts)
  * measures each operation's valid request against them.
  */
-import { TOGGLE_CACHE_MS } from '../../shared/features/store';
 import type { JsonValue } from './variations';
 import type { ContractFixtures } from './corpus';
 import type { QualityScheduleFixtures } from './quality-schedule-bases';
@@ -110,12 +109,7 @@ async function qualityScheduleFixtures(
   at: { readonly tableId: number; readonly datasetId: number; readonly nodeId: number },
 ): Promise<Omit<QualityScheduleFixtures, 'versionNumber'>> {
   const api = env.admin;
-  for (const toggle of ['data_quality', 'schedules'])
-    await env.platformAdmin.call('setFeatureToggleOverride', {
-      params: { toggle_name: toggle, tenant_id: api.tenantId! },
-      body: { strategy: 'on' },
-    });
-  await new Promise((resolve) => setTimeout(resolve, TOGGLE_CACHE_MS + 100));
+  for (const toggle of ['data_quality', 'schedules']) await env.setFeature(toggle, api.tenantId!, 'on');
   const rule = async (name: string) =>
     (
       await api.call('createQualityRule', {

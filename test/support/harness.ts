@@ -3,6 +3,7 @@
  * HTTP clients that authenticate the way a real caller does (client credentials → token).
  */
 import type { RoleName } from '../../shared/auth/permissions';
+import { TOGGLE_CACHE_MS } from '../../shared/features/store';
 import { issueOperatorClient } from '../../shared/tenants/create';
 import { startTwin, type Twin, type TwinOptions } from '../../infra/local/twin';
 import { ApiClient } from './api-client';
@@ -17,6 +18,11 @@ export interface TestTwin {
   readonly platformAdmin: ApiClient;
   /** A client of `tenantId` with `roles`, authenticated through POST /oauth/token. */
   clientFor(tenantId: string, roles: readonly RoleName[]): Promise<ApiClient>;
+  /**
+   * Sets `toggle` for each tenant as the platform admin does (`default` clears the override),
+   * then waits until every function instance's toggle cache has seen it.
+   */
+  setFeature(toggle: string, tenantIds: string | readonly string[], state: 'on' | 'off' | 'default'): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -54,12 +60,25 @@ export async function startTestTwin(options: TwinOptions = {}): Promise<TestTwin
     await exchangeToken(twin.apiUrl, twin.platformAdmin.client_id, twin.platformAdmin.client_secret),
     twin.platformAdmin.tenant_id,
   );
+  const setFeature = async (toggle: string, tenantIds: string | readonly string[], state: 'on' | 'off' | 'default') => {
+    for (const tenantId of typeof tenantIds === 'string' ? [tenantIds] : tenantIds) {
+      const params = { toggle_name: toggle, tenant_id: tenantId };
+      const response =
+        state === 'default'
+          ? await platformAdmin.call('clearFeatureToggleOverride', { params })
+          : await platformAdmin.call('setFeatureToggleOverride', { params, body: { strategy: state } });
+      if (response.status >= 300)
+        throw new Error(`toggle ${toggle} for ${tenantId}: ${response.status} ${response.text}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, TOGGLE_CACHE_MS + 100));
+  };
   return {
     twin,
     anonymous: new ApiClient(twin.apiUrl, null),
     admin,
     platformAdmin,
     clientFor,
+    setFeature,
     close: () => twin.close(),
   };
 }

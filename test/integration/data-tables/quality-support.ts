@@ -4,7 +4,6 @@
  */
 import { expect } from 'vitest';
 import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
-import { TOGGLE_CACHE_MS } from '../../../shared/features/store';
 import type { ApiClient, RequestBody } from '../../support/api-client';
 import type { TestTwin } from '../../support/harness';
 
@@ -27,12 +26,7 @@ export const BAD_CSV = [
 export const GOOD_CSV = 'sku,price,country\n1,10.5,DE\n2,4,FR\n3,7,IT\n';
 
 export async function turnOn(env: TestTwin, tenantId: string): Promise<void> {
-  const on = await env.platformAdmin.call('setFeatureToggleOverride', {
-    params: { toggle_name: 'data_quality', tenant_id: tenantId },
-    body: { strategy: 'on' },
-  });
-  expect(on.status, on.text).toBe(200);
-  await new Promise((resolve) => setTimeout(resolve, TOGGLE_CACHE_MS + 100));
+  await env.setFeature('data_quality', tenantId, 'on');
 }
 
 export async function createRule(api: ApiClient, body: RequestBody<'createQualityRule'>): Promise<number> {

@@ -6,7 +6,6 @@
 import { AthenaClient, GetQueryExecutionCommand, ListQueryExecutionsCommand } from '@aws-sdk/client-athena';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATA_BUCKET } from '../../../infra/local/twin';
-import { TOGGLE_CACHE_MS } from '../../../shared/features/store';
 import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
@@ -30,12 +29,7 @@ beforeAll(async () => {
     environment: { JOB_INACTIVITY_SECONDS: '8' },
   });
   api = await env.clientFor(TENANT, ['admin']);
-  const toggled = await env.platformAdmin.call('setFeatureToggleOverride', {
-    params: { toggle_name: 'athena', tenant_id: TENANT },
-    body: { strategy: 'on' },
-  });
-  expect(toggled.status, toggled.text).toBeLessThan(300);
-  await new Promise((resolve) => setTimeout(resolve, TOGGLE_CACHE_MS + 100));
+  await env.setFeature('athena', TENANT, 'on');
   athena = new AthenaClient({
     endpoint: process.env.AWS_ENDPOINT_URL_ATHENA,
     region: 'us-east-1',

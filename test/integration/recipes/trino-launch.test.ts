@@ -7,7 +7,6 @@
  * task. (A DuckDB-only run past the threshold on a task: test/integration/jobs/fargate.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOGGLE_CACHE_MS } from '../../../shared/features/store';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { directRows, importedTable, nodeAt, waitForRun } from '../datasets/run-fixtures';
@@ -23,12 +22,7 @@ let orders: number;
 beforeAll(async () => {
   env = await startTestTwin({ buckets: ['landing'], fargateAboveBytes: Number(NEVER) });
   api = await env.clientFor(TENANT, ['admin']);
-  const toggled = await env.platformAdmin.call('setFeatureToggleOverride', {
-    params: { toggle_name: 'athena', tenant_id: TENANT },
-    body: { strategy: 'on' },
-  });
-  expect(toggled.status, toggled.text).toBeLessThan(300);
-  await new Promise((resolve) => setTimeout(resolve, TOGGLE_CACHE_MS + 100));
+  await env.setFeature('athena', TENANT, 'on');
   orders = await importedTable(api, env, ORDERS_CSV);
 }, 180_000);
 afterAll(() => env?.close());

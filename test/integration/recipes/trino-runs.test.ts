@@ -18,7 +18,6 @@ import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
 import { recipeRunJob } from '../../../shared/datasets/jobs';
 import { stateMachineArnVariable } from '../../../shared/jobs/define-job';
 import { nodeOutputPrefix } from '../../../shared/datasets/run-storage';
-import { TOGGLE_CACHE_MS } from '../../../shared/features/store';
 import type { ApiClient } from '../../support/api-client';
 import { localS3Client } from '../../support/local-s3';
 import { startTestTwin, type TestTwin } from '../../support/harness';
@@ -37,12 +36,7 @@ let customers: number;
 
 /** Turns a toggle on for a tenant and waits until every route sees it. */
 async function toggleOn(toggle: string, tenantId: string): Promise<void> {
-  const response = await env.platformAdmin.call('setFeatureToggleOverride', {
-    params: { toggle_name: toggle, tenant_id: tenantId },
-    body: { strategy: 'on' },
-  });
-  expect(response.status, response.text).toBeLessThan(300);
-  await new Promise((resolve) => setTimeout(resolve, TOGGLE_CACHE_MS + 100));
+  await env.setFeature(toggle, tenantId, 'on');
 }
 
 beforeAll(async () => {
@@ -379,11 +373,7 @@ describe('with the athena toggle turned off after the recipe was saved', () => {
     const graph = await graphOf([
       { language: 'trino-sql', code: 'SELECT id FROM orders', sources: { orders: 'orders' } },
     ]);
-    const cleared = await env.platformAdmin.call('clearFeatureToggleOverride', {
-      params: { toggle_name: 'athena', tenant_id: TENANT },
-    });
-    expect(cleared.status, cleared.text).toBeLessThan(300);
-    await new Promise((resolve) => setTimeout(resolve, TOGGLE_CACHE_MS + 100));
+    await env.setFeature('athena', TENANT, 'default');
     const status = await executeAndWait(api, graph, graph.ids[0]!, false);
     expect(status.execution).toMatchObject({ status: 'FAILED', error: { code: '10-1501' } });
     expect(JSON.stringify(status.execution?.error)).toContain('athena');

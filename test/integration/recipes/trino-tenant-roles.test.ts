@@ -22,7 +22,6 @@ import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
 import { DATA_BUCKET } from '../../../infra/local/twin';
 import { athenaDatabase } from '../../../shared/engine/athena/run-prefix';
 import { tenantRoleName } from '../../../shared/engine/athena/tenant-policy';
-import { TOGGLE_CACHE_MS } from '../../../shared/features/store';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { localS3Client } from '../../support/local-s3';
@@ -40,14 +39,7 @@ let apiB: ApiClient;
 beforeAll(async () => {
   env = await startTestTwin({ buckets: ['landing'], athenaQueueMs: 3000 });
   [apiA, apiB] = await Promise.all([env.clientFor(A, ['admin']), env.clientFor(B, ['admin'])]);
-  for (const tenant of [A, B]) {
-    const toggled = await env.platformAdmin.call('setFeatureToggleOverride', {
-      params: { toggle_name: 'athena', tenant_id: tenant },
-      body: { strategy: 'on' },
-    });
-    expect(toggled.status, toggled.text).toBeLessThan(300);
-  }
-  await new Promise((resolve) => setTimeout(resolve, TOGGLE_CACHE_MS + 100));
+  await env.setFeature('athena', [A, B], 'on');
 });
 afterAll(() => env?.close());
 

@@ -6,7 +6,6 @@
  * are in trino-runs.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOGGLE_CACHE_MS } from '../../../shared/features/store';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { createRecipe, recipeId, recipeRequest, sentBack, versionOf } from './fixtures';
@@ -22,12 +21,7 @@ beforeAll(async () => {
 afterAll(() => env?.close());
 
 async function athena(on: boolean): Promise<void> {
-  const params = { toggle_name: 'athena', tenant_id: TENANT };
-  const response = on
-    ? await env.platformAdmin.call('setFeatureToggleOverride', { params, body: { strategy: 'on' } })
-    : await env.platformAdmin.call('clearFeatureToggleOverride', { params });
-  expect(response.status, response.text).toBeLessThan(300);
-  await new Promise((resolve) => setTimeout(resolve, TOGGLE_CACHE_MS + 100));
+  await env.setFeature('athena', TENANT, on ? 'on' : 'default');
 }
 
 const TRINO_CODE = "SELECT region, date_trunc('month', day) AS month, sum(amount) AS total FROM orders GROUP BY 1, 2";

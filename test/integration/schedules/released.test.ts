@@ -15,7 +15,6 @@ import {
   importedTable,
   releasedAsUser,
   runsUntil,
-  setToggle,
   succeeded,
   tenant,
   unique,
@@ -95,7 +94,7 @@ describe('a released schedule', () => {
 
   it('keeps the old release and records 90-1002 when the new output fails an error rule', async () => {
     const api = await tenant(env, 'sched-released-rule');
-    await setToggle(env, 'data_quality', 'sched-released-rule', 'on');
+    await env.setFeature('data_quality', 'sched-released-rule', 'on');
     const { datasetId, outputNode } = await releasedThenNewData(api);
     const rule = await api.call('createQualityRule', {
       body: {

@@ -21,7 +21,6 @@ import {
   MINUTE,
   runsOf,
   runsUntil,
-  setToggle,
   succeeded,
   tenant,
   unique,
@@ -278,7 +277,7 @@ describe('ticks', () => {
       },
     });
     expect(contract.status, contract.text).toBe(201);
-    await setToggle(env, 'quota_enforcement', 'sched-quota', 'on');
+    await env.setFeature('quota_enforcement', 'sched-quota', 'on');
     const schedule = await createSchedule(api, {
       name: unique('hourly'),
       dataset_id: datasetId,
@@ -365,7 +364,7 @@ describe('tenants and the toggle', () => {
       dataset_id: datasetId,
       trigger: cronEveryMinute,
     });
-    await setToggle(env, 'schedules', 'sched-toggle', 'off');
+    await env.setFeature('schedules', 'sched-toggle', 'off');
     const refused = await api.call('createSchedule', {
       body: { name: unique('refused'), dataset_id: datasetId, trigger: cronEveryMinute },
     });
@@ -374,7 +373,7 @@ describe('tenants and the toggle', () => {
     expect(refused.problem.detail).toContain('schedules');
     expect((await api.call('listSchedules', {})).status).toBe(501);
     await fireNext(env, schedule);
-    await setToggle(env, 'schedules', 'sched-toggle', 'on');
+    await env.setFeature('schedules', 'sched-toggle', 'on');
     const runs = await runsOf(api, schedule.id);
     expect(runs.map((run) => [run.outcome, run.code])).toEqual([['REFUSED', '10-1501']]);
   });

@@ -3,7 +3,6 @@
  * dataset over it, schedules and their history, and moving the twin's clock to a tick.
  */
 import { expect } from 'vitest';
-import { TOGGLE_CACHE_MS } from '../../../shared/features/store';
 import { retentionNow } from '../../../shared/retention/clock';
 import type { ApiClient, RequestBody, ResponseBody } from '../../support/api-client';
 import type { TestTwin } from '../../support/harness';
@@ -14,19 +13,10 @@ export const MINUTE = 60_000;
 let sequence = 0;
 export const unique = (prefix: string) => `${prefix}-${(sequence += 1)}`;
 
-export async function setToggle(env: TestTwin, toggle: string, tenantId: string, state: 'on' | 'off'): Promise<void> {
-  const response = await env.platformAdmin.call('setFeatureToggleOverride', {
-    params: { toggle_name: toggle, tenant_id: tenantId },
-    body: { strategy: state },
-  });
-  expect(response.status, response.text).toBeLessThan(300);
-  await new Promise((resolve) => setTimeout(resolve, TOGGLE_CACHE_MS + 100));
-}
-
 /** A tenant with schedules on. */
 export async function tenant(env: TestTwin, name: string): Promise<ApiClient> {
   const api = await env.clientFor(name, ['admin']);
-  await setToggle(env, 'schedules', name, 'on');
+  await env.setFeature('schedules', name, 'on');
   return api;
 }
 
