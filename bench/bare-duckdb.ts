@@ -28,3 +28,21 @@ export async function bareDuckDbCopy(setup: readonly string[], copy: string): Pr
     instance.closeSync();
   }
 }
+
+/** Runs `setup`, then each of `queries` to its last row, in a fresh in-memory DuckDB with its defaults. */
+export async function bareDuckDbQueries(setup: readonly string[], queries: readonly string[]): Promise<void> {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const instance = await DuckDBInstance.create(':memory:');
+  try {
+    const connection = await instance.connect();
+    try {
+      for (const statement of setup) await connection.run(statement);
+      for (const query of queries)
+        await withTimeout(connection.runAndReadAll(query), COPY_MS, 'DuckDB query', () => connection.interrupt());
+    } finally {
+      connection.closeSync();
+    }
+  } finally {
+    instance.closeSync();
+  }
+}
