@@ -35,7 +35,20 @@ export const RECORD_JOB_FAILURE: WorkerSpec = {
   access: { table: 'write' },
 };
 
-/** The functions state machines call: each job's worker, then the failure recorder. */
+/**
+ * Sends the OpenLineage end events queued for tenants' own endpoints (docs/lineage.md), every
+ * minute: the status write that ends a job may be an API route's, which has no outbound guard.
+ */
+export const DRAIN_LINEAGE_OUTBOX: WorkerSpec = {
+  name: 'drain-lineage-outbox',
+  handler: 'jobs/drain-lineage-outbox',
+  timeoutSeconds: 60,
+  memoryMb: 256,
+  access: { table: 'write' },
+  everyMinutes: 1,
+};
+
+/** The jobs' functions: each job's worker, the failure recorder, and the lineage outbox's drain. */
 export function workersOf(declared: readonly JobDeclaration[]): WorkerSpec[] {
-  return [...declared.map((job) => job.worker), RECORD_JOB_FAILURE];
+  return [...declared.map((job) => job.worker), RECORD_JOB_FAILURE, DRAIN_LINEAGE_OUTBOX];
 }

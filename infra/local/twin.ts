@@ -40,6 +40,7 @@ import { startLocalKms } from './kms';
 import { LOCAL_S3_CREDENTIALS, startLocalS3, type LocalS3 } from './s3';
 import { startLocalScheduler, type LocalScheduler } from './scheduler';
 import { openTwinScratch } from './scratch';
+import { runRecurringWorkers } from './recurring-workers';
 import { loadWorkerHandler, startLocalStepFunctions, type WorkerFunction } from './stepfunctions';
 
 export const LOCAL_TENANT = 'local';
@@ -102,6 +103,8 @@ export interface TwinOptions {
    * 1000 when omitted.
    */
   readonly schedulerCheckEveryMs?: number | false;
+  /** How often recurring functions (the OpenLineage outbox's drain) run: their declared rate when omitted; never with false. */
+  readonly recurringEveryMs?: number | false;
 }
 
 /** The twin's per-tenant Athena workgroups (and tenant roles) are named after this. */
@@ -360,6 +363,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       ...options.environment,
     });
     await ensureTable(dynamo.endpoint);
+    closers.push(runRecurringWorkers(workers, options.loadWorker ?? loadWorkerHandler, options.recurringEveryMs));
     const admin = await bootstrapClient(dataDir, 'bootstrap-admin.json', {
       tenantId: LOCAL_TENANT,
       roles: ['admin'],

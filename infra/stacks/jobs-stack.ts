@@ -8,8 +8,11 @@
  * those that may run on Fargate also get a task definition (engine-tasks.ts), and their
  * machines' roles may run, follow and stop exactly those tasks. A machine that runs Athena
  * queries (infra/athena-branch.ts) may use the stage's workgroups and what a query reads and writes.
+ * A function that declares `everyMinutes` gets an EventBridge rule that runs it at that rate.
  */
 import { Duration, NestedStack, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { type ManagedPolicy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { ILayerVersion } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
@@ -94,6 +97,13 @@ export class JobsStack extends NestedStack {
       });
       this.workers.set(worker.name, fn);
       byPlaceholder.set(workerPlaceholder(worker), fn);
+      // A recurring function (the OpenLineage outbox's drain): its rule may invoke it alone.
+      if (worker.everyMinutes !== undefined)
+        new Rule(this, `${pascalCase(worker.name)}Schedule`, {
+          description: `Runs ${worker.name} every ${worker.everyMinutes} minute(s)`,
+          schedule: Schedule.rate(Duration.minutes(worker.everyMinutes)),
+          targets: [new LambdaFunction(fn.function, { retryAttempts: 0 })],
+        });
     }
 
     const fargateWorkers = props.workers.filter(runsOnFargate);

@@ -129,6 +129,12 @@ export const PLATFORM_COLLECTIONS = {
   RETENTION_SWEEP: 'RETENTION_SWEEP',
   /** A tenant's own OpenLineage endpoint, set by a platform admin, keyed by tenant id (shared/openlineage/endpoints.ts). */
   OPENLINEAGE_ENDPOINT: 'OPENLINEAGE_ENDPOINT',
+  /**
+   * Run events waiting for a worker to send them to a tenant's own endpoint, keyed by
+   * `<tenant>#<job id>#<event type>` (shared/openlineage/outbox.ts): the FAIL and ABORT of the
+   * status write that ended a job, which API routes cannot send there themselves.
+   */
+  OPENLINEAGE_OUTBOX: 'OPENLINEAGE_OUTBOX',
 } as const;
 export type PlatformCollection = keyof typeof PLATFORM_COLLECTIONS;
 

@@ -33,6 +33,11 @@ export interface WorkerSpec {
    * state that runs it and calls the worker again with its outcome (infra/athena-branch.ts).
    */
   readonly athenaQueries?: true;
+  /**
+   * Not a step of a machine: the function runs on its own every this many minutes (an
+   * EventBridge rule deployed; a timer on the twin), e.g. the OpenLineage outbox's drain.
+   */
+  readonly everyMinutes?: number;
 }
 
 /**

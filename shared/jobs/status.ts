@@ -205,8 +205,9 @@ export async function markCompleted(
  */
 export async function markFailed(ref: JobRef, error: JobError): Promise<boolean> {
   const recorded = await finish(ref, 'FAILED', ['PENDING', 'IN_PROGRESS'], { error }, { ...ref.failureFields });
-  // The run's FAIL for OpenLineage, once: only the write that ended the job sends it.
-  if (recorded) sendJobEnd(ref, 'FAILED', error);
+  // The run's FAIL for OpenLineage, once: only the write that ended the job sends it (queued, when
+  // for a tenant's own endpoint, before the caller answers: docs/lineage.md).
+  if (recorded) await sendJobEnd(ref, 'FAILED', error);
   return recorded;
 }
 
@@ -219,6 +220,6 @@ export async function markFailed(ref: JobRef, error: JobError): Promise<boolean>
  */
 export async function markAborted(ref: JobRef, error: JobError): Promise<boolean> {
   const aborted = await finish(ref, 'ABORTED', ['PENDING', 'IN_PROGRESS'], { error }, { ...ref.failureFields });
-  if (aborted) sendJobEnd(ref, 'ABORTED', error);
+  if (aborted) await sendJobEnd(ref, 'ABORTED', error);
   return aborted;
 }

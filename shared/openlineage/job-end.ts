@@ -1,7 +1,7 @@
 import { config } from '../config';
 import type { JobRef } from '../jobs/job-ref';
 import type { JobError } from '../model/job';
-import { sendRunEvent } from './emit';
+import { sendRunEnd } from './emit';
 
 /**
  * The run event of a job that ended without completing: ABORT when a user cancelled it, FAIL
@@ -13,9 +13,12 @@ import { sendRunEvent } from './emit';
  * It names the run, the job and the error, not the datasets: the paths that end a job know its
  * reference, not its parameters, and the job's START named them. Every event says so
  * (jobType's emissionPattern ACCUMULATIVE: a consumer combines a run's events).
+ *
+ * Resolves once the event is on its way: for a tenant with its own endpoint, written to the
+ * outbox a worker drains (the writer may be an API route, without the outbound guard).
  */
-export function sendJobEnd(ref: JobRef, status: 'FAILED' | 'ABORTED', error: JobError): void {
-  sendRunEvent(ref.tenant_id, async () => {
+export function sendJobEnd(ref: JobRef, status: 'FAILED' | 'ABORTED', error: JobError): Promise<void> {
+  return sendRunEnd(ref.tenant_id, async () => {
     // Loaded here, not at the top: the job declarations import status.ts, which imports this module.
     const { LINEAGE_JOB_KINDS } = await import('./job-kinds');
     if (!LINEAGE_JOB_KINDS.has(ref.kind)) return undefined;

@@ -76,7 +76,8 @@ describe('the retention sweep function', () => {
 
   it('is invoked once a day and by the continuation rule, and only they may invoke it', () => {
     const sweep = functionOf(stage, 'retention/sweep');
-    const rules = rulesOf(stage);
+    // The stage's other rule (the OpenLineage outbox's drain, below) invokes its own function.
+    const rules = rulesOf(stage).filter((rule) => rule.view === sweep.view);
     expect(rules.map((rule) => [rule.schedule, rule.input]).sort()).toEqual([
       ['rate(1 day)', undefined],
       ['rate(15 minutes)', JSON.stringify({ continue_only: true })],
@@ -96,6 +97,21 @@ describe('the retention sweep function', () => {
     const nag = awsSolutionsReport(stage);
     expect(nag.conclusion).toBe('success');
     expect(nag.violations).toEqual([]);
+  });
+});
+
+describe('the OpenLineage outbox’s drain (docs/lineage.md)', () => {
+  it('runs every minute, its rule invoking it alone, and may use the table and nothing else', () => {
+    const drain = functionOf(stage, 'jobs/drain-lineage-outbox');
+    const rules = rulesOf(stage).filter((rule) => rule.target?.logicalId === drain.logicalId);
+    expect(rules.map((rule) => [rule.schedule, rule.input])).toEqual([['rate(1 minute)', undefined]]);
+    expect(rulesOf(stage).filter((rule) => rule.schedule === 'rate(1 minute)')).toHaveLength(1);
+    const actions = [...actionsOf(drain)].filter((action) => !/^(kms|logs|xray):/.test(action));
+    expect(
+      actions.every((action) => action.startsWith('dynamodb:')),
+      actions.join(),
+    ).toBe(true);
+    expect(actions).toEqual(expect.arrayContaining([...DYNAMODB_READ, ...DYNAMODB_WRITE]));
   });
 });
 

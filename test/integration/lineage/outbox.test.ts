@@ -1,0 +1,182 @@
+/**
+ * The end events an API route sends for a tenant with its own OpenLineage endpoint (ABORT on a
+ * cancel, FAIL of a job a reader found abandoned) go through the outbox: the route queues them
+ * (it has no outbound guard), and the drain (functions/jobs/drain-lineage-outbox.ts, every
+ * minute when deployed) delivers each once, through the guard; an endpoint that keeps refusing
+ * gets a bounded number of tries, then the event is counted lost. The twin's timer for the drain
+ * is off here: the test runs it, as the stage's rule would, to see each drain's effect.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler as drain } from '../../../functions/jobs/drain-lineage-outbox';
+import { dynamoDocumentClient } from '../../../shared/aws/clients';
+import { dataVersions } from '../../../shared/data-tables/versions';
+import { runIdOf } from '../../../shared/openlineage/build';
+import { DELIVERY, deliveryCounts } from '../../../shared/openlineage/emit';
+import { RunEvent } from '../../../shared/openlineage/events';
+import { OUTBOX } from '../../../shared/openlineage/outbox-drain';
+import type { ApiClient } from '../../support/api-client';
+import { startTestTwin, type TestTwin } from '../../support/harness';
+import { putObjects, tableOver } from '../../support/imports';
+import { OPENLINEAGE_SCHEMAS_PRESENT, openLineageValidator } from '../../support/openlineage-schemas';
+import { CUSTOMERS_CSV } from '../datasets/run-fixtures';
+
+/** A receiver: every POSTed event (refused with 503 while `refusing`, and still recorded as tried). */
+interface Receiver {
+  readonly server: Server;
+  readonly url: string;
+  readonly port: number;
+  readonly accepted: unknown[];
+  readonly tried: unknown[];
+  refusing: boolean;
+}
+
+async function receiver(): Promise<Receiver> {
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const event: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      into.tried.push(event);
+      if (!into.refusing) into.accepted.push(event);
+      response.writeHead(into.refusing ? 503 : 201).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const into: Receiver = {
+    server,
+    port,
+    url: `http://127.0.0.1:${port}/api/v1/lineage`,
+    accepted: [],
+    tried: [],
+    refusing: false,
+  };
+  return into;
+}
+
+let env: TestTwin;
+let api: ApiClient;
+let stage: Receiver;
+let own: Receiver;
+
+beforeAll(async () => {
+  [stage, own] = await Promise.all([receiver(), receiver()]);
+  env = await startTestTwin({
+    buckets: ['landing'],
+    retryIntervalMs: 10,
+    openLineageUrl: stage.url,
+    allowOutbound: [`127.0.0.1:${own.port}`],
+    recurringEveryMs: false,
+  });
+  api = env.admin;
+  const toggle = await env.platformAdmin.call('setFeatureToggleDefault', {
+    params: { toggle_name: 'openlineage' },
+    body: { strategy: 'on' },
+  });
+  expect(toggle.status, toggle.text).toBe(200);
+  const set = await env.platformAdmin.call('setTenantOpenLineageEndpoint', {
+    params: { tenant_id: api.tenantId! },
+    body: { url: own.url },
+  });
+  expect(set.status, set.text).toBe(200);
+  await putObjects(env, 'landing', { [`outbox-${process.pid}/data.csv`]: CUSTOMERS_CSV });
+  // Each instance reads the toggles at most this often (shared/features/store.ts).
+  await sleep(2_100);
+}, 60_000);
+
+afterAll(async () => {
+  await env?.close();
+  await Promise.all([stage, own].map((r) => new Promise((resolve) => r?.server.close(resolve))));
+});
+
+/** The run's events a list holds, as RunEvents. */
+const ofRun = (events: readonly unknown[], jobId: string) =>
+  events.map((event) => RunEvent.parse(event)).filter((event) => event.run.runId === runIdOf(jobId));
+
+/** A PENDING import no worker picks up, cancelled twice through the API: its job id. */
+async function cancelledImport(): Promise<string> {
+  const tableId = await tableOver(api, env, `landing/outbox-${process.pid}/`);
+  const { version, job } = await dataVersions.begin(api.tenantId!, { id: 'test' }, tableId);
+  const params = { data_table_id: tableId, version_number: version.version_number };
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    const cancelled = await api.call('cancelDataVersionImport', { params });
+    expect(cancelled.body.execution?.status, cancelled.text).toBe('ABORTED');
+  }
+  return job.job_id;
+}
+
+describe('the OpenLineage outbox of a tenant’s own endpoint', () => {
+  it('delivers a cancelled job’s ABORT there once, when the drain runs', async () => {
+    const jobId = await cancelledImport();
+    await sleep(500);
+    // Queued by the route, not sent by it.
+    expect(ofRun(own.tried, jobId)).toEqual([]);
+    await drain();
+    await drain();
+    const aborts = ofRun(own.accepted, jobId);
+    expect(aborts.map((event) => event.eventType)).toEqual(['ABORT']);
+    expect(aborts[0]?.run.facets?.errorMessage?.message).toMatch(/^10-444: /);
+    expect(ofRun(stage.tried, jobId)).toEqual([]);
+    if (OPENLINEAGE_SCHEMAS_PRESENT) expect(openLineageValidator().problems(ofRun(own.accepted, jobId)[0])).toEqual([]);
+  });
+
+  it('delivers the FAIL of a job a reader found abandoned there once', async () => {
+    const tableId = await tableOver(api, env, `landing/outbox-${process.pid}/`);
+    const { job } = await dataVersions.begin(api.tenantId!, { id: 'test' }, tableId);
+    // The worker's last sign of life was an hour ago.
+    await dynamoDocumentClient().send(
+      new UpdateCommand({
+        TableName: process.env.TABLE_NAME,
+        Key: job.subject,
+        UpdateExpression: 'SET #execution.heartbeat_date = :old',
+        ExpressionAttributeNames: { '#execution': 'execution' },
+        ExpressionAttributeValues: { ':old': new Date(Date.now() - 3_600_000).toISOString() },
+      }),
+    );
+    // Two imports race to take the table over: each records the abandoned one's failure, one write wins.
+    await Promise.all([1, 2].map(() => api.call('batchCreateDataVersions', { body: { data_table_ids: [tableId] } })));
+    await Promise.all([drain(), drain()]);
+    await drain();
+    const ended = ofRun(own.accepted, job.job_id);
+    expect(ended.map((event) => event.eventType)).toEqual(['FAIL']);
+    expect(ended[0]?.run.facets?.errorMessage?.message).toMatch(/^10-1047: /);
+    expect(ofRun(stage.tried, job.job_id)).toEqual([]);
+    // The import that took the table over completes, its events sent by its worker (before the next test refuses them).
+    const name = `${api.tenantId!}/data-tables/${tableId}`;
+    const completed = () =>
+      own.accepted
+        .map((event) => RunEvent.parse(event))
+        .some((e) => e.eventType === 'COMPLETE' && e.outputs[0]?.name === name);
+    for (let waited = 0; waited < 20_000 && !completed(); waited += 100) await sleep(100);
+    expect(completed()).toBe(true);
+  });
+
+  it('tries an endpoint that refuses a bounded number of times, then counts the event lost', async () => {
+    own.refusing = true;
+    try {
+      const jobId = await cancelledImport();
+      const failedBefore = deliveryCounts.failed;
+      for (let pass = 1; pass < OUTBOX.drains; pass += 1) {
+        await drain();
+        expect(ofRun(own.tried, jobId)).toHaveLength(pass * DELIVERY.attempts);
+        expect(deliveryCounts.failed).toBe(failedBefore);
+      }
+      await drain();
+      await drain();
+      // Every try was the one ABORT; then it was counted and is no longer queued.
+      const tried = ofRun(own.tried, jobId);
+      expect(tried).toHaveLength(OUTBOX.drains * DELIVERY.attempts);
+      expect(new Set(tried.map((event) => event.eventType))).toEqual(new Set(['ABORT']));
+      expect(deliveryCounts.failed).toBe(failedBefore + 1);
+      own.refusing = false;
+      await drain();
+      expect(ofRun(own.tried, jobId)).toHaveLength(OUTBOX.drains * DELIVERY.attempts);
+    } finally {
+      own.refusing = false;
+    }
+  });
+});
