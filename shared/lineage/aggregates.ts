@@ -26,3 +26,22 @@ export const AGGREGATE_FUNCTIONS: ReadonlySet<string> = new Set(
 /** An aggregate over its arguments' values (sum, max, list...), not a window-only function (rank, lag...). */
 export const aggregatesValues = (name: string): boolean =>
   AGGREGATE_FUNCTIONS.has(name) && !WINDOW_ONLY_FUNCTIONS.has(name);
+
+/**
+ * Trino's aggregate functions (https://trino.io/docs/current/functions/aggregate.html, with
+ * listagg and the geospatial, HyperLogLog, quantile-digest, T-Digest and set-digest ones):
+ * what a trino-sql recipe's value is `aggregated` by. Its window-only functions (lag,
+ * first_value, rank...) are not aggregates: a value they take is transformed, as in DuckDB.
+ */
+export const TRINO_AGGREGATE_FUNCTIONS: ReadonlySet<string> = new Set(
+  `
+  any_value approx_distinct approx_most_frequent approx_percentile approx_set arbitrary array_agg
+  avg bitwise_and_agg bitwise_or_agg bitwise_xor_agg bool_and bool_or checksum convex_hull_agg corr
+  count count_if covar_pop covar_samp every geometric_mean geometry_union_agg histogram
+  khyperloglog_agg kurtosis listagg make_set_digest map_agg map_union max max_by merge
+  merge_set_digest min min_by multimap_agg numeric_histogram qdigest_agg reduce_agg regr_intercept
+  regr_slope skewness stddev stddev_pop stddev_samp sum tdigest_agg var_pop var_samp variance
+`
+    .trim()
+    .split(/\s+/),
+);

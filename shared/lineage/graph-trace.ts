@@ -5,7 +5,7 @@ import { logger } from '../log';
 import { recipeStore } from '../recipes/store';
 import { recipeVersions } from '../recipes/versions';
 import type { StoredDependency, StoredNodeLineage } from './items';
-import { traceRecipe, type RecipeLineage } from './trace';
+import { traceRecipe, traceTrinoTree, type RecipeLineage } from './trace';
 
 /**
  * Column lineage of a whole graph version, traced when it is saved (shared/datasets/graphs.ts):
@@ -90,15 +90,14 @@ async function recipeLineage(
   if (!version)
     return { ...base, columns: [], unknown: `recipe ${node.recipe_id} version ${node.recipe_version_number} is gone` };
   const recipe = await recipeStore.find(tenantId, node.recipe_id);
-  if (recipe && recipe.data.language !== 'duckdb-sql')
-    return {
-      ...base,
-      columns: [],
-      unknown: `the tracer reads duckdb-sql recipes; this one is ${recipe.data.language}`,
-    };
   const inputs = sources.map(({ binding, entry }) => ({ alias: binding.alias, columns: columnNames(entry) }));
   const byAlias = new Map(node.sources.map((binding) => [binding.alias.toLowerCase(), binding.source_node_id]));
-  return { ...base, ...stored(await traceRecipe(version.code, inputs), byAlias) };
+  // A trino-sql version carries its tree, made when it was saved (the parser stays out of here).
+  const lineage =
+    recipe?.data.language === 'trino-sql'
+      ? traceTrinoTree(version.lineage_tree, inputs)
+      : await traceRecipe(version.code, inputs);
+  return { ...base, ...stored(lineage, byAlias) };
 }
 
 /** A recipe's lineage with each input alias replaced by the node bound to it. */

@@ -136,7 +136,7 @@ export function expressionReads(expression: Json, how: How, context: ExpressionC
         break;
       case 'FUNCTION': {
         const name = lower(text(value.function_name));
-        const valueHow: How = aggregatesValues(name) ? (inner === 'transformed' ? 'aggregated' : inner) : inner;
+        const valueHow: How = aggregates(value, name) ? (inner === 'transformed' ? 'aggregated' : inner) : inner;
         stack.push({ value: value.children ?? null, how: valueHow, lambdas });
         // An aggregate's FILTER and ORDER BY decide which values it takes, in what order.
         if (isObject(value.filter))
@@ -147,7 +147,7 @@ export function expressionReads(expression: Json, how: How, context: ExpressionC
       }
       case 'WINDOW': {
         const name = lower(text(value.function_name));
-        const valueHow: How = aggregatesValues(name) && inner === 'transformed' ? 'aggregated' : inner;
+        const valueHow: How = aggregates(value, name) && inner === 'transformed' ? 'aggregated' : inner;
         pushChildren(stack, value, valueHow, lambdas, new Set([...WINDOW_SHAPE_KEYS, 'filter_expr']));
         const shape = indirectOr(frame.how, 'window');
         for (const key of WINDOW_SHAPE_KEYS) stack.push({ value: value[key] ?? null, how: shape, lambdas });
@@ -188,6 +188,10 @@ export function expressionReads(expression: Json, how: How, context: ExpressionC
   }
   return reads;
 }
+
+/** An aggregate: as the tree says (a trino-sql tree marks Trino's, engine/trino/trino-lineage-tree.ts), else DuckDB's. */
+const aggregates = (value: JsonObject, name: string): boolean =>
+  typeof value.aggregate === 'boolean' ? value.aggregate : aggregatesValues(name);
 
 /** In a value, a condition or window shape is its own indirect kind; under an indirect use, that use. */
 const indirectOr = (how: How, kind: How): How =>

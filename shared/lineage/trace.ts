@@ -55,3 +55,20 @@ export async function traceRecipe(code: string, inputs: readonly TracedInput[]):
     return { columns: [], indirect: [], unknown: 'code the analyzer would refuse: no single query to trace' };
   return traceStatement(parsed.statements[0]!, inputs);
 }
+
+/**
+ * The lineage of a trino-sql version over `inputs`, from the tree stored with it when it was
+ * saved (engine/trino/trino-lineage-tree.ts; the parser stays out of the lineage routes). An
+ * unnamed output column is named as Trino names it: `_col` and its 0-based position.
+ */
+export function traceTrinoTree(stored: string | undefined, inputs: readonly TracedInput[]): RecipeLineage {
+  if (stored === undefined)
+    return { columns: [], indirect: [], unknown: 'a trino-sql version saved before it was traced: save it again' };
+  const saved = JSON.parse(stored) as { readonly tree?: Json; readonly unknown?: string };
+  if (saved.tree === undefined) return { columns: [], indirect: [], unknown: saved.unknown ?? 'no tree to trace' };
+  const lineage = traceStatement(saved.tree, inputs);
+  return {
+    ...lineage,
+    columns: lineage.columns.map((column) => ({ ...column, name: column.name ?? `_col${column.position - 1}` })),
+  };
+}

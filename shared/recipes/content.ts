@@ -1,5 +1,6 @@
 import { analyseRecipeSql, type RecipeSqlAnalysis } from '../engine/recipe-sql';
-import { analyseTrinoSql } from '../engine/trino/trino-sql';
+import { trinoLineageTree } from '../engine/trino/trino-lineage-tree';
+import { analyseTrinoQuery, analyseTrinoSql } from '../engine/trino/trino-sql';
 import { AppError } from '../errors/app-error';
 import { requireFeature } from '../features/store';
 import type { RecipeLanguage } from '../model/recipe';
@@ -20,8 +21,13 @@ export async function checkedContent(
   checkAliases(aliases);
   // The analyzer's first refusal too; stated here so that what is stored is text.
   if (code === null || code === undefined) throw new AppError('40-50004');
-  await analyseInLanguage(language, code, aliases);
-  return { code, aliases };
+  if (language !== 'trino-sql') {
+    await analyseInLanguage(language, code, aliases);
+    return { code, aliases };
+  }
+  // The parse the analyzer made gives the column-lineage tree: the lineage routes never load the parser.
+  const { query } = analyseTrinoQuery(code, aliases);
+  return { code, aliases, lineage_tree: JSON.stringify(trinoLineageTree(query)) };
 }
 
 /**

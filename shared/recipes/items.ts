@@ -26,6 +26,11 @@ export const StoredRecipeVersion = z.object({
   /** Checked by the SQL analyzer before it is stored. */
   code: z.string(),
   aliases: z.array(z.string()).readonly(),
+  /**
+   * trino-sql: the query as the column-lineage tracer reads it, or why not, as JSON text
+   * (engine/trino/trino-lineage-tree.ts), made when the version is saved, where the parser runs.
+   */
+  lineage_tree: z.string().optional(),
   /** Set while released datasets use the version: it cannot be updated (20-1046). */
   is_locked: z.boolean(),
   /** The version's own optimistic lock: updates of its code send it. */

@@ -40,6 +40,8 @@ const UPDATE_ATTEMPTS = 3;
 export interface VersionContent {
   readonly code: string;
   readonly aliases: readonly string[];
+  /** trino-sql: the query as the column-lineage tracer reads it (engine/trino/trino-lineage-tree.ts), JSON. */
+  readonly lineage_tree?: string;
 }
 
 /** 20-1045: the recipe has no version of that number (or the recipe is another tenant's). */
@@ -62,6 +64,7 @@ export function newVersion(
     version_number: versionNumber,
     code: content.code,
     aliases: [...content.aliases],
+    ...(content.lineage_tree === undefined ? {} : { lineage_tree: content.lineage_tree }),
     is_locked: false,
     lock_version: 0,
     created_by: actor,
@@ -139,9 +142,16 @@ async function writeVersion(
     const head = await readHead(tenantId, recipeId);
     if (!head) throw recipeMissing(recipeId);
     const latest = head.version_count === versionNumber;
-    const { code, aliases, lock_version, last_modified_by, last_modified_date } = next;
+    const { code, aliases, lineage_tree, lock_version, last_modified_by, last_modified_date } = next;
     const changes = recipeVersionItems.changes({
-      set: { code, aliases, lock_version, last_modified_by, last_modified_date },
+      set: {
+        code,
+        aliases,
+        ...(lineage_tree === undefined ? {} : { lineage_tree }),
+        lock_version,
+        last_modified_by,
+        last_modified_date,
+      },
     });
     const outcome = await transactWrite([
       tx.update(keys.version(tenantId, KIND, recipeId, versionNumber), changes, { when: asRead, returnOld: true }),
@@ -247,6 +257,7 @@ export const recipeVersions = {
       ...current,
       code: content.code,
       aliases: [...content.aliases],
+      ...(content.lineage_tree === undefined ? {} : { lineage_tree: content.lineage_tree }),
       lock_version: expectedLockVersion + 1,
       last_modified_by: actor,
       last_modified_date: new Date().toISOString(),

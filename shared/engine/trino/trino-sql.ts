@@ -1,4 +1,8 @@
-import { type RootQueryContext, StatementDefaultContext } from 'dt-sql-parser/dist/lib/trino/TrinoSqlParser';
+import {
+  type QueryContext,
+  type RootQueryContext,
+  StatementDefaultContext,
+} from 'dt-sql-parser/dist/lib/trino/TrinoSqlParser';
 import { AppError, validationError } from '../../errors/app-error';
 import {
   location,
@@ -43,6 +47,14 @@ const WINDOW_ONLY = new Set([
 
 /** Analyses Trino `code` against the recipe's `aliases`, throwing the AppError of the first rule it breaks. */
 export function analyseTrinoSql(code: string | null | undefined, aliases: readonly string[]): RecipeSqlAnalysis {
+  return analyseTrinoQuery(code, aliases).analysis;
+}
+
+/** analyseTrinoSql, with the query it read (for the column-lineage tree stored with a version). */
+export function analyseTrinoQuery(
+  code: string | null | undefined,
+  aliases: readonly string[],
+): { readonly analysis: RecipeSqlAnalysis; readonly query: QueryContext } {
   if (code === null || code === undefined || code.trim() === '') throw new AppError('40-50004');
   if (code.length > MAX_ANALYSED_CODE_LENGTH)
     throw validationError({ code: `must be at most ${MAX_ANALYSED_CODE_LENGTH} characters` });
@@ -82,7 +94,7 @@ export function analyseTrinoSql(code: string | null | undefined, aliases: readon
   const tree = readTrinoQuery(root.query());
   checkConstructs(tree);
   checkFunctions(tree);
-  return {
+  const analysis: RecipeSqlAnalysis = {
     statement: 'SELECT',
     referenced_aliases: referencedAliases(tree, aliases),
     ctes: [...tree.ctes],
@@ -90,6 +102,7 @@ export function analyseTrinoSql(code: string | null | undefined, aliases: readon
     set_operations: [...tree.setOperations],
     subqueries: tree.subqueries,
   };
+  return { analysis, query: root.query() };
 }
 
 function checkConstructs(tree: TrinoQueryTree): void {
