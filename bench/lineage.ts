@@ -7,11 +7,15 @@
  * most 20 ms for what a save adds.
  */
 import type { Distribution } from './recipe-sql';
-import { traceRecipe, type TracedInput } from '../shared/lineage/trace';
+import { analyseTrinoQuery } from '../shared/engine/trino/trino-sql';
+import { trinoLineageTree } from '../shared/engine/trino/trino-lineage-tree';
+import { traceRecipe, traceTrinoTree, type TracedInput } from '../shared/lineage/trace';
 
 export interface LineageReport {
   readonly oneNode: Distribution;
   readonly twentyNodes: Distribution;
+  /** A trino-sql node: its parse translated into the stored tree (what a save adds), then that tree traced. */
+  readonly trinoNode: Distribution;
 }
 
 /** Issue 44: what a version save adds, at most. */
@@ -28,6 +32,25 @@ FROM paid p JOIN customers c ON c.id = p.customer_id
 GROUP BY c.name, c.country
 HAVING sum(p.amount) > 0
 ORDER BY total DESC`;
+
+/** RECIPE in Trino's dialect (no EXCLUDE: the columns it keeps are named). */
+const TRINO_RECIPE = `WITH paid AS (SELECT id, customer_id, amount, created FROM orders WHERE status = 'paid')
+SELECT c.name, c.country, count(*) AS n, sum(p.amount) AS total,
+       rank() OVER (PARTITION BY c.country ORDER BY sum(p.amount) DESC) AS place
+FROM paid p JOIN customers c ON c.id = p.customer_id
+GROUP BY c.name, c.country
+HAVING sum(p.amount) > 0
+ORDER BY total DESC`;
+
+/**
+ * What a trino-sql node costs beyond the save's own analysis: the parse the analyzer made
+ * (made here outside the timing) translated into the stored tree, and that tree traced.
+ */
+function traceTrinoNode(query: ReturnType<typeof analyseTrinoQuery>['query']): void {
+  const stored = JSON.stringify(trinoLineageTree(query));
+  const lineage = traceTrinoTree(stored, [ORDERS, CUSTOMERS]);
+  if (lineage.unknown !== undefined) throw new Error(`the trino node was not traced: ${lineage.unknown}`);
+}
 
 const CHAIN_STEP = 'SELECT *, total * 2 AS doubled_{n} FROM previous WHERE n > {n}';
 
@@ -62,18 +85,23 @@ export async function measureLineage(rounds: number): Promise<LineageReport> {
   await traceChain();
   const oneNode: number[] = [];
   const twentyNodes: number[] = [];
+  const trinoNode: number[] = [];
   for (let round = 0; round < rounds; round++) {
     oneNode.push(await timed(() => traceRecipe(RECIPE, [ORDERS, CUSTOMERS])));
     twentyNodes.push(await timed(traceChain));
+    const { query } = analyseTrinoQuery(TRINO_RECIPE, ['orders', 'customers']);
+    trinoNode.push(await timed(async () => traceTrinoNode(query)));
   }
-  return { oneNode: distribution(oneNode), twentyNodes: distribution(twentyNodes) };
+  return { oneNode: distribution(oneNode), twentyNodes: distribution(twentyNodes), trinoNode: distribution(trinoNode) };
 }
 
 /** The section's verdict line: ok or FAIL against the budget, on the median of one node. */
 export function lineageVerdict(report: LineageReport): string {
-  return report.oneNode.p50 <= LINEAGE_BUDGET_MS
-    ? `ok: one node traced in ${report.oneNode.p50.toFixed(2)} ms (p50), within ${LINEAGE_BUDGET_MS} ms`
-    : `FAIL: one node traced in ${report.oneNode.p50.toFixed(2)} ms (p50), over ${LINEAGE_BUDGET_MS} ms`;
+  const worst = Math.max(report.oneNode.p50, report.trinoNode.p50);
+  const figures = `one node traced in ${report.oneNode.p50.toFixed(2)} ms, a trino-sql node in ${report.trinoNode.p50.toFixed(2)} ms (p50)`;
+  return worst <= LINEAGE_BUDGET_MS
+    ? `ok: ${figures}, within ${LINEAGE_BUDGET_MS} ms`
+    : `FAIL: ${figures}, over ${LINEAGE_BUDGET_MS} ms`;
 }
 
 export function lineageSection(report: LineageReport): string[] {
@@ -88,6 +116,7 @@ export function lineageSection(report: LineageReport): string[] {
     '| --- | ---: | ---: | ---: | ---: |',
     row('one node (CTE, join, aggregate, window)', report.oneNode),
     row('twenty nodes in a chain, from nothing', report.twentyNodes),
+    row('one trino-sql node: its parse translated at save, the stored tree traced', report.trinoNode),
     '',
     // The median: on a shared machine the tail measures the neighbours as much as the tracer.
     lineageVerdict(report),
