@@ -30,6 +30,7 @@ import { runTaskSync, stopTasksStartedBy } from './ecs-run-task';
 import { historyEvents, type HistoryEvent } from './execution-history';
 import { ExecutionJournal } from './execution-journal';
 import { JsonProtocolError, startJsonProtocolServer, type JsonObject, type JsonOperation } from './json-protocol';
+import { taskStates, type StateDefinition } from './task-states';
 
 const REGION_ACCOUNT = 'us-east-1:000000000000';
 const LAMBDA_INVOKE = 'arn:aws:states:::lambda:invoke';
@@ -101,33 +102,6 @@ export const loadWorkerHandler = async (worker: WorkerSpec): Promise<WorkerFunct
   };
   return module.handler;
 };
-
-type StateDefinition = {
-  Type?: string;
-  Resource?: string;
-  Parameters?: { FunctionName?: string };
-  Retry?: unknown[];
-  TimeoutSeconds?: number;
-  States?: Record<string, StateDefinition>;
-} & {
-  Iterator?: { States?: Record<string, StateDefinition> };
-  ItemProcessor?: { States?: Record<string, StateDefinition> };
-  Branches?: { States?: Record<string, StateDefinition> }[];
-};
-
-/** Task states by name, through Map and Parallel states. */
-function taskStates(
-  states: Record<string, StateDefinition> | undefined,
-  found: Map<string, StateDefinition> = new Map(),
-): Map<string, StateDefinition> {
-  for (const [name, state] of Object.entries(states ?? {})) {
-    if (state.Type === 'Task') found.set(name, state);
-    taskStates(state.Iterator?.States, found);
-    taskStates(state.ItemProcessor?.States, found);
-    for (const branch of state.Branches ?? []) taskStates(branch.States, found);
-  }
-  return found;
-}
 
 /** Step Functions' bound on an execution's input and a state's result, in UTF-8 bytes (256 KiB). */
 const MAX_PAYLOAD_BYTES = 262_144;

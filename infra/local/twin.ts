@@ -7,19 +7,12 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  DynamoDBClient,
-  ResourceInUseException,
-} from '@aws-sdk/client-dynamodb';
 import type { IssuedCredentials } from '../../shared/identity/clients';
 import type { RoleName } from '../../shared/auth/permissions';
 import { PLATFORM_TENANT } from '../../shared/tenants/store';
 import { issueOperatorClient } from '../../shared/tenants/create';
 import { registerUnlistedTenants } from '../../shared/tenants/unlisted';
 import { API_BASE_PATH } from '../../shared/config';
-import { TABLE_SCHEMA } from '../../shared/db/table-schema';
 import { jobs as declaredJobs, RECORD_JOB_FAILURE, workersOf } from '../../functions/jobs';
 import { RUNNER_RESTARTED } from '../../shared/jobs/failure';
 import { logger } from '../../shared/log';
@@ -33,6 +26,7 @@ import { useEngineChildBundle } from '../../shared/engine/isolation/engine-proce
 import { startLocalAthenaAndGlue } from './athena';
 import { localTenantRoles, startLocalIam } from './iam';
 import { startLocalDynamoDb } from './dynamodb';
+import { ensureTable } from './twin-table';
 import { engineChildBundle } from './engine-child-bundle';
 import { startLocalEcs, type LocalEcs } from './ecs';
 import { startLocalHttpApi } from './http-api';
@@ -161,47 +155,6 @@ export interface Twin {
   /** Where the functions' metric lines go (TwinOptions.metricsFile), one JSON line each. */
   readonly metricsFile: string;
   close(): Promise<void>;
-}
-
-async function ensureTable(endpoint: string): Promise<void> {
-  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
-  try {
-    await client.send(
-      new CreateTableCommand({
-        TableName: TABLE_NAME,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [
-          { AttributeName: TABLE_SCHEMA.partitionKey, AttributeType: 'S' },
-          { AttributeName: TABLE_SCHEMA.sortKey, AttributeType: 'S' },
-        ],
-        KeySchema: [
-          { AttributeName: TABLE_SCHEMA.partitionKey, KeyType: 'HASH' },
-          { AttributeName: TABLE_SCHEMA.sortKey, KeyType: 'RANGE' },
-        ],
-      }),
-    );
-  } catch (error) {
-    if (!(error instanceof ResourceInUseException)) throw error;
-  }
-  try {
-    await untilActive(client);
-  } finally {
-    client.destroy();
-  }
-}
-
-/**
- * Waits for the table to be ACTIVE: dynalite answers CreateTable while the table is still
- * CREATING (even with no delay configured, the switch is a later write of its store), and a
- * request in between is ResourceNotFoundException. Seen with the on-disk store on a busy machine.
- */
-async function untilActive(client: DynamoDBClient): Promise<void> {
-  for (let attempt = 1; attempt <= 500; attempt += 1) {
-    const { Table: table } = await client.send(new DescribeTableCommand({ TableName: TABLE_NAME }));
-    if (table?.TableStatus === 'ACTIVE') return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`the local table ${TABLE_NAME} did not become ACTIVE`);
 }
 
 /** Creator of the tenants the twin makes or registers, as the registry names it (created_by). */
@@ -362,7 +315,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       OPENLINEAGE_URL: options.openLineageUrl ?? '',
       ...options.environment,
     });
-    await ensureTable(dynamo.endpoint);
+    await ensureTable(dynamo.endpoint, TABLE_NAME, LOCAL_CREDENTIALS);
     closers.push(runRecurringWorkers(workers, options.loadWorker ?? loadWorkerHandler, options.recurringEveryMs));
     const admin = await bootstrapClient(dataDir, 'bootstrap-admin.json', {
       tenantId: LOCAL_TENANT,
