@@ -42,7 +42,7 @@ describe('request schemas', () => {
       bucket: 'exports',
       key: `out/${segment(300)}.parquet`,
       endpoint: 'https://s3.example.com',
-      access_key: 'a',
+      access_key: 'AKIAEXAMPLE',
       secret_key: 'b',
     });
     expect(issuePaths(export_)).toEqual(['key']);
