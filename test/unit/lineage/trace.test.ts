@@ -3,39 +3,12 @@
  * every output column the input columns it reads and how, and what decides the rows of all of
  * them. Written `alias.column:how`, sorted, so a case reads like the answer a person gives.
  */
-import { describe, expect, it } from 'vitest';
-import { traceRecipe, type RecipeLineage, type TracedInput } from '../../../shared/lineage/trace';
+import { describe, it } from 'vitest';
+import { traceRecipe, type TracedInput } from '../../../shared/lineage/trace';
+import { CUSTOMERS, expectTraced, ORDERS, type ExpectedLineage } from './expected-lineage';
 
-interface Expected {
-  /** Output columns in order: [name, dependencies] (name null: named by DuckDB when it binds). */
-  readonly columns: readonly (readonly [string | null, readonly string[]])[];
-  readonly indirect?: readonly string[];
-  /** Columns (by position, 1-based) the tracer marks unknown, with a part of the reason. */
-  readonly unknownColumns?: Readonly<Record<number, string>>;
-  /** A part of the reason the column list is not all known. */
-  readonly unknown?: string;
-}
-
-const ORDERS: TracedInput = { alias: 'orders', columns: ['id', 'customer_id', 'amount', 'status'] };
-const CUSTOMERS: TracedInput = { alias: 'customers', columns: ['id', 'name', 'country'] };
-
-const shown = (dependencies: RecipeLineage['indirect']): string[] =>
-  dependencies.map(({ input, column, how }) => `${input}.${column}:${how}`).sort();
-
-async function expectLineage(code: string, inputs: readonly TracedInput[], expected: Expected): Promise<void> {
-  const lineage = await traceRecipe(code, inputs);
-  expect(lineage.columns.map((column) => [column.name, shown(column.dependencies)])).toEqual(
-    expected.columns.map(([name, dependencies]) => [name, [...dependencies].sort()]),
-  );
-  expect(shown(lineage.indirect)).toEqual([...(expected.indirect ?? [])].sort());
-  const unknownColumns = Object.fromEntries(
-    lineage.columns.flatMap((column) => (column.unknown ? [[column.position, column.unknown]] : [])),
-  );
-  expect(Object.keys(unknownColumns).map(Number)).toEqual(Object.keys(expected.unknownColumns ?? {}).map(Number));
-  for (const [position, part] of Object.entries(expected.unknownColumns ?? {}))
-    expect(unknownColumns[Number(position)]).toContain(part);
-  if (expected.unknown === undefined) expect(lineage.unknown).toBeUndefined();
-  else expect(lineage.unknown).toContain(expected.unknown);
+async function expectLineage(code: string, inputs: readonly TracedInput[], expected: ExpectedLineage): Promise<void> {
+  expectTraced(await traceRecipe(code, inputs), expected);
 }
 
 describe('column lineage of one recipe', () => {

@@ -6,20 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { traceTrinoTree, type RecipeLineage, type TracedInput } from '../../../shared/lineage/trace';
 import { checkedContent } from '../../../shared/recipes/content';
+import { CUSTOMERS, expectTraced, ORDERS, type ExpectedLineage } from './expected-lineage';
 
-interface Expected {
-  readonly columns: readonly (readonly [string, readonly string[]])[];
-  readonly indirect?: readonly string[];
-  readonly unknownColumns?: Readonly<Record<number, string>>;
-  readonly unknown?: string;
-}
-
-const ORDERS: TracedInput = { alias: 'orders', columns: ['id', 'customer_id', 'amount', 'status'] };
-const CUSTOMERS: TracedInput = { alias: 'customers', columns: ['id', 'name', 'country'] };
-
-const shown = (dependencies: RecipeLineage['indirect']): string[] =>
-  dependencies.map(({ input, column, how }) => `${input}.${column}:${how}`).sort();
-
+/** Through what a version save does (Trino's analyzer and the tree it stores), then the tracer as the lineage routes read it. */
 async function traced(code: string, inputs: readonly TracedInput[]): Promise<RecipeLineage> {
   const content = await checkedContent(
     code,
@@ -29,20 +18,8 @@ async function traced(code: string, inputs: readonly TracedInput[]): Promise<Rec
   return traceTrinoTree(content.lineage_tree, inputs);
 }
 
-async function expectLineage(code: string, inputs: readonly TracedInput[], expected: Expected): Promise<void> {
-  const lineage = await traced(code, inputs);
-  expect(lineage.columns.map((column) => [column.name, shown(column.dependencies)])).toEqual(
-    expected.columns.map(([name, dependencies]) => [name, [...dependencies].sort()]),
-  );
-  expect(shown(lineage.indirect)).toEqual([...(expected.indirect ?? [])].sort());
-  const unknownColumns = Object.fromEntries(
-    lineage.columns.flatMap((column) => (column.unknown ? [[column.position, column.unknown]] : [])),
-  );
-  expect(Object.keys(unknownColumns).map(Number)).toEqual(Object.keys(expected.unknownColumns ?? {}).map(Number));
-  for (const [position, part] of Object.entries(expected.unknownColumns ?? {}))
-    expect(unknownColumns[Number(position)]).toContain(part);
-  if (expected.unknown === undefined) expect(lineage.unknown).toBeUndefined();
-  else expect(lineage.unknown).toContain(expected.unknown);
+async function expectLineage(code: string, inputs: readonly TracedInput[], expected: ExpectedLineage): Promise<void> {
+  expectTraced(await traced(code, inputs), expected);
 }
 
 describe('column lineage of a trino-sql recipe', () => {
