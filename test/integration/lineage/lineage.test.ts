@@ -5,8 +5,6 @@
  * OpenLineage run events the jobs sent meanwhile to a receiver (the twin's --openlineage-url),
  * each valid against the project's schema and, where CI keeps them, the official ones.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,9 +12,9 @@ import { dynamoDocumentClient } from '../../../shared/aws/clients';
 import { dataVersions } from '../../../shared/data-tables/versions';
 import { runIdOf } from '../../../shared/openlineage/build';
 import { deliveryCounts } from '../../../shared/openlineage/emit';
-import { RunEvent } from '../../../shared/openlineage/events';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
+import { startLineageReceiver, type LineageReceiver } from '../../support/lineage-receiver';
 import { importAndWait, importCompleted, putObjects, tableOver } from '../../support/imports';
 import { OPENLINEAGE_SCHEMAS_PRESENT, openLineageValidator } from '../../support/openlineage-schemas';
 import {
@@ -34,23 +32,12 @@ let api: ApiClient;
 let graph: JoinGraph;
 let tables: { orders: number; customers: number };
 
-/** The receiver: every event POSTed, or 503 while `refusing`. */
-const received: unknown[] = [];
-let refusing = false;
-let receiver: Server;
+/** The twin's --openlineage-url. */
+let receiver: LineageReceiver;
 
 beforeAll(async () => {
-  receiver = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      if (!refusing) received.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      response.writeHead(refusing ? 503 : 201).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/api/v1/lineage`;
-  env = await startTestTwin({ buckets: ['landing'], retryIntervalMs: 10, openLineageUrl: url });
+  receiver = await startLineageReceiver();
+  env = await startTestTwin({ buckets: ['landing'], retryIntervalMs: 10, openLineageUrl: receiver.url });
   api = env.admin;
   const toggle = await env.platformAdmin.call('setFeatureToggleDefault', {
     params: { toggle_name: 'openlineage' },
@@ -74,7 +61,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await env?.close();
-  await new Promise((resolve) => receiver?.close(resolve));
+  await new Promise((resolve) => receiver?.server.close(resolve));
 });
 
 const version = () => ({ dataset_id: graph.datasetId, version_number: 1 });
@@ -184,7 +171,7 @@ describe('column lineage of a graph version', () => {
 });
 
 describe('OpenLineage run events', () => {
-  const events = () => received.map((event) => RunEvent.parse(event));
+  const events = () => receiver.events();
   const ofKind = (kind: string) => events().filter((event) => event.job.name === `local.${kind}`);
 
   it('an import sends START and COMPLETE: its source object in, the data table with its schema out', async () => {
@@ -326,20 +313,20 @@ describe('OpenLineage run events', () => {
   });
 
   it('a delivery that fails is retried, then counted: the job is not slowed or failed', async () => {
-    refusing = true;
+    receiver.refusing = true;
     const failedBefore = deliveryCounts.failed;
     await putObjects(env, 'landing', { [`refused-${process.pid}/data.csv`]: CUSTOMERS_CSV });
     const tableId = await tableOver(api, env, `landing/refused-${process.pid}/`);
     await importCompleted(api, tableId);
     await sleep(2_000);
-    refusing = false;
+    receiver.refusing = false;
     expect(deliveryCounts.failed).toBeGreaterThanOrEqual(failedBefore + 2);
   });
 
   it('every event is valid, and carries no secret', () => {
-    expect(received.length).toBeGreaterThan(6);
+    expect(receiver.accepted.length).toBeGreaterThan(6);
     const validator = OPENLINEAGE_SCHEMAS_PRESENT ? openLineageValidator() : undefined;
-    for (const event of received) {
+    for (const event of receiver.accepted) {
       expect(validator?.problems(event) ?? [], JSON.stringify(event)).toEqual([]);
       expect(JSON.stringify(event)).not.toMatch(/S3RVER|secret|password|X-Amz-Signature/i);
     }

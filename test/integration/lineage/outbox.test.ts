@@ -6,8 +6,6 @@
  * gets a bounded number of tries, then the event is counted lost. The twin's timer for the drain
  * is off here: the test runs it, as the stage's rule would, to see each drain's effect.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,51 +18,18 @@ import { RunEvent } from '../../../shared/openlineage/events';
 import { OUTBOX } from '../../../shared/openlineage/outbox-drain';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
+import { startLineageReceiver, type LineageReceiver } from '../../support/lineage-receiver';
 import { putObjects, tableOver } from '../../support/imports';
 import { OPENLINEAGE_SCHEMAS_PRESENT, openLineageValidator } from '../../support/openlineage-schemas';
 import { CUSTOMERS_CSV } from '../datasets/run-fixtures';
 
-/** A receiver: every POSTed event (refused with 503 while `refusing`, and still recorded as tried). */
-interface Receiver {
-  readonly server: Server;
-  readonly url: string;
-  readonly port: number;
-  readonly accepted: unknown[];
-  readonly tried: unknown[];
-  refusing: boolean;
-}
-
-async function receiver(): Promise<Receiver> {
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const event: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      into.tried.push(event);
-      if (!into.refusing) into.accepted.push(event);
-      response.writeHead(into.refusing ? 503 : 201).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const into: Receiver = {
-    server,
-    port,
-    url: `http://127.0.0.1:${port}/api/v1/lineage`,
-    accepted: [],
-    tried: [],
-    refusing: false,
-  };
-  return into;
-}
-
 let env: TestTwin;
 let api: ApiClient;
-let stage: Receiver;
-let own: Receiver;
+let stage: LineageReceiver;
+let own: LineageReceiver;
 
 beforeAll(async () => {
-  [stage, own] = await Promise.all([receiver(), receiver()]);
+  [stage, own] = await Promise.all([startLineageReceiver(), startLineageReceiver()]);
   env = await startTestTwin({
     buckets: ['landing'],
     retryIntervalMs: 10,

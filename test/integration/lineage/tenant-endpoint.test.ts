@@ -5,48 +5,23 @@
  * go there while another tenant's still go to the stage's endpoint. An endpoint that became a
  * forbidden host is refused by the outbound guard when an event is sent.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveryCounts } from '../../../shared/openlineage/emit';
 import { storeEndpoint } from '../../../shared/openlineage/endpoints';
-import { RunEvent } from '../../../shared/openlineage/events';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
+import { startLineageReceiver, type LineageReceiver } from '../../support/lineage-receiver';
 import { CUSTOMERS_CSV, importedTable } from '../datasets/run-fixtures';
-
-/** A receiver of events: every body POSTed to it, parsed. */
-interface Receiver {
-  readonly server: Server;
-  readonly url: string;
-  readonly port: number;
-  readonly events: RunEvent[];
-}
-
-async function receiver(): Promise<Receiver> {
-  const events: RunEvent[] = [];
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      events.push(RunEvent.parse(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
-      response.writeHead(201).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { server, port, url: `http://127.0.0.1:${port}/api/v1/lineage`, events };
-}
 
 let env: TestTwin;
 let tenantA: ApiClient;
 let tenantB: ApiClient;
-let stage: Receiver;
-let own: Receiver;
+let stage: LineageReceiver;
+let own: LineageReceiver;
 
 beforeAll(async () => {
-  [stage, own] = await Promise.all([receiver(), receiver()]);
+  [stage, own] = await Promise.all([startLineageReceiver(), startLineageReceiver()]);
   env = await startTestTwin({
     buckets: ['landing'],
     retryIntervalMs: 10,
@@ -75,9 +50,13 @@ const setEndpoint = (url: string | null) =>
   env.platformAdmin.call('setTenantOpenLineageEndpoint', { params: tenantOf(tenantA), body: { url } });
 
 /** The events of the import of `tableId` a receiver got, as `<eventType>`, once its COMPLETE came (at most 10 s). */
-async function importEvents(into: Receiver, api: ApiClient, tableId: number): Promise<string[]> {
+async function importEvents(into: LineageReceiver, api: ApiClient, tableId: number): Promise<string[]> {
   const name = `${api.tenantId!}/data-tables/${tableId}`;
-  const of = () => into.events.filter((event) => event.outputs[0]?.name === name).map((event) => event.eventType);
+  const of = () =>
+    into
+      .events()
+      .filter((event) => event.outputs[0]?.name === name)
+      .map((event) => event.eventType);
   for (let waited = 0; waited < 10_000 && !of().includes('COMPLETE'); waited += 100) await sleep(100);
   return of();
 }
@@ -142,8 +121,8 @@ describe('a tenant’s own OpenLineage endpoint', () => {
     ]);
     expect(await importEvents(own, tenantA, tableA)).toEqual(['START', 'COMPLETE']);
     expect(await importEvents(stage, tenantB, tableB)).toEqual(['START', 'COMPLETE']);
-    expect(stage.events.filter((event) => event.job.name.startsWith(`${tenantA.tenantId!}.`))).toEqual([]);
-    expect(own.events.filter((event) => event.job.name.startsWith(`${tenantB.tenantId!}.`))).toEqual([]);
+    expect(stage.events().filter((event) => event.job.name.startsWith(`${tenantA.tenantId!}.`))).toEqual([]);
+    expect(own.events().filter((event) => event.job.name.startsWith(`${tenantB.tenantId!}.`))).toEqual([]);
 
     // Cleared: the stage's endpoint again.
     expect((await setEndpoint(null)).body).toEqual({ tenant_id: tenantA.tenantId, url: null, uses: 'stage' });
@@ -154,14 +133,14 @@ describe('a tenant’s own OpenLineage endpoint', () => {
   it('goes through the outbound guard when an event is sent, whatever was stored', async () => {
     // A stored endpoint the guard refuses now (as a name that resolves to loopback would be): written past the route's check.
     await storeEndpoint(tenantA.tenantId!, new URL(`http://localhost:${own.port}/api/v1/lineage`));
-    const [ownBefore, failedBefore] = [own.events.length, deliveryCounts.failed];
+    const [ownBefore, failedBefore] = [own.events().length, deliveryCounts.failed];
     const tableId = await importedTable(tenantA, env, CUSTOMERS_CSV);
     for (let waited = 0; waited < 10_000 && deliveryCounts.failed < failedBefore + 2; waited += 100) await sleep(100);
     expect(deliveryCounts.failed).toBeGreaterThanOrEqual(failedBefore + 2);
-    expect(own.events.length).toBe(ownBefore);
-    expect(stage.events.some((event) => event.outputs[0]?.name === `${tenantA.tenantId!}/data-tables/${tableId}`)).toBe(
-      false,
-    );
+    expect(own.events().length).toBe(ownBefore);
+    expect(
+      stage.events().some((event) => event.outputs[0]?.name === `${tenantA.tenantId!}/data-tables/${tableId}`),
+    ).toBe(false);
     await storeEndpoint(tenantA.tenantId!, null);
   });
 });
