@@ -5,7 +5,8 @@
  * test lets it through. The code under test runs as it is; only the store's answers change.
  */
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServer as createTcpServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { namedPort } from './ports';
 
 /** One request of the DynamoDB JSON protocol, as the gate sees it. */
 export interface DynamoRequest {
@@ -37,14 +38,6 @@ export interface DynamoGate {
   close(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  const server = createTcpServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 const ACCESS_DENIED = JSON.stringify({
   __type: 'com.amazon.coral.service#AccessDeniedException',
   message: 'refused by the test’s DynamoDB gate',
@@ -57,7 +50,7 @@ type Interception =
   | { readonly kind: 'hold'; readonly arrived: () => void; readonly released: Promise<void> };
 
 export async function startDynamoGate(): Promise<DynamoGate> {
-  const upstreamPort = await freePort();
+  const upstreamPort = await namedPort();
   const interceptions = new Map<DynamoMatcher, Interception>();
 
   const forward = (incoming: IncomingMessage, body: Buffer, outgoing: ServerResponse) => {

@@ -5,7 +5,6 @@
  * half-done reads as COMPLETED, and the table takes new imports afterwards.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,18 +13,10 @@ import { importJob } from '../../../shared/data-tables/jobs';
 import { loadWorkerHandler, type WorkerFunction } from '../../../infra/local/stepfunctions';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { putObjects, startImport, tableOver, waitForVersion } from '../../support/imports';
+import { namedPort } from '../../support/ports';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'dps-restart-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 /** The import worker never answers, as if the process died under it; the others are real. */
 async function hangingImports(worker: WorkerSpec): Promise<WorkerFunction> {
@@ -35,8 +26,8 @@ async function hangingImports(worker: WorkerSpec): Promise<WorkerFunction> {
 
 // Every start keeps the same endpoints, as npm start does: connections store the S3 endpoint,
 // and the functions' SDK clients, created once per process, keep theirs.
-const s3Port = await freePort();
-const servicePorts = { dynamodb: await freePort(), kms: await freePort(), stepFunctions: await freePort() };
+const s3Port = await namedPort();
+const servicePorts = { dynamodb: await namedPort(), kms: await namedPort(), stepFunctions: await namedPort() };
 const start = (hang: boolean): Promise<TestTwin> =>
   startTestTwin({
     dataDir,

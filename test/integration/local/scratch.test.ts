@@ -5,7 +5,6 @@
  * that the start leaves alone.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it, vi } from 'vitest';
@@ -17,21 +16,13 @@ import type { JobPulse } from '../../../shared/jobs/pulse';
 import { jobWorker } from '../../../shared/jobs/worker-step';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { putObjects, startImport, tableOver } from '../../support/imports';
+import { namedPort } from '../../support/ports';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'dps-scratch-'));
 afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(twinScratchRoot(dataDir), { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 /** Import steps caught mid-work: their scratch folder holds a partial download, and they never end. */
 const caught: { jobId: string; workDir: string; pulse: JobPulse }[] = [];
@@ -44,8 +35,8 @@ async function stuckImports(worker: WorkerSpec): Promise<WorkerFunction> {
   return worker.name === importJob.worker.name ? stuckImport : loadWorkerHandler(worker);
 }
 
-const s3Port = await freePort();
-const servicePorts = { dynamodb: await freePort(), kms: await freePort(), stepFunctions: await freePort() };
+const s3Port = await namedPort();
+const servicePorts = { dynamodb: await namedPort(), kms: await namedPort(), stepFunctions: await namedPort() };
 const start = (): Promise<TestTwin> =>
   startTestTwin({ dataDir, s3Port, servicePorts, buckets: ['landing'], retryIntervalMs: 10, loadWorker: stuckImports });
 
