@@ -2,6 +2,7 @@ import { config } from '../config';
 import type { JobRef } from '../jobs/job-ref';
 import type { JobError } from '../model/job';
 import { sendRunEnd } from './emit';
+import { LINEAGE_JOB_KINDS } from './job-kinds';
 
 /**
  * The run event of a job that ended without completing: ABORT when a user cancelled it, FAIL
@@ -19,8 +20,6 @@ import { sendRunEnd } from './emit';
  */
 export function sendJobEnd(ref: JobRef, status: 'FAILED' | 'ABORTED', error: JobError): Promise<void> {
   return sendRunEnd(ref.tenant_id, async () => {
-    // Loaded here, not at the top: the job declarations import status.ts, which imports this module.
-    const { LINEAGE_JOB_KINDS } = await import('./job-kinds');
     if (!LINEAGE_JOB_KINDS.has(ref.kind)) return undefined;
     return {
       eventType: status === 'ABORTED' ? 'ABORT' : 'FAIL',
