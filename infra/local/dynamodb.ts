@@ -352,8 +352,15 @@ export async function startLocalDynamoDb(options: LocalDynamoDbOptions = {}): Pr
     endpoint: server.endpoint,
     async close() {
       await server.close();
-      await new Promise<void>((resolve, reject) =>
-        store.lifecycleManager.gracefulClose((error) => (error ? reject(error) : resolve())),
+      // Closing the server drops its connections, not the operations they started: a Query
+      // still reading would read a closed store and throw outside any request. Taking the lock
+      // to write waits for every operation already under it or queued for it.
+      await lock.run(
+        true,
+        () =>
+          new Promise<void>((resolve, reject) =>
+            store.lifecycleManager.gracefulClose((error) => (error ? reject(error) : resolve())),
+          ),
       );
     },
   };
