@@ -21,7 +21,7 @@ import { API_BASE_PATH } from '../../shared/config';
 import { handlerLabel } from '../../shared/http/handler-ref';
 import type { RouteSpec } from '../../shared/http/route';
 import { ENGINE_EXTERNAL_MODULES } from '../bundling';
-import type { AccessTargets } from './access';
+import type { AccessTargets } from './access-targets';
 import type { MemorySizes } from './memory';
 import { ServiceFunction, type ServiceFunctionProps } from './service-function';
 import { pascalCase } from './stage';

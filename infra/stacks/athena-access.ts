@@ -32,7 +32,7 @@ import {
   dataBucketObjectsFinding,
   type AccessTargets,
   type AthenaPrefixes,
-} from './access';
+} from './access-targets';
 
 /** What the worker does with the tenant roles: make one with the boundary, bring its trust and policy up to date. */
 export const TENANT_ROLE_WRITE_ACTIONS = ['iam:CreateRole', 'iam:PutRolePolicy'] as const;

@@ -56,7 +56,8 @@ import { assertTaskWorkers } from '../../shared/jobs/task-workers';
 import { ENGINE_EXTERNAL_MODULES, ESM_BANNER, LAMBDA_TARGET } from '../bundling';
 import { ENGINE_SUBNET_COUNT, TASK_CONTAINER } from '../fargate-branch';
 import { BOOTSTRAP_VARIABLES } from '../task-bootstrap';
-import { grantAccess, type AccessTargets } from './access';
+import { grantAccess } from './access';
+import type { AccessTargets } from './access-targets';
 import { LOG_RETENTION, PROJECT_ROOT, resourceEnvironment, RUNTIME } from './service-function';
 import { pascalCase } from './stage';
 

@@ -23,7 +23,7 @@ import type { RouteSpec } from '../../shared/http/route';
 import { ENGINE_EXTERNAL_MODULES } from '../bundling';
 import type { JobMachine } from '../state-machines';
 import { ATHENA_START_QUERY_SYNC } from '../athena-branch';
-import type { AccessTargets } from './access';
+import type { AccessTargets } from './access-targets';
 import { athenaQueryFindings, athenaQueryStatements, tenantRoleBoundary, tenantRoleEnvironment } from './athena-access';
 import { EngineTasks } from './engine-tasks';
 import { LOG_RETENTION, ServiceFunction, type ServiceFunctionProps } from './service-function';

@@ -11,7 +11,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { Construct } from 'constructs';
 import { SETTINGS } from '../../shared/config';
 import type { ResourceAccess } from '../../shared/resource-access';
-import type { AccessTargets } from './access';
+import type { AccessTargets } from './access-targets';
 import { ServiceFunction } from './service-function';
 
 /** The sweep function's handler, under functions/. */

@@ -11,7 +11,7 @@ import { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import type { Construct } from 'constructs';
 import { recipeRunJob } from '../../shared/datasets/jobs';
 import type { ResourceAccess } from '../../shared/resource-access';
-import type { AccessTargets } from './access';
+import type { AccessTargets } from './access-targets';
 import type { ScheduleNames } from './schedule-access';
 import { ServiceFunction } from './service-function';
 

@@ -19,7 +19,8 @@ import { ESM_BANNER, EXTERNAL_MODULES, LAMBDA_TARGET, POWERTOOLS_EXTERNAL } from
 import { powertoolsLayer } from '../layers/powertools-layer';
 import { SERVICE_NAME } from '../../shared/observability/metric-names';
 import { stateMachineArnVariable } from '../../shared/jobs/define-job';
-import { grantAccess, stateMachineOf, type AccessTargets } from './access';
+import { grantAccess, stateMachineOf } from './access';
+import type { AccessTargets } from './access-targets';
 import { scheduleEnvironment } from './schedule-access';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import {
   CreateTableCommand,
+  DescribeTableCommand,
   DynamoDBClient,
   QueryCommand,
   TransactionCanceledException,
@@ -45,6 +46,13 @@ async function createTable(client: DynamoDBClient): Promise<void> {
       ],
     }),
   );
+  // dynalite makes a table ACTIVE on a timer after answering; until then it is not found.
+  for (let tries = 0; tries < 200; tries += 1) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName }));
+    if (Table?.TableStatus === 'ACTIVE') return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`${TableName} did not become ACTIVE`);
 }
 
 beforeAll(async () => {
