@@ -33,7 +33,10 @@ export default defineConfig({
       threads: { isolate: false, maxThreads: 1, minThreads: 1 },
     },
     sequence: { sequencer: SlowFirstSequencer },
-    testTimeout: 30_000,
+    // A test's own bound, generous: CI runs the suite on two loaded cores, where the slowest
+    // synthesis (two stages in one app, test/infra/stage.test.ts) took 20 s of its former 30.
+    // A test that waits on something bounds that wait itself, with a message saying what.
+    testTimeout: 90_000,
     hookTimeout: 60_000,
     // How long a worker may take to exit when the pool closes (tinypool's terminateTimeout). At
     // the default 10 s, a fork still closing its twin on a loaded machine failed a run whose
