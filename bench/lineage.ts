@@ -9,7 +9,7 @@
 import type { Distribution } from './recipe-sql';
 import { analyseTrinoQuery } from '../shared/engine/trino/trino-sql';
 import { trinoLineageTree } from '../shared/engine/trino/trino-lineage-tree';
-import { traceRecipe, traceTrinoTree, type TracedInput } from '../shared/lineage/trace';
+import { traceRecipe, traceTrinoTree, type TracedInput } from '../shared/engine/lineage/trace';
 
 export interface LineageReport {
   readonly oneNode: Distribution;

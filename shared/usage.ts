@@ -5,7 +5,7 @@ import { addToCounter, queryItems } from './db/table';
 /**
  * Per-tenant usage counters by UTC day, measured by the jobs themselves (docs/quota.md): an
  * atomic ADD, so concurrent jobs never lose a count. CPU_SECONDS is the CPU time of every
- * job's worker (shared/jobs/worker-step.ts) and of the engine processes recipe runs start;
+ * job's worker (shared/job-workers/worker-step.ts) and of the engine processes recipe runs start;
  * DATA_READ_BYTES what imports read from sources; DATA_WRITTEN_BYTES what exports write to
  * targets, object stores and pre-signed URLs; ASSISTANT_TOKENS the model tokens the AI
  * assistant used (its daily bound, docs/assistant.md).

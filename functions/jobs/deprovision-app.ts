@@ -1,6 +1,6 @@
 import { uninstallAppJob } from '../../shared/apps/install-job';
 import { uninstallStep } from '../../shared/apps/install-work';
-import { jobWorker } from '../../shared/jobs/worker-step';
+import { jobWorker } from '../../shared/job-workers/worker-step';
 
 /**
  * The uninstall job's step: the app's SDK user, sessions, runs and values deleted, then the

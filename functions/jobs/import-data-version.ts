@@ -1,6 +1,6 @@
 import { importJob } from '../../shared/data-tables/jobs';
 import { importDataVersion, removeImportedFiles } from '../../shared/data-tables/import-work';
-import { jobWorker } from '../../shared/jobs/worker-step';
+import { jobWorker } from '../../shared/job-workers/worker-step';
 import { handOverImported } from '../../shared/schedules/new-version';
 
 /**

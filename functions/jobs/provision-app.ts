@@ -1,6 +1,6 @@
 import { installAppJob } from '../../shared/apps/install-job';
 import { installStep } from '../../shared/apps/install-work';
-import { jobWorker } from '../../shared/jobs/worker-step';
+import { jobWorker } from '../../shared/job-workers/worker-step';
 
 /**
  * The install job's step: the app's SDK user with the manifest's roles, then the install

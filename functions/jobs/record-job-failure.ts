@@ -7,6 +7,6 @@ installGuardedDelivery();
 /**
  * The state machines' Catch target: the caught failure recorded in the job's execution
  * (shared/jobs/failure.ts); the status write that records it sends the run's FAIL event for
- * OpenLineage (docs/lineage.md, shared/openlineage/job-end.ts).
+ * OpenLineage (docs/lineage.md, shared/jobs/job-end.ts).
  */
 export const handler = recordJobFailure;

@@ -1,6 +1,6 @@
 import { recipeRunJob } from '../../shared/datasets/jobs';
 import { runRecipeBuild } from '../../shared/datasets/recipe-build';
-import { jobWorker } from '../../shared/jobs/worker-step';
+import { jobWorker } from '../../shared/job-workers/worker-step';
 import { releaseScheduledBuild } from '../../shared/schedules/release-build';
 
 /** The recipe-run step: builds each planned node, upstream first (shared/datasets/recipe-build.ts). */

@@ -1,4 +1,4 @@
-import { jobWorker } from '../../shared/jobs/worker-step';
+import { jobWorker } from '../../shared/job-workers/worker-step';
 import { transferJob } from '../../shared/transfers/jobs';
 import { transferToPricing } from '../../shared/transfers/transfer-work';
 

@@ -1,6 +1,6 @@
 import { graphs } from '../../shared/datasets/graphs';
 import { httpHandler } from '../../shared/http/handler';
-import { currentLineage, traceColumn } from '../../shared/lineage/graph-lineage';
+import { currentLineage, traceColumn } from '../../shared/datasets/lineage/graph-lineage';
 import { lineageRoutes } from './routes';
 
 export const handler = httpHandler(lineageRoutes.columnLineage, async ({ params, query, principal }) => {

@@ -1,6 +1,6 @@
 import { graphs } from '../../shared/datasets/graphs';
 import { httpHandler } from '../../shared/http/handler';
-import { currentLineage, graphLineageView } from '../../shared/lineage/graph-lineage';
+import { currentLineage, graphLineageView } from '../../shared/datasets/lineage/graph-lineage';
 import { lineageRoutes } from './routes';
 
 export const handler = httpHandler(lineageRoutes.graphLineage, async ({ params, principal }) => {

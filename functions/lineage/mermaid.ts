@@ -1,8 +1,8 @@
 import { dataTableStore } from '../../shared/data-tables/store';
 import { graphs } from '../../shared/datasets/graphs';
 import { textHandler } from '../../shared/http/handler';
-import { currentLineage } from '../../shared/lineage/graph-lineage';
-import { lineageMermaid } from '../../shared/lineage/mermaid';
+import { currentLineage } from '../../shared/datasets/lineage/graph-lineage';
+import { lineageMermaid } from '../../shared/datasets/lineage/mermaid';
 import { recipeStore } from '../../shared/recipes/store';
 import { lineageRoutes } from './routes';
 

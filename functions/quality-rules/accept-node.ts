@@ -1,11 +1,11 @@
 import { httpHandler } from '../../shared/http/handler';
-import { acceptNodeQualityFailure } from '../../shared/quality/accept';
+import { acceptNodeQualityFailure } from '../../shared/quality-targets/accept';
 import { nodeRuns } from '../../shared/datasets/runs';
 import { outputAttribute, outputKindOf } from '../../shared/datasets/run-items';
 import { AppError } from '../../shared/errors/app-error';
 import { qualityRuleRoutes } from './routes';
 
-/** POST .../nodes/{node_id}/quality/accept: the output's FAILED report accepted (shared/quality/accept.ts). */
+/** POST .../nodes/{node_id}/quality/accept: the output's FAILED report accepted (shared/quality-targets/accept.ts). */
 export const handler = httpHandler(qualityRuleRoutes.acceptNode, async ({ params, body, principal }) => {
   const at = {
     datasetId: params.dataset_id,

@@ -1,6 +1,6 @@
 import { versionView } from '../../shared/data-tables/views';
 import { httpHandler } from '../../shared/http/handler';
-import { acceptQualityFailure } from '../../shared/quality/accept';
+import { acceptQualityFailure } from '../../shared/quality-targets/accept';
 import { qualityRuleRoutes } from './routes';
 
 export const handler = httpHandler(qualityRuleRoutes.accept, async ({ params, body, principal }) => {

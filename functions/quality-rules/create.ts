@@ -3,7 +3,7 @@ import { API_BASE_PATH } from '../../shared/config';
 import { requireFeature } from '../../shared/features/store';
 import { fingerprint } from '../../shared/http/fingerprint';
 import { httpHandler } from '../../shared/http/handler';
-import { qualityRuleData } from '../../shared/quality/definition';
+import { qualityRuleData } from '../../shared/quality-targets/definition';
 import { qualityRuleResponse } from '../../shared/quality/entity';
 import { qualityRuleStore } from '../../shared/quality/store';
 import { qualityRuleRoutes } from './routes';

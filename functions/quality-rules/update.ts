@@ -4,7 +4,7 @@
  * which the list and get functions (entity.ts) leave out of their bundles.
  */
 import { mergeHandler, updateHandler } from '../../shared/http/entity-handlers';
-import { updatableQualityRules } from '../../shared/quality/update';
+import { updatableQualityRules } from '../../shared/quality-targets/update';
 import { qualityRuleRoutes } from './routes';
 
 export const update = updateHandler(qualityRuleRoutes.update, updatableQualityRules);

@@ -1,6 +1,6 @@
 /**
  * The scratch folders of the twin's job workers. Workers make one folder per step under
- * WORK_DIRECTORY, named after the job (shared/jobs/worker-step.ts), and remove it when the step
+ * WORK_DIRECTORY, named after the job (shared/job-workers/worker-step.ts), and remove it when the step
  * ends; a process that dies (kill -9, out of memory) leaves them behind. The twin therefore
  * gives its workers a root of its own and empties it at start, before any job runs: what is
  * there then belongs to no running job. A resumed job runs again from its start, in a new folder.

@@ -6,7 +6,7 @@
 import type * as z from 'zod';
 import { AppError } from '../errors/app-error';
 import type { JobRef } from '../jobs/job-ref';
-import type { JobOutcome, JobStep } from '../jobs/worker-step';
+import type { JobOutcome, JobStep } from '../jobs/job-step';
 import type { installAppJob, uninstallAppJob } from './install-job';
 import { bundleStore, versionOf } from './bundles';
 import { installOfJob, type StoredInstall } from './installs';

@@ -11,7 +11,7 @@ import { importFiles } from '../engine/file-import';
 import { AppError } from '../errors/app-error';
 import { requireConnector } from '../features/store';
 import { settleAll } from '../jobs/settle';
-import type { JobOutcome, JobStep } from '../jobs/worker-step';
+import type { JobOutcome, JobStep } from '../jobs/job-step';
 import { checkVersionQuality } from '../quality/check';
 import { recordUsage } from '../usage';
 import { importJob } from './jobs';

@@ -2,7 +2,7 @@ import type * as z from 'zod';
 import { join } from 'node:path';
 import { downloadFile, putJson } from '../aws/data-bucket';
 import { analyseParquet } from '../engine/schema-analysis';
-import type { JobOutcome, JobStep } from '../jobs/worker-step';
+import type { JobOutcome, JobStep } from '../jobs/job-step';
 import type { schemaAnalysisJob } from './jobs';
 import { VERSION_FILES, versionPrefix } from './storage';
 

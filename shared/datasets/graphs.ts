@@ -5,7 +5,7 @@ import { ItemType } from '../db/item-type';
 import { keys, type ItemKey } from '../db/keys';
 import { failedAt, transactWrite, tx, type TransactItem, type TransactionOutcome } from '../db/transactions';
 import { AppError, isAppError, notFound, versionConflict } from '../errors/app-error';
-import type { StoredNodeLineage } from '../lineage/items';
+import type { StoredNodeLineage } from '../model/stored-lineage';
 import { GraphHead, StoredGraph, type StoredNode } from './items';
 import { tableUseWrites, type UseWrite } from './references';
 import { noActiveRun, refuseWhileRunning } from './run-lock';
@@ -326,7 +326,7 @@ export const graphs = {
   },
 
   /**
-   * Stores the column lineage traced for a version (shared/lineage/graph-lineage.ts), only if
+   * Stores the column lineage traced for a version (shared/datasets/lineage/graph-lineage.ts), only if
    * the version is still as it was read: lineage is derived, so it moves no lock_version and a
    * released version takes it too. Answers whether it was stored.
    */

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { StoredActor } from '../db/items';
-import { StoredNodeLineage } from '../lineage/items';
+import { StoredNodeLineage } from '../model/stored-lineage';
 
 /**
  * The stored items of datasets (spec 2.8), in the layout of data tables:

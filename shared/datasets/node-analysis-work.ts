@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { deletePrefix, downloadFile, putJson } from '../aws/data-bucket';
 import { analyseParquet } from '../engine/schema-analysis';
 import { AppError } from '../errors/app-error';
-import type { JobOutcome, JobStep } from '../jobs/worker-step';
+import type { JobOutcome, JobStep } from '../jobs/job-step';
 import type { nodeSchemaAnalysisJob } from './jobs';
 import { analysisFileKey, currentOutput, nodeAnalyses, type NodeRef } from './node-analyses';
 import { outputKindOf } from './run-items';

@@ -2,10 +2,10 @@ import { join } from 'node:path';
 import { AppError, isAppError } from '../errors/app-error';
 import { jobErrorOf } from '../jobs/failure';
 import type { JobRef } from '../jobs/job-ref';
-import type { JobOutcome, JobStep } from '../jobs/worker-step';
+import type { JobOutcome, JobStep } from '../jobs/job-step';
 import { deletePrefix } from '../aws/data-bucket';
 import { logger } from '../log';
-import { refreshLineage } from '../lineage/graph-lineage';
+import { refreshLineage } from './lineage/graph-lineage';
 import {
   ATHENA_HANDOFF_KEY,
   ATHENA_QUERY_TIMEOUT_SECONDS,

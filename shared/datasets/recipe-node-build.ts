@@ -14,7 +14,7 @@ import { AppError } from '../errors/app-error';
 import { withCpuCounted } from '../jobs/cpu-usage';
 import { EarlyUploads } from '../jobs/early-uploads';
 import type { JobRef } from '../jobs/job-ref';
-import { runsOn } from '../jobs/launch';
+import { runsOn } from '../runs-on';
 import { settleAll } from '../jobs/settle';
 import { checkNodeQuality } from '../quality/check';
 import { recordNodeCheck } from '../quality/node-history';

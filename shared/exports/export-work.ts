@@ -1,7 +1,7 @@
 import type * as z from 'zod';
 import { writeToDestination } from '../connectors/target';
 import { AppError } from '../errors/app-error';
-import type { JobOutcome, JobStep } from '../jobs/worker-step';
+import type { JobOutcome, JobStep } from '../jobs/job-step';
 import { recordUsage } from '../usage';
 import { DirectExportCredentials, MultiPartCredentials } from './items';
 import type { directExportJob, multiPartExportJob } from './jobs';

@@ -2,7 +2,7 @@ import type * as z from 'zod';
 import { openConnectionSecret } from '../connections/secret';
 import { targetWriter } from '../connectors/target';
 import { requireConnector } from '../features/store';
-import type { JobOutcome, JobStep } from '../jobs/worker-step';
+import type { JobOutcome, JobStep } from '../jobs/job-step';
 import { MAX_KEY_SEGMENT_BYTES } from '../model/object-key';
 import { renderDestination } from '../targets/destination';
 import { targetForExport } from '../targets/store';

@@ -43,7 +43,7 @@ export interface WorkerSpec {
 /**
  * Where a machine puts the outcome of a `.sync` state it ran for the work step (a handed
  * query's execution, or the state's error) before it calls that step again: the step reads it
- * as JobStep.resumed (shared/jobs/worker-step.ts).
+ * as JobStep.resumed (shared/job-workers/worker-step.ts).
  */
 export const SYNC_OUTCOME_KEY = 'sync';
 

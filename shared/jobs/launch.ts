@@ -2,7 +2,6 @@ import type { Principal } from '../auth/principal';
 import { config } from '../config';
 import { AppError } from '../errors/app-error';
 import type { LaunchMode } from '../model/job';
-import type { LaunchType } from './define-job';
 
 /**
  * Where a job's work step runs (docs/scale.md, section 1). The starter writes what the job
@@ -63,11 +62,3 @@ export function fitsTaskOverride(input: unknown): boolean {
 
 /** The variable of an engine task definition that names the worker it runs (functions/jobs/fargate-task.ts). */
 export const JOB_WORKER_VARIABLE = 'JOB_WORKER';
-
-/** The variable a Fargate task's definition sets (and the twin's stand-in): how a worker knows it runs there. */
-export const RUNS_ON_VARIABLE = 'JOB_RUNS_ON';
-
-/** Where this process runs a job's work: `fargate` in a task, `lambda` otherwise. */
-export function runsOn(): LaunchType {
-  return process.env[RUNS_ON_VARIABLE] === 'fargate' ? 'fargate' : 'lambda';
-}

@@ -5,7 +5,7 @@ import { updateItem } from '../db/table';
 import { failedAt, transactWrite, tx, type TransactItem } from '../db/transactions';
 import { JobExecution, type JobError, type JobProgress } from '../model/job';
 import type { JobRef } from './job-ref';
-import { sendJobEnd } from '../openlineage/job-end';
+import { sendJobEnd } from './job-end';
 
 /**
  * Status writes of a running job. Every write is conditional on the job still owning the

@@ -9,7 +9,7 @@ import type { TaskWorkers, WorkerHandler } from './task-workers';
 
 /**
  * A job's work step as an ECS Fargate task (docs/scale.md, section 1): the same worker
- * handler a Lambda runs (`jobWorker`, shared/jobs/worker-step.ts: heartbeats, progress, the
+ * handler a Lambda runs (`jobWorker`, shared/job-workers/worker-step.ts: heartbeats, progress, the
  * watchdog, CPU usage, failure mapping), called with the machine's input from JOB_INPUT.
  *
  * What differs is only how the outcome leaves: `ecs:runTask.sync` sees an exit code, not an

@@ -6,8 +6,8 @@ import { listExportJobs } from '../exports/store';
 import { exportStore } from '../exports/target-exports';
 import type { DataVersionLineage } from '../model/lineage';
 import { transferStore } from '../transfers/store';
-import { currentLineage } from './graph-lineage';
-import type { StoredNodeLineage } from './items';
+import { currentLineage } from '../datasets/lineage/graph-lineage';
+import type { StoredNodeLineage } from '../model/stored-lineage';
 
 /**
  * Everything downstream of a data version (docs/lineage.md): the nodes of every graph version

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { HOWS } from '../lineage/dependencies';
+import { HOWS } from './lineage-dependencies';
 
 /** Column lineage as the API answers it (docs/lineage.md). */
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { isDirect, type How } from '../lineage/dependencies';
-import type { DatasetName } from '../lineage/naming';
+import { isDirect, type How } from '../model/lineage-dependencies';
+import type { DatasetName } from './naming';
 import type { QualityReport, QualityRuleResult } from '../model/quality-rule';
 import {
   FACET_SCHEMA_URLS,
@@ -28,7 +28,7 @@ export interface EventColumn {
   readonly type?: string;
 }
 
-/** An output column's inputs: a dataset's column and how it was used (shared/lineage/dependencies.ts). */
+/** An output column's inputs: a dataset's column and how it was used (shared/model/lineage-dependencies.ts). */
 export interface ColumnSource {
   readonly dataset: DatasetName;
   readonly field: string;

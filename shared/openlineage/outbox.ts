@@ -4,7 +4,7 @@ import { PlatformRecords } from '../db/platform-records';
 
 /**
  * The outbox of run events for tenants' own endpoints (docs/lineage.md): the FAIL or ABORT the
- * status write that ended a job sends (shared/openlineage/job-end.ts) is queued here when the
+ * status write that ended a job sends (shared/jobs/job-end.ts) is queued here when the
  * tenant has its own endpoint, because that write may run in an API route (a cancel, a failed
  * start, a reader finding the job abandoned), which does not carry the outbound guard every
  * event to such an endpoint goes through. The drain (outbox-drain.ts, a function the stage

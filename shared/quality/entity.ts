@@ -20,5 +20,5 @@ export function qualityRuleResponse(entity: QualityRuleEntity): QualityRuleRespo
   };
 }
 
-/** Quality rules as the list and get handlers show them; their update is declared apart (update.ts: it runs the analyzer). */
+/** Quality rules as the list and get handlers show them; their update is declared apart (shared/quality-targets/update.ts: it runs the analyzer). */
 export const qualityRules = storedQualityRules.with({ response: qualityRuleResponse });

@@ -1,7 +1,7 @@
 import type * as z from 'zod';
 import { downloadExportSource } from '../exports/run';
 import { requireConnector } from '../features/store';
-import type { JobOutcome, JobStep } from '../jobs/worker-step';
+import type { JobOutcome, JobStep } from '../jobs/job-step';
 import { targetForExport } from '../targets/store';
 import { recordUsage } from '../usage';
 import { withParquetRows } from './engine';

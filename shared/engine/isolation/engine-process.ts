@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import os from 'node:os';
 import { AppError } from '../../errors/app-error';
-import { runsOn } from '../../jobs/launch';
+import { runsOn } from '../../runs-on';
 import { logger } from '../../log';
 import { recordEngineSlot } from '../../observability/metrics';
 import { ENGINE_CHILD_VARIABLE } from './engine-child';

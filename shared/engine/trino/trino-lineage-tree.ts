@@ -1,14 +1,14 @@
 import { ParserRuleContext, TerminalNode, type ParseTree } from 'antlr4ng';
 // The parser's contexts, by name: the walk tells them apart with instanceof.
 import * as P from 'dt-sql-parser/dist/lib/trino/TrinoSqlParser';
-import { TRINO_AGGREGATE_FUNCTIONS } from '../../lineage/aggregates';
+import { TRINO_AGGREGATE_FUNCTIONS } from '../lineage/aggregate-functions';
 import { logger } from '../../log';
 import type { Json } from '../recipe-sql-tree';
 import { identifierName } from './trino-tree';
 
 /**
  * A Trino query (trino-parse.ts) translated into the tree the column-lineage tracer walks
- * (shared/lineage/trace-*.ts reads DuckDB's json_serialize_sql shape), keeping only what the
+ * (shared/engine/lineage/trace-*.ts reads DuckDB's json_serialize_sql shape), keeping only what the
  * tracer reads: queries, FROM items, column references, functions (with Trino's aggregates
  * marked), CASE, subqueries, windows, lambdas. Any other expression keeps its children as a
  * computation of them. Made when a trino-sql version is saved, where the parser already runs,

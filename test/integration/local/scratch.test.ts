@@ -13,7 +13,7 @@ import { twinScratchRoot } from '../../../infra/local/scratch';
 import { importJob } from '../../../shared/data-tables/jobs';
 import type { WorkerSpec } from '../../../shared/jobs/define-job';
 import type { JobPulse } from '../../../shared/jobs/pulse';
-import { jobWorker } from '../../../shared/jobs/worker-step';
+import { jobWorker } from '../../../shared/job-workers/worker-step';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { putObjects, startImport, tableOver } from '../../support/imports';
 import { namedPort } from '../../support/ports';

@@ -1,7 +1,7 @@
 /** The tracer's aggregate list is the pinned DuckDB's: an upgrade that adds one fails here, not in a lineage. */
 import { DuckDBInstance } from '@duckdb/node-api';
 import { expect, it } from 'vitest';
-import { AGGREGATE_FUNCTIONS } from '../../../shared/lineage/aggregates';
+import { AGGREGATE_FUNCTIONS } from '../../../shared/engine/lineage/aggregate-functions';
 
 it('AGGREGATE_FUNCTIONS lists exactly the engine’s aggregate functions', async () => {
   const instance = await DuckDBInstance.create(':memory:');

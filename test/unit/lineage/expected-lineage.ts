@@ -4,7 +4,7 @@
  * hand as `alias.column:how`, sorted, so a case reads like the answer a person gives.
  */
 import { expect } from 'vitest';
-import type { RecipeLineage, TracedInput } from '../../../shared/lineage/trace';
+import type { RecipeLineage, TracedInput } from '../../../shared/engine/lineage/trace';
 
 export interface ExpectedLineage {
   /** Output columns in order: [name, dependencies] (name null: named by the engine when it binds). */

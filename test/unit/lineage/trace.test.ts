@@ -4,7 +4,7 @@
  * them. Written `alias.column:how`, sorted, so a case reads like the answer a person gives.
  */
 import { describe, it } from 'vitest';
-import { traceRecipe, type TracedInput } from '../../../shared/lineage/trace';
+import { traceRecipe, type TracedInput } from '../../../shared/engine/lineage/trace';
 import { CUSTOMERS, expectTraced, ORDERS, type ExpectedLineage } from './expected-lineage';
 
 async function expectLineage(code: string, inputs: readonly TracedInput[], expected: ExpectedLineage): Promise<void> {

@@ -4,7 +4,7 @@
  * then the tracer reads the stored tree as the lineage routes do. Written `alias.column:how`.
  */
 import { describe, expect, it } from 'vitest';
-import { traceTrinoTree, type RecipeLineage, type TracedInput } from '../../../shared/lineage/trace';
+import { traceTrinoTree, type RecipeLineage, type TracedInput } from '../../../shared/engine/lineage/trace';
 import { checkedContent } from '../../../shared/recipes/content';
 import { CUSTOMERS, expectTraced, ORDERS, type ExpectedLineage } from './expected-lineage';
 

@@ -1,4 +1,4 @@
-import { WINDOW_ONLY_FUNCTIONS } from '../engine/recipe-sql-functions';
+import { WINDOW_ONLY_FUNCTIONS } from '../recipe-sql-functions';
 
 /**
  * DuckDB's aggregate functions (duckdb_functions() of the pinned DuckDB, function_type

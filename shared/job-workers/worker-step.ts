@@ -10,44 +10,15 @@ import { openSpan } from '../observability/tracing';
 import type { JobProgress } from '../model/job';
 import { flushRunEvents, sendRunEvent } from '../openlineage/emit';
 import { installGuardedDelivery } from '../openlineage/guarded-delivery';
-import { describeJob } from '../openlineage/job-datasets';
-import { SYNC_OUTCOME_KEY, type JobDeclaration } from './define-job';
-import { withCpuCounted } from './cpu-usage';
-import { JobFailure, jobFailureOf } from './failure';
-import type { JobInput, JobRef } from './job-ref';
-import { runsOn } from './launch';
-import { JobPulse } from './pulse';
-import { markAwaiting, markCompleted, markRunning } from './status';
-
-/** What a job's work receives: the job, its parsed parameters, its heartbeat and a scratch folder. */
-export interface JobStep<P> {
-  readonly job: JobRef;
-  readonly params: P;
-  /** Progress, stages, the inactivity watchdog and the abort signal. */
-  readonly pulse: JobPulse;
-  /** A private folder under WORK_DIRECTORY, removed when the step ends. */
-  readonly workDir: string;
-  /**
-   * Set when the machine calls the step again after a `.sync` state it ran for it
-   * (WorkerSpec.athenaQueries): what the step's previous call handed over (its output), and
-   * the outcome of that state.
-   */
-  readonly resumed?: { readonly handed: unknown; readonly outcome: unknown };
-}
-
-/** How the work ended well: the last progress, the fields to set on the job's item, and the step's output. */
-export interface JobOutcome<R> {
-  readonly progress: JobProgress;
-  /** Set on the job's subject item together with COMPLETED (a version's metadata, say). */
-  readonly fields?: Readonly<Record<string, unknown>>;
-  readonly output: R;
-  /**
-   * The work is not done: its output hands the machine something to wait for (an Athena
-   * query) for at most `forSeconds`, and the machine calls the step again with its outcome.
-   * The job stays IN_PROGRESS. Only work that counts its own CPU (countsOwnCpu) may continue.
-   */
-  readonly continues?: { readonly forSeconds: number };
-}
+import { describeJob } from './job-datasets';
+import { SYNC_OUTCOME_KEY, type JobDeclaration } from '../jobs/define-job';
+import { withCpuCounted } from '../jobs/cpu-usage';
+import { JobFailure, jobFailureOf } from '../jobs/failure';
+import type { JobInput, JobRef } from '../jobs/job-ref';
+import { runsOn } from '../runs-on';
+import { JobPulse } from '../jobs/pulse';
+import { markAwaiting, markCompleted, markRunning } from '../jobs/status';
+import type { JobOutcome, JobStep } from '../jobs/job-step';
 
 /** The envelope every job's state machine passes to its worker; `params` is the job's own schema. */
 const Envelope = z.object({

@@ -1,6 +1,6 @@
-import type { Json } from '../engine/recipe-sql-tree';
-import { aggregatesValues } from './aggregates';
-import { DependencySet, HOWS, type Dependency, type How } from './dependencies';
+import type { Json } from '../recipe-sql-tree';
+import { aggregatesValues } from './aggregate-functions';
+import { DependencySet, HOWS, type Dependency, type How } from '../../model/lineage-dependencies';
 import {
   asList,
   isObject,

@@ -1,5 +1,5 @@
-import type { Json } from '../engine/recipe-sql-tree';
-import type { Dependency } from './dependencies';
+import type { Json } from '../recipe-sql-tree';
+import type { Dependency } from '../../model/lineage-dependencies';
 
 /**
  * What the tracer knows at a point of a query: the relations in scope (FROM items by their

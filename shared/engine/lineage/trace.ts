@@ -1,6 +1,6 @@
-import { serializeSql } from '../engine/recipe-sql-parse';
-import type { Json } from '../engine/recipe-sql-tree';
-import type { Dependency } from './dependencies';
+import { serializeSql } from '../recipe-sql-parse';
+import type { Json } from '../recipe-sql-tree';
+import type { Dependency } from '../../model/lineage-dependencies';
 import type { TracedInput } from './trace-from';
 import { traceQuery } from './trace-query';
 import { lower } from './trace-scope';

@@ -1,11 +1,11 @@
-import { graphs } from '../datasets/graphs';
-import type { StoredGraph } from '../datasets/items';
-import { notFound } from '../errors/app-error';
-import { logger } from '../log';
-import type { ColumnTrace, GraphLineage, NodeLineage, SourceObject, TracedSource } from '../model/lineage';
-import { compose, type How } from './dependencies';
+import { graphs } from '../graphs';
+import type { StoredGraph } from '../items';
+import { notFound } from '../../errors/app-error';
+import { logger } from '../../log';
+import type { ColumnTrace, GraphLineage, NodeLineage, SourceObject, TracedSource } from '../../model/lineage';
+import { compose, type How } from '../../model/lineage-dependencies';
 import { traceGraph } from './graph-trace';
-import type { StoredColumnLineage, StoredNodeLineage } from './items';
+import type { StoredColumnLineage, StoredNodeLineage } from '../../model/stored-lineage';
 import { sourceObject } from './source-object';
 
 /**

@@ -1,5 +1,5 @@
-import type { Json } from '../engine/recipe-sql-tree';
-import { DependencySet, type Dependency, type How } from './dependencies';
+import type { Json } from '../recipe-sql-tree';
+import { DependencySet, type Dependency, type How } from '../../model/lineage-dependencies';
 import { expressionReads, type ExpressionContext } from './trace-expression';
 import { traceFrom, type FromContext } from './trace-from';
 import {

@@ -1,8 +1,8 @@
-import { connectionStore } from '../connections/store';
-import { dataSourceStore } from '../data-sources/store';
-import { dataTableStore } from '../data-tables/store';
-import type { SourceObject } from '../model/lineage';
-import { sourceObjectName } from './naming';
+import { connectionStore } from '../../connections/store';
+import { dataSourceStore } from '../../data-sources/store';
+import { dataTableStore } from '../../data-tables/store';
+import type { SourceObject } from '../../model/lineage';
+import { sourceObjectName } from '../../openlineage/naming';
 
 /** What a data table's data source reads, named as OpenLineage names it; null once something on the way is gone. */
 export async function sourceObject(tenantId: string, dataTableId: number): Promise<SourceObject | null> {

@@ -1,6 +1,6 @@
-import { escape } from '../datasets/mermaid';
-import type { StoredGraph } from '../datasets/items';
-import type { StoredNodeLineage } from './items';
+import { escape } from '../mermaid';
+import type { StoredGraph } from '../items';
+import type { StoredNodeLineage } from '../../model/stored-lineage';
 
 /**
  * A graph version's column lineage as a Mermaid flowchart, beside graph.mmd: each node a

@@ -1,8 +1,8 @@
 import { config } from '../config';
-import type { JobRef } from '../jobs/job-ref';
+import type { JobRef } from './job-ref';
 import type { JobError } from '../model/job';
-import { sendRunEnd } from './emit';
-import { LINEAGE_JOB_KINDS } from './job-kinds';
+import { sendRunEnd } from '../openlineage/emit';
+import { LINEAGE_JOB_KINDS } from '../openlineage/job-kinds';
 
 /**
  * The run event of a job that ended without completing: ABORT when a user cancelled it, FAIL

@@ -13,7 +13,7 @@ import {
   type QualityRuleCreateRequest,
   type QualityRuleUpdateRequest,
 } from '../model/quality-rule';
-import type { QualityRuleData } from './store';
+import type { QualityRuleData } from '../quality/store';
 
 /**
  * What a rule's create and update check before it is stored (docs/data-quality.md): the data

@@ -9,7 +9,7 @@ import { outputAttribute, outputKindOf } from '../datasets/run-items';
 import { nodeRunItems, nodeRuns } from '../datasets/runs';
 import { AppError, versionConflict } from '../errors/app-error';
 import { requireFeature } from '../features/store';
-import { acceptNodeCheck } from './node-history';
+import { acceptNodeCheck } from '../quality/node-history';
 
 /** 409 90-1003: what the user would accept has no FAILED report (none yet, or it passed or warned). */
 function nothingToAccept(what: string, status: string, names: Record<string, number | boolean>): AppError {

@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { HOWS } from './dependencies';
+import { HOWS } from './lineage-dependencies';
 
 /**
  * Column lineage as stored with a graph version (shared/datasets/items.ts StoredGraph.lineage):
  * one entry per node, each column's dependencies named by the node that feeds them. Written
- * by every save of the version (graph-trace.ts), so reading it costs no parse.
+ * by every save of the version (shared/datasets/lineage/graph-trace.ts), so reading it costs no parse.
  */
 
 export const StoredDependency = z.object({ node_id: z.int(), column: z.string(), how: z.enum(HOWS) });
@@ -20,7 +20,7 @@ export type StoredColumnLineage = z.infer<typeof StoredColumnLineage>;
 
 export const StoredNodeLineage = z.object({
   node_id: z.int(),
-  /** What the entry was traced from (graph-trace.ts basisOf): a save retraces only entries whose basis moved. */
+  /** What the entry was traced from (shared/datasets/lineage/graph-trace.ts basisOf): a save retraces only entries whose basis moved. */
   basis: z.string(),
   /** TABLE nodes: the data version whose columns were read (null: none COMPLETED when traced). */
   data_version_number: z.int().nullable().optional(),

@@ -13,12 +13,12 @@ import { targetStore } from '../targets/store';
 import { transferJob } from '../transfers/jobs';
 import { transferStore } from '../transfers/store';
 import type { JobRef } from '../jobs/job-ref';
-import type { StoredNodeLineage } from '../lineage/items';
-import { serviceDatasets, type DatasetName } from '../lineage/naming';
-import { sourceObject } from '../lineage/source-object';
-import type { EventType } from './events';
-import type { ColumnSource, EventDataset, RunEventInput } from './build';
-import { LINEAGE_JOB_KINDS } from './job-kinds';
+import type { StoredNodeLineage } from '../model/stored-lineage';
+import { serviceDatasets, type DatasetName } from '../openlineage/naming';
+import { sourceObject } from '../datasets/lineage/source-object';
+import type { EventType } from '../openlineage/events';
+import type { ColumnSource, EventDataset, RunEventInput } from '../openlineage/build';
+import { LINEAGE_JOB_KINDS } from '../openlineage/job-kinds';
 
 /**
  * What each job that sends run events (job-kinds.ts) read and wrote, as OpenLineage datasets

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { dataVersions } from '../data-tables/versions';
-import type { StoredGraph, StoredNode, StoredRecipeNode, StoredTableNode } from '../datasets/items';
-import { logger } from '../log';
-import { recipeStore } from '../recipes/store';
-import { recipeVersions } from '../recipes/versions';
-import type { StoredDependency, StoredNodeLineage } from './items';
-import { traceRecipe, traceTrinoTree, type RecipeLineage } from './trace';
+import { dataVersions } from '../../data-tables/versions';
+import type { StoredGraph, StoredNode, StoredRecipeNode, StoredTableNode } from '../items';
+import { logger } from '../../log';
+import { recipeStore } from '../../recipes/store';
+import { recipeVersions } from '../../recipes/versions';
+import type { StoredDependency, StoredNodeLineage } from '../../model/stored-lineage';
+import { traceRecipe, traceTrinoTree, type RecipeLineage } from '../../engine/lineage/trace';
 
 /**
  * Column lineage of a whole graph version, traced when it is saved (shared/datasets/graphs.ts):

@@ -2,7 +2,7 @@ import { validationError } from '../errors/app-error';
 import { requireFeature } from '../features/store';
 import { QualityRuleUpdateRequest } from '../model/quality-rule';
 import { qualityRuleData } from './definition';
-import { qualityRules } from './entity';
+import { qualityRules } from '../quality/entity';
 
 /**
  * Quality rules with their update (PUT, PATCH), declared apart from the list and get: the

@@ -1,5 +1,5 @@
-import type { Json } from '../engine/recipe-sql-tree';
-import { DependencySet, type Dependency } from './dependencies';
+import type { Json } from '../recipe-sql-tree';
+import { DependencySet, type Dependency } from '../../model/lineage-dependencies';
 import { expressionReads } from './trace-expression';
 import {
   asList,
