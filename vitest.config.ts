@@ -33,11 +33,11 @@ export default defineConfig({
       threads: { isolate: false, maxThreads: 1, minThreads: 1 },
     },
     sequence: { sequencer: SlowFirstSequencer },
-    // A test's own bound, generous: CI runs the suite on two loaded cores, where the slowest
-    // synthesis (two stages in one app, test/infra/stage.test.ts) took 20 s of its former 30.
-    // A test that waits on something bounds that wait itself, with a message saying what.
+    // Bounds generous enough for two loaded CI cores, where the two-stage synthesis of
+    // test/infra/stage.test.ts took 20 s of its former 30 and the contract test's replay 280 s of
+    // its hook's 300. A test that waits on something bounds that wait itself, saying what.
     testTimeout: 90_000,
-    hookTimeout: 60_000,
+    hookTimeout: 120_000,
     // How long a worker may take to exit when the pool closes (tinypool's terminateTimeout). At
     // the default 10 s, a fork still closing its twin on a loaded machine failed a run whose
     // every test passed, with an unhandled "Failed to terminate worker".

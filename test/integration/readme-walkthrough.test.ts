@@ -121,7 +121,7 @@ afterAll(() => {
 
 describe("the README's walkthrough", () => {
   // 22 steps take about a minute; more on a loaded machine, each step polling its jobs.
-  it('runs as written, and every command answers what its # → line shows', { timeout: 180_000 }, async () => {
+  it('runs as written, and every command answers what its # → line shows', { timeout: 300_000 }, async () => {
     const walkthrough = readmeShellBlocks('Walkthrough with curl').join('\n');
     const { banner } = stack;
     const script = withValues(walkthrough, {

@@ -107,7 +107,7 @@ describe('npm run create-client -- --local', () => {
     expect(JSON.parse(again.stdout)).toMatchObject({ tenant_created: false, roles: ['viewer'] });
     // The first client, the second, and one system user.
     expect(await clientIdsOf('scripted')).toHaveLength(3);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('toggle overrides', () => {

@@ -256,7 +256,7 @@ beforeAll(async () => {
     for (let item = queue.shift(); item; item = queue.shift()) outcomes.push(await replay(item));
   };
   await Promise.all(Array.from({ length: 4 }, worker));
-}, 300_000);
+}, 600_000);
 afterAll(() => env?.close());
 
 describe('the OpenAPI document and the service agree', () => {

@@ -48,7 +48,7 @@ describe('starting requests', () => {
     expect(() => fuzzCases(document, { ...context, starts: others })).toThrow(dropped!.operationId);
   });
 
-  it('pass validation on the twin: each reaches the checks behind the schemas', { timeout: 60_000 }, async () => {
+  it('pass validation on the twin: each reaches the checks behind the schemas', async () => {
     const refused: string[] = [];
     for (const operation of operationsOf(document)) {
       const start = context.starts[operation.operationId];

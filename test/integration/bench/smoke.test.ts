@@ -55,7 +55,7 @@ function sectionOf(report: string, heading: string): string {
 }
 
 describe('npm run bench -- --smoke', () => {
-  it('runs every section to its end and prints each one’s table', { timeout: 300_000 }, async () => {
+  it('runs every section to its end and prints each one’s table', { timeout: 600_000 }, async () => {
     const { code, report, errors } = await smokeRun();
     expect(code, `${report}\n${errors}`).toBe(0);
     expect(report).not.toContain('measurement failed');

@@ -159,87 +159,83 @@ describe('dps', () => {
     expect(listed.stdout).toMatch(/^ID\s+NAME/);
   });
 
-  it(
-    'goes from an imported table to an exported result: recipe from a .sql file, dataset, run, release, target, export',
-    { timeout: 60_000 },
-    async () => {
-      const tableId = importedTable ?? (await tableWithDps('landing/sales/'));
-      if (importedTable === undefined)
-        expect((await dps(['tables', 'import', String(tableId), '--interval', '200'])).code).toBe(0);
-      const sql = join(folder, 'by-region.sql');
-      writeFileSync(sql, 'SELECT region, sum(amount) AS total FROM sales GROUP BY region\n');
-      const recipe = json(
-        await dps(['recipes', 'create', '--name', 'by region', '--alias', 'sales', '--sql', sql, '--json']),
-      );
-      const dataset = json(await dps(['datasets', 'create', '--name', 'regions', '--json']));
-      const [datasetId, recipeId] = [String(dataset.id), String(recipe.id)];
-      const tableNode = json(await dps(['datasets', 'add-node', datasetId, '1', '--table', String(tableId), '--json']));
-      const recipeNode = json(
-        await dps([
-          'datasets',
-          'add-node',
-          datasetId,
-          '1',
-          '--recipe',
-          recipeId,
-          '--recipe-version',
-          '1',
-          '--source',
-          `${String(tableNode.id)}=sales`,
-          '--json',
-        ]),
-      );
-      const ran = await dps(['datasets', 'run', datasetId, '1', String(recipeNode.id), '--interval', '200', '--json']);
-      expect(ran.code, ran.stderr).toBe(0);
-      expect(json(ran)).toMatchObject({ run_state: 'SUCCEEDED', execution: { status: 'COMPLETED' } });
-      expect((await dps(['datasets', 'release', datasetId, '1', '--json'])).code).toBe(0);
-      const writable = await dps(
-        [
-          'connections',
-          'create',
-          '--name',
-          `out-${datasetId}`,
-          '--endpoint',
-          env.twin.s3.endpoint,
-          '--access-key-id',
-          'S3RVER',
-          '--write',
-          '--json',
-        ],
-        { DPS_SECRET_ACCESS_KEY: 'S3RVER' },
-      );
-      const target = json(
-        await dps([
-          'targets',
-          'create',
-          '--name',
-          `out-${datasetId}`,
-          '--connection',
-          String(json(writable).id),
-          '--path',
-          'landing/exports/{dataset_name}/',
-          '--json',
-        ]),
-      );
-      const exported = await dps([
-        'exports',
-        'create',
-        '--target',
-        String(target.id),
-        '--dataset',
+  it('goes from an imported table to an exported result: recipe from a .sql file, dataset, run, release, target, export', async () => {
+    const tableId = importedTable ?? (await tableWithDps('landing/sales/'));
+    if (importedTable === undefined)
+      expect((await dps(['tables', 'import', String(tableId), '--interval', '200'])).code).toBe(0);
+    const sql = join(folder, 'by-region.sql');
+    writeFileSync(sql, 'SELECT region, sum(amount) AS total FROM sales GROUP BY region\n');
+    const recipe = json(
+      await dps(['recipes', 'create', '--name', 'by region', '--alias', 'sales', '--sql', sql, '--json']),
+    );
+    const dataset = json(await dps(['datasets', 'create', '--name', 'regions', '--json']));
+    const [datasetId, recipeId] = [String(dataset.id), String(recipe.id)];
+    const tableNode = json(await dps(['datasets', 'add-node', datasetId, '1', '--table', String(tableId), '--json']));
+    const recipeNode = json(
+      await dps([
+        'datasets',
+        'add-node',
         datasetId,
-        '--source-version',
         '1',
-        '--format',
-        'csv',
-        '--interval',
-        '200',
+        '--recipe',
+        recipeId,
+        '--recipe-version',
+        '1',
+        '--source',
+        `${String(tableNode.id)}=sales`,
         '--json',
-      ]);
-      expect(exported.code, exported.stderr).toBe(0);
-      expect(json(exported)).toMatchObject({ source_name: 'regions', execution: { status: 'COMPLETED' } });
-    },
-  );
+      ]),
+    );
+    const ran = await dps(['datasets', 'run', datasetId, '1', String(recipeNode.id), '--interval', '200', '--json']);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(json(ran)).toMatchObject({ run_state: 'SUCCEEDED', execution: { status: 'COMPLETED' } });
+    expect((await dps(['datasets', 'release', datasetId, '1', '--json'])).code).toBe(0);
+    const writable = await dps(
+      [
+        'connections',
+        'create',
+        '--name',
+        `out-${datasetId}`,
+        '--endpoint',
+        env.twin.s3.endpoint,
+        '--access-key-id',
+        'S3RVER',
+        '--write',
+        '--json',
+      ],
+      { DPS_SECRET_ACCESS_KEY: 'S3RVER' },
+    );
+    const target = json(
+      await dps([
+        'targets',
+        'create',
+        '--name',
+        `out-${datasetId}`,
+        '--connection',
+        String(json(writable).id),
+        '--path',
+        'landing/exports/{dataset_name}/',
+        '--json',
+      ]),
+    );
+    const exported = await dps([
+      'exports',
+      'create',
+      '--target',
+      String(target.id),
+      '--dataset',
+      datasetId,
+      '--source-version',
+      '1',
+      '--format',
+      'csv',
+      '--interval',
+      '200',
+      '--json',
+    ]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(json(exported)).toMatchObject({ source_name: 'regions', execution: { status: 'COMPLETED' } });
+  });
 
   it('says a failed job’s code and exits 4', async () => {
     const tableId = await tableWithDps('landing/nothing-here/');
@@ -275,46 +271,42 @@ describe('dps', () => {
     expect(json(created).id).toBe(same.items[0]!.id);
   });
 
-  it(
-    'renews its token during a wait longer than the token lasts, and on Ctrl-C stops waiting, not the job',
-    { timeout: 30_000 },
-    async () => {
-      const tableId = await tableWithDps('landing/held/', gate.endpoint);
-      const held = gate.holdRead('/held/data.csv');
-      const exchangesBefore = relay.passed.filter((seen) => seen.path.endsWith('/oauth/token')).length;
-      const waiting = start(['tables', 'import', String(tableId), '--interval', '250']);
-      await held.arrived;
-      // Past one token lifetime: the polls go on with a renewed token, never a 401.
-      await new Promise((resolve) => setTimeout(resolve, (TOKEN_TTL_SECONDS + 1) * 1000));
-      expect(
-        relay.passed.filter((seen) => seen.path.endsWith('/oauth/token')).length - exchangesBefore,
-      ).toBeGreaterThanOrEqual(2);
-      // Polls of this import answered after the renewal: the wait went on past the first token's lifetime.
-      const renewedAt = relay.passed
-        .map((seen) => seen.path)
-        .lastIndexOf(relay.passed.find((seen) => seen.path.endsWith('/oauth/token'))!.path);
-      const polls = relay.passed
-        .slice(renewedAt)
-        .filter((seen) => seen.path.endsWith(`/data-tables/${tableId}/versions/1`));
-      expect(polls.filter((seen) => seen.status === 200).length).toBeGreaterThan(0);
-      waiting.kill('SIGINT');
-      const run = await waiting.done;
-      expect(run.code).toBe(130);
-      expect(run.stderr).toContain(`Follow it with: dps wait import ${tableId} 1`);
-      const version = await ok(
-        client.api.GET('/data-tables/{data_table_id}/versions/{version_number}', {
-          params: { path: { data_table_id: tableId, version_number: 1 } },
-        }),
-      );
-      expect(['PENDING', 'IN_PROGRESS']).toContain(version.execution.status);
-      // Let the twin close quickly: the job is cancelled now that the test has seen it run on.
-      await ok(
-        client.api.POST('/data-tables/{data_table_id}/versions/{version_number}/cancel', {
-          params: { path: { data_table_id: tableId, version_number: 1 } },
-        }),
-      );
-    },
-  );
+  it('renews its token during a wait longer than the token lasts, and on Ctrl-C stops waiting, not the job', async () => {
+    const tableId = await tableWithDps('landing/held/', gate.endpoint);
+    const held = gate.holdRead('/held/data.csv');
+    const exchangesBefore = relay.passed.filter((seen) => seen.path.endsWith('/oauth/token')).length;
+    const waiting = start(['tables', 'import', String(tableId), '--interval', '250']);
+    await held.arrived;
+    // Past one token lifetime: the polls go on with a renewed token, never a 401.
+    await new Promise((resolve) => setTimeout(resolve, (TOKEN_TTL_SECONDS + 1) * 1000));
+    expect(
+      relay.passed.filter((seen) => seen.path.endsWith('/oauth/token')).length - exchangesBefore,
+    ).toBeGreaterThanOrEqual(2);
+    // Polls of this import answered after the renewal: the wait went on past the first token's lifetime.
+    const renewedAt = relay.passed
+      .map((seen) => seen.path)
+      .lastIndexOf(relay.passed.find((seen) => seen.path.endsWith('/oauth/token'))!.path);
+    const polls = relay.passed
+      .slice(renewedAt)
+      .filter((seen) => seen.path.endsWith(`/data-tables/${tableId}/versions/1`));
+    expect(polls.filter((seen) => seen.status === 200).length).toBeGreaterThan(0);
+    waiting.kill('SIGINT');
+    const run = await waiting.done;
+    expect(run.code).toBe(130);
+    expect(run.stderr).toContain(`Follow it with: dps wait import ${tableId} 1`);
+    const version = await ok(
+      client.api.GET('/data-tables/{data_table_id}/versions/{version_number}', {
+        params: { path: { data_table_id: tableId, version_number: 1 } },
+      }),
+    );
+    expect(['PENDING', 'IN_PROGRESS']).toContain(version.execution.status);
+    // Let the twin close quickly: the job is cancelled now that the test has seen it run on.
+    await ok(
+      client.api.POST('/data-tables/{data_table_id}/versions/{version_number}/cancel', {
+        params: { path: { data_table_id: tableId, version_number: 1 } },
+      }),
+    );
+  });
 
   it(
     "runs the README's dps block as written, for a new tenant (whose ids are a fresh stack's), to an exported result",

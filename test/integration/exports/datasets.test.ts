@@ -31,7 +31,7 @@ beforeAll(async () => {
     importedTable(api, env, CUSTOMERS_CSV),
   ]);
   graph = await joinGraph(api, { orders, customers });
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await env?.close();

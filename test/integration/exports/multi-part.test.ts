@@ -92,7 +92,7 @@ beforeAll(async () => {
     importAndWait(api, smallTable),
   ]);
   expect(imported.map((version) => version.execution.status)).toEqual(['COMPLETED', 'COMPLETED', 'COMPLETED']);
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   s3?.destroy();

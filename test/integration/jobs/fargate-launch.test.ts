@@ -35,7 +35,7 @@ beforeAll(async () => {
   stack = await startFargateStack({ 'in/people.csv': PEOPLE_CSV });
   env = stack.env;
   api = env.admin;
-}, 60_000);
+}, 120_000);
 
 afterAll(() => closeFargateStack(stack));
 
@@ -54,7 +54,7 @@ describe('where a job runs', () => {
     } finally {
       process.env.FARGATE_ABOVE_BYTES = NEVER;
     }
-  }, 60_000);
+  }, 120_000);
 
   it('auto: an analysis and an export weigh the stored bytes of the version they read', async () => {
     const tableId = await tableOver(api, env, 'fargate-src/in/people.csv');
@@ -109,7 +109,7 @@ describe('where a job runs', () => {
     });
     expect(unknown.status).toBe(400);
     expect(unknown.problem.code).toBe('10-1400');
-  }, 60_000);
+  }, 120_000);
 
   it('every engine job’s start takes `launch` by the same rule: a tenant admin forces it, anyone else 403, an unknown value 10-1400', async () => {
     const tableId = await tableOver(api, env, 'fargate-src/in/people.csv');

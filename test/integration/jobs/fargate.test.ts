@@ -49,7 +49,7 @@ beforeAll(async () => {
   });
   env = stack.env;
   api = env.admin;
-}, 60_000);
+}, 120_000);
 
 afterAll(() => closeFargateStack(stack));
 
@@ -65,7 +65,7 @@ describe('jobs on the Fargate branch', () => {
     expect(b.status).toBe(200);
     expect({ ...b.body, version_number: 0 }).toEqual({ ...a.body, version_number: 0 });
     expect(env.twin.ecs.tasks().map((task) => task.worker)).toEqual(['import-data-version']);
-  }, 60_000);
+  }, 120_000);
 
   it('analyses a version’s schema on a task as on Lambda', async () => {
     const tableId = await tableOver(api, env, 'fargate-src/in/people.csv');
@@ -90,7 +90,7 @@ describe('jobs on the Fargate branch', () => {
     const stable = (result: unknown) =>
       JSON.parse(JSON.stringify(result).replace(/"[a-z_]*(date|job_id)":"[^"]*"/g, '"x":0'));
     expect(stable(fargate.result)).toEqual(stable(lambda.result));
-  }, 60_000);
+  }, 120_000);
 
   it('runs a recipe node and analyses it on a task as on Lambda', async () => {
     const tables = {

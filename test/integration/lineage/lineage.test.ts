@@ -57,7 +57,7 @@ beforeAll(async () => {
   ]);
   tables = { orders, customers };
   graph = await joinGraph(api, tables);
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await env?.close();

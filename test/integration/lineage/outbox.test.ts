@@ -51,7 +51,7 @@ beforeAll(async () => {
   await putObjects(env, 'landing', { [`outbox-${process.pid}/data.csv`]: CUSTOMERS_CSV });
   // Each instance reads the toggles at most this often (shared/features/store.ts).
   await sleep(2_100);
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await env?.close();

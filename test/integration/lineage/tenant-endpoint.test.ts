@@ -38,7 +38,7 @@ beforeAll(async () => {
   expect(toggle.status, toggle.text).toBe(200);
   // Each instance reads the toggles at most this often (shared/features/store.ts).
   await sleep(2_100);
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await env?.close();

@@ -62,7 +62,7 @@ beforeAll(async () => {
     recipe_version_number: 1,
     source_node_definitions: [{ source_node_id: ids.join, alias: 'joined' }],
   });
-}, 60_000);
+}, 120_000);
 afterAll(() => env?.close());
 
 describe('column lineage of a trino-sql node', () => {

@@ -16,7 +16,7 @@ const project = fileURLToPath(new URL('../../../clients/typescript/tsconfig.buil
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
 describe('the @dps/client package', () => {
-  it('type-checks as it is built: NodeNext resolution, declarations checked', { timeout: 60_000 }, async () => {
+  it('type-checks as it is built: NodeNext resolution, declarations checked', async () => {
     const checked = await promisify(execFile)(process.execPath, [tsc, '-p', project, '--noEmit'], {
       encoding: 'utf8',
     }).then(

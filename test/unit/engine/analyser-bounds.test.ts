@@ -101,5 +101,5 @@ describe('the analyzer while every engine is busy', () => {
       deadline: Date.now() + 30_000,
     });
     expect(description.columns).toEqual([{ name: 'amount', type: 'BIGINT' }]);
-  }, 30_000);
+  }, 90_000);
 });
