@@ -6,6 +6,7 @@ import { expect } from 'vitest';
 import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
 import type { ApiClient, RequestBody } from '../../support/api-client';
 import type { TestTwin } from '../../support/harness';
+import { tableRecipeGraph } from '../datasets/run-fixtures';
 
 /** 12 rows: 3 without a price, one negative price, sku 3 twice. */
 export const BAD_CSV = [
@@ -70,27 +71,15 @@ export async function checkedDataset(
       body: { name: 'checked', aliases: ['CurrentTable'], recipe_version: { code: 'SELECT * FROM CurrentTable' } },
     })
   ).body.id;
-  const datasetId = (await api.call('createDataset', { body: { name: 'checked' } })).body.id;
   // The table's latest version when the node runs.
-  const tableNodeId = (
-    await api.call('addDatasetNode', {
-      params: { dataset_id: datasetId, version_number: 1 },
-      body: { node_type: 'TABLE', dataset_id: datasetId, data_table_id: tableId, data_table_version_number: null },
-    })
-  ).body.id;
-  const nodeId = (
-    await api.call('addDatasetNode', {
-      params: { dataset_id: datasetId, version_number: 1 },
-      body: {
-        node_type: 'RECIPE',
-        dataset_id: datasetId,
-        recipe_id: recipeId,
-        recipe_version_number: 1,
-        source_node_definitions: [{ source_node_id: tableNodeId, alias: 'CurrentTable' }],
-      },
-    })
-  ).body.id;
-  return { datasetId, tableNodeId, nodeId };
+  const graph = await tableRecipeGraph(api, {
+    tableId,
+    recipeId,
+    alias: 'CurrentTable',
+    name: 'checked',
+    tableVersion: null,
+  });
+  return { datasetId: graph.datasetId, tableNodeId: graph.tableNode, nodeId: graph.recipeNode };
 }
 
 /** The table's four rules, by what they check: price present (error), sku unique, no negative price, known countries (warn). */

@@ -100,6 +100,47 @@ export async function joinGraph(
   return { datasetId, orders, customers, join, aggregate, joinRecipe, aggregateRecipe };
 }
 
+/** A dataset whose version 1 reads one table through one recipe node, the table named `alias` in the recipe. */
+export async function tableRecipeGraph(
+  api: ApiClient,
+  graph: {
+    readonly tableId: number;
+    readonly recipeId: number;
+    readonly alias: string;
+    readonly name?: string;
+    /** null: the table's latest version when the node runs. */
+    readonly tableVersion?: null;
+  },
+): Promise<{ datasetId: number; tableNode: number; recipeNode: number }> {
+  const name = graph.name ?? `graph-${process.pid}-${(sequence += 1)}`;
+  const dataset = await api.call('createDataset', { body: { name } });
+  expect(dataset.status, dataset.text).toBe(201);
+  const datasetId = dataset.body.id;
+  const params = { dataset_id: datasetId, version_number: 1 };
+  const table = await api.call('addDatasetNode', {
+    params,
+    body: {
+      node_type: 'TABLE',
+      dataset_id: datasetId,
+      data_table_id: graph.tableId,
+      ...(graph.tableVersion === null ? { data_table_version_number: null } : {}),
+    },
+  });
+  expect(table.status, table.text).toBe(201);
+  const recipe = await api.call('addDatasetNode', {
+    params,
+    body: {
+      node_type: 'RECIPE',
+      dataset_id: datasetId,
+      recipe_id: graph.recipeId,
+      recipe_version_number: 1,
+      source_node_definitions: [{ source_node_id: table.body.id, alias: graph.alias }],
+    },
+  });
+  expect(recipe.status, recipe.text).toBe(201);
+  return { datasetId, tableNode: table.body.id, recipeNode: recipe.body.id };
+}
+
 export const nodeAt = (graph: Pick<JoinGraph, 'datasetId'>, nodeId: number) => ({
   dataset_id: graph.datasetId,
   version_number: 1,

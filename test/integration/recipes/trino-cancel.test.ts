@@ -10,7 +10,7 @@ import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { eventually, STOPS_WITHIN_MS } from '../jobs/cancel-support';
-import { importedTable, nodeAt, waitForRun } from '../datasets/run-fixtures';
+import { importedTable, nodeAt, tableRecipeGraph, waitForRun } from '../datasets/run-fixtures';
 import { createRecipe } from './fixtures';
 import { localS3Client } from '../../support/local-s3';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
@@ -48,23 +48,8 @@ describe('cancelling a trino-sql run', () => {
       language: 'trino-sql',
       recipe_version: { code: 'SELECT id FROM orders' },
     });
-    const datasetId = (await api.call('createDataset', { body: { name: `trino-cancel-${process.pid}` } })).body.id;
-    const params = { dataset_id: datasetId, version_number: 1 };
-    const table = await api.call('addDatasetNode', {
-      params,
-      body: { node_type: 'TABLE', dataset_id: datasetId, data_table_id: tableId },
-    });
-    const node = await api.call('addDatasetNode', {
-      params,
-      body: {
-        node_type: 'RECIPE',
-        dataset_id: datasetId,
-        recipe_id: recipe.id,
-        recipe_version_number: 1,
-        source_node_definitions: [{ source_node_id: table.body.id, alias: 'orders' }],
-      },
-    });
-    const at = nodeAt({ datasetId }, node.body.id);
+    const graph = await tableRecipeGraph(api, { tableId, recipeId: recipe.id, alias: 'orders' });
+    const at = nodeAt(graph, graph.recipeNode);
     const started = await api.call('executeDatasetNode', { params: at, body: { use_sample: false } });
     expect(started.status, started.text).toBe(202);
 
@@ -93,7 +78,7 @@ describe('cancelling a trino-sql run', () => {
       STOPS_WITHIN_MS + 8_000,
       'the query was stopped',
     );
-    const status = await waitForRun(api, { datasetId }, node.body.id);
+    const status = await waitForRun(api, graph, graph.recipeNode);
     expect(status).toMatchObject({ run_state: 'ABORTED', execution: { status: 'ABORTED' }, metadata: null });
     const s3 = localS3Client(env.twin.s3.endpoint);
     try {
@@ -101,7 +86,7 @@ describe('cancelling a trino-sql run', () => {
       await eventually(
         async () => {
           const listing = await s3.send(
-            new ListObjectsV2Command({ Bucket: DATA_BUCKET, Prefix: `${TENANT}/datasets/${datasetId}/` }),
+            new ListObjectsV2Command({ Bucket: DATA_BUCKET, Prefix: `${TENANT}/datasets/${graph.datasetId}/` }),
           );
           return (listing.Contents ?? []).length === 0;
         },

@@ -26,7 +26,7 @@ import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { localS3Client } from '../../support/local-s3';
 import { eventually } from '../jobs/cancel-support';
-import { importedTable, nodeAt, waitForRun } from '../datasets/run-fixtures';
+import { importedTable, nodeAt, tableRecipeGraph, waitForRun } from '../datasets/run-fixtures';
 import { createRecipe } from './fixtures';
 
 const A = 'roles-a';
@@ -50,23 +50,8 @@ const prefix = () => process.env.ATHENA_WORKGROUP_PREFIX!;
 async function trinoNodeOfA(): Promise<{ datasetId: number; nodeId: number }> {
   const tableId = await importedTable(apiA, env, 'id,amount\n1,5\n2,7\n');
   const recipe = await createRecipe(apiA, { language: 'trino-sql', recipe_version: { code: 'SELECT id FROM orders' } });
-  const datasetId = (await apiA.call('createDataset', { body: { name: `roles-${process.pid}` } })).body.id;
-  const params = { dataset_id: datasetId, version_number: 1 };
-  const table = await apiA.call('addDatasetNode', {
-    params,
-    body: { node_type: 'TABLE', dataset_id: datasetId, data_table_id: tableId },
-  });
-  const node = await apiA.call('addDatasetNode', {
-    params,
-    body: {
-      node_type: 'RECIPE',
-      dataset_id: datasetId,
-      recipe_id: recipe.id,
-      recipe_version_number: 1,
-      source_node_definitions: [{ source_node_id: table.body.id, alias: 'orders' }],
-    },
-  });
-  return { datasetId, nodeId: node.body.id };
+  const graph = await tableRecipeGraph(apiA, { tableId, recipeId: recipe.id, alias: 'orders' });
+  return { datasetId: graph.datasetId, nodeId: graph.recipeNode };
 }
 
 describe('the per-tenant role of trino-sql runs', () => {

@@ -7,6 +7,7 @@ import { retentionNow } from '../../../shared/retention/clock';
 import type { ApiClient, RequestBody, ResponseBody } from '../../support/api-client';
 import type { TestTwin } from '../../support/harness';
 import { importCompleted, putObjects, tableOver, waitForJob } from '../../support/imports';
+import { tableRecipeGraph } from '../datasets/run-fixtures';
 import { createRecipe } from '../recipes/fixtures';
 
 export const MINUTE = 60_000;
@@ -32,26 +33,8 @@ export async function importedTable(env: TestTwin, api: ApiClient): Promise<{ ta
 /** A dataset whose version 1 reads the table through one recipe node (its output). */
 export async function datasetOver(api: ApiClient, tableId: number): Promise<{ datasetId: number; outputNode: number }> {
   const recipe = await createRecipe(api, { aliases: ['t'], recipe_version: { code: 'SELECT id, price FROM t' } });
-  const dataset = await api.call('createDataset', { body: { name: unique('scheduled') } });
-  expect(dataset.status, dataset.text).toBe(201);
-  const datasetId = dataset.body.id;
-  const params = { dataset_id: datasetId, version_number: 1 };
-  const table = await api.call('addDatasetNode', {
-    params,
-    body: { node_type: 'TABLE', dataset_id: datasetId, data_table_id: tableId },
-  });
-  const output = await api.call('addDatasetNode', {
-    params,
-    body: {
-      node_type: 'RECIPE',
-      dataset_id: datasetId,
-      recipe_id: recipe.id,
-      recipe_version_number: 1,
-      source_node_definitions: [{ source_node_id: table.body.id, alias: 't' }],
-    },
-  });
-  expect(output.status, output.text).toBe(201);
-  return { datasetId, outputNode: output.body.id };
+  const graph = await tableRecipeGraph(api, { tableId, recipeId: recipe.id, alias: 't', name: unique('scheduled') });
+  return { datasetId: graph.datasetId, outputNode: graph.recipeNode };
 }
 
 /** Builds version 1 whole on full data as a user does, and releases it. */
