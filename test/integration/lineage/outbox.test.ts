@@ -17,46 +17,31 @@ import { DELIVERY, deliveryCounts } from '../../../shared/openlineage/emit';
 import { RunEvent } from '../../../shared/openlineage/events';
 import { OUTBOX } from '../../../shared/openlineage/outbox-drain';
 import type { ApiClient } from '../../support/api-client';
-import { startTestTwin, type TestTwin } from '../../support/harness';
-import { startLineageReceiver, type LineageReceiver } from '../../support/lineage-receiver';
+import type { TestTwin } from '../../support/harness';
+import { startLineageTwin, type LineageReceiver, type LineageTwin } from '../../support/lineage-receiver';
 import { putObjects, tableOver } from '../../support/imports';
 import { OPENLINEAGE_SCHEMAS_PRESENT, openLineageValidator } from '../../support/openlineage-schemas';
 import { CUSTOMERS_CSV } from '../datasets/run-fixtures';
 
+let lineage: LineageTwin;
 let env: TestTwin;
 let api: ApiClient;
 let stage: LineageReceiver;
 let own: LineageReceiver;
 
 beforeAll(async () => {
-  [stage, own] = await Promise.all([startLineageReceiver(), startLineageReceiver()]);
-  env = await startTestTwin({
-    buckets: ['landing'],
-    retryIntervalMs: 10,
-    openLineageUrl: stage.url,
-    allowOutbound: [`127.0.0.1:${own.port}`],
-    recurringEveryMs: false,
-  });
+  lineage = await startLineageTwin({ recurringEveryMs: false });
+  ({ env, stage, own } = lineage);
   api = env.admin;
-  const toggle = await env.platformAdmin.call('setFeatureToggleDefault', {
-    params: { toggle_name: 'openlineage' },
-    body: { strategy: 'on' },
-  });
-  expect(toggle.status, toggle.text).toBe(200);
   const set = await env.platformAdmin.call('setTenantOpenLineageEndpoint', {
     params: { tenant_id: api.tenantId! },
     body: { url: own.url },
   });
   expect(set.status, set.text).toBe(200);
   await putObjects(env, 'landing', { [`outbox-${process.pid}/data.csv`]: CUSTOMERS_CSV });
-  // Each instance reads the toggles at most this often (shared/features/store.ts).
-  await sleep(2_100);
 }, 120_000);
 
-afterAll(async () => {
-  await env?.close();
-  await Promise.all([stage, own].map((r) => new Promise((resolve) => r?.server.close(resolve))));
-});
+afterAll(() => lineage?.close());
 
 /** The run's events a list holds, as RunEvents. */
 const ofRun = (events: readonly unknown[], jobId: string) =>

@@ -10,10 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveryCounts } from '../../../shared/openlineage/emit';
 import { storeEndpoint } from '../../../shared/openlineage/endpoints';
 import type { ApiClient } from '../../support/api-client';
-import { startTestTwin, type TestTwin } from '../../support/harness';
-import { startLineageReceiver, type LineageReceiver } from '../../support/lineage-receiver';
+import type { TestTwin } from '../../support/harness';
+import { startLineageTwin, type LineageReceiver, type LineageTwin } from '../../support/lineage-receiver';
 import { CUSTOMERS_CSV, importedTable } from '../datasets/run-fixtures';
 
+let lineage: LineageTwin;
 let env: TestTwin;
 let tenantA: ApiClient;
 let tenantB: ApiClient;
@@ -21,29 +22,13 @@ let stage: LineageReceiver;
 let own: LineageReceiver;
 
 beforeAll(async () => {
-  [stage, own] = await Promise.all([startLineageReceiver(), startLineageReceiver()]);
-  env = await startTestTwin({
-    buckets: ['landing'],
-    retryIntervalMs: 10,
-    openLineageUrl: stage.url,
-    // The tenant's own receiver is on loopback: only the allow-list lets it be one.
-    allowOutbound: [`127.0.0.1:${own.port}`],
-  });
+  lineage = await startLineageTwin();
+  ({ env, stage, own } = lineage);
   tenantA = env.admin;
   tenantB = await env.clientFor('lineage-endpoint-b', ['admin']);
-  const toggle = await env.platformAdmin.call('setFeatureToggleDefault', {
-    params: { toggle_name: 'openlineage' },
-    body: { strategy: 'on' },
-  });
-  expect(toggle.status, toggle.text).toBe(200);
-  // Each instance reads the toggles at most this often (shared/features/store.ts).
-  await sleep(2_100);
 }, 120_000);
 
-afterAll(async () => {
-  await env?.close();
-  await Promise.all([stage, own].map((r) => new Promise((resolve) => r?.server.close(resolve))));
-});
+afterAll(() => lineage?.close());
 
 const tenantOf = (api: ApiClient) => ({ tenant_id: api.tenantId! });
 const setEndpoint = (url: string | null) =>
