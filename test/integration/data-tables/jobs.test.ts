@@ -4,9 +4,7 @@
  * and a source that stops sending data recorded as 10-1047. The worker is the real one,
  * wrapped per table to misbehave on purpose.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dynamoDocumentClient } from '../../../shared/aws/clients';
 import { dataVersions, importJobRef } from '../../../shared/data-tables/versions';
 import { markCompleted, markFailed, markRunning } from '../../../shared/jobs/status';
 import type { WorkerSpec } from '../../../shared/jobs/define-job';
@@ -17,6 +15,7 @@ import { hangingEndpoint, type FakeEndpoint } from '../../fakes/object-store';
 import type { ApiClient } from '../../support/api-client';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { importAndWait, importCompleted, putObjects, tableOver } from '../../support/imports';
+import { lastSignOfLifeAnHourAgo } from '../../support/abandoned-job';
 
 type Misbehaviour = 'transient-once' | 'throw' | 'hang' | 'killed-at-timeout' | 'out-of-memory';
 
@@ -168,15 +167,7 @@ describe('status writes', () => {
     ).toBe('20-1029');
 
     // The worker's last sign of life was an hour ago.
-    await dynamoDocumentClient().send(
-      new UpdateCommand({
-        TableName: process.env.TABLE_NAME,
-        Key: job.subject,
-        UpdateExpression: 'SET #execution.heartbeat_date = :old',
-        ExpressionAttributeNames: { '#execution': 'execution' },
-        ExpressionAttributeValues: { ':old': new Date(Date.now() - 3_600_000).toISOString() },
-      }),
-    );
+    await lastSignOfLifeAnHourAgo(job.subject);
     expect((await read()).execution).toMatchObject({ status: 'FAILED', error: { code: '10-1047' } });
 
     const next = await importAndWait(api, tableId);

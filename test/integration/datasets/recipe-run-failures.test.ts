@@ -10,11 +10,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engineChildBundle } from '../../../infra/local/engine-child-bundle';
 import { loadWorkerHandler, type WorkerFunction } from '../../../infra/local/stepfunctions';
-import { dynamoDocumentClient } from '../../../shared/aws/clients';
 import { recipeRunJob } from '../../../shared/datasets/jobs';
 import { keys } from '../../../shared/db/keys';
 import { useEngineChildBundle } from '../../../shared/engine/isolation/engine-process';
@@ -32,6 +30,7 @@ import {
   waitForRun,
   type JoinGraph,
 } from './run-fixtures';
+import { lastSignOfLifeAnHourAgo } from '../../support/abandoned-job';
 
 type Misbehaviour = 'throw' | 'killed-at-timeout';
 
@@ -197,14 +196,7 @@ describe('a run whose worker went silent', () => {
     const add = { node_type: 'TABLE', dataset_id: graph.datasetId, data_table_id: tables.orders } as const;
     expect((await api.call('addDatasetNode', { params, body: add })).problem.code).toBe('20-1034');
     // The job's last sign of life was an hour ago.
-    await dynamoDocumentClient().send(
-      new UpdateCommand({
-        TableName: process.env.TABLE_NAME,
-        Key: keys.nodeRun('local', graph.datasetId, 1, graph.aggregate),
-        UpdateExpression: 'SET execution.heartbeat_date = :old',
-        ExpressionAttributeValues: { ':old': new Date(Date.now() - 3_600_000).toISOString() },
-      }),
-    );
+    await lastSignOfLifeAnHourAgo(keys.nodeRun('local', graph.datasetId, 1, graph.aggregate));
     const status = (await api.call('getDatasetNodeRunStatus', { params: nodeAt(graph, graph.aggregate) })).body;
     expect(status).toMatchObject({ run_state: 'FAILED', execution: { status: 'FAILED', error: { code: '10-1047' } } });
     expect((await api.call('getDatasetNodeRunStatus', { params: nodeAt(graph, graph.join) })).body.run_state).toBe(

@@ -6,9 +6,7 @@
  * each valid against the project's schema and, where CI keeps them, the official ones.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dynamoDocumentClient } from '../../../shared/aws/clients';
 import { dataVersions } from '../../../shared/data-tables/versions';
 import { runIdOf } from '../../../shared/openlineage/build';
 import { deliveryCounts } from '../../../shared/openlineage/emit';
@@ -26,6 +24,7 @@ import {
   ordersCsv,
   type JoinGraph,
 } from '../datasets/run-fixtures';
+import { lastSignOfLifeAnHourAgo } from '../../support/abandoned-job';
 
 let env: TestTwin;
 let api: ApiClient;
@@ -295,15 +294,7 @@ describe('OpenLineage run events', () => {
     const tableId = await tableOver(api, env, `landing/checked-${process.pid}/`);
     const { job } = await dataVersions.begin('local', { id: 'test' }, tableId);
     // The worker's last sign of life was an hour ago.
-    await dynamoDocumentClient().send(
-      new UpdateCommand({
-        TableName: process.env.TABLE_NAME,
-        Key: job.subject,
-        UpdateExpression: 'SET #execution.heartbeat_date = :old',
-        ExpressionAttributeNames: { '#execution': 'execution' },
-        ExpressionAttributeValues: { ':old': new Date(Date.now() - 3_600_000).toISOString() },
-      }),
-    );
+    await lastSignOfLifeAnHourAgo(job.subject);
     // Two imports race to take the table over: each records the abandoned one's failure, one write wins.
     await Promise.all([1, 2].map(() => api.call('batchCreateDataVersions', { body: { data_table_ids: [tableId] } })));
     await sleep(1_000);

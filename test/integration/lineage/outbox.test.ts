@@ -7,10 +7,8 @@
  * is off here: the test runs it, as the stage's rule would, to see each drain's effect.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as drain } from '../../../functions/jobs/drain-lineage-outbox';
-import { dynamoDocumentClient } from '../../../shared/aws/clients';
 import { dataVersions } from '../../../shared/data-tables/versions';
 import { runIdOf } from '../../../shared/openlineage/build';
 import { DELIVERY, deliveryCounts } from '../../../shared/openlineage/emit';
@@ -22,6 +20,7 @@ import { startLineageTwin, type LineageReceiver, type LineageTwin } from '../../
 import { putObjects, tableOver } from '../../support/imports';
 import { OPENLINEAGE_SCHEMAS_PRESENT, openLineageValidator } from '../../support/openlineage-schemas';
 import { CUSTOMERS_CSV } from '../datasets/run-fixtures';
+import { lastSignOfLifeAnHourAgo } from '../../support/abandoned-job';
 
 let lineage: LineageTwin;
 let env: TestTwin;
@@ -78,15 +77,7 @@ describe('the OpenLineage outbox of a tenant’s own endpoint', () => {
     const tableId = await tableOver(api, env, `landing/outbox-${process.pid}/`);
     const { job } = await dataVersions.begin(api.tenantId!, { id: 'test' }, tableId);
     // The worker's last sign of life was an hour ago.
-    await dynamoDocumentClient().send(
-      new UpdateCommand({
-        TableName: process.env.TABLE_NAME,
-        Key: job.subject,
-        UpdateExpression: 'SET #execution.heartbeat_date = :old',
-        ExpressionAttributeNames: { '#execution': 'execution' },
-        ExpressionAttributeValues: { ':old': new Date(Date.now() - 3_600_000).toISOString() },
-      }),
-    );
+    await lastSignOfLifeAnHourAgo(job.subject);
     // Two imports race to take the table over: each records the abandoned one's failure, one write wins.
     await Promise.all([1, 2].map(() => api.call('batchCreateDataVersions', { body: { data_table_ids: [tableId] } })));
     await Promise.all([drain(), drain()]);
