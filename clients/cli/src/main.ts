@@ -43,7 +43,8 @@ Examples:
 Profiles: dps configure [--profile name] writes ~/.config/dps/config.json (DPS_CONFIG);
 DPS_BASE_URL, DPS_CLIENT_ID, DPS_CLIENT_SECRET and DPS_PROFILE override it. Secrets are
 read from the environment, a file, stdin or a prompt, never from the command line.
-Exit codes: 2 usage, 3 refused by the service (code and message), 4 job failed, 130 stopped waiting.`;
+Exit codes: 1 the service could not be reached (or another failure), 2 usage, 3 refused by the
+service (code and message), 4 job failed, 130 stopped waiting.`;
 
 async function execute(
   spec: Pick<CommandSpec, 'run' | 'job' | 'list'>,
@@ -192,6 +193,13 @@ async function report(error: unknown): Promise<number> {
   }
   const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
   const why = cause?.code ?? cause?.message;
-  process.stderr.write(`dps: ${error instanceof Error ? error.message : String(error)}${why ? ` (${why})` : ''}\n`);
+  // fetch's own words for a connection that never answered ("fetch failed") say nothing of what failed.
+  const what =
+    error instanceof TypeError && error.message === 'fetch failed'
+      ? 'the service could not be reached'
+      : error instanceof Error
+        ? error.message
+        : String(error);
+  process.stderr.write(`dps: ${what}${why ? ` (${why})` : ''}\n`);
   return EXIT.failure;
 }

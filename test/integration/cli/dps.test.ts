@@ -2,7 +2,7 @@
  * dps run as a child process (its esbuild bundle under plain node) against a twin of its own,
  * through a relay that records and can lose answers: exit codes, --json output, a failed job's
  * code, a create whose answer was lost made once, a token renewed during a wait longer than its
- * lifetime (TOKEN_TTL_SECONDS=3 for this twin), Ctrl-C during --wait leaving the job
+ * lifetime (TOKEN_TTL_SECONDS=3 for this twin), an unreachable service, Ctrl-C during --wait leaving the job
  * running and saying how to follow it, and the README's dps block run as written (readme-block.ts).
  * The typed client is used for the test's own reads.
  */
@@ -15,6 +15,7 @@ import { createDpsClient, ok, type DpsClient } from '../../../clients/typescript
 import { DEMO_BUCKET, seedDemoBucket } from '../../../infra/local/demo';
 import { freeLocalPort } from '../../../infra/local/fakes/local-server';
 import { LOCAL_S3_CREDENTIALS } from '../../../infra/local/s3';
+import { closedLocalPort } from '../../support/closed-port';
 import { startTestTwin, type TestTwin } from '../../support/harness';
 import { putObjects } from '../../support/imports';
 import { startS3Gate, type S3Gate } from '../../support/s3-gate';
@@ -142,6 +143,17 @@ describe('dps', () => {
     expect(missing.code).toBe(3);
     expect(missing.stderr).toMatch(/refused \(404\) 10-404: /);
     expect(json(missing)).toMatchObject({ code: '10-404', status: 404 });
+  });
+
+  it('exits 1 saying so when the service cannot be reached', async () => {
+    const closed = await closedLocalPort();
+    try {
+      const unreachable = await dps(['connections', 'list'], { DPS_BASE_URL: `${closed.url}/api/data/v1` });
+      expect(unreachable.code).toBe(1);
+      expect(unreachable.stderr).toBe('dps: the service could not be reached (ECONNREFUSED)\n');
+    } finally {
+      await closed.release();
+    }
   });
 
   it('imports a table with --json, printing progress as plain lines when not on a terminal', async () => {
