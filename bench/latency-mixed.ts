@@ -21,7 +21,7 @@ import { createBucketSource, createTable, importAndWait } from '../test/support/
 import { localS3Client } from '../test/support/local-s3';
 import { BENCH_BUCKET, connectionRequest, type ParentMessage, type TwinReady } from './protocol';
 import { forkTwin } from './twin-fork';
-import { ask, nextMessage, percentile } from './twin-messages';
+import { ask, nextMessage, percentile, sampleIntervalFor } from './twin-messages';
 
 export interface MixedLoadSettings {
   readonly connections: number;
@@ -237,6 +237,7 @@ export async function measureMixedLoad(settings: MixedLoadSettings): Promise<Mix
             pipelining: 1,
             timeout: 10,
             duration,
+            sampleInt: sampleIntervalFor(duration),
             requests: cycleRequests(client, ready, table, record),
           },
           (error: unknown, result) =>

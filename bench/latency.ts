@@ -15,7 +15,7 @@ import type { HttpMethod } from '../shared/http/route';
 import { ApiClient, type RequestDescription } from '../test/support/api-client';
 import { connectionRequest, type ParentMessage, type PhaseStats, type TwinReady } from './protocol';
 import { forkTwin } from './twin-fork';
-import { ask, nextMessage, percentile } from './twin-messages';
+import { ask, nextMessage, percentile, sampleIntervalFor } from './twin-messages';
 
 export interface LatencySettings {
   /** Concurrent clients of the latency phases (a GET, a create, and their raw counterparts). */
@@ -69,15 +69,18 @@ interface Phase {
 function cannon(options: autocannon.Options): Promise<{ times: number[]; failed: number; seconds: number }> {
   return new Promise((resolve, reject) => {
     const times: number[] = [];
-    const instance = autocannon(options, (error: unknown, result) => {
-      if (error) reject(error instanceof Error ? error : new Error(String(error)));
-      else
-        resolve({
-          times: times.sort((a, b) => a - b),
-          failed: result.non2xx + result.errors,
-          seconds: result.duration,
-        });
-    });
+    const instance = autocannon(
+      { ...options, sampleInt: sampleIntervalFor(Number(options.duration)) },
+      (error: unknown, result) => {
+        if (error) reject(error instanceof Error ? error : new Error(String(error)));
+        else
+          resolve({
+            times: times.sort((a, b) => a - b),
+            failed: result.non2xx + result.errors,
+            seconds: result.duration,
+          });
+      },
+    );
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
       if (statusCode >= 200 && statusCode < 300) times.push(responseTime);
     });

@@ -1,6 +1,6 @@
 /**
  * The latency benches' side of the twin child's protocol (protocol.ts): waiting for a message of
- * one type, asking for the twin's stats, and the percentile both benches report.
+ * one type, asking for the twin's stats, the percentile both benches report and the sample interval both give autocannon.
  */
 import type { ChildProcess } from 'node:child_process';
 import type { ChildMessage, ParentMessage, PhaseStats } from './protocol';
@@ -42,4 +42,13 @@ export function ask(
 /** The p-th percentile (nearest rank) of sorted values; NaN when there are none. */
 export function percentile(sorted: readonly number[], p: number): number {
   return sorted.length === 0 ? Number.NaN : sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/**
+ * autocannon's `sampleInt` for a run of `seconds`: it looks at its stop flag only when it takes a
+ * sample (every 1000 ms by default), so a run shorter than that lasted a whole second, the smoke
+ * run's 0.05 s warm-ups twenty times longer than asked.
+ */
+export function sampleIntervalFor(seconds: number): number {
+  return Math.min(1000, Math.max(10, Math.round(seconds * 1000)));
 }
